@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+/**
+ * The CDK app: the only place that reads context and environment. Stacks are environment-agnostic
+ * (no account/region) so `cdk synth` works offline without credentials.
+ *
+ *   cdk synth -c stage=prod                  retained, production-sized stage
+ *   cdk synth -c stage=dev-alice -c ephemeral=false
+ */
+import { App } from 'aws-cdk-lib';
+import { stageConfig } from '../lib/config';
+import { createServiceStacks } from '../lib/service-stacks';
+
+function optionalBoolean(name: string, value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`Context "${name}" must be true or false, got ${JSON.stringify(value)}`);
+}
+
+const app = new App();
+const stage = String(app.node.tryGetContext('stage') ?? process.env.GCF_STAGE ?? 'dev');
+const config = stageConfig(stage, {
+  ephemeral: optionalBoolean('ephemeral', app.node.tryGetContext('ephemeral')),
+  api: {
+    manageAccountCloudWatchRole: optionalBoolean('apiCloudWatchRole', app.node.tryGetContext('apiCloudWatchRole')),
+  },
+});
+
+createServiceStacks(app, config);

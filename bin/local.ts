@@ -1,0 +1,35 @@
+// `npm start`: the whole API on this machine, on the embedded stack (dynalite + SQLite FTS5).
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { localRoutes } from '../local/api-routes';
+import { startEmbeddedStack } from '../local/embedded-stack';
+import { createApiServer, listen } from '../local/http-server';
+
+const { values: flags } = parseArgs({
+  options: {
+    reset: { type: 'boolean', default: false },
+    'data-dir': { type: 'string', default: fileURLToPath(new URL('../.local', import.meta.url)) },
+  },
+});
+
+const dataDir = flags['data-dir']!;
+if (flags.reset) {
+  rmSync(dataDir, { recursive: true, force: true });
+  console.log(`reset: removed ${dataDir}`);
+}
+
+const port = Number(process.env.PORT ?? 3000);
+const stack = await startEmbeddedStack({ dataDir, onProgress: (m) => console.log(m) });
+const server = createApiServer(localRoutes(stack.services));
+const baseUrl = await listen(server, port, process.env.HOST ?? '127.0.0.1');
+console.log(`state: ${dataDir}`);
+console.log(`API ready at ${baseUrl}  (try ${baseUrl}/grants-api?limit=2)`);
+
+const shutdown = async () => {
+  server.close();
+  await stack.close();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

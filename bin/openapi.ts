@@ -1,0 +1,7 @@
+// Regenerates docs/openapi.json from the schemas: `npm run openapi`.
+import { writeFileSync } from 'node:fs';
+import { buildOpenApiDocument } from '../lambdas/http/openapi';
+
+const target = new URL('../docs/openapi.json', import.meta.url);
+writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);
+console.log(`wrote ${target.pathname}`);

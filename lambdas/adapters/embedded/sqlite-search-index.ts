@@ -1,0 +1,293 @@
+import Database from 'better-sqlite3';
+import { US_STATE_CODES, geographyLevelOf, type StateCode } from '../../core/geo';
+import type { ListQuery, OpportunityFilters, SortField } from '../../core/query/list-query';
+import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
+import { keywordTerms } from '../../core/text';
+import type { IndexPage, SearchIndex } from '../../ports/search-index';
+
+/**
+ * The embedded search index: SQLite with FTS5 (BM25, title weighted above description) for local
+ * mode and tests. Each kind has a narrow row table for filters and sorts, a doc table holding the
+ * public JSON, and a contentless FTS table sharing their rowid.
+ */
+
+const SCHEMA_VERSION = 1;
+const TEXT_WEIGHTS = { title: 3.0, body: 1.0 } as const;
+
+type Sql = { where: string[]; params: unknown[] };
+
+const STATE_BIT: ReadonlyMap<string, number> = new Map(US_STATE_CODES.map((code, i) => [code, i]));
+
+/** 56 codes do not fit one 53-bit JS integer, so the set is split into two 32-bit masks. */
+function stateMasks(states: readonly string[]): [number, number] {
+  let lo = 0;
+  let hi = 0;
+  for (const code of states) {
+    const bit = STATE_BIT.get(code);
+    if (bit === undefined) continue;
+    if (bit < 32) lo |= 1 << bit;
+    else hi |= 1 << (bit - 32);
+  }
+  return [lo >>> 0, hi >>> 0];
+}
+
+const SORT_COLUMNS: Record<ResourceKind, Partial<Record<SortField, string>>> = {
+  grant: { created_at: 'created_at', deadline_date: 'deadline_date', amount_min: 'amount_min', amount_max: 'amount_max', title: 'title COLLATE NOCASE' },
+  contract: { created_at: 'created_at', deadline_date: 'deadline_date', amount_min: 'amount_min', amount_max: 'amount_max', title: 'title COLLATE NOCASE' },
+  funder: { name: 'name COLLATE NOCASE', created_at: 'created_at' },
+};
+// Columns that can be null get a (col IS NULL, col, id) index so "nulls last" in ascending order is an index walk.
+const NULLABLE_SORT_COLUMNS = new Set(['deadline_date', 'amount_min', 'amount_max']);
+
+function opportunityDdl(kind: 'grant' | 'contract'): string[] {
+  const t = `${kind}_rows`;
+  const ddl = [
+    `CREATE TABLE ${t} (
+      rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, created_at TEXT NOT NULL,
+      deadline_date TEXT, amount_min REAL, amount_max REAL, status TEXT NOT NULL, awarded INTEGER NOT NULL,
+      categories TEXT NOT NULL, states_lo INTEGER NOT NULL, states_hi INTEGER NOT NULL, national INTEGER NOT NULL,
+      geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT)`,
+    `CREATE TABLE ${kind}_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
+    `CREATE VIRTUAL TABLE ${kind}_fts USING fts5(title, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
+    `CREATE INDEX ${t}_created ON ${t}(created_at, id)`,
+    `CREATE INDEX ${t}_title ON ${t}(title COLLATE NOCASE, id)`,
+    // The default listing (open, newest first) and the deadline-window listing walk these in order.
+    `CREATE INDEX ${t}_open_created ON ${t}(awarded, created_at, id)`,
+    `CREATE INDEX ${t}_open_deadline ON ${t}(awarded, deadline_date, national, states_lo, states_hi)`,
+  ];
+  for (const col of NULLABLE_SORT_COLUMNS) {
+    ddl.push(`CREATE INDEX ${t}_${col} ON ${t}(${col}, id)`);
+    ddl.push(`CREATE INDEX ${t}_${col}_nulls_last ON ${t}((${col} IS NULL), ${col}, id)`);
+  }
+  if (kind === 'contract') ddl.push(`CREATE INDEX ${t}_naics ON ${t}(naics)`);
+  return ddl;
+}
+
+function funderDdl(): string[] {
+  return [
+    `CREATE TABLE funder_rows (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE funder_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
+    `CREATE VIRTUAL TABLE funder_fts USING fts5(title, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
+    `CREATE INDEX funder_rows_name ON funder_rows(name COLLATE NOCASE, id)`,
+    `CREATE INDEX funder_rows_created ON funder_rows(created_at, id)`,
+  ];
+}
+
+function categoriesKey(categories: readonly string[]): string {
+  return `|${categories.map((c) => c.toLowerCase()).join('|')}|`;
+}
+
+function opportunityRow(record: Grant | Contract): Record<string, unknown> {
+  const [lo, hi] = stateMasks(record.states);
+  return {
+    id: record.id,
+    title: record.title,
+    created_at: record.created_at,
+    deadline_date: record.deadline_date,
+    amount_min: record.amount_min,
+    amount_max: record.amount_max,
+    status: record.status,
+    awarded: record.opportunity_type === 'awarded' ? 1 : 0,
+    categories: categoriesKey(record.categories),
+    states_lo: lo,
+    states_hi: hi,
+    national: record.states.length === 0 ? 1 : 0,
+    geo_level: geographyLevelOf(record.states, record.geography),
+    geography: record.geography,
+    naics: 'naics' in record ? record.naics : null,
+    set_aside: 'set_aside_code' in record && record.set_aside_code ? record.set_aside_code.toUpperCase() : null,
+  };
+}
+
+function stateCondition(states: readonly StateCode[], sql: Sql, alsoNational: boolean): string {
+  const [lo, hi] = stateMasks(states);
+  sql.params.push(lo, hi);
+  const specific = '((r.states_lo & ?) != 0 OR (r.states_hi & ?) != 0)';
+  return alsoNational ? `(r.national = 1 OR ${specific})` : specific;
+}
+
+function filterSql(f: OpportunityFilters, today: string, sql: Sql): void {
+  const { where, params } = sql;
+  if (f.opportunityType !== 'all') where.push(`r.awarded = ${f.opportunityType === 'awarded' ? 1 : 0}`);
+  if (f.status) {
+    const parts = f.status.map((clause) => {
+      params.push(clause.stored);
+      if (clause.deadline === 'not_past') {
+        params.push(today);
+        return '(r.status = ? AND (r.deadline_date IS NULL OR r.deadline_date >= ?))';
+      }
+      if (clause.deadline === 'past') {
+        params.push(today);
+        return '(r.status = ? AND r.deadline_date < ?)';
+      }
+      return '(r.status = ?)';
+    });
+    where.push(`(${parts.join(' OR ')})`);
+  }
+  if (f.category) {
+    where.push('instr(r.categories, ?) > 0');
+    params.push(`|${f.category.toLowerCase()}|`);
+  }
+  if (f.states) where.push(stateCondition(f.states, sql, f.includeNational));
+  if (f.geography?.level) {
+    where.push('r.geo_level = ?');
+    params.push(f.geography.level);
+  } else if (f.geography?.states) {
+    where.push(stateCondition(f.geography.states, sql, false));
+  } else if (f.geography?.text) {
+    where.push('instr(lower(r.geography), ?) > 0');
+    params.push(f.geography.text.toLowerCase());
+  }
+  if (f.deadlineAfter) {
+    where.push('r.deadline_date > ?');
+    params.push(f.deadlineAfter);
+  }
+  if (f.deadlineBefore) {
+    where.push('r.deadline_date < ?');
+    params.push(f.deadlineBefore);
+  }
+  if (f.createdFrom) {
+    where.push('r.created_at >= ?');
+    params.push(f.createdFrom);
+  }
+  if (f.minAmount !== undefined) {
+    where.push('r.amount_max >= ?');
+    params.push(f.minAmount);
+  }
+  if (f.maxAmount !== undefined) {
+    where.push('r.amount_min <= ?');
+    params.push(f.maxAmount);
+  }
+  if (f.naics) {
+    where.push(`(${f.naics.map(() => 'substr(r.naics, 1, ?) = ?').join(' OR ')})`);
+    for (const code of f.naics) params.push(code.length, code);
+  }
+  if (f.setAside) {
+    where.push(`r.set_aside IN (${f.setAside.map(() => '?').join(', ')})`);
+    params.push(...f.setAside);
+  }
+}
+
+function orderSql(kind: ResourceKind, query: ListQuery): string {
+  const { field, order } = query.sort;
+  if (field === 'relevance') {
+    const rank = `bm25(${kind}_fts, ${TEXT_WEIGHTS.title}, ${TEXT_WEIGHTS.body})`;
+    return order === 'desc' ? `${rank} ASC, r.id ASC` : `${rank} DESC, r.id DESC`;
+  }
+  const column = SORT_COLUMNS[kind][field];
+  if (!column) throw new Error(`no sort column for ${kind}.${field}`);
+  // SQLite sorts nulls first ascending and last descending; ascending needs them moved last.
+  if (order === 'desc') return `r.${column} DESC, r.id DESC`;
+  const bare = column.split(' ')[0];
+  return NULLABLE_SORT_COLUMNS.has(bare!) ? `(r.${bare} IS NULL), r.${column} ASC, r.id ASC` : `r.${column} ASC, r.id ASC`;
+}
+
+export interface SqliteSearchIndexOptions {
+  /** A file path, or ':memory:'. */
+  filename: string;
+}
+
+export class SqliteSearchIndex implements SearchIndex {
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(options: SqliteSearchIndexOptions) {
+    this.db = new Database(options.filename);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('temp_store = MEMORY');
+    this.db.pragma('cache_size = -131072');
+    this.db.pragma('mmap_size = 536870912');
+    this.ensureSchema();
+  }
+
+  /** True when the index was just (re)created empty and must be filled from the record store. */
+  wasCreated = false;
+
+  private ensureSchema(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version === SCHEMA_VERSION) return;
+    const drop = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts_%'`).all() as { name: string }[];
+    this.db.transaction(() => {
+      for (const { name } of drop) this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
+      for (const stmt of [...opportunityDdl('grant'), ...opportunityDdl('contract'), ...funderDdl()]) this.db.exec(stmt);
+      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    })();
+    this.wasCreated = true;
+  }
+
+  private statement(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }): Promise<IndexPage<K>> {
+    const sql: Sql = { where: [], params: [] };
+    let from = `${kind}_rows r`;
+    if (query.search) {
+      if (query.search.mode !== 'keyword') throw new Error(`search mode ${query.search.mode} is not supported by this index`);
+      const terms = keywordTerms(query.search.text);
+      if (terms.length === 0) return { total: 0, results: [] };
+      from = `${kind}_fts JOIN ${kind}_rows r ON r.rowid = ${kind}_fts.rowid`;
+      sql.where.push(`${kind}_fts MATCH ?`);
+      sql.params.push(terms.map((t) => `"${t}"`).join(' '));
+    }
+    if (query.filters) filterSql(query.filters, query.today, sql);
+    const where = sql.where.length > 0 ? `WHERE ${sql.where.join(' AND ')}` : '';
+    const total = (this.statement(`SELECT count(*) AS n FROM ${from} ${where}`).get(...sql.params) as { n: number }).n;
+    if (query.countOnly || total <= query.offset) return { total, results: [] };
+    const page = this.statement(
+      `SELECT d.doc FROM ${from} JOIN ${kind}_docs d ON d.rowid = r.rowid ${where} ORDER BY ${orderSql(kind, query)} LIMIT ? OFFSET ?`,
+    ).all(...sql.params, query.limit, query.offset) as { doc: string }[];
+    return { total, results: page.map((row) => JSON.parse(row.doc) as RecordByKind[K]) };
+  }
+
+  async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void> {
+    const first = records[0];
+    if (!first) return;
+    const columns = kind === 'funder' ? ['id', 'name', 'created_at'] : Object.keys(opportunityRow(first as Grant));
+    const upsertRow = this.statement(
+      `INSERT INTO ${kind}_rows (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})
+       ON CONFLICT(id) DO UPDATE SET ${columns.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}
+       RETURNING rowid`,
+    );
+    const putDoc = this.statement(`INSERT OR REPLACE INTO ${kind}_docs (rowid, doc) VALUES (?, ?)`);
+    const dropText = this.statement(`DELETE FROM ${kind}_fts WHERE rowid = ?`);
+    const putText = this.statement(`INSERT INTO ${kind}_fts (rowid, title, body) VALUES (?, ?, ?)`);
+    this.db.transaction(() => {
+      for (const record of records as readonly AnyRecord[]) {
+        const row = kind === 'funder'
+          ? { id: record.id, name: (record as Funder).name, created_at: record.created_at }
+          : opportunityRow(record as Grant | Contract);
+        const { rowid } = upsertRow.get(row) as { rowid: number };
+        putDoc.run(rowid, JSON.stringify(record));
+        dropText.run(rowid);
+        if (kind === 'funder') putText.run(rowid, (record as Funder).name, (record as Funder).summary ?? '');
+        else putText.run(rowid, (record as Grant).title, (record as Grant).description);
+      }
+    })();
+  }
+
+  async remove(kind: ResourceKind, ids: readonly string[]): Promise<void> {
+    const find = this.statement(`SELECT rowid FROM ${kind}_rows WHERE id = ?`);
+    this.db.transaction(() => {
+      for (const id of ids) {
+        const row = find.get(id) as { rowid: number } | undefined;
+        if (!row) continue;
+        for (const table of ['rows', 'docs', 'fts']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
+      }
+    })();
+  }
+
+  async count(kind: ResourceKind): Promise<number> {
+    return (this.statement(`SELECT count(*) AS n FROM ${kind}_rows`).get() as { n: number }).n;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

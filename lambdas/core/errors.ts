@@ -1,0 +1,41 @@
+/** Error codes of DESIGN.md section 3; every non-2xx body is {"error": {code, message, details?}}. */
+export type ErrorCode =
+  | 'INVALID_PARAMETER'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NO_API_ACCESS'
+  | 'NOT_FOUND'
+  | 'RATE_LIMITED'
+  | 'SEARCH_UNAVAILABLE'
+  | 'METHOD_NOT_ALLOWED'
+  | 'INTERNAL';
+
+export interface FieldIssue {
+  field: string;
+  issue: string;
+}
+
+export class ServiceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldIssue[],
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+export function invalidParameters(details: FieldIssue[]): ServiceError {
+  const fields = [...new Set(details.map((d) => d.field))].join(', ');
+  return new ServiceError(400, 'INVALID_PARAMETER', `Invalid parameter: ${fields}`, details);
+}
+
+export function notFound(what: string, id: string): ServiceError {
+  return new ServiceError(404, 'NOT_FOUND', `No ${what} with id ${id}`);
+}
+
+export function searchUnavailable(message: string): ServiceError {
+  return new ServiceError(503, 'SEARCH_UNAVAILABLE', message);
+}

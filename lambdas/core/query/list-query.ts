@@ -1,0 +1,186 @@
+import { invalidParameters, type FieldIssue } from '../errors';
+import { GEOGRAPHY_LEVELS, statesMentionedIn, type GeographyLevel, type StateCode } from '../geo';
+import type { ResourceKind } from '../records';
+import { parseParams, type ParamSpec } from './params';
+
+export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+/** Modes this build can serve; semantic and hybrid arrive with the search issue. */
+export const AVAILABLE_SEARCH_MODES: readonly SearchMode[] = ['keyword'];
+
+export const GRANT_STATUS_FILTERS = ['open', 'posted', 'closed', 'forecasted', 'upcoming'] as const;
+export const CONTRACT_STATUS_FILTERS = ['open', 'closed'] as const;
+export const OPPORTUNITY_TYPE_FILTERS = ['open', 'awarded', 'all'] as const;
+export type OpportunityTypeFilter = (typeof OPPORTUNITY_TYPE_FILTERS)[number];
+
+export const SORT_FIELDS = {
+  grant: ['created_at', 'deadline_date', 'amount_min', 'amount_max', 'title'],
+  contract: ['created_at', 'deadline_date', 'amount_min', 'amount_max', 'title'],
+  funder: ['name', 'created_at'],
+} as const satisfies Record<ResourceKind, readonly string[]>;
+export type SortField = (typeof SORT_FIELDS)[ResourceKind][number] | 'relevance';
+export type SortOrder = 'asc' | 'desc';
+
+/** SAM.gov set-aside codes (Get Opportunities v2 `typeOfSetAside`). */
+export const SET_ASIDE_CODES = [
+  'SBA', 'SBP', '8A', '8AN', 'HZC', 'HZS', 'SDVOSBC', 'SDVOSBS', 'WOSB', 'WOSBSS', 'EDWOSB', 'EDWOSBSS',
+  'LAS', 'IEE', 'ISBEE', 'BICIV', 'VSA', 'VSS',
+] as const;
+
+export const LIMITS = { pageMax: 100, pageDefault: 20, offsetMax: 10_000, searchMaxLength: 500, amountMax: 1e13 } as const;
+
+// A stored status, optionally narrowed by the deadline relative to today.
+export interface StatusClause {
+  stored: string;
+  deadline?: 'not_past' | 'past';
+}
+
+export interface OpportunityFilters {
+  opportunityType: OpportunityTypeFilter;
+  /** Disjunction of clauses; undefined means any status. */
+  status?: StatusClause[];
+  category?: string;
+  states?: StateCode[];
+  includeNational: boolean;
+  geography?: { level?: GeographyLevel; states?: StateCode[]; text?: string };
+  deadlineAfter?: string;
+  deadlineBefore?: string;
+  /** Inclusive lower bound on created_at: the day after posted_after, at 00:00 UTC. */
+  createdFrom?: string;
+  minAmount?: number;
+  maxAmount?: number;
+  /** NAICS prefixes (2 to 6 digits), contracts only. */
+  naics?: string[];
+  setAside?: string[];
+}
+
+export interface ListQuery {
+  kind: ResourceKind;
+  filters: OpportunityFilters | null;
+  search?: { text: string; mode: SearchMode };
+  sort: { field: SortField; order: SortOrder };
+  limit: number;
+  offset: number;
+  countOnly: boolean;
+  /** The UTC date the query is evaluated on: "open" and "closed" depend on it. */
+  today: string;
+}
+
+const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] => [
+  { name: 'limit', description: 'Results per page', kind: { type: 'integer', min: 1, max: LIMITS.pageMax }, default: LIMITS.pageDefault },
+  { name: 'offset', description: 'Results to skip', kind: { type: 'integer', min: 0, max: LIMITS.offsetMax }, default: 0 },
+  {
+    name: 'sort_by',
+    description: `Sort field. Default: ${kind === 'funder' ? 'name' : 'created_at'}; with a search term, relevance. relevance is accepted only with search.`,
+    kind: { type: 'enum', values: [...SORT_FIELDS[kind], 'relevance'] },
+  },
+  { name: 'order', description: `asc or desc. Default: ${kind === 'funder' ? 'asc for name, desc otherwise' : 'desc'}`, kind: { type: 'enum', values: ['asc', 'desc'] } },
+  { name: 'count_only', description: 'Return only pagination.total', kind: { type: 'boolean' }, default: false },
+  { name: 'search', description: `Search text, matched against ${searchedFields}`, kind: { type: 'text', maxLength: LIMITS.searchMaxLength } },
+  { name: 'search_mode', description: 'keyword (full-text BM25); semantic and hybrid need a search term', kind: { type: 'enum', values: SEARCH_MODES }, default: 'keyword' },
+];
+
+const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec[] => [
+  { name: 'status', description: `Comma-separated statuses (${statuses.join(', ')})`, kind: { type: 'enumList', values: statuses } },
+  { name: 'opportunity_type', description: 'open (default; applyable only), awarded (previously funded), or all', kind: { type: 'enum', values: OPPORTUNITY_TYPE_FILTERS }, default: 'open' },
+  { name: 'category', description: 'Category name (case-insensitive exact match)', kind: { type: 'text', maxLength: 100 } },
+  { name: 'states', description: `Comma-separated postal codes; state-specific ${noun} only unless include_national=true`, kind: { type: 'stateList' } },
+  { name: 'include_national', description: `With states, also return national ${noun}`, kind: { type: 'boolean' }, default: false },
+  { name: 'geography', description: 'Deprecated, best effort: national, state, local, international, or a place name canonicalised to states. Prefer states.', kind: { type: 'text', maxLength: 100 }, deprecated: true },
+  { name: 'deadline_after', description: 'Deadline strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
+  { name: 'deadline_before', description: 'Deadline strictly before this date (YYYY-MM-DD)', kind: { type: 'date' } },
+  { name: 'posted_after', description: 'Created strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
+  { name: 'min_amount', description: 'Keeps records whose amount_max is at least this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },
+  { name: 'max_amount', description: 'Keeps records whose amount_min is at most this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },
+];
+
+export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
+  grant: [...commonParams('grant', 'title and description'), ...opportunityParams(GRANT_STATUS_FILTERS, 'grants')],
+  contract: [
+    ...commonParams('contract', 'title and description'),
+    ...opportunityParams(CONTRACT_STATUS_FILTERS, 'contracts'),
+    { name: 'naics', description: 'Comma-separated NAICS codes; 2 to 5 digits match as a prefix', kind: { type: 'patternList', pattern: /^\d{2,6}$/, example: '541512', hint: 'NAICS codes (2 to 6 digits)' } },
+    { name: 'set_aside', description: 'Comma-separated SAM.gov set-aside codes', kind: { type: 'enumList', values: SET_ASIDE_CODES } },
+  ],
+  funder: commonParams('funder', 'name and summary'),
+};
+
+function statusClauses(kind: ResourceKind, statuses: string[]): StatusClause[] {
+  const clauses: StatusClause[] = [];
+  for (const status of statuses) {
+    if (status === 'open') clauses.push({ stored: kind === 'grant' ? 'posted' : 'open', deadline: 'not_past' });
+    else if (status === 'posted') clauses.push({ stored: 'posted' });
+    else if (status === 'forecasted' || status === 'upcoming') clauses.push({ stored: 'forecasted' });
+    else if (status === 'closed') {
+      clauses.push({ stored: 'closed' }, { stored: kind === 'grant' ? 'posted' : 'open', deadline: 'past' });
+    }
+  }
+  return clauses;
+}
+
+function parseGeography(text: string): OpportunityFilters['geography'] {
+  const lower = text.toLowerCase();
+  const level = GEOGRAPHY_LEVELS.find((l) => l === lower);
+  if (level) return { level };
+  const states = statesMentionedIn(text);
+  return states.length > 0 ? { states } : { text };
+}
+
+function dayAfter(isoDate: string): string {
+  const d = new Date(`${isoDate}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString();
+}
+
+/** Turns the raw query string of a list call into a validated, normalised query, or throws a 400. */
+export function parseListQuery(
+  kind: ResourceKind,
+  query: Readonly<Record<string, readonly string[] | undefined>>,
+  today: string,
+): ListQuery {
+  const { values: v, issues } = parseParams(LIST_PARAMS[kind], query);
+  const extra: FieldIssue[] = [];
+  const search = v.search as string | undefined;
+  const mode = v.search_mode as SearchMode;
+  if (mode && mode !== 'keyword' && !search) {
+    extra.push({ field: 'search_mode', issue: `${mode} search needs a search term` });
+  } else if (mode && !AVAILABLE_SEARCH_MODES.includes(mode)) {
+    extra.push({ field: 'search_mode', issue: `${mode} search is not available yet; use keyword` });
+  }
+  if (v.sort_by === 'relevance' && !search) extra.push({ field: 'sort_by', issue: 'relevance needs a search term' });
+  if (v.deadline_after && v.deadline_before && (v.deadline_after as string) >= (v.deadline_before as string)) {
+    extra.push({ field: 'deadline_before', issue: 'must be later than deadline_after' });
+  }
+  const all = [...issues, ...extra];
+  if (all.length > 0) throw invalidParameters(all);
+
+  const defaultField: SortField = search ? 'relevance' : kind === 'funder' ? 'name' : 'created_at';
+  const field = (v.sort_by as SortField | undefined) ?? defaultField;
+  const defaultOrder: SortOrder = field === 'name' ? 'asc' : 'desc';
+  const order = (v.order as SortOrder | undefined) ?? defaultOrder;
+
+  return {
+    kind,
+    filters: kind === 'funder' ? null : {
+      opportunityType: v.opportunity_type as OpportunityTypeFilter,
+      status: v.status ? statusClauses(kind, v.status as string[]) : undefined,
+      category: v.category as string | undefined,
+      states: v.states as StateCode[] | undefined,
+      includeNational: v.include_national as boolean,
+      geography: v.geography ? parseGeography(v.geography as string) : undefined,
+      deadlineAfter: v.deadline_after as string | undefined,
+      deadlineBefore: v.deadline_before as string | undefined,
+      createdFrom: v.posted_after ? dayAfter(v.posted_after as string) : undefined,
+      minAmount: v.min_amount as number | undefined,
+      maxAmount: v.max_amount as number | undefined,
+      naics: v.naics as string[] | undefined,
+      setAside: v.set_aside as string[] | undefined,
+    },
+    search: search ? { text: search, mode } : undefined,
+    sort: { field, order },
+    limit: v.limit as number,
+    offset: v.offset as number,
+    countOnly: v.count_only as boolean,
+    today,
+  };
+}

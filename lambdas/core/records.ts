@@ -1,0 +1,88 @@
+import * as z from 'zod/mini';
+import { US_STATE_CODES } from './geo';
+
+/**
+ * The public record shapes (interface section 2) plus the documented extra fields later issues
+ * build on. One source of truth: validation of stored/ingested records and the OpenAPI document.
+ */
+
+export const RESOURCE_KINDS = ['grant', 'contract', 'funder'] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+export const APPLICANT_TYPES = ['nonprofit', 'for_profit', 'municipality', 'tribal', 'individual', 'academic'] as const;
+export type ApplicantType = (typeof APPLICANT_TYPES)[number];
+
+/** Stored statuses. `open`/`upcoming` in the grants filter are derived from these (see query semantics). */
+export const GRANT_STORED_STATUSES = ['posted', 'forecasted', 'closed'] as const;
+export const CONTRACT_STORED_STATUSES = ['open', 'closed'] as const;
+/** `open` is an applyable opportunity; `awarded` a previously funded project (interface: awarded_project). */
+export const OPPORTUNITY_KINDS = ['open', 'awarded'] as const;
+
+const isoDate = () => z.iso.date();
+const isoDateTime = () => z.iso.datetime({ offset: false });
+const nullable = <T extends z.core.SomeType>(schema: T) => z.nullable(schema);
+const described = <T extends z.ZodMiniType>(schema: T, description: string): T =>
+  schema.check(z.describe(description)) as T;
+
+const uuid = () => described(z.uuid(), 'UUID');
+const money = () => nullable(z.number().check(z.nonnegative()));
+
+const opportunityFields = {
+  id: uuid(),
+  title: z.string().check(z.minLength(1)),
+  description: z.string(),
+  amount_min: described(money(), 'Smallest award in USD, or null when not published'),
+  amount_max: described(money(), 'Largest award (award ceiling) in USD, or null when not published'),
+  deadline_date: described(nullable(isoDate()), 'Application deadline (YYYY-MM-DD); null for awarded records and open-ended opportunities'),
+  geography: described(nullable(z.string()), 'Legacy free-text location, e.g. "National" or "Texas"; prefer states'),
+  funder_id: uuid(),
+  funder_name: z.string(),
+  listing_url: nullable(z.url()),
+  created_at: described(isoDateTime(), 'When the record was first published (ISO 8601, UTC)'),
+  categories: z.array(z.string()),
+  // Extra fields, documented in docs/data-model.md.
+  opportunity_type: described(z.enum(OPPORTUNITY_KINDS), 'open: applyable; awarded: a previously funded project (research mode)'),
+  project_end_date: described(nullable(isoDate()), 'End of the funded project (YYYY-MM-DD); set on awarded records only'),
+  states: described(z.array(z.enum(US_STATE_CODES)), 'Postal codes where the opportunity applies; empty means national / all states'),
+  source: described(z.string(), 'Origin system, e.g. grants.gov, sam.gov, nsf, usaspending, synthetic'),
+  source_id: described(nullable(z.string()), 'Identifier in the origin system (opportunity number, notice id, award id)'),
+};
+
+export const GrantSchema = z.object({
+  ...opportunityFields,
+  status: described(z.enum(GRANT_STORED_STATUSES), 'posted, forecasted or closed; a posted grant past its deadline counts as closed in filters'),
+  eligible_applicants: described(z.array(z.enum(APPLICANT_TYPES)), 'Applicant types that may apply; empty when the source does not say'),
+  requires_501c3: described(nullable(z.boolean()), 'Whether nonprofit applicants need 501(c)(3) status; null when unknown'),
+});
+
+export const ContractSchema = z.object({
+  ...opportunityFields,
+  status: described(z.enum(CONTRACT_STORED_STATUSES), 'open (active solicitation) or closed'),
+  document_url: nullable(z.url()),
+  naics: described(nullable(z.string().check(z.regex(/^\d{6}$/))), '6-digit NAICS industry code'),
+  primary_contact_email: nullable(z.email()),
+  set_aside_code: described(nullable(z.string()), 'SAM.gov set-aside code, e.g. SBA, 8A, WOSB, SDVOSBC'),
+});
+
+export const FunderSchema = z.object({
+  id: uuid(),
+  name: z.string().check(z.minLength(1)),
+  website: nullable(z.url()),
+  summary: nullable(z.string()),
+  created_at: isoDateTime(),
+  source: z.string(),
+  source_id: nullable(z.string()),
+});
+
+export type Grant = z.infer<typeof GrantSchema>;
+export type Contract = z.infer<typeof ContractSchema>;
+export type Funder = z.infer<typeof FunderSchema>;
+
+export interface RecordByKind {
+  grant: Grant;
+  contract: Contract;
+  funder: Funder;
+}
+export type AnyRecord = RecordByKind[ResourceKind];
+
+export const RECORD_SCHEMAS = { grant: GrantSchema, contract: ContractSchema, funder: FunderSchema } as const;

@@ -1,0 +1,4 @@
+import { awsServices } from '../composition/aws';
+import { getRoute } from '../http/routes';
+
+export const handler = getRoute('contract', awsServices);

@@ -1,0 +1,52 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { ServiceError } from '../core/errors';
+
+export type ApiEvent = APIGatewayProxyEvent;
+export type ApiResult = APIGatewayProxyResult;
+
+export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gcf-api' });
+
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' } as const;
+
+/**
+ * Every value given for each query parameter. API Gateway's single-value map keeps only the last
+ * of repeated parameters; the multi-value map lets a repeated known parameter be rejected instead.
+ */
+export function queryParams(event: ApiEvent): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values) out[name] = [...values];
+  }
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (value !== undefined && !out[name]) out[name] = [value];
+  }
+  return out;
+}
+
+export function jsonResult(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+export function errorResult(error: unknown, event: ApiEvent): ApiResult {
+  if (error instanceof ServiceError) {
+    const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+    if (error.status >= 500) logger.error('request failed', { code: error.code, path: event.path, error: error.message });
+    return jsonResult(error.status, body);
+  }
+  // Never leak internals to the client; the log keeps the stack (path only: no headers, no body).
+  logger.error('unhandled error', { path: event.path, requestId: event.requestContext?.requestId, error: error as Error });
+  return jsonResult(500, { error: { code: 'INTERNAL', message: 'Internal error; it has been logged' } });
+}
+
+/** Wraps a route so that every failure becomes the JSON error body, never a raw 500. */
+export function apiRoute(run: (event: ApiEvent, startedAt: number) => Promise<ApiResult>): (event: ApiEvent) => Promise<ApiResult> {
+  return async (event) => {
+    const startedAt = performance.now();
+    try {
+      return await run(event, startedAt);
+    } catch (error) {
+      return errorResult(error, event);
+    }
+  };
+}

@@ -1,0 +1,149 @@
+import * as z from 'zod/mini';
+import { LIMITS } from '../core/query/list-query';
+import { LIST_PARAMS } from '../core/query/list-query';
+import { paramJsonSchema } from '../core/query/params';
+import { ContractSchema, FunderSchema, GrantSchema, type ResourceKind } from '../core/records';
+
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas and parameter specs the handlers
+ * validate with. docs/openapi.json is this output; a test fails when the committed copy is stale.
+ */
+
+const RESOURCES: { kind: ResourceKind; path: string; schema: string; plural: string }[] = [
+  { kind: 'grant', path: '/grants-api', schema: 'Grant', plural: 'grants' },
+  { kind: 'contract', path: '/contracts-api', schema: 'Contract', plural: 'contracts' },
+  { kind: 'funder', path: '/funders-api', schema: 'Funder', plural: 'funders' },
+];
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref('Error') } },
+});
+
+function listOperation(kind: ResourceKind, schema: string, plural: string) {
+  return {
+    operationId: `list${schema}s`,
+    summary: `List ${plural} with filters, sorting, keyword search and offset pagination`,
+    tags: [plural],
+    parameters: LIST_PARAMS[kind].map((spec) => ({
+      name: spec.name,
+      in: 'query',
+      required: false,
+      description: spec.description,
+      ...(spec.deprecated ? { deprecated: true } : {}),
+      schema: { ...paramJsonSchema(spec.kind), ...(spec.default !== undefined ? { default: spec.default } : {}) },
+    })),
+    responses: {
+      200: {
+        description: `A page of ${plural}, or only the total when count_only=true`,
+        content: {
+          'application/json': {
+            schema: { oneOf: [{ ...ref('ListEnvelope'), properties: { results: { type: 'array', items: ref(schema) } } }, ref('CountEnvelope')] },
+          },
+        },
+      },
+      400: errorResponse('A parameter is malformed; error.details names each field'),
+      401: errorResponse('Missing or invalid API key'),
+      403: errorResponse('The key\'s tier has no API access'),
+      429: errorResponse('Daily quota exceeded'),
+      500: errorResponse('Internal error'),
+    },
+  };
+}
+
+function getOperation(schema: string, plural: string) {
+  return {
+    operationId: `get${schema}`,
+    summary: `One ${schema.toLowerCase()} by id (the record itself, no envelope)`,
+    tags: [plural],
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+    responses: {
+      200: { description: `The ${schema.toLowerCase()}`, content: { 'application/json': { schema: ref(schema) } } },
+      400: errorResponse('The id is not a UUID'),
+      401: errorResponse('Missing or invalid API key'),
+      404: errorResponse(`No ${schema.toLowerCase()} has this id`),
+    },
+  };
+}
+
+const meta = {
+  type: 'object',
+  required: ['response_time_ms', 'sort_by', 'order'],
+  properties: {
+    response_time_ms: { type: 'number' },
+    sort_by: { type: 'string', description: 'The sort applied; relevance when a search term ranks the results' },
+    order: { type: 'string', enum: ['asc', 'desc'] },
+  },
+};
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const { kind, path, schema, plural } of RESOURCES) {
+    paths[path] = { get: listOperation(kind, schema, plural) };
+    paths[`${path}/{id}`] = { get: getOperation(schema, plural) };
+  }
+  const toSchema = (s: z.ZodMiniType) => z.toJSONSchema(s, { target: 'draft-2020-12' });
+  const strip = ({ $schema: _omit, ...rest }: Record<string, unknown>) => rest;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Grants, Contracts and Funders Data Service',
+      version: '1.0.0',
+      description: 'JSON API over grants, government contracts and funders. Errors use one body: {"error": {"code", "message", "details"}}.',
+    },
+    servers: [{ url: '/functions/v1' }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' } },
+      schemas: {
+        Grant: strip(toSchema(GrantSchema)),
+        Contract: strip(toSchema(ContractSchema)),
+        Funder: strip(toSchema(FunderSchema)),
+        ListEnvelope: {
+          type: 'object',
+          required: ['results', 'pagination', 'meta'],
+          properties: {
+            results: { type: 'array' },
+            pagination: {
+              type: 'object',
+              required: ['total', 'limit', 'offset', 'returned'],
+              properties: {
+                total: { type: 'integer' },
+                limit: { type: 'integer', minimum: 1, maximum: LIMITS.pageMax },
+                offset: { type: 'integer', minimum: 0 },
+                returned: { type: 'integer' },
+              },
+            },
+            meta,
+          },
+        },
+        CountEnvelope: {
+          type: 'object',
+          required: ['pagination', 'meta'],
+          properties: { pagination: { type: 'object', required: ['total'], properties: { total: { type: 'integer' } } }, meta },
+        },
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: {
+                code: { type: 'string', enum: ['INVALID_PARAMETER', 'UNAUTHORIZED', 'FORBIDDEN', 'NO_API_ACCESS', 'NOT_FOUND', 'RATE_LIMITED', 'SEARCH_UNAVAILABLE', 'INTERNAL'] },
+                message: { type: 'string' },
+                details: {
+                  type: 'array',
+                  items: { type: 'object', required: ['field', 'issue'], properties: { field: { type: 'string' }, issue: { type: 'string' } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { HttpMethod } from './constructs/api';
+
+/** A data dependency a route's function is bound to (env var + least-privilege grant). */
+export type RouteBinding = 'records' | 'search';
+
+export interface ApiRouteDefinition {
+  readonly method: HttpMethod;
+  /** Relative to the version root (`/functions/v1`). */
+  readonly path: string;
+  /** Handler entry relative to the project root; it exports `handler`. */
+  readonly entry: string;
+  readonly bindings: readonly RouteBinding[];
+}
+
+/**
+ * The v1 routes, one function each. Single records are read from the table (the system of
+ * record); lists, filters and counts come from the search index, which holds the full record.
+ */
+export const API_ROUTES: readonly ApiRouteDefinition[] = [
+  { method: 'GET', path: '/grants-api', entry: 'lambdas/handlers/list-grants.ts', bindings: ['search'] },
+  { method: 'GET', path: '/grants-api/{id}', entry: 'lambdas/handlers/get-grant.ts', bindings: ['records'] },
+  { method: 'GET', path: '/contracts-api', entry: 'lambdas/handlers/list-contracts.ts', bindings: ['search'] },
+  { method: 'GET', path: '/contracts-api/{id}', entry: 'lambdas/handlers/get-contract.ts', bindings: ['records'] },
+  { method: 'GET', path: '/funders-api', entry: 'lambdas/handlers/list-funders.ts', bindings: ['search'] },
+  { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records'] },
+  { method: 'GET', path: '/openapi.json', entry: 'lambdas/handlers/openapi.ts', bindings: [] },
+];
+
+/** `lambdas/handlers/get-grant.ts` -> `GetGrant`: a stable construct id per route. */
+export function routeConstructId(route: ApiRouteDefinition): string {
+  const baseName = route.entry.replace(/^.*\//, '').replace(/\.[cm]?[jt]s$/, '');
+  return baseName
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,112 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+/** Sizing of the OpenSearch domain that serves list, filter, sort, count and search. */
+export interface SearchDomainSettings {
+  readonly engineVersion: EngineVersion;
+  /** e.g. `t3.small.search`, `r7g.large.search`. */
+  readonly dataNodeInstanceType: string;
+  readonly dataNodeCount: number;
+  /** 1 disables zone awareness; 2 or 3 spread the data nodes over that many AZs. */
+  readonly availabilityZoneCount: 1 | 2 | 3;
+  readonly ebsVolumeSizeGiB: number;
+}
+
+/** Defaults every API Lambda shares. */
+export interface FunctionSettings {
+  readonly memorySizeMb: number;
+  readonly timeout: Duration;
+  readonly logRetention: RetentionDays;
+}
+
+export interface ApiSettings {
+  readonly accessLogRetention: RetentionDays;
+  /**
+   * API Gateway writes access logs only once the account has a CloudWatch role. That role is an
+   * account-wide singleton, so exactly one stage per account should own it (or it is set up by hand).
+   */
+  readonly manageAccountCloudWatchRole: boolean;
+}
+
+export interface StageConfig {
+  /** Lower-case stage name, used in stack names and tags. */
+  readonly stage: string;
+  /** A throwaway stage (dev): stateful resources are destroyed with the stack instead of retained. */
+  readonly ephemeral: boolean;
+  /** Applies to the table, the search domain and log groups. */
+  readonly statefulRemovalPolicy: RemovalPolicy;
+  /** POWERTOOLS_SERVICE_NAME of every function, and the prefix of resource names. */
+  readonly serviceName: string;
+  readonly search: SearchDomainSettings;
+  readonly functions: FunctionSettings;
+  readonly api: ApiSettings;
+}
+
+export interface StageConfigOverrides {
+  readonly ephemeral?: boolean;
+  readonly serviceName?: string;
+  readonly search?: Partial<SearchDomainSettings>;
+  readonly functions?: Partial<FunctionSettings>;
+  readonly api?: Partial<ApiSettings>;
+}
+
+/** Drops keys whose value is undefined, so a spread override never erases a default. */
+function definedOnly<T extends object>(values: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(values ?? {}).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+const STAGE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
+
+/** Only stages named `dev` or `dev-<something>` are throwaway unless told otherwise; the safe default is to retain. */
+export function isEphemeralStageName(stage: string): boolean {
+  return stage === 'dev' || stage.startsWith('dev-');
+}
+
+const EPHEMERAL_SEARCH: SearchDomainSettings = {
+  engineVersion: EngineVersion.OPENSEARCH_2_19,
+  dataNodeInstanceType: 't3.small.search',
+  dataNodeCount: 1,
+  availabilityZoneCount: 1,
+  ebsVolumeSizeGiB: 10,
+};
+
+const DURABLE_SEARCH: SearchDomainSettings = {
+  engineVersion: EngineVersion.OPENSEARCH_2_19,
+  dataNodeInstanceType: 'r7g.large.search',
+  dataNodeCount: 2,
+  availabilityZoneCount: 2,
+  ebsVolumeSizeGiB: 50,
+};
+
+export function stageConfig(stage: string, overrides: StageConfigOverrides = {}): StageConfig {
+  if (!STAGE_NAME_PATTERN.test(stage)) {
+    throw new Error(`Invalid stage name "${stage}": use 1-20 lower-case letters, digits or dashes, starting with a letter`);
+  }
+  const ephemeral = overrides.ephemeral ?? isEphemeralStageName(stage);
+  const search: SearchDomainSettings = { ...(ephemeral ? EPHEMERAL_SEARCH : DURABLE_SEARCH), ...definedOnly(overrides.search) };
+  if (search.dataNodeCount % search.availabilityZoneCount !== 0) {
+    throw new Error(
+      `Search domain: ${search.dataNodeCount} data nodes cannot be spread evenly over ${search.availabilityZoneCount} availability zones`,
+    );
+  }
+  return {
+    stage,
+    ephemeral,
+    statefulRemovalPolicy: ephemeral ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    serviceName: overrides.serviceName ?? 'gcf-data-service',
+    search,
+    functions: {
+      memorySizeMb: 512,
+      // API Gateway gives up after 29 s; a Lambda should fail first so the error body is ours.
+      timeout: Duration.seconds(15),
+      logRetention: ephemeral ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
+      ...definedOnly(overrides.functions),
+    },
+    api: {
+      accessLogRetention: ephemeral ? RetentionDays.ONE_WEEK : RetentionDays.ONE_YEAR,
+      manageAccountCloudWatchRole: false,
+      ...definedOnly(overrides.api),
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  type Method,
+  type MethodOptions,
+  type IResource,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { ErrorCode } from '../../lambdas/core/errors';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One route of the API: `path` is relative to the version root, e.g. `/grants-api/{id}`. */
+export interface ServiceApiRoute {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly handler: IFunction;
+  /** Per-route overrides of `defaultMethodOptions` (e.g. a different authorizer). */
+  readonly methodOptions?: MethodOptions;
+}
+
+export interface ServiceApiProps {
+  readonly apiName: string;
+  readonly description?: string;
+  /** Deployment stage; together with `versionPathPart` it forms the base path. @default 'functions' */
+  readonly stageName?: string;
+  /** @default 'v1' */
+  readonly versionPathPart?: string;
+  readonly routes?: readonly ServiceApiRoute[];
+  /** Applied to every route, e.g. the authorizer. */
+  readonly defaultMethodOptions?: MethodOptions;
+  readonly accessLogRetention: RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+  /** See ApiSettings.manageAccountCloudWatchRole. */
+  readonly manageAccountCloudWatchRole: boolean;
+}
+
+interface GatewayErrorResponse {
+  readonly type: ResponseType;
+  /** Overrides API Gateway's own status code. */
+  readonly statusCode?: string;
+  readonly code: ErrorCode;
+  /** A JSON-escaped mapping-template expression, or undefined to use `message`. */
+  readonly messageExpression?: string;
+  readonly message?: string;
+}
+
+/**
+ * Errors raised by API Gateway itself (before or instead of a Lambda) answered in the service's
+ * error body shape, so clients parse one format whichever layer failed.
+ */
+export const GATEWAY_ERROR_RESPONSES: readonly GatewayErrorResponse[] = [
+  // Unknown paths and unknown methods on known paths; API Gateway calls these a missing token (403).
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', code: 'NOT_FOUND', message: 'No such route' },
+  { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', code: 'NOT_FOUND', message: 'No such route' },
+  { type: ResponseType.UNAUTHORIZED, statusCode: '401', code: 'UNAUTHORIZED', message: 'Missing or invalid API key' },
+  { type: ResponseType.INVALID_API_KEY, statusCode: '401', code: 'UNAUTHORIZED', message: 'Missing or invalid API key' },
+  { type: ResponseType.ACCESS_DENIED, statusCode: '403', code: 'FORBIDDEN', message: 'This API key does not have access to this resource' },
+  { type: ResponseType.THROTTLED, statusCode: '429', code: 'RATE_LIMITED', message: 'Too many requests; slow down and retry' },
+  { type: ResponseType.QUOTA_EXCEEDED, statusCode: '429', code: 'RATE_LIMITED', message: 'Daily request quota exceeded; it resets at 00:00 UTC' },
+  { type: ResponseType.BAD_REQUEST_PARAMETERS, statusCode: '400', code: 'INVALID_PARAMETER', messageExpression: '$context.error.messageString' },
+  { type: ResponseType.BAD_REQUEST_BODY, statusCode: '400', code: 'INVALID_PARAMETER', messageExpression: '$context.error.messageString' },
+  // Remaining 4xx keep their status; the gateway's message is safe to show.
+  { type: ResponseType.DEFAULT_4XX, code: 'INVALID_PARAMETER', messageExpression: '$context.error.messageString' },
+  // 5xx never expose details; the request id lets support find the logs.
+  { type: ResponseType.DEFAULT_5XX, code: 'INTERNAL', message: 'Internal server error (request $context.requestId)' },
+];
+
+function errorBodyTemplate(response: GatewayErrorResponse): string {
+  const message = response.messageExpression ?? JSON.stringify(response.message ?? '');
+  return `{"error":{"code":${JSON.stringify(response.code)},"message":${message}}}`;
+}
+
+// Deliberately without headers, API keys or the authorizer context: access logs must not hold secrets.
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    extendedRequestId: AccessLogField.contextExtendedRequestId(),
+    requestTime: AccessLogField.contextRequestTime(),
+    httpMethod: AccessLogField.contextHttpMethod(),
+    resourcePath: AccessLogField.contextResourcePath(),
+    path: AccessLogField.contextPath(),
+    status: AccessLogField.contextStatus(),
+    protocol: AccessLogField.contextProtocol(),
+    responseLength: AccessLogField.contextResponseLength(),
+    responseLatency: AccessLogField.contextResponseLatency(),
+    integrationLatency: AccessLogField.contextIntegrationLatency(),
+    integrationStatus: AccessLogField.contextIntegrationStatus(),
+    errorType: AccessLogField.contextErrorResponseType(),
+    errorMessage: AccessLogField.contextErrorMessage(),
+    sourceIp: AccessLogField.contextIdentitySourceIp(),
+    userAgent: AccessLogField.contextIdentityUserAgent(),
+    xrayTraceId: AccessLogField.contextXrayTraceId(),
+  }),
+);
+
+/**
+ * The public REST API: base URL `https://<id>.execute-api.<region>.amazonaws.com/functions/v1`,
+ * Lambda proxy routes under the version root, gateway errors in the service's JSON error shape,
+ * JSON access logs, X-Ray tracing and per-method metrics.
+ */
+export class ServiceApi extends Construct {
+  readonly restApi: RestApi;
+  /** The `/v1` resource every route hangs from. */
+  readonly versionRoot: IResource;
+  readonly accessLogGroup: LogGroup;
+  private readonly defaultMethodOptions: MethodOptions | undefined;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    this.defaultMethodOptions = props.defaultMethodOptions;
+
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
+      retention: props.accessLogRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: props.apiName,
+      description: props.description,
+      endpointTypes: [EndpointType.REGIONAL],
+      cloudWatchRole: props.manageAccountCloudWatchRole,
+      deployOptions: {
+        stageName: props.stageName ?? 'functions',
+        tracingEnabled: true,
+        metricsEnabled: true,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogGroup),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+      },
+    });
+
+    this.versionRoot = this.restApi.root.addResource(props.versionPathPart ?? 'v1');
+
+    for (const response of GATEWAY_ERROR_RESPONSES) {
+      this.restApi.addGatewayResponse(`GatewayResponse${response.type.responseType}`, {
+        type: response.type,
+        statusCode: response.statusCode,
+        responseHeaders: { 'Content-Type': "'application/json'" },
+        templates: { 'application/json': errorBodyTemplate(response) },
+      });
+    }
+
+    for (const route of props.routes ?? []) {
+      this.addRoute(route);
+    }
+  }
+
+  /** Full URL of the version root, e.g. https://abc.execute-api.eu-west-1.amazonaws.com/functions/v1 */
+  get baseUrl(): string {
+    return this.restApi.urlForPath(this.versionRoot.path);
+  }
+
+  addRoute(route: ServiceApiRoute): Method {
+    const resource = route.path === '/' ? this.versionRoot : this.versionRoot.resourceForPath(route.path.replace(/^\//, ''));
+    return resource.addMethod(
+      route.method,
+      // Test invocations from the console are not worth an extra resource policy per method.
+      new LambdaIntegration(route.handler, { proxy: true, allowTestInvoke: false }),
+      { ...this.defaultMethodOptions, ...route.methodOptions },
+    );
+  }
+}

@@ -1,0 +1,114 @@
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
+import { Construct } from 'constructs';
+
+/** Environment variables the handlers' composition root reads. */
+export const FUNCTION_ENV = {
+  recordsTableName: 'RECORDS_TABLE_NAME',
+  searchDomainEndpoint: 'SEARCH_DOMAIN_ENDPOINT',
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+} as const;
+
+/**
+ * OpenSearch read APIs that are sent as POST (query bodies). Everything else a reader needs is GET
+ * or HEAD, which `grantRead` covers; POST in general would also allow writes such as `_bulk`.
+ */
+const SEARCH_READ_POST_APIS = ['_search', '_msearch', '_count', '_mget'] as const;
+
+// esbuild's ESM output has no `require`; some dependencies still call it for Node built-ins.
+const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export interface ServiceFunctionProps {
+  /** Absolute path of the TypeScript entry; it must export `handler`. */
+  readonly entry: string;
+  readonly description: string;
+  /** POWERTOOLS_SERVICE_NAME. */
+  readonly serviceName: string;
+  readonly memorySizeMb: number;
+  readonly timeout: Duration;
+  readonly logRetention: RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+  /** Directory holding package-lock.json; esbuild resolves modules from it. */
+  readonly projectRoot: string;
+  readonly environment?: Record<string, string>;
+}
+
+/**
+ * One Lambda of the service with the house defaults (Node 22 on arm64, X-Ray, source maps, ESM
+ * bundle, its own log group). Use the `bind*` helpers to give it a dependency: each sets the
+ * environment variable the handler reads and grants the matching permissions in one call.
+ */
+export class ServiceFunction extends Construct {
+  readonly lambdaFunction: NodejsFunction;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+
+    // An explicit log group (instead of the implicit /aws/lambda one) gives it a retention and a
+    // removal policy, and avoids the LogRetention custom-resource helper function.
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    this.lambdaFunction = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySizeMb,
+      timeout: props.timeout,
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      projectRoot: props.projectRoot,
+      depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        [FUNCTION_ENV.serviceName]: props.serviceName,
+        ...props.environment,
+      },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        // Stack traces need file names and lines, not the embedded sources; keeps the bundle small.
+        sourcesContent: false,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        // The Node 22 runtime ships AWS SDK v3.
+        externalModules: ['@aws-sdk/*'],
+      },
+    });
+  }
+
+  /** Read-only access to the records table, located through RECORDS_TABLE_NAME. */
+  bindRecordsTable(table: ITable): this {
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);
+    table.grantReadData(this.lambdaFunction);
+    return this;
+  }
+
+  /** Read-only access to the search domain, located through SEARCH_DOMAIN_ENDPOINT (an https:// URL). */
+  bindSearchDomain(domain: IDomain): this {
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchDomainEndpoint, `https://${domain.domainEndpoint}`);
+    domain.grantRead(this.lambdaFunction);
+    this.lambdaFunction.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['es:ESHttpPost'],
+        resources: SEARCH_READ_POST_APIS.flatMap((api) => [
+          `${domain.domainArn}/${api}`,
+          `${domain.domainArn}/*/${api}`,
+        ]),
+      }),
+    );
+    return this;
+  }
+}

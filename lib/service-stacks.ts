@@ -1,0 +1,36 @@
+import { Tags } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { StageConfig } from './config';
+import { PROJECT_ROOT } from './project-root';
+import { StatefulStack } from './stateful-stack';
+import { StatelessStack } from './stateless-stack';
+
+export interface ServiceStacks {
+  readonly stateful: StatefulStack;
+  readonly stateless: StatelessStack;
+}
+
+/** Both stacks of one stage, wired together; shared by bin/app.ts and the infra tests. */
+export function createServiceStacks(scope: Construct, config: StageConfig, projectRoot: string = PROJECT_ROOT): ServiceStacks {
+  const prefix = `Gcf-${config.stage}`;
+
+  const stateful = new StatefulStack(scope, `${prefix}-Stateful`, {
+    description: `Grants, Contracts and Funders Data Service (${config.stage}): table and search domain`,
+    terminationProtection: !config.ephemeral,
+    config,
+  });
+
+  const stateless = new StatelessStack(scope, `${prefix}-Stateless`, {
+    description: `Grants, Contracts and Funders Data Service (${config.stage}): functions and API`,
+    config,
+    recordsTable: stateful.recordsTable,
+    searchDomain: stateful.searchDomain,
+    projectRoot,
+  });
+
+  for (const stack of [stateful, stateless]) {
+    Tags.of(stack).add('service', config.serviceName);
+    Tags.of(stack).add('stage', config.stage);
+  }
+  return { stateful, stateless };
+}

@@ -1,0 +1,63 @@
+import { Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  AttributeType,
+  BillingMode,
+  type CfnTable,
+  StreamViewType,
+  Table,
+  TableEncryption,
+  type ITable,
+} from 'aws-cdk-lib/aws-dynamodb';
+import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
+import type { Construct } from 'constructs';
+import type { StageConfig } from './config';
+import { SearchDomain } from './constructs/search-domain';
+
+/** Logical IDs of the stateful resources; changing one replaces (and empties) the resource. */
+export const STATEFUL_LOGICAL_IDS = {
+  recordsTable: 'RecordsTable',
+  searchDomain: 'SearchDomain',
+} as const;
+
+/** DynamoDB attribute names the record store adapter relies on. */
+export const RECORDS_TABLE_KEYS = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLive: 'expires_at',
+} as const;
+
+export interface StatefulStackProps extends StackProps {
+  readonly config: StageConfig;
+}
+
+/** Everything that holds data: kept apart so the stateless stack can be replaced freely. */
+export class StatefulStack extends Stack {
+  readonly recordsTable: ITable;
+  readonly searchDomain: IDomain;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    const table = new Table(this, 'RecordsTable', {
+      partitionKey: { name: RECORDS_TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: RECORDS_TABLE_KEYS.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // The indexer and change events need both images to tell created from updated.
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
+      timeToLiveAttribute: RECORDS_TABLE_KEYS.timeToLive,
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: !config.ephemeral,
+      removalPolicy: config.statefulRemovalPolicy,
+    });
+    (table.node.defaultChild as CfnTable).overrideLogicalId(STATEFUL_LOGICAL_IDS.recordsTable);
+    this.recordsTable = table;
+
+    this.searchDomain = new SearchDomain(this, 'Search', {
+      settings: config.search,
+      removalPolicy: config.statefulRemovalPolicy,
+      logicalId: STATEFUL_LOGICAL_IDS.searchDomain,
+    }).domain;
+  }
+}

@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
+import type { Construct } from 'constructs';
+import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
+import type { StageConfig } from './config';
+import { ServiceApi } from './constructs/api';
+import { ServiceFunction } from './constructs/service-function';
+
+export interface StatelessStackProps extends StackProps {
+  readonly config: StageConfig;
+  readonly recordsTable: ITable;
+  readonly searchDomain: IDomain;
+  /** Directory holding package-lock.json; route entries are relative to it. */
+  readonly projectRoot: string;
+  /** @default API_ROUTES */
+  readonly routes?: readonly ApiRouteDefinition[];
+}
+
+/** Functions and the API: holds no data, so it can be destroyed and redeployed at will. */
+export class StatelessStack extends Stack {
+  readonly api: ServiceApi;
+  /** Keyed by the route's construct id, e.g. `GetGrant`. */
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+
+    const bind: Record<RouteBinding, (fn: ServiceFunction) => void> = {
+      records: (fn) => fn.bindRecordsTable(props.recordsTable),
+      search: (fn) => fn.bindSearchDomain(props.searchDomain),
+    };
+
+    this.api = new ServiceApi(this, 'Api', {
+      apiName: `${config.serviceName}-${config.stage}`,
+      description: `Grants, Contracts and Funders Data Service (${config.stage})`,
+      accessLogRetention: config.api.accessLogRetention,
+      logRemovalPolicy: config.statefulRemovalPolicy,
+      manageAccountCloudWatchRole: config.api.manageAccountCloudWatchRole,
+    });
+
+    const functions = new Map<string, ServiceFunction>();
+    for (const route of props.routes ?? API_ROUTES) {
+      const constructId = routeConstructId(route);
+      if (functions.has(constructId)) {
+        throw new Error(`Two routes share the handler name ${constructId}; every route needs its own entry`);
+      }
+      const fn = new ServiceFunction(this, constructId, {
+        entry: join(props.projectRoot, route.entry),
+        description: `${route.method} /v1${route.path} (${route.entry})`,
+        serviceName: config.serviceName,
+        memorySizeMb: config.functions.memorySizeMb,
+        timeout: config.functions.timeout,
+        logRetention: config.functions.logRetention,
+        logRemovalPolicy: config.statefulRemovalPolicy,
+        projectRoot: props.projectRoot,
+      });
+      for (const binding of route.bindings) {
+        bind[binding](fn);
+      }
+      this.api.addRoute({ method: route.method, path: route.path, handler: fn.lambdaFunction });
+      functions.set(constructId, fn);
+    }
+    this.functions = functions;
+
+    new CfnOutput(this, 'ApiBaseUrl', {
+      description: 'The {base_url} of the interface (ends in /functions/v1)',
+      value: this.api.baseUrl,
+    });
+  }
+}

@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import dynalite from 'dynalite';
+import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
+import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
+import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
+import { RESOURCE_KINDS } from '../lambdas/core/records';
+import { systemClock, utcDate, type Clock } from '../lambdas/ports/clock';
+import type { Services } from '../lambdas/ports/services';
+import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
+
+/**
+ * The embedded stack: the real DynamoDB adapter against dynalite, the SQLite FTS5 index, and the
+ * in-process change feed between them. `npm start`, the integration tests and the benchmark all
+ * run the Lambda handlers on it.
+ */
+
+export const LOCAL_TABLE_NAME = 'gcf-records';
+const CATALOGUE_MARKER = { pk: 'meta#catalogue', sk: 'seed' };
+
+export interface EmbeddedStackOptions {
+  /** Folder for state that survives restarts; in memory when omitted. */
+  dataDir?: string;
+  clock?: Clock;
+  /** Seed the synthetic catalogue into an empty store (default true); partial specs override the defaults. */
+  seed?: boolean | Partial<Omit<CatalogueSpec, 'today'>>;
+  onProgress?: (message: string) => void;
+}
+
+export interface EmbeddedStack {
+  services: Services;
+  /** The store as the import tools use it: writes go on to the index. */
+  seededCatalogue: CatalogueSpec | null;
+  close(): Promise<void>;
+}
+
+async function ensureTable(client: DynamoDBClient): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    await client.send(new CreateTableCommand({
+      TableName: LOCAL_TABLE_NAME,
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }));
+  }
+}
+
+export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
+  const clock = options.clock ?? systemClock;
+  const progress = options.onProgress ?? (() => {});
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+
+  const dynamo = dynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, createTableMs: 0 });
+  await new Promise<void>((resolve) => dynamo.listen(0, '127.0.0.1', resolve));
+  const { port } = dynamo.address() as AddressInfo;
+  const client = new DynamoDBClient({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  await ensureTable(client);
+
+  const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, 'index.sqlite') : ':memory:' });
+  const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME);
+  const store = new IndexingRecordStore(dynamoStore, index);
+  const doc = DynamoDBDocumentClient.from(client);
+
+  const marker = (await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: CATALOGUE_MARKER }))).Item;
+  let seededCatalogue: CatalogueSpec | null = (marker?.spec as CatalogueSpec | undefined) ?? null;
+
+  if (marker && index.wasCreated) {
+    // The index is derived state: rebuild it from the system of record.
+    for (const kind of RESOURCE_KINDS) {
+      for await (const batch of dynamoStore.scan(kind)) await index.upsert(kind, batch);
+    }
+    progress('rebuilt the search index from the record store');
+  }
+
+  if (!marker && options.seed !== false) {
+    const spec: CatalogueSpec = { ...DEFAULT_CATALOGUE, ...(typeof options.seed === 'object' ? options.seed : {}), today: utcDate(clock) };
+    progress(`seeding a synthetic catalogue (${spec.grants} grants, ${spec.contracts} contracts, ${spec.funders} funders)…`);
+    const funders = generateFunders(spec);
+    await store.put('funder', funders);
+    for (const batch of generateGrants(spec, funders)) await store.put('grant', batch);
+    for (const batch of generateContracts(spec, funders)) await store.put('contract', batch);
+    await doc.send(new PutCommand({ TableName: LOCAL_TABLE_NAME, Item: { ...CATALOGUE_MARKER, spec, seeded_at: clock.now().toISOString() } }));
+    seededCatalogue = spec;
+  }
+
+  return {
+    services: { store, index, clock },
+    seededCatalogue,
+    async close() {
+      index.close();
+      client.destroy();
+      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
+import type { LocalRoute } from './api-routes';
+
+/**
+ * A node:http front that plays API Gateway: it turns each request into a REST API proxy event,
+ * calls the route's Lambda handler, and writes the proxy result back.
+ */
+
+export const BASE_PATH = '/functions/v1';
+const MAX_BODY_BYTES = 1024 * 1024;
+
+interface CompiledRoute extends LocalRoute {
+  pattern: RegExp;
+  paramNames: string[];
+}
+
+function compile(route: LocalRoute): CompiledRoute {
+  const paramNames: string[] = [];
+  const source = route.resource.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    paramNames.push(name);
+    return '([^/]+)';
+  });
+  return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames };
+}
+
+function jsonError(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify({ error: { code, message } }));
+}
+
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : null;
+}
+
+function toEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: RegExpMatchArray, body: string | null): ApiEvent {
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) (multiQuery[name] ??= []).push(value);
+  const query = Object.fromEntries(Object.entries(multiQuery).map(([k, v]) => [k, v[v.length - 1]!]));
+  const headers: Record<string, string> = {};
+  const multiHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiHeaders[name] ??= []).push(value);
+  }
+  const pathParameters = Object.fromEntries(route.paramNames.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
+  return {
+    resource: route.resource,
+    path: url.pathname,
+    httpMethod: req.method ?? 'GET',
+    headers,
+    multiValueHeaders: multiHeaders,
+    queryStringParameters: Object.keys(query).length > 0 ? query : null,
+    multiValueQueryStringParameters: Object.keys(multiQuery).length > 0 ? multiQuery : null,
+    pathParameters: route.paramNames.length > 0 ? pathParameters : null,
+    stageVariables: null,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId: randomUUID(),
+      stage: 'functions',
+      httpMethod: req.method ?? 'GET',
+      path: url.pathname,
+      resourcePath: route.resource,
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+    } as ApiEvent['requestContext'],
+  };
+}
+
+function writeResult(res: ServerResponse, result: ApiResult): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  res.writeHead(result.statusCode, headers);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+export function createApiServer(routes: LocalRoute[]): Server {
+  const compiled = routes.map(compile);
+  return createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (!url.pathname.startsWith(`${BASE_PATH}/`)) return jsonError(res, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
+      const resourcePath = url.pathname.slice(BASE_PATH.length);
+      const matching = compiled.map((route) => ({ route, match: resourcePath.match(route.pattern) })).filter((m) => m.match);
+      if (matching.length === 0) return jsonError(res, 404, 'NOT_FOUND', `No route for ${url.pathname}`);
+      const hit = matching.find((m) => m.route.method === req.method);
+      if (!hit) return jsonError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}`);
+      const body = await readBody(req);
+      writeResult(res, await hit.route.handler(toEvent(req, url, hit.route, hit.match!, body)));
+    } catch (error) {
+      // Malformed percent-encoding and oversized bodies are the client's fault; anything else is ours.
+      if (error instanceof URIError) return jsonError(res, 400, 'INVALID_PARAMETER', 'Malformed percent-encoding in the path');
+      if (error instanceof Error && error.message === 'body too large') return jsonError(res, 413, 'INVALID_PARAMETER', 'Request body over 1 MiB');
+      jsonError(res, 500, 'INTERNAL', 'Internal error');
+    }
+  });
+}
+
+export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const { port: actual } = server.address() as AddressInfo;
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual}${BASE_PATH}`;
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { type CfnResource, resourcesOfType, synthStage } from './synth-stacks';
+
+const ENTRY_IN_DESCRIPTION = /\((lambdas\/handlers\/[a-z-]+\.ts)\)$/;
+
+/** Our route functions keyed by handler entry (the description ends with it), each with its logical ID. */
+function routeFunctions(resources: Record<string, CfnResource>): Map<string, { logicalId: string; properties: Record<string, unknown> }> {
+  const byEntry = new Map<string, { logicalId: string; properties: Record<string, unknown> }>();
+  for (const [logicalId, resource] of Object.entries(resources)) {
+    const entry = ENTRY_IN_DESCRIPTION.exec(String(resource.Properties?.Description ?? ''))?.[1];
+    if (entry !== undefined) byEntry.set(entry, { logicalId, properties: resource.Properties ?? {} });
+  }
+  return byEntry;
+}
+
+function environmentOf(properties: Record<string, unknown>): Record<string, unknown> {
+  return ((properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {});
+}
+
+/** IAM statements attached to the role of a function. */
+function statementsForRole(policies: Record<string, CfnResource>, roleLogicalId: string): Array<Record<string, unknown>> {
+  return Object.values(policies)
+    .filter((policy) => JSON.stringify(policy.Properties?.Roles ?? []).includes(`"${roleLogicalId}"`))
+    .flatMap((policy) => ((policy.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement));
+}
+
+function actionsOf(statements: Array<Record<string, unknown>>): string[] {
+  return statements.flatMap((statement) => [statement.Action].flat() as string[]);
+}
+
+describe('service functions', () => {
+  const { stateless } = synthStage('dev');
+  const lambdas = resourcesOfType(stateless, 'AWS::Lambda::Function');
+  const functions = routeFunctions(lambdas);
+  const policies = resourcesOfType(stateless, 'AWS::IAM::Policy');
+
+  const DATA_ROUTES = {
+    'lambdas/handlers/list-grants.ts': 'search',
+    'lambdas/handlers/list-contracts.ts': 'search',
+    'lambdas/handlers/list-funders.ts': 'search',
+    'lambdas/handlers/get-grant.ts': 'records',
+    'lambdas/handlers/get-contract.ts': 'records',
+    'lambdas/handlers/get-funder.ts': 'records',
+  } as const;
+
+  it('creates exactly one function per route and no helper functions', () => {
+    expect([...functions.keys()].sort()).toEqual([
+      'lambdas/handlers/get-contract.ts',
+      'lambdas/handlers/get-funder.ts',
+      'lambdas/handlers/get-grant.ts',
+      'lambdas/handlers/list-contracts.ts',
+      'lambdas/handlers/list-funders.ts',
+      'lambdas/handlers/list-grants.ts',
+      'lambdas/handlers/openapi.ts',
+    ]);
+    expect(Object.keys(lambdas)).toHaveLength(7);
+  });
+
+  it('runs every function on Node 22, arm64, with X-Ray, source maps and its own log group', () => {
+    for (const [entry, { properties }] of functions) {
+      expect(properties.Runtime, entry).toBe('nodejs22.x');
+      expect(properties.Architectures, entry).toEqual(['arm64']);
+      expect(properties.TracingConfig, entry).toEqual({ Mode: 'Active' });
+      expect(properties.Handler, entry).toBe('index.handler');
+      expect(properties.MemorySize, entry).toBe(512);
+      expect(properties.Timeout, entry).toBe(15);
+      expect(environmentOf(properties).NODE_OPTIONS, entry).toBe('--enable-source-maps');
+      expect(environmentOf(properties).POWERTOOLS_SERVICE_NAME, entry).toBe('gcf-data-service');
+      const logGroup = (properties.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup;
+      expect(logGroup, entry).toEqual({ Ref: expect.stringMatching(/Logs/) });
+    }
+  });
+
+  it('gives log groups the stage retention', () => {
+    const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
+    expect(logGroups).toHaveLength(8); // one per function and the API access log
+    for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
+    const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
+    expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
+  });
+
+  it('sets RECORDS_TABLE_NAME on get routes and SEARCH_DOMAIN_ENDPOINT on list routes only', () => {
+    for (const [entry, binding] of Object.entries(DATA_ROUTES)) {
+      const environment = environmentOf(functions.get(entry)?.properties ?? {});
+      if (binding === 'records') {
+        expect(environment.RECORDS_TABLE_NAME, entry).toEqual({ 'Fn::ImportValue': expect.stringContaining('RecordsTable') });
+        expect(environment.SEARCH_DOMAIN_ENDPOINT, entry).toBeUndefined();
+      } else {
+        expect(JSON.stringify(environment.SEARCH_DOMAIN_ENDPOINT), entry).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",\{"Fn::ImportValue":"[^"]*SearchDomain/);
+        expect(environment.RECORDS_TABLE_NAME, entry).toBeUndefined();
+      }
+    }
+    const openApi = environmentOf(functions.get('lambdas/handlers/openapi.ts')?.properties ?? {});
+    expect(openApi.RECORDS_TABLE_NAME).toBeUndefined();
+    expect(openApi.SEARCH_DOMAIN_ENDPOINT).toBeUndefined();
+  });
+
+  it('grants read-only data access matching each binding', () => {
+    for (const [entry, binding] of Object.entries(DATA_ROUTES)) {
+      const role = (functions.get(entry)?.properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const statements = statementsForRole(policies, role);
+      const actions = actionsOf(statements);
+      if (binding === 'records') {
+        expect(actions, entry).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']));
+        expect(actions.some((action) => action.startsWith('es:')), entry).toBe(false);
+      } else {
+        expect(actions, entry).toEqual(expect.arrayContaining(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']));
+        expect(actions.some((action) => action.startsWith('dynamodb:')), entry).toBe(false);
+        // POST only on read APIs: never _bulk, _doc or _update.
+        const postResources = statements
+          .filter((statement) => [statement.Action].flat().includes('es:ESHttpPost'))
+          .flatMap((statement) => [statement.Resource].flat());
+        expect(postResources.length, entry).toBeGreaterThan(0);
+        for (const resource of postResources) expect(JSON.stringify(resource), entry).toMatch(/\/(_search|_msearch|_count|_mget)"\]\]\}$/);
+      }
+      for (const action of actions) expect(action, entry).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)|es:ESHttp(Put|Delete|Patch)/);
+    }
+    const openApiRole = (functions.get('lambdas/handlers/openapi.ts')?.properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    expect(actionsOf(statementsForRole(policies, openApiRole)).filter((action) => !action.startsWith('xray:'))).toEqual([]);
+  });
+});

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { stageConfig, type StageConfigOverrides } from '../../lib/config';
+import { PROJECT_ROOT } from '../../lib/project-root';
+import { createServiceStacks, type ServiceStacks } from '../../lib/service-stacks';
+
+export interface SynthesizedStage {
+  readonly stacks: ServiceStacks;
+  readonly stateful: Template;
+  readonly stateless: Template;
+}
+
+/** The feature flags of cdk.json, so tests see the same defaults as `cdk synth`. */
+function cdkJsonContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  return cdkJson.context ?? {};
+}
+
+/** Builds both stacks of a stage as bin/app.ts does, with Lambda bundling skipped (fast, no esbuild). */
+export function synthStage(stage: string, overrides?: StageConfigOverrides): SynthesizedStage {
+  const app = new App({ context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] } });
+  const stacks = createServiceStacks(app, stageConfig(stage, overrides));
+  return {
+    stacks,
+    stateful: Template.fromStack(stacks.stateful),
+    stateless: Template.fromStack(stacks.stateless),
+  };
+}
+
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly DeletionPolicy?: string;
+  readonly UpdateReplacePolicy?: string;
+}
+
+export function resourcesOfType(template: Template, type: string): Record<string, CfnResource> {
+  return template.findResources(type) as Record<string, CfnResource>;
+}
+
+/** Every `Fn::GetAtt [<id>, 'Arn']` / `Ref <id>` target inside a CloudFormation value. */
+export function referencedLogicalIds(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(referencedLogicalIds);
+  if (value === null || typeof value !== 'object') return [];
+  const object = value as Record<string, unknown>;
+  const own: string[] = [];
+  if (typeof object.Ref === 'string') own.push(object.Ref);
+  const getAtt = object['Fn::GetAtt'];
+  if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') own.push(getAtt[0]);
+  return [...own, ...Object.values(object).flatMap(referencedLogicalIds)];
+}
+
+/** Full path of an API Gateway resource (e.g. `/v1/grants-api/{id}`), walking ParentId up to the root. */
+export function resourcePath(template: Template, resourceLogicalId: string): string {
+  const resources = resourcesOfType(template, 'AWS::ApiGateway::Resource');
+  const parts: string[] = [];
+  let current: string | undefined = resourceLogicalId;
+  while (current !== undefined) {
+    const resource: CfnResource | undefined = resources[current];
+    if (resource === undefined) break; // the RestApi root
+    parts.unshift(String(resource.Properties?.PathPart));
+    const parent = resource.Properties?.ParentId as { Ref?: string } | undefined;
+    current = parent?.Ref;
+  }
+  return `/${parts.join('/')}`;
+}
+
+export interface WiredMethod {
+  readonly httpMethod: string;
+  readonly path: string;
+  readonly functionLogicalId: string;
+  readonly integration: Record<string, unknown>;
+}
+
+/** Every API method with its full path and the Lambda its integration invokes. */
+export function wiredMethods(template: Template): WiredMethod[] {
+  const functionIds = new Set(Object.keys(resourcesOfType(template, 'AWS::Lambda::Function')));
+  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).map((method) => {
+    const properties = method.Properties ?? {};
+    const integration = (properties.Integration ?? {}) as Record<string, unknown>;
+    const targets = referencedLogicalIds(integration.Uri).filter((id) => functionIds.has(id));
+    if (targets.length !== 1) throw new Error(`Method integration should target exactly one function, found ${targets.length}`);
+    const resourceId = properties.ResourceId as { Ref?: string } | undefined;
+    return {
+      httpMethod: String(properties.HttpMethod),
+      path: resourceId?.Ref ? resourcePath(template, resourceId.Ref) : '/',
+      functionLogicalId: targets[0] as string,
+      integration,
+    };
+  });
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GrantSchema, ContractSchema, FunderSchema } from '../../lambdas/core/records';
+import { startTestApi, type TestApi } from '../support/api-server';
+
+const SMALL = { funders: 30, grants: 120, contracts: 60, awardedGrants: 20, awardedContracts: 10 };
+
+describe('single records over HTTP', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi({ seed: SMALL });
+  });
+  afterAll(async () => api?.close());
+
+  it.each([
+    ['/grants-api', GrantSchema],
+    ['/contracts-api', ContractSchema],
+    ['/funders-api', FunderSchema],
+  ] as const)('%s/{id}: 200 with the record itself, the same as in the list', async (path, schema) => {
+    const list = await api.get(`${path}?limit=3&sort_by=created_at`);
+    const listed = list.body.results[1];
+    const res = await api.get(`${path}/${listed.id}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body).toEqual(listed);
+    expect(schema.safeParse(res.body).success).toBe(true);
+  });
+
+  it('an upper-case id finds the same record', async () => {
+    const { body } = await api.get('/grants-api?limit=1');
+    const res = await api.get(`/grants-api/${body.results[0].id.toUpperCase()}`);
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(body.results[0].id);
+  });
+
+  it('awarded records carry project_end_date and a null deadline', async () => {
+    const { body } = await api.get('/grants-api?opportunity_type=awarded&limit=5');
+    expect(body.results.length).toBeGreaterThan(0);
+    for (const g of body.results) {
+      expect(g.deadline_date).toBeNull();
+      expect(g.project_end_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(g.opportunity_type).toBe('awarded');
+    }
+  });
+
+  it.each(['/grants-api', '/contracts-api', '/funders-api'])('%s/{id}: 404 for an unknown id, 400 for a malformed one', async (path) => {
+    const missing = await api.get(`${path}/00000000-0000-4000-8000-000000000000`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+    for (const bad of ['123', 'not-a-uuid', '3f2b8c1e6a4d4c8e9b1a2d5e7f9a0b3c', '%E2%9C%93', "1'%20OR%20'1'='1"]) {
+      const res = await api.get(`${path}/${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_PARAMETER', details: [{ field: 'id' }] });
+    }
+  });
+
+  it('unknown paths and methods get JSON errors', async () => {
+    const unknown = await api.get('/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('NOT_FOUND');
+    const post = await fetch(`${api.baseUrl}/grants-api`, { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('serves the OpenAPI document', async () => {
+    const res = await api.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/grants-api', '/grants-api/{id}', '/funders-api/{id}']));
+  });
+});
+
+describe('local state', () => {
+  it('survives a restart, and the index is rebuilt from the store when it is lost', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gcf-state-'));
+    try {
+      const first = await startTestApi({ dataDir, seed: SMALL });
+      const before = await first.get('/grants-api?limit=5&opportunity_type=all');
+      expect(first.stack.seededCatalogue).not.toBeNull();
+      await first.close();
+
+      const second = await startTestApi({ dataDir, seed: SMALL });
+      const after = await second.get('/grants-api?limit=5&opportunity_type=all');
+      expect(after.body.pagination.total).toBe(SMALL.grants); // grants counts the awarded ones too
+      expect(after.body.results).toEqual(before.body.results);
+      await second.close();
+
+      for (const f of ['index.sqlite', 'index.sqlite-wal', 'index.sqlite-shm']) rmSync(join(dataDir, f), { force: true });
+      const third = await startTestApi({ dataDir, seed: SMALL });
+      const rebuilt = await third.get('/grants-api?limit=5&opportunity_type=all');
+      expect(rebuilt.body.results).toEqual(before.body.results);
+      await third.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

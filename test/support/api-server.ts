@@ -1,0 +1,39 @@
+import { localRoutes } from '../../local/api-routes';
+import { startEmbeddedStack, type EmbeddedStack, type EmbeddedStackOptions } from '../../local/embedded-stack';
+import { createApiServer, listen } from '../../local/http-server';
+
+export interface TestApi {
+  baseUrl: string;
+  stack: EmbeddedStack;
+  get(path: string): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+/** The embedded stack behind the local HTTP server, on a random port: tests speak real HTTP to it. */
+export async function startTestApi(options: EmbeddedStackOptions = {}): Promise<TestApi> {
+  const stack = await startEmbeddedStack(options);
+  const server = createApiServer(localRoutes(stack.services));
+  const baseUrl = await listen(server, 0);
+  return {
+    baseUrl,
+    stack,
+    async get(path: string) {
+      const res = await fetch(`${baseUrl}${path}`);
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Left as text: the assertion on it will say what came back.
+      }
+      return { status: res.status, body, headers: res.headers };
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await stack.close();
+    },
+  };
+}
+
+/** A catalogue small enough to seed in seconds yet spread over every filter value. */
+export const TEST_CATALOGUE = { funders: 120, grants: 1500, contracts: 500, awardedGrants: 150, awardedContracts: 80 } as const;

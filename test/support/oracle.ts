@@ -1,0 +1,77 @@
+import type { Contract, Grant } from '../../lambdas/core/records';
+
+/**
+ * An independent, plain-code statement of the list semantics (DESIGN.md section 3), used to check
+ * the index's answers record by record. It shares no code with the adapters on purpose.
+ */
+export type Opportunity = Grant | Contract;
+
+const GEO_STATES: Record<string, string> = { texas: 'TX', california: 'CA', 'new york': 'NY' };
+
+export function matches(record: Opportunity, params: Record<string, string>, today: string): boolean {
+  const type = params.opportunity_type ?? 'open';
+  if (type !== 'all' && record.opportunity_type !== type) return false;
+
+  if (params.status) {
+    const ok = params.status.split(',').some((s) => {
+      const past = record.deadline_date !== null && record.deadline_date < today;
+      const live = record.status === 'posted' || (record.status === 'open' && 'naics' in record);
+      switch (s) {
+        case 'open': return live && !past;
+        case 'posted': return record.status === 'posted';
+        case 'forecasted':
+        case 'upcoming': return record.status === 'forecasted';
+        case 'closed': return record.status === 'closed' || (live && past);
+        default: throw new Error(`oracle: unknown status ${s}`);
+      }
+    });
+    if (!ok) return false;
+  }
+  if (params.category && !record.categories.some((c) => c.toLowerCase() === params.category!.toLowerCase())) return false;
+  if (params.states) {
+    const wanted = params.states.toUpperCase().split(',');
+    const national = record.states.length === 0;
+    const hit = record.states.some((s: string) => wanted.includes(s));
+    if (!(hit || (national && params.include_national === 'true'))) return false;
+  }
+  if (params.geography) {
+    const g = params.geography.toLowerCase();
+    const text = (record.geography ?? '').toLowerCase();
+    if (g === 'national' && !(record.states.length === 0 && !text.includes('international'))) return false;
+    if (g === 'international' && !(record.states.length === 0 && text.includes('international'))) return false;
+    if (GEO_STATES[g] && !(record.states as string[]).includes(GEO_STATES[g]!)) return false;
+  }
+  if (params.deadline_after && !(record.deadline_date !== null && record.deadline_date > params.deadline_after)) return false;
+  if (params.deadline_before && !(record.deadline_date !== null && record.deadline_date < params.deadline_before)) return false;
+  if (params.posted_after && !(record.created_at.slice(0, 10) > params.posted_after)) return false;
+  if (params.min_amount && !(record.amount_max !== null && record.amount_max >= Number(params.min_amount))) return false;
+  if (params.max_amount && !(record.amount_min !== null && record.amount_min <= Number(params.max_amount))) return false;
+  if (params.naics) {
+    const naics = 'naics' in record ? record.naics : null;
+    if (!naics || !params.naics.split(',').some((p) => naics.startsWith(p))) return false;
+  }
+  if (params.set_aside) {
+    const code = 'set_aside_code' in record ? record.set_aside_code : null;
+    if (!code || !params.set_aside.toUpperCase().split(',').includes(code.toUpperCase())) return false;
+  }
+  return true;
+}
+
+type Sortable = { id: string } & Record<string, unknown>;
+
+/** Sort with nulls last in both directions and ties broken by id in the sort's direction. */
+export function sortRecords<T extends Sortable>(records: T[], field: string, order: 'asc' | 'desc'): T[] {
+  const sign = order === 'asc' ? 1 : -1;
+  const key = (r: T): string | number | null => {
+    const v = r[field] as string | number | null;
+    return typeof v === 'string' && (field === 'title' || field === 'name') ? v.toLowerCase() : v;
+  };
+  return [...records].sort((a, b) => {
+    const va = key(a);
+    const vb = key(b);
+    if (va === null && vb !== null) return 1;
+    if (vb === null && va !== null) return -1;
+    if (va !== null && vb !== null && va !== vb) return (va < vb ? -1 : 1) * sign;
+    return (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) * sign;
+  });
+}

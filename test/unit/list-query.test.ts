@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { ServiceError } from '../../lambdas/core/errors';
+import { parseListQuery } from '../../lambdas/core/query/list-query';
+import type { ResourceKind } from '../../lambdas/core/records';
+
+const TODAY = '2026-11-21';
+
+function parse(kind: ResourceKind, qs: string) {
+  const query: Record<string, string[]> = {};
+  for (const [k, v] of new URLSearchParams(qs)) (query[k] ??= []).push(v);
+  return parseListQuery(kind, query, TODAY);
+}
+
+function issuesOf(kind: ResourceKind, qs: string) {
+  try {
+    parse(kind, qs);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ServiceError);
+    const e = error as ServiceError;
+    expect(e.status).toBe(400);
+    expect(e.code).toBe('INVALID_PARAMETER');
+    return e.details ?? [];
+  }
+  throw new Error(`expected ${qs} to be rejected`);
+}
+
+describe('list query defaults', () => {
+  it('grants: open opportunities, newest first, 20 a page', () => {
+    const q = parse('grant', '');
+    expect(q.sort).toEqual({ field: 'created_at', order: 'desc' });
+    expect(q.limit).toBe(20);
+    expect(q.offset).toBe(0);
+    expect(q.countOnly).toBe(false);
+    expect(q.filters?.opportunityType).toBe('open');
+    expect(q.filters?.includeNational).toBe(false);
+    expect(q.today).toBe(TODAY);
+  });
+
+  it('funders: alphabetical', () => {
+    expect(parse('funder', '').sort).toEqual({ field: 'name', order: 'asc' });
+    expect(parse('funder', 'sort_by=created_at').sort).toEqual({ field: 'created_at', order: 'desc' });
+    expect(parse('funder', '').filters).toBeNull();
+  });
+
+  it('a search term without sort_by orders by relevance; an explicit sort_by wins', () => {
+    expect(parse('grant', 'search=water').sort).toEqual({ field: 'relevance', order: 'desc' });
+    expect(parse('grant', 'search=water&sort_by=title&order=asc').sort).toEqual({ field: 'title', order: 'asc' });
+  });
+});
+
+describe('status semantics', () => {
+  it('maps the grant status union onto stored statuses and the deadline', () => {
+    expect(parse('grant', 'status=open').filters?.status).toEqual([{ stored: 'posted', deadline: 'not_past' }]);
+    expect(parse('grant', 'status=upcoming').filters?.status).toEqual([{ stored: 'forecasted' }]);
+    expect(parse('grant', 'status=forecasted').filters?.status).toEqual([{ stored: 'forecasted' }]);
+    expect(parse('grant', 'status=posted').filters?.status).toEqual([{ stored: 'posted' }]);
+    expect(parse('grant', 'status=closed').filters?.status).toEqual([
+      { stored: 'closed' },
+      { stored: 'posted', deadline: 'past' },
+    ]);
+    expect(parse('grant', 'status=OPEN,upcoming').filters?.status).toHaveLength(2);
+  });
+
+  it('contracts accept only open and closed', () => {
+    expect(parse('contract', 'status=open').filters?.status).toEqual([{ stored: 'open', deadline: 'not_past' }]);
+    expect(issuesOf('contract', 'status=forecasted')[0]?.field).toBe('status');
+  });
+});
+
+describe('filters', () => {
+  it('normalises states and keeps include_national', () => {
+    const f = parse('grant', 'states=ca,NY,ca&include_national=true').filters!;
+    expect(f.states).toEqual(['CA', 'NY']);
+    expect(f.includeNational).toBe(true);
+  });
+
+  it('reads the deprecated geography best effort', () => {
+    expect(parse('grant', 'geography=national').filters?.geography).toEqual({ level: 'national' });
+    expect(parse('grant', 'geography=Austin, TX').filters?.geography).toEqual({ states: ['TX'] });
+    expect(parse('grant', 'geography=West Virginia').filters?.geography).toEqual({ states: ['WV'] });
+    expect(parse('grant', 'geography=Appalachia').filters?.geography).toEqual({ text: 'Appalachia' });
+  });
+
+  it('posted_after becomes an inclusive lower bound at the next midnight', () => {
+    expect(parse('grant', 'posted_after=2026-02-28').filters?.createdFrom).toBe('2026-03-01T00:00:00.000Z');
+  });
+
+  it('accepts contract-only filters on contracts', () => {
+    const f = parse('contract', 'naics=541512,5415&set_aside=sba,8a').filters!;
+    expect(f.naics).toEqual(['541512', '5415']);
+    expect(f.setAside).toEqual(['SBA', '8A']);
+  });
+
+  it('ignores unknown parameters, including contract filters on grants', () => {
+    expect(parse('grant', 'naics=123456&foo=bar').filters?.naics).toBeUndefined();
+  });
+});
+
+describe('bad input names the field', () => {
+  const cases: [ResourceKind, string, string][] = [
+    ['grant', 'limit=0', 'limit'],
+    ['grant', 'limit=101', 'limit'],
+    ['grant', 'limit=1.5', 'limit'],
+    ['grant', 'limit=ten', 'limit'],
+    ['grant', 'offset=-1', 'offset'],
+    ['grant', 'sort_by=amount', 'sort_by'],
+    ['funder', 'sort_by=title', 'sort_by'],
+    ['grant', 'order=up', 'order'],
+    ['grant', 'count_only=yes', 'count_only'],
+    ['grant', 'status=pending', 'status'],
+    ['grant', 'opportunity_type=past', 'opportunity_type'],
+    ['grant', 'states=CA,XX', 'states'],
+    ['grant', 'states=CA,,NY', 'states'],
+    ['grant', 'include_national=maybe', 'include_national'],
+    ['grant', 'deadline_after=2026-02-30', 'deadline_after'],
+    ['grant', 'deadline_before=11/21/2026', 'deadline_before'],
+    ['grant', 'posted_after=2026-13-01', 'posted_after'],
+    ['grant', 'min_amount=-5', 'min_amount'],
+    ['grant', 'max_amount=lots', 'max_amount'],
+    ['grant', `search=${'a'.repeat(501)}`, 'search'],
+    ['grant', 'search=', 'search'],
+    ['grant', 'search_mode=fuzzy', 'search_mode'],
+    ['grant', 'search_mode=semantic', 'search_mode'],
+    ['grant', 'search=water&search_mode=hybrid', 'search_mode'],
+    ['grant', 'sort_by=relevance', 'sort_by'],
+    ['grant', 'limit=5&limit=6', 'limit'],
+    ['grant', 'deadline_after=2026-12-01&deadline_before=2026-11-01', 'deadline_before'],
+    ['contract', 'naics=54-15', 'naics'],
+    ['contract', 'set_aside=NOPE', 'set_aside'],
+    ['grant', `category=${'x'.repeat(101)}`, 'category'],
+  ];
+  it.each(cases)('%s ?%s → 400 on %s', (kind, qs, field) => {
+    const issues = issuesOf(kind, qs);
+    expect(issues.map((i) => i.field)).toContain(field);
+    expect(issues.find((i) => i.field === field)?.issue).toMatch(/\w{3,}/);
+  });
+
+  it('reports every bad field at once', () => {
+    const fields = issuesOf('grant', 'limit=0&order=up&states=ZZ').map((i) => i.field);
+    expect(fields).toEqual(expect.arrayContaining(['limit', 'order', 'states']));
+  });
+});
