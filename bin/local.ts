@@ -10,6 +10,8 @@ const { values: flags } = parseArgs({
   options: {
     reset: { type: 'boolean', default: false },
     'data-dir': { type: 'string', default: fileURLToPath(new URL('../.local', import.meta.url)) },
+    // Size of the synthetic catalogue seeded on first start (the benchmark uses 100000).
+    grants: { type: 'string' },
   },
 });
 
@@ -19,8 +21,17 @@ if (flags.reset) {
   console.log(`reset: removed ${dataDir}`);
 }
 
+const grants = flags.grants === undefined ? undefined : Number(flags.grants);
+if (grants !== undefined && !(Number.isInteger(grants) && grants >= 1)) {
+  console.error('--grants must be a positive integer');
+  process.exit(2);
+}
 const port = Number(process.env.PORT ?? 3000);
-const stack = await startEmbeddedStack({ dataDir, onProgress: (m) => console.log(m) });
+const stack = await startEmbeddedStack({
+  dataDir,
+  seed: grants === undefined ? true : { grants },
+  onProgress: (m) => console.log(m),
+});
 const server = createApiServer(localRoutes(stack.services));
 const baseUrl = await listen(server, port, process.env.HOST ?? '127.0.0.1');
 console.log(`state: ${dataDir}`);

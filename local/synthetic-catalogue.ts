@@ -26,11 +26,12 @@ export interface CatalogueSpec {
   awardedContracts: number;
 }
 
+// 5,000 open grants and 1,000 open contracts, plus 500 awarded records between them.
 export const DEFAULT_CATALOGUE: Readonly<Omit<CatalogueSpec, 'today'>> = {
   seed: 20261121,
   funders: 300,
-  grants: 5000,
-  contracts: 1000,
+  grants: 5350,
+  contracts: 1150,
   awardedGrants: 350,
   awardedContracts: 150,
 };

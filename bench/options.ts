@@ -1,0 +1,54 @@
+import { parseArgs } from 'node:util';
+
+/** What one `npm run bench` measures; every knob has a flag and an environment variable. */
+export interface BenchOptions {
+  /** Catalogue sizes (grants), each served by its own API server. */
+  sizes: number[];
+  /** Seconds per measurement. */
+  durationSeconds: number;
+  /** Interleaved baseline/filtered/search rounds per size; medians are taken across them. */
+  rounds: number;
+  connections: number;
+  /** Seconds of unrecorded load per scenario before the first round (JIT, SQLite page cache). */
+  warmupSeconds: number;
+  /** Where the markdown report goes. */
+  outFile: string;
+}
+
+const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md]
+environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT (flags win)`;
+
+function positiveInteger(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"\n${USAGE}`);
+  return value;
+}
+
+export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sizes: { type: 'string', default: env.BENCH_SIZES ?? '5000,100000' },
+      duration: { type: 'string', default: env.BENCH_DURATION ?? '10' },
+      rounds: { type: 'string', default: env.BENCH_ROUNDS ?? '3' },
+      connections: { type: 'string', default: env.BENCH_CONNECTIONS ?? '10' },
+      warmup: { type: 'string', default: env.BENCH_WARMUP ?? '2' },
+      out: { type: 'string', default: env.BENCH_OUT ?? 'docs/benchmarks.md' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const warmupSeconds = Number(values.warmup);
+  if (!Number.isFinite(warmupSeconds) || warmupSeconds < 0) throw new Error(`--warmup must be >= 0 seconds\n${USAGE}`);
+  return {
+    sizes: values.sizes!.split(',').map((s) => positiveInteger('--sizes', s.trim())),
+    durationSeconds: positiveInteger('--duration', values.duration!),
+    rounds: positiveInteger('--rounds', values.rounds!),
+    connections: positiveInteger('--connections', values.connections!),
+    warmupSeconds,
+    outFile: values.out!,
+  };
+}
