@@ -9,6 +9,10 @@ import { RESOURCE_KINDS } from '../lambdas/core/records';
 import { utcDate } from '../lambdas/ports/clock';
 import { startEmbeddedStack } from '../local/embedded-stack';
 
+// The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
+// (what Lambda runs) is for whoever upgrades the SDK, not for every local start.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.local', import.meta.url));
 
 async function withLocalStack<T>(dataDir: string, run: (stack: Awaited<ReturnType<typeof startEmbeddedStack>>) => Promise<T>): Promise<T> {

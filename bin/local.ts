@@ -6,6 +6,10 @@ import { localRoutes } from '../local/api-routes';
 import { startEmbeddedStack } from '../local/embedded-stack';
 import { createApiServer, listen } from '../local/http-server';
 
+// The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
+// (what Lambda runs) is for whoever upgrades the SDK, not for every local start.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const { values: flags } = parseArgs({
   options: {
     reset: { type: 'boolean', default: false },

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import { LIMITS } from '../core/query/list-query';
-import { LIST_PARAMS } from '../core/query/list-query';
+import { LIMITS, LIST_PARAMS } from '../core/query/list-query';
 import { paramJsonSchema } from '../core/query/params';
 import { ContractSchema, FunderSchema, GrantSchema, type ResourceKind } from '../core/records';
 

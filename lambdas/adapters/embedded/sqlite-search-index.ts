@@ -190,6 +190,8 @@ export interface SqliteSearchIndexOptions {
 export class SqliteSearchIndex implements SearchIndex {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** True when the index was just (re)created empty and must be filled from the record store. */
+  wasCreated = false;
 
   constructor(options: SqliteSearchIndexOptions) {
     this.db = new Database(options.filename);
@@ -200,9 +202,6 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db.pragma('mmap_size = 536870912');
     this.ensureSchema();
   }
-
-  /** True when the index was just (re)created empty and must be filled from the record store. */
-  wasCreated = false;
 
   private ensureSchema(): void {
     const version = this.db.pragma('user_version', { simple: true }) as number;
@@ -281,10 +280,6 @@ export class SqliteSearchIndex implements SearchIndex {
         for (const table of ['rows', 'docs', 'fts']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
       }
     })();
-  }
-
-  async count(kind: ResourceKind): Promise<number> {
-    return (this.statement(`SELECT count(*) AS n FROM ${kind}_rows`).get() as { n: number }).n;
   }
 
   close(): void {

@@ -1,0 +1,133 @@
+import type { CatalogueResult } from './bench-catalogue';
+import type { MachineInfo } from './machine';
+import type { BenchOptions } from './options';
+import { checkTargets, TARGET_GRANTS } from './targets';
+
+export interface BenchRun {
+  machine: MachineInfo;
+  options: BenchOptions;
+  catalogues: CatalogueResult[];
+  totalSeconds: number;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => n.toFixed(2);
+const megabytes = (bytes: number) => (bytes / 1e6).toFixed(0);
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+const duration = (seconds: number) => (seconds < 120 ? `${seconds.toFixed(0)} s` : `${(seconds / 60).toFixed(1)} min`);
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function seedNote(result: CatalogueResult): string {
+  const { seed } = result;
+  if (!seed) return 'The data dir was seeded outside the bench; seeding time unknown.';
+  const when = seed.inThisRun ? 'in this run' : `by an earlier run on ${seed.seededAt.slice(0, 10)}; reused here`;
+  return `First start (seeding, ${when}): ${duration(seed.seconds)} to ready, seeding process peak RSS ${megabytes(seed.peakRssBytes)} MB.`;
+}
+
+function catalogueSection(result: CatalogueResult): string {
+  const rows = result.summaries.map((s) => [
+    s.scenario.name === 'baseline' ? 'baseline (bare node:http)' : s.scenario.name,
+    int(s.requestsPerSecond),
+    ms(s.p50Ms),
+    ms(s.p99Ms),
+    s.ratioToBaseline === null ? '100%' : percent(s.ratioToBaseline),
+    megabytes(s.rssBytes),
+    s.requestsPerSecondByRound.map(int).join(' / '),
+  ]);
+  const scenarioLines = result.summaries.map((s) => {
+    const facts = result.facts[s.scenario.name];
+    const request = s.scenario.name === 'baseline' ? 'any path' : `\`GET ${s.scenario.path}\``;
+    const matches = s.scenario.name === 'baseline' ? '' : `, ${int(facts.matches)} matching grants`;
+    return `- **${s.scenario.name}**: ${s.scenario.label}; ${request}${matches}; ${int(facts.responseBytes)} bytes per response.`;
+  });
+  return [
+    `## ${int(result.grants)} grants`,
+    '',
+    `${int(result.grants)} grants in the catalogue, ${int(result.openGrants)} of them open (the default listing). ${seedNote(result)}`,
+    '',
+    table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'vs bare node:http', 'RSS MB', 'req/s per round'], rows),
+    '',
+    ...scenarioLines,
+    '',
+    `API server memory: ${megabytes(result.apiMemory.idle.rssBytes)} MB idle after start, ` +
+      `${megabytes(result.apiMemory.afterRuns.rssBytes)} MB after the runs, peak ${megabytes(result.apiMemory.afterRuns.peakRssBytes)} MB (VmHWM). ` +
+      `Baseline server: ${megabytes(result.baselineMemory.rssBytes)} MB. Section took ${duration(result.seconds)}.`,
+  ].join('\n');
+}
+
+function targetsSection(run: BenchRun): string {
+  const measured = run.catalogues.find((c) => c.grants === TARGET_GRANTS);
+  const heading = `## Targets (${int(TARGET_GRANTS)} grants, ${run.options.connections} connections)`;
+  if (!measured) return `${heading}\n\nNot evaluated: this run did not include ${int(TARGET_GRANTS)} grants.`;
+  const checks = checkTargets(measured);
+  return [
+    heading,
+    '',
+    table(['target', 'measured', 'result'], checks.map((c) => [c.target, c.measured, c.pass ? 'pass' : '**short**'])),
+  ].join('\n');
+}
+
+/** The tables alone, for stdout. */
+export function renderSummary(run: BenchRun): string {
+  return [targetsSection(run), ...run.catalogues.map(catalogueSection)].join('\n\n');
+}
+
+export function renderReport(run: BenchRun): string {
+  const { machine, options } = run;
+  const load = machine.loadAverage.map((n) => n.toFixed(2)).join(' / ');
+  const flags = `--sizes ${options.sizes.join(',')} --duration ${options.durationSeconds} --rounds ${options.rounds} --connections ${options.connections} --warmup ${options.warmupSeconds}`;
+  return `# Benchmarks
+
+Written by \`npm run bench\` (\`bench/run.ts\`); rerun it rather than editing by hand.
+
+What is measured: the local API (\`bin/local.ts\`: the Lambda handlers behind a \`node:http\` front,
+reading the embedded SQLite FTS5 index) on deterministic synthetic catalogues, against a bare
+\`node:http\` server on the same machine in the same run. The bare server answers every request
+with the bytes of the API's own \`GET /grants-api?limit=20\`, so "vs bare node:http" is the share
+of plain Node HTTP throughput the API keeps for the same response size.
+
+How:
+
+- Each catalogue size gets its own server, \`node --import tsx bin/local.ts --data-dir bench/.data/grants-<N> --grants <N>\`,
+  started as a child of the bench so its pid is the serving process. A data dir is seeded on first
+  start and reused afterwards; a start that had to seed is timed, then the server is restarted, so
+  the measured process carries no seeding heap.
+- Load comes from autocannon's programmatic API in the bench process: ${options.connections} connections, closed loop,
+  ${options.durationSeconds} s per measurement, after ${options.warmupSeconds} s of unrecorded warm-up per scenario. Measurements are
+  interleaved (baseline, filtered, search) for ${options.rounds} rounds. Every run must be all 200s with no
+  errors or timeouts, or the bench fails.
+- req/s is autocannon's mean of per-second samples, median across rounds. p50/p99 are per-response
+  latencies seen by the client, median across rounds. "vs bare node:http" is the median across rounds
+  of scenario req/s divided by baseline req/s of the same round. RSS is the server's VmRSS right after
+  a run (highest over rounds); the peak is VmHWM over the server's life.
+- The load generator shares the ${machine.cpus} CPUs with the server, so absolute req/s understate what the
+  server would do alone; the ratio to the baseline, which pays the same tax, is the figure that
+  carries across machines.
+
+Machine: \`nproc\` ${machine.cpus} (${machine.cpuModel}), ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM, Node ${machine.node}, shared
+(load average ${load} at start). Run ${machine.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${flags}\`;
+the whole run took ${duration(run.totalSeconds)}.
+
+${renderSummary(run)}
+
+## How to rerun
+
+\`\`\`sh
+npm run bench                                   # both sizes, 3 rounds of 10 s, writes this file
+npm run bench -- --sizes 5000 --duration 3      # quick check
+npm run bench -- --rounds 5 --warmup 5 --out /tmp/bench.md
+\`\`\`
+
+Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`
+seconds per measurement (\`BENCH_DURATION\`, 10), \`--rounds\` (\`BENCH_ROUNDS\`, 3), \`--connections\`
+(\`BENCH_CONNECTIONS\`, 10), \`--warmup\` seconds per scenario (\`BENCH_WARMUP\`, 2), \`--out\` report path
+(\`BENCH_OUT\`, docs/benchmarks.md). The first run seeds \`bench/.data/grants-<N>\` (gitignored), which
+takes minutes for 100,000 grants; later runs reuse it. The catalogue's dates are relative to the
+day it was seeded, so delete the folder to reseed after a change to the synthetic catalogue or when
+the data is weeks old (fewer deadlines then lie ahead of today).
+`;
+}

@@ -1,0 +1,49 @@
+import type { Measurement } from './measure';
+import type { Scenario, ScenarioName } from './scenarios';
+
+/** One measurement plus the RSS of the server under load, read right after it. */
+export interface RoundMeasurement extends Measurement {
+  rssBytes: number;
+}
+
+export type Round = Record<ScenarioName, RoundMeasurement>;
+
+export interface ScenarioSummary {
+  scenario: Scenario;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Median over rounds of req/s divided by the baseline's req/s in the same round; null for the baseline. */
+  ratioToBaseline: number | null;
+  /** Highest RSS read after a run of this scenario. */
+  rssBytes: number;
+  requestsPerSecondByRound: number[];
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Medians across rounds, because single runs on a shared machine swing. Ratios are taken within
+ * a round first: the baseline ran seconds before, under nearly the same background load.
+ */
+export function summarise(scenarios: Scenario[], rounds: Round[]): ScenarioSummary[] {
+  return scenarios.map((scenario) => {
+    const runs = rounds.map((round) => round[scenario.name]);
+    return {
+      scenario,
+      requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+      p50Ms: median(runs.map((r) => r.p50Ms)),
+      p99Ms: median(runs.map((r) => r.p99Ms)),
+      ratioToBaseline: scenario.name === 'baseline'
+        ? null
+        : median(rounds.map((round) => round[scenario.name].requestsPerSecond / round.baseline.requestsPerSecond)),
+      rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
+      requestsPerSecondByRound: runs.map((r) => r.requestsPerSecond),
+    };
+  });
+}
