@@ -10,6 +10,15 @@ declare module 'autocannon' {
     /** Seconds before a request counts as a timeout. */
     timeout?: number;
     headers?: Record<string, string>;
+    /** Cycled through per connection; setupRequest may rewrite each request before it is sent. */
+    requests?: { setupRequest?: (request: RequestParams) => RequestParams }[];
+  }
+
+  interface RequestParams {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    [key: string]: unknown;
   }
 
   interface Histogram {

@@ -1,8 +1,9 @@
 import { readProcessMemory, type ProcessMemory } from './child-processes';
+import { megabytes } from './format';
 import { measure } from './measure';
 import type { BenchOptions } from './options';
-import { BASELINE_PAGE_PATH, countGrants, probe, probeListPage, scenarios, type Scenario, type ScenarioName } from './scenarios';
-import { startApiServer, startBaselineServer, type RunningServer, type SeedRecord } from './server-process';
+import { BASELINE_PAGE_PATH, countGrants, probe, probeListPage, scenarios, type ListPageFacts, type Scenario, type ScenarioName } from './scenarios';
+import { startApiServer, startBaselineServer, type FirstStart, type RunningServer } from './server-process';
 import { summarise, type Round, type RoundMeasurement, type ScenarioSummary } from './summary';
 
 export interface ScenarioFacts {
@@ -14,7 +15,7 @@ export interface ScenarioFacts {
 export interface CatalogueResult {
   grants: number;
   openGrants: number;
-  seed: SeedRecord | null;
+  firstStart: FirstStart;
   facts: Record<ScenarioName, ScenarioFacts>;
   summaries: ScenarioSummary[];
   apiMemory: { idle: ProcessMemory; afterRuns: ProcessMemory };
@@ -26,17 +27,19 @@ function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+function samePage(a: ListPageFacts, b: ListPageFacts): boolean {
+  return a.total === b.total && a.ids.join() === b.ids.join();
+}
 
 /** Everything for one catalogue size: start both servers, check, warm up, interleaved rounds, stop. */
 export async function benchCatalogue(grants: number, options: BenchOptions, log: (line: string) => void): Promise<CatalogueResult> {
   const startedAt = performance.now();
   log(`\n== ${grants} grants ==`);
-  const { server: api, seed } = await startApiServer(grants, { log });
+  const { server: api, firstStart } = await startApiServer(grants, { log });
   let baseline: RunningServer | undefined;
   try {
     const idle = readProcessMemory(api.child.pid);
-    log(`  API server pid ${api.child.pid} at ${api.baseUrl}, idle RSS ${mb(idle.rssBytes)}`);
+    log(`  API server pid ${api.child.pid} at ${api.baseUrl}, idle RSS ${megabytes(idle.rssBytes)} MB`);
 
     const page = await probe(`${api.baseUrl}${BASELINE_PAGE_PATH}`);
     if (page.status !== 200) throw new Error(`baseline page ${BASELINE_PAGE_PATH}: status ${page.status}`);
@@ -46,18 +49,36 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
     const list = scenarios(todayUtc());
     const serverFor = (scenario: Scenario) => (scenario.name === 'baseline' ? baseline! : api);
     const urlFor = (scenario: Scenario) => `${serverFor(scenario).baseUrl}${scenario.path || '/'}`;
+    // One counter per scenario for the whole bench, so no distinct query is ever sent twice.
+    const apiBasePath = new URL(api.baseUrl).pathname;
+    const nextPathFor = new Map(list.filter((s) => s.distinct).map((s) => {
+      let n = 0;
+      return [s.name, () => `${apiBasePath}${s.path}${s.distinct!.suffix(n++)}`] as const;
+    }));
 
     const facts = {} as Record<ScenarioName, ScenarioFacts>;
     for (const scenario of list) {
-      const probed = await probeListPage(urlFor(scenario));
+      let probed = await probeListPage(urlFor(scenario));
+      const nextPath = nextPathFor.get(scenario.name);
+      if (nextPath) {
+        const origin = new URL(api.baseUrl).origin;
+        const [first, second] = [await probeListPage(`${origin}${nextPath()}`), await probeListPage(`${origin}${nextPath()}`)];
+        const consistent = samePage(first, second) && (!scenario.distinct!.sameAnswerAsRepeated || samePage(first, probed));
+        if (!consistent) throw new Error(`${scenario.name}: the distinct-query parameter changes the answer from one request to the next`);
+        probed = first;
+      }
       facts[scenario.name] = { matches: probed.total, responseBytes: probed.bytes };
-      log(`  ${scenario.name}: ${facts[scenario.name].matches} matches, ${facts[scenario.name].responseBytes} bytes per response`);
+      log(`  ${scenario.name}: ${probed.total} matches, ${probed.bytes} bytes per response`);
     }
     const openGrants = await countGrants(api.baseUrl, '');
 
     const run = async (scenario: Scenario, durationSeconds: number) => {
       try {
-        return await measure(urlFor(scenario), { connections: options.connections, durationSeconds });
+        const measured = await measure(urlFor(scenario), { connections: options.connections, durationSeconds, nextPath: nextPathFor.get(scenario.name) });
+        // The server may still be working through requests autocannon abandoned when it stopped;
+        // one more request returns only after them, so the next run starts on an idle server.
+        await probe(scenario.name === 'baseline' ? `${baseline!.baseUrl}/` : `${api.baseUrl}${BASELINE_PAGE_PATH}`);
+        return measured;
       } catch (error) {
         const output = serverFor(scenario).child.output().slice(-3000);
         throw new Error(`${(error as Error).message}\n--- ${serverFor(scenario).child.label} output (tail) ---\n${output}`);
@@ -77,8 +98,8 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
         const entry: RoundMeasurement = { ...measured, rssBytes: readProcessMemory(serverFor(scenario).child.pid).rssBytes };
         round[scenario.name] = entry;
         log(
-          `  round ${i}/${options.rounds} ${scenario.name.padEnd(8)} ${entry.requestsPerSecond.toFixed(0).padStart(6)} req/s` +
-            `  p50 ${entry.p50Ms.toFixed(2)} ms  p99 ${entry.p99Ms.toFixed(2)} ms  RSS ${mb(entry.rssBytes)}`,
+          `  round ${i}/${options.rounds} ${scenario.name.padEnd(17)} ${entry.requestsPerSecond.toFixed(0).padStart(6)} req/s` +
+            `  p50 ${entry.p50Ms.toFixed(2)} ms  p99 ${entry.p99Ms.toFixed(2)} ms  RSS ${megabytes(entry.rssBytes)} MB`,
         );
       }
       rounds.push(round);
@@ -87,7 +108,7 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
     return {
       grants,
       openGrants,
-      seed,
+      firstStart,
       facts,
       summaries: summarise(list, rounds),
       apiMemory: { idle, afterRuns: readProcessMemory(api.child.pid) },

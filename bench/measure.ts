@@ -11,6 +11,8 @@ export interface Measurement {
 export interface LoadOptions {
   connections: number;
   durationSeconds: number;
+  /** When set, each request's path (and query) comes from here instead of the URL's. */
+  nextPath?: () => string;
 }
 
 // Beyond the run itself: connection setup, the last in-flight responses, autocannon's wrap-up.
@@ -31,11 +33,13 @@ function percentile(sorted: Float64Array, p: number): number {
  */
 export async function measure(url: string, options: LoadOptions): Promise<Measurement> {
   const latencies: number[] = [];
+  const { nextPath } = options;
   const instance = autocannon({
     url,
     connections: options.connections,
     duration: options.durationSeconds,
     timeout: REQUEST_TIMEOUT_SECONDS,
+    requests: nextPath ? [{ setupRequest: (request) => ({ ...request, path: nextPath() }) }] : undefined,
   });
   instance.on('response', (_client, _status, _bytes, responseTimeMs) => {
     latencies.push(responseTimeMs);

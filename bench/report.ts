@@ -1,6 +1,7 @@
 import type { CatalogueResult } from './bench-catalogue';
 import type { MachineInfo } from './machine';
 import type { BenchOptions } from './options';
+import { duration, int, megabytes, ms, percent } from './format';
 import { checkTargets, TARGET_GRANTS } from './targets';
 
 export interface BenchRun {
@@ -10,22 +11,23 @@ export interface BenchRun {
   totalSeconds: number;
 }
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const ms = (n: number) => n.toFixed(2);
-const megabytes = (bytes: number) => (bytes / 1e6).toFixed(0);
-const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
-const duration = (seconds: number) => (seconds < 120 ? `${seconds.toFixed(0)} s` : `${(seconds / 60).toFixed(1)} min`);
-
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-function seedNote(result: CatalogueResult): string {
-  const { seed } = result;
-  if (!seed) return 'The data dir was seeded outside the bench; seeding time unknown.';
-  const when = seed.inThisRun ? 'in this run' : `by an earlier run on ${seed.seededAt.slice(0, 10)}; reused here`;
-  return `First start (seeding, ${when}): ${duration(seed.seconds)} to ready, seeding process peak RSS ${megabytes(seed.peakRssBytes)} MB.`;
+function firstStartNote(result: CatalogueResult): string {
+  const { seed, indexRebuildSeconds } = result.firstStart;
+  const notes: string[] = [];
+  if (!seed) notes.push('The data dir was seeded outside the bench; seeding time unknown.');
+  else {
+    const when = seed.inThisRun ? 'Seeded in this run' : `Seeded by an earlier run (${seed.seededAt.slice(0, 10)}) and reused here`;
+    notes.push(`${when}: the first start took ${duration(seed.seconds)} to ready, seeding process peak RSS ${megabytes(seed.peakRssBytes)} MB.`);
+  }
+  if (indexRebuildSeconds !== null) {
+    notes.push(`The search index was rebuilt from the record store at this run's first start (schema change; ${duration(indexRebuildSeconds)} to ready), then the server restarted.`);
+  }
+  return notes.join(' ');
 }
 
 function catalogueSection(result: CatalogueResult): string {
@@ -38,16 +40,16 @@ function catalogueSection(result: CatalogueResult): string {
     megabytes(s.rssBytes),
     s.requestsPerSecondByRound.map(int).join(' / '),
   ]);
-  const scenarioLines = result.summaries.map((s) => {
-    const facts = result.facts[s.scenario.name];
-    const request = s.scenario.name === 'baseline' ? 'any path' : `\`GET ${s.scenario.path}\``;
-    const matches = s.scenario.name === 'baseline' ? '' : `, ${int(facts.matches)} matching grants`;
-    return `- **${s.scenario.name}**: ${s.scenario.label}; ${request}${matches}; ${int(facts.responseBytes)} bytes per response.`;
+  const scenarioLines = result.summaries.map(({ scenario }) => {
+    const facts = result.facts[scenario.name];
+    if (scenario.family === 'baseline') return `- **${scenario.name}**: ${scenario.label}; any path; ${int(facts.responseBytes)} bytes per response.`;
+    const request = scenario.distinct ? `as above plus ${scenario.distinct.description}` : `\`GET ${scenario.path}\``;
+    return `- **${scenario.name}**: ${scenario.label}; ${request}; ${int(facts.matches)} matching grants; ${int(facts.responseBytes)} bytes per response.`;
   });
   return [
     `## ${int(result.grants)} grants`,
     '',
-    `${int(result.grants)} grants in the catalogue, ${int(result.openGrants)} of them open (the default listing). ${seedNote(result)}`,
+    `${int(result.grants)} grants in the catalogue, ${int(result.openGrants)} of them open (the default listing). ${firstStartNote(result)}`,
     '',
     table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'vs bare node:http', 'RSS MB', 'req/s per round'], rows),
     '',
@@ -94,23 +96,29 @@ How:
 
 - Each catalogue size gets its own server, \`node --import tsx bin/local.ts --data-dir bench/.data/grants-<N> --grants <N>\`,
   started as a child of the bench so its pid is the serving process. A data dir is seeded on first
-  start and reused afterwards; a start that had to seed is timed, then the server is restarted, so
-  the measured process carries no seeding heap.
+  start and reused afterwards; a start that had to seed (or rebuild the search index) is timed,
+  then the server is restarted, so the measured process carries no heap from that work.
 - Load comes from autocannon's programmatic API in the bench process: ${options.connections} connections, closed loop,
   ${options.durationSeconds} s per measurement, after ${options.warmupSeconds} s of unrecorded warm-up per scenario. Measurements are
-  interleaved (baseline, filtered, search) for ${options.rounds} rounds. Every run must be all 200s with no
-  errors or timeouts, or the bench fails.
+  interleaved (each round runs every scenario once, in table order) for ${options.rounds} rounds. Every run must be
+  all 200s with no errors or timeouts, or the bench fails.
+- The filtered list and the keyword search each run twice: the same URL on every request, as a
+  client polling one query would send, and a "distinct" variant where every request carries a
+  parameter that makes its query unique without changing the query plan (the bench checks that
+  every request gets the same total and page; see the scenario notes for what it filters). A result cache in the index answers the repeated URL from memory after its first
+  request (the code measured here has one); the distinct variant measures the query itself.
 - req/s is autocannon's mean of per-second samples, median across rounds. p50/p99 are per-response
   latencies seen by the client, median across rounds. "vs bare node:http" is the median across rounds
-  of scenario req/s divided by baseline req/s of the same round. RSS is the server's VmRSS right after
-  a run (highest over rounds); the peak is VmHWM over the server's life.
+  of scenario req/s divided by baseline req/s of the same round. RSS is the VmRSS of the process that
+  served the scenario (the bare server for the baseline row) right after a run, highest over rounds;
+  the API server's peak is its VmHWM over its life.
 - The load generator shares the ${machine.cpus} CPUs with the server, so absolute req/s understate what the
   server would do alone; the ratio to the baseline, which pays the same tax, is the figure that
   carries across machines.
 
 Machine: \`nproc\` ${machine.cpus} (${machine.cpuModel}), ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM, Node ${machine.node}, shared
 (load average ${load} at start). Run ${machine.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${flags}\`;
-the whole run took ${duration(run.totalSeconds)}.
+the whole run took ${duration(run.totalSeconds)}. Code measured: ${machine.code}.
 
 ${renderSummary(run)}
 

@@ -1,30 +1,78 @@
 /** The requests the bench measures. */
 
-export type ScenarioName = 'baseline' | 'filtered' | 'search';
+export type ScenarioName = 'baseline' | 'filtered' | 'filtered-distinct' | 'search' | 'search-distinct';
 
 export interface Scenario {
   name: ScenarioName;
+  /** Which of the issue's targets the scenario is held to. */
+  family: 'baseline' | 'filtered' | 'search';
   label: string;
   /** Path and query under the server's base URL (empty for the baseline, which serves any path). */
   path: string;
+  /**
+   * For the "distinct" variants: a parameter that makes request n's query unique, so a result
+   * cache in the server cannot answer it, while every n gets the same answer (the bench checks:
+   * same total, same page) from the same query plan.
+   */
+  distinct?: {
+    suffix: (n: number) => string;
+    description: string;
+    /** Whether the answer also equals the repeated-URL scenario's; false when the parameter filters a little. */
+    sameAnswerAsRepeated: boolean;
+  };
 }
 
 /**
- * Two words that occur across several topics of the synthetic catalogue (rural populations,
- * health programmes), so the query matches a sizeable share of grants and BM25 ranks many rows:
- * the expensive end of keyword search, not a needle.
+ * A two-word query a user would type that occurs across several topics of the synthetic
+ * catalogue (community health workers, community health centres, community-based programmes), so
+ * it matches about 8% of grants and BM25 ranks hundreds to thousands of rows: the costly end of
+ * keyword search rather than a needle.
  */
-export const SEARCH_TEXT = 'rural health';
+export const SEARCH_TEXT = 'community health';
+
+const DAY_MS = 86_400_000;
+/** A century of days: more distinct queries than any result cache the index might keep. */
+const DISTINCT_DAYS = 36_500;
+
+function nthDay(firstDay: string, n: number): string {
+  return new Date(Date.parse(`${firstDay}T00:00:00Z`) + (n % DISTINCT_DAYS) * DAY_MS).toISOString().slice(0, 10);
+}
 
 export function scenarios(todayUtc: string): Scenario[] {
+  const filtered = `/grants-api?states=CA,NY&include_national=true&deadline_after=${todayUtc}&sort_by=deadline_date&order=asc`;
+  const search = `/grants-api?search=${encodeURIComponent(SEARCH_TEXT)}`;
   return [
-    { name: 'baseline', label: 'bare node:http, fixed 20-record page', path: '' },
+    { name: 'baseline', family: 'baseline', label: 'bare node:http, fixed 20-record page', path: '' },
+    { name: 'filtered', family: 'filtered', label: 'filtered list (CA/NY + national, open deadlines, by deadline), same URL every request', path: filtered },
     {
-      name: 'filtered',
-      label: 'filtered list (CA/NY + national, open deadlines, by deadline)',
-      path: `/grants-api?states=CA,NY&include_national=true&deadline_after=${todayUtc}&sort_by=deadline_date&order=asc`,
+      name: 'filtered-distinct',
+      family: 'filtered',
+      label: 'the same filtered list, every request a distinct query',
+      path: filtered,
+      // Deadlines in the catalogue lie within a few years of today, so any bound after 2100 is a
+      // no-op, and the planner still walks the same (awarded, deadline_date) index range.
+      distinct: {
+        suffix: (n) => `&deadline_before=${nthDay('2100-01-01', n)}`,
+        description: '`&deadline_before=` a different day after 2100 per request (no-op)',
+        sameAnswerAsRepeated: true,
+      },
     },
-    { name: 'search', label: `keyword search "${SEARCH_TEXT}"`, path: `/grants-api?search=${encodeURIComponent(SEARCH_TEXT)}` },
+    { name: 'search', family: 'search', label: `keyword search "${SEARCH_TEXT}", same URL every request`, path: search },
+    {
+      name: 'search-distinct',
+      family: 'search',
+      label: `the same keyword search, every request a distinct query`,
+      path: search,
+      // Not posted_after or a deadline bound: with those the planner drives the query from a
+      // grant_rows index and runs the FTS match per row, a different and far slower plan. A
+      // min_amount under $1 keeps the FTS-driven plan; it drops the grants with no stated maximum
+      // (every stated amount is in whole dollars, at least $5,000) and nothing else.
+      distinct: {
+        suffix: (n) => `&min_amount=${((n % 999_999) + 1) / 1e6}`,
+        description: '`&min_amount=` a different amount under $1 per request (drops grants with no stated maximum)',
+        sameAnswerAsRepeated: false,
+      },
+    },
   ];
 }
 
@@ -44,15 +92,22 @@ export async function probe(url: string): Promise<ProbedResponse> {
 }
 
 /** One request before any load: it must be a 200 list page with results, or the bench stops. */
-export async function probeListPage(url: string): Promise<{ total: number; returned: number; bytes: number }> {
+export interface ListPageFacts {
+  total: number;
+  /** The page's record ids, in order. */
+  ids: string[];
+  bytes: number;
+}
+
+export async function probeListPage(url: string): Promise<ListPageFacts> {
   const { status, body } = await probe(url);
   if (status !== 200) throw new Error(`${url}: status ${status}: ${body.toString('utf8').slice(0, 500)}`);
-  const page = JSON.parse(body.toString('utf8')) as { pagination?: { total?: number; returned?: number } };
+  const page = JSON.parse(body.toString('utf8')) as { pagination?: { total?: number }; results?: { id: string }[] };
   const total = page.pagination?.total;
-  const returned = page.pagination?.returned ?? 0;
+  const ids = (page.results ?? []).map((record) => record.id);
   if (total === undefined) throw new Error(`${url}: no pagination.total in the response`);
-  if (returned === 0) throw new Error(`${url}: no results (total ${total}); the scenario would measure an empty page`);
-  return { total, returned, bytes: body.length };
+  if (ids.length === 0) throw new Error(`${url}: no results (total ${total}); the scenario would measure an empty page`);
+  return { total, ids, bytes: body.length };
 }
 
 export async function countGrants(baseUrl: string, query: string): Promise<number> {

@@ -1,5 +1,5 @@
 import type { CatalogueResult } from './bench-catalogue';
-import type { ScenarioName } from './scenarios';
+import { megabytes, percent } from './format';
 
 /** The catalogue size the performance targets are set for. */
 export const TARGET_GRANTS = 100_000;
@@ -12,35 +12,25 @@ export interface TargetCheck {
 
 const MAX_P99_MS = 25;
 const MAX_RSS_BYTES = 1e9;
-const MIN_RATIO: Partial<Record<ScenarioName, number>> = { filtered: 0.05, search: 0.03 };
+const MIN_RATIO: Record<'filtered' | 'search', number> = { filtered: 0.05, search: 0.03 };
 
-const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
-
-/** The issue's targets for 100,000 grants, at 10 connections. */
+/**
+ * The issue's targets for 100,000 grants, at 10 connections. Each holds for both variants of a
+ * scenario: the repeated URL (which a server-side result cache can answer) and distinct queries
+ * (which it cannot).
+ */
 export function checkTargets(result: CatalogueResult): TargetCheck[] {
+  const measured = result.summaries.filter((s) => s.scenario.family !== 'baseline');
   const checks: TargetCheck[] = [];
-  for (const summary of result.summaries) {
-    const minRatio = MIN_RATIO[summary.scenario.name];
-    if (minRatio === undefined || summary.ratioToBaseline === null) continue;
-    checks.push({
-      target: `${summary.scenario.name}: req/s >= ${percent(minRatio)} of bare node:http`,
-      measured: percent(summary.ratioToBaseline),
-      pass: summary.ratioToBaseline >= minRatio,
-    });
+  for (const summary of measured) {
+    const minRatio = MIN_RATIO[summary.scenario.family as 'filtered' | 'search'];
+    const ratio = summary.ratioToBaseline ?? Number.NaN;
+    checks.push({ target: `${summary.scenario.name}: req/s >= ${percent(minRatio)} of bare node:http`, measured: percent(ratio), pass: ratio >= minRatio });
   }
-  for (const summary of result.summaries) {
-    if (summary.scenario.name === 'baseline') continue;
-    checks.push({
-      target: `${summary.scenario.name}: p99 < ${MAX_P99_MS} ms`,
-      measured: `${summary.p99Ms.toFixed(1)} ms`,
-      pass: summary.p99Ms < MAX_P99_MS,
-    });
+  for (const summary of measured) {
+    checks.push({ target: `${summary.scenario.name}: p99 < ${MAX_P99_MS} ms`, measured: `${summary.p99Ms.toFixed(1)} ms`, pass: summary.p99Ms < MAX_P99_MS });
   }
   const peak = result.apiMemory.afterRuns.peakRssBytes;
-  checks.push({
-    target: `API server RSS < ${MAX_RSS_BYTES / 1e9} GB (peak, VmHWM)`,
-    measured: `${(peak / 1e6).toFixed(0)} MB`,
-    pass: peak < MAX_RSS_BYTES,
-  });
+  checks.push({ target: `API server RSS < ${MAX_RSS_BYTES / 1e9} GB (peak, VmHWM)`, measured: `${megabytes(peak)} MB`, pass: peak < MAX_RSS_BYTES });
   return checks;
 }

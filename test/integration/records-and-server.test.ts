@@ -65,6 +65,27 @@ describe('single records over HTTP', () => {
     expect(((await post.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
   });
 
+  it('a write reaches the list, its count and get-by-id at once (local change feed, caches invalidated)', async () => {
+    const query = '/grants-api?search=lighthouse%20restoration&states=ME&count_only=true';
+    expect((await api.get(query)).body.pagination.total).toBe(0);
+    const { body: listed } = await api.get('/grants-api?limit=1');
+    const fresh = {
+      ...listed.results[0],
+      id: '7d1c2a3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+      title: 'Historic Lighthouse Restoration Grants',
+      description: 'Restoration of historic lighthouses on the coast of Maine.',
+      states: ['ME'],
+      geography: 'Maine',
+    };
+    await api.stack.services.store.put('grant', [fresh]);
+    expect((await api.get(query)).body.pagination.total).toBe(1);
+    const byId = await api.get(`/grants-api/${fresh.id}`);
+    expect(byId.status).toBe(200);
+    expect(byId.body.title).toBe(fresh.title);
+    await api.stack.services.store.put('grant', [{ ...fresh, title: 'Coastal Heritage Grants', description: 'Heritage.' }]);
+    expect((await api.get(query)).body.pagination.total).toBe(0);
+  });
+
   it('serves the OpenAPI document', async () => {
     const res = await api.get('/openapi.json');
     expect(res.status).toBe(200);

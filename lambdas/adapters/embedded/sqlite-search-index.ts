@@ -4,6 +4,7 @@ import type { ListQuery, OpportunityFilters, SortField } from '../../core/query/
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import { keywordTerms } from '../../core/text';
 import type { IndexPage, SearchIndex } from '../../ports/search-index';
+import { QueryCache } from './query-cache';
 
 /**
  * The embedded search index: SQLite with FTS5 (BM25, title weighted above description) for local
@@ -11,10 +12,11 @@ import type { IndexPage, SearchIndex } from '../../ports/search-index';
  * public JSON, and a contentless FTS table sharing their rowid.
  */
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 const TEXT_WEIGHTS = { title: 3.0, body: 1.0 } as const;
 
 type Sql = { where: string[]; params: unknown[] };
+type QueryPlan = { from: string; where: string; params: unknown[]; key: string };
 
 const STATE_BIT: ReadonlyMap<string, number> = new Map(US_STATE_CODES.map((code, i) => [code, i]));
 
@@ -53,7 +55,7 @@ function opportunityDdl(kind: 'grant' | 'contract'): string[] {
     `CREATE INDEX ${t}_title ON ${t}(title COLLATE NOCASE, id)`,
     // The default listing (open, newest first) and the deadline-window listing walk these in order.
     `CREATE INDEX ${t}_open_created ON ${t}(awarded, created_at, id)`,
-    `CREATE INDEX ${t}_open_deadline ON ${t}(awarded, deadline_date, national, states_lo, states_hi)`,
+    `CREATE INDEX ${t}_open_deadline ON ${t}(awarded, deadline_date, id, national, states_lo, states_hi)`,
   ];
   for (const col of NULLABLE_SORT_COLUMNS) {
     ddl.push(`CREATE INDEX ${t}_${col} ON ${t}(${col}, id)`);
@@ -168,6 +170,15 @@ function filterSql(f: OpportunityFilters, today: string, sql: Sql): void {
   }
 }
 
+/** Whether the filters already drop records whose sort column is null (so no nulls-last key is needed). */
+function excludesNulls(column: string, f: OpportunityFilters | null): boolean {
+  if (!f) return false;
+  if (column === 'deadline_date') return f.deadlineAfter !== undefined || f.deadlineBefore !== undefined;
+  if (column === 'amount_max') return f.minAmount !== undefined;
+  if (column === 'amount_min') return f.maxAmount !== undefined;
+  return false;
+}
+
 function orderSql(kind: ResourceKind, query: ListQuery): string {
   const { field, order } = query.sort;
   if (field === 'relevance') {
@@ -179,7 +190,9 @@ function orderSql(kind: ResourceKind, query: ListQuery): string {
   // SQLite sorts nulls first ascending and last descending; ascending needs them moved last.
   if (order === 'desc') return `r.${column} DESC, r.id DESC`;
   const bare = column.split(' ')[0];
-  return NULLABLE_SORT_COLUMNS.has(bare!) ? `(r.${bare} IS NULL), r.${column} ASC, r.id ASC` : `r.${column} ASC, r.id ASC`;
+  // Without the extra key the planner can walk an index in order and stop after one page.
+  const nullsPossible = NULLABLE_SORT_COLUMNS.has(bare!) && !excludesNulls(bare!, query.filters);
+  return nullsPossible ? `(r.${bare} IS NULL), r.${column} ASC, r.id ASC` : `r.${column} ASC, r.id ASC`;
 }
 
 export interface SqliteSearchIndexOptions {
@@ -190,6 +203,10 @@ export interface SqliteSearchIndexOptions {
 export class SqliteSearchIndex implements SearchIndex {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly counts = new QueryCache<number>(1000);
+  private readonly pages = new QueryCache<number[]>(1000);
+  // Ranked lists hold every match (up to 4 bytes a record), so far fewer of them are kept.
+  private readonly rankings = new QueryCache<Int32Array>(64);
   /** True when the index was just (re)created empty and must be filled from the record store. */
   wasCreated = false;
 
@@ -225,24 +242,82 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }): Promise<IndexPage<K>> {
+    const plan = this.plan(kind, query);
+    if (!plan) return { total: 0, results: [] };
+    const order = orderSql(kind, query);
+    if (query.sort.field === 'relevance' && !query.countOnly) {
+      const ranked = this.rankedMatches(plan, order);
+      return { total: ranked.length, results: this.readDocs(kind, ranked.subarray(query.offset, query.offset + query.limit)) };
+    }
+    const total = this.countMatches(plan);
+    if (query.countOnly || total <= query.offset) return { total, results: [] };
+    return { total, results: this.readDocs(kind, this.pageOfMatches(plan, order, query.limit, query.offset)) };
+  }
+
+  /** The FROM and WHERE of a query, or null when its search text has no word to match. */
+  private plan(kind: ResourceKind, query: ListQuery): QueryPlan | null {
     const sql: Sql = { where: [], params: [] };
     let from = `${kind}_rows r`;
     if (query.search) {
       if (query.search.mode !== 'keyword') throw new Error(`search mode ${query.search.mode} is not supported by this index`);
       const terms = keywordTerms(query.search.text);
-      if (terms.length === 0) return { total: 0, results: [] };
-      from = `${kind}_fts JOIN ${kind}_rows r ON r.rowid = ${kind}_fts.rowid`;
+      if (terms.length === 0) return null;
+      // CROSS JOIN keeps the text match as the outer loop; otherwise SQLite may walk a sort or
+      // date index and run the match row by row.
+      from = `${kind}_fts CROSS JOIN ${kind}_rows r ON r.rowid = ${kind}_fts.rowid`;
       sql.where.push(`${kind}_fts MATCH ?`);
       sql.params.push(terms.map((t) => `"${t}"`).join(' '));
     }
     if (query.filters) filterSql(query.filters, query.today, sql);
     const where = sql.where.length > 0 ? `WHERE ${sql.where.join(' AND ')}` : '';
-    const total = (this.statement(`SELECT count(*) AS n FROM ${from} ${where}`).get(...sql.params) as { n: number }).n;
-    if (query.countOnly || total <= query.offset) return { total, results: [] };
-    const page = this.statement(
-      `SELECT d.doc FROM ${from} JOIN ${kind}_docs d ON d.rowid = r.rowid ${where} ORDER BY ${orderSql(kind, query)} LIMIT ? OFFSET ?`,
-    ).all(...sql.params, query.limit, query.offset) as { doc: string }[];
-    return { total, results: page.map((row) => JSON.parse(row.doc) as RecordByKind[K]) };
+    return { from, where, params: sql.params, key: JSON.stringify([from, where, sql.params]) };
+  }
+
+  private countMatches(plan: QueryPlan): number {
+    let total = this.counts.get(plan.key);
+    if (total === undefined) {
+      total = this.statement(`SELECT count(*) FROM ${plan.from} ${plan.where}`).pluck().get(...plan.params) as number;
+      this.counts.set(plan.key, total);
+    }
+    return total;
+  }
+
+  /**
+   * Rowids of one page. Rows are ordered and cut before any document is read: sorting rows that
+   * carry their JSON would drag every match's document through the sorter.
+   */
+  private pageOfMatches(plan: QueryPlan, order: string, limit: number, offset: number): number[] {
+    const key = JSON.stringify([plan.key, order, limit, offset]);
+    let rowids = this.pages.get(key);
+    if (rowids === undefined) {
+      rowids = this.statement(`SELECT r.rowid FROM ${plan.from} ${plan.where} ORDER BY ${order} LIMIT ? OFFSET ?`)
+        .pluck()
+        .all(...plan.params, limit, offset) as number[];
+      this.pages.set(key, rowids);
+    }
+    return rowids;
+  }
+
+  /**
+   * Every match of a search in relevance order. BM25 must score every match anyway to find the
+   * best 20, so one pass yields the total too, and later pages of the same search are slices.
+   */
+  private rankedMatches(plan: QueryPlan, order: string): Int32Array {
+    const key = JSON.stringify([plan.key, order]);
+    let ranked = this.rankings.get(key);
+    if (ranked === undefined) {
+      ranked = Int32Array.from(
+        this.statement(`SELECT r.rowid FROM ${plan.from} ${plan.where} ORDER BY ${order}`).pluck().all(...plan.params) as number[],
+      );
+      this.rankings.set(key, ranked);
+      this.counts.set(plan.key, ranked.length);
+    }
+    return ranked;
+  }
+
+  private readDocs<K extends ResourceKind>(kind: K, rowids: ArrayLike<number>): RecordByKind[K][] {
+    const readDoc = this.statement(`SELECT doc FROM ${kind}_docs WHERE rowid = ?`).pluck();
+    return Array.from(rowids, (rowid) => JSON.parse(readDoc.get(rowid) as string) as RecordByKind[K]);
   }
 
   async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void> {
@@ -257,6 +332,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const putDoc = this.statement(`INSERT OR REPLACE INTO ${kind}_docs (rowid, doc) VALUES (?, ?)`);
     const dropText = this.statement(`DELETE FROM ${kind}_fts WHERE rowid = ?`);
     const putText = this.statement(`INSERT INTO ${kind}_fts (rowid, title, body) VALUES (?, ?, ?)`);
+    this.invalidateCaches();
     this.db.transaction(() => {
       for (const record of records as readonly AnyRecord[]) {
         const row = kind === 'funder'
@@ -273,6 +349,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   async remove(kind: ResourceKind, ids: readonly string[]): Promise<void> {
     const find = this.statement(`SELECT rowid FROM ${kind}_rows WHERE id = ?`);
+    this.invalidateCaches();
     this.db.transaction(() => {
       for (const id of ids) {
         const row = find.get(id) as { rowid: number } | undefined;
@@ -280,6 +357,12 @@ export class SqliteSearchIndex implements SearchIndex {
         for (const table of ['rows', 'docs', 'fts']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
       }
     })();
+  }
+
+  private invalidateCaches(): void {
+    this.counts.clear();
+    this.pages.clear();
+    this.rankings.clear();
   }
 
   close(): void {

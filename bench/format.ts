@@ -1,0 +1,9 @@
+/** Number formats shared by the console log and the markdown report. */
+
+export const int = (n: number) => Math.round(n).toLocaleString('en-US');
+export const ms = (n: number) => n.toFixed(2);
+/** Decimal megabytes, as the 1 GB target is stated. */
+export const megabytes = (bytes: number) => (bytes / 1e6).toFixed(0);
+// Two decimals below 1%: the 100,000-grant ratios are that small, and 0.1% would hide a 2x difference.
+export const percent = (ratio: number) => `${(ratio * 100).toFixed(ratio < 0.01 ? 2 : 1)}%`;
+export const duration = (seconds: number) => (seconds < 120 ? `${seconds.toFixed(0)} s` : `${(seconds / 60).toFixed(1)} min`);
