@@ -67,5 +67,7 @@ export function statesMentionedIn(text: string): StateCode[] {
 export function geographyLevelOf(states: readonly string[], geography: string | null): GeographyLevel {
   const text = (geography ?? '').toLowerCase();
   if (states.length === 0) return /international|foreign|overseas|worldwide/.test(text) ? 'international' : 'national';
-  return /^local\b|county|city of|,/.test(text) ? 'local' : 'state';
+  // "Austin, TX" names a place; "Multi-state: CA, NV" lists states, so a comma counts only for one state.
+  const place = /^local\b|\bcounty\b|\bcity of\b/.test(text) || (states.length === 1 && text.includes(','));
+  return place ? 'local' : 'state';
 }

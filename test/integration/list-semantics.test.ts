@@ -63,6 +63,8 @@ const GRANT_FILTERS: Record<string, string>[] = [
   { states: 'WY', include_national: 'true', status: 'open' },
   { geography: 'national' },
   { geography: 'international' },
+  { geography: 'state' },
+  { geography: 'local' },
   { geography: 'Texas' },
   { deadline_after: '__today__' },
   { deadline_before: '__today__', opportunity_type: 'all' },
@@ -136,6 +138,13 @@ describe('sorting', () => {
     expect(res.body.meta.sort_by).toBe(field);
     expect(res.body.meta.order).toBe(order);
     expect(res.body.results.map((r: Grant) => r.id)).toEqual(expectedIds(grants, params).slice(37, 137));
+  });
+
+  it.each(fields.flatMap((f) => [[f, 'asc'], [f, 'desc']] as const))('contracts by %s %s', async (field, order) => {
+    const params = { sort_by: field, order, opportunity_type: 'all' };
+    const res = await api.get(`/contracts-api?${new URLSearchParams({ ...params, limit: '100', offset: '11' })}`);
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: Contract) => r.id)).toEqual(expectedIds(contracts, params).slice(11, 111));
   });
 
   it('order defaults to desc and nulls sort last both ways', async () => {

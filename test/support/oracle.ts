@@ -39,6 +39,9 @@ export function matches(record: Opportunity, params: Record<string, string>, tod
     const text = (record.geography ?? '').toLowerCase();
     if (g === 'national' && !(record.states.length === 0 && !text.includes('international'))) return false;
     if (g === 'international' && !(record.states.length === 0 && text.includes('international'))) return false;
+    const local = text.startsWith('local:');
+    if (g === 'local' && !(record.states.length > 0 && local)) return false;
+    if (g === 'state' && !(record.states.length > 0 && !local)) return false;
     if (GEO_STATES[g] && !(record.states as string[]).includes(GEO_STATES[g]!)) return false;
   }
   if (params.deadline_after && !(record.deadline_date !== null && record.deadline_date > params.deadline_after)) return false;

@@ -27,6 +27,8 @@ describe('geographyLevelOf', () => {
     expect(geographyLevelOf([], 'International')).toBe('international');
     expect(geographyLevelOf(['CA'], 'California')).toBe('state');
     expect(geographyLevelOf(['TX'], 'Local: Austin, TX')).toBe('local');
+    expect(geographyLevelOf(['OH'], 'Columbus, OH')).toBe('local');
+    expect(geographyLevelOf(['CA', 'NV'], 'Multi-state: CA, NV')).toBe('state');
   });
 });
 

@@ -12,11 +12,12 @@ import { QueryCache } from './query-cache';
  * public JSON, and a contentless FTS table sharing their rowid.
  */
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 const TEXT_WEIGHTS = { title: 3.0, body: 1.0 } as const;
 
 type Sql = { where: string[]; params: unknown[] };
-type QueryPlan = { from: string; where: string; params: unknown[]; key: string };
+/** A query's parts: the FTS5 expression (searches only) and the filter conditions on the row table `r`. */
+type QueryPlan = { kind: ResourceKind; match: string | null; filters: Sql; key: string };
 
 const STATE_BIT: ReadonlyMap<string, number> = new Map(US_STATE_CODES.map((code, i) => [code, i]));
 
@@ -181,10 +182,8 @@ function excludesNulls(column: string, f: OpportunityFilters | null): boolean {
 
 function orderSql(kind: ResourceKind, query: ListQuery): string {
   const { field, order } = query.sort;
-  if (field === 'relevance') {
-    const rank = `bm25(${kind}_fts, ${TEXT_WEIGHTS.title}, ${TEXT_WEIGHTS.body})`;
-    return order === 'desc' ? `${rank} ASC, r.id ASC` : `${rank} DESC, r.id DESC`;
-  }
+  // The score comes from rankedMatches' subquery; BM25 is lower for better matches.
+  if (field === 'relevance') return order === 'desc' ? 'f.score ASC, r.id ASC' : 'f.score DESC, r.id DESC';
   const column = SORT_COLUMNS[kind][field];
   if (!column) throw new Error(`no sort column for ${kind}.${field}`);
   // SQLite sorts nulls first ascending and last descending; ascending needs them moved last.
@@ -254,29 +253,40 @@ export class SqliteSearchIndex implements SearchIndex {
     return { total, results: this.readDocs(kind, this.pageOfMatches(plan, order, query.limit, query.offset)) };
   }
 
-  /** The FROM and WHERE of a query, or null when its search text has no word to match. */
+  /** The parts of a query, or null when its search text has no word to match. */
   private plan(kind: ResourceKind, query: ListQuery): QueryPlan | null {
-    const sql: Sql = { where: [], params: [] };
-    let from = `${kind}_rows r`;
+    let match: string | null = null;
     if (query.search) {
       if (query.search.mode !== 'keyword') throw new Error(`search mode ${query.search.mode} is not supported by this index`);
       const terms = keywordTerms(query.search.text);
       if (terms.length === 0) return null;
+      match = terms.map((t) => `"${t}"`).join(' ');
+    }
+    const filters: Sql = { where: [], params: [] };
+    if (query.filters) filterSql(query.filters, query.today, filters);
+    return { kind, match, filters, key: JSON.stringify([kind, match, filters]) };
+  }
+
+  /** FROM ... WHERE ... over the row table, joined to the text match when there is one. */
+  private matching(plan: QueryPlan): { sql: string; params: unknown[] } {
+    const where = [...plan.filters.where];
+    const params = [...plan.filters.params];
+    let from = `${plan.kind}_rows r`;
+    if (plan.match !== null) {
       // CROSS JOIN keeps the text match as the outer loop; otherwise SQLite may walk a sort or
       // date index and run the match row by row.
-      from = `${kind}_fts CROSS JOIN ${kind}_rows r ON r.rowid = ${kind}_fts.rowid`;
-      sql.where.push(`${kind}_fts MATCH ?`);
-      sql.params.push(terms.map((t) => `"${t}"`).join(' '));
+      from = `${plan.kind}_fts CROSS JOIN ${plan.kind}_rows r ON r.rowid = ${plan.kind}_fts.rowid`;
+      where.unshift(`${plan.kind}_fts MATCH ?`);
+      params.unshift(plan.match);
     }
-    if (query.filters) filterSql(query.filters, query.today, sql);
-    const where = sql.where.length > 0 ? `WHERE ${sql.where.join(' AND ')}` : '';
-    return { from, where, params: sql.params, key: JSON.stringify([from, where, sql.params]) };
+    return { sql: `FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`, params };
   }
 
   private countMatches(plan: QueryPlan): number {
     let total = this.counts.get(plan.key);
     if (total === undefined) {
-      total = this.statement(`SELECT count(*) FROM ${plan.from} ${plan.where}`).pluck().get(...plan.params) as number;
+      const { sql, params } = this.matching(plan);
+      total = this.statement(`SELECT count(*) ${sql}`).pluck().get(...params) as number;
       this.counts.set(plan.key, total);
     }
     return total;
@@ -290,9 +300,8 @@ export class SqliteSearchIndex implements SearchIndex {
     const key = JSON.stringify([plan.key, order, limit, offset]);
     let rowids = this.pages.get(key);
     if (rowids === undefined) {
-      rowids = this.statement(`SELECT r.rowid FROM ${plan.from} ${plan.where} ORDER BY ${order} LIMIT ? OFFSET ?`)
-        .pluck()
-        .all(...plan.params, limit, offset) as number[];
+      const { sql, params } = this.matching(plan);
+      rowids = this.statement(`SELECT r.rowid ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).pluck().all(...params, limit, offset) as number[];
       this.pages.set(key, rowids);
     }
     return rowids;
@@ -301,14 +310,20 @@ export class SqliteSearchIndex implements SearchIndex {
   /**
    * Every match of a search in relevance order. BM25 must score every match anyway to find the
    * best 20, so one pass yields the total too, and later pages of the same search are slices.
+   * Scoring inside a subquery over the FTS table alone is about a third faster than scoring
+   * rows of the join.
    */
   private rankedMatches(plan: QueryPlan, order: string): Int32Array {
     const key = JSON.stringify([plan.key, order]);
     let ranked = this.rankings.get(key);
     if (ranked === undefined) {
-      ranked = Int32Array.from(
-        this.statement(`SELECT r.rowid FROM ${plan.from} ${plan.where} ORDER BY ${order}`).pluck().all(...plan.params) as number[],
-      );
+      const { kind, filters } = plan;
+      const scored = `(SELECT rowid, bm25(${kind}_fts, ${TEXT_WEIGHTS.title}, ${TEXT_WEIGHTS.body}) AS score FROM ${kind}_fts WHERE ${kind}_fts MATCH ?) f`;
+      const where = filters.where.length > 0 ? `WHERE ${filters.where.join(' AND ')}` : '';
+      const rowids = this.statement(`SELECT r.rowid FROM ${scored} CROSS JOIN ${kind}_rows r ON r.rowid = f.rowid ${where} ORDER BY ${order}`)
+        .pluck()
+        .all(plan.match, ...filters.params) as number[];
+      ranked = Int32Array.from(rowids);
       this.rankings.set(key, ranked);
       this.counts.set(plan.key, ranked.length);
     }
