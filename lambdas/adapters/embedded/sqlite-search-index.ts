@@ -34,9 +34,12 @@ function stateMasks(states: readonly string[]): [number, number] {
   return [lo >>> 0, hi >>> 0];
 }
 
+const OPPORTUNITY_SORT_COLUMNS: Partial<Record<SortField, string>> = {
+  created_at: 'created_at', deadline_date: 'deadline_date', amount_min: 'amount_min', amount_max: 'amount_max', title: 'title COLLATE NOCASE',
+};
 const SORT_COLUMNS: Record<ResourceKind, Partial<Record<SortField, string>>> = {
-  grant: { created_at: 'created_at', deadline_date: 'deadline_date', amount_min: 'amount_min', amount_max: 'amount_max', title: 'title COLLATE NOCASE' },
-  contract: { created_at: 'created_at', deadline_date: 'deadline_date', amount_min: 'amount_min', amount_max: 'amount_max', title: 'title COLLATE NOCASE' },
+  grant: OPPORTUNITY_SORT_COLUMNS,
+  contract: OPPORTUNITY_SORT_COLUMNS,
   funder: { name: 'name COLLATE NOCASE', created_at: 'created_at' },
 };
 // Columns that can be null get a (col IS NULL, col, id) index so "nulls last" in ascending order is an index walk.
