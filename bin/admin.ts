@@ -16,13 +16,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.local', import.meta.url));
 
 async function withLocalStack<T>(dataDir: string, run: (stack: Awaited<ReturnType<typeof startEmbeddedStack>>) => Promise<T>): Promise<T> {
-  let stack;
-  try {
-    stack = await startEmbeddedStack({ dataDir, seed: false, onProgress: (m) => console.error(m) });
-  } catch (error) {
-    if (/lock/i.test(String(error))) throw new Error(`${dataDir} is in use: stop \`npm start\` first`);
-    throw error;
-  }
+  const stack = await startEmbeddedStack({ dataDir, seed: false, onProgress: (m) => console.error(m) });
   try {
     return await run(stack);
   } finally {

@@ -1,14 +1,20 @@
 // `npm start`: the whole API on this machine, on the embedded stack (dynalite + SQLite FTS5).
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { localRoutes } from '../local/api-routes';
+import { claimDataDir } from '../local/data-dir-lock';
 import { startEmbeddedStack } from '../local/embedded-stack';
 import { createApiServer, listen } from '../local/http-server';
 
 // The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
 // (what Lambda runs) is for whoever upgrades the SDK, not for every local start.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+function fail(message: string): never {
+  console.error(`npm start: ${message}`);
+  process.exit(1);
+}
 
 const { values: flags } = parseArgs({
   options: {
@@ -20,31 +26,37 @@ const { values: flags } = parseArgs({
 });
 
 const dataDir = flags['data-dir']!;
-if (flags.reset) {
-  rmSync(dataDir, { recursive: true, force: true });
-  console.log(`reset: removed ${dataDir}`);
-}
-
 const grants = flags.grants === undefined ? undefined : Number(flags.grants);
-if (grants !== undefined && !(Number.isInteger(grants) && grants >= 1)) {
-  console.error('--grants must be a positive integer');
-  process.exit(2);
-}
+if (grants !== undefined && !(Number.isInteger(grants) && grants >= 1)) fail('--grants must be a positive integer');
 const port = Number(process.env.PORT ?? 3000);
-const stack = await startEmbeddedStack({
-  dataDir,
-  seed: grants === undefined ? true : { grants },
-  onProgress: (m) => console.log(m),
-});
-const server = createApiServer(localRoutes(stack.services));
-const baseUrl = await listen(server, port, process.env.HOST ?? '127.0.0.1');
-console.log(`state: ${dataDir}`);
-console.log(`API ready at ${baseUrl}  (try ${baseUrl}/grants-api?limit=2)`);
+if (!(Number.isInteger(port) && port >= 0 && port < 65536)) fail(`PORT must be a port number, got ${process.env.PORT}`);
 
-const shutdown = async () => {
-  server.close();
-  await stack.close();
-  process.exit(0);
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+try {
+  if (flags.reset && existsSync(dataDir)) {
+    claimDataDir(dataDir)(); // refuses while another process owns the folder
+    rmSync(dataDir, { recursive: true, force: true });
+    console.log(`reset: removed ${dataDir}`);
+  }
+  const stack = await startEmbeddedStack({
+    dataDir,
+    seed: grants === undefined ? true : { grants },
+    onProgress: (m) => console.log(m),
+  });
+  const server = createApiServer(localRoutes(stack.services));
+  const baseUrl = await listen(server, port, process.env.HOST ?? '127.0.0.1').catch(async (error: NodeJS.ErrnoException) => {
+    await stack.close();
+    throw error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use: set PORT to another one`) : error;
+  });
+  console.log(`state: ${dataDir}`);
+  console.log(`API ready at ${baseUrl}  (try ${baseUrl}/grants-api?limit=2)`);
+
+  const shutdown = async () => {
+    server.close();
+    await stack.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+} catch (error) {
+  fail((error as Error).message);
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
+import { claimDataDir } from './data-dir-lock';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
@@ -54,7 +55,11 @@ async function ensureTable(client: DynamoDBClient): Promise<void> {
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
   const clock = options.clock ?? systemClock;
   const progress = options.onProgress ?? (() => {});
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  let releaseDataDir = () => {};
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    releaseDataDir = claimDataDir(options.dataDir);
+  }
 
   const dynamo = dynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, createTableMs: 0 });
   await new Promise<void>((resolve) => dynamo.listen(0, '127.0.0.1', resolve));
@@ -74,12 +79,12 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   const marker = (await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: CATALOGUE_MARKER }))).Item;
   let seededCatalogue: CatalogueSpec | null = (marker?.spec as CatalogueSpec | undefined) ?? null;
 
-  if (marker && index.wasCreated) {
+  if (index.wasCreated) {
     // The index is derived state: rebuild it from the system of record.
     for (const kind of RESOURCE_KINDS) {
       for await (const batch of dynamoStore.scan(kind)) await index.upsert(kind, batch);
     }
-    progress('rebuilt the search index from the record store');
+    if (marker) progress('rebuilt the search index from the record store');
   }
 
   if (!marker && options.seed !== false) {
@@ -100,6 +105,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       index.close();
       client.destroy();
       await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+      releaseDataDir();
     },
   };
 }

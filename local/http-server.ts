@@ -109,7 +109,13 @@ export function createApiServer(routes: LocalRoute[]): Server {
 }
 
 export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port: actual } = server.address() as AddressInfo;
   return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual}${BASE_PATH}`;
 }
