@@ -94,9 +94,9 @@ export function createApiServer(routes: LocalRoute[]): Server {
       if (!url.pathname.startsWith(`${BASE_PATH}/`)) return jsonError(res, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
       const resourcePath = url.pathname.slice(BASE_PATH.length);
       const matching = compiled.map((route) => ({ route, match: resourcePath.match(route.pattern) })).filter((m) => m.match);
-      if (matching.length === 0) return jsonError(res, 404, 'NOT_FOUND', `No route for ${url.pathname}`);
       const hit = matching.find((m) => m.route.method === req.method);
-      if (!hit) return jsonError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${url.pathname}`);
+      // As in API Gateway, which cannot tell an unknown method from an unknown path: both are 404.
+      if (!hit) return jsonError(res, 404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
       const body = await readBody(req);
       writeResult(res, await hit.route.handler(toEvent(req, url, hit.route, hit.match!, body)));
     } catch (error) {

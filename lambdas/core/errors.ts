@@ -1,14 +1,15 @@
 /** Error codes of DESIGN.md section 3; every non-2xx body is {"error": {code, message, details?}}. */
-export type ErrorCode =
-  | 'INVALID_PARAMETER'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NO_API_ACCESS'
-  | 'NOT_FOUND'
-  | 'RATE_LIMITED'
-  | 'SEARCH_UNAVAILABLE'
-  | 'METHOD_NOT_ALLOWED'
-  | 'INTERNAL';
+export const ERROR_CODES = [
+  'INVALID_PARAMETER',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NO_API_ACCESS',
+  'NOT_FOUND',
+  'RATE_LIMITED',
+  'SEARCH_UNAVAILABLE',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface FieldIssue {
   field: string;

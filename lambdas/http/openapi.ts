@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { ERROR_CODES } from '../core/errors';
 import { LIMITS, LIST_PARAMS } from '../core/query/list-query';
 import { paramJsonSchema } from '../core/query/params';
 import { ContractSchema, FunderSchema, GrantSchema, type ResourceKind } from '../core/records';
@@ -132,7 +133,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
               type: 'object',
               required: ['code', 'message'],
               properties: {
-                code: { type: 'string', enum: ['INVALID_PARAMETER', 'UNAUTHORIZED', 'FORBIDDEN', 'NO_API_ACCESS', 'NOT_FOUND', 'RATE_LIMITED', 'SEARCH_UNAVAILABLE', 'INTERNAL'] },
+                code: { type: 'string', enum: [...ERROR_CODES] },
                 message: { type: 'string' },
                 details: {
                   type: 'array',
