@@ -41,15 +41,23 @@ export interface EmbeddedStack {
 async function ensureTable(client: DynamoDBClient): Promise<void> {
   try {
     await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
+    return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
-    await client.send(new CreateTableCommand({
-      TableName: LOCAL_TABLE_NAME,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }));
   }
+  await client.send(new CreateTableCommand({
+    TableName: LOCAL_TABLE_NAME,
+    AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  }));
+  // Even with createTableMs 0, dynalite answers "not found" until the table turns ACTIVE on a later tick.
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`local table ${LOCAL_TABLE_NAME} did not become ACTIVE`);
 }
 
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
