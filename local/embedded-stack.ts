@@ -32,8 +32,9 @@ export interface EmbeddedStackOptions {
 }
 
 export interface EmbeddedStack {
+  /** Its store hands every write on to the index (the local change feed). */
   services: Services;
-  /** The store as the import tools use it: writes go on to the index. */
+  /** The spec the synthetic catalogue was seeded with, or null when the store was not seeded. */
   seededCatalogue: CatalogueSpec | null;
   close(): Promise<void>;
 }
