@@ -8,7 +8,5 @@ export default defineConfig({
     // Integration suites each start a server; run files in separate forks, two at a time (2 cores).
     pool: 'forks',
     maxWorkers: 2,
-    // The pinned AWS SDK's notice that its 2027 releases need Node 22 is not a test result.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

@@ -1,19 +1,10 @@
 // `npm run admin -- <command>`: platform commands. This version covers the local state; keys,
 // webhooks and ingest arrive with their issues.
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { parseListQuery } from '../lambdas/core/query/list-query';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
 import { utcDate } from '../lambdas/ports/clock';
-import { startEmbeddedStack } from '../local/embedded-stack';
-
-// The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
-// (what Lambda runs) is for whoever upgrades the SDK, not for every local start.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
-const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.local', import.meta.url));
+import { DEFAULT_DATA_DIR, removeLocalIndex, startEmbeddedStack } from '../local/embedded-stack';
 
 async function withLocalStack<T>(dataDir: string, run: (stack: Awaited<ReturnType<typeof startEmbeddedStack>>) => Promise<T>): Promise<T> {
   const stack = await startEmbeddedStack({ dataDir, seed: false, onProgress: (m) => console.error(m) });
@@ -47,7 +38,7 @@ local
   .description('drop the search index and rebuild it from the record store')
   .option('--data-dir <dir>', 'state folder', DEFAULT_DATA_DIR)
   .action(async (opts: { dataDir: string }) => {
-    for (const file of ['index.sqlite', 'index.sqlite-wal', 'index.sqlite-shm']) rmSync(join(opts.dataDir, file), { force: true });
+    removeLocalIndex(opts.dataDir);
     await withLocalStack(opts.dataDir, async () => console.log('index rebuilt'));
   });
 

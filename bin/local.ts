@@ -1,15 +1,10 @@
 // `npm start`: the whole API on this machine, on the embedded stack (dynalite + SQLite FTS5).
 import { existsSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { localRoutes } from '../local/api-routes';
 import { claimDataDir } from '../local/data-dir-lock';
-import { startEmbeddedStack } from '../local/embedded-stack';
+import { DEFAULT_DATA_DIR, startEmbeddedStack } from '../local/embedded-stack';
 import { createApiServer, listen } from '../local/http-server';
-
-// The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
-// (what Lambda runs) is for whoever upgrades the SDK, not for every local start.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 function fail(message: string): never {
   console.error(`npm start: ${message}`);
@@ -19,7 +14,7 @@ function fail(message: string): never {
 const { values: flags } = parseArgs({
   options: {
     reset: { type: 'boolean', default: false },
-    'data-dir': { type: 'string', default: fileURLToPath(new URL('../.local', import.meta.url)) },
+    'data-dir': { type: 'string', default: DEFAULT_DATA_DIR },
     // Size of the synthetic catalogue seeded on first start (the benchmark uses 100000).
     grants: { type: 'string' },
   },

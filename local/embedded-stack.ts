@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
@@ -20,6 +21,14 @@ import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, 
  */
 
 export const LOCAL_TABLE_NAME = 'gcf-records';
+/** Where `npm start` and the admin CLI keep state unless told otherwise. */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.local', import.meta.url));
+const INDEX_FILE = 'index.sqlite';
+
+/** Deletes the derived search index (with SQLite's WAL files); the next start rebuilds it from the store. */
+export function removeLocalIndex(dataDir: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `${INDEX_FILE}${suffix}`), { force: true });
+}
 const CATALOGUE_MARKER = { pk: 'meta#catalogue', sk: 'seed' };
 
 export interface EmbeddedStackOptions {
@@ -70,6 +79,9 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     releaseDataDir = claimDataDir(options.dataDir);
   }
 
+  // The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
+  // (what Lambda runs) is for whoever upgrades the SDK, not for every local start or test.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dynamo = dynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, createTableMs: 0 });
   await new Promise<void>((resolve) => dynamo.listen(0, '127.0.0.1', resolve));
   const { port } = dynamo.address() as AddressInfo;
@@ -80,7 +92,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   });
   await ensureTable(client);
 
-  const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, 'index.sqlite') : ':memory:' });
+  const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:' });
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME);
   const store = new IndexingRecordStore(dynamoStore, index);
   const doc = DynamoDBDocumentClient.from(client);

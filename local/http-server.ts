@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
+import type { ErrorCode } from '../lambdas/core/errors';
+import { jsonResult, type ApiEvent, type ApiResult } from '../lambdas/http/api-gateway';
 import type { LocalRoute } from './api-routes';
 
 /**
@@ -26,9 +27,9 @@ function compile(route: LocalRoute): CompiledRoute {
   return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames };
 }
 
-function jsonError(res: ServerResponse, status: number, code: string, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify({ error: { code, message } }));
+/** Errors API Gateway itself would answer (no route, unreadable request), in the service's error body. */
+function jsonError(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
+  writeResult(res, jsonResult(status, { error: { code, message } }));
 }
 
 async function readBody(req: IncomingMessage): Promise<string | null> {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GrantSchema, ContractSchema, FunderSchema } from '../../lambdas/core/records';
+import { removeLocalIndex } from '../../local/embedded-stack';
 import { startTestApi, type TestApi } from '../support/api-server';
 
 const SMALL = { funders: 30, grants: 120, contracts: 60, awardedGrants: 20, awardedContracts: 10 };
@@ -109,7 +110,7 @@ describe('local state', () => {
       expect(after.body.results).toEqual(before.body.results);
       await second.close();
 
-      for (const f of ['index.sqlite', 'index.sqlite-wal', 'index.sqlite-shm']) rmSync(join(dataDir, f), { force: true });
+      removeLocalIndex(dataDir);
       const third = await startTestApi({ dataDir, seed: SMALL });
       const rebuilt = await third.get('/grants-api?limit=5&opportunity_type=all');
       expect(rebuilt.body.results).toEqual(before.body.results);
