@@ -1,12 +1,19 @@
-// `npm run admin -- <command>`: platform commands. This version covers the local state; keys,
-// webhooks and ingest arrive with their issues.
-import { Command } from 'commander';
+// `npm run admin -- <command>`: platform commands against the local state (.local/) or a deployed stage.
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
+import { SourceFileError } from '../lambdas/adapters/source-files/read-source-files';
+import { SOURCE_FORMAT_IDS, sourceFormatById } from '../lambdas/core/ingest/formats';
+import type { ChangeEventType } from '../lambdas/core/change-feed';
 import { parseListQuery } from '../lambdas/core/query/list-query';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
+import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
 import { utcDate } from '../lambdas/ports/clock';
-import { DEFAULT_DATA_DIR, removeLocalIndex, startEmbeddedStack } from '../local/embedded-stack';
+import { awsIngestPorts } from '../local/aws-target';
+import { DEFAULT_DATA_DIR, removeLocalIndex, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
+import { ingestReporter } from '../local/ingest-report';
 
-async function withLocalStack<T>(dataDir: string, run: (stack: Awaited<ReturnType<typeof startEmbeddedStack>>) => Promise<T>): Promise<T> {
+async function withLocalStack<T>(dataDir: string, run: (stack: EmbeddedStack) => Promise<T>): Promise<T> {
   const stack = await startEmbeddedStack({ dataDir, seed: false, onProgress: (m) => console.error(m) });
   try {
     return await run(stack);
@@ -16,20 +23,67 @@ async function withLocalStack<T>(dataDir: string, run: (stack: Awaited<ReturnTyp
 }
 
 const program = new Command('admin').description('Grants, Contracts and Funders Data Service: platform commands');
+
+program
+  .command('ingest')
+  .description('import public source files (Grants.gov, SAM.gov, NSF, USAspending, Federal Hierarchy) into the catalogue')
+  .argument('<paths...>', 'files or folders (.xml, .csv, .json, .jsonl)')
+  .addOption(new Option('--format <format>', 'importer for every record; auto recognises each record').default('auto')
+    .argParser((value: string) => {
+      if (value !== 'auto' && !sourceFormatById(value)) throw new InvalidArgumentError(`unknown format; use auto or one of: ${SOURCE_FORMAT_IDS.join(', ')}`);
+      return value;
+    }))
+  .addOption(new Option('--target <target>', 'where to write').choices(['local', 'aws']).default('local'))
+  .option('--data-dir <dir>', 'local: state folder', DEFAULT_DATA_DIR)
+  .option('--stage <stage>', 'aws: the deployed stage whose records table to write', 'dev')
+  .option('--region <region>', 'aws: region (default: the AWS SDK\'s)')
+  .option('--table-name <name>', 'aws: the records table, skipping the stack lookup')
+  .option('--rejections <file>', 'write every rejection here (by default only when there are more than 20)')
+  .action(async (paths: string[], opts: { format: string; target: 'local' | 'aws'; dataDir: string; stage: string; region?: string; tableName?: string; rejections?: string }) => {
+    const format = opts.format === 'auto' ? undefined : sourceFormatById(opts.format);
+    const reporter = ingestReporter({
+      rejectionsFile: opts.rejections ?? resolve('ingest-rejections.tsv'),
+      alwaysWriteRejections: opts.rejections !== undefined,
+      showProgress: true,
+    });
+    const run = async (ports: IngestPorts) => {
+      const result = await ingestFiles(paths, ports, { format, onProgress: reporter.onProgress, onRejected: reporter.onRejected });
+      for (const line of reporter.finish(result)) console.log(line);
+    };
+    if (opts.target === 'aws') {
+      const ports = await awsIngestPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
+      console.error(`writing to DynamoDB table ${ports.tableName}; its stream updates the search index`);
+      try {
+        await run(ports);
+      } finally {
+        ports.close();
+      }
+    } else {
+      await withLocalStack(opts.dataDir, async (stack) => {
+        await run(stack.services);
+        await stack.markImported(paths.map((path) => resolve(path)));
+      });
+    }
+  });
+
 const local = program.command('local').description('the embedded stack\'s state (.local/)');
 
 local
   .command('stats')
-  .description('count records of each kind in the search index')
+  .description('count records of each kind in the search index, and pending change events')
   .option('--data-dir <dir>', 'state folder', DEFAULT_DATA_DIR)
   .action(async (opts: { dataDir: string }) => {
-    await withLocalStack(opts.dataDir, async ({ services, seededCatalogue }) => {
+    await withLocalStack(opts.dataDir, async ({ services, outbox, seededCatalogue, importedCatalogue }) => {
       for (const kind of RESOURCE_KINDS) {
         const query = parseListQuery(kind, kind === 'funder' ? {} : { opportunity_type: ['all'] }, utcDate(services.clock));
         const { total } = await services.index.query(kind, { ...query, countOnly: true });
         console.log(`${kind.padEnd(9)} ${total}`);
       }
+      const events = new Map<ChangeEventType, number>();
+      for await (const page of outbox.scan()) for (const event of page) events.set(event.event, (events.get(event.event) ?? 0) + 1);
+      console.log(`pending change events: ${[...events].sort().map(([type, n]) => `${type} ${n}`).join(', ') || 'none'}`);
       if (seededCatalogue) console.log(`synthetic catalogue seeded for ${seededCatalogue.today} (seed ${seededCatalogue.seed})`);
+      if (importedCatalogue) console.log(`imported ${importedCatalogue.importedAt} from ${importedCatalogue.sources.join(', ')}`);
     });
   });
 
@@ -43,6 +97,7 @@ local
   });
 
 program.parseAsync().catch((error: Error) => {
-  console.error(`admin: ${error.message}`);
+  // Expected failures (a missing file, an unknown stage) are one clear line; anything else also names its type.
+  console.error(`admin: ${error instanceof SourceFileError ? error.message : `${error.name}: ${error.message}`}`);
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import { Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { StageConfig } from './config';
 import { PROJECT_ROOT } from './project-root';
+import { stackNamesOf } from './stack-names';
 import { StatefulStack } from './stateful-stack';
 import { StatelessStack } from './stateless-stack';
 
@@ -12,15 +13,15 @@ export interface ServiceStacks {
 
 /** Both stacks of one stage, wired together; shared by bin/app.ts and the infra tests. */
 export function createServiceStacks(scope: Construct, config: StageConfig, projectRoot: string = PROJECT_ROOT): ServiceStacks {
-  const prefix = `Gcf-${config.stage}`;
+  const names = stackNamesOf(config.stage);
 
-  const stateful = new StatefulStack(scope, `${prefix}-Stateful`, {
+  const stateful = new StatefulStack(scope, names.stateful, {
     description: `Grants, Contracts and Funders Data Service (${config.stage}): table and search domain`,
     terminationProtection: !config.ephemeral,
     config,
   });
 
-  const stateless = new StatelessStack(scope, `${prefix}-Stateless`, {
+  const stateless = new StatelessStack(scope, names.stateless, {
     description: `Grants, Contracts and Funders Data Service (${config.stage}): functions and API`,
     config,
     recordsTable: stateful.recordsTable,

@@ -1,4 +1,4 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import {
   AttributeType,
   BillingMode,
@@ -12,6 +12,7 @@ import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { Construct } from 'constructs';
 import type { StageConfig } from './config';
 import { SearchDomain } from './constructs/search-domain';
+import { STACK_OUTPUTS } from './stack-names';
 
 /** Logical IDs of the stateful resources; changing one replaces (and empties) the resource. */
 export const STATEFUL_LOGICAL_IDS = {
@@ -53,6 +54,10 @@ export class StatefulStack extends Stack {
     });
     (table.node.defaultChild as CfnTable).overrideLogicalId(STATEFUL_LOGICAL_IDS.recordsTable);
     this.recordsTable = table;
+    new CfnOutput(this, STACK_OUTPUTS.recordsTableName, {
+      description: 'The records table (admin CLI: npm run admin -- ingest --target aws)',
+      value: table.tableName,
+    });
 
     this.searchDomain = new SearchDomain(this, 'Search', {
       settings: config.search,

@@ -7,6 +7,7 @@ import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructI
 import type { StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ServiceFunction } from './constructs/service-function';
+import { STACK_OUTPUTS } from './stack-names';
 
 export interface StatelessStackProps extends StackProps {
   readonly config: StageConfig;
@@ -65,7 +66,7 @@ export class StatelessStack extends Stack {
     }
     this.functions = functions;
 
-    new CfnOutput(this, 'ApiBaseUrl', {
+    new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, {
       description: 'The {base_url} of the interface (ends in /functions/v1)',
       value: this.api.baseUrl,
     });

@@ -3,14 +3,16 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { claimDataDir } from './data-dir-lock';
+import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
 import { systemClock, utcDate, type Clock } from '../lambdas/ports/clock';
+import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import type { Services } from '../lambdas/ports/services';
 import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
 
@@ -40,11 +42,23 @@ export interface EmbeddedStackOptions {
   onProgress?: (message: string) => void;
 }
 
+export interface ImportedCatalogue {
+  /** Absolute paths of the files and folders imported. */
+  sources: string[];
+  importedAt: string;
+}
+
 export interface EmbeddedStack {
   /** Its store hands every write on to the index (the local change feed). */
   services: Services;
+  /** Change events the local indexer produced, waiting for the webhooks sender. */
+  outbox: ChangeOutbox;
   /** The spec the synthetic catalogue was seeded with, or null when the store was not seeded. */
   seededCatalogue: CatalogueSpec | null;
+  /** What was imported into this state (`npm start -- --data`), or null. */
+  importedCatalogue: ImportedCatalogue | null;
+  /** Records that the catalogue now holds these imported sources (so the next start serves it as is). */
+  markImported(sources: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -94,11 +108,15 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
 
   const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:' });
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME);
-  const store = new IndexingRecordStore(dynamoStore, index);
+  const outbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);
+  const store = new IndexingRecordStore(dynamoStore, { index, outbox, clock });
   const doc = DynamoDBDocumentClient.from(client);
 
   const marker = (await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: CATALOGUE_MARKER }))).Item;
   let seededCatalogue: CatalogueSpec | null = (marker?.spec as CatalogueSpec | undefined) ?? null;
+  let importedCatalogue: ImportedCatalogue | null = marker?.imported_sources
+    ? { sources: marker.imported_sources as string[], importedAt: String(marker.imported_at) }
+    : null;
 
   if (index.wasCreated) {
     // The index is derived state: rebuild it from the system of record.
@@ -121,7 +139,21 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
 
   return {
     services: { store, index, clock },
+    outbox,
     seededCatalogue,
+    get importedCatalogue() {
+      return importedCatalogue;
+    },
+    async markImported(sources) {
+      importedCatalogue = { sources: [...sources], importedAt: clock.now().toISOString() };
+      // An update, not a put: a synthetic catalogue's spec on the same marker stays.
+      await doc.send(new UpdateCommand({
+        TableName: LOCAL_TABLE_NAME,
+        Key: CATALOGUE_MARKER,
+        UpdateExpression: 'SET imported_sources = :sources, imported_at = :at',
+        ExpressionAttributeValues: { ':sources': importedCatalogue.sources, ':at': importedCatalogue.importedAt },
+      }));
+    },
     async close() {
       index.close();
       client.destroy();

@@ -1,53 +1,68 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { contentHashOf } from '../../core/ingest/identity';
 import type { RecordByKind, ResourceKind } from '../../core/records';
-import type { RecordStore } from '../../ports/record-store';
+import type { RecordStore, StoredVersion } from '../../ports/record-store';
+import { DOCUMENT_CLIENT_OPTIONS, RECORD_INTERNAL_ATTRIBUTES, RECORD_SK, putItems, recordKeyOf } from './records-table';
 
 /**
  * The record store on DynamoDB (single table, pk/sk). Also the local adapter: pointed at dynalite
  * it runs the same code paths the Lambdas run in AWS.
  *
- * Item layout: pk = "<kind>#<id>", sk = "record", entity = kind, then the record's own fields.
+ * Item layout: pk = "<kind>#<id>", sk = "record", entity = kind, content_hash, then the record's
+ * own fields. The hash lets a writer and the stream tell a real change from a rewrite.
  */
-const RECORD_SK = 'record';
-const BATCH_WRITE_MAX = 25;
+const BATCH_GET_MAX = 100;
 const MAX_UNPROCESSED_RETRIES = 8;
 
-const keyOf = (kind: ResourceKind, id: string) => ({ pk: `${kind}#${id}`, sk: RECORD_SK });
-
-function toRecord<K extends ResourceKind>(item: Record<string, unknown>): RecordByKind[K] {
-  const { pk: _pk, sk: _sk, entity: _entity, ...record } = item;
+/** The public record of an item: everything but the key and bookkeeping attributes. */
+export function recordOfItem<K extends ResourceKind>(item: Record<string, unknown>): RecordByKind[K] {
+  const record = { ...item };
+  for (const attribute of RECORD_INTERNAL_ATTRIBUTES) delete record[attribute];
   return record as unknown as RecordByKind[K];
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class DynamoRecordStore implements RecordStore {
   private readonly doc: DynamoDBDocumentClient;
 
   constructor(client: DynamoDBClient, private readonly tableName: string) {
-    this.doc = DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-    });
+    this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
   }
 
   async get<K extends ResourceKind>(kind: K, id: string): Promise<RecordByKind[K] | null> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keyOf(kind, id) }));
-    return Item ? toRecord<K>(Item) : null;
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: recordKeyOf(kind, id) }));
+    return Item ? recordOfItem<K>(Item) : null;
+  }
+
+  async versions(kind: ResourceKind, ids: readonly string[]): Promise<Map<string, StoredVersion>> {
+    const found = new Map<string, StoredVersion>();
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += BATCH_GET_MAX) {
+      let keys: Record<string, unknown>[] = unique.slice(i, i + BATCH_GET_MAX).map((id) => recordKeyOf(kind, id));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        if (attempt > MAX_UNPROCESSED_RETRIES) throw new Error(`DynamoDB left ${keys.length} reads unprocessed`);
+        const out = await this.doc.send(new BatchGetCommand({
+          RequestItems: {
+            [this.tableName]: {
+              Keys: keys,
+              ProjectionExpression: '#id, content_hash, created_at',
+              ExpressionAttributeNames: { '#id': 'id' },
+            },
+          },
+        }));
+        for (const item of out.Responses?.[this.tableName] ?? []) {
+          found.set(String(item.id), { contentHash: String(item.content_hash ?? ''), createdAt: String(item.created_at) });
+        }
+        keys = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+      }
+    }
+    return found;
   }
 
   async put<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void> {
-    for (let i = 0; i < records.length; i += BATCH_WRITE_MAX) {
-      let requests = records.slice(i, i + BATCH_WRITE_MAX).map((record) => ({
-        PutRequest: { Item: { ...keyOf(kind, record.id), entity: kind, ...record } },
-      }));
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > MAX_UNPROCESSED_RETRIES) throw new Error(`DynamoDB left ${requests.length} writes unprocessed`);
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
-        const out = await this.doc.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
-        requests = (out.UnprocessedItems?.[this.tableName] ?? []) as typeof requests;
-      }
-    }
+    await putItems(this.doc, this.tableName, records.map((record): Record<string, unknown> => ({
+      ...recordKeyOf(kind, record.id), entity: kind, content_hash: contentHashOf(record), ...record,
+    })));
   }
 
   async *scan<K extends ResourceKind>(kind: K): AsyncIterable<RecordByKind[K][]> {
@@ -59,7 +74,7 @@ export class DynamoRecordStore implements RecordStore {
         ExpressionAttributeValues: { ':kind': kind, ':sk': RECORD_SK },
         ExclusiveStartKey: startKey,
       }));
-      const items = (page.Items ?? []).map((item) => toRecord<K>(item));
+      const items = (page.Items ?? []).map((item) => recordOfItem<K>(item));
       if (items.length > 0) yield items;
       startKey = page.LastEvaluatedKey;
     } while (startKey);

@@ -1,0 +1,46 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { ChangeEvent } from '../../core/change-feed';
+import type { ChangeOutbox } from '../../ports/change-outbox';
+import { CHANGE_EVENT_ENTITY, CHANGE_EVENT_SK, DOCUMENT_CLIENT_OPTIONS, putItems } from './records-table';
+
+/** How long an undelivered event is kept before DynamoDB's TTL removes it. */
+const OUTBOX_RETENTION_DAYS = 30;
+
+/**
+ * The change outbox in the records table: pk = "event#<event_id>", so an event written twice (a
+ * retried stream batch) is one item. `expires_at` lets DynamoDB's TTL clear old events in AWS;
+ * dynalite ignores it.
+ */
+export class DynamoChangeOutbox implements ChangeOutbox {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(client: DynamoDBClient, private readonly tableName: string) {
+    this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
+  }
+
+  async append(events: readonly ChangeEvent[]): Promise<void> {
+    await putItems(this.doc, this.tableName, events.map((event) => ({
+      pk: `event#${event.event_id}`,
+      sk: CHANGE_EVENT_SK,
+      entity: CHANGE_EVENT_ENTITY,
+      expires_at: Math.floor(Date.parse(event.occurred_at) / 1000) + OUTBOX_RETENTION_DAYS * 86_400,
+      ...event,
+    })));
+  }
+
+  async *scan(): AsyncIterable<ChangeEvent[]> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(new ScanCommand({
+        TableName: this.tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': CHANGE_EVENT_ENTITY },
+        ExclusiveStartKey: startKey,
+      }));
+      const events = (page.Items ?? []).map(({ pk: _pk, sk: _sk, entity: _entity, expires_at: _expires, ...event }) => event as ChangeEvent);
+      if (events.length > 0) yield events;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+}

@@ -1,0 +1,38 @@
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ResourceKind } from '../../core/records';
+
+/**
+ * The single table's item layout, shared by every adapter that writes to it (records, the change
+ * outbox, and later keys and webhooks): pk = "<entity>#<id>", sk names the item's role, `entity`
+ * tells a scan or a stream consumer what an item is.
+ */
+
+export const RECORD_SK = 'record';
+export const CHANGE_EVENT_SK = 'event';
+export const CHANGE_EVENT_ENTITY = 'change_event';
+/** Attributes on a record item that are not public fields. */
+export const RECORD_INTERNAL_ATTRIBUTES = ['pk', 'sk', 'entity', 'content_hash'] as const;
+
+export const recordKeyOf = (kind: ResourceKind, id: string) => ({ pk: `${kind}#${id}`, sk: RECORD_SK });
+
+const BATCH_WRITE_MAX = 25;
+const MAX_UNPROCESSED_RETRIES = 8;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Puts items 25 at a time, retrying what DynamoDB leaves unprocessed with jittered backoff. */
+export async function putItems(doc: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) {
+    let requests = items.slice(i, i + BATCH_WRITE_MAX).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > MAX_UNPROCESSED_RETRIES) throw new Error(`DynamoDB left ${requests.length} writes unprocessed`);
+      if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
+      const out = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    }
+  }
+}
+
+/** A document client that drops undefined attributes and keeps empty strings (descriptions may be ""). */
+export const DOCUMENT_CLIENT_OPTIONS = {
+  marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+} as const;

@@ -1,0 +1,27 @@
+import { AWARD_FORMATS } from './awards';
+import { CONTRACT_FORMATS } from './contracts';
+import { FUNDER_FORMATS } from './funders/federal-hierarchy';
+import { GRANT_FORMATS } from './grants';
+import type { SourceFormat, SourceRecord } from './mapped-record';
+
+/** Every importer, in detection order. Funders come first so records can link to them. */
+export const SOURCE_FORMATS: readonly SourceFormat[] = [...FUNDER_FORMATS, ...GRANT_FORMATS, ...CONTRACT_FORMATS, ...AWARD_FORMATS];
+
+export const SOURCE_FORMAT_IDS: readonly string[] = SOURCE_FORMATS.map((format) => format.id);
+
+export function sourceFormatById(id: string): SourceFormat | undefined {
+  return SOURCE_FORMATS.find((format) => format.id === id);
+}
+
+/**
+ * The importer for a record: by its `../shared/data` provenance (`_source_repo` + `_source_path`)
+ * when it has one, else by its fields. Null when nothing recognises it.
+ */
+export function sourceFormatOf(source: SourceRecord): SourceFormat | null {
+  const repo = source._source_repo;
+  const path = source._source_path;
+  const candidates = typeof repo === 'string' && typeof path === 'string'
+    ? SOURCE_FORMATS.filter((format) => format.provenance.some((p) => p.repo === repo && p.path.test(path)))
+    : SOURCE_FORMATS;
+  return candidates.find((format) => format.matches(source)) ?? null;
+}

@@ -1,0 +1,15 @@
+/**
+ * Stack names and output keys, shared by the CDK app and the tools that find a deployed stage
+ * (the admin CLI). Free of CDK imports so the CLI starts quickly.
+ */
+export function stackNamesOf(stage: string): { stateful: string; stateless: string } {
+  const prefix = `Gcf-${stage}`;
+  return { stateful: `${prefix}-Stateful`, stateless: `${prefix}-Stateless` };
+}
+
+export const STACK_OUTPUTS = {
+  /** On the stateful stack: the records table the admin CLI writes to. */
+  recordsTableName: 'RecordsTableName',
+  /** On the stateless stack: the interface's {base_url}. */
+  apiBaseUrl: 'ApiBaseUrl',
+} as const;

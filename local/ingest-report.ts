@@ -1,0 +1,73 @@
+import { writeFileSync } from 'node:fs';
+import cliProgress from 'cli-progress';
+import type { IngestFilesResult } from '../lambdas/adapters/source-files/ingest-files';
+import type { IngestRejection } from '../lambdas/core/use-cases/ingest-records';
+import { RESOURCE_KINDS } from '../lambdas/core/records';
+
+/** What `admin ingest` and `npm start -- --data` print: a progress bar, the summary, the rejections. */
+
+/** Rejections beyond this many go to a file instead of the terminal. */
+const REJECTIONS_ON_SCREEN = 20;
+
+export interface IngestReporter {
+  onProgress(progress: { bytes: number; totalBytes: number; records: number }): void;
+  onRejected(rejection: IngestRejection): void;
+  finish(result: IngestFilesResult): string[];
+}
+
+const megabytes = (bytes: number) => (bytes / 1e6).toFixed(1);
+
+export interface IngestReporterOptions {
+  /** Where rejections go when there are too many to print. */
+  rejectionsFile: string;
+  /** Write the file even for a few rejections. */
+  alwaysWriteRejections?: boolean;
+  showProgress: boolean;
+}
+
+export function ingestReporter(options: IngestReporterOptions): IngestReporter {
+  const rejections: IngestRejection[] = [];
+  const bar = options.showProgress && process.stderr.isTTY
+    ? new cliProgress.SingleBar({
+      format: 'ingest [{bar}] {percentage}% | {mb}/{totalMb} MB | {records} records | {eta_formatted} left',
+      stream: process.stderr,
+      hideCursor: true,
+    }, cliProgress.Presets.shades_classic)
+    : null;
+  let started = false;
+  return {
+    onProgress({ bytes, totalBytes, records }) {
+      if (!bar) return;
+      if (!started) {
+        bar.start(Math.max(totalBytes, 1), 0, { mb: '0.0', totalMb: megabytes(totalBytes), records: 0 });
+        started = true;
+      }
+      bar.update(Math.min(bytes, totalBytes), { mb: megabytes(bytes), records });
+    },
+    onRejected(rejection) {
+      rejections.push(rejection);
+    },
+    finish({ files, summary, seconds }) {
+      bar?.stop();
+      const lines = [`read ${summary.read} records from ${files.length} file(s) in ${seconds.toFixed(1)} s (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`];
+      lines.push(`${'kind'.padEnd(9)} ${'created'.padStart(8)} ${'updated'.padStart(8)} ${'unchanged'.padStart(10)}`);
+      for (const kind of RESOURCE_KINDS) {
+        const c = summary.byKind[kind];
+        lines.push(`${kind.padEnd(9)} ${String(c.created).padStart(8)} ${String(c.updated).padStart(8)} ${String(c.unchanged).padStart(10)}`);
+      }
+      if (summary.fundersFromAgencyNames > 0) lines.push(`(${summary.fundersFromAgencyNames} funders created from agency names no funder file described)`);
+      lines.push(`rejected  ${summary.rejected}`);
+      for (const [format, counts] of Object.entries(summary.byFormat)) {
+        lines.push(`  ${format.padEnd(32)} ${counts.imported} imported, ${counts.rejected} rejected`);
+      }
+      const toFile = rejections.length > REJECTIONS_ON_SCREEN || (options.alwaysWriteRejections && rejections.length > 0);
+      if (toFile) {
+        writeFileSync(options.rejectionsFile, rejections.map((r) => `${r.location}\t${r.format ?? '-'}\t${r.reason}`).join('\n') + '\n');
+        lines.push(`${rejections.length} rejections written to ${options.rejectionsFile} (location, importer, reason)${rejections.length > REJECTIONS_ON_SCREEN ? `; the first ${REJECTIONS_ON_SCREEN / 2}:` : ':'}`);
+      }
+      const shown = rejections.length > REJECTIONS_ON_SCREEN ? rejections.slice(0, REJECTIONS_ON_SCREEN / 2) : rejections;
+      for (const r of shown) lines.push(`  rejected ${r.location}${r.format ? ` (${r.format})` : ''}: ${r.reason}`);
+      return lines;
+    },
+  };
+}
