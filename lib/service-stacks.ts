@@ -26,6 +26,7 @@ export function createServiceStacks(scope: Construct, config: StageConfig, proje
     config,
     recordsTable: stateful.recordsTable,
     searchDomain: stateful.searchDomain,
+    indexerFailureQueue: stateful.indexerFailureQueue,
     projectRoot,
   });
 

@@ -1,4 +1,5 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { type CfnQueue, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import {
   AttributeType,
   BillingMode,
@@ -18,6 +19,7 @@ import { STACK_OUTPUTS } from './stack-names';
 export const STATEFUL_LOGICAL_IDS = {
   recordsTable: 'RecordsTable',
   searchDomain: 'SearchDomain',
+  indexerFailureQueue: 'IndexerFailureQueue',
 } as const;
 
 /** DynamoDB attribute names the record store adapter relies on. */
@@ -35,6 +37,8 @@ export interface StatefulStackProps extends StackProps {
 export class StatefulStack extends Stack {
   readonly recordsTable: ITable;
   readonly searchDomain: IDomain;
+  /** Stream batches the indexer could not process after its retries (pointers into the stream, for replay). */
+  readonly indexerFailureQueue: IQueue;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -58,6 +62,15 @@ export class StatefulStack extends Stack {
       description: 'The records table (admin CLI: npm run admin -- ingest --target aws)',
       value: table.tableName,
     });
+
+    const failureQueue = new Queue(this, 'IndexerFailureQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: config.statefulRemovalPolicy,
+    });
+    (failureQueue.node.defaultChild as CfnQueue).overrideLogicalId(STATEFUL_LOGICAL_IDS.indexerFailureQueue);
+    this.indexerFailureQueue = failureQueue;
 
     this.searchDomain = new SearchDomain(this, 'Search', {
       settings: config.search,

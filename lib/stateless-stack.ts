@@ -2,10 +2,12 @@ import { join } from 'node:path';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
 import type { StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
+import { RecordIndexer } from './constructs/record-indexer';
 import { ServiceFunction } from './constructs/service-function';
 import { STACK_OUTPUTS } from './stack-names';
 
@@ -13,6 +15,7 @@ export interface StatelessStackProps extends StackProps {
   readonly config: StageConfig;
   readonly recordsTable: ITable;
   readonly searchDomain: IDomain;
+  readonly indexerFailureQueue: IQueue;
   /** Directory holding package-lock.json; route entries are relative to it. */
   readonly projectRoot: string;
   /** @default API_ROUTES */
@@ -24,6 +27,7 @@ export class StatelessStack extends Stack {
   readonly api: ServiceApi;
   /** Keyed by the route's construct id, e.g. `GetGrant`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
+  readonly indexer: RecordIndexer;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -65,6 +69,17 @@ export class StatelessStack extends Stack {
       functions.set(constructId, fn);
     }
     this.functions = functions;
+
+    this.indexer = new RecordIndexer(this, 'RecordIndexer', {
+      table: props.recordsTable,
+      searchDomain: props.searchDomain,
+      failureQueue: props.indexerFailureQueue,
+      projectRoot: props.projectRoot,
+      serviceName: config.serviceName,
+      memorySizeMb: config.functions.memorySizeMb,
+      logRetention: config.functions.logRetention,
+      logRemovalPolicy: config.statefulRemovalPolicy,
+    });
 
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, {
       description: 'The {base_url} of the interface (ends in /functions/v1)',

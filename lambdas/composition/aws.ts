@@ -1,6 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
 import { DynamoRecordStore } from '../adapters/aws/dynamo-record-store';
 import { PendingSearchIndex } from '../adapters/aws/pending-search-index';
+import type { IndexerPorts } from '../core/use-cases/index-record-changes';
 import { systemClock } from '../ports/clock';
 import type { RecordStore } from '../ports/record-store';
 import type { SearchIndex } from '../ports/search-index';
@@ -32,6 +34,23 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env): Service
     },
     clock: systemClock,
   };
+}
+
+/** The indexer's ports: the search index it writes and the outbox in the records table. */
+export function createAwsIndexerPorts(env: NodeJS.ProcessEnv = process.env): IndexerPorts {
+  const client = new DynamoDBClient({});
+  return {
+    index: new PendingSearchIndex(requireEnv(env, 'SEARCH_DOMAIN_ENDPOINT')),
+    outbox: new DynamoChangeOutbox(client, requireEnv(env, 'RECORDS_TABLE_NAME')),
+    clock: systemClock,
+  };
+}
+
+let cachedIndexerPorts: IndexerPorts | undefined;
+
+export function awsIndexerPorts(): IndexerPorts {
+  cachedIndexerPorts ??= createAwsIndexerPorts();
+  return cachedIndexerPorts;
 }
 
 let cached: Services | undefined;

@@ -96,6 +96,20 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /** Write-only access to the records table (the indexer appends change events), through RECORDS_TABLE_NAME. */
+  bindRecordsTableWriter(table: ITable): this {
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);
+    table.grantWriteData(this.lambdaFunction);
+    return this;
+  }
+
+  /** Index writes on the search domain (bulk upserts and deletes), through SEARCH_DOMAIN_ENDPOINT. */
+  bindSearchDomainWriter(domain: IDomain): this {
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchDomainEndpoint, `https://${domain.domainEndpoint}`);
+    domain.grantReadWrite(this.lambdaFunction);
+    return this;
+  }
+
   /** Read-only access to the search domain, located through SEARCH_DOMAIN_ENDPOINT (an https:// URL). */
   bindSearchDomain(domain: IDomain): this {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchDomainEndpoint, `https://${domain.domainEndpoint}`);

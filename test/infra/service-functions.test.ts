@@ -43,17 +43,18 @@ describe('service functions', () => {
     'lambdas/handlers/get-funder.ts': 'records',
   } as const;
 
-  it('creates exactly one function per route and no helper functions', () => {
+  it('creates exactly one function per route, the indexer, and no helper functions', () => {
     expect([...functions.keys()].sort()).toEqual([
       'lambdas/handlers/get-contract.ts',
       'lambdas/handlers/get-funder.ts',
       'lambdas/handlers/get-grant.ts',
+      'lambdas/handlers/index-record-changes.ts',
       'lambdas/handlers/list-contracts.ts',
       'lambdas/handlers/list-funders.ts',
       'lambdas/handlers/list-grants.ts',
       'lambdas/handlers/openapi.ts',
     ]);
-    expect(Object.keys(lambdas)).toHaveLength(7);
+    expect(Object.keys(lambdas)).toHaveLength(8);
   });
 
   it('runs every function on Node 22, arm64, with X-Ray, source maps and its own log group', () => {
@@ -63,7 +64,8 @@ describe('service functions', () => {
       expect(properties.TracingConfig, entry).toEqual({ Mode: 'Active' });
       expect(properties.Handler, entry).toBe('index.handler');
       expect(properties.MemorySize, entry).toBe(512);
-      expect(properties.Timeout, entry).toBe(15);
+      // Route functions must answer before API Gateway's 29 s; the stream indexer may take a minute.
+      expect(properties.Timeout, entry).toBe(entry.endsWith('index-record-changes.ts') ? 60 : 15);
       expect(environmentOf(properties).NODE_OPTIONS, entry).toBe('--enable-source-maps');
       expect(environmentOf(properties).POWERTOOLS_SERVICE_NAME, entry).toBe('gcf-data-service');
       const logGroup = (properties.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup;
@@ -73,7 +75,7 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(8); // one per function and the API access log
+    expect(logGroups).toHaveLength(9); // one per function (seven routes and the indexer) and the API access log
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
