@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
@@ -26,6 +26,13 @@ export const LOCAL_TABLE_NAME = 'gcf-records';
 /** Where `npm start` and the admin CLI keep state unless told otherwise. */
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.local', import.meta.url));
 const INDEX_FILE = 'index.sqlite';
+const IMPORTS_DIR = fileURLToPath(new URL('../.local-imports', import.meta.url));
+
+/** The state folder for a catalogue imported from public source files (`npm start -- --data <folder>`). */
+export function importedDataDirFor(sources: readonly string[]): string {
+  const name = sources.map((source) => basename(source).replace(/\.[^.]*$/, '')).join('+').replace(/[^A-Za-z0-9+_-]+/g, '-');
+  return join(IMPORTS_DIR, name.slice(0, 80) || 'catalogue');
+}
 
 /** Deletes the derived search index (with SQLite's WAL files); the next start rebuilds it from the store. */
 export function removeLocalIndex(dataDir: string): void {

@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDataDir, DataDirInUseError } from '../../local/data-dir-lock';
@@ -47,5 +48,66 @@ describe('state folder ownership', () => {
     const stack = await startEmbeddedStack({ dataDir, seed: false });
     expect(() => claimDataDir(dataDir)).not.toThrow(); // same process may re-claim
     await stack.close();
+  });
+});
+
+describe('npm start -- --data <folder>', () => {
+  const fixtures = fileURLToPath(new URL('../fixtures/ingest', import.meta.url));
+  let stateDir: string;
+  beforeAll(() => {
+    stateDir = mkdtempSync(join(tmpdir(), 'gcf-start-data-'));
+  });
+  afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+
+  /** Starts the local server, returns its output up to "API ready" and its base URL. */
+  async function start(...args: string[]): Promise<{ output: string; baseUrl: string; stop: () => Promise<void> }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', ...args], { env: { ...process.env, PORT: '0' } });
+    let output = '';
+    const baseUrl = await new Promise<string>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        const ready = /API ready at (\S+)/.exec(output);
+        if (ready) resolve(ready[1]!);
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+    });
+    const stop = () => new Promise<void>((resolve) => {
+      child.removeAllListeners('exit');
+      child.on('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+    return { output, baseUrl, stop };
+  }
+
+  it('imports the folder on first start, serves only that catalogue, and reuses it on the next start', async () => {
+    const first = await start('--data', fixtures, '--data-dir', stateDir);
+    try {
+      expect(first.output).toContain(`importing ${fixtures}`);
+      expect(first.output).toMatch(/^rejected\s+3$/m); // the malformed fixtures
+      const grants = await (await fetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`)).json();
+      expect(grants.pagination.total).toBe(18);
+      expect(grants.results.every((grant: { source: string }) => grant.source !== 'synthetic')).toBe(true);
+      const contracts = await (await fetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`)).json();
+      expect(contracts.pagination.total).toBe(6);
+    } finally {
+      await first.stop();
+    }
+    const second = await start('--data', fixtures, '--data-dir', stateDir);
+    try {
+      expect(second.output).toContain('serving the catalogue imported');
+      expect(second.output).not.toContain('importing');
+      const grants = await (await fetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`)).json();
+      expect(grants.pagination.total).toBe(18);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('a missing --data folder is a clear error before any state is created', async () => {
+    const missing = join(stateDir, 'no-such-folder');
+    await expect(start('--data', missing, '--data-dir', join(stateDir, 'unused'))).rejects.toThrow(/no-such-folder: no such file or folder/);
+    expect(existsSync(join(stateDir, 'unused'))).toBe(false);
   });
 });

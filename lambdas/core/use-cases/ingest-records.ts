@@ -1,5 +1,5 @@
 import { FunderDirectory } from '../ingest/funder-directory';
-import { sourceFormatOf } from '../ingest/formats';
+import { sourceFormatOf, unrecognisedReason } from '../ingest/formats';
 import { contentHashOf, recordIdOf } from '../ingest/identity';
 import type { FunderReference, MappedRecord, SourceFormat, SourceRecord } from '../ingest/mapped-record';
 import { RecordRejected } from '../ingest/rejection';
@@ -78,11 +78,6 @@ function schemaProblems(kind: ResourceKind, record: AnyRecord): string | null {
   return result.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || kind}: ${issue.message}`).join('; ');
 }
 
-function fieldList(record: SourceRecord): string {
-  const fields = Object.keys(record).filter((key) => !key.startsWith('_source'));
-  return fields.length === 0 ? 'no fields' : `fields ${fields.slice(0, 6).join(', ')}${fields.length > 6 ? ', …' : ''}`;
-}
-
 interface Staged {
   location: string;
   format: string;
@@ -127,7 +122,7 @@ export async function ingestRecords(items: AsyncIterable<SourceItem>, ports: Ing
       }
       const format = options.format ?? sourceFormatOf(item.record);
       if (!format) {
-        rejectItem(item.location, null, `unknown format: no importer recognises a record with ${fieldList(item.record)}`);
+        rejectItem(item.location, null, unrecognisedReason(item.record));
         continue;
       }
       let mapped: MappedRecord;
