@@ -13,10 +13,15 @@ export interface BenchOptions {
   warmupSeconds: number;
   /** Where the markdown report goes. */
   outFile: string;
+  /** What runs: the API scenarios, the ingest of ../shared/data, or both. */
+  parts: BenchPart[];
 }
 
-const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md]
-environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT (flags win)`;
+export const BENCH_PARTS = ['api', 'ingest'] as const;
+export type BenchPart = (typeof BENCH_PARTS)[number];
+
+const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts api,ingest]
+environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS (flags win)`;
 
 function positiveInteger(name: string, raw: string): number {
   const value = Number(raw);
@@ -34,6 +39,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
       connections: { type: 'string', default: env.BENCH_CONNECTIONS ?? '10' },
       warmup: { type: 'string', default: env.BENCH_WARMUP ?? '2' },
       out: { type: 'string', default: env.BENCH_OUT ?? 'docs/benchmarks.md' },
+      parts: { type: 'string', default: env.BENCH_PARTS ?? BENCH_PARTS.join(',') },
       help: { type: 'boolean', default: false },
     },
   });
@@ -50,5 +56,13 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     connections: positiveInteger('--connections', values.connections!),
     warmupSeconds,
     outFile: values.out!,
+    parts: parseParts(values.parts!),
   };
+}
+
+function parseParts(raw: string): BenchPart[] {
+  const parts = raw.split(',').map((part) => part.trim());
+  const unknown = parts.filter((part) => !BENCH_PARTS.includes(part as BenchPart));
+  if (unknown.length > 0 || parts.length === 0) throw new Error(`--parts takes ${BENCH_PARTS.join(', ')}; got "${raw}"\n${USAGE}`);
+  return parts as BenchPart[];
 }

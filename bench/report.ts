@@ -1,4 +1,6 @@
 import type { CatalogueResult } from './bench-catalogue';
+import type { IngestBenchResult, IngestRound } from './ingest';
+import { median, percentile } from './summary';
 import type { MachineInfo } from './machine';
 import type { BenchOptions } from './options';
 import { duration, int, megabytes, ms, percent } from './format';
@@ -8,7 +10,61 @@ export interface BenchRun {
   machine: MachineInfo;
   options: BenchOptions;
   catalogues: CatalogueResult[];
+  /** Null when the ingest part did not run or ../shared/data was absent. */
+  ingest: IngestBenchResult | null;
   totalSeconds: number;
+}
+
+/** The ingest section sits between these markers, so `--parts ingest` can rewrite it alone. */
+const INGEST_START = '<!-- ingest section: npm run bench -- --parts ingest -->';
+const INGEST_END = '<!-- end of ingest section -->';
+
+export function ingestSection(run: Pick<BenchRun, 'ingest' | 'machine'>): string {
+  const { ingest, machine } = run;
+  const heading = '## Ingest of ../shared/data';
+  if (!ingest) return `${INGEST_START}\n${heading}\n\nNot measured in this run (\`--parts\` left it out, or ../shared/data was absent).\n${INGEST_END}`;
+  const m = (pick: (r: IngestRound) => number) => median(ingest.rounds.map(pick));
+  const records = ingest.rounds[0]!.records;
+  const rate = (secondsOf: (r: IngestRound) => number) => median(ingest.rounds.map((r) => r.records / secondsOf(r)));
+  const readAndMap = rate((r) => r.readAndMapSeconds);
+  const firstImport = rate((r) => r.firstImportSeconds);
+  const reimport = rate((r) => r.reimportSeconds);
+  const changes = ingest.rounds.flatMap((r) => r.changeToSearchableMs);
+  const rows = [
+    ['read and map only (no store)', int(readAndMap), `${m((r) => r.readAndMapSeconds).toFixed(1)} s`, '100%'],
+    ['first import (created)', int(firstImport), `${m((r) => r.firstImportSeconds).toFixed(1)} s`, percent(m((r) => r.readAndMapSeconds / r.firstImportSeconds))],
+    ['re-import (all unchanged)', int(reimport), `${m((r) => r.reimportSeconds).toFixed(1)} s`, percent(m((r) => r.readAndMapSeconds / r.reimportSeconds))],
+  ];
+  return [
+    INGEST_START,
+    heading,
+    '',
+    `All ${int(records)} lines of ${ingest.files.join(', ')} through \`ingestFiles\` (what \`npm run admin -- ingest\`
+runs) into a fresh file-backed embedded stack (dynalite + SQLite, as \`npm start\` keeps it), in the bench
+process, ${ingest.rounds.length} rounds, medians. A first import creates ${int(ingest.rounds[0]!.created)} records and rejects ${int(ingest.rounds[0]!.rejected)};
+each record is read, mapped, validated, hashed, compared with the stored version (one batched read),
+written, indexed, and turned into a change event. "vs read and map" is the share of the
+read-and-map-only rate the full pipeline keeps, measured side by side in the same round.`,
+    '',
+    table(['pass', 'records/s', 'time', 'vs read and map'], rows),
+    '',
+    `- **Searchable:** the local change feed indexes each batch as it is written, so a record is`,
+    `  searchable when its import returns. Rebuilding the whole search index from the record store`,
+    `  (\`npm run admin -- local reindex\`, or a start after the index file was deleted) takes ${m((r) => r.rebuildIndexSeconds).toFixed(1)} s.`,
+    `  One changed record, from the start of its import to a keyword search over HTTP returning it:`,
+    `  p50 ${ms(percentile(changes, 0.5))} ms, p99 ${ms(percentile(changes, 0.99))} ms (${changes.length} changes).`,
+    `- Peak RSS of the bench process, which runs the whole stack: ${megabytes(ingest.peakRssBytes)} MB. Machine: ${machine.cpus} CPUs, shared.`,
+    `- Per round (first import s): ${ingest.rounds.map((r) => r.firstImportSeconds.toFixed(1)).join(' / ')}.`,
+    INGEST_END,
+  ].join('\n');
+}
+
+/** The report file with its ingest section replaced (or appended), the rest untouched. */
+export function withIngestSection(report: string, section: string): string {
+  const start = report.indexOf(INGEST_START);
+  const end = report.indexOf(INGEST_END);
+  if (start === -1 || end === -1) return `${report.trimEnd()}\n\n${section}\n`;
+  return report.slice(0, start) + section + report.slice(end + INGEST_END.length);
 }
 
 function table(header: string[], rows: string[][]): string {
@@ -122,6 +178,8 @@ the whole run took ${duration(run.totalSeconds)}. Code measured: ${machine.code}
 
 ${renderSummary(run)}
 
+${ingestSection(run)}
+
 ## Where the time goes without the cache
 
 Profiled at 100,000 grants (\`--cpu-prof\` on the server, and the SQL timed on its own, 2026-11-22):
@@ -145,7 +203,11 @@ Profiled at 100,000 grants (\`--cpu-prof\` on the server, and the SQL timed on i
 npm run bench                                   # both sizes, 3 rounds of 10 s, writes this file
 npm run bench -- --sizes 5000 --duration 3      # quick check
 npm run bench -- --rounds 5 --warmup 5 --out /tmp/bench.md
+npm run bench -- --parts ingest                 # only the ingest section of this file
 \`\`\`
+
+\`--parts\` (\`BENCH_PARTS\`, default api,ingest) picks what runs; with only \`ingest\`, the ingest section of
+the existing report is rewritten and the rest kept.
 
 Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`
 seconds per measurement (\`BENCH_DURATION\`, 10), \`--rounds\` (\`BENCH_ROUNDS\`, 3), \`--connections\`

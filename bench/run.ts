@@ -1,11 +1,12 @@
-// `npm run bench`: API throughput and latency against a bare node:http baseline; see docs/benchmarks.md.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// `npm run bench`: API throughput and latency against a bare node:http baseline, and ingest throughput; see docs/benchmarks.md.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { benchCatalogue, type CatalogueResult } from './bench-catalogue';
 import { PROJECT_ROOT, stopAllChildren } from './child-processes';
 import { describeMachine } from './machine';
 import { parseBenchOptions } from './options';
-import { renderReport, renderSummary, type BenchRun } from './report';
+import { benchIngest } from './ingest';
+import { ingestSection, renderReport, renderSummary, withIngestSection, type BenchRun } from './report';
 
 const log = (line: string) => console.log(line);
 
@@ -23,14 +24,23 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   log(`bench: sizes ${options.sizes.join(', ')}; ${options.rounds} rounds x ${options.durationSeconds} s; ${options.connections} connections`);
 
+  const ingest = options.parts.includes('ingest') ? await benchIngest(options.rounds, log) : null;
   const catalogues: CatalogueResult[] = [];
-  for (const grants of options.sizes) catalogues.push(await benchCatalogue(grants, options, log));
+  if (options.parts.includes('api')) {
+    for (const grants of options.sizes) catalogues.push(await benchCatalogue(grants, options, log));
+  }
 
-  const run: BenchRun = { machine, options, catalogues, totalSeconds: (performance.now() - startedAt) / 1000 };
+  const run: BenchRun = { machine, options, catalogues, ingest, totalSeconds: (performance.now() - startedAt) / 1000 };
   const outFile = resolve(PROJECT_ROOT, options.outFile);
   mkdirSync(dirname(outFile), { recursive: true });
-  writeFileSync(outFile, renderReport(run));
-  log(`\n${renderSummary(run)}\n\nwrote ${outFile} (${run.totalSeconds.toFixed(0)} s)`);
+  if (options.parts.includes('api')) {
+    writeFileSync(outFile, renderReport(run));
+    log(`\n${renderSummary(run)}`);
+  } else {
+    // Only the ingest section changes; the API figures of the last full run stay.
+    writeFileSync(outFile, withIngestSection(existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n', ingestSection(run)));
+  }
+  log(`\nwrote ${outFile} (${run.totalSeconds.toFixed(0)} s)`);
 }
 
 try {

@@ -27,6 +27,13 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Nearest-rank percentile (q in [0, 1]). */
+export function percentile(values: number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
 /**
  * Medians across rounds, because single runs on a shared machine swing. Ratios are taken within
  * a round first: the baseline ran seconds before, under nearly the same background load.

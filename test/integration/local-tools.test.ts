@@ -86,10 +86,10 @@ describe('npm start -- --data <folder>', () => {
     try {
       expect(first.output).toContain(`importing ${fixtures}`);
       expect(first.output).toMatch(/^rejected\s+3$/m); // the malformed fixtures
-      const grants = await (await fetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`)).json();
+      const grants = await (await fetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`)).json() as any;
       expect(grants.pagination.total).toBe(18);
       expect(grants.results.every((grant: { source: string }) => grant.source !== 'synthetic')).toBe(true);
-      const contracts = await (await fetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`)).json();
+      const contracts = await (await fetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`)).json() as any;
       expect(contracts.pagination.total).toBe(6);
     } finally {
       await first.stop();
@@ -98,7 +98,7 @@ describe('npm start -- --data <folder>', () => {
     try {
       expect(second.output).toContain('serving the catalogue imported');
       expect(second.output).not.toContain('importing');
-      const grants = await (await fetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`)).json();
+      const grants = await (await fetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`)).json() as any;
       expect(grants.pagination.total).toBe(18);
     } finally {
       await second.stop();
