@@ -3,6 +3,7 @@ import { type CfnQueue, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/
 import {
   AttributeType,
   BillingMode,
+  ProjectionType,
   type CfnTable,
   StreamViewType,
   Table,
@@ -12,6 +13,7 @@ import {
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { Construct } from 'constructs';
 import type { StageConfig } from './config';
+import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { SearchDomain } from './constructs/search-domain';
 import { STACK_OUTPUTS } from './stack-names';
 
@@ -27,6 +29,7 @@ export const RECORDS_TABLE_KEYS = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLive: 'expires_at',
+  funderIndex: FUNDER_INDEX,
 } as const;
 
 export interface StatefulStackProps extends StackProps {
@@ -55,6 +58,13 @@ export class StatefulStack extends Stack {
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: !config.ephemeral,
       removalPolicy: config.statefulRemovalPolicy,
+    });
+    // Sparse: only funder items carry the key, so an import reads the funder directory from it
+    // instead of scanning every record (lambdas/adapters/aws/records-table.ts, FUNDER_INDEX).
+    table.addGlobalSecondaryIndex({
+      indexName: RECORDS_TABLE_KEYS.funderIndex.name,
+      partitionKey: { name: RECORDS_TABLE_KEYS.funderIndex.partitionKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.ALL,
     });
     (table.node.defaultChild as CfnTable).overrideLogicalId(STATEFUL_LOGICAL_IDS.recordsTable);
     this.recordsTable = table;

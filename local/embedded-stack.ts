@@ -8,6 +8,7 @@ import dynalite from 'dynalite';
 import { claimDataDir } from './data-dir-lock';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
+import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
@@ -69,23 +70,33 @@ export interface EmbeddedStack {
   close(): Promise<void>;
 }
 
-async function ensureTable(client: DynamoDBClient): Promise<void> {
+/** Creates the local table as the stateful stack defines it; says whether the table has the funder index. */
+async function ensureTable(client: DynamoDBClient): Promise<{ funderIndex: boolean }> {
   try {
-    await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
-    return;
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
+    return { funderIndex: (Table?.GlobalSecondaryIndexes ?? []).some((index) => index.IndexName === FUNDER_INDEX.name) };
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
   await client.send(new CreateTableCommand({
     TableName: LOCAL_TABLE_NAME,
-    AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
+    AttributeDefinitions: [
+      { AttributeName: 'pk', AttributeType: 'S' },
+      { AttributeName: 'sk', AttributeType: 'S' },
+      { AttributeName: FUNDER_INDEX.partitionKey, AttributeType: 'S' },
+    ],
     KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+    GlobalSecondaryIndexes: [{
+      IndexName: FUNDER_INDEX.name,
+      KeySchema: [{ AttributeName: FUNDER_INDEX.partitionKey, KeyType: 'HASH' }],
+      Projection: { ProjectionType: 'ALL' },
+    }],
     BillingMode: 'PAY_PER_REQUEST',
   }));
   // Even with createTableMs 0, dynalite answers "not found" until the table turns ACTIVE on a later tick.
   for (let attempt = 0; attempt < 500; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
-    if (Table?.TableStatus === 'ACTIVE') return;
+    if (Table?.TableStatus === 'ACTIVE') return { funderIndex: true };
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`local table ${LOCAL_TABLE_NAME} did not become ACTIVE`);
@@ -111,10 +122,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  await ensureTable(client);
+  const { funderIndex } = await ensureTable(client);
 
   const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:' });
-  const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME);
+  const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME, { funderIndex });
   const outbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);
   const store = new IndexingRecordStore(dynamoStore, { index, outbox, clock });
   const doc = DynamoDBDocumentClient.from(client);

@@ -1,4 +1,4 @@
-import { awsServices } from '../composition/aws';
+import { awsSearchServices } from '../composition/aws-search';
 import { listRoute } from '../http/routes';
 
-export const handler = listRoute('funder', awsServices);
+export const handler = listRoute('funder', awsSearchServices);

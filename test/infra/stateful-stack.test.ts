@@ -1,4 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
+import { FUNDER_INDEX } from '../../lambdas/adapters/aws/records-table';
 import { describe, expect, it } from 'vitest';
 import { resourcesOfType, synthStage } from './synth-stacks';
 
@@ -36,6 +37,17 @@ describe('stateful stack', () => {
     });
     const table = resourcesOfType(dev.stateful, 'AWS::DynamoDB::Table').RecordsTable;
     expect((table?.Properties?.SSESpecification as Record<string, unknown>).KMSMasterKeyId).toBeUndefined();
+  });
+
+  it('indexes funder items in a sparse global secondary index, the one the record store scans for funders', () => {
+    dev.stateful.hasResourceProperties('AWS::DynamoDB::Table', {
+      AttributeDefinitions: Match.arrayWith([{ AttributeName: FUNDER_INDEX.partitionKey, AttributeType: 'S' }]),
+      GlobalSecondaryIndexes: [{
+        IndexName: FUNDER_INDEX.name,
+        KeySchema: [{ AttributeName: FUNDER_INDEX.partitionKey, KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'ALL' },
+      }],
+    });
   });
 
   it('defines an encrypted, HTTPS-only OpenSearch 2.19 domain outside any VPC', () => {

@@ -3,7 +3,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from
 import { contentHashOf } from '../../core/ingest/identity';
 import type { RecordByKind, ResourceKind } from '../../core/records';
 import type { RecordStore, StoredVersion } from '../../ports/record-store';
-import { DOCUMENT_CLIENT_OPTIONS, RECORD_INTERNAL_ATTRIBUTES, RECORD_SK, putItems, recordKeyOf } from './records-table';
+import { DOCUMENT_CLIENT_OPTIONS, FUNDER_INDEX, RECORD_INTERNAL_ATTRIBUTES, RECORD_SK, putItems, recordKeyOf } from './records-table';
 
 /**
  * The record store on DynamoDB (single table, pk/sk). Also the local adapter: pointed at dynalite
@@ -22,11 +22,22 @@ export function recordOfItem<K extends ResourceKind>(item: Record<string, unknow
   return record as unknown as RecordByKind[K];
 }
 
+export interface DynamoRecordStoreOptions {
+  /**
+   * Whether the table has the sparse funder index (FUNDER_INDEX). Local tables made before it
+   * existed do not; funders are then found by scanning the table.
+   * @default true
+   */
+  funderIndex?: boolean;
+}
+
 export class DynamoRecordStore implements RecordStore {
   private readonly doc: DynamoDBDocumentClient;
+  private readonly funderIndex: boolean;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string) {
+  constructor(client: DynamoDBClient, private readonly tableName: string, options: DynamoRecordStoreOptions = {}) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
+    this.funderIndex = options.funderIndex ?? true;
   }
 
   async get<K extends ResourceKind>(kind: K, id: string): Promise<RecordByKind[K] | null> {
@@ -61,17 +72,23 @@ export class DynamoRecordStore implements RecordStore {
 
   async put<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void> {
     await putItems(this.doc, this.tableName, records.map((record): Record<string, unknown> => ({
-      ...recordKeyOf(kind, record.id), entity: kind, content_hash: contentHashOf(record), ...record,
+      ...recordKeyOf(kind, record.id),
+      entity: kind,
+      content_hash: contentHashOf(record),
+      ...(kind === 'funder' ? { [FUNDER_INDEX.partitionKey]: record.id } : {}),
+      ...record,
     })));
   }
 
   async *scan<K extends ResourceKind>(kind: K): AsyncIterable<RecordByKind[K][]> {
+    const onlyFunders = kind === 'funder' && this.funderIndex;
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.doc.send(new ScanCommand({
         TableName: this.tableName,
-        FilterExpression: 'entity = :kind AND sk = :sk',
-        ExpressionAttributeValues: { ':kind': kind, ':sk': RECORD_SK },
+        ...(onlyFunders
+          ? { IndexName: FUNDER_INDEX.name }
+          : { FilterExpression: 'entity = :kind AND sk = :sk', ExpressionAttributeValues: { ':kind': kind, ':sk': RECORD_SK } }),
         ExclusiveStartKey: startKey,
       }));
       const items = (page.Items ?? []).map((item) => recordOfItem<K>(item));

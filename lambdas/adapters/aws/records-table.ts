@@ -10,8 +10,14 @@ import type { ResourceKind } from '../../core/records';
 export const RECORD_SK = 'record';
 export const CHANGE_EVENT_SK = 'event';
 export const CHANGE_EVENT_ENTITY = 'change_event';
+/**
+ * A sparse global secondary index holding funder items only (only they carry its key), so the
+ * funder directory an import starts from is read without scanning every record and event.
+ */
+export const FUNDER_INDEX = { name: 'funders', partitionKey: 'funder_key' } as const;
+
 /** Attributes on a record item that are not public fields. */
-export const RECORD_INTERNAL_ATTRIBUTES = ['pk', 'sk', 'entity', 'content_hash'] as const;
+export const RECORD_INTERNAL_ATTRIBUTES = ['pk', 'sk', 'entity', 'content_hash', FUNDER_INDEX.partitionKey] as const;
 
 export const recordKeyOf = (kind: ResourceKind, id: string) => ({ pk: `${kind}#${id}`, sk: RECORD_SK });
 
