@@ -1,4 +1,7 @@
 // `npm run admin -- <command>`: platform commands against the local state (.local/) or a deployed stage.
+// The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22 is
+// for whoever upgrades the SDK, not for every command.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
@@ -9,7 +12,7 @@ import { parseListQuery } from '../lambdas/core/query/list-query';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
 import { utcDate } from '../lambdas/ports/clock';
-import { awsIngestPorts } from '../local/aws-target';
+import { AwsTargetError, awsIngestPorts } from '../local/aws-target';
 import { DEFAULT_DATA_DIR, removeLocalIndex, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
 import { ingestReporter } from '../local/ingest-report';
 
@@ -98,6 +101,7 @@ local
 
 program.parseAsync().catch((error: Error) => {
   // Expected failures (a missing file, an unknown stage) are one clear line; anything else also names its type.
-  console.error(`admin: ${error instanceof SourceFileError ? error.message : `${error.name}: ${error.message}`}`);
+  const expected = error instanceof SourceFileError || error instanceof AwsTargetError;
+  console.error(`admin: ${expected ? error.message : `${error.name}: ${error.message}`}`);
   process.exit(1);
 });

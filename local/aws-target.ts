@@ -16,6 +16,9 @@ export interface AwsTargetOptions {
   tableName?: string;
 }
 
+/** A deployed stage that cannot be found or reached: the CLI prints the message alone. */
+export class AwsTargetError extends Error {}
+
 export async function recordsTableOf(options: AwsTargetOptions): Promise<string> {
   if (options.tableName) return options.tableName;
   const stackName = stackNamesOf(options.stage).stateful;
@@ -26,7 +29,7 @@ export async function recordsTableOf(options: AwsTargetOptions): Promise<string>
     if (!output) throw new Error(`stack ${stackName} has no ${STACK_OUTPUTS.recordsTableName} output: deploy the current version first`);
     return output;
   } catch (error) {
-    throw new Error(`cannot find the records table of stage "${options.stage}" (${(error as Error).message}); pass --table-name to skip the lookup`);
+    throw new AwsTargetError(`cannot find the records table of stage "${options.stage}" (${(error as Error).message}); pass --table-name to skip the lookup`);
   } finally {
     cloudFormation.destroy();
   }

@@ -231,8 +231,12 @@ describe('admin ingest (the CLI)', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return adminWith({}, ...args);
+  }
+
+  async function adminWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { timeout: 60_000 });
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { timeout: 60_000, env: { ...process.env, ...env } });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code: number; stdout: string; stderr: string };
@@ -285,6 +289,17 @@ describe('admin ingest (the CLI)', () => {
     const target = await admin('ingest', fixture('nsf-awards.csv'), '--target', 'gcp', '--data-dir', dataDir);
     expect(target.code).toBe(1);
     expect(target.stderr).toMatch(/Allowed choices are local, aws/);
+  });
+
+  it('--target aws names the stage it could not find, and exits 1 before reading anything', async () => {
+    // Fake credentials and a closed local port for CloudFormation: this never reaches AWS.
+    const offline = {
+      AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1', AWS_PROFILE: '',
+      AWS_ENDPOINT_URL_CLOUDFORMATION: 'http://127.0.0.1:9', AWS_MAX_ATTEMPTS: '1',
+    };
+    const out = await adminWith(offline, 'ingest', fixture('nsf-awards.csv'), '--target', 'aws', '--stage', 'qa');
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/^admin: cannot find the records table of stage "qa" \(.+\); pass --table-name to skip the lookup$/m);
   });
 
   it('a forced format that does not fit rejects each record with the reason', async () => {
