@@ -17,6 +17,18 @@ export interface IngestReporter {
 
 const megabytes = (bytes: number) => (bytes / 1e6).toFixed(1);
 
+/** Rejections grouped by reason, values aside ("negative amount -5" and "-7" are one reason), most common first. */
+function reasonGroups(rejections: readonly IngestRejection[]): { count: number; example: IngestRejection }[] {
+  const groups = new Map<string, { count: number; example: IngestRejection }>();
+  for (const rejection of rejections) {
+    const key = `${rejection.format}\u0000${rejection.reason.replace(/"[^"]*"/g, '"…"').replace(/-?\d[\d.,]*/g, 'N')}`;
+    const group = groups.get(key);
+    if (group) group.count++;
+    else groups.set(key, { count: 1, example: rejection });
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
 export interface IngestReporterOptions {
   /** Where rejections go when there are too many to print. */
   rejectionsFile: string;
@@ -60,13 +72,18 @@ export function ingestReporter(options: IngestReporterOptions): IngestReporter {
       for (const [format, counts] of Object.entries(summary.byFormat)) {
         lines.push(`  ${format.padEnd(32)} ${counts.imported} imported, ${counts.rejected} rejected`);
       }
-      const toFile = rejections.length > REJECTIONS_ON_SCREEN || (options.alwaysWriteRejections && rejections.length > 0);
-      if (toFile) {
+      const many = rejections.length > REJECTIONS_ON_SCREEN;
+      if (many || (options.alwaysWriteRejections && rejections.length > 0)) {
         writeFileSync(options.rejectionsFile, rejections.map((r) => `${r.location}\t${r.format ?? '-'}\t${r.reason}`).join('\n') + '\n');
-        lines.push(`${rejections.length} rejections written to ${options.rejectionsFile} (location, importer, reason)${rejections.length > REJECTIONS_ON_SCREEN ? `; the first ${REJECTIONS_ON_SCREEN / 2}:` : ':'}`);
+        lines.push(`${rejections.length} rejections written to ${options.rejectionsFile} (location, importer, reason)${many ? '; by reason:' : ':'}`);
       }
-      const shown = rejections.length > REJECTIONS_ON_SCREEN ? rejections.slice(0, REJECTIONS_ON_SCREEN / 2) : rejections;
-      for (const r of shown) lines.push(`  rejected ${r.location}${r.format ? ` (${r.format})` : ''}: ${r.reason}`);
+      if (many) {
+        for (const group of reasonGroups(rejections).slice(0, REJECTIONS_ON_SCREEN / 2)) {
+          lines.push(`  ${String(group.count).padStart(6)} × ${group.example.reason}${group.count > 1 ? ' (and alike)' : ''}, e.g. ${group.example.location}`);
+        }
+      } else {
+        for (const r of rejections) lines.push(`  rejected ${r.location}${r.format ? ` (${r.format})` : ''}: ${r.reason}`);
+      }
       return lines;
     },
   };
