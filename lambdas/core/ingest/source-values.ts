@@ -108,6 +108,8 @@ export function parseAmount(value: unknown, field: string): number | null {
 }
 
 const BLOCK_TAGS = /<\s*(?:br|\/p|p|\/div|div|\/li|li|\/h[1-6]|h[1-6]|\/tr|tr|\/ul|ul|\/ol|ol)\b[^>]*>/gi;
+// Inline markup can sit inside a word ("un<b>usual</b>"): it goes without a trace.
+const INLINE_TAGS = /<\s*\/?\s*(?:a|b|i|u|em|strong|span|font|sup|sub|small|abbr)\b[^>]*>/gi;
 
 /**
  * Plain text from a source's HTML-ish description: tags removed (block tags become line breaks),
@@ -120,6 +122,7 @@ export function plainText(value: unknown): string {
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<\s*(script|style)\b[\s\S]*?<\s*\/\s*\1\s*>/gi, ' ')
     .replace(BLOCK_TAGS, '\n')
+    .replace(INLINE_TAGS, '')
     .replace(/<\/?[a-z][^>]*>/gi, ' ');
   return decode(stripped, { level: 'html5' })
     .replace(/\r\n?/g, '\n')
