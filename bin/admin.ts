@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import { SourceFileError } from '../lambdas/adapters/source-files/read-source-files';
-import { SOURCE_FORMAT_IDS, sourceFormatById } from '../lambdas/core/ingest/formats';
+import { SOURCE_FORMAT_IDS, SOURCE_FORMATS, sourceFormatById } from '../lambdas/core/ingest/formats';
 import type { ChangeEventType } from '../lambdas/core/change-feed';
 import { parseListQuery } from '../lambdas/core/query/list-query';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
@@ -42,6 +42,7 @@ program
   .option('--region <region>', 'aws: region (default: the AWS SDK\'s)')
   .option('--table-name <name>', 'aws: the records table, skipping the stack lookup')
   .option('--rejections <file>', 'write every rejection here (by default only when there are more than 20)')
+  .addHelpText('after', `\nFormats (--format):\n${SOURCE_FORMATS.map((f) => `  ${f.id.padEnd(32)} ${f.description}`).join('\n')}\n\nField mappings: docs/data-model.md#importing-public-data`)
   .action(async (paths: string[], opts: { format: string; target: 'local' | 'aws'; dataDir: string; stage: string; region?: string; tableName?: string; rejections?: string }) => {
     const format = opts.format === 'auto' ? undefined : sourceFormatById(opts.format);
     const reporter = ingestReporter({
