@@ -4,7 +4,7 @@ import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INDEX_ALIASES, INDEX_MAPPINGS, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { ServiceError } from '../../lambdas/core/errors';
-import type { Funder } from '../../lambdas/core/records';
+import { RECORD_SCHEMAS, RESOURCE_KINDS, type Funder } from '../../lambdas/core/records';
 
 /**
  * The OpenSearch adapter's writes against a stand-in domain on loopback: a real HTTP exchange,
@@ -72,6 +72,14 @@ function adapter(): OpenSearchIndex {
 
 const funder = (id: string, name: string): Funder => ({
   id, name, website: null, summary: 'Supports research.', created_at: '2024-01-01T00:00:00Z', source: 'sam.gov', source_id: id,
+});
+
+describe('OpenSearch index mappings', () => {
+  it('map every public field of every kind, so no field is silently left unindexed', () => {
+    for (const kind of RESOURCE_KINDS) {
+      expect(Object.keys(INDEX_MAPPINGS[kind]).sort(), kind).toEqual(Object.keys(RECORD_SCHEMAS[kind].shape).sort());
+    }
+  });
 });
 
 describe('OpenSearchIndex writes', () => {
