@@ -11,8 +11,9 @@ import type { ChangeEventType } from '../lambdas/core/change-feed';
 import { parseListQuery } from '../lambdas/core/query/list-query';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
+import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import { utcDate } from '../lambdas/ports/clock';
-import { AwsTargetError, awsIngestPorts } from '../local/aws-target';
+import { AwsTargetError, awsIngestPorts, awsReindexPorts } from '../local/aws-target';
 import { DEFAULT_DATA_DIR, removeLocalIndex, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
 import { ingestReporter } from '../local/ingest-report';
 
@@ -67,6 +68,34 @@ program
         await run(stack.services);
         await stack.markImported(paths.map((path) => resolve(path)));
       });
+    }
+  });
+
+program
+  .command('reindex')
+  .description('copy every record from the record store into the search index (a backfill; safe to repeat)')
+  .addOption(new Option('--target <target>', 'which stack').choices(['local', 'aws']).default('local'))
+  .option('--data-dir <dir>', 'local: state folder', DEFAULT_DATA_DIR)
+  .option('--stage <stage>', 'aws: the deployed stage', 'dev')
+  .option('--region <region>', 'aws: region (default: the AWS SDK\'s)')
+  .option('--table-name <name>', 'aws: the records table, skipping the stack lookup')
+  .option('--search-endpoint <host>', 'aws: the search domain endpoint, skipping the stack lookup')
+  .action(async (opts: { target: 'local' | 'aws'; dataDir: string; stage: string; region?: string; tableName?: string; searchEndpoint?: string }) => {
+    if (opts.target === 'local') {
+      removeLocalIndex(opts.dataDir);
+      await withLocalStack(opts.dataDir, async () => console.log('index rebuilt'));
+      return;
+    }
+    const ports = await awsReindexPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, searchEndpoint: opts.searchEndpoint });
+    console.error(`reindexing ${ports.tableName} into ${ports.endpoint}`);
+    try {
+      const counts = await reindexRecords(ports.store, ports.index, {
+        onProgress: (kind, indexed) => { if (process.stderr.isTTY) process.stderr.write(`\r${kind.padEnd(9)} ${indexed}`); },
+      });
+      if (process.stderr.isTTY) process.stderr.write('\n');
+      for (const kind of RESOURCE_KINDS) console.log(`${kind.padEnd(9)} ${counts[kind]} indexed`);
+    } finally {
+      ports.close();
     }
   });
 

@@ -10,6 +10,8 @@ export function stackNamesOf(stage: string): { stateful: string; stateless: stri
 export const STACK_OUTPUTS = {
   /** On the stateful stack: the records table the admin CLI writes to. */
   recordsTableName: 'RecordsTableName',
+  /** On the stateful stack: the search domain's endpoint (host name), for `admin reindex --target aws`. */
+  searchDomainEndpoint: 'SearchDomainEndpoint',
   /** On the stateless stack: the interface's {base_url}. */
   apiBaseUrl: 'ApiBaseUrl',
 } as const;

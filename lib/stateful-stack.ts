@@ -87,5 +87,9 @@ export class StatefulStack extends Stack {
       removalPolicy: config.statefulRemovalPolicy,
       logicalId: STATEFUL_LOGICAL_IDS.searchDomain,
     }).domain;
+    new CfnOutput(this, STACK_OUTPUTS.searchDomainEndpoint, {
+      description: 'The search domain endpoint (admin CLI: npm run admin -- reindex --target aws)',
+      value: this.searchDomain.domainEndpoint,
+    });
   }
 }

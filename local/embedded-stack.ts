@@ -61,6 +61,8 @@ export interface EmbeddedStack {
   services: Services;
   /** Change events the local indexer produced, waiting for the webhooks sender. */
   outbox: ChangeOutbox;
+  /** The DynamoDB API endpoint dynalite serves the table on: tools can speak to it as to AWS. */
+  dynamoEndpoint: string;
   /** The spec the synthetic catalogue was seeded with, or null when the store was not seeded. */
   seededCatalogue: CatalogueSpec | null;
   /** What was imported into this state (`npm start -- --data`), or null. */
@@ -158,6 +160,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   return {
     services: { store, index, clock },
     outbox,
+    dynamoEndpoint: `http://127.0.0.1:${port}`,
     seededCatalogue,
     get importedCatalogue() {
       return importedCatalogue;

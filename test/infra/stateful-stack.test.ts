@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { FUNDER_INDEX } from '../../lambdas/adapters/aws/records-table';
+import { STACK_OUTPUTS } from '../../lib/stack-names';
 import { describe, expect, it } from 'vitest';
 import { resourcesOfType, synthStage } from './synth-stacks';
 
@@ -37,6 +38,12 @@ describe('stateful stack', () => {
     });
     const table = resourcesOfType(dev.stateful, 'AWS::DynamoDB::Table').RecordsTable;
     expect((table?.Properties?.SSESpecification as Record<string, unknown>).KMSMasterKeyId).toBeUndefined();
+  });
+
+  it('outputs the table name and the search endpoint the admin CLI looks up', () => {
+    const outputs = dev.stateful.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs[STACK_OUTPUTS.recordsTableName]?.Value).toEqual({ Ref: 'RecordsTable' });
+    expect(outputs[STACK_OUTPUTS.searchDomainEndpoint]?.Value).toEqual({ 'Fn::GetAtt': ['SearchDomain', 'DomainEndpoint'] });
   });
 
   it('indexes funder items in a sparse global secondary index, the one the record store scans for funders', () => {
