@@ -26,10 +26,27 @@ async function withLocalStack<T>(dataDir: string, run: (stack: EmbeddedStack) =>
   }
 }
 
+/** The options every command that works on local state or a deployed stage shares. */
+interface TargetOptions {
+  target: 'local' | 'aws';
+  dataDir: string;
+  stage: string;
+  region?: string;
+  tableName?: string;
+}
+
+function withTargetOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--target <target>', 'the embedded stack (local) or a deployed stage (aws)').choices(['local', 'aws']).default('local'))
+    .option('--data-dir <dir>', 'local: state folder', DEFAULT_DATA_DIR)
+    .option('--stage <stage>', 'aws: the deployed stage', 'dev')
+    .option('--region <region>', 'aws: region (default: the AWS SDK\'s)')
+    .option('--table-name <name>', 'aws: the records table, skipping the stack lookup');
+}
+
 const program = new Command('admin').description('Grants, Contracts and Funders Data Service: platform commands');
 
-program
-  .command('ingest')
+withTargetOptions(program.command('ingest'))
   .description('import public source files (Grants.gov, SAM.gov, NSF, USAspending, Federal Hierarchy) into the catalogue')
   .argument('<paths...>', 'files or folders (.xml, .csv, .json, .jsonl)')
   .addOption(new Option('--format <format>', 'importer for every record; auto recognises each record').default('auto')
@@ -37,14 +54,9 @@ program
       if (value !== 'auto' && !sourceFormatById(value)) throw new InvalidArgumentError(`unknown format; use auto or one of: ${SOURCE_FORMAT_IDS.join(', ')}`);
       return value;
     }))
-  .addOption(new Option('--target <target>', 'where to write').choices(['local', 'aws']).default('local'))
-  .option('--data-dir <dir>', 'local: state folder', DEFAULT_DATA_DIR)
-  .option('--stage <stage>', 'aws: the deployed stage whose records table to write', 'dev')
-  .option('--region <region>', 'aws: region (default: the AWS SDK\'s)')
-  .option('--table-name <name>', 'aws: the records table, skipping the stack lookup')
   .option('--rejections <file>', 'write every rejection here (by default only when there are more than 20)')
   .addHelpText('after', `\nFormats (--format):\n${SOURCE_FORMATS.map((f) => `  ${f.id.padEnd(32)} ${f.description}`).join('\n')}\n\nField mappings: docs/data-model.md#importing-public-data`)
-  .action(async (paths: string[], opts: { format: string; target: 'local' | 'aws'; dataDir: string; stage: string; region?: string; tableName?: string; rejections?: string }) => {
+  .action(async (paths: string[], opts: TargetOptions & { format: string; rejections?: string }) => {
     const format = opts.format === 'auto' ? undefined : sourceFormatById(opts.format);
     const reporter = ingestReporter({
       rejectionsFile: opts.rejections ?? resolve('ingest-rejections.tsv'),
@@ -71,16 +83,10 @@ program
     }
   });
 
-program
-  .command('reindex')
+withTargetOptions(program.command('reindex'))
   .description('copy every record from the record store into the search index (a backfill; safe to repeat)')
-  .addOption(new Option('--target <target>', 'which stack').choices(['local', 'aws']).default('local'))
-  .option('--data-dir <dir>', 'local: state folder', DEFAULT_DATA_DIR)
-  .option('--stage <stage>', 'aws: the deployed stage', 'dev')
-  .option('--region <region>', 'aws: region (default: the AWS SDK\'s)')
-  .option('--table-name <name>', 'aws: the records table, skipping the stack lookup')
   .option('--search-endpoint <host>', 'aws: the search domain endpoint, skipping the stack lookup')
-  .action(async (opts: { target: 'local' | 'aws'; dataDir: string; stage: string; region?: string; tableName?: string; searchEndpoint?: string }) => {
+  .action(async (opts: TargetOptions & { searchEndpoint?: string }) => {
     if (opts.target === 'local') {
       removeLocalIndex(opts.dataDir);
       await withLocalStack(opts.dataDir, async () => console.log('index rebuilt'));
