@@ -198,6 +198,16 @@ describe('bad input', () => {
     }
   });
 
+  it('a record too large to store is rejected with its size, and the rest of its batch is written', async () => {
+    const file = join(dir, 'huge.jsonl');
+    const huge = JSON.stringify({ _id: 'grants.gov:h1', data_source: 'grants.gov', solnbr: 'HUGE-1', title: 'Huge', agency: 'Department of Energy', posted_dt: '2014-01-02T00:00:00Z', description: 'word '.repeat(80_000) });
+    writeFileSync(file, [huge, hit({ number: 'AFTER-HUGE' })].join('\n'));
+    const { summary, rejections } = await ingestInto(api, [file]);
+    expect(rejections.map((r) => r.reason)).toEqual([expect.stringMatching(/^record too large: \d+ bytes as JSON \(at most 350000\)$/)]);
+    expect(summary.byKind.grant.created).toBe(1);
+    expect((await api.get(`/grants-api/${grantId('AFTER-HUGE')}`)).status).toBe(200);
+  });
+
   it('a malformed CSV row is rejected alone, and so is a quote left open at the end of the file', async () => {
     const file = join(dir, 'notices.csv');
     writeFileSync(file, [

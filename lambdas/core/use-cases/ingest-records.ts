@@ -58,6 +58,11 @@ export interface IngestPorts {
 }
 
 const DEFAULT_BATCH_SIZE = 200;
+/**
+ * DynamoDB refuses items over 400 KB, and a record travels whole in its item and again in its
+ * change event, so anything near the limit is rejected up front rather than failing its batch.
+ */
+export const MAX_RECORD_BYTES = 350_000;
 const zeroCounts = (): OutcomeCounts => ({ created: 0, updated: 0, unchanged: 0 });
 
 async function* batchesOf<T>(items: AsyncIterable<T>, size: number): AsyncIterable<T[]> {
@@ -172,6 +177,11 @@ export async function ingestRecords(items: AsyncIterable<SourceItem>, ports: Ing
       const problems = schemaProblems(kind, record) ?? (newFunder && schemaProblems('funder', newFunder));
       if (problems) {
         rejectItem(entry.location, entry.format, `invalid record: ${problems}`);
+        continue;
+      }
+      const bytes = Buffer.byteLength(JSON.stringify(record));
+      if (bytes > MAX_RECORD_BYTES) {
+        rejectItem(entry.location, entry.format, `record too large: ${bytes} bytes as JSON (at most ${MAX_RECORD_BYTES})`);
         continue;
       }
       if (newFunder) {
