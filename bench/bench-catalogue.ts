@@ -3,7 +3,7 @@ import { megabytes } from './format';
 import { measure } from './measure';
 import type { BenchOptions } from './options';
 import { BASELINE_PAGE_PATH, countGrants, probe, probeListPage, scenarios, type ListPageFacts, type Scenario, type ScenarioName } from './scenarios';
-import { startApiServer, startBaselineServer, type FirstStart, type RunningServer } from './server-process';
+import { benchAuthorization, startApiServer, startBaselineServer, type FirstStart, type RunningServer } from './server-process';
 import { summarise, type Round, type RoundMeasurement, type ScenarioSummary } from './summary';
 
 export interface ScenarioFacts {
@@ -41,7 +41,8 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
     const idle = readProcessMemory(api.child.pid);
     log(`  API server pid ${api.child.pid} at ${api.baseUrl}, idle RSS ${megabytes(idle.rssBytes)} MB`);
 
-    const page = await probe(`${api.baseUrl}${BASELINE_PAGE_PATH}`);
+    const headers = { Authorization: benchAuthorization(grants) };
+    const page = await probe(`${api.baseUrl}${BASELINE_PAGE_PATH}`, headers);
     if (page.status !== 200) throw new Error(`baseline page ${BASELINE_PAGE_PATH}: status ${page.status}`);
     baseline = await startBaselineServer(page.body, page.contentType);
     log(`  baseline pid ${baseline.child.pid} at ${baseline.baseUrl}, serving ${page.body.length} bytes`);
@@ -58,11 +59,11 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
 
     const facts = {} as Record<ScenarioName, ScenarioFacts>;
     for (const scenario of list) {
-      let probed = await probeListPage(urlFor(scenario));
+      let probed = await probeListPage(urlFor(scenario), headers);
       const nextPath = nextPathFor.get(scenario.name);
       if (nextPath) {
         const origin = new URL(api.baseUrl).origin;
-        const [first, second] = [await probeListPage(`${origin}${nextPath()}`), await probeListPage(`${origin}${nextPath()}`)];
+        const [first, second] = [await probeListPage(`${origin}${nextPath()}`, headers), await probeListPage(`${origin}${nextPath()}`, headers)];
         const consistent = samePage(first, second) && (!scenario.distinct!.sameAnswerAsRepeated || samePage(first, probed));
         if (!consistent) throw new Error(`${scenario.name}: the distinct-query parameter changes the answer from one request to the next`);
         probed = first;
@@ -70,14 +71,14 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
       facts[scenario.name] = { matches: probed.total, responseBytes: probed.bytes };
       log(`  ${scenario.name}: ${probed.total} matches, ${probed.bytes} bytes per response`);
     }
-    const openGrants = await countGrants(api.baseUrl, '');
+    const openGrants = await countGrants(api.baseUrl, '', headers);
 
     const run = async (scenario: Scenario, durationSeconds: number) => {
       try {
-        const measured = await measure(urlFor(scenario), { connections: options.connections, durationSeconds, nextPath: nextPathFor.get(scenario.name) });
+        const measured = await measure(urlFor(scenario), { connections: options.connections, durationSeconds, nextPath: nextPathFor.get(scenario.name), headers });
         // The server may still be working through requests autocannon abandoned when it stopped;
         // one more request returns only after them, so the next run starts on an idle server.
-        await probe(scenario.name === 'baseline' ? `${baseline!.baseUrl}/` : `${api.baseUrl}${BASELINE_PAGE_PATH}`);
+        await probe(scenario.name === 'baseline' ? `${baseline!.baseUrl}/` : `${api.baseUrl}${BASELINE_PAGE_PATH}`, headers);
         return measured;
       } catch (error) {
         const output = serverFor(scenario).child.output().slice(-3000);

@@ -5,9 +5,10 @@ import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import { readSourceFile } from '../lambdas/adapters/source-files/read-source-files';
 import { sourceFormatOf } from '../lambdas/core/ingest/formats';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
-import { localRoutes } from '../local/api-routes';
+import { localAuthorizer, localRoutes } from '../local/api-routes';
 import { removeLocalIndex, startEmbeddedStack } from '../local/embedded-stack';
 import { createApiServer, listen } from '../local/http-server';
+import { ensureLocalKeys } from '../local/local-keys';
 import { PROJECT_ROOT } from './child-processes';
 import { median } from './summary';
 
@@ -81,7 +82,8 @@ async function oneRound(files: string[], log: (line: string) => void): Promise<I
     stack = await startEmbeddedStack({ dataDir, seed: false });
     const rebuildIndexSeconds = seconds(started);
 
-    const server = createApiServer(localRoutes(stack.services));
+    const { keys } = await ensureLocalKeys(stack.services);
+    const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
     const baseUrl = await listen(server, 0);
     const changeToSearchableMs: number[] = [];
     const source = { 'Opportunity ID': 'BENCH-0001', Title: '', Description: 'A benchmark record.', Agency: 'NSF', Status: 'Posted', 'Post Date': '2026-01-05', URL: '' };
@@ -92,7 +94,8 @@ async function oneRound(files: string[], log: (line: string) => void): Promise<I
       started = performance.now();
       await ingestFiles([file], stack.services);
       for (;;) {
-        const body = await (await fetch(`${baseUrl}/grants-api?search=${token}`)).json() as { pagination: { total: number } };
+        const response = await fetch(`${baseUrl}/grants-api?search=${token}`, { headers: { Authorization: `Bearer ${keys.developer}` } });
+        const body = await response.json() as { pagination: { total: number } };
         if (body.pagination.total === 1) break;
         if (performance.now() - started > 10_000) throw new Error(`a changed record was not searchable after 10 s (${token})`);
       }

@@ -13,6 +13,7 @@ export interface LoadOptions {
   durationSeconds: number;
   /** When set, each request's path (and query) comes from here instead of the URL's. */
   nextPath?: () => string;
+  headers?: Record<string, string>;
 }
 
 // Beyond the run itself: connection setup, the last in-flight responses, autocannon's wrap-up.
@@ -39,6 +40,7 @@ export async function measure(url: string, options: LoadOptions): Promise<Measur
     connections: options.connections,
     duration: options.durationSeconds,
     timeout: REQUEST_TIMEOUT_SECONDS,
+    headers: options.headers,
     requests: nextPath ? [{ setupRequest: (request) => ({ ...request, path: nextPath() }) }] : undefined,
   });
   instance.on('response', (_client, _status, _bytes, responseTimeMs) => {

@@ -85,8 +85,11 @@ export interface ProbedResponse {
   body: Buffer;
 }
 
-export async function probe(url: string): Promise<ProbedResponse> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+/** Request headers every bench request carries: the API's developer key (unlimited quota); the baseline gets them too. */
+export type BenchHeaders = Record<string, string>;
+
+export async function probe(url: string, headers: BenchHeaders = {}): Promise<ProbedResponse> {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(30_000) });
   const body = Buffer.from(await response.arrayBuffer());
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', body };
 }
@@ -99,8 +102,8 @@ export interface ListPageFacts {
   bytes: number;
 }
 
-export async function probeListPage(url: string): Promise<ListPageFacts> {
-  const { status, body } = await probe(url);
+export async function probeListPage(url: string, headers: BenchHeaders): Promise<ListPageFacts> {
+  const { status, body } = await probe(url, headers);
   if (status !== 200) throw new Error(`${url}: status ${status}: ${body.toString('utf8').slice(0, 500)}`);
   const page = JSON.parse(body.toString('utf8')) as { pagination?: { total?: number }; results?: { id: string }[] };
   const total = page.pagination?.total;
@@ -110,8 +113,8 @@ export async function probeListPage(url: string): Promise<ListPageFacts> {
   return { total, ids, bytes: body.length };
 }
 
-export async function countGrants(baseUrl: string, query: string): Promise<number> {
-  const { status, body } = await probe(`${baseUrl}/grants-api?count_only=true${query}`);
+export async function countGrants(baseUrl: string, query: string, headers: BenchHeaders): Promise<number> {
+  const { status, body } = await probe(`${baseUrl}/grants-api?count_only=true${query}`, headers);
   if (status !== 200) throw new Error(`count ${query}: status ${status}`);
   return (JSON.parse(body.toString('utf8')) as { pagination: { total: number } }).pagination.total;
 }

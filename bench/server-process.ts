@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LOCAL_KEYS_FILE } from '../local/local-keys';
 import { PROJECT_ROOT, readProcessMemory, startNodeChild, type NodeChild } from './child-processes';
 
 /** Data dirs live here (gitignored) and are kept, so a rerun skips seeding. */
@@ -13,6 +14,12 @@ export interface RunningServer {
   child: NodeChild;
   /** e.g. http://127.0.0.1:41234/functions/v1 for the API, http://127.0.0.1:41235 for the baseline. */
   baseUrl: string;
+}
+
+/** The Authorization header of the developer key `npm start` wrote into the API's state folder. */
+export function benchAuthorization(grants: number): string {
+  const keys = JSON.parse(readFileSync(join(BENCH_DATA_DIR, `grants-${grants}`, LOCAL_KEYS_FILE), 'utf8')) as { developer: string };
+  return `Bearer ${keys.developer}`;
 }
 
 /** How long the first start of a data dir took, seeding included; kept next to the data. */

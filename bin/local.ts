@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import { expandSourcePaths } from '../lambdas/adapters/source-files/read-source-files';
-import { localRoutes } from '../local/api-routes';
+import { localAuthorizer, localRoutes } from '../local/api-routes';
+import { ensureLocalKeys } from '../local/local-keys';
 import { claimDataDir } from '../local/data-dir-lock';
 import { DEFAULT_DATA_DIR, importedDataDirFor, startEmbeddedStack } from '../local/embedded-stack';
 import { ingestReporter } from '../local/ingest-report';
@@ -62,13 +63,18 @@ try {
       await stack.markImported(sources);
     }
   }
-  const server = createApiServer(localRoutes(stack.services));
+  const localKeys = await ensureLocalKeys(stack.services, dataDir);
+  if (localKeys.created) {
+    console.log(`created one API key per tier, saved to ${localKeys.file} (keep them; only their hashes are stored):`);
+    for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
+  }
+  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
   const baseUrl = await listen(server, port, process.env.HOST ?? '127.0.0.1').catch(async (error: NodeJS.ErrnoException) => {
     await stack.close();
     throw error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use: set PORT to another one`) : error;
   });
   console.log(`state: ${dataDir}`);
-  console.log(`API ready at ${baseUrl}  (try ${baseUrl}/grants-api?limit=2)`);
+  console.log(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`);
 
   const shutdown = async () => {
     server.close();

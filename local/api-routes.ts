@@ -1,25 +1,34 @@
 import { handler as openApiHandler } from '../lambdas/handlers/openapi';
 import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
 import { getRoute, listRoute } from '../lambdas/http/routes';
+import { authenticate } from '../lambdas/core/use-cases/authenticate';
 import type { Services } from '../lambdas/ports/services';
+import type { LocalAuthorizer } from './http-server';
 
 export interface LocalRoute {
   method: 'GET' | 'POST';
   /** API Gateway resource path under /functions/v1, e.g. /grants-api/{id}. */
   resource: string;
+  /** Whether the authorizer runs first (every data route; the OpenAPI document is public). */
+  authenticated: boolean;
   handler: (event: ApiEvent) => Promise<ApiResult>;
+}
+
+/** The local authorizer: the same decision the AWS authorizer Lambda makes, against the embedded key store. */
+export function localAuthorizer(services: Services): LocalAuthorizer {
+  return (authorization) => authenticate(authorization, services.keys, services.clock.now());
 }
 
 /** The routes API Gateway serves, bound to the embedded services: the same handler code as in Lambda. */
 export function localRoutes(services: Services): LocalRoute[] {
   const provider = () => services;
   return [
-    { method: 'GET', resource: '/grants-api', handler: listRoute('grant', provider) },
-    { method: 'GET', resource: '/grants-api/{id}', handler: getRoute('grant', provider) },
-    { method: 'GET', resource: '/contracts-api', handler: listRoute('contract', provider) },
-    { method: 'GET', resource: '/contracts-api/{id}', handler: getRoute('contract', provider) },
-    { method: 'GET', resource: '/funders-api', handler: listRoute('funder', provider) },
-    { method: 'GET', resource: '/funders-api/{id}', handler: getRoute('funder', provider) },
-    { method: 'GET', resource: '/openapi.json', handler: openApiHandler },
+    { method: 'GET', resource: '/grants-api', authenticated: true, handler: listRoute('grant', provider) },
+    { method: 'GET', resource: '/grants-api/{id}', authenticated: true, handler: getRoute('grant', provider) },
+    { method: 'GET', resource: '/contracts-api', authenticated: true, handler: listRoute('contract', provider) },
+    { method: 'GET', resource: '/contracts-api/{id}', authenticated: true, handler: getRoute('contract', provider) },
+    { method: 'GET', resource: '/funders-api', authenticated: true, handler: listRoute('funder', provider) },
+    { method: 'GET', resource: '/funders-api/{id}', authenticated: true, handler: getRoute('funder', provider) },
+    { method: 'GET', resource: '/openapi.json', authenticated: false, handler: openApiHandler },
   ];
 }

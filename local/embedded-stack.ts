@@ -7,7 +7,9 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import dynalite from 'dynalite';
 import { claimDataDir } from './data-dir-lock';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
+import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
+import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
@@ -158,7 +160,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   }
 
   return {
-    services: { store, index, clock },
+    services: { store, index, clock, meter: new DynamoUsageMeter(client, LOCAL_TABLE_NAME), keys: new DynamoKeyStore(client, LOCAL_TABLE_NAME) },
     outbox,
     dynamoEndpoint: `http://127.0.0.1:${port}`,
     seededCatalogue,

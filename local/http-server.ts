@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ErrorCode } from '../lambdas/core/errors';
+import { ServiceError, type ErrorCode } from '../lambdas/core/errors';
+import type { Principal } from '../lambdas/core/use-cases/authenticate';
 import { jsonResult, type ApiEvent, type ApiResult } from '../lambdas/http/api-gateway';
 import type { LocalRoute } from './api-routes';
+
+/** The authorizer API Gateway runs before a protected route: the Authorization header values in, a principal out (or a 401). */
+export type LocalAuthorizer = (authorization: readonly string[] | undefined) => Promise<Principal>;
 
 /**
  * A node:http front that plays API Gateway: it turns each request into a REST API proxy event,
@@ -87,7 +91,13 @@ function writeResult(res: ServerResponse, result: ApiResult): void {
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-export function createApiServer(routes: LocalRoute[]): Server {
+/** Every value sent for a header, whatever its case: Node would keep only one Authorization. */
+function headerValues(event: ApiEvent, name: string): string[] | undefined {
+  const values = Object.entries(event.multiValueHeaders ?? {}).filter(([header]) => header.toLowerCase() === name).flatMap(([, v]) => v ?? []);
+  return values.length > 0 ? values : undefined;
+}
+
+export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer): Server {
   const compiled = routes.map(compile);
   return createServer(async (req, res) => {
     try {
@@ -99,7 +109,19 @@ export function createApiServer(routes: LocalRoute[]): Server {
       // As in API Gateway, which cannot tell an unknown method from an unknown path: both are 404.
       if (!hit) return jsonError(res, 404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
       const body = await readBody(req);
-      writeResult(res, await hit.route.handler(toEvent(req, url, hit.route, hit.match!, body)));
+      const event = toEvent(req, url, hit.route, hit.match!, body);
+      if (hit.route.authenticated) {
+        let principal: Principal;
+        try {
+          principal = await authorize(headerValues(event, 'authorization'));
+        } catch (error) {
+          // API Gateway answers a refused authorizer itself, with its UNAUTHORIZED gateway response.
+          if (error instanceof ServiceError) return jsonError(res, error.status, error.code, error.message);
+          throw error;
+        }
+        event.requestContext.authorizer = { principalId: principal.keyId, keyId: principal.keyId, tier: principal.tier };
+      }
+      writeResult(res, await hit.route.handler(event));
     } catch (error) {
       // Malformed percent-encoding and oversized bodies are the client's fault; anything else is ours.
       if (error instanceof URIError) return jsonError(res, 400, 'INVALID_PARAMETER', 'Malformed percent-encoding in the path');

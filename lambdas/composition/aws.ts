@@ -1,7 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoKeyStore } from '../adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../adapters/aws/dynamo-record-store';
+import { DynamoUsageMeter } from '../adapters/aws/dynamo-usage-meter';
 import { systemClock } from '../ports/clock';
+import type { KeyStore } from '../ports/key-store';
 import type { RecordStore } from '../ports/record-store';
+import type { UsageMeter } from '../ports/usage-meter';
 import type { SearchIndex } from '../ports/search-index';
 import type { Services } from '../ports/services';
 
@@ -19,12 +23,24 @@ export function requireEnv(env: NodeJS.ProcessEnv, name: string): string {
 }
 
 export function createAwsServices(env: NodeJS.ProcessEnv = process.env, searchIndex?: (env: NodeJS.ProcessEnv) => SearchIndex): Services {
+  let client: DynamoDBClient | undefined;
   let store: RecordStore | undefined;
   let index: SearchIndex | undefined;
+  let meter: UsageMeter | undefined;
+  let keys: KeyStore | undefined;
+  const dynamo = () => (client ??= new DynamoDBClient({}));
   return {
     get store() {
-      store ??= new DynamoRecordStore(new DynamoDBClient({}), requireEnv(env, 'RECORDS_TABLE_NAME'));
+      store ??= new DynamoRecordStore(dynamo(), requireEnv(env, 'RECORDS_TABLE_NAME'));
       return store;
+    },
+    get meter() {
+      meter ??= new DynamoUsageMeter(dynamo(), requireEnv(env, 'RECORDS_TABLE_NAME'));
+      return meter;
+    },
+    get keys() {
+      keys ??= new DynamoKeyStore(dynamo(), requireEnv(env, 'RECORDS_TABLE_NAME'));
+      return keys;
     },
     get index() {
       if (!searchIndex) throw new Error('this function is not bound to the search domain: use awsSearchServices (composition/aws-search.ts)');

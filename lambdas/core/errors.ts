@@ -22,6 +22,8 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: FieldIssue[],
+    /** Headers the error response carries (rate-limit figures, Retry-After). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -4,11 +4,12 @@ import { getRecord } from '../core/use-cases/get-record';
 import { listEnvelope, listRecords } from '../core/use-cases/list-records';
 import { utcDate } from '../ports/clock';
 import type { ServicesProvider } from '../ports/services';
-import { apiRoute, jsonResult, queryParams } from './api-gateway';
+import { jsonResult, queryParams } from './api-gateway';
+import { authenticatedRoute } from './authenticated-route';
 
 /** GET /<resource>-api: parse the query string, ask the index, wrap in the list envelope. */
 export function listRoute(kind: ResourceKind, services: ServicesProvider) {
-  return apiRoute(async (event, startedAt) => {
+  return authenticatedRoute('api', services, async (event, startedAt) => {
     const { index, clock } = services();
     const query = parseListQuery(kind, queryParams(event), utcDate(clock));
     const outcome = await listRecords(index, query);
@@ -18,7 +19,7 @@ export function listRoute(kind: ResourceKind, services: ServicesProvider) {
 
 /** GET /<resource>-api/{id}: the record itself, no envelope. */
 export function getRoute(kind: ResourceKind, services: ServicesProvider) {
-  return apiRoute(async (event) => {
+  return authenticatedRoute('api', services, async (event) => {
     const record = await getRecord(services().store, kind, event.pathParameters?.id);
     return jsonResult(200, record);
   });

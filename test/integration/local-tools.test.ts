@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,13 +83,14 @@ describe('npm start -- --data <folder>', () => {
 
   it('imports the folder on first start, serves only that catalogue, and reuses it on the next start', async () => {
     const first = await start('--data', fixtures, '--data-dir', stateDir);
+    const auth = { headers: { Authorization: `Bearer ${(JSON.parse(readFileSync(join(stateDir, 'keys.json'), 'utf8')) as { developer: string }).developer}` } };
     try {
       expect(first.output).toContain(`importing ${fixtures}`);
       expect(first.output).toMatch(/^rejected\s+3$/m); // the malformed fixtures
-      const grants = await (await fetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`)).json() as any;
+      const grants = await (await fetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`, auth)).json() as any;
       expect(grants.pagination.total).toBe(18);
       expect(grants.results.every((grant: { source: string }) => grant.source !== 'synthetic')).toBe(true);
-      const contracts = await (await fetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`)).json() as any;
+      const contracts = await (await fetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`, auth)).json() as any;
       expect(contracts.pagination.total).toBe(6);
     } finally {
       await first.stop();
@@ -98,7 +99,8 @@ describe('npm start -- --data <folder>', () => {
     try {
       expect(second.output).toContain('serving the catalogue imported');
       expect(second.output).not.toContain('importing');
-      const grants = await (await fetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`)).json() as any;
+      expect(second.output).not.toContain('created one API key per tier'); // the keys of the first start stay
+      const grants = await (await fetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`, auth)).json() as any;
       expect(grants.pagination.total).toBe(18);
     } finally {
       await second.stop();

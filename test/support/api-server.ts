@@ -1,24 +1,30 @@
-import { localRoutes } from '../../local/api-routes';
+import { localAuthorizer, localRoutes } from '../../local/api-routes';
+import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
 import { startEmbeddedStack, type EmbeddedStack, type EmbeddedStackOptions } from '../../local/embedded-stack';
 import { createApiServer, listen } from '../../local/http-server';
 
 export interface TestApi {
   baseUrl: string;
   stack: EmbeddedStack;
-  get(path: string): Promise<{ status: number; body: any; headers: Headers }>;
+  /** One key per tier, as `npm start` creates them. */
+  keys: LocalKeys;
+  /** A GET with the developer key unless `key` says otherwise (null: no Authorization header). */
+  get(path: string, options?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
 /** The embedded stack behind the local HTTP server, on a random port: tests speak real HTTP to it. */
 export async function startTestApi(options: EmbeddedStackOptions = {}): Promise<TestApi> {
   const stack = await startEmbeddedStack(options);
-  const server = createApiServer(localRoutes(stack.services));
+  const { keys } = await ensureLocalKeys(stack.services);
+  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
   const baseUrl = await listen(server, 0);
   return {
     baseUrl,
     stack,
-    async get(path: string) {
-      const res = await fetch(`${baseUrl}${path}`);
+    keys,
+    async get(path, { key = keys.developer, headers = {} } = {}) {
+      const res = await fetch(`${baseUrl}${path}`, { headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers } });
       const text = await res.text();
       let body: unknown = text;
       try {

@@ -1,0 +1,117 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TierName } from '../../core/auth/tiers';
+import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../../ports/key-store';
+import { DOCUMENT_CLIENT_OPTIONS } from './records-table';
+
+/**
+ * API keys in the records table. Two kinds of item: the key (pk "apikey#<key_id>") and, for each
+ * hash that may authenticate, a pointer (pk "apikeyhash#<sha256>") naming its key. A request is
+ * two reads by key, never a scan; a pointer whose hash the key no longer lists authenticates
+ * nothing, so a rotation that lost a race leaves no usable stray.
+ */
+
+const KEY_SK = 'key';
+const HASH_SK = 'hash';
+const KEY_ENTITY = 'api_key';
+const keyKey = (keyId: string) => ({ pk: `apikey#${keyId}`, sk: KEY_SK });
+const hashKey = (hash: string) => ({ pk: `apikeyhash#${hash}`, sk: HASH_SK });
+
+function keyOfItem(item: Record<string, unknown>): ApiKeyRecord {
+  const { pk: _pk, sk: _sk, entity: _entity, ...key } = item;
+  return key as unknown as ApiKeyRecord;
+}
+
+export class DynamoKeyStore implements KeyStore {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(client: DynamoDBClient, private readonly tableName: string) {
+    this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
+  }
+
+  async create(key: ApiKeyRecord): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...hashKey(key.current_hash), key_id: key.key_id }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...keyKey(key.key_id), entity: KEY_ENTITY, ...key }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  }
+
+  async get(keyId: string): Promise<ApiKeyRecord | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keyKey(keyId), ConsistentRead: true }));
+    return Item ? keyOfItem(Item) : null;
+  }
+
+  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const { Item: pointer } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: hashKey(hash) }));
+    if (!pointer) return null;
+    const key = await this.get(String(pointer.key_id));
+    return key && (key.current_hash === hash || key.previous_hash === hash) ? key : null;
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const keys: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(new ScanCommand({
+        TableName: this.tableName,
+        FilterExpression: 'entity = :entity',
+        ExpressionAttributeValues: { ':entity': KEY_ENTITY },
+        ExclusiveStartKey: startKey,
+      }));
+      keys.push(...(page.Items ?? []).map(keyOfItem));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return keys.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
+  }
+
+  async rotate(keyId: string, expectedCurrentHash: string, next: { hash: string; prefix: string }, graceUntil: string, now: string): Promise<ApiKeyRecord> {
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...hashKey(next.hash), key_id: keyId }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    try {
+      const { Attributes } = await this.doc.send(new UpdateCommand({
+        TableName: this.tableName,
+        Key: keyKey(keyId),
+        UpdateExpression: 'SET previous_hash = current_hash, previous_valid_until = :grace, current_hash = :next, prefix = :prefix, rotated_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND current_hash = :expected AND revoked_at = :null',
+        ExpressionAttributeValues: { ':grace': graceUntil, ':next': next.hash, ':prefix': next.prefix, ':now': now, ':expected': expectedCurrentHash, ':null': null },
+        ReturnValues: 'ALL_NEW',
+      }));
+      return keyOfItem(Attributes!);
+    } catch (error) {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: hashKey(next.hash) }));
+      if (error instanceof ConditionalCheckFailedException) throw new KeyStateConflict(`key ${keyId} was revoked or rotated meanwhile; nothing changed`);
+      throw error;
+    }
+  }
+
+  async revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
+    try {
+      const { Attributes } = await this.doc.send(new UpdateCommand({
+        TableName: this.tableName,
+        Key: keyKey(keyId),
+        UpdateExpression: 'SET revoked_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+        ExpressionAttributeValues: { ':now': now, ':null': null },
+        ReturnValues: 'ALL_NEW',
+      }));
+      return keyOfItem(Attributes!);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // Revoked already (the first time stands), or no such key.
+      const key = await this.get(keyId);
+      if (!key) throw new KeyStateConflict(`no key ${keyId}`);
+      return key;
+    }
+  }
+
+  async setTier(keyId: string, tier: TierName): Promise<ApiKeyRecord> {
+    try {
+      const { Attributes } = await this.doc.send(new UpdateCommand({
+        TableName: this.tableName, Key: keyKey(keyId), UpdateExpression: 'SET tier = :tier', ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':tier': tier }, ReturnValues: 'ALL_NEW',
+      }));
+      return keyOfItem(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new KeyStateConflict(`no key ${keyId}`);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { rateLimitHeaders, secondsUntilUtcMidnight, utcDayOf } from '../auth/quota';
+import { TIERS } from '../auth/tiers';
+import { ServiceError } from '../errors';
+import type { UsageMeter } from '../../ports/usage-meter';
+import type { Principal } from './authenticate';
+
+/** What a route needs from a tier: the API, or the API and grant matching. */
+export type RouteFeature = 'api' | 'matching';
+
+/**
+ * A route's admission of an authenticated request: the tier's access, then one request off the
+ * day's quota (atomically, in the usage meter). Returns the rate-limit headers for the response;
+ * a refusal is a ServiceError that carries them too (and Retry-After on a 429).
+ */
+export async function admitRequest(principal: Principal, feature: RouteFeature, meter: UsageMeter, now: Date): Promise<Record<string, string>> {
+  const tier = TIERS[principal.tier];
+  const day = utcDayOf(now);
+  if (!tier.apiAccess) {
+    throw new ServiceError(403, 'FORBIDDEN', `The ${principal.tier} tier has no API access; upgrade to basic or above`, undefined, rateLimitHeaders(tier, 0));
+  }
+  if (feature === 'matching' && !tier.matching) {
+    const used = await meter.used(principal.keyId, day);
+    throw new ServiceError(403, 'NO_API_ACCESS', `Grant matching needs the pro or developer tier (this key is ${principal.tier})`, undefined, rateLimitHeaders(tier, used));
+  }
+  const { allowed, used } = await meter.consume(principal.keyId, day, tier.dailyQuota, now);
+  if (!allowed) {
+    throw new ServiceError(429, 'RATE_LIMITED', `Daily quota of ${tier.dailyQuota} requests reached; it resets at 00:00 UTC`, undefined, {
+      ...rateLimitHeaders(tier, used),
+      'Retry-After': String(secondsUntilUtcMidnight(now)),
+    });
+  }
+  return rateLimitHeaders(tier, used);
+}

@@ -1,0 +1,53 @@
+import { utcDayOf } from '../core/auth/quota';
+import { isTierName } from '../core/auth/tiers';
+import { unauthorized } from '../core/auth/api-keys';
+import { ServiceError } from '../core/errors';
+import { admitRequest, type RouteFeature } from '../core/use-cases/admit-request';
+import type { Principal } from '../core/use-cases/authenticate';
+import type { ServicesProvider } from '../ports/services';
+import { apiRoute, errorResult, logger, type ApiEvent, type ApiResult } from './api-gateway';
+
+/** The caller the authorizer let through, from the request context (API Gateway's, or the local server's). */
+export function principalOf(event: ApiEvent): Principal | null {
+  const context = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  const keyId = context?.keyId;
+  const tier = context?.tier;
+  return typeof keyId === 'string' && isTierName(tier) ? { keyId, tier } : null;
+}
+
+/**
+ * A route for authenticated callers: the tier's access and the daily quota are checked first,
+ * the rate-limit headers go on every response (errors too), and each response is counted in the
+ * key's usage figures. Without an authorizer's principal the request is 401: routes never trust
+ * a request the authorizer did not see.
+ */
+export function authenticatedRoute(
+  feature: RouteFeature,
+  services: ServicesProvider,
+  run: (event: ApiEvent, startedAt: number) => Promise<ApiResult>,
+): (event: ApiEvent) => Promise<ApiResult> {
+  const route = apiRoute(run);
+  return async (event) => {
+    const startedAt = performance.now();
+    const principal = principalOf(event);
+    if (!principal) return errorResult(unauthorized('Missing or invalid API key'), event);
+    const { meter, clock } = services();
+    const now = clock.now();
+    let result: ApiResult;
+    try {
+      const headers = await admitRequest(principal, feature, meter, now);
+      result = await route(event);
+      result = { ...result, headers: { ...result.headers, ...headers } };
+    } catch (error) {
+      result = errorResult(error, event);
+      if (error instanceof ServiceError && error.headers) result = { ...result, headers: { ...result.headers, ...error.headers } };
+    }
+    try {
+      await meter.record(principal.keyId, utcDayOf(now), { status: result.statusCode, latencyMs: performance.now() - startedAt });
+    } catch (error) {
+      // Usage figures must not cost the caller a response.
+      logger.warn('could not record usage', { keyId: principal.keyId, error: error as Error });
+    }
+    return result;
+  };
+}

@@ -1,0 +1,39 @@
+import type { TierName } from '../core/auth/tiers';
+
+/** A customer's API key as stored: never the key itself, only its SHA-256. */
+export interface ApiKeyRecord {
+  key_id: string;
+  /** The key's first characters, for lists ("gcf_live_AbCd"). */
+  prefix: string;
+  tier: TierName;
+  owner: string;
+  label: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** SHA-256 (hex) of the current key. */
+  current_hash: string;
+  /** SHA-256 of the key it replaced at the last rotation, accepted until previous_valid_until. */
+  previous_hash: string | null;
+  previous_valid_until: string | null;
+  rotated_at: string | null;
+}
+
+export class KeyStateConflict extends Error {}
+
+/** API keys (DynamoDB in AWS; the same adapter against dynalite locally). */
+export interface KeyStore {
+  create(key: ApiKeyRecord): Promise<void>;
+  /** The key a hash belongs to, current or previous; null when no key has it. */
+  findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  get(keyId: string): Promise<ApiKeyRecord | null>;
+  list(): Promise<ApiKeyRecord[]>;
+  /**
+   * Replaces the current hash if it is still `expectedCurrentHash` and the key is not revoked;
+   * the old hash stays valid until `graceUntil`. Throws KeyStateConflict when the key changed
+   * meanwhile (a concurrent rotation or revocation), leaving it as that change left it.
+   */
+  rotate(keyId: string, expectedCurrentHash: string, next: { hash: string; prefix: string }, graceUntil: string, now: string): Promise<ApiKeyRecord>;
+  /** Marks the key revoked (idempotent): both its hashes stop working. */
+  revoke(keyId: string, now: string): Promise<ApiKeyRecord>;
+  setTier(keyId: string, tier: TierName): Promise<ApiKeyRecord>;
+}
