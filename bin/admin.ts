@@ -2,6 +2,7 @@
 // The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22 is
 // for whoever upgrades the SDK, not for every command.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
@@ -12,8 +13,14 @@ import { parseListQuery } from '../lambdas/core/query/list-query';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
+import { TIER_NAMES, TIERS, isTierName, type TierName } from '../lambdas/core/auth/tiers';
+import {
+  createKey, DEFAULT_ROTATION_GRACE_HOURS, keyUsage, listKeys, revokeKey, rotateKey, setKeyTier,
+} from '../lambdas/core/use-cases/manage-keys';
+import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../lambdas/ports/key-store';
+import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import { utcDate } from '../lambdas/ports/clock';
-import { AwsTargetError, awsIngestPorts, awsReindexPorts } from '../local/aws-target';
+import { AwsTargetError, awsIngestPorts, awsKeyPorts, awsReindexPorts } from '../local/aws-target';
 import { DEFAULT_DATA_DIR, removeLocalIndex, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
 import { ingestReporter } from '../local/ingest-report';
 
@@ -105,6 +112,115 @@ withTargetOptions(program.command('reindex'))
     }
   });
 
+/** The key store and usage meter of the target: the embedded stack's, or the deployed stage's table. */
+async function withKeyPorts<T>(opts: TargetOptions, run: (ports: { keys: KeyStore; meter: UsageMeter }) => Promise<T>): Promise<T> {
+  if (opts.target === 'local') return withLocalStack(opts.dataDir, (stack) => run(stack.services));
+  const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
+  try {
+    return await run(ports);
+  } finally {
+    ports.close();
+  }
+}
+
+function tierArgument(value: string): TierName {
+  if (!isTierName(value)) throw new InvalidArgumentError(`unknown tier; use one of: ${TIER_NAMES.join(', ')}`);
+  return value;
+}
+
+function keyState(key: ApiKeyRecord, now: Date): string {
+  if (key.revoked_at) return `revoked ${key.revoked_at}`;
+  if (key.previous_valid_until && key.previous_valid_until > now.toISOString()) return `rotated; old key valid until ${key.previous_valid_until}`;
+  return 'active';
+}
+
+const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage');
+
+withTargetOptions(keysCommand.command('create'))
+  .description('issue a key; it is shown once, only its SHA-256 is stored')
+  .requiredOption('--tier <tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
+  .requiredOption('--owner <owner>', 'who the key belongs to (account, e-mail)')
+  .option('--label <label>', 'what it is for', '')
+  .action(async (opts: TargetOptions & { tier: TierName; owner: string; label: string }) => {
+    await withKeyPorts(opts, async ({ keys }) => {
+      const { key, record } = await createKey(keys, { tier: opts.tier, owner: opts.owner, label: opts.label }, randomBytes, new Date());
+      console.log(`key id ${record.key_id} (${record.tier}, owner ${record.owner})`);
+      console.log(`key    ${key}`);
+      console.error('the key is shown this once: store it now');
+    });
+  });
+
+withTargetOptions(keysCommand.command('list'))
+  .description('every key: prefix, tier, owner, created, last used, state')
+  .action(async (opts: TargetOptions) => {
+    await withKeyPorts(opts, async ({ keys, meter }) => {
+      const now = new Date();
+      const rows = await listKeys(keys, meter);
+      console.log(['key id', 'prefix', 'tier', 'owner', 'label', 'created', 'last used', 'state'].join('\t'));
+      for (const k of rows) console.log([k.key_id, `${k.prefix}…`, k.tier, k.owner, k.label || '-', k.created_at, k.last_used_at ?? 'never', keyState(k, now)].join('\t'));
+    });
+  });
+
+withTargetOptions(keysCommand.command('rotate'))
+  .description('issue a new key for the same account; the old one keeps working for the grace period')
+  .argument('<key-id>')
+  .option('--grace-hours <hours>', 'how long the old key keeps working', (v: string) => {
+    const hours = Number(v);
+    if (!Number.isFinite(hours) || hours < 0) throw new InvalidArgumentError('must be a number of hours, 0 or more');
+    return hours;
+  }, DEFAULT_ROTATION_GRACE_HOURS)
+  .action(async (keyId: string, opts: TargetOptions & { graceHours: number }) => {
+    await withKeyPorts(opts, async ({ keys }) => {
+      const { key, record } = await rotateKey(keys, keyId, opts.graceHours, randomBytes, new Date());
+      console.log(`key id ${record.key_id}: new key issued; the old one works until ${record.previous_valid_until}`);
+      console.log(`key    ${key}`);
+      console.error('the key is shown this once: store it now');
+    });
+  });
+
+withTargetOptions(keysCommand.command('revoke'))
+  .description('stop a key at once (both its current and its rotated-out key)')
+  .argument('<key-id>')
+  .action(async (keyId: string, opts: TargetOptions) => {
+    await withKeyPorts(opts, async ({ keys }) => {
+      const record = await revokeKey(keys, keyId, new Date());
+      console.log(`key id ${record.key_id} revoked ${record.revoked_at}`);
+    });
+  });
+
+withTargetOptions(keysCommand.command('set-tier'))
+  .description('move a key to another tier')
+  .argument('<key-id>')
+  .argument('<tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
+  .action(async (keyId: string, tier: TierName, opts: TargetOptions) => {
+    await withKeyPorts(opts, async ({ keys }) => {
+      const record = await setKeyTier(keys, keyId, tier);
+      console.log(`key id ${record.key_id} is now ${record.tier}`);
+    });
+  });
+
+withTargetOptions(keysCommand.command('usage'))
+  .description('requests, errors and p50/p95 response times per UTC day')
+  .argument('<key-id>')
+  .option('--days <days>', 'how many days back', (v: string) => {
+    const days = Number(v);
+    if (!Number.isInteger(days) || days < 1 || days > 92) throw new InvalidArgumentError('must be a whole number of days from 1 to 92');
+    return days;
+  }, 30)
+  .action(async (keyId: string, opts: TargetOptions & { days: number }) => {
+    await withKeyPorts(opts, async ({ keys, meter }) => {
+      const { key, days } = await keyUsage(keys, meter, keyId, opts.days);
+      const quota = TIERS[key.tier].dailyQuota;
+      console.log(`key id ${key.key_id} (${key.tier}, daily quota ${quota ?? 'unlimited'})`);
+      console.log(['day', 'requests', 'errors', 'error rate', 'p50 ms', 'p95 ms'].join('\t'));
+      for (const d of days) {
+        const rate = d.responses > 0 ? `${((d.errors / d.responses) * 100).toFixed(1)}%` : '-';
+        console.log([d.day, d.requests, d.errors, rate, d.p50Ms ?? '-', d.p95Ms ?? '-'].join('\t'));
+      }
+      if (days.length === 0) console.log('(no requests yet)');
+    });
+  });
+
 const local = program.command('local').description('the embedded stack\'s state (.local/)');
 
 local
@@ -137,7 +253,7 @@ local
 
 program.parseAsync().catch((error: Error) => {
   // Expected failures (a missing file, an unknown stage) are one clear line; anything else also names its type.
-  const expected = error instanceof SourceFileError || error instanceof AwsTargetError;
+  const expected = error instanceof SourceFileError || error instanceof AwsTargetError || error instanceof KeyStateConflict;
   console.error(`admin: ${expected ? error.message : `${error.name}: ${error.message}`}`);
   process.exit(1);
 });

@@ -1,10 +1,14 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
+import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { systemClock } from '../lambdas/ports/clock';
 import { openSearchIndex } from '../lambdas/composition/aws-search';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
+import type { KeyStore } from '../lambdas/ports/key-store';
 import type { RecordStore } from '../lambdas/ports/record-store';
+import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { SearchIndex } from '../lambdas/ports/search-index';
 import { STACK_OUTPUTS, stackNamesOf } from '../lib/stack-names';
 
@@ -55,6 +59,13 @@ export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoi
   const region = options.region ?? (await client.config.region());
   const index = openSearchIndex({ SEARCH_DOMAIN_ENDPOINT: endpoint.startsWith('http') ? endpoint : `https://${endpoint}`, AWS_REGION: region });
   return { store: new DynamoRecordStore(client, tableName), index, tableName, endpoint, close: () => client.destroy() };
+}
+
+/** The key store and usage meter in a stage's records table (`admin keys --target aws`). */
+export async function awsKeyPorts(options: AwsTargetOptions): Promise<{ keys: KeyStore; meter: UsageMeter; close(): void }> {
+  const tableName = await recordsTableOf(options);
+  const client = new DynamoDBClient({ region: options.region });
+  return { keys: new DynamoKeyStore(client, tableName), meter: new DynamoUsageMeter(client, tableName), close: () => client.destroy() };
 }
 
 export async function awsIngestPorts(options: AwsTargetOptions): Promise<IngestPorts & { tableName: string; close(): void }> {

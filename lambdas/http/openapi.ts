@@ -22,6 +22,22 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: ref('Error') } },
 });
 
+/** On every answer to an authenticated key (DESIGN.md section 3). */
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Daily request quota of the key\'s tier; -1 means unlimited', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left until 00:00 UTC; -1 means unlimited', schema: { type: 'integer' } },
+} as const;
+
+/** The answers of the authorizer and the quota, shared by every data route. */
+const ACCESS_RESPONSES = {
+  401: errorResponse('Missing, malformed, unknown, revoked or rotated-out API key (UNAUTHORIZED)'),
+  403: errorResponse('The key\'s tier has no API access (FORBIDDEN)'),
+  429: {
+    ...errorResponse('Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC'),
+    headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds until the quota resets at 00:00 UTC', schema: { type: 'integer' } } },
+  },
+};
+
 function listOperation(kind: ResourceKind, schema: string, plural: string) {
   return {
     operationId: `list${schema}s`,
@@ -38,6 +54,7 @@ function listOperation(kind: ResourceKind, schema: string, plural: string) {
     responses: {
       200: {
         description: `A page of ${plural}, or only the total when count_only=true`,
+        headers: RATE_LIMIT_HEADERS,
         content: {
           'application/json': {
             schema: { oneOf: [{ ...ref('ListEnvelope'), properties: { results: { type: 'array', items: ref(schema) } } }, ref('CountEnvelope')] },
@@ -45,9 +62,7 @@ function listOperation(kind: ResourceKind, schema: string, plural: string) {
         },
       },
       400: errorResponse('A parameter is malformed; error.details names each field'),
-      401: errorResponse('Missing or invalid API key'),
-      403: errorResponse('The key\'s tier has no API access'),
-      429: errorResponse('Daily quota exceeded'),
+      ...ACCESS_RESPONSES,
       500: errorResponse('Internal error'),
     },
   };
@@ -60,9 +75,9 @@ function getOperation(schema: string, plural: string) {
     tags: [plural],
     parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
     responses: {
-      200: { description: `The ${schema.toLowerCase()}`, content: { 'application/json': { schema: ref(schema) } } },
+      200: { description: `The ${schema.toLowerCase()}`, headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: ref(schema) } } },
       400: errorResponse('The id is not a UUID'),
-      401: errorResponse('Missing or invalid API key'),
+      ...ACCESS_RESPONSES,
       404: errorResponse(`No ${schema.toLowerCase()} has this id`),
     },
   };
