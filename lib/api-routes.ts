@@ -1,7 +1,7 @@
 import type { HttpMethod } from './constructs/api';
 
 /** A data dependency a route's function is bound to (env var + least-privilege grant). */
-export type RouteBinding = 'records' | 'search';
+export type RouteBinding = 'records' | 'search' | 'usage';
 
 export interface ApiRouteDefinition {
   readonly method: HttpMethod;
@@ -10,6 +10,8 @@ export interface ApiRouteDefinition {
   /** Handler entry relative to the project root; it exports `handler`. */
   readonly entry: string;
   readonly bindings: readonly RouteBinding[];
+  /** Served without an API key (the OpenAPI document); every other route needs one. */
+  readonly public?: boolean;
 }
 
 /**
@@ -17,13 +19,13 @@ export interface ApiRouteDefinition {
  * record); lists, filters and counts come from the search index, which holds the full record.
  */
 export const API_ROUTES: readonly ApiRouteDefinition[] = [
-  { method: 'GET', path: '/grants-api', entry: 'lambdas/handlers/list-grants.ts', bindings: ['search'] },
-  { method: 'GET', path: '/grants-api/{id}', entry: 'lambdas/handlers/get-grant.ts', bindings: ['records'] },
-  { method: 'GET', path: '/contracts-api', entry: 'lambdas/handlers/list-contracts.ts', bindings: ['search'] },
-  { method: 'GET', path: '/contracts-api/{id}', entry: 'lambdas/handlers/get-contract.ts', bindings: ['records'] },
-  { method: 'GET', path: '/funders-api', entry: 'lambdas/handlers/list-funders.ts', bindings: ['search'] },
-  { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records'] },
-  { method: 'GET', path: '/openapi.json', entry: 'lambdas/handlers/openapi.ts', bindings: [] },
+  { method: 'GET', path: '/grants-api', entry: 'lambdas/handlers/list-grants.ts', bindings: ['search', 'usage'] },
+  { method: 'GET', path: '/grants-api/{id}', entry: 'lambdas/handlers/get-grant.ts', bindings: ['records', 'usage'] },
+  { method: 'GET', path: '/contracts-api', entry: 'lambdas/handlers/list-contracts.ts', bindings: ['search', 'usage'] },
+  { method: 'GET', path: '/contracts-api/{id}', entry: 'lambdas/handlers/get-contract.ts', bindings: ['records', 'usage'] },
+  { method: 'GET', path: '/funders-api', entry: 'lambdas/handlers/list-funders.ts', bindings: ['search', 'usage'] },
+  { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records', 'usage'] },
+  { method: 'GET', path: '/openapi.json', entry: 'lambdas/handlers/openapi.ts', bindings: [], public: true },
 ];
 
 /** `lambdas/handlers/get-grant.ts` -> `GetGrant`: a stable construct id per route. */

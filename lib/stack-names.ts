@@ -15,3 +15,8 @@ export const STACK_OUTPUTS = {
   /** On the stateless stack: the interface's {base_url}. */
   apiBaseUrl: 'ApiBaseUrl',
 } as const;
+
+/** On the stateless stack: a tier's usage plan id, e.g. `UsagePlanBasic`. */
+export function usagePlanOutputOf(tier: string): string {
+  return `UsagePlan${tier.charAt(0).toUpperCase()}${tier.slice(1)}`;
+}

@@ -7,9 +7,12 @@ import type { Construct } from 'constructs';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
 import type { StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
+import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
+import { TIER_NAMES } from '../lambdas/core/auth/tiers';
+import { ApiAccess } from './constructs/api-access';
 import { RecordIndexer } from './constructs/record-indexer';
 import { ServiceFunction } from './constructs/service-function';
-import { STACK_OUTPUTS } from './stack-names';
+import { STACK_OUTPUTS, usagePlanOutputOf } from './stack-names';
 
 export interface StatelessStackProps extends StackProps {
   readonly config: StageConfig;
@@ -28,6 +31,7 @@ export class StatelessStack extends Stack {
   /** Keyed by the route's construct id, e.g. `GetGrant`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly indexer: RecordIndexer;
+  readonly access: ApiAccess;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -36,6 +40,7 @@ export class StatelessStack extends Stack {
     const bind: Record<RouteBinding, (fn: ServiceFunction) => void> = {
       records: (fn) => fn.bindRecordsTable(props.recordsTable),
       search: (fn) => fn.bindSearchDomain(props.searchDomain),
+      usage: (fn) => fn.bindUsageMeter(props.recordsTable),
     };
 
     this.api = new ServiceApi(this, 'Api', {
@@ -44,6 +49,18 @@ export class StatelessStack extends Stack {
       accessLogRetention: config.api.accessLogRetention,
       logRemovalPolicy: config.statefulRemovalPolicy,
       manageAccountCloudWatchRole: config.api.manageAccountCloudWatchRole,
+      // The authorizer names each caller's usage-plan key (usageIdentifierKey); clients send only their Bearer key.
+      apiKeySource: ApiKeySourceType.AUTHORIZER,
+    });
+
+    this.access = new ApiAccess(this, 'Access', {
+      restApi: this.api.restApi,
+      table: props.recordsTable,
+      projectRoot: props.projectRoot,
+      serviceName: config.serviceName,
+      memorySizeMb: config.functions.memorySizeMb,
+      logRetention: config.functions.logRetention,
+      logRemovalPolicy: config.statefulRemovalPolicy,
     });
 
     const functions = new Map<string, ServiceFunction>();
@@ -65,7 +82,12 @@ export class StatelessStack extends Stack {
       for (const binding of route.bindings) {
         bind[binding](fn);
       }
-      this.api.addRoute({ method: route.method, path: route.path, handler: fn.lambdaFunction });
+      this.api.addRoute({
+        method: route.method,
+        path: route.path,
+        handler: fn.lambdaFunction,
+        methodOptions: route.public ? this.access.publicMethodOptions : this.access.protectedMethodOptions,
+      });
       functions.set(constructId, fn);
     }
     this.functions = functions;
@@ -80,6 +102,13 @@ export class StatelessStack extends Stack {
       logRetention: config.functions.logRetention,
       logRemovalPolicy: config.statefulRemovalPolicy,
     });
+
+    for (const tier of TIER_NAMES) {
+      new CfnOutput(this, usagePlanOutputOf(tier), {
+        description: `The ${tier} tier's usage plan (admin CLI: keys --target aws)`,
+        value: this.access.usagePlans[tier].usagePlanId,
+      });
+    }
 
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, {
       description: 'The {base_url} of the interface (ends in /functions/v1)',

@@ -119,6 +119,7 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
           if (error instanceof ServiceError) return jsonError(res, error.status, error.code, error.message);
           throw error;
         }
+        // What the AWS authorizer passes on as context (lambdas/http/request-authorizer.ts).
         event.requestContext.authorizer = { principalId: principal.keyId, keyId: principal.keyId, tier: principal.tier };
       }
       writeResult(res, await hit.route.handler(event));

@@ -16,6 +16,11 @@ export interface ApiKeyRecord {
   previous_hash: string | null;
   previous_valid_until: string | null;
   rotated_at: string | null;
+  /**
+   * The value of the API Gateway API key that ties this key to its tier's usage plan (the
+   * authorizer returns it as usageIdentifierKey); null for keys made only for the local server.
+   */
+  usage_key?: string | null;
 }
 
 export class KeyStateConflict extends Error {}

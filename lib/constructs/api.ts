@@ -2,6 +2,7 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
+  type ApiKeySourceType,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -41,6 +42,8 @@ export interface ServiceApiProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** See ApiSettings.manageAccountCloudWatchRole. */
   readonly manageAccountCloudWatchRole: boolean;
+  /** Where API Gateway finds a request's usage-plan key. @default HEADER (x-api-key) */
+  readonly apiKeySource?: ApiKeySourceType;
 }
 
 interface GatewayErrorResponse {
@@ -127,6 +130,7 @@ export class ServiceApi extends Construct {
       restApiName: props.apiName,
       description: props.description,
       endpointTypes: [EndpointType.REGIONAL],
+      apiKeySourceType: props.apiKeySource,
       cloudWatchRole: props.manageAccountCloudWatchRole,
       deployOptions: {
         stageName: props.stageName ?? 'functions',

@@ -96,6 +96,30 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /**
+   * The usage counters (daily quota, usage figures) in the records table, through
+   * RECORDS_TABLE_NAME: read and update, on usage items only.
+   */
+  bindUsageMeter(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], ['usage#*']);
+  }
+
+  /** Reads of API keys and their hash pointers (the authorizer), through RECORDS_TABLE_NAME. */
+  bindKeyReader(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:GetItem'], ['apikey#*', 'apikeyhash#*']);
+  }
+
+  /** Actions on the items whose partition key starts with one of `prefixes`, and on nothing else. */
+  private bindItemsByPrefix(table: ITable, actions: string[], prefixes: string[]): this {
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);
+    this.lambdaFunction.addToRolePolicy(new PolicyStatement({
+      actions,
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes } },
+    }));
+    return this;
+  }
+
   /** Write-only access to the records table (the indexer appends change events), through RECORDS_TABLE_NAME. */
   bindRecordsTableWriter(table: ITable): this {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);

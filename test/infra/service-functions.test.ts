@@ -43,8 +43,9 @@ describe('service functions', () => {
     'lambdas/handlers/get-funder.ts': 'records',
   } as const;
 
-  it('creates exactly one function per route, the indexer, and no helper functions', () => {
+  it('creates exactly one function per route, the indexer, the authorizer, and no helper functions', () => {
     expect([...functions.keys()].sort()).toEqual([
+      'lambdas/handlers/authorize-request.ts',
       'lambdas/handlers/get-contract.ts',
       'lambdas/handlers/get-funder.ts',
       'lambdas/handlers/get-grant.ts',
@@ -54,7 +55,7 @@ describe('service functions', () => {
       'lambdas/handlers/list-grants.ts',
       'lambdas/handlers/openapi.ts',
     ]);
-    expect(Object.keys(lambdas)).toHaveLength(8);
+    expect(Object.keys(lambdas)).toHaveLength(9);
   });
 
   it('runs every function on Node 22, arm64, with X-Ray, source maps and its own log group', () => {
@@ -64,8 +65,10 @@ describe('service functions', () => {
       expect(properties.TracingConfig, entry).toEqual({ Mode: 'Active' });
       expect(properties.Handler, entry).toBe('index.handler');
       expect(properties.MemorySize, entry).toBe(512);
-      // Route functions must answer before API Gateway's 29 s; the stream indexer may take a minute.
-      expect(properties.Timeout, entry).toBe(entry.endsWith('index-record-changes.ts') ? 60 : 15);
+      // Route functions must answer before API Gateway's 29 s; the stream indexer may take a minute;
+      // the authorizer is two reads.
+      const timeouts: Record<string, number> = { 'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10 };
+      expect(properties.Timeout, entry).toBe(timeouts[entry] ?? 15);
       expect(environmentOf(properties).NODE_OPTIONS, entry).toBe('--enable-source-maps');
       expect(environmentOf(properties).POWERTOOLS_SERVICE_NAME, entry).toBe('gcf-data-service');
       const logGroup = (properties.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup;
@@ -75,21 +78,20 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(9); // one per function (seven routes and the indexer) and the API access log
+    expect(logGroups).toHaveLength(10); // one per function (seven routes, the indexer, the authorizer) and the API access log
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
   });
 
-  it('sets RECORDS_TABLE_NAME on get routes and SEARCH_DOMAIN_ENDPOINT on list routes only', () => {
+  it('sets RECORDS_TABLE_NAME on every data route (usage counters) and SEARCH_DOMAIN_ENDPOINT on list routes only', () => {
     for (const [entry, binding] of Object.entries(DATA_ROUTES)) {
       const environment = environmentOf(functions.get(entry)?.properties ?? {});
+      expect(environment.RECORDS_TABLE_NAME, entry).toEqual({ 'Fn::ImportValue': expect.stringContaining('RecordsTable') });
       if (binding === 'records') {
-        expect(environment.RECORDS_TABLE_NAME, entry).toEqual({ 'Fn::ImportValue': expect.stringContaining('RecordsTable') });
         expect(environment.SEARCH_DOMAIN_ENDPOINT, entry).toBeUndefined();
       } else {
         expect(JSON.stringify(environment.SEARCH_DOMAIN_ENDPOINT), entry).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",\{"Fn::ImportValue":"[^"]*SearchDomain/);
-        expect(environment.RECORDS_TABLE_NAME, entry).toBeUndefined();
       }
     }
     const openApi = environmentOf(functions.get('lambdas/handlers/openapi.ts')?.properties ?? {});
@@ -97,10 +99,15 @@ describe('service functions', () => {
     expect(openApi.SEARCH_DOMAIN_ENDPOINT).toBeUndefined();
   });
 
-  it('grants read-only data access matching each binding', () => {
+  it('grants read-only data access matching each binding, and usage counters on usage items only', () => {
     for (const [entry, binding] of Object.entries(DATA_ROUTES)) {
       const role = (functions.get(entry)?.properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-      const statements = statementsForRole(policies, role);
+      const allStatements = statementsForRole(policies, role);
+      const usage = allStatements.filter((statement) => JSON.stringify(statement.Condition ?? {}).includes('usage#*'));
+      expect(usage, entry).toHaveLength(1);
+      expect([usage[0]!.Action].flat().sort(), entry).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+      expect(usage[0]!.Condition, entry).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['usage#*'] } });
+      const statements = allStatements.filter((statement) => !usage.includes(statement));
       const actions = actionsOf(statements);
       if (binding === 'records') {
         expect(actions, entry).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']));

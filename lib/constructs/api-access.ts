@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { AuthorizationType, IdentitySource, Period, RequestAuthorizer, type MethodOptions, type RestApi, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { TIER_NAMES, TIERS, type TierName } from '../../lambdas/core/auth/tiers';
+import { ServiceFunction } from './service-function';
+
+/**
+ * The usage plan's daily quota: a backstop a little above the tier's quota. The routes count
+ * exactly (one atomic counter per key per day) and answer the first request over with 429,
+ * Retry-After and the rate-limit headers, which a gateway refusal cannot carry. Free keys reach
+ * the routes only to be told 403 FORBIDDEN; a small quota bounds that.
+ */
+export function gatewayQuotaOf(dailyQuota: number): number {
+  return dailyQuota === 0 ? 100 : Math.ceil(dailyQuota * 1.05) + 10;
+}
+
+export interface ApiAccessProps {
+  readonly restApi: RestApi;
+  readonly table: ITable;
+  readonly projectRoot: string;
+  readonly serviceName: string;
+  readonly memorySizeMb: number;
+  readonly logRetention: RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+  /** How long API Gateway caches a decision per Authorization header; a revocation takes at most this long. @default 60 s */
+  readonly authorizerCacheTtl?: Duration;
+}
+
+/**
+ * Who may call the API: a Lambda REQUEST authorizer on the Authorization header (the same
+ * `authenticate` as locally), and one usage plan per tier (TIERS) with its daily quota and
+ * throttling, which API Gateway enforces for the key the authorizer names (usageIdentifierKey).
+ */
+export class ApiAccess extends Construct {
+  readonly authorizerFunction: ServiceFunction;
+  readonly authorizer: RequestAuthorizer;
+  readonly usagePlans: Readonly<Record<TierName, UsagePlan>>;
+  /** For routes that need a key: the authorizer, and the usage plan's key. */
+  readonly protectedMethodOptions: MethodOptions;
+  /** For public routes. */
+  readonly publicMethodOptions: MethodOptions = { authorizationType: AuthorizationType.NONE, apiKeyRequired: false };
+
+  constructor(scope: Construct, id: string, props: ApiAccessProps) {
+    super(scope, id);
+    this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
+      entry: join(props.projectRoot, 'lambdas/handlers/authorize-request.ts'),
+      description: 'API key authorizer (lambdas/handlers/authorize-request.ts)',
+      serviceName: props.serviceName,
+      memorySizeMb: props.memorySizeMb,
+      timeout: Duration.seconds(10),
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      projectRoot: props.projectRoot,
+    }).bindKeyReader(props.table);
+
+    this.authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      handler: this.authorizerFunction.lambdaFunction,
+      identitySources: [IdentitySource.header('Authorization')],
+      resultsCacheTtl: props.authorizerCacheTtl ?? Duration.seconds(60),
+    });
+    this.protectedMethodOptions = { authorizer: this.authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true };
+
+    const plans = {} as Record<TierName, UsagePlan>;
+    for (const tier of TIER_NAMES) {
+      const policy = TIERS[tier];
+      plans[tier] = props.restApi.addUsagePlan(`UsagePlan-${tier}`, {
+        name: `${props.restApi.restApiName}-${tier}`,
+        description: `${tier} tier: ${policy.dailyQuota === null ? 'unlimited' : `${policy.dailyQuota} requests a day`}`,
+        quota: policy.dailyQuota === null ? undefined : { limit: gatewayQuotaOf(policy.dailyQuota), period: Period.DAY },
+        throttle: policy.throttle ?? undefined,
+        apiStages: [{ api: props.restApi, stage: props.restApi.deploymentStage }],
+      });
+    }
+    this.usagePlans = plans;
+  }
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { TIER_NAMES, TIERS } from '../../lambdas/core/auth/tiers';
+import { gatewayQuotaOf } from '../../lib/constructs/api-access';
+import { usagePlanOutputOf } from '../../lib/stack-names';
+import { type CfnResource, resourcesOfType, synthStage, wiredMethods } from './synth-stacks';
+
+/** The API's access control in AWS: the REQUEST authorizer, usage plans per tier, keys from the authorizer. */
+describe('API access', () => {
+  const { stateless } = synthStage('dev');
+  const authorizers = Object.entries(resourcesOfType(stateless, 'AWS::ApiGateway::Authorizer'));
+  const [authorizerId, authorizer] = authorizers[0]!;
+  const methods = Object.values(resourcesOfType(stateless, 'AWS::ApiGateway::Method')).filter((m) => m.Properties?.HttpMethod !== 'OPTIONS');
+  const plans = Object.values(resourcesOfType(stateless, 'AWS::ApiGateway::UsagePlan'));
+
+  it('takes usage-plan keys from the authorizer, not from an x-api-key header', () => {
+    const [api] = Object.values(resourcesOfType(stateless, 'AWS::ApiGateway::RestApi'));
+    expect(api!.Properties?.ApiKeySourceType).toBe('AUTHORIZER');
+  });
+
+  it('has one REQUEST authorizer on the Authorization header, cached at most 60 s', () => {
+    expect(authorizers).toHaveLength(1);
+    expect(authorizer.Properties).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.Authorization', AuthorizerResultTtlInSeconds: 60 });
+  });
+
+  it('guards every data route with the authorizer and a usage-plan key; the OpenAPI document stays public', () => {
+    const routes = wiredMethods(stateless);
+    expect(routes).toHaveLength(7);
+    for (const method of methods) {
+      const resource = JSON.stringify(method.Properties?.ResourceId);
+      const route = routes.find((r) => r.integration === method.Properties?.Integration)!;
+      if (route.path.endsWith('/openapi.json')) {
+        expect(method.Properties, resource).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
+      } else {
+        expect(method.Properties, route.path).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });
+      }
+    }
+  });
+
+  it('has one usage plan per tier with its daily quota and throttling, on the API stage', () => {
+    expect(plans).toHaveLength(TIER_NAMES.length);
+    for (const tier of TIER_NAMES) {
+      const plan = plans.find((p) => String(p.Properties?.UsagePlanName).endsWith(`-${tier}`))!;
+      const policy = TIERS[tier];
+      expect(plan.Properties?.Quota, tier).toEqual(policy.dailyQuota === null ? undefined : { Limit: gatewayQuotaOf(policy.dailyQuota), Period: 'DAY' });
+      expect(plan.Properties?.Throttle, tier).toEqual(policy.throttle ? { RateLimit: policy.throttle.rateLimit, BurstLimit: policy.throttle.burstLimit } : undefined);
+      expect((plan.Properties?.ApiStages as unknown[]).length, tier).toBe(1);
+      expect(stateless.toJSON().Outputs[usagePlanOutputOf(tier)].Value, tier).toEqual({ Ref: expect.stringMatching(/UsagePlan/) });
+    }
+  });
+
+  it('keeps the gateway quota a backstop just above the exact per-key count', () => {
+    expect(gatewayQuotaOf(1000)).toBe(1060);
+    expect(gatewayQuotaOf(10_000)).toBe(10_510);
+    expect(gatewayQuotaOf(0)).toBe(100);
+  });
+
+  it('lets the authorizer read API keys and their hash pointers, and nothing else in the table', () => {
+    const fn = Object.entries(resourcesOfType(stateless, 'AWS::Lambda::Function')).find(([, f]) => String(f.Properties?.Description).includes('authorize-request.ts'))!;
+    const role = (fn[1].Properties?.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const statements = Object.values(resourcesOfType(stateless, 'AWS::IAM::Policy'))
+      .filter((policy: CfnResource) => JSON.stringify(policy.Properties?.Roles ?? []).includes(`"${role}"`))
+      .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement)
+      .filter((statement) => ![statement.Action].flat().every((action) => String(action).startsWith('xray:')));
+    expect(statements).toEqual([expect.objectContaining({
+      Action: 'dynamodb:GetItem',
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['apikey#*', 'apikeyhash#*'] } },
+    })]);
+  });
+});

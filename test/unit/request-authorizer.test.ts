@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { createKey, revokeKey } from '../../lambdas/core/use-cases/manage-keys';
+import { requestAuthorizerHandler } from '../../lambdas/http/request-authorizer';
+import type { ApiKeyRecord, KeyStore } from '../../lambdas/ports/key-store';
+
+/** The AWS REQUEST authorizer on events as API Gateway sends them, with an in-memory key store. */
+
+function memoryKeys(): KeyStore {
+  const byId = new Map<string, ApiKeyRecord>();
+  return {
+    create: async (key) => { byId.set(key.key_id, { ...key }); },
+    findByHash: async (hash) => [...byId.values()].find((k) => k.current_hash === hash || k.previous_hash === hash) ?? null,
+    get: async (id) => byId.get(id) ?? null,
+    list: async () => [...byId.values()],
+    rotate: async () => { throw new Error('not used'); },
+    revoke: async (id, now) => { const key = byId.get(id)!; key.revoked_at = now; return key; },
+    setTier: async () => { throw new Error('not used'); },
+  };
+}
+
+const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/functions/GET/v1/grants-api';
+const event = (headers: Record<string, string>, multi?: Record<string, string[]>): APIGatewayRequestAuthorizerEvent => ({
+  type: 'REQUEST', methodArn: METHOD_ARN, resource: '/v1/grants-api', path: '/v1/grants-api', httpMethod: 'GET',
+  headers, multiValueHeaders: multi ?? Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+  pathParameters: null, queryStringParameters: null, multiValueQueryStringParameters: null, stageVariables: null,
+  requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
+});
+
+describe('the request authorizer', () => {
+  it('allows a known key for the whole stage, passing key id and tier on, and its usage-plan key', async () => {
+    const keys = memoryKeys();
+    const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+    const { key, record } = await createKey(keys, { tier: 'pro', owner: 'acme', label: '' }, randomBytes, clock.now());
+    (await keys.get(record.key_id))!.usage_key = 'usage-plan-key-value-0123456789';
+    const result = await requestAuthorizerHandler(() => ({ keys, clock }))(event({ authorization: `Bearer ${key}` }));
+    expect(result).toEqual({
+      principalId: record.key_id,
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/functions/*/*' }] },
+      context: { keyId: record.key_id, tier: 'pro' },
+      usageIdentifierKey: 'usage-plan-key-value-0123456789',
+    });
+  });
+
+  it('answers "Unauthorized" (API Gateway\'s 401) for missing, doubled, malformed, unknown and revoked keys', async () => {
+    const keys = memoryKeys();
+    const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+    const { key, record } = await createKey(keys, { tier: 'developer', owner: 'acme', label: '' }, randomBytes, clock.now());
+    const authorize = requestAuthorizerHandler(() => ({ keys, clock }));
+    const refused = [
+      event({}),
+      event({ Authorization: `Basic ${key}` }),
+      event({ Authorization: `Bearer ${key}` }, { Authorization: [`Bearer ${key}`, `Bearer ${key}`] }),
+      event({ Authorization: `Bearer gcf_live_${'B'.repeat(32)}` }),
+    ];
+    for (const e of refused) await expect(authorize(e)).rejects.toThrow(/^Unauthorized$/);
+    await revokeKey(keys, record.key_id, clock.now());
+    await expect(authorize(event({ Authorization: `Bearer ${key}` }))).rejects.toThrow(/^Unauthorized$/);
+  });
+});
