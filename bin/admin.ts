@@ -19,6 +19,7 @@ import {
 } from '../lambdas/core/use-cases/manage-keys';
 import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../lambdas/ports/key-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
+import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { utcDate } from '../lambdas/ports/clock';
 import { AwsTargetError, awsIngestPorts, awsKeyPorts, awsReindexPorts } from '../local/aws-target';
 import { DEFAULT_DATA_DIR, removeLocalIndex, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
@@ -112,15 +113,28 @@ withTargetOptions(program.command('reindex'))
     }
   });
 
-/** The key store and usage meter of the target: the embedded stack's, or the deployed stage's table. */
-async function withKeyPorts<T>(opts: TargetOptions, run: (ports: { keys: KeyStore; meter: UsageMeter }) => Promise<T>): Promise<T> {
+/** The key store and usage meter of the target (the embedded stack's, or the stage's table), and in AWS its usage plans. */
+async function withKeyPorts<T>(opts: KeyTargetOptions, run: (ports: { keys: KeyStore; meter: UsageMeter; plans?: UsagePlanKeys }) => Promise<T>): Promise<T> {
   if (opts.target === 'local') return withLocalStack(opts.dataDir, (stack) => run(stack.services));
-  const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
+  const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, usagePlanIds: opts.usagePlans });
   try {
     return await run(ports);
   } finally {
     ports.close();
   }
+}
+
+interface KeyTargetOptions extends TargetOptions {
+  usagePlans?: Record<TierName, string>;
+}
+
+/** The key commands' options: the target's, and the usage plans of a stage (found from its outputs unless given). */
+function withKeyTargetOptions(command: Command): Command {
+  return withTargetOptions(command).option('--usage-plans <ids>', `aws: the usage plan ids by tier, ${TIER_NAMES.map((t) => `${t}=<id>`).join(',')}, skipping the stack lookup`, (value: string) => {
+    const pairs = Object.fromEntries(value.split(',').map((pair) => pair.split('=', 2)));
+    if (!TIER_NAMES.every((tier) => typeof pairs[tier] === 'string' && pairs[tier] !== '')) throw new InvalidArgumentError(`give a plan id for every tier: ${TIER_NAMES.join(', ')}`);
+    return pairs as Record<TierName, string>;
+  });
 }
 
 function tierArgument(value: string): TierName {
@@ -136,21 +150,21 @@ function keyState(key: ApiKeyRecord, now: Date): string {
 
 const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage');
 
-withTargetOptions(keysCommand.command('create'))
+withKeyTargetOptions(keysCommand.command('create'))
   .description('issue a key; it is shown once, only its SHA-256 is stored')
   .requiredOption('--tier <tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
   .requiredOption('--owner <owner>', 'who the key belongs to (account, e-mail)')
   .option('--label <label>', 'what it is for', '')
-  .action(async (opts: TargetOptions & { tier: TierName; owner: string; label: string }) => {
-    await withKeyPorts(opts, async ({ keys }) => {
-      const { key, record } = await createKey(keys, { tier: opts.tier, owner: opts.owner, label: opts.label }, randomBytes, new Date());
+  .action(async (opts: KeyTargetOptions & { tier: TierName; owner: string; label: string }) => {
+    await withKeyPorts(opts, async ({ keys, plans }) => {
+      const { key, record } = await createKey(keys, { tier: opts.tier, owner: opts.owner, label: opts.label }, randomBytes, new Date(), plans);
       console.log(`key id ${record.key_id} (${record.tier}, owner ${record.owner})`);
       console.log(`key    ${key}`);
       console.error('the key is shown this once: store it now');
     });
   });
 
-withTargetOptions(keysCommand.command('list'))
+withKeyTargetOptions(keysCommand.command('list'))
   .description('every key: prefix, tier, owner, created, last used, state')
   .action(async (opts: TargetOptions) => {
     await withKeyPorts(opts, async ({ keys, meter }) => {
@@ -161,7 +175,7 @@ withTargetOptions(keysCommand.command('list'))
     });
   });
 
-withTargetOptions(keysCommand.command('rotate'))
+withKeyTargetOptions(keysCommand.command('rotate'))
   .description('issue a new key for the same account; the old one keeps working for the grace period')
   .argument('<key-id>')
   .option('--grace-hours <hours>', 'how long the old key keeps working', (v: string) => {
@@ -178,28 +192,28 @@ withTargetOptions(keysCommand.command('rotate'))
     });
   });
 
-withTargetOptions(keysCommand.command('revoke'))
+withKeyTargetOptions(keysCommand.command('revoke'))
   .description('stop a key at once (both its current and its rotated-out key)')
   .argument('<key-id>')
-  .action(async (keyId: string, opts: TargetOptions) => {
-    await withKeyPorts(opts, async ({ keys }) => {
-      const record = await revokeKey(keys, keyId, new Date());
+  .action(async (keyId: string, opts: KeyTargetOptions) => {
+    await withKeyPorts(opts, async ({ keys, plans }) => {
+      const record = await revokeKey(keys, keyId, new Date(), plans);
       console.log(`key id ${record.key_id} revoked ${record.revoked_at}`);
     });
   });
 
-withTargetOptions(keysCommand.command('set-tier'))
+withKeyTargetOptions(keysCommand.command('set-tier'))
   .description('move a key to another tier')
   .argument('<key-id>')
   .argument('<tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
-  .action(async (keyId: string, tier: TierName, opts: TargetOptions) => {
-    await withKeyPorts(opts, async ({ keys }) => {
-      const record = await setKeyTier(keys, keyId, tier);
+  .action(async (keyId: string, tier: TierName, opts: KeyTargetOptions) => {
+    await withKeyPorts(opts, async ({ keys, plans }) => {
+      const record = await setKeyTier(keys, keyId, tier, plans);
       console.log(`key id ${record.key_id} is now ${record.tier}`);
     });
   });
 
-withTargetOptions(keysCommand.command('usage'))
+withKeyTargetOptions(keysCommand.command('usage'))
   .description('requests, errors and p50/p95 response times per UTC day')
   .argument('<key-id>')
   .option('--days <days>', 'how many days back', (v: string) => {

@@ -1,5 +1,9 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/api-gateway-usage-plans';
+import { TIER_NAMES, type TierName } from '../lambdas/core/auth/tiers';
+import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
@@ -10,7 +14,7 @@ import type { KeyStore } from '../lambdas/ports/key-store';
 import type { RecordStore } from '../lambdas/ports/record-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { SearchIndex } from '../lambdas/ports/search-index';
-import { STACK_OUTPUTS, stackNamesOf } from '../lib/stack-names';
+import { STACK_OUTPUTS, stackNamesOf, usagePlanOutputOf } from '../lib/stack-names';
 
 /**
  * The admin CLI's view of a deployed stage: the records table named by the stateful stack's
@@ -26,10 +30,10 @@ export interface AwsTargetOptions {
 /** A deployed stage that cannot be found or reached: the CLI prints the message alone. */
 export class AwsTargetError extends Error {}
 
-/** An output of the stage's stateful stack, or the explicit value that overrides the lookup. */
-async function statefulOutput(options: AwsTargetOptions, output: string, what: string, flag: string, explicit?: string): Promise<string> {
+/** An output of one of the stage's stacks, or the explicit value that overrides the lookup. */
+async function stackOutput(options: AwsTargetOptions, stack: 'stateful' | 'stateless', output: string, what: string, flag: string, explicit?: string): Promise<string> {
   if (explicit) return explicit;
-  const stackName = stackNamesOf(options.stage).stateful;
+  const stackName = stackNamesOf(options.stage)[stack];
   const cloudFormation = new CloudFormationClient({ region: options.region });
   try {
     const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
@@ -44,11 +48,11 @@ async function statefulOutput(options: AwsTargetOptions, output: string, what: s
 }
 
 export function recordsTableOf(options: AwsTargetOptions): Promise<string> {
-  return statefulOutput(options, STACK_OUTPUTS.recordsTableName, 'records table', '--table-name', options.tableName);
+  return stackOutput(options, 'stateful', STACK_OUTPUTS.recordsTableName, 'records table', '--table-name', options.tableName);
 }
 
 export function searchEndpointOf(options: AwsTargetOptions & { searchEndpoint?: string }): Promise<string> {
-  return statefulOutput(options, STACK_OUTPUTS.searchDomainEndpoint, 'search domain', '--search-endpoint', options.searchEndpoint);
+  return stackOutput(options, 'stateful', STACK_OUTPUTS.searchDomainEndpoint, 'search domain', '--search-endpoint', options.searchEndpoint);
 }
 
 /** The records table and the search domain of a stage, for a backfill of its index (`admin reindex --target aws`). */
@@ -61,11 +65,26 @@ export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoi
   return { store: new DynamoRecordStore(client, tableName), index, tableName, endpoint, close: () => client.destroy() };
 }
 
-/** The key store and usage meter in a stage's records table (`admin keys --target aws`). */
-export async function awsKeyPorts(options: AwsTargetOptions): Promise<{ keys: KeyStore; meter: UsageMeter; close(): void }> {
+/**
+ * The key store and usage meter in a stage's records table, and its usage plans (`admin keys
+ * --target aws`). `usagePlanIds` overrides the lookup of the stateless stack's outputs.
+ */
+export async function awsKeyPorts(options: AwsTargetOptions & { usagePlanIds?: Record<TierName, string> }): Promise<{ keys: KeyStore; meter: UsageMeter; plans: UsagePlanKeys; close(): void }> {
   const tableName = await recordsTableOf(options);
+  const planIds = options.usagePlanIds ?? Object.fromEntries(await Promise.all(TIER_NAMES.map(async (tier) => [
+    tier, await stackOutput(options, 'stateless', usagePlanOutputOf(tier), `${tier} usage plan`, '--usage-plans'),
+  ]))) as Record<TierName, string>;
   const client = new DynamoDBClient({ region: options.region });
-  return { keys: new DynamoKeyStore(client, tableName), meter: new DynamoUsageMeter(client, tableName), close: () => client.destroy() };
+  const apiGateway = new APIGatewayClient({ region: options.region });
+  return {
+    keys: new DynamoKeyStore(client, tableName),
+    meter: new DynamoUsageMeter(client, tableName),
+    plans: new ApiGatewayUsagePlans(apiGateway, planIds),
+    close: () => {
+      client.destroy();
+      apiGateway.destroy();
+    },
+  };
 }
 
 export async function awsIngestPorts(options: AwsTargetOptions): Promise<IngestPorts & { tableName: string; close(): void }> {

@@ -21,6 +21,8 @@ export interface ApiKeyRecord {
    * authorizer returns it as usageIdentifierKey); null for keys made only for the local server.
    */
   usage_key?: string | null;
+  /** The API Gateway key's id (for moving it between plans and disabling it). */
+  api_key_id?: string | null;
 }
 
 export class KeyStateConflict extends Error {}

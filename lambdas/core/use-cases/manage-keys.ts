@@ -2,6 +2,7 @@ import { generateApiKey, generateKeyId, hashApiKey, shownPrefixOf, type RandomBy
 import type { TierName } from '../auth/tiers';
 import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../../ports/key-store';
 import type { DailyUsage, UsageMeter } from '../../ports/usage-meter';
+import type { UsagePlanKeys } from '../../ports/usage-plans';
 
 /**
  * The key lifecycle the admin CLI drives: create (the key is shown once, only its hash is kept),
@@ -16,15 +17,22 @@ export interface IssuedKey {
   record: ApiKeyRecord;
 }
 
+/**
+ * In AWS the key also gets its gateway key in the tier's usage plan (`plans`); a key whose record
+ * cannot be stored takes its gateway key with it, so neither exists without the other.
+ */
 export async function createKey(
   keys: KeyStore,
   request: { tier: TierName; owner: string; label: string },
   randomBytes: RandomBytes,
   now: Date,
+  plans?: UsagePlanKeys,
 ): Promise<IssuedKey> {
   const key = generateApiKey(randomBytes);
+  const keyId = generateKeyId(randomBytes);
+  const gateway = plans ? await plans.issue(keyId, request.tier) : null;
   const record: ApiKeyRecord = {
-    key_id: generateKeyId(randomBytes),
+    key_id: keyId,
     prefix: shownPrefixOf(key),
     tier: request.tier,
     owner: request.owner,
@@ -35,8 +43,15 @@ export async function createKey(
     previous_hash: null,
     previous_valid_until: null,
     rotated_at: null,
+    usage_key: gateway?.usageKey ?? null,
+    api_key_id: gateway?.apiKeyId ?? null,
   };
-  await keys.create(record);
+  try {
+    await keys.create(record);
+  } catch (error) {
+    if (gateway) await plans!.remove(gateway.apiKeyId);
+    throw error;
+  }
   return { key, record };
 }
 
@@ -55,11 +70,16 @@ export async function rotateKey(keys: KeyStore, keyId: string, graceHours: numbe
   return { key, record };
 }
 
-export async function revokeKey(keys: KeyStore, keyId: string, now: Date): Promise<ApiKeyRecord> {
-  return keys.revoke(keyId, now.toISOString());
+/** The key stops at once here; in AWS its gateway key is disabled too (the authorizer's cache may honour it up to its TTL). */
+export async function revokeKey(keys: KeyStore, keyId: string, now: Date, plans?: UsagePlanKeys): Promise<ApiKeyRecord> {
+  const record = await keys.revoke(keyId, now.toISOString());
+  if (plans && record.api_key_id) await plans.disable(record.api_key_id);
+  return record;
 }
 
-export async function setKeyTier(keys: KeyStore, keyId: string, tier: TierName): Promise<ApiKeyRecord> {
+export async function setKeyTier(keys: KeyStore, keyId: string, tier: TierName, plans?: UsagePlanKeys): Promise<ApiKeyRecord> {
+  const current = await existing(keys, keyId);
+  if (plans && current.api_key_id && current.tier !== tier) await plans.changeTier(current.api_key_id, current.tier, tier);
   return keys.setTier(keyId, tier);
 }
 

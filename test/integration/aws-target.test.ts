@@ -8,12 +8,14 @@ import { recordIdOf } from '../../lambdas/core/ingest/identity';
 import { RESOURCE_KINDS } from '../../lambdas/core/records';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
 import { LOCAL_TABLE_NAME, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { startStandInApiGateway, type StandInApiGateway } from '../support/stand-in-api-gateway';
 import { startStandInOpenSearch, type StandInOpenSearch } from '../support/stand-in-opensearch';
 
 /**
- * The backfill of an OpenSearch index from the records table, and the admin CLI's AWS target,
- * against local stand-ins: the table is dynalite (the DynamoDB API, reached through the SDK's
- * endpoint override) and the domain a loopback stand-in that keeps what it is sent.
+ * The admin CLI's AWS target (ingest, reindex, keys) and the OpenSearch backfill, against local
+ * stand-ins reached through the SDK's endpoint overrides: the table is dynalite (the DynamoDB
+ * API), the search domain and API Gateway's management API are loopback stand-ins that keep what
+ * they are sent.
  */
 
 const SMALL = { funders: 12, grants: 60, contracts: 25, awardedGrants: 6, awardedContracts: 3 };
@@ -51,12 +53,18 @@ describe('reindexRecords', () => {
 });
 
 describe('admin --target aws (against local stand-ins)', () => {
+  let apiGateway: StandInApiGateway;
+  beforeAll(async () => {
+    apiGateway = await startStandInApiGateway();
+  });
+  afterAll(() => apiGateway?.close());
   const run = promisify(execFile);
   const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
   const awsEnv = () => ({
     ...process.env,
     AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1', AWS_PROFILE: '',
     AWS_ENDPOINT_URL_DYNAMODB: stack.dynamoEndpoint,
+    AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
   });
   const admin = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { timeout: 60_000, env: awsEnv() });
 
@@ -74,5 +82,25 @@ describe('admin --target aws (against local stand-ins)', () => {
     // Signed with the caller's credentials (SigV4 for service "es"), as an IAM-only domain requires.
     expect(openSearch.requests.length).toBeGreaterThan(0);
     for (const request of openSearch.requests) expect(request.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/es\/aws4_request/);
+  });
+
+  it('keys create/set-tier/revoke also manage the gateway key in the tier\'s usage plan', async () => {
+    const plans = ['--usage-plans', 'free=plan-free,basic=plan-basic,pro=plan-pro,developer=plan-developer'];
+    const created = await admin('keys', 'create', '--tier', 'basic', '--owner', 'acme', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...plans);
+    const keyId = /^key id (key_\w+)/m.exec(created.stdout)![1]!;
+    const record = await stack.services.keys.get(keyId);
+    const gatewayKey = apiGateway.apiKeys.get(record!.api_key_id!)!;
+    expect(gatewayKey).toMatchObject({ name: keyId, value: record!.usage_key, enabled: true });
+    expect(gatewayKey.value).toMatch(/^gcfu_[0-9A-Za-z]{40}$/);
+    expect([...apiGateway.plans.get('plan-basic')!]).toEqual([gatewayKey.id]);
+
+    await admin('keys', 'set-tier', keyId, 'pro', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...plans);
+    expect(apiGateway.plans.get('plan-basic')!.has(gatewayKey.id)).toBe(false);
+    expect(apiGateway.plans.get('plan-pro')!.has(gatewayKey.id)).toBe(true);
+    expect((await stack.services.keys.get(keyId))!.tier).toBe('pro');
+
+    await admin('keys', 'revoke', keyId, '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...plans);
+    expect(apiGateway.apiKeys.get(gatewayKey.id)!.enabled).toBe(false);
+    expect((await stack.services.keys.get(keyId))!.revoked_at).not.toBeNull();
   });
 });
