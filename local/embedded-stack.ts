@@ -11,6 +11,7 @@ import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
+import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
@@ -41,6 +42,9 @@ export function importedDataDirFor(sources: readonly string[]): string {
 export function removeLocalIndex(dataDir: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `${INDEX_FILE}${suffix}`), { force: true });
 }
+/** As long as API Gateway caches an authorizer's answer in AWS. */
+const KEY_CACHE_TTL_MS = 60_000;
+const USAGE_FLUSH_MS = 1_000;
 const CATALOGUE_MARKER = { pk: 'meta#catalogue', sk: 'seed' };
 
 export interface EmbeddedStackOptions {
@@ -131,6 +135,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:' });
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME, { funderIndex });
   const outbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);
+  // Every request reads a key and counts usage: each dynalite call costs a few milliseconds of
+  // this process's CPU, so keys are cached (and forgotten on any change) and figures batched.
+  const meter = new DynamoUsageMeter(client, LOCAL_TABLE_NAME, { flushIntervalMs: USAGE_FLUSH_MS });
+  const keys = new CachedKeyStore(new DynamoKeyStore(client, LOCAL_TABLE_NAME), KEY_CACHE_TTL_MS);
   const store = new IndexingRecordStore(dynamoStore, { index, outbox, clock });
   const doc = DynamoDBDocumentClient.from(client);
 
@@ -160,7 +168,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   }
 
   return {
-    services: { store, index, clock, meter: new DynamoUsageMeter(client, LOCAL_TABLE_NAME), keys: new DynamoKeyStore(client, LOCAL_TABLE_NAME) },
+    services: { store, index, clock, meter, keys },
     outbox,
     dynamoEndpoint: `http://127.0.0.1:${port}`,
     seededCatalogue,
@@ -178,6 +186,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       }));
     },
     async close() {
+      await meter.close();
       index.close();
       client.destroy();
       await new Promise<void>((resolve) => dynamo.close(() => resolve()));

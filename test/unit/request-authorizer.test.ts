@@ -58,4 +58,26 @@ describe('the request authorizer', () => {
     await revokeKey(keys, record.key_id, clock.now());
     await expect(authorize(event({ Authorization: `Bearer ${key}` }))).rejects.toThrow(/^Unauthorized$/);
   });
+
+  it('never writes a key to the logs, refused or allowed', async () => {
+    const keys = memoryKeys();
+    const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+    const { key } = await createKey(keys, { tier: 'basic', owner: 'acme', label: '' }, randomBytes, clock.now());
+    const authorize = requestAuthorizerHandler(() => ({ keys, clock }));
+    const written: string[] = [];
+    const capture = (chunk: unknown) => { written.push(String(chunk)); return true; };
+    const [stdout, stderr] = [process.stdout.write, process.stderr.write];
+    process.stdout.write = capture as typeof process.stdout.write;
+    process.stderr.write = capture as typeof process.stderr.write;
+    try {
+      await authorize(event({ Authorization: `Bearer ${key}` }));
+      await authorize(event({ Authorization: `Bearer ${key.slice(0, -1)}X` })).catch(() => {});
+      await authorize(event({ Authorization: `Basic ${key}` })).catch(() => {});
+    } finally {
+      process.stdout.write = stdout;
+      process.stderr.write = stderr;
+    }
+    expect(written.join('')).toContain('refused a request'); // the refusals were logged...
+    expect(written.join('')).not.toContain(key.slice('gcf_live_'.length, -1)); // ...without the key
+  });
 });

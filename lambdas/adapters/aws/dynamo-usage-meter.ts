@@ -15,14 +15,99 @@ const RETENTION_SECONDS = 92 * 86_400;
 const usageKey = (keyId: string, day: string) => ({ pk: `usage#${keyId}`, sk: `day#${day}` });
 const expiresAt = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + RETENTION_SECONDS;
 
+export interface DynamoUsageMeterOptions {
+  /**
+   * Figures that need no exact count at once (response counts and times, and the requests of
+   * unlimited keys) are summed in memory and written every this many milliseconds, one update
+   * per key and day; 0 writes each at once. Quota counts of limited keys are always written at once.
+   * @default 0
+   */
+  flushIntervalMs?: number;
+}
+
+interface PendingUsage {
+  keyId: string;
+  day: string;
+  requests: number;
+  responses: number;
+  errors: number;
+  buckets: Map<number, number>;
+  lastUsedAt: string | null;
+}
+
 export class DynamoUsageMeter implements UsageMeter {
   private readonly doc: DynamoDBDocumentClient;
+  private readonly flushIntervalMs: number;
+  private pending = new Map<string, PendingUsage>();
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string) {
+  constructor(client: DynamoDBClient, private readonly tableName: string, options: DynamoUsageMeterOptions = {}) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
+    this.flushIntervalMs = options.flushIntervalMs ?? 0;
+  }
+
+  private pendingFor(keyId: string, day: string): PendingUsage {
+    const id = `${keyId}\u0000${day}`;
+    let entry = this.pending.get(id);
+    if (!entry) {
+      entry = { keyId, day, requests: 0, responses: 0, errors: 0, buckets: new Map(), lastUsedAt: null };
+      this.pending.set(id, entry);
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.flushIntervalMs).unref();
+    return entry;
+  }
+
+  /** Writes what is pending: one update per key and day. A failed write is kept for the next flush. */
+  async flush(): Promise<void> {
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    for (const entry of batch) {
+      const adds: Record<string, number> = { requests: entry.requests, responses: entry.responses, errors: entry.errors };
+      for (const [bucket, count] of entry.buckets) adds[`lat_${bucket}`] = count;
+      const names = Object.keys(adds).filter((name) => adds[name]! > 0);
+      try {
+        await this.doc.send(new UpdateCommand({
+          TableName: this.tableName,
+          Key: usageKey(entry.keyId, entry.day),
+          UpdateExpression: [
+            names.length > 0 ? `ADD ${names.map((_, i) => `#a${i} :a${i}`).join(', ')}` : '',
+            `SET expires_at = :expires, entity = :entity${entry.lastUsedAt ? ', last_used_at = :last' : ''}`,
+          ].join(' '),
+          ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(names.map((name, i) => [`:a${i}`, adds[name]])),
+            ':expires': expiresAt(entry.day), ':entity': 'usage', ...(entry.lastUsedAt ? { ':last': entry.lastUsedAt } : {}),
+          },
+        }));
+      } catch {
+        const kept = this.pendingFor(entry.keyId, entry.day);
+        kept.requests += entry.requests;
+        kept.responses += entry.responses;
+        kept.errors += entry.errors;
+        for (const [bucket, count] of entry.buckets) kept.buckets.set(bucket, (kept.buckets.get(bucket) ?? 0) + count);
+        kept.lastUsedAt ??= entry.lastUsedAt;
+      }
+    }
+  }
+
+  /** Stops the timer and writes what is pending. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush();
   }
 
   async consume(keyId: string, day: string, limit: number | null, now: Date): Promise<{ allowed: boolean; used: number }> {
+    if (limit === null && this.flushIntervalMs > 0) {
+      // Unlimited: nothing to refuse, so the count can wait for the next flush.
+      const entry = this.pendingFor(keyId, day);
+      entry.requests++;
+      entry.lastUsedAt = now.toISOString();
+      return { allowed: true, used: entry.requests };
+    }
     try {
       const { Attributes } = await this.doc.send(new UpdateCommand({
         TableName: this.tableName,
@@ -48,6 +133,13 @@ export class DynamoUsageMeter implements UsageMeter {
 
   async record(keyId: string, day: string, response: { status: number; latencyMs: number }): Promise<void> {
     const bucket = latencyBucketOf(response.latencyMs);
+    if (this.flushIntervalMs > 0) {
+      const entry = this.pendingFor(keyId, day);
+      entry.responses++;
+      if (response.status >= 400) entry.errors++;
+      entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + 1);
+      return;
+    }
     await this.doc.send(new UpdateCommand({
       TableName: this.tableName,
       Key: usageKey(keyId, day),
@@ -58,6 +150,7 @@ export class DynamoUsageMeter implements UsageMeter {
   }
 
   async history(keyId: string, days: number): Promise<DailyUsage[]> {
+    await this.flush();
     const { Items } = await this.doc.send(new QueryCommand({
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
