@@ -150,7 +150,10 @@ What is measured: the local API (\`bin/local.ts\`: the Lambda handlers behind a 
 reading the embedded SQLite FTS5 index) on deterministic synthetic catalogues, against a bare
 \`node:http\` server on the same machine in the same run. The bare server answers every request
 with the bytes of the API's own \`GET /grants-api?limit=20\`, so "vs bare node:http" is the share
-of plain Node HTTP throughput the API keeps for the same response size.
+of plain Node HTTP throughput the API keeps for the same response size. Every request carries the
+local developer key (\`Authorization: Bearer\`, sent to the bare server too): the authorizer and the
+usage counting are part of what is measured (the developer tier is unlimited, so its counts are
+batched; a limited key adds one quota write per request).
 
 How:
 
