@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './stand-in-opensearch';
 
 /**
  * A stand-in for API Gateway's management API on loopback (API keys and usage-plan keys only), for
@@ -11,14 +12,6 @@ export interface StandInApiGateway {
   /** Plan id -> the API key ids in it. */
   plans: Map<string, Set<string>>;
   close(): Promise<void>;
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let body = '';
-    request.on('data', (chunk) => { body += chunk; });
-    request.on('end', () => resolve(body));
-  });
 }
 
 export async function startStandInApiGateway(): Promise<StandInApiGateway> {

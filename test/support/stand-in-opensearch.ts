@@ -19,7 +19,8 @@ export interface StandInOpenSearch {
   close(): Promise<void>;
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+/** The whole body of a request to a stand-in. */
+export function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let body = '';
     request.on('data', (chunk) => { body += chunk; });

@@ -37,28 +37,23 @@ export class CachedKeyStore implements KeyStore {
     return this.store.list();
   }
 
-  async rotate(keyId: string, expectedCurrentHash: string, next: { hash: string; prefix: string }, graceUntil: string, now: string): Promise<ApiKeyRecord> {
-    this.forget(keyId);
-    try {
-      return await this.store.rotate(keyId, expectedCurrentHash, next, graceUntil, now);
-    } finally {
-      this.forget(keyId);
-    }
+  rotate(keyId: string, expectedCurrentHash: string, next: { hash: string; prefix: string }, graceUntil: string, now: string): Promise<ApiKeyRecord> {
+    return this.changing(keyId, () => this.store.rotate(keyId, expectedCurrentHash, next, graceUntil, now));
   }
 
-  async revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
-    this.forget(keyId);
-    try {
-      return await this.store.revoke(keyId, now);
-    } finally {
-      this.forget(keyId);
-    }
+  revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
+    return this.changing(keyId, () => this.store.revoke(keyId, now));
   }
 
-  async setTier(keyId: string, tier: TierName): Promise<ApiKeyRecord> {
+  setTier(keyId: string, tier: TierName): Promise<ApiKeyRecord> {
+    return this.changing(keyId, () => this.store.setTier(keyId, tier));
+  }
+
+  /** A change to a key: forgotten before (no stale answer meanwhile) and after (no answer cached meanwhile). */
+  private async changing(keyId: string, change: () => Promise<ApiKeyRecord>): Promise<ApiKeyRecord> {
     this.forget(keyId);
     try {
-      return await this.store.setTier(keyId, tier);
+      return await change();
     } finally {
       this.forget(keyId);
     }
