@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ChangeEvent } from '../../core/change-feed';
 import type { ChangeOutbox } from '../../ports/change-outbox';
-import { CHANGE_EVENT_ENTITY, CHANGE_EVENT_SK, DOCUMENT_CLIENT_OPTIONS, putItems } from './records-table';
+import { CHANGE_EVENT_ENTITY, CHANGE_EVENT_SK, DOCUMENT_CLIENT_OPTIONS, entityFilter, putItems, scanPages } from './records-table';
 
 /** How long an undelivered event is kept before DynamoDB's TTL removes it. */
 const OUTBOX_RETENTION_DAYS = 30;
@@ -30,17 +30,8 @@ export class DynamoChangeOutbox implements ChangeOutbox {
   }
 
   async *scan(): AsyncIterable<ChangeEvent[]> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(new ScanCommand({
-        TableName: this.tableName,
-        FilterExpression: 'entity = :entity',
-        ExpressionAttributeValues: { ':entity': CHANGE_EVENT_ENTITY },
-        ExclusiveStartKey: startKey,
-      }));
-      const events = (page.Items ?? []).map(({ pk: _pk, sk: _sk, entity: _entity, expires_at: _expires, ...event }) => event as ChangeEvent);
-      if (events.length > 0) yield events;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const items of scanPages(this.doc, entityFilter(this.tableName, CHANGE_EVENT_ENTITY))) {
+      yield items.map(({ pk: _pk, sk: _sk, entity: _entity, expires_at: _expires, ...event }) => event as unknown as ChangeEvent);
+    }
   }
 }

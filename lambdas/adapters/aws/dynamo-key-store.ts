@@ -1,9 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TierName } from '../../core/auth/tiers';
 import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../../ports/key-store';
-import { DOCUMENT_CLIENT_OPTIONS } from './records-table';
+import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages } from './records-table';
 
 /**
  * API keys in the records table. Two kinds of item: the key (pk "apikey#<key_id>") and, for each
@@ -49,17 +49,7 @@ export class DynamoKeyStore implements KeyStore {
 
   async list(): Promise<ApiKeyRecord[]> {
     const keys: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(new ScanCommand({
-        TableName: this.tableName,
-        FilterExpression: 'entity = :entity',
-        ExpressionAttributeValues: { ':entity': KEY_ENTITY },
-        ExclusiveStartKey: startKey,
-      }));
-      keys.push(...(page.Items ?? []).map(keyOfItem));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const items of scanPages(this.doc, entityFilter(this.tableName, KEY_ENTITY))) keys.push(...items.map(keyOfItem));
     return keys.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
   }
 

@@ -1,9 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { contentHashOf } from '../../core/ingest/identity';
 import type { RecordByKind, ResourceKind } from '../../core/records';
 import type { RecordStore, StoredVersion } from '../../ports/record-store';
-import { DOCUMENT_CLIENT_OPTIONS, FUNDER_INDEX, RECORD_INTERNAL_ATTRIBUTES, RECORD_SK, putItems, recordKeyOf } from './records-table';
+import { DOCUMENT_CLIENT_OPTIONS, FUNDER_INDEX, RECORD_INTERNAL_ATTRIBUTES, RECORD_SK, putItems, recordKeyOf, scanPages } from './records-table';
 
 /**
  * The record store on DynamoDB (single table, pk/sk). Also the local adapter: pointed at dynalite
@@ -81,19 +81,9 @@ export class DynamoRecordStore implements RecordStore {
   }
 
   async *scan<K extends ResourceKind>(kind: K): AsyncIterable<RecordByKind[K][]> {
-    const onlyFunders = kind === 'funder' && this.funderIndex;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(new ScanCommand({
-        TableName: this.tableName,
-        ...(onlyFunders
-          ? { IndexName: FUNDER_INDEX.name }
-          : { FilterExpression: 'entity = :kind AND sk = :sk', ExpressionAttributeValues: { ':kind': kind, ':sk': RECORD_SK } }),
-        ExclusiveStartKey: startKey,
-      }));
-      const items = (page.Items ?? []).map((item) => recordOfItem<K>(item));
-      if (items.length > 0) yield items;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const input = kind === 'funder' && this.funderIndex
+      ? { TableName: this.tableName, IndexName: FUNDER_INDEX.name }
+      : { TableName: this.tableName, FilterExpression: 'entity = :kind AND sk = :sk', ExpressionAttributeValues: { ':kind': kind, ':sk': RECORD_SK } };
+    for await (const items of scanPages(this.doc, input)) yield items.map((item) => recordOfItem<K>(item));
   }
 }

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ResourceKind } from '../../core/records';
 
 /**
@@ -42,3 +42,23 @@ export async function putItems(doc: DynamoDBDocumentClient, tableName: string, i
 export const DOCUMENT_CLIENT_OPTIONS = {
   marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
 } as const;
+
+/** Every page of a scan of the table (or one of its indexes), non-empty pages only. */
+export async function* scanPages(
+  doc: DynamoDBDocumentClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
+): AsyncIterable<Record<string, unknown>[]> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ ...input, ExclusiveStartKey: startKey }));
+    if (page.Items && page.Items.length > 0) yield page.Items;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
+/** The scan input that keeps the items of one entity. */
+export const entityFilter = (tableName: string, entity: string) => ({
+  TableName: tableName,
+  FilterExpression: 'entity = :entity',
+  ExpressionAttributeValues: { ':entity': entity },
+});
