@@ -1,5 +1,6 @@
 import type { CatalogueResult } from './bench-catalogue';
 import type { IngestBenchResult, IngestRound } from './ingest';
+import type { KnnBenchResult } from './knn';
 import { median, percentile } from './summary';
 import type { MachineInfo } from './machine';
 import type { BenchOptions } from './options';
@@ -12,7 +13,35 @@ export interface BenchRun {
   catalogues: CatalogueResult[];
   /** Null when the ingest part did not run or ../shared/data was absent. */
   ingest: IngestBenchResult | null;
+  /** Null when the knn part did not run. */
+  knn: KnnBenchResult | null;
   totalSeconds: number;
+}
+
+export const KNN_MARKERS = { start: '<!-- knn section: npm run bench -- --parts knn -->', end: '<!-- end of knn section -->' } as const;
+
+export function knnSection(knn: KnnBenchResult | null): string {
+  const heading = '## Exact k-NN against a bare dot-product loop';
+  if (!knn) return `${KNN_MARKERS.start}\n${heading}\n\nNot measured in this run.\n${KNN_MARKERS.end}`;
+  const bare = median(knn.bareMs);
+  const scan = median(knn.scanMs);
+  const sort = median(knn.sortMs);
+  return [
+    KNN_MARKERS.start,
+    heading,
+    '',
+    `${int(knn.vectors)} vectors of ${knn.dimensions} dimensions (the wink embeddings of the synthetic catalogue's grants), one query`,
+    `vector, ${knn.bareMs.length} interleaved repetitions after warm-up, medians. "Bare loop": the same dot products over the same`,
+    'Float32Array, scores stored and nothing else, the floor of what an exact search can cost. "Index scan": the embedded',
+    'index\'s k-NN (`VectorMatrix.matchesAbove`), which also applies the semantic floor and the filter mask inside the scan.',
+    '',
+    table(['', 'ms per scan', 'vs bare loop'], [
+      ['bare Float32Array dot-product loop', ms(bare), '1.00x'],
+      ['index k-NN scan (floor + filter inside)', ms(scan), `${(scan / bare).toFixed(2)}x`],
+      [`sorting the ${int(knn.matches)} matches above the floor ${knn.floor}`, ms(sort), ''],
+    ]),
+    KNN_MARKERS.end,
+  ].join('\n');
 }
 
 /** The ingest section sits between these markers, so `--parts ingest` can rewrite it alone. */
@@ -63,15 +92,26 @@ read-and-map-only rate the full pipeline keeps, measured side by side in the sam
   ].join('\n');
 }
 
-/** The report file with its ingest section replaced (or appended), the rest untouched. */
-export function withIngestSection(report: string, section: string): string {
-  const start = report.indexOf(INGEST_START);
-  const end = report.indexOf(INGEST_END);
+/** The report file with the section between two markers replaced (or appended), the rest untouched. */
+export function withMarkedSection(report: string, markers: { start: string; end: string }, section: string): string {
+  const start = report.indexOf(markers.start);
+  const end = report.indexOf(markers.end);
   if (start === -1 || end === -1) return `${report.trimEnd()}\n\n${section}\n`;
-  return report.slice(0, start) + section + report.slice(end + INGEST_END.length);
+  return report.slice(0, start) + section + report.slice(end + markers.end.length);
 }
 
-function table(header: string[], rows: string[][]): string {
+/** The section between two markers, markers included, or null. */
+export function markedSection(report: string, markers: { start: string; end: string }): string | null {
+  const start = report.indexOf(markers.start);
+  const end = report.indexOf(markers.end);
+  return start === -1 || end === -1 ? null : report.slice(start, end + markers.end.length);
+}
+
+export function withIngestSection(report: string, section: string): string {
+  return withMarkedSection(report, { start: INGEST_START, end: INGEST_END }, section);
+}
+
+export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
@@ -187,6 +227,8 @@ ${renderSummary(run)}
 
 ${ingestSection(run)}
 
+${knnSection(run.knn)}
+
 ## Where the time goes without the cache
 
 Profiled at 100,000 grants (\`--cpu-prof\` on the server, and the SQL timed on its own, 2026-11-22):
@@ -211,10 +253,12 @@ npm run bench                                   # both sizes, 3 rounds of 10 s, 
 npm run bench -- --sizes 5000 --duration 3      # quick check
 npm run bench -- --rounds 5 --warmup 5 --out /tmp/bench.md
 npm run bench -- --parts ingest                 # only the ingest section of this file
+npm run bench -- --parts knn                    # only the exact k-NN section
 \`\`\`
 
-\`--parts\` (\`BENCH_PARTS\`, default api,ingest) picks what runs; with only \`ingest\`, the ingest section of
-the existing report is rewritten and the rest kept.
+\`--parts\` (\`BENCH_PARTS\`, default api,ingest,knn) picks what runs; without \`api\`, only the sections of
+the parts that ran are rewritten and the rest of the existing report is kept. The search quality
+section comes from \`npm run eval:search\` and is kept by every bench run.
 
 Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`
 seconds per measurement (\`BENCH_DURATION\`, 10), \`--rounds\` (\`BENCH_ROUNDS\`, 3), \`--connections\`

@@ -6,7 +6,9 @@ import { PROJECT_ROOT, stopAllChildren } from './child-processes';
 import { describeMachine } from './machine';
 import { parseBenchOptions } from './options';
 import { benchIngest } from './ingest';
-import { ingestSection, renderReport, renderSummary, withIngestSection, type BenchRun } from './report';
+import { benchKnn } from './knn';
+import { ingestSection, KNN_MARKERS, knnSection, markedSection, renderReport, renderSummary, withIngestSection, withMarkedSection, type BenchRun } from './report';
+import { SEARCH_QUALITY_MARKERS } from './search-eval/report';
 
 const log = (line: string) => console.log(line);
 
@@ -25,20 +27,27 @@ async function main(): Promise<void> {
   log(`bench: sizes ${options.sizes.join(', ')}; ${options.rounds} rounds x ${options.durationSeconds} s; ${options.connections} connections`);
 
   const ingest = options.parts.includes('ingest') ? await benchIngest(options.rounds, log) : null;
+  const knn = options.parts.includes('knn') ? await benchKnn(Math.max(...options.sizes), 30, log) : null;
   const catalogues: CatalogueResult[] = [];
   if (options.parts.includes('api')) {
     for (const grants of options.sizes) catalogues.push(await benchCatalogue(grants, options, log));
   }
 
-  const run: BenchRun = { machine, options, catalogues, ingest, totalSeconds: (performance.now() - startedAt) / 1000 };
+  const run: BenchRun = { machine, options, catalogues, ingest, knn, totalSeconds: (performance.now() - startedAt) / 1000 };
   const outFile = resolve(PROJECT_ROOT, options.outFile);
   mkdirSync(dirname(outFile), { recursive: true });
+  const previous = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
   if (options.parts.includes('api')) {
-    writeFileSync(outFile, renderReport(run));
+    // The search quality section is written by `npm run eval:search`; a bench run keeps it.
+    const quality = markedSection(previous, SEARCH_QUALITY_MARKERS);
+    writeFileSync(outFile, quality ? withMarkedSection(renderReport(run), SEARCH_QUALITY_MARKERS, quality) : renderReport(run));
     log(`\n${renderSummary(run)}`);
   } else {
-    // Only the ingest section changes; the API figures of the last full run stay.
-    writeFileSync(outFile, withIngestSection(existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n', ingestSection(run)));
+    // Only the sections of the parts that ran change; the API figures of the last full run stay.
+    let report = previous;
+    if (ingest) report = withIngestSection(report, ingestSection(run));
+    if (knn) report = withMarkedSection(report, KNN_MARKERS, knnSection(knn));
+    writeFileSync(outFile, report);
   }
   log(`\nwrote ${outFile} (${run.totalSeconds.toFixed(0)} s)`);
 }

@@ -1,11 +1,13 @@
 /** The requests the bench measures. */
 
-export type ScenarioName = 'baseline' | 'filtered' | 'filtered-distinct' | 'search' | 'search-distinct';
+export type ScenarioName =
+  | 'baseline' | 'filtered' | 'filtered-distinct' | 'search' | 'search-distinct'
+  | 'semantic' | 'semantic-distinct' | 'hybrid' | 'hybrid-distinct';
 
 export interface Scenario {
   name: ScenarioName;
   /** Which of the issue's targets the scenario is held to. */
-  family: 'baseline' | 'filtered' | 'search';
+  family: 'baseline' | 'filtered' | 'search' | 'semantic' | 'hybrid';
   label: string;
   /** Path and query under the server's base URL (empty for the baseline, which serves any path). */
   path: string;
@@ -38,9 +40,18 @@ function nthDay(firstDay: string, n: number): string {
   return new Date(Date.parse(`${firstDay}T00:00:00Z`) + (n % DISTINCT_DAYS) * DAY_MS).toISOString().slice(0, 10);
 }
 
+/** A distinct suffix that leaves a search's answer as it is: under $1, min_amount only drops grants with no stated maximum. */
+const subDollarMinAmount = {
+  suffix: (n: number) => `&min_amount=${((n % 999_999) + 1) / 1e6}`,
+  description: '`&min_amount=` a different amount under $1 per request (drops grants with no stated maximum)',
+  sameAnswerAsRepeated: false,
+} as const;
+
 export function scenarios(todayUtc: string): Scenario[] {
   const filtered = `/grants-api?states=CA,NY&include_national=true&deadline_after=${todayUtc}&sort_by=deadline_date&order=asc`;
   const search = `/grants-api?search=${encodeURIComponent(SEARCH_TEXT)}`;
+  const semantic = `${search}&search_mode=semantic`;
+  const hybrid = `${search}&search_mode=hybrid`;
   return [
     { name: 'baseline', family: 'baseline', label: 'bare node:http, fixed 20-record page', path: '' },
     { name: 'filtered', family: 'filtered', label: 'filtered list (CA/NY + national, open deadlines, by deadline), same URL every request', path: filtered },
@@ -67,11 +78,24 @@ export function scenarios(todayUtc: string): Scenario[] {
       // grant_rows index and runs the FTS match per row, a different and far slower plan. A
       // min_amount under $1 keeps the FTS-driven plan; it drops the grants with no stated maximum
       // (every stated amount is in whole dollars, at least $5,000) and nothing else.
-      distinct: {
-        suffix: (n) => `&min_amount=${((n % 999_999) + 1) / 1e6}`,
-        description: '`&min_amount=` a different amount under $1 per request (drops grants with no stated maximum)',
-        sameAnswerAsRepeated: false,
-      },
+      distinct: subDollarMinAmount,
+    },
+    { name: 'semantic', family: 'semantic', label: `semantic search "${SEARCH_TEXT}" (exact k-NN over every grant), same URL every request`, path: semantic },
+    {
+      name: 'semantic-distinct',
+      family: 'semantic',
+      label: 'the same semantic search, every request a distinct query',
+      path: semantic,
+      // The filter changes per request, so neither the ranking nor the filter mask can come from a cache.
+      distinct: subDollarMinAmount,
+    },
+    { name: 'hybrid', family: 'hybrid', label: `hybrid search "${SEARCH_TEXT}" (BM25 and k-NN lists fused), same URL every request`, path: hybrid },
+    {
+      name: 'hybrid-distinct',
+      family: 'hybrid',
+      label: 'the same hybrid search, every request a distinct query',
+      path: hybrid,
+      distinct: subDollarMinAmount,
     },
   ];
 }

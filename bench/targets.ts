@@ -20,7 +20,8 @@ const MIN_RATIO: Record<'filtered' | 'search', number> = { filtered: 0.05, searc
  * (which it cannot).
  */
 export function checkTargets(result: CatalogueResult): TargetCheck[] {
-  const measured = result.summaries.filter((s) => s.scenario.family !== 'baseline');
+  // The issue set targets for lists and keyword search; semantic and hybrid are reported, not held to them.
+  const measured = result.summaries.filter((s) => s.scenario.family === 'filtered' || s.scenario.family === 'search');
   const checks: TargetCheck[] = [];
   for (const summary of measured) {
     const minRatio = MIN_RATIO[summary.scenario.family as 'filtered' | 'search'];

@@ -10,7 +10,7 @@ import { SourceFileError } from '../lambdas/adapters/source-files/read-source-fi
 import { SOURCE_FORMAT_IDS, SOURCE_FORMATS, sourceFormatById } from '../lambdas/core/ingest/formats';
 import type { ChangeEventType } from '../lambdas/core/change-feed';
 import { parseListQuery } from '../lambdas/core/query/list-query';
-import { RESOURCE_KINDS } from '../lambdas/core/records';
+import { RESOURCE_KINDS, type ResourceKind } from '../lambdas/core/records';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import { TIER_NAMES, TIERS, isTierName, type TierName } from '../lambdas/core/auth/tiers';
@@ -92,20 +92,30 @@ withTargetOptions(program.command('ingest'))
   });
 
 withTargetOptions(program.command('reindex'))
-  .description('copy every record from the record store into the search index (a backfill; safe to repeat)')
+  .description('copy every record from the record store into the search index, embedding records whose text was never embedded (a backfill; safe to repeat)')
   .option('--search-endpoint <host>', 'aws: the search domain endpoint, skipping the stack lookup')
-  .action(async (opts: TargetOptions & { searchEndpoint?: string }) => {
+  .option('--embedding-dimensions <n>', 'aws: the Titan dimensions the stage is deployed with (256, 512, 1024), skipping the stack lookup')
+  .option('--rebuild', 'aws: build new indices in the configured vector space and move the aliases to them once full (no downtime), then delete the old ones; run it after changing the embedder or dimensions', false)
+  .action(async (opts: TargetOptions & { searchEndpoint?: string; embeddingDimensions?: string; rebuild: boolean }) => {
     if (opts.target === 'local') {
       removeLocalIndex(opts.dataDir);
       await withLocalStack(opts.dataDir, async () => console.log('index rebuilt'));
       return;
     }
-    const ports = await awsReindexPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, searchEndpoint: opts.searchEndpoint });
-    console.error(`reindexing ${ports.tableName} into ${ports.endpoint}`);
+    const ports = await awsReindexPorts(opts);
+    console.error(`${opts.rebuild ? 'rebuilding' : 'reindexing'} ${ports.tableName} into ${ports.endpoint}`);
+    const onProgress = (kind: ResourceKind, indexed: number) => { if (process.stderr.isTTY) process.stderr.write(`\r${kind.padEnd(9)} ${indexed}`); };
     try {
-      const counts = await reindexRecords(ports.store, ports.index, {
-        onProgress: (kind, indexed) => { if (process.stderr.isTTY) process.stderr.write(`\r${kind.padEnd(9)} ${indexed}`); },
-      });
+      if (opts.rebuild) {
+        for (const kind of RESOURCE_KINDS) {
+          const { index, replaced, documents } = await ports.index.rebuild(kind, (write) =>
+            reindexRecords(ports.store, { index: { upsert: (_kind, records, vectors) => write(records, vectors) }, embeddings: ports.embeddings }, { kinds: [kind], onProgress }).then(() => undefined));
+          if (process.stderr.isTTY) process.stderr.write('\n');
+          console.log(`${kind.padEnd(9)} ${documents} indexed into ${index}${replaced.length > 0 ? `, replacing ${replaced.join(', ')}` : ''}`);
+        }
+      }
+      // A backfill (and, after a rebuild, the catch-up of writes the stream sent to the old indices meanwhile).
+      const counts = await reindexRecords(ports.store, ports, { onProgress });
       if (process.stderr.isTTY) process.stderr.write('\n');
       for (const kind of RESOURCE_KINDS) console.log(`${kind.padEnd(9)} ${counts[kind]} indexed`);
     } finally {

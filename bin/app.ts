@@ -5,6 +5,7 @@
  *
  *   cdk synth -c stage=prod                  retained, production-sized stage
  *   cdk synth -c stage=dev-alice -c ephemeral=false
+ *   cdk synth -c embeddingDimensions=1024 -c semanticFloor=0.35
  */
 import { App } from 'aws-cdk-lib';
 import { stageConfig } from '../lib/config';
@@ -17,10 +18,21 @@ function optionalBoolean(name: string, value: unknown): boolean | undefined {
   throw new Error(`Context "${name}" must be true or false, got ${JSON.stringify(value)}`);
 }
 
+function optionalNumber(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number)) throw new Error(`Context "${name}" must be a number, got ${JSON.stringify(value)}`);
+  return number;
+}
+
 const app = new App();
 const stage = String(app.node.tryGetContext('stage') ?? process.env.GCF_STAGE ?? 'dev');
 const config = stageConfig(stage, {
   ephemeral: optionalBoolean('ephemeral', app.node.tryGetContext('ephemeral')),
+  embeddings: {
+    dimensions: optionalNumber('embeddingDimensions', app.node.tryGetContext('embeddingDimensions')) as 256 | 512 | 1024 | undefined,
+    semanticFloor: optionalNumber('semanticFloor', app.node.tryGetContext('semanticFloor')),
+  },
   api: {
     manageAccountCloudWatchRole: optionalBoolean('apiCloudWatchRole', app.node.tryGetContext('apiCloudWatchRole')),
   },

@@ -1,7 +1,7 @@
 import type { HttpMethod } from './constructs/api';
 
 /** A data dependency a route's function is bound to (env var + least-privilege grant). */
-export type RouteBinding = 'records' | 'search' | 'usage';
+export type RouteBinding = 'records' | 'search' | 'embeddings' | 'usage';
 
 export interface ApiRouteDefinition {
   readonly method: HttpMethod;
@@ -16,14 +16,16 @@ export interface ApiRouteDefinition {
 
 /**
  * The v1 routes, one function each. Single records are read from the table (the system of
- * record); lists, filters and counts come from the search index, which holds the full record.
+ * record); lists, filters, counts and searches come from the search index, which holds the full
+ * record, with query vectors from the embedding model.
  */
 export const API_ROUTES: readonly ApiRouteDefinition[] = [
-  { method: 'GET', path: '/grants-api', entry: 'lambdas/handlers/list-grants.ts', bindings: ['search', 'usage'] },
+  { method: 'GET', path: '/grants-api', entry: 'lambdas/handlers/list-grants.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'GET', path: '/grants-api/{id}', entry: 'lambdas/handlers/get-grant.ts', bindings: ['records', 'usage'] },
-  { method: 'GET', path: '/contracts-api', entry: 'lambdas/handlers/list-contracts.ts', bindings: ['search', 'usage'] },
+  { method: 'GET', path: '/contracts-api', entry: 'lambdas/handlers/list-contracts.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'GET', path: '/contracts-api/{id}', entry: 'lambdas/handlers/get-contract.ts', bindings: ['records', 'usage'] },
-  { method: 'GET', path: '/funders-api', entry: 'lambdas/handlers/list-funders.ts', bindings: ['search', 'usage'] },
+  { method: 'GET', path: '/funders-api', entry: 'lambdas/handlers/list-funders.ts', bindings: ['search', 'embeddings', 'usage'] },
+  { method: 'POST', path: '/semantic-search', entry: 'lambdas/handlers/semantic-search.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records', 'usage'] },
   { method: 'GET', path: '/openapi.json', entry: 'lambdas/handlers/openapi.ts', bindings: [], public: true },
 ];

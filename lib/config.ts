@@ -13,6 +13,15 @@ export interface SearchDomainSettings {
   readonly ebsVolumeSizeGiB: number;
 }
 
+/** The embedding model of records and queries (Bedrock); changing it means rebuilding the index. */
+export interface EmbeddingSettings {
+  /** A Bedrock model id; the adapter speaks Titan Text Embeddings V2's request format. */
+  readonly model: 'amazon.titan-embed-text-v2:0';
+  readonly dimensions: 256 | 512 | 1024;
+  /** Minimum cosine similarity of a semantic match; the model's default (lambdas/core/search/relevance.ts) when unset. */
+  readonly semanticFloor?: number;
+}
+
 /** Defaults every API Lambda shares. */
 export interface FunctionSettings {
   readonly memorySizeMb: number;
@@ -39,6 +48,7 @@ export interface StageConfig {
   /** POWERTOOLS_SERVICE_NAME of every function, and the prefix of resource names. */
   readonly serviceName: string;
   readonly search: SearchDomainSettings;
+  readonly embeddings: EmbeddingSettings;
   readonly functions: FunctionSettings;
   readonly api: ApiSettings;
 }
@@ -47,6 +57,7 @@ export interface StageConfigOverrides {
   readonly ephemeral?: boolean;
   readonly serviceName?: string;
   readonly search?: Partial<SearchDomainSettings>;
+  readonly embeddings?: Partial<EmbeddingSettings>;
   readonly functions?: Partial<FunctionSettings>;
   readonly api?: Partial<ApiSettings>;
 }
@@ -90,12 +101,20 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
       `Search domain: ${search.dataNodeCount} data nodes cannot be spread evenly over ${search.availabilityZoneCount} availability zones`,
     );
   }
+  const embeddings: EmbeddingSettings = { model: 'amazon.titan-embed-text-v2:0', dimensions: 512, ...definedOnly(overrides.embeddings) };
+  if (![256, 512, 1024].includes(embeddings.dimensions)) {
+    throw new Error(`Embeddings: Titan Text Embeddings V2 makes 256, 512 or 1024 dimensions, not ${embeddings.dimensions}`);
+  }
+  if (embeddings.semanticFloor !== undefined && !(embeddings.semanticFloor >= 0 && embeddings.semanticFloor < 1)) {
+    throw new Error(`Embeddings: the semantic floor must be in [0, 1), not ${embeddings.semanticFloor}`);
+  }
   return {
     stage,
     ephemeral,
     statefulRemovalPolicy: ephemeral ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     serviceName: overrides.serviceName ?? 'gcf-data-service',
     search,
+    embeddings,
     functions: {
       memorySizeMb: 512,
       // API Gateway gives up after 29 s; a Lambda should fail first so the error body is ours.

@@ -11,6 +11,7 @@ import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
 import { TIER_NAMES } from '../lambdas/core/auth/tiers';
 import { ApiAccess } from './constructs/api-access';
 import { RecordIndexer } from './constructs/record-indexer';
+import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
 import { ServiceFunction } from './constructs/service-function';
 import { STACK_OUTPUTS, usagePlanOutputOf } from './stack-names';
 
@@ -32,6 +33,7 @@ export class StatelessStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly indexer: RecordIndexer;
   readonly access: ApiAccess;
+  readonly searchBootstrap: SearchIndexBootstrap;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -40,6 +42,7 @@ export class StatelessStack extends Stack {
     const bind: Record<RouteBinding, (fn: ServiceFunction) => void> = {
       records: (fn) => fn.bindRecordsTable(props.recordsTable),
       search: (fn) => fn.bindSearchDomain(props.searchDomain),
+      embeddings: (fn) => fn.bindEmbeddings(config.embeddings),
       usage: (fn) => fn.bindUsageMeter(props.recordsTable),
     };
 
@@ -59,6 +62,15 @@ export class StatelessStack extends Stack {
       projectRoot: props.projectRoot,
       serviceName: config.serviceName,
       memorySizeMb: config.functions.memorySizeMb,
+      logRetention: config.functions.logRetention,
+      logRemovalPolicy: config.statefulRemovalPolicy,
+    });
+
+    this.searchBootstrap = new SearchIndexBootstrap(this, 'SearchIndexBootstrap', {
+      searchDomain: props.searchDomain,
+      embeddings: config.embeddings,
+      projectRoot: props.projectRoot,
+      serviceName: config.serviceName,
       logRetention: config.functions.logRetention,
       logRemovalPolicy: config.statefulRemovalPolicy,
     });
@@ -88,6 +100,8 @@ export class StatelessStack extends Stack {
         handler: fn.lambdaFunction,
         methodOptions: route.public ? this.access.publicMethodOptions : this.access.protectedMethodOptions,
       });
+      // Searches need the indices in the configured vector space: the bootstrap checks that first.
+      if (route.bindings.includes('search')) fn.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
       functions.set(constructId, fn);
     }
     this.functions = functions;
@@ -95,12 +109,23 @@ export class StatelessStack extends Stack {
     this.indexer = new RecordIndexer(this, 'RecordIndexer', {
       table: props.recordsTable,
       searchDomain: props.searchDomain,
+      embeddings: config.embeddings,
       failureQueue: props.indexerFailureQueue,
       projectRoot: props.projectRoot,
       serviceName: config.serviceName,
       memorySizeMb: config.functions.memorySizeMb,
       logRetention: config.functions.logRetention,
       logRemovalPolicy: config.statefulRemovalPolicy,
+    });
+    this.indexer.function.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
+
+    new CfnOutput(this, STACK_OUTPUTS.embeddingModel, {
+      description: 'The embedding model of the search index (admin reindex --target aws)',
+      value: config.embeddings.model,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.embeddingDimensions, {
+      description: 'The dimensions of the search index vectors (admin reindex --target aws)',
+      value: String(config.embeddings.dimensions),
     });
 
     for (const tier of TIER_NAMES) {

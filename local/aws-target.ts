@@ -8,12 +8,14 @@ import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { systemClock } from '../lambdas/ports/clock';
-import { openSearchIndex } from '../lambdas/composition/aws-search';
+import { DynamoEmbeddingCache } from '../lambdas/adapters/aws/dynamo-embedding-cache';
+import type { OpenSearchIndex } from '../lambdas/adapters/aws/opensearch-index';
+import { bedrockEmbedder, openSearchIndexFor, vectorSpaceFromEnv } from '../lambdas/composition/aws-search';
+import type { EmbeddingPorts } from '../lambdas/core/use-cases/embed-records';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
 import type { KeyStore } from '../lambdas/ports/key-store';
 import type { RecordStore } from '../lambdas/ports/record-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
-import type { SearchIndex } from '../lambdas/ports/search-index';
 import { STACK_OUTPUTS, stackNamesOf, usagePlanOutputOf } from '../lib/stack-names';
 
 /**
@@ -55,14 +57,50 @@ export function searchEndpointOf(options: AwsTargetOptions & { searchEndpoint?: 
   return stackOutput(options, 'stateful', STACK_OUTPUTS.searchDomainEndpoint, 'search domain', '--search-endpoint', options.searchEndpoint);
 }
 
-/** The records table and the search domain of a stage, for a backfill of its index (`admin reindex --target aws`). */
-export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoint?: string }): Promise<{ store: RecordStore; index: SearchIndex; tableName: string; endpoint: string; close(): void }> {
+export interface AwsReindexPorts {
+  store: RecordStore;
+  index: OpenSearchIndex;
+  /** Bedrock, with the embedding cache in the stage's table: a backfill embeds only texts never embedded. */
+  embeddings: EmbeddingPorts;
+  tableName: string;
+  endpoint: string;
+  close(): void;
+}
+
+/**
+ * The records table, search domain and embedding model of a stage, for a backfill or rebuild of
+ * its index (`admin reindex --target aws`). The model and dimensions come from the stateless
+ * stack's outputs unless `embeddingDimensions` is given.
+ */
+export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string }): Promise<AwsReindexPorts> {
   const tableName = await recordsTableOf(options);
   const endpoint = await searchEndpointOf(options);
+  const model = options.embeddingDimensions
+    ? 'amazon.titan-embed-text-v2:0'
+    : await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingModel, 'embedding model', '--embedding-dimensions');
+  const dimensions = await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingDimensions, 'embedding dimensions', '--embedding-dimensions', options.embeddingDimensions);
   const client = new DynamoDBClient({ region: options.region });
   const region = options.region ?? (await client.config.region());
-  const index = openSearchIndex({ SEARCH_DOMAIN_ENDPOINT: endpoint.startsWith('http') ? endpoint : `https://${endpoint}`, AWS_REGION: region });
-  return { store: new DynamoRecordStore(client, tableName), index, tableName, endpoint, close: () => client.destroy() };
+  const env = {
+    SEARCH_DOMAIN_ENDPOINT: endpoint.startsWith('http') ? endpoint : `https://${endpoint}`,
+    AWS_REGION: region,
+    EMBEDDING_MODEL: model,
+    EMBEDDING_DIMENSIONS: dimensions,
+  };
+  let space;
+  try {
+    space = vectorSpaceFromEnv(env);
+  } catch (error) {
+    throw new AwsTargetError((error as Error).message);
+  }
+  return {
+    store: new DynamoRecordStore(client, tableName),
+    index: openSearchIndexFor({ ...env, AWS_REGION: region }, space),
+    embeddings: { embedder: bedrockEmbedder(env), cache: new DynamoEmbeddingCache(client, tableName) },
+    tableName,
+    endpoint,
+    close: () => client.destroy(),
+  };
 }
 
 /**

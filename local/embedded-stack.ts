@@ -13,10 +13,14 @@ import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
+import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedding-cache';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
-import { RESOURCE_KINDS } from '../lambdas/core/records';
+import { loadWinkEmbedder } from '../lambdas/adapters/embedded/wink-embedder';
+import { semanticFloorOf } from '../lambdas/core/search/relevance';
+import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import { systemClock, utcDate, type Clock } from '../lambdas/ports/clock';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
+import type { Embedder } from '../lambdas/ports/embedder';
 import type { Services } from '../lambdas/ports/services';
 import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
 
@@ -30,6 +34,8 @@ export const LOCAL_TABLE_NAME = 'gcf-records';
 /** Where `npm start` and the admin CLI keep state unless told otherwise. */
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.local', import.meta.url));
 const INDEX_FILE = 'index.sqlite';
+/** Record vectors by text hash: kept apart from the index, so rebuilding the index re-embeds nothing. */
+const EMBEDDINGS_FILE = 'embeddings.sqlite';
 const IMPORTS_DIR = fileURLToPath(new URL('../.local-imports', import.meta.url));
 
 /** The state folder for a catalogue imported from public source files (`npm start -- --data <folder>`). */
@@ -53,6 +59,10 @@ export interface EmbeddedStackOptions {
   clock?: Clock;
   /** Seed the synthetic catalogue into an empty store (default true); partial specs override the defaults. */
   seed?: boolean | Partial<Omit<CatalogueSpec, 'today'>>;
+  /** The embedder of records and queries; the wink word vectors unless given. */
+  embedder?: Embedder;
+  /** Overrides the embedder's default minimum cosine for semantic matches. */
+  semanticFloor?: number;
   onProgress?: (message: string) => void;
 }
 
@@ -132,14 +142,20 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   });
   const { funderIndex } = await ensureTable(client);
 
-  const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:' });
+  const embedder = options.embedder ?? await loadWinkEmbedder();
+  const semanticFloor = semanticFloorOf(embedder.space, options.semanticFloor);
+  const embeddings = {
+    embedder,
+    cache: new SqliteEmbeddingCache(options.dataDir ? join(options.dataDir, EMBEDDINGS_FILE) : ':memory:'),
+  };
+  const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:', space: embedder.space });
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME, { funderIndex });
   const outbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);
   // Every request reads a key and counts usage: each dynalite call costs a few milliseconds of
   // this process's CPU, so keys are cached (and forgotten on any change) and figures batched.
   const meter = new DynamoUsageMeter(client, LOCAL_TABLE_NAME, { flushIntervalMs: USAGE_FLUSH_MS });
   const keys = new CachedKeyStore(new DynamoKeyStore(client, LOCAL_TABLE_NAME), KEY_CACHE_TTL_MS);
-  const store = new IndexingRecordStore(dynamoStore, { index, outbox, clock });
+  const store = new IndexingRecordStore(dynamoStore, { index, outbox, clock, embeddings });
   const doc = DynamoDBDocumentClient.from(client);
 
   const marker = (await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: CATALOGUE_MARKER }))).Item;
@@ -150,9 +166,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
 
   if (index.wasCreated) {
     // The index is derived state: rebuild it from the system of record.
-    for (const kind of RESOURCE_KINDS) {
-      for await (const batch of dynamoStore.scan(kind)) await index.upsert(kind, batch);
-    }
+    await reindexRecords(dynamoStore, { index, embeddings });
     if (marker) progress('rebuilt the search index from the record store');
   }
 
@@ -168,7 +182,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   }
 
   return {
-    services: { store, index, clock, meter, keys },
+    services: { store, index, embedder, semanticFloor, clock, meter, keys },
     outbox,
     dynamoEndpoint: `http://127.0.0.1:${port}`,
     seededCatalogue,
@@ -188,6 +202,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     async close() {
       await meter.close();
       index.close();
+      embeddings.cache.close();
       client.destroy();
       await new Promise<void>((resolve) => dynamo.close(() => resolve()));
       releaseDataDir();

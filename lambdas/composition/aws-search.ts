@@ -1,39 +1,85 @@
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Client } from '@opensearch-project/opensearch';
 import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws-v3';
+import { BedrockEmbedder, TITAN_DIMENSIONS, TITAN_TEXT_V2, type BedrockEmbedderOptions, type TitanDimensions } from '../adapters/aws/bedrock-embedder';
 import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
+import { DynamoEmbeddingCache } from '../adapters/aws/dynamo-embedding-cache';
 import { OpenSearchIndex } from '../adapters/aws/opensearch-index';
 import type { IndexerPorts } from '../core/use-cases/index-record-changes';
 import { systemClock } from '../ports/clock';
-import type { SearchIndex } from '../ports/search-index';
+import type { Embedder, VectorSpace } from '../ports/embedder';
 import type { Services } from '../ports/services';
 import { createAwsServices, requireEnv } from './aws';
 
-/** The search domain behind SEARCH_DOMAIN_ENDPOINT, with requests signed (SigV4) by the function's role. */
-export function openSearchIndex(env: NodeJS.ProcessEnv): SearchIndex {
-  const endpoint = requireEnv(env, 'SEARCH_DOMAIN_ENDPOINT');
-  const client = new Client({
-    ...AwsSigv4Signer({ region: requireEnv(env, 'AWS_REGION'), service: 'es', getCredentials: defaultProvider() }),
+/**
+ * The composition of the functions that search or index: OpenSearch (SigV4) and Bedrock. Kept
+ * apart from aws.ts so that functions which only read records by id bundle neither client.
+ */
+
+/** Titan dimensions from EMBEDDING_DIMENSIONS (set with EMBEDDING_MODEL by ServiceFunction.bindVectorSpace). */
+function titanDimensionsFromEnv(env: NodeJS.ProcessEnv): TitanDimensions {
+  const model = requireEnv(env, 'EMBEDDING_MODEL');
+  if (model !== TITAN_TEXT_V2) throw new Error(`EMBEDDING_MODEL ${model} is not supported: the service speaks ${TITAN_TEXT_V2}`);
+  const dimensions = Number(requireEnv(env, 'EMBEDDING_DIMENSIONS'));
+  if (!TITAN_DIMENSIONS.includes(dimensions as TitanDimensions)) {
+    throw new Error(`EMBEDDING_DIMENSIONS must be one of ${TITAN_DIMENSIONS.join(', ')} for ${model}, got "${env.EMBEDDING_DIMENSIONS}"`);
+  }
+  return dimensions as TitanDimensions;
+}
+
+/** The vector space the service is configured for; the search index records the one it was built in and refuses another. */
+export function vectorSpaceFromEnv(env: NodeJS.ProcessEnv): VectorSpace {
+  return { embedder: `bedrock:${TITAN_TEXT_V2}`, dimensions: titanDimensionsFromEnv(env) };
+}
+
+/** A client of the search domain at `endpoint`, with requests signed (SigV4) by the caller's credentials. */
+export function openSearchClient(endpoint: string, region: string): Client {
+  return new Client({
+    ...AwsSigv4Signer({ region, service: 'es', getCredentials: defaultProvider() }),
     node: endpoint,
   });
-  return new OpenSearchIndex(client, endpoint);
 }
+
+/** The OpenSearch adapter (with ensureIndices and rebuild), for the functions, the bootstrap and the admin CLI. */
+export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = vectorSpaceFromEnv(env)): OpenSearchIndex {
+  const endpoint = requireEnv(env, 'SEARCH_DOMAIN_ENDPOINT');
+  return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), { space, endpoint });
+}
+
+/**
+ * Titan over Bedrock. The SDK's own retries are off (maxAttempts 1) so the adapter's backoff with
+ * jitter is the only pacing; `pacing` differs between a request waiting for one query vector and
+ * the indexer embedding batches.
+ */
+export function bedrockEmbedder(env: NodeJS.ProcessEnv, pacing: Pick<BedrockEmbedderOptions, 'retries' | 'maxDelayMs' | 'maxConcurrency'> = {}): Embedder {
+  return new BedrockEmbedder(new BedrockRuntimeClient({ maxAttempts: 1 }), { dimensions: titanDimensionsFromEnv(env), ...pacing });
+}
+
+/** A caller waits for its query vector: two quick retries, then 503 rather than an API Gateway timeout. */
+const QUERY_PACING = { retries: 2, maxDelayMs: 1_000 } as const;
 
 let cachedServices: Services | undefined;
 
 /** For functions that list and search. */
 export function awsSearchServices(): Services {
-  cachedServices ??= createAwsServices(process.env, openSearchIndex);
+  cachedServices ??= createAwsServices(process.env, {
+    index: (env) => openSearchIndexFor(env),
+    embedder: (env) => bedrockEmbedder(env, QUERY_PACING),
+  });
   return cachedServices;
 }
 
-/** The indexer's ports: the search index it writes and the outbox in the records table. */
+/** The indexer's ports: the index it writes, the outbox and the embedding cache in the records table, and Bedrock. */
 export function createAwsIndexerPorts(env: NodeJS.ProcessEnv = process.env): IndexerPorts {
+  const dynamo = new DynamoDBClient({});
+  const tableName = requireEnv(env, 'RECORDS_TABLE_NAME');
   return {
-    index: openSearchIndex(env),
-    outbox: new DynamoChangeOutbox(new DynamoDBClient({}), requireEnv(env, 'RECORDS_TABLE_NAME')),
+    index: openSearchIndexFor(env),
+    outbox: new DynamoChangeOutbox(dynamo, tableName),
     clock: systemClock,
+    embeddings: { embedder: bedrockEmbedder(env), cache: new DynamoEmbeddingCache(dynamo, tableName) },
   };
 }
 

@@ -8,6 +8,14 @@ import type { RecordStore } from '../ports/record-store';
 import type { UsageMeter } from '../ports/usage-meter';
 import type { SearchIndex } from '../ports/search-index';
 import type { Services } from '../ports/services';
+import type { Embedder } from '../ports/embedder';
+import { semanticFloorOf } from '../core/search/relevance';
+
+/** How a search function builds its search adapters (composition/aws-search.ts), kept out of other bundles. */
+export interface SearchAdapters {
+  index(env: NodeJS.ProcessEnv): SearchIndex;
+  embedder(env: NodeJS.ProcessEnv): Embedder;
+}
 
 /**
  * The composition root of the Lambdas. Each function is bound only to what its route needs
@@ -22,13 +30,18 @@ export function requireEnv(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
-export function createAwsServices(env: NodeJS.ProcessEnv = process.env, searchIndex?: (env: NodeJS.ProcessEnv) => SearchIndex): Services {
+export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?: SearchAdapters): Services {
   let client: DynamoDBClient | undefined;
   let store: RecordStore | undefined;
   let index: SearchIndex | undefined;
+  let embedder: Embedder | undefined;
   let meter: UsageMeter | undefined;
   let keys: KeyStore | undefined;
   const dynamo = () => (client ??= new DynamoDBClient({}));
+  const searchAdapters = () => {
+    if (!search) throw new Error('this function is not bound to search: use awsSearchServices (composition/aws-search.ts)');
+    return search;
+  };
   return {
     get store() {
       store ??= new DynamoRecordStore(dynamo(), requireEnv(env, 'RECORDS_TABLE_NAME'));
@@ -43,9 +56,16 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, searchIn
       return keys;
     },
     get index() {
-      if (!searchIndex) throw new Error('this function is not bound to the search domain: use awsSearchServices (composition/aws-search.ts)');
-      index ??= searchIndex(env);
+      index ??= searchAdapters().index(env);
       return index;
+    },
+    get embedder() {
+      embedder ??= searchAdapters().embedder(env);
+      return embedder;
+    },
+    get semanticFloor() {
+      const configured = env.SEMANTIC_FLOOR ? Number(env.SEMANTIC_FLOOR) : undefined;
+      return semanticFloorOf(this.embedder.space, configured);
     },
     clock: systemClock,
   };

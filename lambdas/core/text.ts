@@ -3,7 +3,7 @@
  * order, lower-cased. English stop words and words every record of this catalogue would match
  * ("grant", "funding") are dropped, so "grants for police equipment" means police + equipment.
  */
-const STOP_WORDS = new Set([
+export const STOP_WORDS = new Set([
   'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'has', 'have', 'in', 'into', 'is', 'it',
   'its', 'of', 'on', 'or', 'that', 'the', 'their', 'this', 'to', 'was', 'were', 'which', 'will', 'with',
   'about', 'any', 'can', 'our', 'we', 'you', 'your', 'i', 'me', 'my', 'who', 'what', 'how',

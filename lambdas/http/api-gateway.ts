@@ -24,6 +24,12 @@ export function queryParams(event: ApiEvent): Record<string, string[]> {
   return out;
 }
 
+/** The request body as text (API Gateway base64-encodes bodies it treats as binary). */
+export function requestBody(event: ApiEvent): string | null {
+  if (event.body === null || event.body === undefined) return null;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
 export function jsonResult(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResult {
   return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
@@ -31,7 +37,10 @@ export function jsonResult(statusCode: number, body: unknown, headers: Record<st
 export function errorResult(error: unknown, event: ApiEvent): ApiResult {
   if (error instanceof ServiceError) {
     const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
-    if (error.status >= 500) logger.error('request failed', { code: error.code, path: event.path, error: error.message });
+    if (error.status >= 500) {
+      const cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : undefined;
+      logger.error('request failed', { code: error.code, path: event.path, error: error.message, cause });
+    }
     return jsonResult(error.status, body);
   }
   // Never leak internals to the client; the log keeps the stack (path only: no headers, no body).

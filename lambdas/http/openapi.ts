@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ERROR_CODES } from '../core/errors';
 import { LIMITS, LIST_PARAMS } from '../core/query/list-query';
+import { SEMANTIC_SEARCH_LIMITS, SEMANTIC_SEARCH_TYPES } from '../core/query/semantic-search-request';
 import { paramJsonSchema } from '../core/query/params';
 import { ContractSchema, FunderSchema, GrantSchema, type ResourceKind } from '../core/records';
 
@@ -38,10 +39,22 @@ const ACCESS_RESPONSES = {
   },
 };
 
+/** In semantic and hybrid modes (DESIGN.md section 3). */
+const RELEVANCE = {
+  type: 'number',
+  minimum: 0,
+  maximum: 1,
+  description: 'semantic: cosine similarity of the query and the record, clipped to [0, 1]; hybrid: reciprocal rank fusion (k = 60) of the keyword and semantic ranks, scaled so 1 is first in both. Only in semantic and hybrid modes.',
+} as const;
+
+const withRelevance = (schema: string) => ({ allOf: [ref(schema), { type: 'object', properties: { relevance: RELEVANCE } }] });
+
+const SEARCH_UNAVAILABLE = errorResponse('Semantic or hybrid search while the embedding model or the index is unreachable (SEARCH_UNAVAILABLE); keyword search and get-by-id keep working');
+
 function listOperation(kind: ResourceKind, schema: string, plural: string) {
   return {
     operationId: `list${schema}s`,
-    summary: `List ${plural} with filters, sorting, keyword search and offset pagination`,
+    summary: `List ${plural} with filters, sorting, keyword, semantic or hybrid search, and offset pagination`,
     tags: [plural],
     parameters: LIST_PARAMS[kind].map((spec) => ({
       name: spec.name,
@@ -57,13 +70,52 @@ function listOperation(kind: ResourceKind, schema: string, plural: string) {
         headers: RATE_LIMIT_HEADERS,
         content: {
           'application/json': {
-            schema: { oneOf: [{ ...ref('ListEnvelope'), properties: { results: { type: 'array', items: ref(schema) } } }, ref('CountEnvelope')] },
+            schema: { oneOf: [{ ...ref('ListEnvelope'), properties: { results: { type: 'array', items: withRelevance(schema) } } }, ref('CountEnvelope')] },
           },
         },
       },
       400: errorResponse('A parameter is malformed; error.details names each field'),
       ...ACCESS_RESPONSES,
       500: errorResponse('Internal error'),
+      503: SEARCH_UNAVAILABLE,
+    },
+  };
+}
+
+function semanticSearchOperation() {
+  const types = Object.keys(SEMANTIC_SEARCH_TYPES);
+  return {
+    operationId: 'semanticSearch',
+    summary: 'The open grants and contracts closest in meaning to a plain-language query',
+    description: 'Embeds the query once and returns the best semantic matches above the minimum-relevance floor, across grants and contracts unless type names one. Awarded records are left out, as in the list endpoints\' default. A query with nothing above the floor returns results: [] and count 0.',
+    tags: ['search'],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['query'],
+            properties: {
+              query: { type: 'string', minLength: 1, maxLength: LIMITS.searchMaxLength, description: 'What to look for, in plain language' },
+              type: { type: 'string', enum: types, description: 'Search only this kind; both when omitted' },
+              limit: { type: 'integer', minimum: 1, maximum: SEMANTIC_SEARCH_LIMITS.max, default: SEMANTIC_SEARCH_LIMITS.default },
+            },
+          },
+          examples: { both: { value: { query: 'mental health support for first responders' } }, contracts: { value: { query: 'janitorial services', type: 'contracts', limit: 20 } } },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The matches, best first (ties by id)',
+        headers: RATE_LIMIT_HEADERS,
+        content: { 'application/json': { schema: ref('SemanticSearchResponse') } },
+      },
+      400: errorResponse('The body is not JSON, or a field is missing, of the wrong type or out of range; error.details names it'),
+      ...ACCESS_RESPONSES,
+      500: errorResponse('Internal error'),
+      503: SEARCH_UNAVAILABLE,
     },
   };
 }
@@ -99,6 +151,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     paths[path] = { get: listOperation(kind, schema, plural) };
     paths[`${path}/{id}`] = { get: getOperation(schema, plural) };
   }
+  paths['/semantic-search'] = { post: semanticSearchOperation() };
   const toSchema = (s: z.ZodMiniType) => z.toJSONSchema(s, { target: 'draft-2020-12' });
   const strip = ({ $schema: _omit, ...rest }: Record<string, unknown>) => rest;
   return {
@@ -133,6 +186,32 @@ export function buildOpenApiDocument(): Record<string, unknown> {
               },
             },
             meta,
+          },
+        },
+        SemanticSearchResponse: {
+          type: 'object',
+          required: ['results', 'count', 'meta'],
+          properties: {
+            results: {
+              type: 'array',
+              items: {
+                oneOf: [
+                  { allOf: [ref('Grant'), { type: 'object', required: ['type', 'relevance'], properties: { type: { const: 'grant' }, relevance: RELEVANCE } }] },
+                  { allOf: [ref('Contract'), { type: 'object', required: ['type', 'relevance'], properties: { type: { const: 'contract' }, relevance: RELEVANCE } }] },
+                ],
+              },
+            },
+            count: { type: 'integer', description: 'Number of results returned' },
+            meta: {
+              type: 'object',
+              required: ['response_time_ms', 'types', 'limit', 'min_relevance'],
+              properties: {
+                response_time_ms: { type: 'number' },
+                types: { type: 'array', items: { type: 'string', enum: ['grant', 'contract'] }, description: 'The kinds searched' },
+                limit: { type: 'integer' },
+                min_relevance: { type: 'number', description: 'The floor: no result has a lower relevance' },
+              },
+            },
           },
         },
         CountEnvelope: {

@@ -1,18 +1,20 @@
 import { parseListQuery } from '../core/query/list-query';
+import { parseSemanticSearchRequest } from '../core/query/semantic-search-request';
 import type { ResourceKind } from '../core/records';
 import { getRecord } from '../core/use-cases/get-record';
 import { listEnvelope, listRecords } from '../core/use-cases/list-records';
+import { semanticSearch, type SemanticSearchResponse } from '../core/use-cases/semantic-search';
 import { utcDate } from '../ports/clock';
 import type { ServicesProvider } from '../ports/services';
-import { jsonResult, queryParams } from './api-gateway';
+import { jsonResult, queryParams, requestBody } from './api-gateway';
 import { authenticatedRoute } from './authenticated-route';
 
 /** GET /<resource>-api: parse the query string, ask the index, wrap in the list envelope. */
 export function listRoute(kind: ResourceKind, services: ServicesProvider) {
   return authenticatedRoute('api', services, async (event, startedAt) => {
-    const { index, clock } = services();
-    const query = parseListQuery(kind, queryParams(event), utcDate(clock));
-    const outcome = await listRecords(index, query);
+    const ports = services();
+    const query = parseListQuery(kind, queryParams(event), utcDate(ports.clock));
+    const outcome = await listRecords(ports, query);
     return jsonResult(200, listEnvelope(outcome, performance.now() - startedAt));
   });
 }
@@ -22,5 +24,20 @@ export function getRoute(kind: ResourceKind, services: ServicesProvider) {
   return authenticatedRoute('api', services, async (event) => {
     const record = await getRecord(services().store, kind, event.pathParameters?.id);
     return jsonResult(200, record);
+  });
+}
+
+/** POST /semantic-search: the body's query embedded once, matched across the kinds asked for. */
+export function semanticSearchRoute(services: ServicesProvider) {
+  return authenticatedRoute('api', services, async (event, startedAt) => {
+    const ports = services();
+    const request = parseSemanticSearchRequest(requestBody(event));
+    const results = await semanticSearch(ports, request, utcDate(ports.clock));
+    const response: SemanticSearchResponse = {
+      results,
+      count: results.length,
+      meta: { response_time_ms: Math.round((performance.now() - startedAt) * 100) / 100, types: request.kinds, limit: request.limit, min_relevance: ports.semanticFloor },
+    };
+    return jsonResult(200, response);
   });
 }

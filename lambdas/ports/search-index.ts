@@ -9,13 +9,33 @@ export interface IndexPage<K extends ResourceKind> {
   results: IndexedResult<K>[];
 }
 
+/** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the floor. */
+export interface SemanticQuery {
+  /** Unit length, in the index's vector space; null when the text has no word the embedder knows. */
+  vector: Float32Array | null;
+  /** Minimum cosine similarity for a semantic match (per embedder; lambdas/core/search/relevance.ts). */
+  floor: number;
+}
+
 /**
  * Lists, counts and searches (OpenSearch in AWS; SQLite FTS5 locally). The index holds the full
- * public record, so a page is served from it alone. Semantic and hybrid queries travel in the same
- * ListQuery (its search mode) plus an optional query vector, so adding them changes no caller.
+ * public record, so a page is served from it alone. Both adapters implement the same semantics,
+ * checked by one contract suite (test/contract):
+ *
+ * - keyword: every meaningful word (keywordTerms) matches, stemmed, in title or description
+ *   (funders: name or summary); BM25 with the title weighted above the body.
+ * - semantic: the records passing the filters whose vector's cosine with the query vector is at
+ *   least the floor, all of them (the filters apply inside the k-NN search, never after a top-k
+ *   cut); relevance is the cosine clipped to [0, 1]. A null vector matches nothing.
+ * - hybrid: the keyword and semantic lists, each read to HYBRID_RANK_WINDOW, fused by
+ *   fuseRankings (lambdas/core/search/fusion.ts); the results are the fused set, relevance the
+ *   fused score. A record is in it only if it matches the keywords or passes the floor.
+ * - relevance order is score descending, ties by id ascending (asc order is the exact reverse);
+ *   an explicit sort field orders the same set by that field, nulls last, ties by id.
  */
 export interface SearchIndex {
-  query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, queryVector?: Float32Array): Promise<IndexPage<K>>;
-  upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void>;
+  query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>>;
+  /** vectors[i] belongs to records[i]; a null (or missing) vector leaves the record out of semantic matches. */
+  upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], vectors?: readonly (Float32Array | null)[]): Promise<void>;
   remove(kind: ResourceKind, ids: readonly string[]): Promise<void>;
 }

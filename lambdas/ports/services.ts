@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import type { Embedder } from './embedder';
 import type { KeyStore } from './key-store';
 import type { RecordStore } from './record-store';
 import type { SearchIndex } from './search-index';
@@ -8,6 +9,10 @@ import type { UsageMeter } from './usage-meter';
 export interface Services {
   store: RecordStore;
   index: SearchIndex;
+  /** Query vectors for semantic and hybrid search (the index's records were embedded by the same model). */
+  embedder: Embedder;
+  /** The minimum cosine similarity of a semantic match for this embedder. */
+  semanticFloor: number;
   clock: Clock;
   /** Daily quotas and usage figures per API key. */
   meter: UsageMeter;

@@ -7,11 +7,14 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
 
 export interface RecordIndexerProps {
   readonly table: ITable;
   readonly searchDomain: IDomain;
+  /** Records are embedded at index time with this model (vectors cached in the table by text hash). */
+  readonly embeddings: EmbeddingSettings;
   /** Where stream batches go (as pointers) once retries are exhausted, for replay. */
   readonly failureQueue: IQueue;
   readonly projectRoot: string;
@@ -32,7 +35,7 @@ const RECORD_ITEMS_ONLY = FilterCriteria.filter({ dynamodb: { Keys: { sk: { S: F
 
 /**
  * The change feed in AWS: the records table's stream drives the indexer Lambda, which upserts into
- * the search domain and appends created/updated events to the outbox. It reports partial batch
+ * the search domain (with each record's embedding) and appends created/updated events to the outbox. It reports partial batch
  * failures, bisects a failing batch to isolate the bad record, and sends what still fails after
  * the retries to the failure queue so the shard moves on.
  */
@@ -52,6 +55,8 @@ export class RecordIndexer extends Construct {
       projectRoot: props.projectRoot,
     })
       .bindRecordsTableWriter(props.table)
+      .bindEmbeddingCache(props.table)
+      .bindEmbeddings(props.embeddings)
       .bindSearchDomainWriter(props.searchDomain);
 
     this.function.lambdaFunction.addEventSource(new DynamoEventSource(props.table, {

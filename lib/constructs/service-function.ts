@@ -1,4 +1,4 @@
-import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Stack, type Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -6,12 +6,16 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
+import type { EmbeddingSettings } from '../config';
 
 /** Environment variables the handlers' composition root reads. */
 export const FUNCTION_ENV = {
   recordsTableName: 'RECORDS_TABLE_NAME',
   searchDomainEndpoint: 'SEARCH_DOMAIN_ENDPOINT',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
+  embeddingModel: 'EMBEDDING_MODEL',
+  embeddingDimensions: 'EMBEDDING_DIMENSIONS',
+  semanticFloor: 'SEMANTIC_FLOOR',
 } as const;
 
 /**
@@ -125,6 +129,30 @@ export class ServiceFunction extends Construct {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);
     table.grantWriteData(this.lambdaFunction);
     return this;
+  }
+
+  /** Which embedding model and dimensions the search index is built with (EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, SEMANTIC_FLOOR). */
+  bindVectorSpace(settings: EmbeddingSettings): this {
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.embeddingModel, settings.model);
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.embeddingDimensions, String(settings.dimensions));
+    if (settings.semanticFloor !== undefined) this.lambdaFunction.addEnvironment(FUNCTION_ENV.semanticFloor, String(settings.semanticFloor));
+    return this;
+  }
+
+  /** Embeddings from the Bedrock model (InvokeModel on that model only), with the vector space's env vars. */
+  bindEmbeddings(settings: EmbeddingSettings): this {
+    this.bindVectorSpace(settings);
+    const stack = Stack.of(this);
+    this.lambdaFunction.addToRolePolicy(new PolicyStatement({
+      actions: ['bedrock:InvokeModel'],
+      resources: [`arn:${stack.partition}:bedrock:${stack.region}::foundation-model/${settings.model}`],
+    }));
+    return this;
+  }
+
+  /** The record-embedding cache items in the records table (read and write, on embedding items only). */
+  bindEmbeddingCache(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], ['embedding#*']);
   }
 
   /** Index writes on the search domain (bulk upserts and deletes), through SEARCH_DOMAIN_ENDPOINT. */

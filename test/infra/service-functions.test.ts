@@ -41,11 +41,13 @@ describe('service functions', () => {
     'lambdas/handlers/get-grant.ts': 'records',
     'lambdas/handlers/get-contract.ts': 'records',
     'lambdas/handlers/get-funder.ts': 'records',
+    'lambdas/handlers/semantic-search.ts': 'search',
   } as const;
 
-  it('creates exactly one function per route, the indexer, the authorizer, and no helper functions', () => {
+  it('creates exactly one function per route, the indexer, the authorizer, the index bootstrap and its provider, and nothing else', () => {
     expect([...functions.keys()].sort()).toEqual([
       'lambdas/handlers/authorize-request.ts',
+      'lambdas/handlers/bootstrap-search-index.ts',
       'lambdas/handlers/get-contract.ts',
       'lambdas/handlers/get-funder.ts',
       'lambdas/handlers/get-grant.ts',
@@ -54,8 +56,11 @@ describe('service functions', () => {
       'lambdas/handlers/list-funders.ts',
       'lambdas/handlers/list-grants.ts',
       'lambdas/handlers/openapi.ts',
+      'lambdas/handlers/semantic-search.ts',
     ]);
-    expect(Object.keys(lambdas)).toHaveLength(9);
+    // The twelfth is the custom-resource Provider framework's onEvent function.
+    const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
+    expect(others.map(([id]) => id)).toEqual([expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/)]);
   });
 
   it('runs every function on Node 22, arm64, with X-Ray, source maps and its own log group', () => {
@@ -64,10 +69,12 @@ describe('service functions', () => {
       expect(properties.Architectures, entry).toEqual(['arm64']);
       expect(properties.TracingConfig, entry).toEqual({ Mode: 'Active' });
       expect(properties.Handler, entry).toBe('index.handler');
-      expect(properties.MemorySize, entry).toBe(512);
+      expect(properties.MemorySize, entry).toBe(entry.endsWith('bootstrap-search-index.ts') ? 256 : 512);
       // Route functions must answer before API Gateway's 29 s; the stream indexer may take a minute;
-      // the authorizer is two reads.
-      const timeouts: Record<string, number> = { 'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10 };
+      // the authorizer is two reads; the deploy-time bootstrap creates indices.
+      const timeouts: Record<string, number> = {
+        'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10, 'lambdas/handlers/bootstrap-search-index.ts': 120,
+      };
       expect(properties.Timeout, entry).toBe(timeouts[entry] ?? 15);
       expect(environmentOf(properties).NODE_OPTIONS, entry).toBe('--enable-source-maps');
       expect(environmentOf(properties).POWERTOOLS_SERVICE_NAME, entry).toBe('gcf-data-service');
@@ -78,7 +85,7 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(10); // one per function (seven routes, the indexer, the authorizer) and the API access log
+    expect(logGroups).toHaveLength(12); // one per function (eight routes, the indexer, the authorizer, the bootstrap) and the API access log
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
@@ -94,6 +101,9 @@ describe('service functions', () => {
         expect(JSON.stringify(environment.SEARCH_DOMAIN_ENDPOINT), entry).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",\{"Fn::ImportValue":"[^"]*SearchDomain/);
       }
     }
+    for (const entry of Object.keys(DATA_ROUTES).filter((e) => DATA_ROUTES[e as keyof typeof DATA_ROUTES] === 'search')) {
+      expect(environmentOf(functions.get(entry)!.properties), entry).toMatchObject({ EMBEDDING_MODEL: 'amazon.titan-embed-text-v2:0', EMBEDDING_DIMENSIONS: '512' });
+    }
     const openApi = environmentOf(functions.get('lambdas/handlers/openapi.ts')?.properties ?? {});
     expect(openApi.RECORDS_TABLE_NAME).toBeUndefined();
     expect(openApi.SEARCH_DOMAIN_ENDPOINT).toBeUndefined();
@@ -107,7 +117,15 @@ describe('service functions', () => {
       expect(usage, entry).toHaveLength(1);
       expect([usage[0]!.Action].flat().sort(), entry).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(usage[0]!.Condition, entry).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['usage#*'] } });
-      const statements = allStatements.filter((statement) => !usage.includes(statement));
+      const bedrock = allStatements.filter((statement) => [statement.Action].flat().includes('bedrock:InvokeModel'));
+      if (binding === 'search') {
+        // Query vectors come from the one configured model and no other.
+        expect(bedrock, entry).toHaveLength(1);
+        expect(JSON.stringify(bedrock[0]!.Resource), entry).toMatch(/:bedrock:.*::foundation-model\/amazon\.titan-embed-text-v2:0"\]\]\}$/);
+      } else {
+        expect(bedrock, entry).toHaveLength(0);
+      }
+      const statements = allStatements.filter((statement) => !usage.includes(statement) && !bedrock.includes(statement));
       const actions = actionsOf(statements);
       if (binding === 'records') {
         expect(actions, entry).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']));

@@ -7,6 +7,8 @@ import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opens
 import { recordIdOf } from '../../lambdas/core/ingest/identity';
 import { RESOURCE_KINDS } from '../../lambdas/core/records';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
+import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
+import { startStandInBedrock, type StandInBedrock } from '../support/stand-in-bedrock';
 import { LOCAL_TABLE_NAME, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { startStandInApiGateway, type StandInApiGateway } from '../support/stand-in-api-gateway';
 import { startStandInOpenSearch, type StandInOpenSearch } from '../support/stand-in-opensearch';
@@ -39,25 +41,36 @@ async function storedRecords() {
 }
 
 describe('reindexRecords', () => {
-  it('puts every stored record, whole, into the index, and a second run changes nothing', async () => {
+  it('puts every stored record, whole and with its vector, into the index; a second run changes nothing and embeds nothing', async () => {
     openSearch.reset();
-    const index = new OpenSearchIndex(new Client({ node: openSearch.endpoint }), openSearch.endpoint);
-    const counts = await reindexRecords(stack.services.store, index);
+    const embeddings = { embedder: countingEmbedder(), cache: memoryEmbeddingCache() };
+    const index = new OpenSearchIndex(new Client({ node: openSearch.endpoint }), { space: embeddings.embedder.space, endpoint: openSearch.endpoint });
+    const counts = await reindexRecords(stack.services.store, { index, embeddings });
     expect(counts).toEqual({ grant: 60, contract: 25, funder: 12 });
     const expected = await storedRecords();
     expect(openSearch.documents).toEqual(expected);
-    await reindexRecords(stack.services.store, index);
+    const embedded = embeddings.embedder.embedded.length;
+    expect(embedded).toBeGreaterThan(80);
+    const bulk = openSearch.requests.filter((r) => r.path === '/_bulk').map((r) => r.body).join('');
+    expect(bulk).toMatch(/"embedding":\[(-?\d[\d.e-]*,){7}-?\d[\d.e-]*\]/);
+    await reindexRecords(stack.services.store, { index, embeddings });
     expect(openSearch.documents).toEqual(expected);
+    expect(embeddings.embedder.embedded.length).toBe(embedded);
     expect(openSearch.requests.filter((r) => r.method === 'PUT').map((r) => r.path).sort()).toEqual(['/gcf-contracts-v1', '/gcf-funders-v1', '/gcf-grants-v1']);
   });
 });
 
 describe('admin --target aws (against local stand-ins)', () => {
   let apiGateway: StandInApiGateway;
+  let bedrock: StandInBedrock;
   beforeAll(async () => {
     apiGateway = await startStandInApiGateway();
+    bedrock = await startStandInBedrock();
   });
-  afterAll(() => apiGateway?.close());
+  afterAll(async () => {
+    await apiGateway?.close();
+    await bedrock?.close();
+  });
   const run = promisify(execFile);
   const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
   const awsEnv = () => ({
@@ -65,10 +78,11 @@ describe('admin --target aws (against local stand-ins)', () => {
     AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1', AWS_PROFILE: '',
     AWS_ENDPOINT_URL_DYNAMODB: stack.dynamoEndpoint,
     AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
   });
   const admin = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { timeout: 60_000, env: awsEnv() });
 
-  it('ingest writes to the named table; reindex then carries the records into the domain', async () => {
+  it('ingest writes to the named table; reindex then carries the records, embedded by Bedrock, into the domain', async () => {
     const ingest = await admin('ingest', fixture('nsf-awards.csv'), '--target', 'aws', '--table-name', LOCAL_TABLE_NAME);
     expect(ingest.stderr).toContain(`writing to DynamoDB table ${LOCAL_TABLE_NAME}`);
     expect(ingest.stdout).toMatch(/^grant\s+2\s+0\s+0$/m);
@@ -76,9 +90,18 @@ describe('admin --target aws (against local stand-ins)', () => {
     expect((await stack.services.store.get('grant', id))?.opportunity_type).toBe('awarded');
 
     openSearch.reset();
-    const reindex = await admin('reindex', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--search-endpoint', openSearch.endpoint);
+    const reindex = await admin('reindex', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--search-endpoint', openSearch.endpoint, '--embedding-dimensions', '256');
     expect(reindex.stdout).toMatch(/^grant\s+62 indexed$/m);
     expect(openSearch.documents.get(`gcf-grants/${id}`)).toEqual(await stack.services.store.get('grant', id));
+    // Titan V2 requests, and the index made in that vector space.
+    expect(bedrock.requests[0]).toMatchObject({ path: '/model/amazon.titan-embed-text-v2%3A0/invoke', body: { dimensions: 256, normalize: true } });
+    expect(bedrock.requests[0]!.authorization).toMatch(/\/us-east-1\/bedrock\/aws4_request/);
+    const created = openSearch.requests.find((r) => r.method === 'PUT' && r.path === '/gcf-grants-v1')!;
+    expect(JSON.parse(created.body).mappings._meta.vector_space).toEqual({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 256 });
+    // A second run re-embeds nothing: every vector comes from the embedding cache in the table.
+    const calls = bedrock.requests.length;
+    await admin('reindex', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--search-endpoint', openSearch.endpoint, '--embedding-dimensions', '256');
+    expect(bedrock.requests.length).toBe(calls);
     // Signed with the caller's credentials (SigV4 for service "es"), as an IAM-only domain requires.
     expect(openSearch.requests.length).toBeGreaterThan(0);
     for (const request of openSearch.requests) expect(request.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/es\/aws4_request/);

@@ -10,7 +10,20 @@ export interface TestApi {
   keys: LocalKeys;
   /** A GET with the developer key unless `key` says otherwise (null: no Authorization header). */
   get(path: string, options?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** A POST of `body` (a string is sent as is, anything else as JSON) with the developer key unless `key` says otherwise. */
+  post(path: string, body: unknown, options?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
+}
+
+async function parsedResponse(res: Response): Promise<{ status: number; body: any; headers: Headers }> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Left as text: the assertion on it will say what came back.
+  }
+  return { status: res.status, body, headers: res.headers };
 }
 
 /** The embedded stack behind the local HTTP server, on a random port: tests speak real HTTP to it. */
@@ -24,15 +37,14 @@ export async function startTestApi(options: EmbeddedStackOptions = {}): Promise<
     stack,
     keys,
     async get(path, { key = keys.developer, headers = {} } = {}) {
-      const res = await fetch(`${baseUrl}${path}`, { headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers } });
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // Left as text: the assertion on it will say what came back.
-      }
-      return { status: res.status, body, headers: res.headers };
+      return parsedResponse(await fetch(`${baseUrl}${path}`, { headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers } }));
+    },
+    async post(path, body, { key = keys.developer, headers = {} } = {}) {
+      return parsedResponse(await fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }));
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

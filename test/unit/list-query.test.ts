@@ -121,7 +121,7 @@ describe('bad input names the field', () => {
     ['grant', 'search=', 'search'],
     ['grant', 'search_mode=fuzzy', 'search_mode'],
     ['grant', 'search_mode=semantic', 'search_mode'],
-    ['grant', 'search=water&search_mode=hybrid', 'search_mode'],
+    ['funder', 'search_mode=hybrid', 'search_mode'],
     ['grant', 'sort_by=relevance', 'sort_by'],
     ['grant', 'limit=5&limit=6', 'limit'],
     ['grant', 'deadline_after=2026-12-01&deadline_before=2026-11-01', 'deadline_before'],

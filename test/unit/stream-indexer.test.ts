@@ -6,6 +6,7 @@ import { contentHashOf } from '../../lambdas/core/ingest/identity';
 import type { Funder, RecordByKind, ResourceKind } from '../../lambdas/core/records';
 import { streamIndexerHandler } from '../../lambdas/http/stream-indexer';
 import type { SearchIndex } from '../../lambdas/ports/search-index';
+import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
 
 /**
  * The AWS indexer's handler on DynamoDB stream events as Lambda delivers them (both images,
@@ -36,20 +37,27 @@ function streamRecord(eventName: 'INSERT' | 'MODIFY' | 'REMOVE', keys: { pk: str
 
 function memoryPorts(failOn: string) {
   const indexed = new Map<string, unknown>();
+  const vectors = new Map<string, Float32Array | null>();
   const removed: string[] = [];
   const events: ChangeEvent[] = [];
   const index: SearchIndex = {
     async query() { throw new Error('not used'); },
-    async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]) {
-      for (const record of records) {
+    async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], recordVectors?: readonly (Float32Array | null)[]) {
+      records.forEach((record, i) => {
         if (record.id === failOn) throw new Error('index refused');
         indexed.set(`${kind}#${record.id}`, record);
-      }
+        vectors.set(`${kind}#${record.id}`, recordVectors?.[i] ?? null);
+      });
     },
     async remove(kind, ids) { removed.push(...ids.map((id) => `${kind}#${id}`)); },
   };
-  const ports = { index, outbox: { append: async (batch: readonly ChangeEvent[]) => { events.push(...batch); }, scan: async function* () {} }, clock: { now: () => new Date('2026-11-22T10:00:00Z') } };
-  return { ports, indexed, removed, events };
+  const ports = {
+    index,
+    outbox: { append: async (batch: readonly ChangeEvent[]) => { events.push(...batch); }, scan: async function* () {} },
+    clock: { now: () => new Date('2026-11-22T10:00:00Z') },
+    embeddings: { embedder: countingEmbedder(), cache: memoryEmbeddingCache() },
+  };
+  return { ports, indexed, vectors, removed, events };
 }
 
 describe('the stream indexer handler', () => {
@@ -66,11 +74,13 @@ describe('the stream indexer handler', () => {
   ];
 
   it('indexes records in stream order, emits created then updated, ignores non-records, and reports only the failed record', async () => {
-    const { ports, indexed, removed, events } = memoryPorts('f-bad');
+    const { ports, indexed, vectors, removed, events } = memoryPorts('f-bad');
     const handler = streamIndexerHandler(() => ports);
     const response = await handler({ Records: records } satisfies DynamoDBStreamEvent, {} as Context, () => {});
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: records[3]!.dynamodb!.SequenceNumber }] });
     expect(indexed.get('funder#f-1')).toEqual(renamed); // the later write wins, and no bookkeeping attributes leak
+    expect(vectors.get('funder#f-1')).toBeInstanceOf(Float32Array); // embedded at index time
+    expect(vectors.get('funder#f-1')!.length).toBe(8);
     expect(removed).toEqual(['funder#f-9']);
     expect(events.map((e) => [e.event, e.record_id, (e.data as Funder).name])).toEqual([
       ['funder.created', 'f-1', 'National Science Foundation'],

@@ -1,82 +1,352 @@
 import type { Client } from '@opensearch-project/opensearch';
-import { searchUnavailable } from '../../core/errors';
-import type { RecordByKind, ResourceKind } from '../../core/records';
-import type { SearchIndex } from '../../ports/search-index';
+import { ServiceError, searchUnavailable } from '../../core/errors';
+import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core/records';
+import { fuseRankings } from '../../core/search/fusion';
+import { roundedRelevance } from '../../core/search/relevance';
+import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
+import type { ListQuery } from '../../core/query/list-query';
+import type { VectorSpace } from '../../ports/embedder';
+import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
+import { createIndexBody, documentOf, INDEX_ALIASES, INTERNAL_FIELDS, vectorSpaceOfMapping } from './opensearch-mappings';
+import { hybridPageRequest, msearchLines, planQuery, relevanceOfScore, type Dsl } from './opensearch-query';
+
+export { INDEX_ALIASES } from './opensearch-mappings';
 
 /**
- * The search index on OpenSearch: writes now (the indexer keeps it current from the records
- * table's stream), queries with the search issue. Each kind has an index behind an alias
- * (`gcf-grants` -> `gcf-grants-v1`), so a later mapping change can build a new index and move the
- * alias without a gap. Documents are the full public record, keyed by id.
+ * The search index on OpenSearch. Each kind has a versioned index behind an alias (`gcf-grants` ->
+ * `gcf-grants-v1`); the index's mapping records the vector space its vectors come from
+ * (`_meta.vector_space`), and a service configured with another embedder refuses to use it
+ * (VectorSpaceMismatch) instead of comparing vectors of two models. Queries are built by
+ * opensearch-query.ts; the indexer keeps the documents current from the records table's stream.
  */
 
-export const INDEX_ALIASES: Readonly<Record<ResourceKind, string>> = { grant: 'gcf-grants', contract: 'gcf-contracts', funder: 'gcf-funders' };
-const INDEX_VERSION = 'v1';
+/** What an operator runs when the index holds vectors of another embedder (or none). */
+export const REBUILD_REMEDY = 'Rebuild it with the configured embedder: npm run admin -- reindex --target aws --rebuild';
+/** The index a fresh deployment creates; rebuilds create `<alias>-v<timestamp>`. */
+const FIRST_INDEX_VERSION = 'v1';
+/** Reported as the space of an index whose mapping records none (made before vector search). */
+const NO_SPACE: VectorSpace = { embedder: 'no embedder (the index predates vector search)', dimensions: 0 };
 
-const keyword = { type: 'keyword' } as const;
-const stored = { type: 'keyword', index: false } as const;
-const date = { type: 'date', format: 'strict_date_optional_time' } as const;
-/** Full-text with a lower-cased keyword beside it for sorting and exact matches. */
-const text = { type: 'text', analyzer: 'english', fields: { sort: { type: 'keyword', normalizer: 'lowercase', ignore_above: 512 } } } as const;
+export interface OpenSearchIndexOptions {
+  /** The vector space of the configured embedder: vectors written and queried must be of it. */
+  space: VectorSpace;
+  /** The domain's address, for messages to operators. */
+  endpoint?: string;
+  /** Names the aliases `<prefix>-grants` etc. instead of INDEX_ALIASES (a test's own indices on a shared domain). */
+  aliasPrefix?: string;
+  /** How long a check of an index's vector space holds before it is made again (default one minute). */
+  recheckAfterMs?: number;
+}
 
-const OPPORTUNITY_FIELDS = {
-  id: keyword, title: text, description: { type: 'text', analyzer: 'english' }, amount_min: { type: 'double' }, amount_max: { type: 'double' },
-  deadline_date: date, status: keyword, geography: text, funder_id: keyword, funder_name: text, listing_url: stored, created_at: date,
-  categories: { type: 'keyword', normalizer: 'lowercase' }, opportunity_type: keyword, project_end_date: date, states: keyword,
-  source: keyword, source_id: keyword,
-} as const;
+/** What ensureIndices found or did for one kind. */
+export interface IndexCheck {
+  kind: ResourceKind;
+  alias: string;
+  status: 'created' | 'found' | 'mismatch';
+  /** The concrete indices behind the alias. */
+  indices: string[];
+  /** With `mismatch`: the space the index records, and the message an operator needs. */
+  found?: VectorSpace;
+  message?: string;
+}
 
-export const INDEX_MAPPINGS: Readonly<Record<ResourceKind, Record<string, unknown>>> = {
-  grant: { ...OPPORTUNITY_FIELDS, eligible_applicants: keyword, requires_501c3: { type: 'boolean' } },
-  contract: { ...OPPORTUNITY_FIELDS, document_url: stored, naics: keyword, primary_contact_email: stored, set_aside_code: keyword },
-  funder: { id: keyword, name: text, website: stored, summary: { type: 'text', analyzer: 'english' }, created_at: date, source: keyword, source_id: keyword },
-};
+/** Writes records (and their vectors, in the same order) into the index being rebuilt. */
+export type RebuildWrite<K extends ResourceKind> = (records: readonly RecordByKind[K][], vectors?: readonly (Float32Array | null)[]) => Promise<void>;
 
-const INDEX_SETTINGS = {
-  number_of_shards: 1,
-  // One replica once the domain has a second data node; none on a one-node dev domain.
-  auto_expand_replicas: '0-1',
-  // k-NN vectors arrive with semantic search; the setting can only be chosen when the index is made.
-  knn: true,
-  analysis: { normalizer: { lowercase: { type: 'custom', filter: ['lowercase'] } } },
-} as const;
+export interface RebuildResult {
+  /** The new index, now behind the alias. */
+  index: string;
+  /** The indices the alias pointed to before; deleted. */
+  replaced: string[];
+  documents: number;
+}
 
 interface BulkItemResult { status: number; _id?: string; error?: { type?: string; reason?: string } }
+interface SearchHit { _id: string; _score?: number | null; _source?: Record<string, unknown> }
+interface SearchResponse { hits: { total?: number | { value: number }; hits: SearchHit[] } }
+interface MsearchItem extends Partial<SearchResponse> { status?: number; error?: { type?: string; reason?: string } }
+
+type Inspection = { status: 'missing' } | { status: 'found'; indices: string[] } | { status: 'mismatch'; indices: string[]; found: VectorSpace };
+
+/** A failed item of an `_msearch`, which answers 200 with an error per failed search. */
+class SearchItemError extends Error {
+  constructor(readonly statusCode: number, readonly type: string | undefined, reason: string | undefined) {
+    super(`${type ?? 'error'} ${reason ?? ''}`.trim());
+    this.name = 'SearchItemError';
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  const meta = (error as { meta?: { statusCode?: number } } | undefined)?.meta;
+  return (error as { statusCode?: number } | undefined)?.statusCode ?? meta?.statusCode;
+}
+
+function errorOf(error: unknown): { type?: string; reason?: string } | undefined {
+  if (error instanceof SearchItemError) return { type: error.type, reason: error.message };
+  return (error as { meta?: { body?: { error?: { type?: string; reason?: string } } } } | undefined)?.meta?.body?.error;
+}
+
+function errorTypeOf(error: unknown): string | undefined {
+  return errorOf(error)?.type;
+}
+
+const UNREACHABLE = new Set(['ConnectionError', 'TimeoutError', 'NoLivingConnectionsError', 'RequestAbortedError']);
+
+function unavailable(message: string, cause: unknown): ServiceError {
+  return Object.assign(searchUnavailable(message), { cause });
+}
+
+/**
+ * A failed query as the API reports it: an unreachable, overloaded or failing domain is a 503
+ * SEARCH_UNAVAILABLE with a message for the caller (no endpoint, no stack); anything else (a query
+ * the domain refuses) is an internal error, logged by the route.
+ */
+function queryFailure(error: unknown, kind: ResourceKind): unknown {
+  if (error instanceof ServiceError || error instanceof VectorSpaceMismatch) return error;
+  const name = (error as Error | undefined)?.name ?? '';
+  if (UNREACHABLE.has(name)) return unavailable('The search service cannot be reached right now; try again shortly', error);
+  const status = statusOf(error);
+  if (status !== undefined && (status >= 500 || status === 429)) {
+    return unavailable('The search service is unavailable or overloaded right now; try again shortly', error);
+  }
+  if (status === 404 && errorTypeOf(error) === 'index_not_found_exception') {
+    return unavailable(`The ${kind} search index is not available; it is created when the service is deployed`, error);
+  }
+  if (status !== undefined) {
+    const refusal = errorOf(error);
+    return new Error(`OpenSearch refused the ${kind} query (${status}): ${refusal?.type ?? 'error'} ${refusal?.reason ?? ''}`.trim(), { cause: error });
+  }
+  return error;
+}
+
+function totalOf(response: SearchResponse): number {
+  const total = response.hits.total;
+  return typeof total === 'number' ? total : total?.value ?? 0;
+}
+
+function timestampVersion(now: Date): string {
+  return `v${now.toISOString().replace(/\D/g, '').slice(0, 17)}`;
+}
 
 export class OpenSearchIndex implements SearchIndex {
-  private readonly ready = new Map<ResourceKind, Promise<void>>();
+  /** What each kind's alias was last found to hold, and when. */
+  private readonly inspections = new Map<ResourceKind, { at: number; result: Promise<Inspection> }>();
+  private readonly recheckAfterMs: number;
+  readonly space: VectorSpace;
+  readonly endpoint: string | undefined;
+  private readonly aliases: Readonly<Record<ResourceKind, string>>;
 
-  constructor(private readonly client: Client, private readonly endpoint: string) {}
-
-  async query(): Promise<never> {
-    throw searchUnavailable(`Queries on the OpenSearch index arrive with the search issue (domain: ${this.endpoint}); list and search routes are unavailable until then`);
+  constructor(private readonly client: Client, options: OpenSearchIndexOptions) {
+    if (!options?.space) throw new Error('OpenSearchIndex needs the vector space of the configured embedder ({ space })');
+    this.space = options.space;
+    this.endpoint = options.endpoint;
+    this.recheckAfterMs = options.recheckAfterMs ?? 60_000;
+    const prefix = options.aliasPrefix;
+    this.aliases = prefix ? { grant: `${prefix}-grants`, contract: `${prefix}-contracts`, funder: `${prefix}-funders` } : INDEX_ALIASES;
   }
 
-  /** Creates the kind's index and alias on first use (once per process; "already exists" from a racing writer is fine). */
-  private ensureIndex(kind: ResourceKind): Promise<void> {
-    let ready = this.ready.get(kind);
-    if (!ready) {
-      ready = (async () => {
-        const alias = INDEX_ALIASES[kind];
-        const { body: exists } = await this.client.indices.exists({ index: alias });
-        if (exists) return;
-        try {
-          await this.client.indices.create({
-            index: `${alias}-${INDEX_VERSION}`,
-            body: { settings: { index: INDEX_SETTINGS }, mappings: { dynamic: false, properties: INDEX_MAPPINGS[kind] }, aliases: { [alias]: {} } },
-          } as never);
-        } catch (error) {
-          if (!/resource_already_exists_exception/.test(String((error as Error).message))) throw error;
-        }
-      })();
-      ready.catch(() => this.ready.delete(kind));
-      this.ready.set(kind, ready);
+  /** The alias a kind's index is read and written through. */
+  aliasOf(kind: ResourceKind): string {
+    return this.aliases[kind];
+  }
+
+  async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
+    const plan = planQuery(kind, query, semantic);
+    if (plan.type === 'none') return { total: 0, results: [] };
+    try {
+      await this.verify(kind, plan.type === 'hybrid' || plan.scored ? 'vectors' : 'read');
+      if (plan.type === 'search') {
+        const response = await this.search(kind, plan.body);
+        const results = response.hits.hits.map((hit) => {
+          const record = this.recordOf(kind, hit);
+          return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score) } : record) as IndexedResult<K>;
+        });
+        return { total: totalOf(response), results };
+      }
+      return await this.hybrid(kind, query, plan.bodies, plan.lists);
+    } catch (error) {
+      throw queryFailure(error, kind);
     }
-    return ready;
+  }
+
+  /** The keyword and semantic id lists in one `_msearch`, fused; then the page of the fused set. */
+  private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, bodies: Dsl[], lists: ('keyword' | 'semantic')[]): Promise<IndexPage<K>> {
+    const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) } as never) as unknown as { body: { responses: MsearchItem[] } };
+    const ranked: Record<'keyword' | 'semantic', string[]> = { keyword: [], semantic: [] };
+    lists.forEach((list, i) => {
+      const item = body.responses[i];
+      if (!item || item.error || !item.hits) throw new SearchItemError(item?.status ?? 500, item?.error?.type, item?.error?.reason);
+      ranked[list] = item.hits.hits.map((hit) => hit._id);
+    });
+    // Both lists always take part (an absent one is empty), as in the embedded index.
+    const fused = fuseRankings([ranked.keyword, ranked.semantic]);
+    const total = fused.length;
+    if (query.countOnly || total <= query.offset) return { total, results: [] };
+    const relevance = new Map(fused.map((hit) => [hit.id, roundedRelevance(hit.relevance)]));
+    const page = hybridPageRequest(kind, query, fused);
+    const response = await this.search(kind, page.body);
+    let hits = response.hits.hits;
+    if (page.ids) {
+      const byId = new Map(hits.map((hit) => [hit._id, hit]));
+      hits = page.ids.flatMap((id) => byId.get(id) ?? []);
+    }
+    const results = hits.map((hit) => ({ ...this.recordOf(kind, hit), relevance: relevance.get(hit._id) ?? 0 }) as IndexedResult<K>);
+    return { total, results };
+  }
+
+  private async search(kind: ResourceKind, body: Dsl): Promise<SearchResponse> {
+    const response = await this.client.search({ index: this.aliases[kind], body } as never) as unknown as { body: SearchResponse };
+    return response.body;
+  }
+
+  /** The public record of a hit: its `_source` without the index's own fields. */
+  private recordOf<K extends ResourceKind>(kind: K, hit: SearchHit): RecordByKind[K] {
+    const record = { ...hit._source };
+    for (const field of INTERNAL_FIELDS[kind]) delete record[field];
+    return record as unknown as RecordByKind[K];
+  }
+
+  /** The vector space recorded by the indices behind a kind's alias, or that there is none. */
+  private async inspect(kind: ResourceKind): Promise<Inspection> {
+    let mappings: Record<string, { mappings?: unknown }>;
+    try {
+      ({ body: mappings } = await this.client.indices.getMapping({ index: this.aliases[kind] }) as unknown as { body: Record<string, { mappings?: unknown }> });
+    } catch (error) {
+      if (statusOf(error) === 404) return { status: 'missing' };
+      throw error;
+    }
+    const indices = Object.keys(mappings).sort();
+    for (const index of indices) {
+      const found = vectorSpaceOfMapping(mappings[index]?.mappings);
+      if (!found || !sameSpace(found, this.space)) return { status: 'mismatch', indices, found: found ?? NO_SPACE };
+    }
+    return { status: 'found', indices };
+  }
+
+  private mismatch(kind: ResourceKind, indices: string[], found: VectorSpace): VectorSpaceMismatch {
+    const where = `The OpenSearch index ${this.aliases[kind]} (${indices.join(', ')}${this.endpoint ? ` on ${this.endpoint}` : ''})`;
+    return new VectorSpaceMismatch(where, found, this.space, REBUILD_REMEDY);
+  }
+
+  /** Creates a kind's first index behind its alias; a racing creator's index is as good. */
+  private async create(kind: ResourceKind): Promise<'created' | 'raced'> {
+    const alias = this.aliases[kind];
+    try {
+      await this.client.indices.create({ index: `${alias}-${FIRST_INDEX_VERSION}`, body: createIndexBody(kind, this.space, alias) } as never);
+      return 'created';
+    } catch (error) {
+      if (errorTypeOf(error) === 'resource_already_exists_exception' || /resource_already_exists_exception/.test(String((error as Error).message))) return 'raced';
+      throw error;
+    }
+  }
+
+  /** A kind's inspection, reused for `recheckAfterMs` (so an alias moved by a rebuild is noticed). */
+  private inspectCached(kind: ResourceKind): Promise<Inspection> {
+    const cached = this.inspections.get(kind);
+    if (cached && Date.now() - cached.at < this.recheckAfterMs) return cached.result;
+    const result = this.inspect(kind);
+    result.catch(() => this.inspections.delete(kind));
+    this.inspections.set(kind, { at: Date.now(), result });
+    return result;
+  }
+
+  /**
+   * Before a kind is used: its index must exist and, for anything that touches vectors, record
+   * the configured vector space. A writer creates a missing index (so a fresh domain fills from
+   * the stream); a reader finds it missing. A listing or keyword search does not read vectors, so
+   * it is still served from an index of another space (during a rebuild's rollout, say); semantic
+   * and hybrid queries and every write are refused.
+   */
+  private async verify(kind: ResourceKind, use: 'read' | 'vectors' | 'write'): Promise<void> {
+    let inspection = await this.inspectCached(kind);
+    if (inspection.status === 'missing' && use === 'write') {
+      await this.create(kind);
+      this.inspections.delete(kind);
+      inspection = await this.inspectCached(kind);
+    }
+    if (inspection.status === 'missing') {
+      if (use !== 'write') throw searchUnavailable(`The ${kind} search index is not available; it is created when the service is deployed`);
+      throw new Error(`the index behind ${this.aliases[kind]} could not be created: ${this.aliases[kind]}-${FIRST_INDEX_VERSION} exists without the alias`);
+    }
+    if (inspection.status === 'mismatch' && use !== 'read') throw this.mismatch(kind, inspection.indices, inspection.found);
+  }
+
+  /**
+   * Creates each kind's index and alias where missing, and reports what it found: the deploy-time
+   * bootstrap. Idempotent. A mismatching vector space is reported, not thrown (the caller decides).
+   */
+  async ensureIndices(kinds: readonly ResourceKind[] = RESOURCE_KINDS): Promise<IndexCheck[]> {
+    const checks: IndexCheck[] = [];
+    for (const kind of kinds) {
+      const alias = this.aliases[kind];
+      let inspection = await this.inspect(kind);
+      let created = false;
+      if (inspection.status === 'missing') {
+        created = (await this.create(kind)) === 'created';
+        inspection = await this.inspect(kind);
+        if (inspection.status === 'missing') throw new Error(`could not create the index behind ${alias}: ${alias}-${FIRST_INDEX_VERSION} exists without the alias`);
+      }
+      if (inspection.status === 'mismatch') {
+        const error = this.mismatch(kind, inspection.indices, inspection.found);
+        checks.push({ kind, alias, status: 'mismatch', indices: inspection.indices, found: inspection.found, message: error.message });
+        continue;
+      }
+      this.inspections.set(kind, { at: Date.now(), result: Promise.resolve(inspection) });
+      checks.push({ kind, alias, status: created ? 'created' : 'found', indices: inspection.indices });
+    }
+    return checks;
+  }
+
+  /**
+   * Rebuilds a kind's index without a gap: a new versioned index (`<alias>-v<timestamp>`) in the
+   * configured vector space, filled by `fill` (from the record store), refreshed, then the alias
+   * moved to it in one atomic `_aliases` request, and the old index deleted. Readers see the old
+   * index until the move and the new one after. Writes the indexer makes to the alias during the
+   * fill go to the old index, so a plain reindex afterwards catches records changed meanwhile.
+   */
+  async rebuild<K extends ResourceKind>(kind: K, fill: (write: RebuildWrite<K>) => Promise<void>, options: { version?: string; now?: Date } = {}): Promise<RebuildResult> {
+    const alias = this.aliases[kind];
+    const index = `${alias}-${options.version ?? timestampVersion(options.now ?? new Date())}`;
+    await this.client.indices.create({ index, body: createIndexBody(kind, this.space) } as never);
+    let documents = 0;
+    let replaced: string[];
+    try {
+      await fill(async (records, vectors) => {
+        if (records.length === 0) return;
+        await this.bulkInto(kind, records.flatMap((record, i) => [{ index: { _index: index, _id: record.id } }, documentOf(kind, record, vectors?.[i], this.space)]), () => false);
+        documents += records.length;
+      });
+      await this.client.indices.refresh({ index });
+      replaced = await this.indicesBehind(alias);
+      await this.client.indices.updateAliases({
+        body: { actions: [...replaced.map((old) => ({ remove: { index: old, alias } })), { add: { index, alias } }] },
+      } as never);
+    } catch (error) {
+      // The alias never moved: drop the half-built index and leave the old one serving.
+      await this.client.indices.delete({ index }).catch(() => undefined);
+      throw error;
+    }
+    for (const old of replaced) await this.client.indices.delete({ index: old });
+    this.inspections.delete(kind);
+    return { index, replaced, documents };
+  }
+
+  private async indicesBehind(alias: string): Promise<string[]> {
+    try {
+      const { body } = await this.client.indices.getAlias({ name: alias }) as unknown as { body: Record<string, unknown> };
+      return Object.keys(body).sort();
+    } catch (error) {
+      if (statusOf(error) === 404) return [];
+      throw error;
+    }
   }
 
   private async bulk(kind: ResourceKind, operations: unknown[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
-    await this.ensureIndex(kind);
+    await this.verify(kind, 'write');
+    await this.bulkInto(kind, operations, tolerated);
+  }
+
+  private async bulkInto(kind: ResourceKind, operations: unknown[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
     const { body } = await this.client.bulk({ body: operations } as never) as unknown as { body: { errors: boolean; items: Record<string, BulkItemResult>[] } };
     if (!body.errors) return;
     const failed = body.items.map((item) => Object.values(item)[0]!).filter((item) => item.status >= 300 && !tolerated(item));
@@ -85,15 +355,18 @@ export class OpenSearchIndex implements SearchIndex {
     throw new Error(`OpenSearch refused ${failed.length} of ${body.items.length} ${kind} documents (${sample.join('; ')})`);
   }
 
-  async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void> {
+  /** Full records by id; each vector goes into the `embedding` field (a null one leaves the record out of semantic matches). */
+  async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], vectors?: readonly (Float32Array | null)[]): Promise<void> {
     if (records.length === 0) return;
-    const index = INDEX_ALIASES[kind];
-    await this.bulk(kind, records.flatMap((record) => [{ index: { _index: index, _id: record.id } }, record]), () => false);
+    const index = this.aliases[kind];
+    // Built (and vector lengths checked) before any request.
+    const operations = records.flatMap((record, i) => [{ index: { _index: index, _id: record.id } }, documentOf(kind, record, vectors?.[i], this.space)]);
+    await this.bulk(kind, operations, () => false);
   }
 
   async remove(kind: ResourceKind, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    const index = INDEX_ALIASES[kind];
+    const index = this.aliases[kind];
     // Deleting what is not there is the outcome wanted.
     await this.bulk(kind, ids.map((id) => ({ delete: { _index: index, _id: id } })), (item) => item.status === 404);
   }

@@ -2,22 +2,30 @@ import Database from 'better-sqlite3';
 import { US_STATE_CODES, geographyLevelOf, type StateCode } from '../../core/geo';
 import type { ListQuery, OpportunityFilters, SortField } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
+import { fuseRankings, HYBRID_RANK_WINDOW } from '../../core/search/fusion';
+import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
+import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import { keywordTerms } from '../../core/text';
-import type { IndexPage, SearchIndex } from '../../ports/search-index';
+import type { VectorSpace } from '../../ports/embedder';
+import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import { QueryCache } from './query-cache';
+import { VectorMatrix } from './vector-matrix';
 
 /**
- * The embedded search index: SQLite with FTS5 (BM25, title weighted above description) for local
- * mode and tests. Each kind has a narrow row table for filters and sorts, a doc table holding the
- * public JSON, and a contentless FTS table sharing their rowid.
+ * The embedded search index: SQLite with FTS5 (BM25, title weighted above description) and exact
+ * k-NN over an in-memory Float32 matrix, for local mode and tests. Each kind has a narrow row
+ * table for filters and sorts, a doc table holding the public JSON, a contentless FTS table and a
+ * vector table, all sharing the rowid.
  */
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 const TEXT_WEIGHTS = { title: 3.0, body: 1.0 } as const;
 
 type Sql = { where: string[]; params: unknown[] };
 /** A query's parts: the FTS5 expression (searches only) and the filter conditions on the row table `r`. */
 type QueryPlan = { kind: ResourceKind; match: string | null; filters: Sql; key: string };
+/** A ranked semantic or hybrid result set: rowids in order with their relevance. */
+type Ranking = { rowids: Int32Array; relevance: Float32Array; positionOf?: Map<number, number> };
 
 const STATE_BIT: ReadonlyMap<string, number> = new Map(US_STATE_CODES.map((code, i) => [code, i]));
 
@@ -54,6 +62,7 @@ function opportunityDdl(kind: 'grant' | 'contract'): string[] {
       categories TEXT NOT NULL, states_lo INTEGER NOT NULL, states_hi INTEGER NOT NULL, national INTEGER NOT NULL,
       geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT)`,
     `CREATE TABLE ${kind}_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
+    `CREATE TABLE ${kind}_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
     `CREATE VIRTUAL TABLE ${kind}_fts USING fts5(title, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
     `CREATE INDEX ${t}_created ON ${t}(created_at, id)`,
     `CREATE INDEX ${t}_title ON ${t}(title COLLATE NOCASE, id)`,
@@ -73,6 +82,7 @@ function funderDdl(): string[] {
   return [
     `CREATE TABLE funder_rows (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, created_at TEXT NOT NULL)`,
     `CREATE TABLE funder_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
+    `CREATE TABLE funder_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
     `CREATE VIRTUAL TABLE funder_fts USING fts5(title, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
     `CREATE INDEX funder_rows_name ON funder_rows(name COLLATE NOCASE, id)`,
     `CREATE INDEX funder_rows_created ON funder_rows(created_at, id)`,
@@ -197,9 +207,22 @@ function orderSql(kind: ResourceKind, query: ListQuery): string {
   return nullsPossible ? `(r.${bare} IS NULL), r.${column} ASC, r.id ASC` : `r.${column} ASC, r.id ASC`;
 }
 
+/** A copy: a Buffer from SQLite may share a pool and need not be 4-byte aligned. */
+function vectorOfBlob(blob: Buffer): Float32Array {
+  const vector = new Float32Array(blob.byteLength / 4);
+  new Uint8Array(vector.buffer).set(blob);
+  return vector;
+}
+
 export interface SqliteSearchIndexOptions {
   /** A file path, or ':memory:'. */
   filename: string;
+  /** The embedder's vectors this index holds; an index file built with others is refused. */
+  space: VectorSpace;
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export class SqliteSearchIndex implements SearchIndex {
@@ -209,29 +232,55 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly pages = new QueryCache<number[]>(1000);
   // Ranked lists hold every match (up to 4 bytes a record), so far fewer of them are kept.
   private readonly rankings = new QueryCache<Int32Array>(64);
+  private readonly semanticRankings = new QueryCache<Ranking>(64);
+  // A mask by rowid per filter set: 1 byte a record, so a busy filter costs one scan of the rows.
+  private readonly filterMasks = new QueryCache<Uint8Array>(64);
+  private readonly vectors: Record<ResourceKind, VectorMatrix>;
+  private readonly space: VectorSpace;
   /** True when the index was just (re)created empty and must be filled from the record store. */
   wasCreated = false;
 
   constructor(options: SqliteSearchIndexOptions) {
+    this.space = options.space;
+    this.vectors = { grant: new VectorMatrix(options.space.dimensions), contract: new VectorMatrix(options.space.dimensions), funder: new VectorMatrix(options.space.dimensions) };
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('temp_store = MEMORY');
     this.db.pragma('cache_size = -131072');
     this.db.pragma('mmap_size = 536870912');
-    this.ensureSchema();
+    this.ensureSchema(options.filename);
+    this.loadVectors();
   }
 
-  private ensureSchema(): void {
+  private ensureSchema(filename: string): void {
     const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version === SCHEMA_VERSION) return;
+    if (version === SCHEMA_VERSION) {
+      const stored = this.db.prepare(`SELECT value FROM index_meta WHERE key = 'vector_space'`).pluck().get() as string | undefined;
+      const found = stored ? (JSON.parse(stored) as VectorSpace) : null;
+      if (found && !sameSpace(found, this.space)) {
+        throw new VectorSpaceMismatch(`The local search index (${filename})`, found, this.space, 'Rebuild it from the record store: npm run admin -- local reindex');
+      }
+      return;
+    }
     const drop = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts_%'`).all() as { name: string }[];
     this.db.transaction(() => {
       for (const { name } of drop) this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
       for (const stmt of [...opportunityDdl('grant'), ...opportunityDdl('contract'), ...funderDdl()]) this.db.exec(stmt);
+      this.db.exec('CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      this.db.prepare(`INSERT INTO index_meta (key, value) VALUES ('vector_space', ?)`).run(JSON.stringify(this.space));
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     })();
     this.wasCreated = true;
+  }
+
+  private loadVectors(): void {
+    for (const kind of ['grant', 'contract', 'funder'] as const) {
+      const matrix = this.vectors[kind];
+      for (const row of this.db.prepare(`SELECT rowid, vector FROM ${kind}_vectors`).iterate() as Iterable<{ rowid: number; vector: Buffer }>) {
+        matrix.set(row.rowid, vectorOfBlob(row.vector));
+      }
+    }
   }
 
   private statement(sql: string): Database.Statement {
@@ -243,7 +292,11 @@ export class SqliteSearchIndex implements SearchIndex {
     return stmt;
   }
 
-  async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }): Promise<IndexPage<K>> {
+  async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
+    if (query.search && query.search.mode !== 'keyword') {
+      if (!semantic) throw new Error(`a ${query.search.mode} query needs the query vector`);
+      return this.rankedQuery(kind, query, semantic);
+    }
     const plan = this.plan(kind, query);
     if (!plan) return { total: 0, results: [] };
     const order = orderSql(kind, query);
@@ -260,7 +313,6 @@ export class SqliteSearchIndex implements SearchIndex {
   private plan(kind: ResourceKind, query: ListQuery): QueryPlan | null {
     let match: string | null = null;
     if (query.search) {
-      if (query.search.mode !== 'keyword') throw new Error(`search mode ${query.search.mode} is not supported by this index`);
       const terms = keywordTerms(query.search.text);
       if (terms.length === 0) return null;
       match = terms.map((t) => `"${t}"`).join(' ');
@@ -333,12 +385,110 @@ export class SqliteSearchIndex implements SearchIndex {
     return ranked;
   }
 
+  /**
+   * Semantic and hybrid queries (the port's semantics): the ranked set is computed once per query
+   * and cached, so every page of it is a slice of the same order and pages never overlap.
+   */
+  private rankedQuery<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic: SemanticQuery): IndexPage<K> {
+    const filtersOnly = this.plan(kind, { ...query, search: undefined })!;
+    const mode = query.search!.mode;
+    const vectorKey = semantic.vector ? Buffer.from(semantic.vector.buffer, semantic.vector.byteOffset, semantic.vector.byteLength).toString('base64') : '';
+    const key = JSON.stringify([filtersOnly.key, mode, query.search!.text, vectorKey, semantic.floor]);
+    let ranking = this.semanticRankings.get(key);
+    if (!ranking) {
+      ranking = mode === 'semantic'
+        ? this.semanticRanking(filtersOnly, semantic)
+        : this.hybridRanking(kind, query, filtersOnly, semantic);
+      this.semanticRankings.set(key, ranking);
+    }
+    const total = ranking.rowids.length;
+    if (query.countOnly || total <= query.offset) return { total, results: [] };
+    let page: ArrayLike<number>;
+    let relevance: (i: number) => number;
+    if (query.sort.field === 'relevance') {
+      // Ascending relevance is the exact reverse of the ranking.
+      const position = (i: number) => (query.sort.order === 'desc' ? query.offset + i : total - 1 - query.offset - i);
+      const count = Math.min(query.limit, total - query.offset);
+      page = Array.from({ length: count }, (_, i) => ranking.rowids[position(i)]!);
+      relevance = (i) => ranking.relevance[position(i)]!;
+    } else {
+      page = this.statement(`SELECT r.rowid FROM ${kind}_rows r WHERE r.rowid IN (SELECT value FROM json_each(?)) ORDER BY ${orderSql(kind, query)} LIMIT ? OFFSET ?`)
+        .pluck()
+        .all(JSON.stringify(Array.from(ranking.rowids)), query.limit, query.offset) as number[];
+      ranking.positionOf ??= new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, i]));
+      const positionOf = ranking.positionOf;
+      relevance = (i) => ranking.relevance[positionOf.get(page[i]!)!]!;
+    }
+    const results = this.readDocs(kind, page).map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance(i)) }) as IndexedResult<K>);
+    return { total, results };
+  }
+
+  /** Every record passing the filters whose cosine reaches the floor, best first (ties by id). */
+  private semanticRanking(plan: QueryPlan, semantic: SemanticQuery): Ranking {
+    if (!semantic.vector) return { rowids: new Int32Array(0), relevance: new Float32Array(0) };
+    const mask = plan.filters.where.length > 0 ? this.filterMask(plan) : undefined;
+    const rows = this.vectors[plan.kind].matchesAbove(semantic.vector, semantic.floor, mask);
+    const idOf = this.idReader(plan.kind);
+    rows.sort((a, b) => b.cosine - a.cosine || compareIds(idOf(a.rowid), idOf(b.rowid)));
+    return {
+      rowids: Int32Array.from(rows, (row) => row.rowid),
+      relevance: Float32Array.from(rows, (row) => relevanceOfCosine(row.cosine)),
+    };
+  }
+
+  /** The keyword and semantic lists, each cut at the rank window, fused by reciprocal rank. */
+  private hybridRanking(kind: ResourceKind, query: ListQuery, filtersOnly: QueryPlan, semantic: SemanticQuery): Ranking {
+    const keywordPlan = this.plan(kind, query);
+    const keywordRowids = keywordPlan ? this.rankedMatches(keywordPlan, 'f.score ASC, r.id ASC').subarray(0, HYBRID_RANK_WINDOW) : new Int32Array(0);
+    const semanticRowids = this.semanticRanking(filtersOnly, semantic).rowids.subarray(0, HYBRID_RANK_WINDOW);
+    const idOf = this.idReader(kind);
+    const rowidOf = new Map<string, number>();
+    const idsOf = (rowids: Int32Array) => Array.from(rowids, (rowid) => {
+      const id = idOf(rowid);
+      rowidOf.set(id, rowid);
+      return id;
+    });
+    const fused = fuseRankings([idsOf(keywordRowids), idsOf(semanticRowids)]);
+    return {
+      rowids: Int32Array.from(fused, (hit) => rowidOf.get(hit.id)!),
+      relevance: Float32Array.from(fused, (hit) => hit.relevance),
+    };
+  }
+
+  /** 1 for each rowid that passes the plan's filters. */
+  private filterMask(plan: QueryPlan): Uint8Array {
+    let mask = this.filterMasks.get(plan.key);
+    if (!mask) {
+      const { sql, params } = this.matching(plan);
+      const rowids = this.statement(`SELECT r.rowid ${sql}`).pluck().all(...params) as number[];
+      const maxRowid = this.statement(`SELECT max(rowid) FROM ${plan.kind}_rows`).pluck().get() as number | null;
+      mask = new Uint8Array((maxRowid ?? 0) + 1);
+      for (const rowid of rowids) mask[rowid] = 1;
+      this.filterMasks.set(plan.key, mask);
+    }
+    return mask;
+  }
+
+  /** A memoised rowid -> record id lookup, for tie-breaks and fusion. */
+  private idReader(kind: ResourceKind): (rowid: number) => string {
+    const read = this.statement(`SELECT id FROM ${kind}_rows WHERE rowid = ?`).pluck();
+    const seen = new Map<number, string>();
+    return (rowid) => {
+      let id = seen.get(rowid);
+      if (id === undefined) {
+        id = read.get(rowid) as string;
+        seen.set(rowid, id);
+      }
+      return id;
+    };
+  }
+
   private readDocs<K extends ResourceKind>(kind: K, rowids: ArrayLike<number>): RecordByKind[K][] {
     const readDoc = this.statement(`SELECT doc FROM ${kind}_docs WHERE rowid = ?`).pluck();
     return Array.from(rowids, (rowid) => JSON.parse(readDoc.get(rowid) as string) as RecordByKind[K]);
   }
 
-  async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void> {
+  async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], vectors?: readonly (Float32Array | null)[]): Promise<void> {
     const first = records[0];
     if (!first) return;
     const columns = kind === 'funder' ? ['id', 'name', 'created_at'] : Object.keys(opportunityRow(first as Grant));
@@ -350,9 +500,15 @@ export class SqliteSearchIndex implements SearchIndex {
     const putDoc = this.statement(`INSERT OR REPLACE INTO ${kind}_docs (rowid, doc) VALUES (?, ?)`);
     const dropText = this.statement(`DELETE FROM ${kind}_fts WHERE rowid = ?`);
     const putText = this.statement(`INSERT INTO ${kind}_fts (rowid, title, body) VALUES (?, ?, ?)`);
+    const putVector = this.statement(`INSERT OR REPLACE INTO ${kind}_vectors (rowid, vector) VALUES (?, ?)`);
+    const dropVector = this.statement(`DELETE FROM ${kind}_vectors WHERE rowid = ?`);
+    const matrix = this.vectors[kind];
+    for (const vector of vectors ?? []) {
+      if (vector && vector.length !== this.space.dimensions) throw new Error(`a ${vector.length}-dimension vector cannot go into an index of ${this.space.dimensions}`);
+    }
     this.invalidateCaches();
     this.db.transaction(() => {
-      for (const record of records as readonly AnyRecord[]) {
+      (records as readonly AnyRecord[]).forEach((record, i) => {
         const row = kind === 'funder'
           ? { id: record.id, name: (record as Funder).name, created_at: record.created_at }
           : opportunityRow(record as Grant | Contract);
@@ -361,7 +517,15 @@ export class SqliteSearchIndex implements SearchIndex {
         dropText.run(rowid);
         if (kind === 'funder') putText.run(rowid, (record as Funder).name, (record as Funder).summary ?? '');
         else putText.run(rowid, (record as Grant).title, (record as Grant).description);
-      }
+        const vector = vectors?.[i];
+        if (vector) {
+          putVector.run(rowid, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+          matrix.set(rowid, vector);
+        } else {
+          dropVector.run(rowid);
+          matrix.delete(rowid);
+        }
+      });
     })();
   }
 
@@ -372,7 +536,8 @@ export class SqliteSearchIndex implements SearchIndex {
       for (const id of ids) {
         const row = find.get(id) as { rowid: number } | undefined;
         if (!row) continue;
-        for (const table of ['rows', 'docs', 'fts']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
+        for (const table of ['rows', 'docs', 'fts', 'vectors']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
+        this.vectors[kind].delete(row.rowid);
       }
     })();
   }
@@ -381,6 +546,8 @@ export class SqliteSearchIndex implements SearchIndex {
     this.counts.clear();
     this.pages.clear();
     this.rankings.clear();
+    this.semanticRankings.clear();
+    this.filterMasks.clear();
   }
 
   close(): void {

@@ -5,8 +5,6 @@ import { parseParams, type ParamSpec } from './params';
 
 export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
-/** Modes this build can serve; semantic and hybrid arrive with the search issue. */
-export const AVAILABLE_SEARCH_MODES: readonly SearchMode[] = ['keyword'];
 
 export const GRANT_STATUS_FILTERS = ['open', 'posted', 'closed', 'forecasted', 'upcoming'] as const;
 export const CONTRACT_STATUS_FILTERS = ['open', 'closed'] as const;
@@ -77,7 +75,12 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   { name: 'order', description: `asc or desc. Default: ${kind === 'funder' ? 'asc for name, desc otherwise' : 'desc'}`, kind: { type: 'enum', values: ['asc', 'desc'] } },
   { name: 'count_only', description: 'Return only pagination.total', kind: { type: 'boolean' }, default: false },
   { name: 'search', description: `Search text, matched against ${searchedFields}`, kind: { type: 'text', maxLength: LIMITS.searchMaxLength } },
-  { name: 'search_mode', description: 'keyword (full-text BM25); semantic and hybrid need a search term', kind: { type: 'enum', values: SEARCH_MODES }, default: 'keyword' },
+  {
+    name: 'search_mode',
+    description: 'keyword (full-text BM25: every meaningful word must match), semantic (vector similarity above a minimum-relevance floor), or hybrid (keyword and semantic lists fused by reciprocal rank). semantic and hybrid need a search term and add relevance (0 to 1) to each result',
+    kind: { type: 'enum', values: SEARCH_MODES },
+    default: 'keyword',
+  },
 ];
 
 const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec[] => [
@@ -144,8 +147,6 @@ export function parseListQuery(
   const mode = v.search_mode as SearchMode;
   if (mode && mode !== 'keyword' && !search) {
     extra.push({ field: 'search_mode', issue: `${mode} search needs a search term` });
-  } else if (mode && !AVAILABLE_SEARCH_MODES.includes(mode)) {
-    extra.push({ field: 'search_mode', issue: `${mode} search is not available yet; use keyword` });
   }
   if (v.sort_by === 'relevance' && !search) extra.push({ field: 'sort_by', issue: 'relevance needs a search term' });
   if (v.deadline_after && v.deadline_before && (v.deadline_after as string) >= (v.deadline_before as string)) {

@@ -4,11 +4,14 @@ import { RESOURCE_KINDS } from '../records';
 import type { ChangeOutbox } from '../../ports/change-outbox';
 import type { Clock } from '../../ports/clock';
 import type { SearchIndex } from '../../ports/search-index';
+import { embedRecords, type EmbeddingPorts } from './embed-records';
 
 export interface IndexerPorts {
   index: SearchIndex;
   outbox: ChangeOutbox;
   clock: Clock;
+  /** Record vectors are made here, at index time, so a query never waits for a record's embedding. */
+  embeddings: EmbeddingPorts;
 }
 
 /**
@@ -23,7 +26,7 @@ export async function indexRecordChanges(allChanges: readonly RecordChange[], po
     const ofKind = changes.filter((change) => change.kind === kind);
     const upserts = ofKind.flatMap((change) => (change.after ? [change.after.record as RecordByKind[typeof kind]] : []));
     const removals = ofKind.filter((change) => !change.after).map((change) => change.id);
-    if (upserts.length > 0) await ports.index.upsert(kind as ResourceKind, upserts);
+    if (upserts.length > 0) await ports.index.upsert(kind as ResourceKind, upserts, await embedRecords(kind, upserts, ports.embeddings));
     if (removals.length > 0) await ports.index.remove(kind, removals);
   }
   const now = ports.clock.now();

@@ -1,6 +1,9 @@
+import { searchUnavailable, ServiceError } from '../errors';
 import type { ListQuery, SortField, SortOrder } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import type { IndexedResult, SearchIndex } from '../../ports/search-index';
+import { describeSpace } from '../search/vector-space';
+import type { Embedder } from '../../ports/embedder';
+import type { IndexedResult, SearchIndex, SemanticQuery } from '../../ports/search-index';
 
 export interface ListMeta {
   response_time_ms: number;
@@ -25,8 +28,34 @@ export interface ListOutcome<K extends ResourceKind> {
   results: IndexedResult<K>[];
 }
 
-export async function listRecords<K extends ResourceKind>(index: SearchIndex, query: ListQuery & { kind: K }): Promise<ListOutcome<K>> {
-  const page = await index.query(query.kind, query);
+export interface SearchPorts {
+  index: SearchIndex;
+  embedder: Embedder;
+  semanticFloor: number;
+}
+
+/**
+ * The query text's vector and the floor. The embedder is only asked for semantic and hybrid
+ * queries, so keyword search keeps working while it is down.
+ */
+export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: string): Promise<SemanticQuery> {
+  let vector: Float32Array | null | undefined;
+  try {
+    [vector] = await ports.embedder.embed([text]);
+  } catch (error) {
+    if (error instanceof ServiceError) throw error;
+    // The cause goes to the log through the error chain, not to the caller (it may name internals).
+    throw Object.assign(
+      searchUnavailable(`Semantic search is unavailable: the embedding model (${describeSpace(ports.embedder.space)}) did not answer. Keyword search (search_mode=keyword) still works.`),
+      { cause: error },
+    );
+  }
+  return { vector: vector ?? null, floor: ports.semanticFloor };
+}
+
+export async function listRecords<K extends ResourceKind>(ports: SearchPorts, query: ListQuery & { kind: K }): Promise<ListOutcome<K>> {
+  const semantic = query.search && query.search.mode !== 'keyword' ? await semanticQueryOf(ports, query.search.text) : undefined;
+  const page = await ports.index.query(query.kind, query, semantic);
   return { query, total: page.total, results: page.results };
 }
 

@@ -1,0 +1,139 @@
+import { geographyLevelOf } from '../../core/geo';
+import { LIMITS } from '../../core/query/list-query';
+import type { Contract, Grant, RecordByKind, ResourceKind } from '../../core/records';
+import type { VectorSpace } from '../../ports/embedder';
+
+/**
+ * The OpenSearch indices: one per kind, behind an alias (`gcf-grants` -> `gcf-grants-v1`), so a
+ * mapping change or a new embedder builds a new index and moves the alias without a gap
+ * (OpenSearchIndex.rebuild). Documents are the full public record, keyed by id, plus two fields
+ * the index keeps for itself (INTERNAL_FIELDS) and leaves out of the stored `_source`, so a hit's
+ * `_source` is exactly the public record.
+ */
+
+export const INDEX_ALIASES: Readonly<Record<ResourceKind, string>> = { grant: 'gcf-grants', contract: 'gcf-contracts', funder: 'gcf-funders' };
+
+/** The k-NN field: the record's vector (embeddingTextOf), absent when the embedder had nothing to embed. */
+export const VECTOR_FIELD = 'embedding';
+/** The legacy geography level of an opportunity (geographyLevelOf), for the deprecated `geography` filter. */
+export const GEOGRAPHY_LEVEL_FIELD = 'geography_level';
+/** Indexed, never stored in `_source` and never returned. */
+export const INTERNAL_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
+  grant: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD],
+  contract: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD],
+  funder: [VECTOR_FIELD],
+};
+
+/** Sort keys of the full-text fields: the lower-cased keyword beside them (SQLite sorts them NOCASE). */
+export const SORT_SUBFIELD = 'sort';
+
+const keyword = { type: 'keyword' } as const;
+const stored = { type: 'keyword', index: false } as const;
+const date = { type: 'date', format: 'strict_date_optional_time' } as const;
+const englishText = { type: 'text', analyzer: 'english' } as const;
+/** Full-text with a lower-cased keyword beside it for sorting and exact matches. */
+const text = { ...englishText, fields: { [SORT_SUBFIELD]: { type: 'keyword', normalizer: 'lowercase', ignore_above: 1024 } } } as const;
+
+const OPPORTUNITY_FIELDS = {
+  id: keyword, title: text, description: englishText, amount_min: { type: 'double' }, amount_max: { type: 'double' },
+  deadline_date: date, status: keyword, geography: text, funder_id: keyword, funder_name: text, listing_url: stored, created_at: date,
+  categories: { type: 'keyword', normalizer: 'lowercase' }, opportunity_type: keyword, project_end_date: date, states: keyword,
+  source: keyword, source_id: keyword,
+  [GEOGRAPHY_LEVEL_FIELD]: keyword,
+} as const;
+
+/** Every field but the vector, whose length depends on the embedder (indexMappings). */
+export const INDEX_PROPERTIES: Readonly<Record<ResourceKind, Readonly<Record<string, unknown>>>> = {
+  grant: { ...OPPORTUNITY_FIELDS, eligible_applicants: keyword, requires_501c3: { type: 'boolean' } },
+  contract: {
+    ...OPPORTUNITY_FIELDS, document_url: stored, naics: keyword, primary_contact_email: stored,
+    // SQLite compares set-aside codes upper-cased; the normalizer does the same to stored codes.
+    set_aside_code: { type: 'keyword', normalizer: 'uppercase' },
+  },
+  funder: { id: keyword, name: text, website: stored, summary: englishText, created_at: date, source: keyword, source_id: keyword },
+};
+
+/**
+ * The vector field. Engine: Lucene's HNSW, because it is the engine whose radial search
+ * (`min_score`) returns every vector above the threshold with the filter applied inside the graph
+ * search (and falls back to an exact scan when the filter is selective). Faiss supports both too,
+ * but caps a radial search at index.max_result_window hits per segment, supports `cosinesimil`
+ * only from OpenSearch 2.19, and its similarity-space radial thresholds have had engine bugs
+ * (k-NN #2982, #3335). Lucene scores cosinesimil as (1 + cos) / 2 in every version.
+ */
+export function vectorFieldMapping(space: VectorSpace): Record<string, unknown> {
+  return {
+    type: 'knn_vector',
+    dimension: space.dimensions,
+    method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
+  };
+}
+
+/** The whole mapping of a kind's index, recording the vector space its vectors come from. */
+export function indexMappings(kind: ResourceKind, space: VectorSpace): Record<string, unknown> {
+  return {
+    dynamic: false,
+    _source: { excludes: [...INTERNAL_FIELDS[kind]] },
+    _meta: { vector_space: { embedder: space.embedder, dimensions: space.dimensions } },
+    properties: { ...INDEX_PROPERTIES[kind], [VECTOR_FIELD]: vectorFieldMapping(space) },
+  };
+}
+
+export const INDEX_SETTINGS = {
+  number_of_shards: 1,
+  // One replica once the domain has a second data node; none on a one-node dev domain.
+  auto_expand_replicas: '0-1',
+  // k-NN can only be enabled when the index is made.
+  knn: true,
+  // The deepest page the API serves (offset up to 10,000 plus a page of 100).
+  max_result_window: LIMITS.offsetMax + LIMITS.pageMax,
+  analysis: {
+    normalizer: {
+      lowercase: { type: 'custom', filter: ['lowercase'] },
+      uppercase: { type: 'custom', filter: ['uppercase'] },
+    },
+  },
+} as const;
+
+/** The body that creates a kind's index (with its alias when given). */
+export function createIndexBody(kind: ResourceKind, space: VectorSpace, alias?: string): Record<string, unknown> {
+  return {
+    settings: { index: INDEX_SETTINGS },
+    mappings: indexMappings(kind, space),
+    ...(alias ? { aliases: { [alias]: {} } } : {}),
+  };
+}
+
+/** The vector space an index's mapping records, or null when it records none (an index made before vectors). */
+export function vectorSpaceOfMapping(mappings: unknown): VectorSpace | null {
+  const found = (mappings as { _meta?: { vector_space?: { embedder?: unknown; dimensions?: unknown } } } | undefined)?._meta?.vector_space;
+  if (!found || typeof found.embedder !== 'string' || typeof found.dimensions !== 'number') return null;
+  return { embedder: found.embedder, dimensions: found.dimensions };
+}
+
+/** cosinesimil refuses a zero vector (its norm is 0), in documents and queries alike. */
+export function isZeroVector(vector: Float32Array): boolean {
+  for (const value of vector) if (value !== 0) return false;
+  return true;
+}
+
+/** A vector as JSON, or null when there is none to index (cosinesimil refuses a zero vector). */
+export function vectorJson(vector: Float32Array | null | undefined, space: VectorSpace): number[] | null {
+  if (!vector || isZeroVector(vector)) return null;
+  if (vector.length !== space.dimensions) {
+    throw new Error(`a ${vector.length}-dimension vector cannot go into an index of ${space.embedder} (${space.dimensions} dimensions)`);
+  }
+  return Array.from(vector);
+}
+
+/** What is sent to the index for one record: the record, its internal fields, and its vector when it has one. */
+export function documentOf<K extends ResourceKind>(kind: K, record: RecordByKind[K], vector: Float32Array | null | undefined, space: VectorSpace): Record<string, unknown> {
+  const document: Record<string, unknown> = { ...record };
+  if (kind !== 'funder') {
+    const opportunity = record as Grant | Contract;
+    document[GEOGRAPHY_LEVEL_FIELD] = geographyLevelOf(opportunity.states, opportunity.geography);
+  }
+  const embedding = vectorJson(vector, space);
+  if (embedding) document[VECTOR_FIELD] = embedding;
+  return document;
+}

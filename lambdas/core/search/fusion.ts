@@ -1,0 +1,35 @@
+/**
+ * Reciprocal rank fusion (Cormack et al. 2009): a document's score is the sum over the lists it
+ * appears in of 1 / (k + rank). Both search adapters fuse their keyword and k-NN lists here, so
+ * hybrid ranking is the same code locally and in AWS.
+ */
+export const RRF_K = 60;
+/**
+ * How deep each list is read before fusing (Elasticsearch calls it rank_window_size). A fixed
+ * depth makes the fused order the same for every page of one query, so pages never overlap.
+ */
+export const HYBRID_RANK_WINDOW = 1000;
+
+export interface FusedHit {
+  id: string;
+  /** The fused score scaled to [0, 1]: 1 means first in every list. */
+  relevance: number;
+}
+
+export function fuseRankings(lists: readonly (readonly string[])[], options: { k?: number; window?: number } = {}): FusedHit[] {
+  const k = options.k ?? RRF_K;
+  const window = options.window ?? HYBRID_RANK_WINDOW;
+  const scores = new Map<string, number>();
+  for (const list of lists) {
+    const depth = Math.min(list.length, window);
+    for (let rank = 1; rank <= depth; rank++) {
+      const id = list[rank - 1]!;
+      scores.set(id, (scores.get(id) ?? 0) + 1 / (k + rank));
+    }
+  }
+  const best = lists.length / (k + 1);
+  return [...scores]
+    .map(([id, score]) => ({ id, relevance: Math.min(1, score / best) }))
+    // Ties (the same ranks in different lists) break by id, so the order is total and stable.
+    .sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

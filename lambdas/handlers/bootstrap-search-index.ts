@@ -1,0 +1,63 @@
+import type { IndexCheck, OpenSearchIndex } from '../adapters/aws/opensearch-index';
+import { openSearchIndexFor } from '../composition/aws-search';
+import { RESOURCE_KINDS } from '../core/records';
+import { logger } from '../http/api-gateway';
+import type { VectorSpace } from '../ports/embedder';
+
+/**
+ * The search indices' deploy-time bootstrap: the onEvent handler of a CloudFormation custom
+ * resource (CDK Provider framework). On Create and Update it makes each kind's versioned index and
+ * alias where missing, in the vector space of the resource's properties, and checks the ones that
+ * exist. An index that records another vector space fails the deployment with the remedy, so a
+ * new embedder is never deployed against old vectors. Delete does nothing: the indices are data
+ * (retained with the domain), and the stream and the admin CLI can always rebuild them.
+ */
+
+export const PHYSICAL_RESOURCE_ID = 'gcf-search-indices';
+
+export interface BootstrapEvent {
+  RequestType: 'Create' | 'Update' | 'Delete';
+  PhysicalResourceId?: string;
+  /** CloudFormation passes every property as a string. */
+  ResourceProperties: { Embedder?: string; Dimensions?: string | number; ServiceToken?: string };
+}
+
+export interface BootstrapResponse {
+  PhysicalResourceId: string;
+  /** One attribute per kind, e.g. `grant: "found gcf-grants-v1"`. */
+  Data?: Record<string, string>;
+}
+
+export function vectorSpaceOfProperties(properties: BootstrapEvent['ResourceProperties']): VectorSpace {
+  const embedder = properties.Embedder;
+  const dimensions = Number(properties.Dimensions);
+  if (!embedder) throw new Error('the search index bootstrap needs the Embedder property');
+  if (!Number.isInteger(dimensions) || dimensions <= 0) throw new Error(`the search index bootstrap needs Dimensions as a positive integer, got "${properties.Dimensions}"`);
+  return { embedder, dimensions };
+}
+
+function describeCheck(check: IndexCheck): string {
+  return `${check.status} ${check.indices.join(', ')}`;
+}
+
+export async function bootstrapSearchIndices(
+  event: BootstrapEvent,
+  indexFor: (space: VectorSpace) => Pick<OpenSearchIndex, 'ensureIndices'>,
+): Promise<BootstrapResponse> {
+  if (event.RequestType === 'Delete') {
+    logger.info('search indices retained on delete');
+    return { PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_RESOURCE_ID };
+  }
+  const space = vectorSpaceOfProperties(event.ResourceProperties);
+  const checks = await indexFor(space).ensureIndices(RESOURCE_KINDS);
+  logger.info('search indices checked', { space, checks });
+  const mismatches = checks.filter((check) => check.status === 'mismatch');
+  if (mismatches.length > 0) {
+    // The Provider framework reports the message to CloudFormation, which fails and rolls back.
+    throw new Error(mismatches.map((check) => check.message).join(' '));
+  }
+  return { PhysicalResourceId: PHYSICAL_RESOURCE_ID, Data: Object.fromEntries(checks.map((check) => [check.kind, describeCheck(check)])) };
+}
+
+export const handler = (event: BootstrapEvent): Promise<BootstrapResponse> =>
+  bootstrapSearchIndices(event, (space) => openSearchIndexFor(process.env, space));

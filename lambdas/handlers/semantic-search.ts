@@ -1,0 +1,4 @@
+import { awsSearchServices } from '../composition/aws-search';
+import { semanticSearchRoute } from '../http/routes';
+
+export const handler = semanticSearchRoute(awsSearchServices);

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ListQuery } from '../../lambdas/core/query/list-query';
+import { parseListQuery } from '../../lambdas/core/query/list-query';
+import type { Grant, ResourceKind } from '../../lambdas/core/records';
+import { fuseRankings } from '../../lambdas/core/search/fusion';
+import type { VectorSpace } from '../../lambdas/ports/embedder';
+import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
+
+/**
+ * The behaviour every SearchIndex adapter owes the service (the port's doc comment), as one suite
+ * run against each adapter: SQLite always, OpenSearch when a live domain is given. Vectors are
+ * hand-made in 4 dimensions so the expected cosines are known exactly.
+ */
+
+export const CONTRACT_SPACE: VectorSpace = { embedder: 'contract-test', dimensions: 4 };
+const TODAY = '2026-11-22';
+
+export interface ContractHarness {
+  index: SearchIndex;
+  /** Makes writes visible to search (OpenSearch refreshes; SQLite needs nothing). */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const unit = (...xs: number[]): Float32Array => {
+  const norm = Math.hypot(...xs);
+  return Float32Array.from(xs, (x) => x / norm);
+};
+
+function grant(n: number, title: string, description: string, extra: Partial<Grant> = {}): Grant {
+  return {
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    title, description, amount_min: null, amount_max: null, deadline_date: null, status: 'posted', geography: null,
+    funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
+    created_at: `2026-0${1 + (n % 9)}-01T00:00:00.000Z`, categories: [], opportunity_type: 'open', project_end_date: null,
+    states: [], source: 'contract-test', source_id: String(n), eligible_applicants: [], requires_501c3: null, ...extra,
+  };
+}
+
+// Directions: x = policing, y = water, z = health, w = arts.
+const CATALOGUE: { record: Grant; vector: Float32Array | null }[] = [
+  { record: grant(1, 'Police equipment program', 'Body cameras and radios for local police departments.', { deadline_date: '2027-03-01', amount_max: 500_000, states: ['TX'] }), vector: unit(1, 0, 0, 0) },
+  { record: grant(2, 'Law enforcement technology', 'Modernising tools for sheriffs and officers.', { deadline_date: '2027-01-15', amount_max: 90_000 }), vector: unit(0.9, 0, 0.1, 0) },
+  { record: grant(3, 'Community policing and youth', 'Mentoring programs; equipment is not funded.', { amount_max: 20_000, states: ['CA'] }), vector: unit(0.7, 0, 0.3, 0.1) },
+  { record: grant(4, 'Rural water systems', 'Drinking water infrastructure for small towns.', { deadline_date: '2026-12-31', states: ['TX'] }), vector: unit(0, 1, 0, 0) },
+  { record: grant(5, 'Clinic equipment', 'Medical equipment for rural health clinics.', { deadline_date: '2025-01-01' }), vector: unit(0, 0.1, 1, 0) },
+  { record: grant(6, 'Arts in schools', 'Music and theatre for students.', { status: 'forecasted' }), vector: unit(0, 0, 0, 1) },
+  { record: grant(7, 'Equipment for first responders', 'Police, fire and EMS equipment grants.', { opportunity_type: 'awarded', project_end_date: '2024-06-30' }), vector: unit(0.8, 0, 0.2, 0) },
+  { record: grant(8, 'Police equipment program', 'Duplicate posting with the same text as record 1.'), vector: unit(1, 0, 0, 0) },
+  { record: grant(9, 'Untitled notice', 'No text a model would embed.'), vector: null },
+];
+
+const byN = (n: number) => CATALOGUE[n - 1]!.record.id;
+
+function query(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery & { kind: 'grant' } {
+  const raw = Object.fromEntries(Object.entries({ limit: '100', ...params }).map(([k, v]) => [k, [v]]));
+  return parseListQuery(kind, raw, TODAY) as ListQuery & { kind: 'grant' };
+}
+
+export function describeSearchIndexContract(name: string, start: () => Promise<ContractHarness>): void {
+  describe(`SearchIndex contract: ${name}`, () => {
+    let harness: ContractHarness;
+    let index: SearchIndex;
+    const ids = async (params: Record<string, string>, semantic?: SemanticQuery) =>
+      (await index.query('grant', query(params), semantic)).results.map((r) => r.id);
+
+    beforeAll(async () => {
+      harness = await start();
+      index = harness.index;
+      await index.upsert('grant', CATALOGUE.map((c) => c.record), CATALOGUE.map((c) => c.vector));
+      await harness.settle();
+    });
+    afterAll(async () => harness?.close());
+
+    describe('keyword', () => {
+      it('needs every meaningful word, stemmed, in title or description, title matches first', async () => {
+        const found = await ids({ search: 'grants for police equipment' });
+        // 1 has both words in the title and "police" again below; 8 both in the title; 3 "policing"
+        // in the title and "equipment" below; 7 is an award; 2 and 5 lack a word.
+        expect(found[0]).toBe(byN(1));
+        expect([...found].sort()).toEqual([byN(1), byN(3), byN(8)].sort());
+      });
+
+      it('matches plural and singular alike', async () => {
+        expect((await ids({ search: 'clinics' }))).toEqual([byN(5)]);
+      });
+
+      it('treats query syntax as plain text (a field prefix is just another word)', async () => {
+        for (const text of ['"police', 'police*', 'police:equipment', '(police', 'police AND -equipment', 'police OR', '\u{1F680} police']) {
+          const found = await ids({ search: text });
+          expect(found, text).toContain(byN(1));
+        }
+        // Operators and field names are words like any other, so they must match too.
+        expect(await ids({ search: 'title:police' })).toEqual([]);
+        expect(await ids({ search: 'police NEAR equipment' })).toEqual([]);
+      });
+
+      it('finds nothing for words no record has, or only stop words', async () => {
+        expect(await index.query('grant', query({ search: 'qwxz zzkv' }))).toEqual({ total: 0, results: [] });
+        expect((await index.query('grant', query({ search: 'the of and' }))).total).toBe(0);
+      });
+    });
+
+    describe('semantic', () => {
+      const policing: SemanticQuery = { vector: unit(1, 0, 0, 0), floor: 0.5 };
+
+      it('returns every record above the floor that passes the filters, relevance = cosine, ties by id', async () => {
+        const page = await index.query('grant', query({ search: 'policing', search_mode: 'semantic' }), policing);
+        expect(page.results.map((r) => r.id)).toEqual([byN(1), byN(8), byN(2), byN(3)]);
+        expect(page.total).toBe(4);
+        expect(page.results[0]!.relevance).toBeCloseTo(1, 4);
+        expect(page.results[2]!.relevance).toBeCloseTo(0.9 / Math.hypot(0.9, 0.1), 4);
+      });
+
+      it('filters inside the k-NN search, never after a top-k cut', async () => {
+        expect(await ids({ search: 'policing', search_mode: 'semantic', states: 'CA' }, policing)).toEqual([byN(3)]);
+        expect(await ids({ search: 'policing', search_mode: 'semantic', opportunity_type: 'awarded' }, policing)).toEqual([byN(7)]);
+        expect(await ids({ search: 'policing', search_mode: 'semantic', min_amount: '50000' }, policing)).toEqual([byN(1), byN(2)]);
+      });
+
+      it('orders by an explicit field, nulls last, and pages without overlap', async () => {
+        expect(await ids({ search: 'policing', search_mode: 'semantic', sort_by: 'deadline_date', order: 'asc' }, policing)).toEqual([byN(2), byN(1), byN(3), byN(8)]);
+        const pages = [];
+        for (let offset = 0; offset < 4; offset += 3) pages.push(...await ids({ search: 'policing', search_mode: 'semantic', limit: '3', offset: String(offset) }, policing));
+        expect(pages).toEqual([byN(1), byN(8), byN(2), byN(3)]);
+      });
+
+      it('matches nothing for a null vector or a floor no record reaches', async () => {
+        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).toEqual({ total: 0, results: [] });
+        expect((await index.query('grant', query({ search: 'x', search_mode: 'semantic' }), { vector: unit(-1, -1, -1, -1), floor: 0.1 })).total).toBe(0);
+      });
+
+      it('counts without results for count_only', async () => {
+        expect(await index.query('grant', query({ search: 'policing', search_mode: 'semantic', count_only: 'true' }), policing)).toEqual({ total: 4, results: [] });
+      });
+    });
+
+    describe('hybrid', () => {
+      it('fuses the keyword and semantic lists by reciprocal rank', async () => {
+        const semantic: SemanticQuery = { vector: unit(0, 0.1, 1, 0), floor: 0.9 };
+        const keywordIds = await ids({ search: 'equipment' });
+        const semanticIds = await ids({ search: 'equipment', search_mode: 'semantic' }, semantic);
+        const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid' }), semantic);
+        const fused = fuseRankings([keywordIds, semanticIds]);
+        expect(page.results.map((r) => r.id)).toEqual(fused.map((hit) => hit.id));
+        expect(page.total).toBe(fused.length);
+        page.results.forEach((r, i) => expect(r.relevance).toBeCloseTo(fused[i]!.relevance, 4));
+      });
+
+      it('keeps only records that match the keywords or pass the floor, and is empty for nonsense', async () => {
+        const page = await index.query('grant', query({ search: 'water', search_mode: 'hybrid' }), { vector: unit(0, 0, 0, 1), floor: 0.99 });
+        expect(page.results.map((r) => r.id).sort()).toEqual([byN(4), byN(6)].sort());
+        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), { vector: null, floor: 0.5 })).toEqual({ total: 0, results: [] });
+      });
+    });
+
+    describe('writes', () => {
+      it('replaces a record and its vector, and removes records', async () => {
+        const moved = { ...CATALOGUE[5]!.record, title: 'Arts and policing' };
+        await index.upsert('grant', [moved], [unit(1, 0, 0, 0)]);
+        await harness.settle();
+        expect(await ids({ search: 'policing', search_mode: 'semantic', status: 'forecasted' }, { vector: unit(1, 0, 0, 0), floor: 0.99 })).toEqual([byN(6)]);
+        await index.remove('grant', [byN(6)]);
+        await harness.settle();
+        expect(await ids({ search: 'arts' })).toEqual([]);
+        await index.upsert('grant', [CATALOGUE[5]!.record], [CATALOGUE[5]!.vector]);
+        await harness.settle();
+      });
+    });
+  });
+}

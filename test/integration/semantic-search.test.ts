@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadWinkEmbedder } from '../../lambdas/adapters/embedded/wink-embedder';
+import type { Contract, Grant } from '../../lambdas/core/records';
+import { embeddingTextOf } from '../../lambdas/core/search/embedding-text';
+import { fuseRankings } from '../../lambdas/core/search/fusion';
+import type { Embedder } from '../../lambdas/ports/embedder';
+import { generateContracts, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+import { startTestApi, TEST_CATALOGUE, type TestApi } from '../support/api-server';
+import { matches, sortRecords } from '../support/oracle';
+
+/**
+ * Semantic and hybrid search over real HTTP on the embedded stack (wink word vectors, exact k-NN),
+ * checked against an oracle: every record of the seeded catalogue embedded with the same model,
+ * filtered by the plain-code list semantics, and cut at the floor. Filters must apply inside the
+ * k-NN search, so the whole matching set (not a top-k) must come back, page after page.
+ */
+
+let api: TestApi;
+let today: string;
+let grants: Grant[];
+let contracts: Contract[];
+let embedder: Embedder;
+let floor: number;
+/** Lets a test take the embedding model down after the catalogue was indexed. */
+const outage = { on: false };
+
+beforeAll(async () => {
+  const wink = await loadWinkEmbedder();
+  embedder = wink;
+  const flaky: Embedder = {
+    space: wink.space,
+    embed: (texts) => (outage.on ? Promise.reject(new Error('model endpoint unreachable')) : wink.embed(texts)),
+  };
+  api = await startTestApi({ seed: TEST_CATALOGUE, embedder: flaky });
+  floor = api.stack.services.semanticFloor;
+  const spec = api.stack.seededCatalogue!;
+  today = spec.today;
+  const funders = generateFunders(spec);
+  grants = [...generateGrants(spec, funders)].flat();
+  contracts = [...generateContracts(spec, funders)].flat();
+});
+afterAll(async () => api?.close());
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+/** The semantic matches the interface promises: filtered, at or above the floor, best first, ties by id. */
+async function expectedSemantic(kind: 'grant' | 'contract', text: string, params: Record<string, string> = {}): Promise<{ id: string; cosine: number }[]> {
+  const records: (Grant | Contract)[] = kind === 'grant' ? grants : contracts;
+  const [query] = await embedder.embed([text]);
+  if (!query) return [];
+  const kept = records.filter((record) => matches(record, params, today));
+  const vectors = await embedder.embed(kept.map((record) => embeddingTextOf(kind, record)));
+  return kept
+    .map((record, i) => ({ id: record.id, cosine: vectors[i] ? dot(vectors[i]!, query) : -Infinity }))
+    .filter((hit) => hit.cosine >= floor)
+    .sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : 1));
+}
+
+async function fetchAll(path: string, params: Record<string, string>, pageSize = 100): Promise<{ results: any[]; total: number }> {
+  const results: any[] = [];
+  let total = -1;
+  for (let offset = 0; ; offset += pageSize) {
+    const res = await api.get(`${path}?${new URLSearchParams({ ...params, limit: String(pageSize), offset: String(offset) })}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    total = res.body.pagination.total;
+    results.push(...res.body.results);
+    if (res.body.results.length < pageSize) break;
+  }
+  return { results, total };
+}
+
+const QUERIES = ['mental health support for first responders', 'clean water infrastructure in rural towns', 'after school programs for children'];
+
+describe('search_mode=semantic', () => {
+  it.each(QUERIES)('returns every grant above the floor, best first, with relevance = cosine: %s', async (text) => {
+    const expected = await expectedSemantic('grant', text);
+    expect(expected.length).toBeGreaterThan(0);
+    const { results, total } = await fetchAll('/grants-api', { search: text, search_mode: 'semantic' });
+    expect(total).toBe(expected.length);
+    expect(results.map((r) => r.id)).toEqual(expected.map((hit) => hit.id));
+    results.forEach((result, i) => {
+      expect(result.relevance).toBeCloseTo(Math.min(1, expected[i]!.cosine), 3);
+      expect(result.relevance).toBeGreaterThanOrEqual(0);
+      expect(result.relevance).toBeLessThanOrEqual(1);
+    });
+  });
+
+  it.each<Record<string, string>>([
+    { status: 'open', states: 'TX,CA', include_national: 'true' },
+    { category: 'health', min_amount: '50000' },
+    { opportunity_type: 'all', deadline_after: '2026-12-31' },
+    { geography: 'local' },
+  ])('applies every filter inside the k-NN search, losing no match: %o', async (params) => {
+    const text = QUERIES[0]!;
+    const expected = await expectedSemantic('grant', text, params);
+    const { results, total } = await fetchAll('/grants-api', { ...params, search: text, search_mode: 'semantic' });
+    expect(total).toBe(expected.length);
+    expect(results.map((r) => r.id)).toEqual(expected.map((hit) => hit.id));
+  });
+
+  it('filters contracts by NAICS prefix and set-aside inside the search too', async () => {
+    const params = { naics: '54', set_aside: 'SBA,8A' };
+    const text = 'software development and IT support services';
+    const expected = await expectedSemantic('contract', text, params);
+    const { results } = await fetchAll('/contracts-api', { ...params, search: text, search_mode: 'semantic' });
+    expect(results.map((r) => r.id)).toEqual(expected.map((hit) => hit.id));
+  });
+
+  it('orders by an explicit sort field over the same set, nulls last, keeping relevance; asc relevance is the exact reverse', async () => {
+    const text = QUERIES[1]!;
+    const expected = await expectedSemantic('grant', text);
+    const byId = new Map(grants.map((g) => [g.id, g]));
+    const byDeadline = await fetchAll('/grants-api', { search: text, search_mode: 'semantic', sort_by: 'deadline_date', order: 'asc' });
+    expect(byDeadline.results.map((r) => r.id)).toEqual(sortRecords(expected.map((hit) => byId.get(hit.id)!), 'deadline_date', 'asc').map((g) => g.id));
+    expect(byDeadline.results.every((r) => typeof r.relevance === 'number')).toBe(true);
+    const reversed = await fetchAll('/grants-api', { search: text, search_mode: 'semantic', sort_by: 'relevance', order: 'asc' });
+    expect(reversed.results.map((r) => r.id)).toEqual(expected.map((hit) => hit.id).reverse());
+  });
+
+  it('says meta.sort_by is relevance, and count_only gives the same total', async () => {
+    const text = QUERIES[2]!;
+    const page = await api.get(`/grants-api?${new URLSearchParams({ search: text, search_mode: 'semantic', limit: '5' })}`);
+    expect(page.body.meta).toMatchObject({ sort_by: 'relevance', order: 'desc' });
+    const count = await api.get(`/grants-api?${new URLSearchParams({ search: text, search_mode: 'semantic', count_only: 'true' })}`);
+    expect(count.body).toEqual({ pagination: { total: page.body.pagination.total }, meta: expect.any(Object) });
+  });
+
+  it('searches funders by name and summary', async () => {
+    const res = await api.get(`/funders-api?${new URLSearchParams({ search: 'community health and medical research', search_mode: 'semantic', limit: '5' })}`);
+    expect(res.status).toBe(200);
+    expect(res.body.results.length).toBeGreaterThan(0);
+    expect(res.body.results[0].relevance).toBeGreaterThan(floor);
+  });
+});
+
+describe('search_mode=hybrid', () => {
+  it.each(QUERIES)('is the reciprocal-rank fusion of the keyword and semantic lists, and pages never overlap: %s', async (text) => {
+    const keyword = await fetchAll('/grants-api', { search: text, search_mode: 'keyword' });
+    const semantic = await fetchAll('/grants-api', { search: text, search_mode: 'semantic' });
+    const fused = fuseRankings([keyword.results.map((r) => r.id), semantic.results.map((r) => r.id)]);
+    const hybrid = await fetchAll('/grants-api', { search: text, search_mode: 'hybrid' }, 7);
+    expect(hybrid.total).toBe(fused.length);
+    expect(hybrid.results.map((r) => r.id)).toEqual(fused.map((hit) => hit.id));
+    expect(new Set(hybrid.results.map((r) => r.id)).size).toBe(hybrid.results.length);
+    hybrid.results.forEach((result, i) => expect(result.relevance).toBeCloseTo(fused[i]!.relevance, 3));
+    // Only records that match the keywords or pass the semantic floor.
+    const allowed = new Set([...keyword.results, ...semantic.results].map((r) => r.id));
+    expect(hybrid.results.every((r) => allowed.has(r.id))).toBe(true);
+  });
+
+  it('ranks a record first in both lists at relevance 1', async () => {
+    const title = grants.find((g) => g.opportunity_type === 'open')!.title;
+    const res = await api.get(`/grants-api?${new URLSearchParams({ search: title, search_mode: 'hybrid', limit: '1' })}`);
+    expect(res.status).toBe(200);
+    expect(res.body.results[0].relevance).toBeGreaterThan(0.5);
+  });
+});
+
+describe('queries with nothing to find', () => {
+  it.each(['keyword', 'semantic', 'hybrid'])('answer nonsense with results [] and total 0 (%s)', async (mode) => {
+    const res = await api.get(`/grants-api?${new URLSearchParams({ search: 'qwxz zzkv', search_mode: mode })}`);
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([]);
+    expect(res.body.pagination.total).toBe(0);
+  });
+
+  it('semantic and hybrid without a search term are a 400 naming search_mode', async () => {
+    for (const mode of ['semantic', 'hybrid']) {
+      const res = await api.get(`/grants-api?search_mode=${mode}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ field: 'search_mode', issue: `${mode} search needs a search term` }]);
+    }
+  });
+});
+
+describe('hostile search text', () => {
+  const texts = ['"unbalanced', 'health*', 'title:water', '(rural', 'water NEAR health', 'health AND NOT water', '-water', 'sch\u00f6ol \u00e9t\u00e9 caf\u00e9', '\u{1F680}\u{1F30D} rockets', 'the of and to', 'a'.repeat(500), '\u0000\u0007 water'];
+  it.each(texts.flatMap((text) => ['keyword', 'semantic', 'hybrid'].map((mode) => [mode, text] as const)))('%s search for %j is searched as plain text', async (mode, text) => {
+    const res = await api.get(`/grants-api?${new URLSearchParams({ search: text, search_mode: mode })}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(Array.isArray(res.body.results)).toBe(true);
+  });
+
+  it('an overlong search is a 400 naming search', async () => {
+    const res = await api.get(`/grants-api?${new URLSearchParams({ search: 'a'.repeat(501), search_mode: 'hybrid' })}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details[0].field).toBe('search');
+  });
+});
+
+describe('POST /semantic-search', () => {
+  it('searches grants and contracts together by default, each result saying its type, best first', async () => {
+    const res = await api.post('/semantic-search', { query: 'software development and IT support services', limit: 20 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.count).toBe(res.body.results.length);
+    expect(res.body.count).toBe(20);
+    const types = new Set(res.body.results.map((r: any) => r.type));
+    expect([...types].every((t) => t === 'grant' || t === 'contract')).toBe(true);
+    const relevance = res.body.results.map((r: any) => r.relevance);
+    expect(relevance).toEqual([...relevance].sort((a, b) => b - a));
+    expect(res.body.meta).toMatchObject({ types: ['grant', 'contract'], limit: 20, min_relevance: floor });
+    // The same matches the list endpoints give, merged.
+    const contractsOnly = await expectedSemantic('contract', 'software development and IT support services');
+    const grantsOnly = await expectedSemantic('grant', 'software development and IT support services');
+    // Merged by relevance as shown (four decimals), ties by id.
+    const shown = (hit: { cosine: number }) => Math.round(hit.cosine * 10_000);
+    const merged = [...contractsOnly, ...grantsOnly].sort((a, b) => shown(b) - shown(a) || (a.id < b.id ? -1 : 1)).slice(0, 20);
+    expect(res.body.results.map((r: any) => r.id)).toEqual(merged.map((hit) => hit.id));
+  });
+
+  it('searches one kind when asked, defaults to 10 results, and leaves awarded records out', async () => {
+    const res = await api.post('/semantic-search', { query: 'after school programs for children', type: 'grants' });
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(10);
+    expect(res.body.results.every((r: any) => r.type === 'grant' && r.opportunity_type === 'open')).toBe(true);
+  });
+
+  it('answers nonsense with no results', async () => {
+    const res = await api.post('/semantic-search', { query: 'qwxz zzkv' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ results: [], count: 0 });
+  });
+
+  it.each([
+    ['a body that is not JSON', '{"query": ', 'body'],
+    ['a missing query', {}, 'query'],
+    ['a query that is not a string', { query: ['x'] }, 'query'],
+    ['limit 0', { query: 'water', limit: 0 }, 'limit'],
+    ['limit 51', { query: 'water', limit: 51 }, 'limit'],
+    ['an unknown type', { query: 'water', type: 'funders' }, 'type'],
+  ])('rejects %s with a 400 naming the field', async (_, body, field) => {
+    const res = await api.post('/semantic-search', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_PARAMETER');
+    expect(res.body.error.details.map((d: any) => d.field)).toEqual([field]);
+  });
+
+  it('needs an API key, and carries the rate-limit headers', async () => {
+    expect((await api.post('/semantic-search', { query: 'water' }, { key: null })).status).toBe(401);
+    const basic = await api.post('/semantic-search', { query: 'water' }, { key: api.keys.basic });
+    expect(basic.status).toBe(200);
+    expect(basic.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+});
+
+describe('an unavailable embedding model', () => {
+  it('makes semantic and hybrid search a 503 SEARCH_UNAVAILABLE while keyword search and get-by-id keep working', async () => {
+    outage.on = true;
+    try {
+      for (const mode of ['semantic', 'hybrid']) {
+        const res = await api.get(`/grants-api?${new URLSearchParams({ search: 'water', search_mode: mode })}`);
+        expect(res.status).toBe(503);
+        expect(res.body.error.code).toBe('SEARCH_UNAVAILABLE');
+        expect(res.body.error.message).toMatch(/wink-sg-100d.*keyword/);
+      }
+      expect((await api.post('/semantic-search', { query: 'water' })).status).toBe(503);
+      const keyword = await api.get('/grants-api?search=water');
+      expect(keyword.status).toBe(200);
+      expect(keyword.body.results.length).toBeGreaterThan(0);
+      expect((await api.get(`/grants-api/${keyword.body.results[0].id}`)).status).toBe(200);
+    } finally {
+      outage.on = false;
+    }
+  });
+});

@@ -1,0 +1,398 @@
+import { describe, expect, it } from 'vitest';
+import { indexMappings, INTERNAL_FIELDS, vectorFieldMapping } from '../../lambdas/adapters/aws/opensearch-mappings';
+import {
+  escapeWildcard, filterClauses, hybridPageRequest, hybridRankBodies, keywordClause, keywordSearchBody, knnClause, msearchLines,
+  planQuery, relevanceOfScore, semanticSearchBody, sortClauses, type Dsl,
+} from '../../lambdas/adapters/aws/opensearch-query';
+import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import type { ResourceKind } from '../../lambdas/core/records';
+import { fuseRankings, HYBRID_RANK_WINDOW } from '../../lambdas/core/search/fusion';
+import type { SemanticQuery } from '../../lambdas/ports/search-index';
+
+/**
+ * The OpenSearch DSL of every list parameter, search mode and sort, as built from the same parsed
+ * ListQuery the handlers pass (no domain needed: the builder is pure).
+ */
+
+const TODAY = '2026-11-22';
+
+function q(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery {
+  return parseListQuery(kind, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), TODAY);
+}
+
+/** The filter clauses of a grant query, without the default opportunity_type=open clause. */
+function filtersOf(params: Record<string, string>, kind: ResourceKind = 'grant'): Dsl[] {
+  return filterClauses(q({ opportunity_type: 'all', ...params }, kind));
+}
+
+const unit = (...xs: number[]): Float32Array => {
+  const norm = Math.hypot(...xs);
+  return Float32Array.from(xs, (x) => x / norm);
+};
+const semantic = (floor = 0.5): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), floor });
+const notPast = (stored: string) => ({
+  bool: { filter: [{ term: { status: stored } }], should: [{ bool: { must_not: [{ exists: { field: 'deadline_date' } }] } }, { range: { deadline_date: { gte: TODAY } } }], minimum_should_match: 1 },
+});
+const past = (stored: string) => ({ bool: { filter: [{ term: { status: stored } }, { range: { deadline_date: { lt: TODAY } } }] } });
+const anyOf = (...should: Dsl[]) => ({ bool: { should, minimum_should_match: 1 } });
+const SOURCE = { excludes: ['embedding', 'geography_level'] };
+
+describe('filter clauses', () => {
+  it('opportunity_type: open by default, awarded, or no clause for all', () => {
+    expect(filterClauses(q({}))).toEqual([{ term: { opportunity_type: 'open' } }]);
+    expect(filterClauses(q({ opportunity_type: 'awarded' }))).toEqual([{ term: { opportunity_type: 'awarded' } }]);
+    expect(filterClauses(q({ opportunity_type: 'all' }))).toEqual([]);
+  });
+
+  it('funders have no filters', () => {
+    expect(filterClauses(q({}, 'funder'))).toEqual([]);
+  });
+
+  describe('status (a disjunction of stored statuses, narrowed by the deadline relative to today)', () => {
+    it.each([
+      ['open', [notPast('posted')]],
+      ['posted', [{ term: { status: 'posted' } }]],
+      ['closed', [{ term: { status: 'closed' } }, past('posted')]],
+      ['forecasted', [{ term: { status: 'forecasted' } }]],
+      ['upcoming', [{ term: { status: 'forecasted' } }]],
+      ['open,closed', [notPast('posted'), { term: { status: 'closed' } }, past('posted')]],
+      ['posted,forecasted', [{ term: { status: 'posted' } }, { term: { status: 'forecasted' } }]],
+      ['open,upcoming', [notPast('posted'), { term: { status: 'forecasted' } }]],
+    ])('grants, status=%s', (status, clauses) => {
+      expect(filtersOf({ status })).toEqual([anyOf(...clauses)]);
+    });
+
+    it.each([
+      ['open', [notPast('open')]],
+      ['closed', [{ term: { status: 'closed' } }, past('open')]],
+      ['open,closed', [notPast('open'), { term: { status: 'closed' } }, past('open')]],
+    ])('contracts, status=%s (stored open, not posted)', (status, clauses) => {
+      expect(filtersOf({ status }, 'contract')).toEqual([anyOf(...clauses)]);
+    });
+  });
+
+  it('category: exact, case-insensitive (the field is lower-cased, so is the term)', () => {
+    expect(filtersOf({ category: 'Public Safety' })).toEqual([{ term: { categories: 'public safety' } }]);
+  });
+
+  it('states: state-specific records only, or also national ones (an empty states array) with include_national', () => {
+    expect(filtersOf({ states: 'TX,CA' })).toEqual([{ terms: { states: ['TX', 'CA'] } }]);
+    expect(filtersOf({ states: 'TX', include_national: 'false' })).toEqual([{ terms: { states: ['TX'] } }]);
+    expect(filtersOf({ states: 'TX', include_national: 'true' })).toEqual([
+      anyOf({ terms: { states: ['TX'] } }, { bool: { must_not: [{ exists: { field: 'states' } }] } }),
+    ]);
+    // include_national alone filters nothing, as in the embedded index.
+    expect(filtersOf({ include_national: 'true' })).toEqual([]);
+  });
+
+  describe('geography (deprecated, best effort)', () => {
+    it.each(['national', 'state', 'local', 'international', 'National'])('a level (%s) matches the derived geography_level', (geography) => {
+      expect(filtersOf({ geography })).toEqual([{ term: { geography_level: geography.toLowerCase() } }]);
+    });
+
+    it('a place naming states matches those states (never national records)', () => {
+      expect(filtersOf({ geography: 'Austin, TX' })).toEqual([{ terms: { states: ['TX'] } }]);
+      expect(filtersOf({ geography: 'New York and New Jersey' })).toEqual([{ terms: { states: ['NJ', 'NY'] } }]);
+    });
+
+    it('other text is a case-insensitive substring of the geography, wildcard characters taken literally', () => {
+      expect(filtersOf({ geography: 'Pacific Islands' })).toEqual([
+        { wildcard: { 'geography.sort': { value: '*pacific islands*', case_insensitive: true } } },
+      ]);
+      expect(filtersOf({ geography: 'a*b?c\\d' })).toEqual([
+        { wildcard: { 'geography.sort': { value: '*a\\*b\\?c\\\\d*', case_insensitive: true } } },
+      ]);
+      expect(escapeWildcard('*?\\')).toBe('\\*\\?\\\\');
+    });
+  });
+
+  it('deadline_after / deadline_before: strictly after / before (a null deadline never matches)', () => {
+    expect(filtersOf({ deadline_after: '2027-01-01' })).toEqual([{ range: { deadline_date: { gt: '2027-01-01' } } }]);
+    expect(filtersOf({ deadline_before: '2027-06-30' })).toEqual([{ range: { deadline_date: { lt: '2027-06-30' } } }]);
+    expect(filtersOf({ deadline_after: '2027-01-01', deadline_before: '2027-06-30' })).toEqual([
+      { range: { deadline_date: { gt: '2027-01-01' } } }, { range: { deadline_date: { lt: '2027-06-30' } } },
+    ]);
+  });
+
+  it('posted_after: created from the next day at 00:00 UTC, inclusive', () => {
+    expect(filtersOf({ posted_after: '2026-03-31' })).toEqual([{ range: { created_at: { gte: '2026-04-01T00:00:00.000Z' } } }]);
+  });
+
+  it('min_amount on amount_max >=, max_amount on amount_min <= (nulls never match a range)', () => {
+    expect(filtersOf({ min_amount: '50000' })).toEqual([{ range: { amount_max: { gte: 50000 } } }]);
+    expect(filtersOf({ max_amount: '250000' })).toEqual([{ range: { amount_min: { lte: 250000 } } }]);
+    expect(filtersOf({ min_amount: '0' })).toEqual([{ range: { amount_max: { gte: 0 } } }]);
+  });
+
+  it('naics: whole codes as terms, shorter ones as prefixes, any of them', () => {
+    expect(filtersOf({ naics: '541512' }, 'contract')).toEqual([anyOf({ terms: { naics: ['541512'] } })]);
+    expect(filtersOf({ naics: '54' }, 'contract')).toEqual([anyOf({ prefix: { naics: '54' } })]);
+    expect(filtersOf({ naics: '541512,336,23' }, 'contract')).toEqual([
+      anyOf({ terms: { naics: ['541512'] } }, { prefix: { naics: '336' } }, { prefix: { naics: '23' } }),
+    ]);
+  });
+
+  it('set_aside: any of the codes, upper-case (the field has an uppercase normalizer)', () => {
+    expect(filtersOf({ set_aside: 'SBA,8A' }, 'contract')).toEqual([{ terms: { set_aside_code: ['SBA', '8A'] } }]);
+    expect(filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, setAside: ['wosb'] } })).toEqual([{ terms: { set_aside_code: ['WOSB'] } }]);
+  });
+
+  it('combines every filter as one clause each (all must hold)', () => {
+    const clauses = filterClauses(q({
+      status: 'open', category: 'Water', states: 'TX', include_national: 'true', geography: 'local', deadline_after: '2026-12-01',
+      deadline_before: '2027-12-01', posted_after: '2026-01-01', min_amount: '1', max_amount: '2', naics: '54', set_aside: 'SBA',
+    }, 'contract'));
+    expect(clauses).toHaveLength(12);
+    expect(clauses[0]).toEqual({ term: { opportunity_type: 'open' } });
+  });
+});
+
+describe('sort clauses', () => {
+  it.each([
+    ['created_at', 'created_at'], ['deadline_date', 'deadline_date'], ['amount_min', 'amount_min'], ['amount_max', 'amount_max'], ['title', 'title.sort'],
+  ] as const)('%s sorts on %s, missing values last in both orders, ties by id in the same order', (field, indexed) => {
+    expect(sortClauses({ field, order: 'asc' })).toEqual([{ [indexed]: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
+    expect(sortClauses({ field, order: 'desc' })).toEqual([{ [indexed]: { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }]);
+  });
+
+  it('funders sort by name on its lower-cased keyword', () => {
+    expect(sortClauses(q({}, 'funder').sort)).toEqual([{ 'name.sort': { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
+    expect(sortClauses(q({ sort_by: 'created_at' }, 'funder').sort)).toEqual([{ created_at: { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }]);
+  });
+
+  it('relevance: score descending then id ascending; ascending is the exact reverse', () => {
+    expect(sortClauses({ field: 'relevance', order: 'desc' })).toEqual([{ _score: { order: 'desc' } }, { id: { order: 'asc' } }]);
+    expect(sortClauses({ field: 'relevance', order: 'asc' })).toEqual([{ _score: { order: 'asc' } }, { id: { order: 'desc' } }]);
+  });
+
+  it('defaults: created_at desc without search, relevance desc with it, an explicit sort_by wins', () => {
+    expect(keywordSearchBody('grant', q({}))!.sort).toEqual(sortClauses({ field: 'created_at', order: 'desc' }));
+    expect(keywordSearchBody('grant', q({ search: 'water' }))!.sort).toEqual(sortClauses({ field: 'relevance', order: 'desc' }));
+    expect(keywordSearchBody('grant', q({ search: 'water', sort_by: 'deadline_date', order: 'asc' }))!.sort).toEqual(sortClauses({ field: 'deadline_date', order: 'asc' }));
+  });
+});
+
+describe('keyword search', () => {
+  it('every term must match in title^3 or description, across the fields, stemmed by the english analyzer', () => {
+    expect(keywordClause('grant', 'Police equipment')).toEqual({
+      multi_match: { query: 'police equipment', type: 'cross_fields', operator: 'and', fields: ['title^3', 'description'] },
+    });
+    expect(keywordClause('contract', 'cyber security')).toMatchObject({ multi_match: { fields: ['title^3', 'description'] } });
+    expect(keywordClause('funder', 'science foundation')).toMatchObject({ multi_match: { query: 'science foundation', fields: ['name^3', 'summary'] } });
+  });
+
+  it('drops stop words and catalogue-wide words; nothing left means no query at all (total 0, no request)', () => {
+    expect(keywordClause('grant', 'grants for the police')).toMatchObject({ multi_match: { query: 'police' } });
+    expect(keywordClause('grant', 'the grants for a funding opportunity')).toBeNull();
+    expect(keywordSearchBody('grant', q({ search: 'of the and' }))).toBeNull();
+    expect(planQuery('grant', q({ search: '!!! ???' }))).toEqual({ type: 'none' });
+  });
+
+  it.each([
+    ['"police equipment"', 'police equipment'],
+    ['police*', 'police'],
+    ['title:police', 'title police'],
+    ['(police OR fire) AND equipment', 'police fire equipment'],
+    ['police NEAR equipment', 'police near equipment'],
+    ['police -fire', 'police fire'],
+    ['police +fire ~2 ^3 [a TO z] {x} \\ / ! ?', 'police fire 2 3 z x'],
+    ['police 🚓 equipment 🔥', 'police equipment'],
+    ['Café résumé', 'cafe resume'],
+  ])('query syntax is plain text: %s -> "%s"', (text, terms) => {
+    const body = keywordSearchBody('grant', q({ search: text }));
+    expect(body!.query).toEqual({
+      bool: {
+        must: [{ multi_match: { query: terms, type: 'cross_fields', operator: 'and', fields: ['title^3', 'description'] } }],
+        filter: [{ term: { opportunity_type: 'open' } }],
+      },
+    });
+    expect(JSON.stringify(body)).not.toContain('query_string');
+  });
+
+  it('the full body: bool must + filter, sort, from/size, exact total, _source without the index fields', () => {
+    expect(keywordSearchBody('grant', q({ search: 'water', states: 'TX', limit: '10', offset: '30' }))).toEqual({
+      query: {
+        bool: {
+          must: [{ multi_match: { query: 'water', type: 'cross_fields', operator: 'and', fields: ['title^3', 'description'] } }],
+          filter: [{ term: { opportunity_type: 'open' } }, { terms: { states: ['TX'] } }],
+        },
+      },
+      sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
+      from: 30,
+      size: 10,
+      track_total_hits: true,
+      _source: SOURCE,
+    });
+  });
+
+  it('a listing without search is the filters alone; with no filter at all, match_all', () => {
+    expect(keywordSearchBody('grant', q({ status: 'forecasted' }))!.query).toEqual({
+      bool: { filter: [{ term: { opportunity_type: 'open' } }, anyOf({ term: { status: 'forecasted' } })] },
+    });
+    expect(keywordSearchBody('funder', q({}, 'funder'))).toEqual({
+      query: { match_all: {} },
+      sort: [{ 'name.sort': { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }],
+      from: 0,
+      size: 20,
+      track_total_hits: true,
+      _source: { excludes: ['embedding'] },
+    });
+  });
+
+  it('count_only asks for the exact total and no hits', () => {
+    const body = keywordSearchBody('grant', q({ search: 'water', count_only: 'true' }))!;
+    expect(body).toMatchObject({ size: 0, track_total_hits: true });
+    expect(body).not.toHaveProperty('sort');
+    expect(body).not.toHaveProperty('from');
+  });
+
+  it('offset and limit are from and size', () => {
+    expect(keywordSearchBody('grant', q({ limit: '100', offset: '10000' }))).toMatchObject({ from: 10000, size: 100 });
+    expect(keywordSearchBody('grant', q({ limit: '1' }))).toMatchObject({ from: 0, size: 1 });
+  });
+});
+
+describe('semantic search', () => {
+  it('a radial k-NN query: min_score is the floor as an OpenSearch cosinesimil score, (1 + cos) / 2', () => {
+    expect(knnClause(Float32Array.of(0.5, 0.5, 0.5, 0.5), 0.3, [])).toEqual({ knn: { embedding: { vector: [0.5, 0.5, 0.5, 0.5], min_score: 0.65 } } });
+    expect((knnClause(Float32Array.of(1), 0.8, []) as { knn: { embedding: { min_score: number } } }).knn.embedding.min_score).toBeCloseTo(0.9, 12);
+    expect((knnClause(Float32Array.of(1), 0, []) as { knn: { embedding: { min_score: number } } }).knn.embedding.min_score).toBe(0.5);
+  });
+
+  it('puts the filters inside the knn clause (efficient filtering, never a top-k then a filter), with no k', () => {
+    const body = semanticSearchBody('grant', q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }), semantic(0.5))!;
+    expect(body.query).toEqual({
+      knn: {
+        embedding: {
+          vector: [1, 0, 0, 0],
+          min_score: 0.75,
+          filter: { bool: { filter: [{ term: { opportunity_type: 'open' } }, anyOf(notPast('posted')), { terms: { states: ['TX'] } }] } },
+        },
+      },
+    });
+    expect(JSON.stringify(body)).not.toMatch(/"k":|post_filter/);
+  });
+
+  it('the full body: relevance order, from/size, exact total, _source without the vector', () => {
+    expect(semanticSearchBody('funder', q({ search: 'science', search_mode: 'semantic', limit: '5', offset: '5' }, 'funder'), semantic(0.3))).toEqual({
+      query: { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.65 } } },
+      sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
+      from: 5,
+      size: 5,
+      track_total_hits: true,
+      _source: { excludes: ['embedding'] },
+    });
+  });
+
+  it('an explicit sort field keeps the scores (track_scores), so relevance is still known', () => {
+    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', sort_by: 'amount_max', order: 'asc' }), semantic())!;
+    expect(body.sort).toEqual([{ amount_max: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
+    expect(body.track_scores).toBe(true);
+    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic())).not.toHaveProperty('track_scores');
+  });
+
+  it('count_only: size 0 and the exact total', () => {
+    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', count_only: 'true' }), semantic())!;
+    expect(body).toMatchObject({ size: 0, track_total_hits: true });
+    expect(body).not.toHaveProperty('sort');
+    expect(body).not.toHaveProperty('track_scores');
+  });
+
+  it('a null (or zero) vector matches nothing: no request', () => {
+    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).toBeNull();
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: new Float32Array(4), floor: 0.5 })).toEqual({ type: 'none' });
+  });
+
+  it('relevance is the cosine, 2 * score - 1, clipped to [0, 1]', () => {
+    expect(relevanceOfScore(1)).toBe(1);
+    expect(relevanceOfScore(0.9)).toBe(0.8);
+    expect(relevanceOfScore(0.65)).toBe(0.3);
+    expect(relevanceOfScore(0.5)).toBe(0);
+    expect(relevanceOfScore(0.25)).toBe(0);
+    expect(relevanceOfScore(1.0000001)).toBe(1);
+  });
+
+  it('the semantic and hybrid modes need the query vector', () => {
+    expect(() => planQuery('grant', q({ search: 'x', search_mode: 'semantic' }))).toThrow('needs the query vector');
+    expect(() => planQuery('grant', q({ search: 'x', search_mode: 'hybrid' }))).toThrow('needs the query vector');
+  });
+});
+
+describe('hybrid search', () => {
+  const idsOnly = { sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }], size: HYBRID_RANK_WINDOW, _source: false, track_total_hits: false };
+
+  it('two id lists to the rank window, best first, with the same filters: keyword (bool) and semantic (knn)', () => {
+    const query = q({ search: 'police equipment', search_mode: 'hybrid', states: 'TX', sort_by: 'title', limit: '5' });
+    const bodies = hybridRankBodies('grant', query, semantic(0.5));
+    const filters = [{ term: { opportunity_type: 'open' } }, { terms: { states: ['TX'] } }];
+    expect(bodies.keyword).toEqual({
+      query: { bool: { must: [{ multi_match: { query: 'police equipment', type: 'cross_fields', operator: 'and', fields: ['title^3', 'description'] } }], filter: filters } },
+      ...idsOnly,
+    });
+    expect(bodies.semantic).toEqual({ query: { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75, filter: { bool: { filter: filters } } } } }, ...idsOnly });
+    expect(planQuery('grant', query, semantic(0.5))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic], lists: ['keyword', 'semantic'] });
+  });
+
+  it('one _msearch: an empty header (the index is in the path) before each body', () => {
+    expect(msearchLines([{ a: 1 }, { b: 2 }])).toEqual([{}, { a: 1 }, {}, { b: 2 }]);
+  });
+
+  it('a null vector leaves the keyword list alone; no keyword term leaves the semantic list; neither means no request', () => {
+    expect(planQuery('grant', q({ search: 'police', search_mode: 'hybrid' }), { vector: null, floor: 0.5 })).toMatchObject({ type: 'hybrid', lists: ['keyword'] });
+    expect(planQuery('grant', q({ search: 'the', search_mode: 'hybrid' }), semantic())).toMatchObject({ type: 'hybrid', lists: ['semantic'] });
+    expect(planQuery('grant', q({ search: 'the', search_mode: 'hybrid' }), { vector: null, floor: 0.5 })).toEqual({ type: 'none' });
+  });
+
+  const fused = fuseRankings([['a', 'b', 'c'], ['c', 'd']]);
+
+  it('in relevance order, the page is a slice of the fused ids (ascending the exact reverse), fetched by id', () => {
+    // b and d tie (each second in one list), so id order decides.
+    expect(fused.map((hit) => hit.id)).toEqual(['c', 'a', 'b', 'd']);
+    expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', limit: '2', offset: '1' }), fused)).toEqual({
+      body: { query: { ids: { values: ['a', 'b'] } }, size: 2, track_total_hits: false, _source: SOURCE },
+      ids: ['a', 'b'],
+    });
+    expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', order: 'asc', limit: '3' }), fused).ids).toEqual(['d', 'b', 'a']);
+  });
+
+  it('sorted by a field, the index sorts and pages the fused set (an ids filter)', () => {
+    expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '2' }), fused)).toEqual({
+      body: {
+        query: { bool: { filter: [{ ids: { values: ['c', 'a', 'b', 'd'] } }] } },
+        sort: [{ deadline_date: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }],
+        from: 2,
+        size: 2,
+        track_total_hits: false,
+        _source: SOURCE,
+      },
+    });
+  });
+});
+
+describe('index mapping', () => {
+  const space = { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 };
+
+  it('a knn_vector of the configured dimension: Lucene HNSW, cosinesimil', () => {
+    expect(vectorFieldMapping(space)).toEqual({
+      type: 'knn_vector', dimension: 512, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
+    });
+  });
+
+  it('records the vector space in _meta, keeps internal fields out of _source, and sorts text on a lower-cased keyword', () => {
+    const mapping = indexMappings('grant', space) as { dynamic: boolean; _source: unknown; _meta: unknown; properties: Record<string, Record<string, unknown>> };
+    expect(mapping.dynamic).toBe(false);
+    expect(mapping._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 } });
+    expect(mapping._source).toEqual({ excludes: [...INTERNAL_FIELDS.grant] });
+    expect(mapping.properties.embedding).toEqual(vectorFieldMapping(space));
+    expect(mapping.properties.title).toMatchObject({ type: 'text', analyzer: 'english', fields: { sort: { type: 'keyword', normalizer: 'lowercase' } } });
+    expect(mapping.properties.geography).toMatchObject({ fields: { sort: { type: 'keyword', normalizer: 'lowercase' } } });
+    expect(mapping.properties.geography_level).toEqual({ type: 'keyword' });
+    expect((indexMappings('funder', space) as { properties: Record<string, unknown> }).properties.name).toMatchObject({ fields: { sort: { normalizer: 'lowercase' } } });
+    expect((indexMappings('contract', space) as { properties: Record<string, unknown> }).properties.set_aside_code).toEqual({ type: 'keyword', normalizer: 'uppercase' });
+  });
+
+  it('unit vectors pass through as numbers', () => {
+    expect((knnClause(unit(3, 4), 0.5, []) as { knn: { embedding: { vector: number[] } } }).knn.embedding.vector.map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0.6, 0.8]);
+  });
+});

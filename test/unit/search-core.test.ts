@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { ServiceError } from '../../lambdas/core/errors';
+import { parseSemanticSearchRequest } from '../../lambdas/core/query/semantic-search-request';
+import type { Funder, Grant } from '../../lambdas/core/records';
+import { embeddingKeyOf, embeddingTextOf } from '../../lambdas/core/search/embedding-text';
+import { fuseRankings, HYBRID_RANK_WINDOW, RRF_K } from '../../lambdas/core/search/fusion';
+import { cosineOfOpenSearchScore, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf } from '../../lambdas/core/search/relevance';
+import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
+import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
+import { semanticQueryOf } from '../../lambdas/core/use-cases/list-records';
+import { VectorMatrix } from '../../lambdas/adapters/embedded/vector-matrix';
+import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
+
+const grant = (id: string, title: string, extra: Partial<Grant> = {}): Grant => ({
+  id, title, description: `About ${title}.`, amount_min: null, amount_max: 1000, deadline_date: '2027-01-01', status: 'posted',
+  geography: null, funder_id: 'f', funder_name: 'Department of Energy', listing_url: null, created_at: '2026-01-01T00:00:00Z',
+  categories: ['Energy'], opportunity_type: 'open', project_end_date: null, states: [], source: 'test', source_id: id,
+  eligible_applicants: [], requires_501c3: null, ...extra,
+});
+
+describe('reciprocal rank fusion', () => {
+  it('scores 1/(k + rank) summed over lists and scales so first in both lists is 1', () => {
+    const fused = fuseRankings([['a', 'b', 'c'], ['b', 'a', 'd']]);
+    const score = (...ranks: number[]) => ranks.reduce((sum, r) => sum + 1 / (RRF_K + r), 0) / (2 / (RRF_K + 1));
+    expect(fused.map((hit) => hit.id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(fused[0]!.relevance).toBeCloseTo(score(1, 2), 12);
+    expect(fused[2]!.relevance).toBeCloseTo(score(3), 12);
+    expect(fuseRankings([['x'], ['x']])[0]!.relevance).toBe(1);
+  });
+
+  it('breaks ties by id, so the order is total and the same on every call', () => {
+    const fused = fuseRankings([['z', 'y'], ['m', 'n']]);
+    expect(fused.map((hit) => hit.id)).toEqual(['m', 'z', 'n', 'y']);
+  });
+
+  it('reads each list only to the rank window', () => {
+    const long = Array.from({ length: HYBRID_RANK_WINDOW + 5 }, (_, i) => `k${String(i).padStart(5, '0')}`);
+    const fused = fuseRankings([long, ['s']]);
+    expect(fused).toHaveLength(HYBRID_RANK_WINDOW + 1);
+    expect(fused.some((hit) => hit.id === long.at(-1))).toBe(false);
+  });
+
+  it('fuses an empty list with another as that list alone, at half relevance', () => {
+    const fused = fuseRankings([[], ['a', 'b']]);
+    expect(fused.map((hit) => hit.id)).toEqual(['a', 'b']);
+    expect(fused[0]!.relevance).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe('relevance', () => {
+  it('is the cosine clipped to [0, 1], and OpenSearch cosinesimil scores convert both ways', () => {
+    expect(relevanceOfCosine(0.42)).toBe(0.42);
+    expect(relevanceOfCosine(-0.3)).toBe(0);
+    expect(relevanceOfCosine(1.0000001)).toBe(1);
+    expect(relevanceOfCosine(Number.NaN)).toBe(0);
+    expect(cosineOfOpenSearchScore(openSearchScoreOfCosine(0.37))).toBeCloseTo(0.37, 12);
+    expect(openSearchScoreOfCosine(1)).toBe(1);
+    expect(openSearchScoreOfCosine(-1)).toBe(0);
+  });
+
+  it('has a floor per embedder, overridable, and refuses an embedder with none or a floor out of range', () => {
+    expect(semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 })).toBeGreaterThan(0);
+    expect(semanticFloorOf({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 })).toBeGreaterThan(0);
+    expect(semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.5)).toBe(0.5);
+    expect(() => semanticFloorOf({ embedder: 'other', dimensions: 3 })).toThrow(/no semantic floor/);
+    expect(() => semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 1.5)).toThrow(/\[0, 1\)/);
+  });
+
+  it('names both spaces and the remedy when an index was built with another embedder', () => {
+    const error = new VectorSpaceMismatch('The index', { embedder: 'a', dimensions: 100 }, { embedder: 'b', dimensions: 512 }, 'Rebuild it.');
+    expect(error.message).toBe('The index holds vectors from a (100 dimensions), but the service is configured with b (512 dimensions). Rebuild it.');
+  });
+});
+
+describe('record embeddings', () => {
+  it('embed the title (three times), funder, categories and the opening of the description (funders: name and summary), not dates or amounts', () => {
+    const text = embeddingTextOf('grant', grant('g1', 'Solar microgrids'));
+    expect(text).toBe('Solar microgrids\nSolar microgrids\nSolar microgrids\nDepartment of Energy\nEnergy\nAbout Solar microgrids.');
+    expect(embeddingTextOf('grant', grant('g1', 'T', { description: 'x'.repeat(5000) })).length).toBe('T\nT\nT\nDepartment of Energy\nEnergy\n'.length + 1500);
+    expect(embeddingTextOf('grant', grant('g1', 'Solar microgrids', { deadline_date: '2030-01-01', amount_max: 5 }))).toBe(text);
+    const funder: Funder = { id: 'f', name: 'NSF', website: null, summary: 'Basic research.', created_at: '2026-01-01T00:00:00Z', source: 's', source_id: null };
+    expect(embeddingTextOf('funder', funder)).toBe('NSF\nBasic research.');
+  });
+
+  it('are cached by embedder and text hash: an unchanged text is never embedded twice, a changed one is', async () => {
+    const embedder = countingEmbedder();
+    const cache = memoryEmbeddingCache();
+    const records = [grant('g1', 'Solar microgrids'), grant('g2', 'Rural broadband'), grant('g3', 'Solar microgrids')];
+    const first = await embedRecords('grant', records, { embedder, cache });
+    expect(embedder.embedded).toHaveLength(2); // g3 has g1's text: embedded once
+    expect(first[0]).toEqual(first[2]);
+    expect(cache.entries.size).toBe(2);
+    expect([...cache.entries.keys()][0]).toBe(embeddingKeyOf({ embedder: 'test-hash', dimensions: 8 }, embeddingTextOf('grant', records[0]!)));
+
+    const moved = { ...records[1]!, deadline_date: '2031-05-05' };
+    const renamed = { ...records[0]!, title: 'Solar microgrids for tribes' };
+    const second = await embedRecords('grant', [moved, renamed], { embedder, cache });
+    expect(embedder.embedded).toHaveLength(3); // only the renamed record's new text
+    expect(second[0]).toEqual(first[1]);
+    expect(second[1]).not.toEqual(first[0]);
+  });
+
+  it('pass a null vector through for a text the model cannot embed, and do not cache it', async () => {
+    const cache = memoryEmbeddingCache();
+    const funder: Funder = { id: 'f', name: ' ', website: null, summary: null, created_at: '2026-01-01T00:00:00Z', source: 's', source_id: null };
+    expect(await embedRecords('funder', [{ ...funder, name: '' } as Funder], { embedder: countingEmbedder(), cache })).toEqual([null]);
+    expect(cache.entries.size).toBe(0);
+  });
+});
+
+describe('the query vector', () => {
+  it('becomes a 503 SEARCH_UNAVAILABLE naming the model when the embedder fails, without the query text', async () => {
+    const failing = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, embed: async () => { throw new Error('connect ETIMEDOUT'); } };
+    const error = await semanticQueryOf({ embedder: failing, semanticFloor: 0.3 }, 'my secret query').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' });
+    expect((error as Error).message).toMatch(/titan-embed-text-v2.*keyword/);
+    expect((error as Error).message).not.toMatch(/secret/);
+  });
+
+  it('carries the floor and a null vector for a text with nothing to embed', async () => {
+    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, floor: 0.42 });
+  });
+});
+
+describe('the exact k-NN matrix', () => {
+  const unit = (...xs: number[]) => { const n = Math.hypot(...xs); return Float32Array.from(xs, (x) => x / n); };
+
+  it('returns every row at or above the floor that the filter mask allows, and forgets deleted rows', () => {
+    const matrix = new VectorMatrix(2, 1);
+    matrix.set(1, unit(1, 0));
+    matrix.set(2, unit(1, 1));
+    matrix.set(3, unit(0, 1));
+    matrix.set(5, unit(-1, 0));
+    const query = unit(1, 0);
+    const rowids = (rows: { rowid: number }[]) => rows.map((r) => r.rowid).sort();
+    expect(rowids(matrix.matchesAbove(query, 0.5))).toEqual([1, 2]);
+    expect(rowids(matrix.matchesAbove(query, -1))).toEqual([1, 2, 3, 5]);
+    const mask = new Uint8Array(6);
+    mask[2] = 1;
+    mask[3] = 1;
+    expect(rowids(matrix.matchesAbove(query, 0.5, mask))).toEqual([2]);
+    matrix.delete(2);
+    matrix.set(7, unit(1, 0.1)); // reuses the freed slot
+    expect(rowids(matrix.matchesAbove(query, 0.5))).toEqual([1, 7]);
+    expect(matrix.size).toBe(4);
+    expect(() => matrix.set(9, unit(1, 0, 0))).toThrow(/dimensions/);
+  });
+});
+
+describe('POST /semantic-search bodies', () => {
+  const issueOf = (body: string | null) => {
+    try {
+      parseSemanticSearchRequest(body);
+      return null;
+    } catch (error) {
+      return (error as ServiceError).details;
+    }
+  };
+
+  it('defaults to both kinds and 10 results, and ignores unknown fields', () => {
+    expect(parseSemanticSearchRequest('{"query":"  rural broadband ","extra":1}')).toEqual({ query: 'rural broadband', kinds: ['grant', 'contract'], limit: 10 });
+    expect(parseSemanticSearchRequest('{"query":"x","type":"contracts","limit":50}')).toEqual({ query: 'x', kinds: ['contract'], limit: 50 });
+  });
+
+  it.each([
+    ['not JSON', '{query:', 'body'],
+    ['no body', null, 'body'],
+    ['an array', '["q"]', 'body'],
+    ['a missing query', '{}', 'query'],
+    ['an empty query', '{"query":"  "}', 'query'],
+    ['a query of the wrong type', '{"query":5}', 'query'],
+    ['an overlong query', JSON.stringify({ query: 'a'.repeat(501) }), 'query'],
+    ['an unknown type', '{"query":"x","type":"funders"}', 'type'],
+    ['a type of the wrong type', '{"query":"x","type":["grants"]}', 'type'],
+    ['limit 0', '{"query":"x","limit":0}', 'limit'],
+    ['limit 51', '{"query":"x","limit":51}', 'limit'],
+    ['a fractional limit', '{"query":"x","limit":2.5}', 'limit'],
+    ['a string limit', '{"query":"x","limit":"5"}', 'limit'],
+  ])('rejects %s with a 400 naming the field', (_, body, field) => {
+    expect(issueOf(body)?.map((d) => d.field)).toEqual([field]);
+  });
+});
