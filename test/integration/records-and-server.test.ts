@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseListQuery } from '../../lambdas/core/query/list-query';
 import { GrantSchema, ContractSchema, FunderSchema } from '../../lambdas/core/records';
-import { removeLocalIndex } from '../../local/embedded-stack';
+import { removeLocalIndex, startEmbeddedStack } from '../../local/embedded-stack';
 import { startTestApi, type TestApi } from '../support/api-server';
+import { countingEmbedder } from '../support/embedding-doubles';
 
 const SMALL = { funders: 30, grants: 120, contracts: 60, awardedGrants: 20, awardedContracts: 10 };
 
@@ -114,7 +116,26 @@ describe('local state', () => {
       const third = await startTestApi({ dataDir, seed: SMALL });
       const rebuilt = await third.get('/grants-api?limit=5&opportunity_type=all');
       expect(rebuilt.body.results).toEqual(before.body.results);
+      const semantic = await third.get('/grants-api?search=community%20health%20programs&search_mode=semantic&limit=3');
+      expect(semantic.body.results.length).toBeGreaterThan(0); // the rebuilt index has the vectors too
       await third.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses at start-up an index built with another embedder, naming both and the remedy', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gcf-state-'));
+    try {
+      await (await startEmbeddedStack({ dataDir, seed: SMALL })).close();
+      const other = countingEmbedder(100);
+      await expect(startEmbeddedStack({ dataDir, seed: false, embedder: other, semanticFloor: 0.5 })).rejects.toThrow(
+        /holds vectors from wink-sg-100d \(100 dimensions\), but the service is configured with test-hash \(100 dimensions\)\. Rebuild it from the record store: npm run admin -- local reindex/,
+      );
+      // The state folder was released: the stack starts again with the embedder it was built with.
+      const again = await startEmbeddedStack({ dataDir, seed: false });
+      expect((await again.services.index.query('grant', parseListQuery('grant', { count_only: ['true'] }, '2026-11-22'))).total).toBeGreaterThan(0);
+      await again.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

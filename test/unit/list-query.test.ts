@@ -48,6 +48,13 @@ describe('list query defaults', () => {
   });
 });
 
+describe('search modes', () => {
+  it.each(['semantic', 'hybrid'] as const)('%s with a search term is ordered by relevance unless sort_by says otherwise', (mode) => {
+    expect(parse('contract', `search=IT support&search_mode=${mode}`)).toMatchObject({ search: { text: 'IT support', mode }, sort: { field: 'relevance', order: 'desc' } });
+    expect(parse('funder', `search=health&search_mode=${mode.toUpperCase()}&sort_by=name`)).toMatchObject({ search: { mode }, sort: { field: 'name', order: 'asc' } });
+  });
+});
+
 describe('status semantics', () => {
   it('maps the grant status union onto stored statuses and the deadline', () => {
     expect(parse('grant', 'status=open').filters?.status).toEqual([{ stored: 'posted', deadline: 'not_past' }]);

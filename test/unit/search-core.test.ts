@@ -5,10 +5,11 @@ import type { Funder, Grant } from '../../lambdas/core/records';
 import { embeddingKeyOf, embeddingTextOf } from '../../lambdas/core/search/embedding-text';
 import { fuseRankings, HYBRID_RANK_WINDOW, RRF_K } from '../../lambdas/core/search/fusion';
 import { cosineOfOpenSearchScore, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf } from '../../lambdas/core/search/relevance';
+import { memoizedEmbedder } from '../../lambdas/core/search/memoized-embedder';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
 import { semanticQueryOf } from '../../lambdas/core/use-cases/list-records';
-import { VectorMatrix } from '../../lambdas/adapters/embedded/vector-matrix';
+import { rankMatches, VectorMatrix, type Matches } from '../../lambdas/adapters/embedded/vector-matrix';
 import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
 
 const grant = (id: string, title: string, extra: Partial<Grant> = {}): Grant => ({
@@ -123,6 +124,24 @@ describe('the query vector', () => {
   });
 });
 
+describe('the memoized query embedder', () => {
+  it('asks the model once per text among the last N, and forgets the least recently used', async () => {
+    const inner = countingEmbedder();
+    const embedder = memoizedEmbedder(inner, 2);
+    const [first] = await embedder.embed(['rural broadband']);
+    expect(await embedder.embed(['rural broadband', 'rural broadband'])).toEqual([first, first]);
+    expect(inner.embedded).toEqual(['rural broadband']);
+    await embedder.embed(['food security']);
+    await embedder.embed(['rural broadband']); // most recent again
+    await embedder.embed(['wildfire']); // evicts food security
+    const [food, rural] = await embedder.embed(['food security', 'rural broadband']);
+    expect(inner.embedded).toEqual(['rural broadband', 'food security', 'wildfire', 'food security']);
+    expect(rural).toEqual(first); // still known within the call that evicts it
+    expect(food).toBeInstanceOf(Float32Array);
+    expect(embedder.space).toBe(inner.space);
+  });
+});
+
 describe('the exact k-NN matrix', () => {
   const unit = (...xs: number[]) => { const n = Math.hypot(...xs); return Float32Array.from(xs, (x) => x / n); };
 
@@ -133,7 +152,7 @@ describe('the exact k-NN matrix', () => {
     matrix.set(3, unit(0, 1));
     matrix.set(5, unit(-1, 0));
     const query = unit(1, 0);
-    const rowids = (rows: { rowid: number }[]) => rows.map((r) => r.rowid).sort();
+    const rowids = (matches: Matches) => Array.from(matches.rowids).sort();
     expect(rowids(matrix.matchesAbove(query, 0.5))).toEqual([1, 2]);
     expect(rowids(matrix.matchesAbove(query, -1))).toEqual([1, 2, 3, 5]);
     const mask = new Uint8Array(6);
@@ -145,6 +164,18 @@ describe('the exact k-NN matrix', () => {
     expect(rowids(matrix.matchesAbove(query, 0.5))).toEqual([1, 7]);
     expect(matrix.size).toBe(4);
     expect(() => matrix.set(9, unit(1, 0, 0))).toThrow(/dimensions/);
+  });
+
+  it('ranks matches best first with ties by id, negative cosines included', () => {
+    const cosines = Float32Array.from([0.5, -0.25, 0.9, 0.5, -0.75, 0.5, 0]);
+    const rowids = Int32Array.from([10, 11, 12, 13, 14, 15, 16]);
+    const ids = new Map([[10, 'c'], [11, 'x'], [12, 'y'], [13, 'a'], [14, 'z'], [15, 'b'], [16, 'w']]);
+    const ranked = rankMatches({ rowids, cosines }, (rowid) => ids.get(rowid)!);
+    expect(Array.from(ranked.rowids)).toEqual([12, 13, 15, 10, 16, 11, 14]);
+    expect(Array.from(ranked.cosines)).toEqual([0.9, 0.5, 0.5, 0.5, 0, -0.25, -0.75].map(Math.fround));
+    const many = Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i));
+    const order = rankMatches({ rowids: Int32Array.from(many, (_, i) => i), cosines: many }, (rowid) => String(rowid).padStart(5, '0'));
+    expect(Array.from(order.cosines)).toEqual(Array.from(many).sort((a, b) => b - a));
   });
 });
 

@@ -9,7 +9,7 @@ import { keywordTerms } from '../../core/text';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import { QueryCache } from './query-cache';
-import { VectorMatrix } from './vector-matrix';
+import { rankMatches, VectorMatrix } from './vector-matrix';
 
 /**
  * The embedded search index: SQLite with FTS5 (BM25, title weighted above description) and exact
@@ -427,13 +427,8 @@ export class SqliteSearchIndex implements SearchIndex {
   private semanticRanking(plan: QueryPlan, semantic: SemanticQuery): Ranking {
     if (!semantic.vector) return { rowids: new Int32Array(0), relevance: new Float32Array(0) };
     const mask = plan.filters.where.length > 0 ? this.filterMask(plan) : undefined;
-    const rows = this.vectors[plan.kind].matchesAbove(semantic.vector, semantic.floor, mask);
-    const idOf = this.idReader(plan.kind);
-    rows.sort((a, b) => b.cosine - a.cosine || compareIds(idOf(a.rowid), idOf(b.rowid)));
-    return {
-      rowids: Int32Array.from(rows, (row) => row.rowid),
-      relevance: Float32Array.from(rows, (row) => relevanceOfCosine(row.cosine)),
-    };
+    const ranked = rankMatches(this.vectors[plan.kind].matchesAbove(semantic.vector, semantic.floor, mask), this.idReader(plan.kind));
+    return { rowids: ranked.rowids, relevance: ranked.cosines.map(relevanceOfCosine) };
   }
 
   /** The keyword and semantic lists, each cut at the rank window, fused by reciprocal rank. */

@@ -3,9 +3,58 @@
  * single pass of dot products over memory in order (the vectors are unit length, so the dot
  * product is the cosine). Rows are addressed by the SQLite rowid of their record.
  */
-export interface ScoredRow {
-  rowid: number;
-  cosine: number;
+/** Rows and their cosines with a query, index by index. */
+export interface Matches {
+  rowids: Int32Array;
+  cosines: Float32Array;
+}
+
+/** Room for the position of a match beside its 32-bit score in one exact float64 (2^32 * 2^21 = 2^53). */
+const POSITION_RANGE = 2 ** 21;
+
+/**
+ * The matches best first, ties by id: what a relevance-ordered page needs, for every match (the
+ * total and later pages come from the same order). Each match is packed into one float64, its
+ * cosine's sortable bits above its position, so the whole set sorts with the engine's native
+ * numeric sort instead of a comparator call per comparison; equal cosines are then put in id order.
+ */
+export function rankMatches(matches: Matches, idOf: (rowid: number) => string): Matches {
+  const count = matches.rowids.length;
+  const order = new Float64Array(count);
+  const bits = new Uint32Array(matches.cosines.buffer, matches.cosines.byteOffset, count);
+  if (count >= POSITION_RANGE) throw new Error(`cannot rank ${count} matches at once`);
+  for (let i = 0; i < count; i++) {
+    const raw = bits[i]!;
+    // IEEE 754 bits as an unsigned integer in the float's own order, then flipped for descending.
+    const ascending = raw & 0x80000000 ? ~raw >>> 0 : (raw | 0x80000000) >>> 0;
+    order[i] = (0xffffffff - ascending) * POSITION_RANGE + i;
+  }
+  order.sort();
+  const rowids = new Int32Array(count);
+  const cosines = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    const position = order[i]! % POSITION_RANGE;
+    rowids[i] = matches.rowids[position]!;
+    cosines[i] = matches.cosines[position]!;
+  }
+  for (let start = 0; start < count;) {
+    let end = start + 1;
+    while (end < count && cosines[end] === cosines[start]) end++;
+    if (end - start > 1) {
+      const tied = Array.from(rowids.subarray(start, end)).sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
+      rowids.set(tied, start);
+    }
+    start = end;
+  }
+  return { rowids, cosines };
+}
+
+function grown(matches: Matches): Matches {
+  const rowids = new Int32Array(matches.rowids.length * 2);
+  const cosines = new Float32Array(matches.cosines.length * 2);
+  rowids.set(matches.rowids);
+  cosines.set(matches.cosines);
+  return { rowids, cosines };
 }
 
 export class VectorMatrix {
@@ -60,16 +109,22 @@ export class VectorMatrix {
    * is a mask by rowid (1 = passes the query's filters): the filter is applied inside the scan, so
    * no match is lost to a top-k cut made before filtering.
    */
-  matchesAbove(query: Float32Array, floor: number, allowed?: Uint8Array): ScoredRow[] {
+  matchesAbove(query: Float32Array, floor: number, allowed?: Uint8Array): Matches {
     const { data, rowids, dimensions } = this;
-    const out: ScoredRow[] = [];
+    let found: Matches = { rowids: new Int32Array(1024), cosines: new Float32Array(1024) };
+    let count = 0;
     for (let slot = 0, offset = 0; slot < this.used; slot++, offset += dimensions) {
       const rowid = rowids[slot]!;
       if (rowid < 0) continue;
       let dot = 0;
       for (let d = 0; d < dimensions; d++) dot += data[offset + d]! * query[d]!;
-      if (dot >= floor && (allowed === undefined || allowed[rowid] === 1)) out.push({ rowid, cosine: dot });
+      if (dot >= floor && (allowed === undefined || allowed[rowid] === 1)) {
+        if (count === found.rowids.length) found = grown(found);
+        found.rowids[count] = rowid;
+        found.cosines[count] = dot;
+        count++;
+      }
     }
-    return out;
+    return { rowids: found.rowids.subarray(0, count), cosines: found.cosines.subarray(0, count) };
   }
 }
