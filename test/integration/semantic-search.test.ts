@@ -57,7 +57,8 @@ async function expectedSemantic(kind: 'grant' | 'contract', text: string, params
   return kept
     .map((record, i) => ({ id: record.id, cosine: vectors[i] ? dot(vectors[i]!, query) : -Infinity }))
     .filter((hit) => hit.cosine >= floor)
-    .sort((a, b) => b.cosine - a.cosine || (a.id < b.id ? -1 : 1));
+    // The index keeps cosines as float32: values equal at that precision are ties, broken by id.
+    .sort((a, b) => Math.fround(b.cosine) - Math.fround(a.cosine) || (a.id < b.id ? -1 : 1));
 }
 
 async function fetchAll(path: string, params: Record<string, string>, pageSize = 100): Promise<{ results: any[]; total: number }> {
