@@ -295,12 +295,15 @@ describe('OpenSearchIndex queries', () => {
     });
   });
 
-  it('refuses semantic and hybrid queries on an index built with another embedder, but still lists and keyword-searches it', async () => {
+  it('refuses semantic and hybrid queries on an index built with another embedder (503, the remedy in the logged cause), but still lists and keyword-searches it', async () => {
     existingIndex('grant', OTHER_SPACE);
     const index = adapter();
     const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
-    await expect(index.query('grant', q({ search: 'police', search_mode: 'semantic' }), semantic)).rejects.toBeInstanceOf(VectorSpaceMismatch);
-    await expect(index.query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toThrow(REBUILD_REMEDY);
+    const refused = await index.query('grant', q({ search: 'police', search_mode: 'semantic' }), semantic).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/another embedding model.*keyword search still works/) });
+    expect((refused as Error).cause).toBeInstanceOf(VectorSpaceMismatch);
+    expect(((refused as Error).cause as Error).message).toContain(REBUILD_REMEDY);
+    await expect(index.query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({ status: 503 });
     expect(calls().filter((call) => call.endsWith('search'))).toEqual([]);
     answer('/gcf-grants/_search', hits([{ id: grant(1).id, source: grant(1) }]));
     await expect(index.query('grant', q({ search: 'police' }))).resolves.toEqual({ total: 1, results: [grant(1)] });

@@ -102,7 +102,11 @@ function unavailable(message: string, cause: unknown): ServiceError {
  * the domain refuses) is an internal error, logged by the route.
  */
 function queryFailure(error: unknown, kind: ResourceKind): unknown {
-  if (error instanceof ServiceError || error instanceof VectorSpaceMismatch) return error;
+  if (error instanceof ServiceError) return error;
+  // The operator's message (both spaces, the rebuild command) goes to the log as the cause.
+  if (error instanceof VectorSpaceMismatch) {
+    return unavailable(`Semantic search is unavailable: the ${kind} index was built with another embedding model and must be rebuilt; keyword search still works`, error);
+  }
   const name = (error as Error | undefined)?.name ?? '';
   if (UNREACHABLE.has(name)) return unavailable('The search service cannot be reached right now; try again shortly', error);
   const status = statusOf(error);
