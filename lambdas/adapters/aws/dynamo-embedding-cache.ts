@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock, type Clock } from '../../ports/clock';
 import type { EmbeddingCache } from '../../ports/embedder';
+import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { DOCUMENT_CLIENT_OPTIONS, putItems } from './records-table';
 
 export const EMBEDDING_SK = 'vector';
@@ -74,14 +75,3 @@ export class DynamoEmbeddingCache implements EmbeddingCache {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function bytesOfVector(vector: Float32Array): Uint8Array {
-  return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-/** A copy: the SDK's bytes may sit at an offset that a Float32Array cannot start at. */
-function vectorOfBytes(bytes: Uint8Array): Float32Array {
-  const vector = new Float32Array(bytes.byteLength / 4);
-  new Uint8Array(vector.buffer).set(bytes);
-  return vector;
-}

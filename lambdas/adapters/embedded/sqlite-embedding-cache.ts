@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import type { EmbeddingCache } from '../../ports/embedder';
+import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 
 /**
  * Embeddings in SQLite for local mode: a restart re-indexes without re-embedding. Vectors are
@@ -19,7 +20,7 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
     const upsert = this.db.prepare('INSERT INTO embeddings (key, vector) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET vector = excluded.vector');
     // One transaction per put: a thousand single-row commits would each wait for the disk.
     this.upsertAll = this.db.transaction((entries: ReadonlyMap<string, Float32Array>) => {
-      for (const [key, vector] of entries) upsert.run(key, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+      for (const [key, vector] of entries) upsert.run(key, bytesOfVector(vector));
     });
   }
 
@@ -27,7 +28,7 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
     const found = new Map<string, Float32Array>();
     for (const key of keys) {
       const row = this.select.get(key);
-      if (row) found.set(key, vectorOfBlob(row.vector));
+      if (row) found.set(key, vectorOfBytes(row.vector));
     }
     return found;
   }
@@ -39,11 +40,4 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
   close(): void {
     this.db.close();
   }
-}
-
-/** A copy: a Buffer from SQLite may share a pool and need not be 4-byte aligned. */
-function vectorOfBlob(blob: Buffer): Float32Array {
-  const vector = new Float32Array(blob.byteLength / 4);
-  new Uint8Array(vector.buffer).set(blob);
-  return vector;
 }

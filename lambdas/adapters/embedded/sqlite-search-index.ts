@@ -8,6 +8,7 @@ import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import { keywordTerms } from '../../core/text';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
+import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { QueryCache } from './query-cache';
 import { rankMatches, VectorMatrix } from './vector-matrix';
 
@@ -207,12 +208,6 @@ function orderSql(kind: ResourceKind, query: ListQuery): string {
   return nullsPossible ? `(r.${bare} IS NULL), r.${column} ASC, r.id ASC` : `r.${column} ASC, r.id ASC`;
 }
 
-/** A copy: a Buffer from SQLite may share a pool and need not be 4-byte aligned. */
-function vectorOfBlob(blob: Buffer): Float32Array {
-  const vector = new Float32Array(blob.byteLength / 4);
-  new Uint8Array(vector.buffer).set(blob);
-  return vector;
-}
 
 export interface SqliteSearchIndexOptions {
   /** A file path, or ':memory:'. */
@@ -285,7 +280,7 @@ export class SqliteSearchIndex implements SearchIndex {
       for (const row of this.db.prepare(`SELECT rowid, id FROM ${kind}_rows`).iterate() as Iterable<{ rowid: number; id: string }>) ids.set(row.rowid, row.id);
       const matrix = this.vectors[kind];
       for (const row of this.db.prepare(`SELECT rowid, vector FROM ${kind}_vectors`).iterate() as Iterable<{ rowid: number; vector: Buffer }>) {
-        matrix.set(row.rowid, vectorOfBlob(row.vector));
+        matrix.set(row.rowid, vectorOfBytes(row.vector));
       }
     }
   }
@@ -517,7 +512,7 @@ export class SqliteSearchIndex implements SearchIndex {
         else putText.run(rowid, (record as Grant).title, (record as Grant).description);
         const vector = vectors?.[i];
         if (vector) {
-          putVector.run(rowid, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+          putVector.run(rowid, bytesOfVector(vector));
           matrix.set(rowid, vector);
         } else {
           dropVector.run(rowid);
