@@ -95,7 +95,7 @@ export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoi
   }
   return {
     store: new DynamoRecordStore(client, tableName),
-    index: openSearchIndexFor({ ...env, AWS_REGION: region }, space),
+    index: openSearchIndexFor(env, space),
     embeddings: { embedder: bedrockEmbedder(env), cache: new DynamoEmbeddingCache(client, tableName) },
     tableName,
     endpoint,

@@ -35,6 +35,7 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
   let store: RecordStore | undefined;
   let index: SearchIndex | undefined;
   let embedder: Embedder | undefined;
+  let semanticFloor: number | undefined;
   let meter: UsageMeter | undefined;
   let keys: KeyStore | undefined;
   const dynamo = () => (client ??= new DynamoDBClient({}));
@@ -64,8 +65,8 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
       return embedder;
     },
     get semanticFloor() {
-      const configured = env.SEMANTIC_FLOOR ? Number(env.SEMANTIC_FLOOR) : undefined;
-      return semanticFloorOf(this.embedder.space, configured);
+      semanticFloor ??= semanticFloorOf(this.embedder.space, env.SEMANTIC_FLOOR ? Number(env.SEMANTIC_FLOOR) : undefined);
+      return semanticFloor;
     },
     clock: systemClock,
   };
