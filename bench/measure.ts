@@ -1,5 +1,7 @@
 import autocannon from 'autocannon';
 
+type AutocannonRequests = Parameters<typeof autocannon>[0]['requests'];
+
 export interface Measurement {
   /** Mean of autocannon's per-second samples. */
   requestsPerSecond: number;
@@ -13,7 +15,17 @@ export interface LoadOptions {
   durationSeconds: number;
   /** When set, each request's path (and query) comes from here instead of the URL's. */
   nextPath?: () => string;
+  /** When set, each request's method, path and JSON body come from here (wins over nextPath). */
+  nextRequest?: () => JsonRequest;
   headers?: Record<string, string>;
+}
+
+/** One request with a JSON body; sent with Content-Type: application/json (autocannon sets the length). */
+export interface JsonRequest {
+  method: 'POST';
+  /** Path and query, including the server's base path. */
+  path: string;
+  body: string;
 }
 
 // Beyond the run itself: connection setup, the last in-flight responses, autocannon's wrap-up.
@@ -26,6 +38,20 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** autocannon calls setupRequest before every request it sends, so each one can differ. */
+function requestsOf({ nextPath, nextRequest }: LoadOptions): AutocannonRequests {
+  if (nextRequest) {
+    return [{
+      setupRequest: (request) => {
+        const { method, path, body } = nextRequest();
+        return { ...request, method, path, body, headers: { ...request.headers, 'Content-Type': 'application/json' } };
+      },
+    }];
+  }
+  if (nextPath) return [{ setupRequest: (request) => ({ ...request, path: nextPath() }) }];
+  return undefined;
+}
+
 /**
  * Closed-loop load at fixed concurrency for a fixed time. Latencies are collected from the
  * 'response' events rather than autocannon's histogram, which keeps whole milliseconds only and
@@ -34,14 +60,13 @@ function percentile(sorted: Float64Array, p: number): number {
  */
 export async function measure(url: string, options: LoadOptions): Promise<Measurement> {
   const latencies: number[] = [];
-  const { nextPath } = options;
   const instance = autocannon({
     url,
     connections: options.connections,
     duration: options.durationSeconds,
     timeout: REQUEST_TIMEOUT_SECONDS,
     headers: options.headers,
-    requests: nextPath ? [{ setupRequest: (request) => ({ ...request, path: nextPath() }) }] : undefined,
+    requests: requestsOf(options),
   });
   instance.on('response', (_client, _status, _bytes, responseTimeMs) => {
     latencies.push(responseTimeMs);

@@ -1,4 +1,4 @@
-// `npm run bench`: API throughput and latency against a bare node:http baseline, and ingest throughput; see docs/benchmarks.md.
+// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN and grant matching; see docs/benchmarks.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { benchCatalogue, type CatalogueResult } from './bench-catalogue';
@@ -7,7 +7,11 @@ import { describeMachine } from './machine';
 import { parseBenchOptions } from './options';
 import { benchIngest } from './ingest';
 import { benchKnn } from './knn';
-import { ingestSection, KNN_MARKERS, knnSection, markedSection, renderReport, renderSummary, withIngestSection, withMarkedSection, type BenchRun } from './report';
+import { benchMatch } from './match';
+import {
+  ingestSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
+  withIngestSection, withMarkedSection, type BenchRun,
+} from './report';
 import { SEARCH_QUALITY_MARKERS } from './search-eval/report';
 
 const log = (line: string) => console.log(line);
@@ -32,21 +36,29 @@ async function main(): Promise<void> {
   if (options.parts.includes('api')) {
     for (const grants of options.sizes) catalogues.push(await benchCatalogue(grants, options, log));
   }
+  const match = options.parts.includes('match') ? await benchMatch(Math.max(...options.sizes), options, log) : null;
 
-  const run: BenchRun = { machine, options, catalogues, ingest, knn, totalSeconds: (performance.now() - startedAt) / 1000 };
+  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, totalSeconds: (performance.now() - startedAt) / 1000 };
   const outFile = resolve(PROJECT_ROOT, options.outFile);
   mkdirSync(dirname(outFile), { recursive: true });
   const previous = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
   if (options.parts.includes('api')) {
-    // The search quality section is written by `npm run eval:search`; a bench run keeps it.
-    const quality = markedSection(previous, SEARCH_QUALITY_MARKERS);
-    writeFileSync(outFile, quality ? withMarkedSection(renderReport(run), SEARCH_QUALITY_MARKERS, quality) : renderReport(run));
+    // The quality sections are written by `npm run eval:search` and `npm run eval:match`, and the
+    // match section by a `--parts match` run when this one left it out; the new report keeps them.
+    let report = renderReport(run);
+    const kept = [SEARCH_QUALITY_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS])];
+    for (const markers of kept) {
+      const section = markedSection(previous, markers);
+      if (section) report = withMarkedSection(report, markers, section);
+    }
+    writeFileSync(outFile, report);
     log(`\n${renderSummary(run)}`);
   } else {
     // Only the sections of the parts that ran change; the API figures of the last full run stay.
     let report = previous;
     if (ingest) report = withIngestSection(report, ingestSection(run));
     if (knn) report = withMarkedSection(report, KNN_MARKERS, knnSection(knn));
+    if (match) report = withMarkedSection(report, MATCH_MARKERS, matchSection(match));
     writeFileSync(outFile, report);
   }
   log(`\nwrote ${outFile} (${run.totalSeconds.toFixed(0)} s)`);

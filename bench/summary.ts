@@ -6,10 +6,11 @@ export interface RoundMeasurement extends Measurement {
   rssBytes: number;
 }
 
-export type Round = Record<ScenarioName, RoundMeasurement>;
+/** One round: a measurement per scenario name, the baseline's among them. */
+export type Round<N extends string = ScenarioName> = Record<N, RoundMeasurement>;
 
-export interface ScenarioSummary {
-  scenario: Scenario;
+export interface ScenarioSummary<S extends { name: string } = Scenario> {
+  scenario: S;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -18,6 +19,8 @@ export interface ScenarioSummary {
   /** Highest RSS read after a run of this scenario. */
   rssBytes: number;
   requestsPerSecondByRound: number[];
+  /** p99s swing most on a shared machine, so reports can show each round's. */
+  p99MsByRound: number[];
 }
 
 export function median(values: number[]): number {
@@ -38,9 +41,10 @@ export function percentile(values: number[], q: number): number {
  * Medians across rounds, because single runs on a shared machine swing. Ratios are taken within
  * a round first: the baseline ran seconds before, under nearly the same background load.
  */
-export function summarise(scenarios: Scenario[], rounds: Round[]): ScenarioSummary[] {
+export function summarise<S extends { name: string }>(scenarios: readonly S[], rounds: Round<S['name']>[]): ScenarioSummary<S>[] {
+  const measured = (round: Round<S['name']>, name: string) => (round as Record<string, RoundMeasurement>)[name]!;
   return scenarios.map((scenario) => {
-    const runs = rounds.map((round) => round[scenario.name]);
+    const runs = rounds.map((round) => measured(round, scenario.name));
     return {
       scenario,
       requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
@@ -48,9 +52,10 @@ export function summarise(scenarios: Scenario[], rounds: Round[]): ScenarioSumma
       p99Ms: median(runs.map((r) => r.p99Ms)),
       ratioToBaseline: scenario.name === 'baseline'
         ? null
-        : median(rounds.map((round) => round[scenario.name].requestsPerSecond / round.baseline.requestsPerSecond)),
+        : median(rounds.map((round) => measured(round, scenario.name).requestsPerSecond / measured(round, 'baseline').requestsPerSecond)),
       rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
       requestsPerSecondByRound: runs.map((r) => r.requestsPerSecond),
+      p99MsByRound: runs.map((r) => r.p99Ms),
     };
   });
 }

@@ -26,6 +26,7 @@ export const API_ROUTES: readonly ApiRouteDefinition[] = [
   { method: 'GET', path: '/contracts-api/{id}', entry: 'lambdas/handlers/get-contract.ts', bindings: ['records', 'usage'] },
   { method: 'GET', path: '/funders-api', entry: 'lambdas/handlers/list-funders.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'POST', path: '/semantic-search', entry: 'lambdas/handlers/semantic-search.ts', bindings: ['search', 'embeddings', 'usage'] },
+  { method: 'POST', path: '/match-grants-api', entry: 'lambdas/handlers/match-grants.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records', 'usage'] },
   { method: 'GET', path: '/openapi.json', entry: 'lambdas/handlers/openapi.ts', bindings: [], public: true },
 ];

@@ -1,6 +1,6 @@
 import { handler as openApiHandler } from '../lambdas/handlers/openapi';
 import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
-import { getRoute, listRoute, semanticSearchRoute } from '../lambdas/http/routes';
+import { getRoute, listRoute, matchGrantsRoute, semanticSearchRoute } from '../lambdas/http/routes';
 import { authenticate } from '../lambdas/core/use-cases/authenticate';
 import type { Services } from '../lambdas/ports/services';
 import type { LocalAuthorizer } from './http-server';
@@ -30,6 +30,7 @@ export function localRoutes(services: Services): LocalRoute[] {
     { method: 'GET', resource: '/funders-api', authenticated: true, handler: listRoute('funder', provider) },
     { method: 'GET', resource: '/funders-api/{id}', authenticated: true, handler: getRoute('funder', provider) },
     { method: 'POST', resource: '/semantic-search', authenticated: true, handler: semanticSearchRoute(provider) },
+    { method: 'POST', resource: '/match-grants-api', authenticated: true, handler: matchGrantsRoute(provider) },
     { method: 'GET', resource: '/openapi.json', authenticated: false, handler: openApiHandler },
   ];
 }

@@ -1,15 +1,13 @@
 // `npm run eval:search`: search quality (nDCG@10, recall@50) of keyword, semantic and hybrid search
 // on ../shared/data, against the labelled queries in bench/search-eval/queries.json.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { ingestFiles } from '../../lambdas/adapters/source-files/ingest-files';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseListQuery, SEARCH_MODES, type SearchMode } from '../../lambdas/core/query/list-query';
 import { listRecords } from '../../lambdas/core/use-cases/list-records';
 import { utcDate } from '../../lambdas/ports/clock';
-import { removeLocalIndex, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { PROJECT_ROOT } from '../child-processes';
-import { INGEST_FILES } from '../ingest';
 import { withMarkedSection } from '../report';
+import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import { SEARCH_QUALITY_MARKERS, searchQualitySection, type QueryScore } from './report';
 import { mean, ndcgAt, recallAt } from './metrics';
 
@@ -20,41 +18,17 @@ interface LabelledQuery {
   judgements: { source: string; source_id: string; grade: number; title: string }[];
 }
 
-const SHARED_DATA = resolve(PROJECT_ROOT, '..', 'shared', 'data');
 const DATA_DIR = join(PROJECT_ROOT, 'bench', '.data', 'search-eval');
 const REPORT = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
 const DEPTH = 50;
 
-/** The imported catalogue, kept between runs (a re-import of unchanged files writes nothing). */
-async function importedCatalogue(): Promise<EmbeddedStack> {
-  mkdirSync(DATA_DIR, { recursive: true });
-  // The index is rebuilt from the store each run, so it always holds this code's embeddings.
-  removeLocalIndex(DATA_DIR);
-  const stack = await startEmbeddedStack({ dataDir: DATA_DIR, seed: false, onProgress: (m) => console.error(m) });
-  const files = INGEST_FILES.map((file) => join(SHARED_DATA, file));
-  const started = performance.now();
-  const { summary } = await ingestFiles(files, stack.services);
-  const created = Object.values(summary.byKind).reduce((sum, k) => sum + k.created, 0);
-  console.error(`import of ../shared/data: ${created} created, ${summary.rejected} rejected (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-  return stack;
-}
-
-/** Judgements name records by (source, source_id); the catalogue gives their ids. */
-async function idsBySourceKey(stack: EmbeddedStack, kind: 'grant' | 'contract'): Promise<Map<string, string>> {
-  const ids = new Map<string, string>();
-  for await (const page of stack.services.store.scan(kind)) {
-    for (const record of page) ids.set(`${record.source}|${record.source_id}`, record.id);
-  }
-  return ids;
-}
-
 async function main(): Promise<void> {
-  if (!INGEST_FILES.every((file) => existsSync(join(SHARED_DATA, file)))) {
+  if (!sharedDataPresent()) {
     console.error(`eval:search: skipped, ../shared/data is absent (${SHARED_DATA})`);
     return;
   }
   const { queries } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json'), 'utf8')) as { queries: LabelledQuery[] };
-  const stack = await importedCatalogue();
+  const stack = await sharedDataCatalogue(DATA_DIR);
   try {
     const ids = { grant: await idsBySourceKey(stack, 'grant'), contract: await idsBySourceKey(stack, 'contract') };
     const today = utcDate(stack.services.clock);

@@ -1,8 +1,10 @@
+import { parseMatchRequest } from '../core/matching/match-request';
 import { parseListQuery } from '../core/query/list-query';
 import { parseSemanticSearchRequest } from '../core/query/semantic-search-request';
 import type { ResourceKind } from '../core/records';
 import { getRecord } from '../core/use-cases/get-record';
 import { listEnvelope, listRecords } from '../core/use-cases/list-records';
+import { matchGrants, matchResponse } from '../core/use-cases/match-grants';
 import { semanticSearch, type SemanticSearchResponse } from '../core/use-cases/semantic-search';
 import { utcDate } from '../ports/clock';
 import type { ServicesProvider } from '../ports/services';
@@ -39,5 +41,15 @@ export function semanticSearchRoute(services: ServicesProvider) {
       meta: { response_time_ms: Math.round((performance.now() - startedAt) * 100) / 100, types: request.kinds, limit: request.limit, min_relevance: ports.semanticFloor },
     };
     return jsonResult(200, response);
+  });
+}
+
+/** POST /match-grants-api (pro and developer tiers): the open grants that fit a profile, scored and explained. */
+export function matchGrantsRoute(services: ServicesProvider) {
+  return authenticatedRoute('matching', services, async (event, startedAt) => {
+    const ports = services();
+    const request = parseMatchRequest(requestBody(event));
+    const outcome = await matchGrants(ports, request, utcDate(ports.clock));
+    return jsonResult(200, matchResponse(outcome, request, performance.now() - startedAt));
   });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../lambdas/core/query/list-query';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
-import type { Grant, ResourceKind } from '../../lambdas/core/records';
+import type { ApplicantType, Grant, ResourceKind } from '../../lambdas/core/records';
 import { fuseRankings } from '../../lambdas/core/search/fusion';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
@@ -39,14 +39,14 @@ function grant(n: number, title: string, description: string, extra: Partial<Gra
 
 // Directions: x = policing, y = water, z = health, w = arts.
 const CATALOGUE: { record: Grant; vector: Float32Array | null }[] = [
-  { record: grant(1, 'Police equipment program', 'Body cameras and radios for local police departments.', { deadline_date: '2027-03-01', amount_max: 500_000, states: ['TX'] }), vector: unit(1, 0, 0, 0) },
-  { record: grant(2, 'Law enforcement technology', 'Modernising tools for sheriffs and officers.', { deadline_date: '2027-01-15', amount_max: 90_000 }), vector: unit(0.9, 0, 0.1, 0) },
+  { record: grant(1, 'Police equipment program', 'Body cameras and radios for local police departments.', { deadline_date: '2027-03-01', amount_max: 500_000, states: ['TX'], eligible_applicants: ['municipality'] }), vector: unit(1, 0, 0, 0) },
+  { record: grant(2, 'Law enforcement technology', 'Modernising tools for sheriffs and officers.', { deadline_date: '2027-01-15', amount_max: 90_000, eligible_applicants: ['nonprofit', 'academic'], requires_501c3: true }), vector: unit(0.9, 0, 0.1, 0) },
   { record: grant(3, 'Community policing and youth', 'Mentoring programs; equipment is not funded.', { amount_max: 20_000, states: ['CA'] }), vector: unit(0.7, 0, 0.3, 0.1) },
   { record: grant(4, 'Rural water systems', 'Drinking water infrastructure for small towns.', { deadline_date: '2026-12-31', states: ['TX'] }), vector: unit(0, 1, 0, 0) },
   { record: grant(5, 'Clinic equipment', 'Medical equipment for rural health clinics.', { deadline_date: '2025-01-01' }), vector: unit(0, 0.1, 1, 0) },
   { record: grant(6, 'Arts in schools', 'Music and theatre for students.', { status: 'forecasted' }), vector: unit(0, 0, 0, 1) },
   { record: grant(7, 'Equipment for first responders', 'Police, fire and EMS equipment grants.', { opportunity_type: 'awarded', project_end_date: '2024-06-30' }), vector: unit(0.8, 0, 0.2, 0) },
-  { record: grant(8, 'Police equipment program', 'Duplicate posting with the same text as record 1.'), vector: unit(1, 0, 0, 0) },
+  { record: grant(8, 'Police equipment program', 'Duplicate posting with the same text as record 1.', { eligible_applicants: ['nonprofit', 'municipality'], requires_501c3: false }), vector: unit(1, 0, 0, 0) },
   { record: grant(9, 'Untitled notice', 'No text a model would embed.'), vector: null },
 ];
 
@@ -116,6 +116,26 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         expect(await ids({ search: 'policing', search_mode: 'semantic', states: 'CA' }, policing)).toEqual([byN(3)]);
         expect(await ids({ search: 'policing', search_mode: 'semantic', opportunity_type: 'awarded' }, policing)).toEqual([byN(7)]);
         expect(await ids({ search: 'policing', search_mode: 'semantic', min_amount: '50000' }, policing)).toEqual([byN(1), byN(2)]);
+      });
+
+      it('keeps the grants an applicant type may apply for (listed or unknown), and 501(c)(3)-only ones for holders only', async () => {
+        const applicantIds = async (type: ApplicantType, lacks501c3: boolean) => {
+          const q = query({ search: 'policing', search_mode: 'semantic' });
+          q.filters!.applicant = { type, lacks501c3 };
+          return (await index.query('grant', q, policing)).results.map((r) => r.id);
+        };
+        expect(await applicantIds('nonprofit', false)).toEqual([byN(8), byN(2), byN(3)]);
+        expect(await applicantIds('nonprofit', true)).toEqual([byN(8), byN(3)]);
+        expect(await applicantIds('municipality', false)).toEqual([byN(1), byN(8), byN(3)]);
+        expect(await applicantIds('academic', false)).toEqual([byN(2), byN(3)]);
+        expect(await applicantIds('for_profit', false)).toEqual([byN(3)]);
+      });
+
+      it('keeps national records only for an empty state list with include_national', async () => {
+        const q = query({ search: 'policing', search_mode: 'semantic' });
+        q.filters!.states = [];
+        q.filters!.includeNational = true;
+        expect((await index.query('grant', q, policing)).results.map((r) => r.id)).toEqual([byN(8), byN(2)]);
       });
 
       it('orders by an explicit field, nulls last, and pages without overlap', async () => {

@@ -24,7 +24,7 @@ describe('API access', () => {
 
   it('guards every data route with the authorizer and a usage-plan key; the OpenAPI document stays public', () => {
     const routes = wiredMethods(stateless);
-    expect(routes).toHaveLength(8);
+    expect(routes).toHaveLength(9);
     for (const method of methods) {
       const resource = JSON.stringify(method.Properties?.ResourceId);
       const route = routes.find((r) => r.integration === method.Properties?.Integration)!;

@@ -10,6 +10,7 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'GET /v1/funders-api': 'lambdas/handlers/list-funders.ts',
   'GET /v1/funders-api/{id}': 'lambdas/handlers/get-funder.ts',
   'POST /v1/semantic-search': 'lambdas/handlers/semantic-search.ts',
+  'POST /v1/match-grants-api': 'lambdas/handlers/match-grants.ts',
   'GET /v1/openapi.json': 'lambdas/handlers/openapi.ts',
 };
 
@@ -44,7 +45,7 @@ describe('service API', () => {
     for (const [route, entry] of Object.entries(EXPECTED_ROUTES)) {
       expect(routes[route], route).toBe(`${route} (${entry})`);
     }
-    expect(new Set(methods.map((method) => method.functionLogicalId)).size).toBe(8);
+    expect(new Set(methods.map((method) => method.functionLogicalId)).size).toBe(9);
   });
 
   it('uses Lambda proxy integrations', () => {
@@ -60,7 +61,7 @@ describe('service API', () => {
     // One per route, and one for API Gateway to call the authorizer.
     const permissions = Object.values(resourcesOfType(stateless, 'AWS::Lambda::Permission'))
       .filter((p) => !JSON.stringify(p.Properties?.FunctionName).includes(`"${authorizerFunction}"`));
-    expect(permissions).toHaveLength(8);
+    expect(permissions).toHaveLength(9);
     for (const method of methods) {
       const permission = permissions.filter((p) => JSON.stringify(p.Properties?.FunctionName).includes(`"${method.functionLogicalId}"`));
       expect(permission, method.path).toHaveLength(1);

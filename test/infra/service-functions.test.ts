@@ -42,6 +42,7 @@ describe('service functions', () => {
     'lambdas/handlers/get-contract.ts': 'records',
     'lambdas/handlers/get-funder.ts': 'records',
     'lambdas/handlers/semantic-search.ts': 'search',
+    'lambdas/handlers/match-grants.ts': 'search',
   } as const;
 
   it('creates exactly one function per route, the indexer, the authorizer, the index bootstrap and its provider, and nothing else', () => {
@@ -55,10 +56,11 @@ describe('service functions', () => {
       'lambdas/handlers/list-contracts.ts',
       'lambdas/handlers/list-funders.ts',
       'lambdas/handlers/list-grants.ts',
+      'lambdas/handlers/match-grants.ts',
       'lambdas/handlers/openapi.ts',
       'lambdas/handlers/semantic-search.ts',
     ]);
-    // The twelfth is the custom-resource Provider framework's onEvent function.
+    // The thirteenth is the custom-resource Provider framework's onEvent function.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
     expect(others.map(([id]) => id)).toEqual([expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/)]);
   });
@@ -85,7 +87,7 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(12); // one per function (eight routes, the indexer, the authorizer, the bootstrap) and the API access log
+    expect(logGroups).toHaveLength(13); // one per function (nine routes, the indexer, the authorizer, the bootstrap) and the API access log
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);

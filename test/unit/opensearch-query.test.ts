@@ -137,6 +137,14 @@ describe('filter clauses', () => {
     expect(filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, setAside: ['wosb'] } })).toEqual([{ terms: { set_aside_code: ['WOSB'] } }]);
   });
 
+  it('applicant (grant matching): the type listed or no type listed; without 501(c)(3), no grant that requires it', () => {
+    const missingTypes = { bool: { must_not: [{ exists: { field: 'eligible_applicants' } }] } };
+    expect(filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, applicant: { type: 'tribal', lacks501c3: false } } }))
+      .toEqual([anyOf({ term: { eligible_applicants: 'tribal' } }, missingTypes)]);
+    expect(filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, applicant: { type: 'nonprofit', lacks501c3: true } } }))
+      .toEqual([anyOf({ term: { eligible_applicants: 'nonprofit' } }, missingTypes), { bool: { must_not: [{ term: { requires_501c3: true } }] } }]);
+  });
+
   it('combines every filter as one clause each (all must hold)', () => {
     const clauses = filterClauses(q({
       status: 'open', category: 'Water', states: 'TX', include_national: 'true', geography: 'local', deadline_after: '2026-12-01',

@@ -91,6 +91,11 @@ export function filterClauses(query: Pick<ListQuery, 'filters' | 'today'>): Dsl[
     ]));
   }
   if (f.setAside) clauses.push({ terms: { set_aside_code: f.setAside.map((code) => code.toUpperCase()) } });
+  if (f.applicant) {
+    // An empty eligible_applicants (the source does not say) indexes no value.
+    clauses.push(anyOf([{ term: { eligible_applicants: f.applicant.type } }, missing('eligible_applicants')]));
+    if (f.applicant.lacks501c3) clauses.push({ bool: { must_not: [{ term: { requires_501c3: true } }] } });
+  }
   return clauses;
 }
 

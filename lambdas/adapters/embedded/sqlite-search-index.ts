@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { US_STATE_CODES, geographyLevelOf, type StateCode } from '../../core/geo';
 import type { ListQuery, OpportunityFilters, SortField } from '../../core/query/list-query';
-import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
+import { APPLICANT_TYPES, type AnyRecord, type ApplicantType, type Contract, type Funder, type Grant, type RecordByKind, type ResourceKind } from '../../core/records';
 import { fuseRankings, HYBRID_RANK_WINDOW } from '../../core/search/fusion';
 import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
@@ -19,7 +19,7 @@ import { rankMatches, VectorMatrix } from './vector-matrix';
  * vector table, all sharing the rowid.
  */
 
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 const TEXT_WEIGHTS = { title: 3.0, body: 1.0 } as const;
 
 type Sql = { where: string[]; params: unknown[] };
@@ -61,7 +61,7 @@ function opportunityDdl(kind: 'grant' | 'contract'): string[] {
       rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, created_at TEXT NOT NULL,
       deadline_date TEXT, amount_min REAL, amount_max REAL, status TEXT NOT NULL, awarded INTEGER NOT NULL,
       categories TEXT NOT NULL, states_lo INTEGER NOT NULL, states_hi INTEGER NOT NULL, national INTEGER NOT NULL,
-      geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT)`,
+      geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT, applicants INTEGER NOT NULL, requires_501c3 INTEGER)`,
     `CREATE TABLE ${kind}_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
     `CREATE TABLE ${kind}_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
     `CREATE VIRTUAL TABLE ${kind}_fts USING fts5(title, body, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`,
@@ -90,6 +90,13 @@ function funderDdl(): string[] {
   ];
 }
 
+/** Eligible applicant types as a bitmask by position in APPLICANT_TYPES; 0 when the source does not say. */
+function applicantMask(types: readonly ApplicantType[]): number {
+  let mask = 0;
+  for (const type of types) mask |= 1 << APPLICANT_TYPES.indexOf(type);
+  return mask;
+}
+
 function categoriesKey(categories: readonly string[]): string {
   return `|${categories.map((c) => c.toLowerCase()).join('|')}|`;
 }
@@ -113,6 +120,8 @@ function opportunityRow(record: Grant | Contract): Record<string, unknown> {
     geography: record.geography,
     naics: 'naics' in record ? record.naics : null,
     set_aside: 'set_aside_code' in record && record.set_aside_code ? record.set_aside_code.toUpperCase() : null,
+    applicants: 'eligible_applicants' in record ? applicantMask(record.eligible_applicants) : 0,
+    requires_501c3: 'requires_501c3' in record && record.requires_501c3 !== null ? Number(record.requires_501c3) : null,
   };
 }
 
@@ -182,6 +191,11 @@ function filterSql(f: OpportunityFilters, today: string, sql: Sql): void {
   if (f.setAside) {
     where.push(`r.set_aside IN (${f.setAside.map(() => '?').join(', ')})`);
     params.push(...f.setAside);
+  }
+  if (f.applicant) {
+    where.push('(r.applicants = 0 OR (r.applicants & ?) != 0)');
+    params.push(applicantMask([f.applicant.type]));
+    if (f.applicant.lacks501c3) where.push('(r.requires_501c3 IS NULL OR r.requires_501c3 = 0)');
   }
 }
 

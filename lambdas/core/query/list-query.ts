@@ -1,6 +1,6 @@
 import { invalidParameters, type FieldIssue } from '../errors';
 import { GEOGRAPHY_LEVELS, statesMentionedIn, type GeographyLevel, type StateCode } from '../geo';
-import type { ResourceKind } from '../records';
+import type { ApplicantType, ResourceKind } from '../records';
 import { parseParams, type ParamSpec } from './params';
 
 export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
@@ -50,6 +50,12 @@ export interface OpportunityFilters {
   /** NAICS prefixes (2 to 6 digits), contracts only. */
   naics?: string[];
   setAside?: string[];
+  /**
+   * Grants an applicant of this type may apply for: eligible_applicants lists the type or is
+   * empty (unknown). With lacks501c3, grants whose nonprofit applicants need 501(c)(3) status are
+   * left out too. Set by grant matching; not a list parameter.
+   */
+  applicant?: { type: ApplicantType; lacks501c3: boolean };
 }
 
 export interface ListQuery {

@@ -1,4 +1,5 @@
 import { invalidParameters, type FieldIssue } from '../errors';
+import { jsonObjectBody } from '../json-body';
 import type { ResourceKind } from '../records';
 import { LIMITS } from './list-query';
 
@@ -13,22 +14,12 @@ export interface SemanticSearchRequest {
   limit: number;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The body of POST /semantic-search: {query, type?, limit?}. Unknown fields are ignored; a known
  * field of the wrong type or out of range is a 400 naming it.
  */
 export function parseSemanticSearchRequest(body: string | null): SemanticSearchRequest {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body ?? '');
-  } catch {
-    throw invalidParameters([{ field: 'body', issue: 'must be a JSON object: {"query": "...", "type": "grants" | "contracts", "limit": 1-50}' }]);
-  }
-  if (!isPlainObject(parsed)) throw invalidParameters([{ field: 'body', issue: 'must be a JSON object' }]);
+  const parsed = jsonObjectBody(body, '{"query": "...", "type": "grants" | "contracts", "limit": 1-50}');
 
   const issues: FieldIssue[] = [];
   let query = '';

@@ -1,0 +1,79 @@
+import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
+import { MATCH_QUALITY_MARKERS, table } from '../report';
+
+export interface ProfileScore {
+  id: string;
+  applicantType: string | null;
+  /** Grants labelled as good fits. */
+  expected: number;
+  returned: number;
+  /** Labelled good fits among the matches returned. */
+  hits: number;
+  /** hits / min(depth, expected). */
+  precision: number;
+  violations: string[];
+  ms: number;
+  top: { title: string; score: number; why: string; expected: boolean }[];
+}
+
+export interface SyntheticCheck {
+  grants: number;
+  openGrants: number;
+  stateSpecificOpen: number;
+  restrictedOpen: number;
+  returned: number;
+  stateSpecific: number;
+  violations: string[];
+}
+
+const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]!;
+};
+
+export function matchQualitySection(scores: ProfileScore[], synthetic: SyntheticCheck, setup: { today: string; depth: number; syntheticDepth: number }): string {
+  const violations = scores.reduce((sum, s) => sum + s.violations.length, 0);
+  const byType = [...new Set(scores.map((s) => s.applicantType ?? 'not given'))].map((type) => {
+    const of = scores.filter((s) => (s.applicantType ?? 'not given') === type);
+    return [type, String(of.length), mean(of.map((s) => s.precision)).toFixed(3)];
+  });
+  const weights = MATCH_SCORING.weights;
+  const example = scores.find((s) => s.top.length > 0 && s.top[0]!.expected) ?? scores[0];
+  return [
+    MATCH_QUALITY_MARKERS.start,
+    '## Grant matching quality on ../shared/data',
+    '',
+    `Written by \`npm run eval:match\` (\`bench/match-eval/run.ts\`) on ${new Date().toISOString().slice(0, 10)}: all of ../shared/data imported into the`,
+    `embedded stack with the clock pinned to ${setup.today} (the evaluation date: importers close what is past its deadline on that day,`,
+    `and "open" is judged on it), then ${scores.length} organisation profiles (bench/match-eval/profiles.json: a mission in the organisation's own words,`,
+    'sector, geography, applicant type, 501(c)(3) status, budget and focus keywords) sent through the endpoint\'s code. For each profile the',
+    'labels list the grants a grant writer would shortlist (made by reading the open grants, not by running the matcher) and grants it must',
+    `never get: on-topic ones that are closed or forecasted, exclude its applicant type, or need 501(c)(3) status it lacks. Weights: topic ${weights.topic},`,
+    `eligibility ${weights.eligibility}, award size ${weights.award_size}, deadline ${weights.deadline} (docs/matching.md).`,
+    '',
+    table(['measure', 'value'], [
+      [`mean precision@${setup.depth} (labelled good fits in the top ${setup.depth} / min(${setup.depth}, labelled))`, mean(scores.map((s) => s.precision)).toFixed(3)],
+      [`mean hits in the top ${setup.depth}`, mean(scores.map((s) => s.hits)).toFixed(2)],
+      ['profiles with no labelled fit in the top 10', String(scores.filter((s) => s.hits === 0).length)],
+      ['eligibility violations on ../shared/data (closed, ineligible type, 501(c)(3), other state, or labelled unacceptable)', String(violations)],
+      [`eligibility violations on the synthetic catalogue (${synthetic.returned} matches checked, top ${setup.syntheticDepth} per profile)`, String(synthetic.violations.length)],
+      ['median match time per profile, in process (every grant of ../shared/data in the index)', `${median(scores.map((s) => s.ms)).toFixed(0)} ms`],
+    ]),
+    '',
+    'All open grants in ../shared/data are national (federal notices carry no state restriction), so geography cannot exclude anything there;',
+    `the same profiles also run against the synthetic catalogue (${synthetic.openGrants.toLocaleString('en-US')} open grants, ${synthetic.stateSpecificOpen.toLocaleString('en-US')} of them for particular states and ${synthetic.restrictedOpen.toLocaleString('en-US')} restricted`,
+    `to some applicant types), where ${synthetic.stateSpecific} of the ${synthetic.returned} matches returned were state-specific, every one checked against the profile\'s state.`,
+    '',
+    table(['applicant type', 'profiles', `mean precision@${setup.depth}`], byType),
+    '',
+    example ? `Example (${example.id}), the first match: ${example.top[0]?.score ?? '-'} — “${example.top[0]?.title ?? ''}”: ${example.top[0]?.why ?? ''}` : '',
+    '',
+    '<details><summary>Per profile: precision@10, hits / min(10, labelled), violations</summary>',
+    '',
+    table(['profile', 'type', 'precision@10', 'hits', 'violations'], scores.map((s) => [s.id, s.applicantType ?? '-', s.precision.toFixed(2), `${s.hits} / ${Math.min(setup.depth, s.expected)}`, String(s.violations.length)])),
+    '',
+    '</details>',
+    MATCH_QUALITY_MARKERS.end,
+  ].join('\n');
+}

@@ -1,0 +1,149 @@
+// `npm run eval:match`: grant-matching quality (precision@10, eligibility violations) on
+// ../shared/data against the labelled profiles in bench/match-eval/profiles.json, and the same
+// profiles' eligibility on the synthetic catalogue, whose grants vary by state and applicant type.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseMatchRequest } from '../../lambdas/core/matching/match-request';
+import type { Grant } from '../../lambdas/core/records';
+import { matchGrants } from '../../lambdas/core/use-cases/match-grants';
+import type { Clock } from '../../lambdas/ports/clock';
+import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { PROJECT_ROOT } from '../child-processes';
+import { MATCH_QUALITY_MARKERS, withMarkedSection } from '../report';
+import { idsBySourceKey, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
+import { matchQualitySection, type ProfileScore, type SyntheticCheck } from './report';
+import { eligibilityViolations, type EligibilityProfile } from './violations';
+
+interface Judged {
+  source: string;
+  source_id: string;
+  title: string;
+  grade?: number;
+  why: string;
+}
+
+export interface LabelledProfile {
+  id: string;
+  about: string;
+  request: { profile: EligibilityProfile & { mission: string }; focus_keywords?: string[]; limit?: number };
+  expected: Judged[];
+  unacceptable: Judged[];
+}
+
+const DATA_DIR = join(PROJECT_ROOT, 'bench', '.data', 'match-eval');
+const REPORT = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
+const DEPTH = 10;
+/** Matches read per profile on the synthetic catalogue: more grants checked for eligibility. */
+const SYNTHETIC_DEPTH = 25;
+
+const pinnedClock = (date: string): Clock => ({ now: () => new Date(`${date}T12:00:00Z`) });
+
+async function grantsById(stack: EmbeddedStack): Promise<Map<string, Grant>> {
+  const grants = new Map<string, Grant>();
+  for await (const page of stack.services.store.scan('grant')) for (const grant of page) grants.set(grant.id, grant);
+  return grants;
+}
+
+async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], today: string): Promise<ProfileScore[]> {
+  const ids = await idsBySourceKey(stack, 'grant');
+  const grants = await grantsById(stack);
+  const idOf = (profile: LabelledProfile, judged: Judged) => {
+    const id = ids.get(`${judged.source}|${judged.source_id}`);
+    if (!id) throw new Error(`profile ${profile.id}: no grant ${judged.source} ${judged.source_id} (${judged.title}) in the catalogue`);
+    return id;
+  };
+  const scores: ProfileScore[] = [];
+  for (const profile of profiles) {
+    const expected = new Set(profile.expected.map((judged) => idOf(profile, judged)));
+    const unacceptable = new Map(profile.unacceptable.map((judged) => [idOf(profile, judged), judged.why]));
+    const request = parseMatchRequest(JSON.stringify({ ...profile.request, limit: DEPTH }));
+    const started = performance.now();
+    const { matches } = await matchGrants(stack.services, request, today);
+    const ms = performance.now() - started;
+    const violations: string[] = [];
+    for (const match of matches) {
+      const grant = grants.get(match.id)!;
+      const reasons = eligibilityViolations(grant, profile.request.profile, today);
+      if (unacceptable.has(match.id)) reasons.push(`labelled unacceptable: ${unacceptable.get(match.id)}`);
+      if (reasons.length > 0) violations.push(`${grant.title} (${grant.source_id}): ${reasons.join('; ')}`);
+    }
+    const hits = matches.filter((match) => expected.has(match.id)).length;
+    scores.push({
+      id: profile.id,
+      applicantType: profile.request.profile.applicant_type ?? null,
+      expected: expected.size,
+      returned: matches.length,
+      hits,
+      precision: hits / Math.min(DEPTH, expected.size),
+      violations,
+      ms,
+      top: matches.slice(0, 3).map((match) => ({ title: match.title, score: match.match_score, why: match.why_it_fits, expected: expected.has(match.id) })),
+    });
+  }
+  return scores;
+}
+
+async function checkSynthetic(profiles: LabelledProfile[], today: string): Promise<SyntheticCheck> {
+  const stack = await startEmbeddedStack({ clock: pinnedClock(today), onProgress: (m) => console.error(m) });
+  try {
+    const grants = await grantsById(stack);
+    let returned = 0;
+    let stateSpecific = 0;
+    const violations: string[] = [];
+    for (const profile of profiles) {
+      const request = parseMatchRequest(JSON.stringify({ ...profile.request, limit: SYNTHETIC_DEPTH }));
+      const { matches } = await matchGrants(stack.services, request, today);
+      for (const match of matches) {
+        const grant = grants.get(match.id)!;
+        returned++;
+        if (grant.states.length > 0) stateSpecific++;
+        const reasons = eligibilityViolations(grant, profile.request.profile, today);
+        if (reasons.length > 0) violations.push(`${profile.id}: ${grant.title}: ${reasons.join('; ')}`);
+      }
+    }
+    const open = [...grants.values()].filter((grant) => eligibilityViolations(grant, {}, today).length === 0);
+    return {
+      grants: grants.size,
+      openGrants: open.length,
+      stateSpecificOpen: open.filter((grant) => grant.states.length > 0).length,
+      restrictedOpen: open.filter((grant) => grant.eligible_applicants.length > 0).length,
+      returned,
+      stateSpecific,
+      violations,
+    };
+  } finally {
+    await stack.close();
+  }
+}
+
+async function main(): Promise<void> {
+  if (!sharedDataPresent()) {
+    console.error('eval:match: skipped, ../shared/data is absent');
+    return;
+  }
+  const { evaluation_date: today, profiles } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'match-eval', 'profiles.json'), 'utf8')) as { evaluation_date: string; profiles: LabelledProfile[] };
+  const stack = await sharedDataCatalogue(DATA_DIR, pinnedClock(today));
+  let scores: ProfileScore[];
+  try {
+    scores = await scoreProfiles(stack, profiles, today);
+  } finally {
+    await stack.close();
+  }
+  const synthetic = await checkSynthetic(profiles, today);
+
+  for (const score of scores) {
+    console.log(`${score.id.padEnd(52)} P@10 ${score.precision.toFixed(2)}  ${score.hits}/${Math.min(DEPTH, score.expected)}  violations ${score.violations.length}`);
+    for (const violation of score.violations) console.log(`    ${violation}`);
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const violationCount = scores.reduce((sum, s) => sum + s.violations.length, 0);
+  console.log(`\nmean precision@10 ${mean(scores.map((s) => s.precision)).toFixed(3)}; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);
+  for (const violation of synthetic.violations) console.log(`    ${violation}`);
+
+  const section = matchQualitySection(scores, synthetic, { today, depth: DEPTH, syntheticDepth: SYNTHETIC_DEPTH });
+  writeFileSync(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', MATCH_QUALITY_MARKERS, section));
+  console.log(`wrote the match quality section of ${REPORT}`);
+  if (violationCount + synthetic.violations.length > 0) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,92 @@
+import type { Grant } from '../records';
+import type { ApplicantLocation } from './applicant-location';
+import { awardSizeFit, deadlineFit, eligibilityFit } from './grant-fit';
+import type { MatchRequest } from './match-request';
+import { MATCH_SCORING } from './scoring-config';
+import { TopicScorer } from './topic-fit';
+import { whyItFits } from './why-it-fits';
+
+export type MatchConfidence = 'high' | 'medium' | 'low';
+
+export interface GrantMatch {
+  id: string;
+  title: string;
+  funder: string;
+  funder_id: string;
+  /** 0 to 100. */
+  match_score: number;
+  why_it_fits: string;
+  deadline: string | null;
+  url: string | null;
+  amount_min: number | null;
+  amount_max: number | null;
+  /** How much of the eligibility is confirmed by the listing and the profile. */
+  confidence: MatchConfidence;
+  /** Each component of the score, 0 to 100 (docs/matching.md). */
+  score_components: { topic: number; eligibility: number; award_size: number; deadline: number };
+}
+
+/** A grant that passed the hard filters, with its embedding similarity to the profile. */
+export interface MatchCandidate {
+  grant: Grant;
+  cosine: number;
+}
+
+export interface RankingContext {
+  request: MatchRequest;
+  location: ApplicantLocation;
+  today: string;
+  /** The embedder's semantic floor and the cosine that counts as a perfect topical match. */
+  cosineRange: { floor: number; ceiling: number };
+}
+
+/** The text that stands for the profile's topic, embedded and matched against the grants. */
+export function profileTopicText(request: MatchRequest): string {
+  return [request.profile.mission, request.profile.sector, ...request.focusKeywords].filter((part) => part !== undefined).join('\n');
+}
+
+const percentOf = (value: number) => Math.round(value * 100);
+
+/**
+ * Scores every candidate (scoring-config.ts), explains each score, and returns the best `limit`,
+ * highest score first; equal scores are ordered by id, so the same catalogue and request always
+ * give the same answer.
+ */
+export function rankMatches(candidates: readonly MatchCandidate[], context: RankingContext): GrantMatch[] {
+  const { request, location, today } = context;
+  const weights = MATCH_SCORING.weights;
+  const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, candidates.map((c) => c.grant), context.cosineRange);
+  const scored = candidates.map(({ grant, cosine }) => {
+    const topic = topics.fit(grant, cosine);
+    const eligibility = eligibilityFit(grant, request.profile, location);
+    const awardSize = awardSizeFit(grant, request.profile.annualBudgetUsd);
+    const deadline = deadlineFit(grant, today);
+    const score = weights.topic * topic.score + weights.eligibility * eligibility.score + weights.award_size * awardSize.score + weights.deadline * deadline.score;
+    return { grant, score, topic, eligibility, awardSize, deadline };
+  });
+  scored.sort((a, b) => b.score - a.score || (a.grant.id < b.grant.id ? -1 : a.grant.id > b.grant.id ? 1 : 0));
+
+  return scored.slice(0, request.limit).map(({ grant, score, topic, eligibility, awardSize, deadline }) => {
+    const unknowns = (eligibility.applicants.kind === 'unknown' || eligibility.charity501c3 === 'not_stated' ? 1 : 0)
+      + (eligibility.geography.kind === 'state_unconfirmed' || location.kind === 'unknown' ? 1 : 0);
+    return {
+      id: grant.id,
+      title: grant.title,
+      funder: grant.funder_name,
+      funder_id: grant.funder_id,
+      match_score: Math.min(100, Math.max(0, Math.round(score * 100))),
+      why_it_fits: whyItFits(grant, { topic, eligibility, awardSize, deadline }, location),
+      deadline: grant.deadline_date,
+      url: grant.listing_url,
+      amount_min: grant.amount_min,
+      amount_max: grant.amount_max,
+      confidence: unknowns === 0 ? 'high' : unknowns === 1 ? 'medium' : 'low',
+      score_components: {
+        topic: percentOf(topic.score),
+        eligibility: percentOf(eligibility.score),
+        award_size: percentOf(awardSize.score),
+        deadline: percentOf(deadline.score),
+      },
+    };
+  });
+}

@@ -1,0 +1,96 @@
+import { describeLocation, resolveApplicantLocation, type ApplicantLocation } from '../matching/applicant-location';
+import { applicantTypeOf } from '../matching/grant-fit';
+import type { MatchRequest } from '../matching/match-request';
+import { profileTopicText, rankMatches, type GrantMatch } from '../matching/rank-matches';
+import { MATCH_SCORING } from '../matching/scoring-config';
+import type { ListQuery, OpportunityFilters } from '../query/list-query';
+import type { ApplicantType } from '../records';
+import { semanticQueryOf, type SearchPorts } from './list-records';
+
+export interface MatchResponse {
+  count: number;
+  matches: GrantMatch[];
+  meta: {
+    response_time_ms: number;
+    limit: number;
+    /** What the profile was understood as: the applicant type scored with, and the location. */
+    profile: { applicant_type: ApplicantType | null; location: ReturnType<typeof describeLocation> };
+    /** Open, eligible grants near enough in meaning to be scored. */
+    candidates: number;
+  };
+}
+
+export interface MatchOutcome {
+  matches: GrantMatch[];
+  location: ApplicantLocation;
+  applicantType: ApplicantType | undefined;
+  candidates: number;
+}
+
+/**
+ * The hard filters: open grants (posted, deadline today or later or none) that an applicant of
+ * this type and place may apply for. Applied inside the index's k-NN search, so no eligible grant
+ * is lost to a top-k cut made before filtering.
+ */
+export function matchFilters(request: MatchRequest, location: ApplicantLocation): OpportunityFilters {
+  const type = applicantTypeOf(request.profile);
+  const filters: OpportunityFilters = {
+    opportunityType: 'open',
+    status: [{ stored: 'posted', deadline: 'not_past' }],
+    includeNational: true,
+  };
+  // A national applicant gets national grants only (no state's grants are its own); an unknown
+  // location keeps state grants, scored lower, with the reason saying so.
+  if (location.kind === 'states') filters.states = [...location.states];
+  else if (location.kind === 'national') filters.states = [];
+  if (type) filters.applicant = { type, lacks501c3: type === 'nonprofit' && request.profile.is501c3 === false };
+  return filters;
+}
+
+/** The cosine that scores a perfect topical match for this embedder (scoring-config.ts). */
+export function cosineCeilingOf(embedder: string, floor: number): number {
+  return MATCH_SCORING.topic.cosineCeilings[embedder] ?? floor + (1 - floor) / 2;
+}
+
+/**
+ * POST /match-grants-api: the profile's topic is embedded once, the nearest open grants it may
+ * apply for are read from the index (candidateWindow of them), and each is scored and explained
+ * (lambdas/core/matching).
+ */
+export async function matchGrants(ports: SearchPorts, request: MatchRequest, today: string): Promise<MatchOutcome> {
+  const location = resolveApplicantLocation(request.profile.geography);
+  const topicText = profileTopicText(request);
+  const semantic = await semanticQueryOf(ports, topicText);
+  const query: ListQuery & { kind: 'grant' } = {
+    kind: 'grant',
+    filters: matchFilters(request, location),
+    search: { text: topicText, mode: 'semantic' },
+    sort: { field: 'relevance', order: 'desc' },
+    limit: MATCH_SCORING.candidateWindow,
+    offset: 0,
+    countOnly: false,
+    today,
+  };
+  const page = await ports.index.query('grant', query, semantic);
+  const candidates = page.results.map(({ relevance, ...grant }) => ({ grant, cosine: relevance ?? 0 }));
+  const matches = rankMatches(candidates, {
+    request,
+    location,
+    today,
+    cosineRange: { floor: semantic.floor, ceiling: cosineCeilingOf(ports.embedder.space.embedder, semantic.floor) },
+  });
+  return { matches, location, applicantType: applicantTypeOf(request.profile), candidates: candidates.length };
+}
+
+export function matchResponse(outcome: MatchOutcome, request: MatchRequest, elapsedMs: number): MatchResponse {
+  return {
+    count: outcome.matches.length,
+    matches: outcome.matches,
+    meta: {
+      response_time_ms: Math.round(elapsedMs * 100) / 100,
+      limit: request.limit,
+      profile: { applicant_type: outcome.applicantType ?? null, location: describeLocation(outcome.location) },
+      candidates: outcome.candidates,
+    },
+  };
+}

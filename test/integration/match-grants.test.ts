@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadWinkEmbedder } from '../../lambdas/adapters/embedded/wink-embedder';
+import { US_STATE_NAMES } from '../../lambdas/core/geo';
+import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
+import { keyTokens, containsPhrase } from '../../lambdas/core/matching/topic-terms';
+import type { ApplicantType, Grant } from '../../lambdas/core/records';
+import { embeddingTextOf } from '../../lambdas/core/search/embedding-text';
+import type { Embedder } from '../../lambdas/ports/embedder';
+import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+import { eligibilityViolations } from '../../bench/match-eval/violations';
+import { startTestApi, TEST_CATALOGUE, type TestApi } from '../support/api-server';
+
+/**
+ * POST /match-grants-api over real HTTP on the embedded stack, checked against the seeded
+ * catalogue itself: every match must be a grant the profile may apply for (open, its type, its
+ * state or national, 501(c)(3) when required), the candidate set must be every eligible grant
+ * above the semantic floor (up to the window), and each reason must state facts of its grant.
+ */
+
+const PATH = '/match-grants-api';
+let api: TestApi;
+let today: string;
+let grantsById: Map<string, Grant>;
+let embedder: Embedder;
+const outage = { on: false };
+
+beforeAll(async () => {
+  const wink = await loadWinkEmbedder();
+  embedder = wink;
+  const flaky: Embedder = { space: wink.space, embed: (texts) => (outage.on ? Promise.reject(new Error('model endpoint unreachable')) : wink.embed(texts)) };
+  api = await startTestApi({ seed: TEST_CATALOGUE, embedder: flaky });
+  const spec = api.stack.seededCatalogue!;
+  today = spec.today;
+  grantsById = new Map([...generateGrants(spec, generateFunders(spec))].flat().map((g) => [g.id, g]));
+});
+afterAll(async () => api?.close());
+
+interface Profile {
+  mission: string;
+  sector?: string;
+  geography?: string;
+  applicant_type?: ApplicantType;
+  is_501c3?: boolean;
+  annual_budget_usd?: number;
+}
+
+const PROFILES: { name: string; profile: Profile; focus_keywords?: string[] }[] = [
+  { name: 'a rural Kansas health nonprofit without 501(c)(3)', profile: { mission: 'Community health workers and clinics for rural families, with telehealth and behavioral health care.', sector: 'community health', geography: 'rural Kansas', applicant_type: 'nonprofit', is_501c3: false, annual_budget_usd: 850_000 }, focus_keywords: ['rural health', 'telehealth'] },
+  { name: 'a Texas city transit department', profile: { mission: 'We operate the city bus network and plan safer streets, bike lanes and transit access.', sector: 'transportation', geography: 'Austin, TX', applicant_type: 'municipality', annual_budget_usd: 90_000_000 } },
+  { name: 'a tribal college in Montana', profile: { mission: 'A tribal college offering workforce training, STEM education and language preservation for Native students.', geography: 'mt', applicant_type: 'tribal', annual_budget_usd: 12_000_000 } },
+  { name: 'a national education nonprofit with 501(c)(3)', profile: { mission: 'After-school literacy and STEM tutoring for low-income students.', geography: 'nationwide', applicant_type: 'nonprofit', is_501c3: true } },
+  { name: 'a for-profit manufacturer in Ohio', profile: { mission: 'Small manufacturer of energy-efficient components; we want to modernise our plant and train workers.', geography: 'Ohio', applicant_type: 'for_profit', annual_budget_usd: 6_000_000 }, focus_keywords: ['manufacturing', 'energy efficiency'] },
+  { name: 'an applicant who gives no type or place', profile: { mission: 'Wildfire prevention and forest restoration.' } },
+];
+
+type Match = {
+  id: string; title: string; funder: string; match_score: number; why_it_fits: string; deadline: string | null; url: string | null;
+  amount_min: number | null; amount_max: number | null; confidence: string; score_components: Record<string, number>;
+};
+
+async function match(body: unknown, key?: string) {
+  const response = await api.post(PATH, body, key === undefined ? {} : { key });
+  return response as { status: number; body: { count: number; matches: Match[]; meta: any; error?: any }; headers: Headers };
+}
+
+describe('POST /match-grants-api', () => {
+  it('is for the pro and developer tiers only', async () => {
+    const body = { profile: { mission: 'community health clinics' } };
+    const basic = await match(body, api.keys.basic);
+    expect(basic.status).toBe(403);
+    expect(basic.body.error.code).toBe('NO_API_ACCESS');
+    expect(basic.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect((await match(body, api.keys.free)).body.error.code).toBe('FORBIDDEN');
+    expect((await match(body, null as unknown as string)).status).toBe(401);
+    const pro = await match(body, api.keys.pro);
+    expect(pro.status).toBe(200);
+    expect(pro.headers.get('x-ratelimit-limit')).toBe('10000');
+    expect((await match(body, api.keys.developer)).status).toBe(200);
+  });
+
+  it.each(PROFILES)('returns only grants $name may apply for, best first', async ({ profile, focus_keywords }) => {
+    const { status, body } = await match({ profile, focus_keywords, limit: 25 });
+    expect(status).toBe(200);
+    expect(body.count).toBe(body.matches.length);
+    expect(body.count).toBeGreaterThan(0);
+    expect(body.count).toBeLessThanOrEqual(25);
+    const scores = body.matches.map((m) => m.match_score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    for (const m of body.matches) {
+      const grant = grantsById.get(m.id);
+      expect(grant, m.id).toBeDefined();
+      expect(eligibilityViolations(grant!, profile, today), m.title).toEqual([]);
+      expect(Number.isInteger(m.match_score) && m.match_score >= 0 && m.match_score <= 100).toBe(true);
+      expect(m).toMatchObject({ title: grant!.title, funder: grant!.funder_name, deadline: grant!.deadline_date, url: grant!.listing_url, amount_min: grant!.amount_min, amount_max: grant!.amount_max });
+    }
+  });
+
+  it('scores every eligible grant above the floor, up to the window: the filters apply inside the k-NN search', async () => {
+    const { profile, focus_keywords } = PROFILES[0]!;
+    const { body } = await match({ profile, focus_keywords });
+    const floor = api.stack.services.semanticFloor;
+    const [query] = await embedder.embed([[profile.mission, profile.sector, ...(focus_keywords ?? [])].join('\n')]);
+    const pool = [...grantsById.values()].filter((g) => eligibilityViolations(g, profile, today).length === 0);
+    const vectors = await embedder.embed(pool.map((g) => embeddingTextOf('grant', g)));
+    const above = vectors.filter((v) => v && v.reduce((sum, x, i) => sum + x * query![i]!, 0) >= floor - 1e-6).length;
+    expect(above).toBeGreaterThan(body.count);
+    expect(body.meta.candidates).toBe(Math.min(MATCH_SCORING.candidateWindow, above));
+  });
+
+  it('answers the same request the same way every time', async () => {
+    const request = { profile: PROFILES[1]!.profile, limit: 25 };
+    const first = await match(request);
+    const second = await match(request);
+    expect(second.body.matches).toEqual(first.body.matches);
+    expect(first.body.meta.profile).toEqual({ applicant_type: 'municipality', location: { resolved_as: 'states', states: ['TX'] } });
+  });
+
+  it('explains each match with facts of that grant', async () => {
+    for (const { profile, focus_keywords } of PROFILES) {
+      const { body } = await match({ profile, focus_keywords, limit: 25 });
+      for (const m of body.matches) {
+        const grant = grantsById.get(m.id)!;
+        const why = m.why_it_fits;
+        // Sentences end after a lower-case word, a number or a quote (not after "U.S.").
+        const sentences = why.split(/(?<=[a-z0-9)”]\.)\s+(?=[A-Z])/);
+        expect(sentences.length, why).toBeGreaterThanOrEqual(2);
+        expect(sentences.length, why).toBeLessThanOrEqual(3);
+        if (grant.deadline_date) expect(why).toContain(grant.deadline_date);
+        else expect(why.toLowerCase()).toContain('no application deadline is published');
+        if (grant.states.length === 0) expect(why).toContain('nationwide');
+        else expect(grant.states.some((s) => why.includes(US_STATE_NAMES[s]))).toBe(true);
+        if (grant.amount_max) expect(why).toContain(`$${grant.amount_max.toLocaleString('en-US')}`);
+        else if (!grant.amount_min) expect(why).not.toMatch(/award/);
+        if (profile.annual_budget_usd === undefined) expect(why).not.toContain('budget');
+        if (grant.eligible_applicants.length === 0) expect(why).toContain('does not say which types of applicant may apply');
+        // A keyword is cited only when the grant's text has it.
+        const grantTokens = keyTokens(`${grant.title} . ${grant.categories.join(' . ')} . ${grant.description}`);
+        for (const keyword of focus_keywords ?? []) {
+          if (why.includes(`“${keyword}”`)) expect(containsPhrase(grantTokens, keyTokens(keyword)), `${keyword} in ${grant.title}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('puts a grant for the applicant\'s own state in its reason and a national one as nationwide', async () => {
+    const { body } = await match({ profile: { mission: 'Public safety, police and emergency response equipment for our county.', geography: 'California', applicant_type: 'municipality' }, limit: 25 });
+    const states = body.matches.map((m) => grantsById.get(m.id)!.states);
+    expect(states.some((s) => s.length > 0)).toBe(true);
+    for (const m of body.matches) {
+      const grant = grantsById.get(m.id)!;
+      expect(m.why_it_fits).toMatch(grant.states.length > 0 ? / in California[.,]/ : / nationwide[.,]/);
+      if (grant.eligible_applicants.length > 0) expect(m.why_it_fits).toContain('open to state and local governments');
+    }
+  });
+
+  it('treats a geography it cannot resolve as unknown, keeping state grants with a caveat and lower confidence', async () => {
+    const { status, body } = await match({ profile: { mission: 'Public safety, police and emergency response equipment for our county.', geography: 'Gotham', applicant_type: 'municipality' }, limit: 25 });
+    expect(status).toBe(200);
+    expect(body.meta.profile.location).toEqual({ resolved_as: 'unknown', states: [] });
+    for (const m of body.matches) {
+      expect(m.confidence).not.toBe('high');
+      if (grantsById.get(m.id)!.states.length > 0) expect(m.why_it_fits).toContain('your location “Gotham” names no US state, so check that you qualify');
+    }
+  });
+
+  it('defaults to 10 matches and honours the limit', async () => {
+    const mission = { profile: { mission: 'education and workforce training' } };
+    expect((await match(mission)).body.count).toBe(10);
+    expect((await match({ ...mission, limit: 3 })).body.count).toBe(3);
+  });
+
+  it('returns no matches for a mission with no word the model knows', async () => {
+    const { status, body } = await match({ profile: { mission: 'qwxz zzkv' } });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ count: 0, matches: [], meta: { candidates: 0 } });
+  });
+
+  it.each([
+    ['a body that is not JSON', '{"profile": {', 'body'],
+    ['an array', '[{"profile": {"mission": "x"}}]', 'body'],
+    ['a huge mission', { profile: { mission: 'health '.repeat(100_000) } }, 'profile.mission'],
+    ['a negative budget', { profile: { mission: 'health', annual_budget_usd: -1 } }, 'profile.annual_budget_usd'],
+    ['a budget that is not a number', { profile: { mission: 'health', annual_budget_usd: 'NaN' } }, 'profile.annual_budget_usd'],
+    ['an unknown applicant type', { profile: { mission: 'health', applicant_type: 'charity' } }, 'profile.applicant_type'],
+    ['an empty focus keyword', { profile: { mission: 'health' }, focus_keywords: [''] }, 'focus_keywords[0]'],
+    ['a wrong type', { profile: { mission: 'health', is_501c3: 1 } }, 'profile.is_501c3'],
+    ['a limit over 25', { profile: { mission: 'health' }, limit: 100 }, 'limit'],
+  ])('answers %s with a 400 naming the field', async (_name, body, field) => {
+    const response = await match(body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('INVALID_PARAMETER');
+    expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
+
+  it('accepts naics_code, certifications, an empty keyword list and unknown fields without changing the answer', async () => {
+    const plain = await match({ profile: { mission: 'energy efficient manufacturing', applicant_type: 'for_profit' } });
+    const extra = await match({ profile: { mission: 'energy efficient manufacturing', applicant_type: 'for_profit', naics_code: '332', certifications: ['ISO 9001'], favourite_colour: 'green' }, focus_keywords: [], extra: true });
+    expect(extra.status).toBe(200);
+    expect(extra.body.matches).toEqual(plain.body.matches);
+  });
+
+  it('is a 503 SEARCH_UNAVAILABLE while the embedding model is down', async () => {
+    outage.on = true;
+    try {
+      const { status, body } = await match({ profile: { mission: 'a mission no cache has seen: coral reef restoration' } });
+      expect(status).toBe(503);
+      expect(body.error.code).toBe('SEARCH_UNAVAILABLE');
+    } finally {
+      outage.on = false;
+    }
+  });
+});

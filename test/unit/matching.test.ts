@@ -1,0 +1,314 @@
+import { describe, expect, it } from 'vitest';
+import { resolveApplicantLocation } from '../../lambdas/core/matching/applicant-location';
+import { awardSizeFit, deadlineFit, eligibilityFit } from '../../lambdas/core/matching/grant-fit';
+import { MATCH_LIMITS, parseMatchRequest, type MatchRequest } from '../../lambdas/core/matching/match-request';
+import { rankMatches, type MatchCandidate } from '../../lambdas/core/matching/rank-matches';
+import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
+import { TopicScorer } from '../../lambdas/core/matching/topic-fit';
+import { keyTokens } from '../../lambdas/core/matching/topic-terms';
+import { ServiceError } from '../../lambdas/core/errors';
+import { APPLICANT_TYPES, type Grant } from '../../lambdas/core/records';
+import { matchFilters } from '../../lambdas/core/use-cases/match-grants';
+
+const TODAY = '2026-11-22';
+
+function grant(overrides: Partial<Grant> = {}): Grant {
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    title: 'Rural Health Outreach Program',
+    description: 'Supports telehealth networks and community health workers in rural counties.',
+    amount_min: null,
+    amount_max: 250_000,
+    deadline_date: '2027-01-15',
+    geography: 'National',
+    funder_id: '00000000-0000-4000-8000-0000000000f1',
+    funder_name: 'Health Resources and Services Administration',
+    listing_url: 'https://www.grants.gov/search-results-detail/1',
+    created_at: '2026-10-01T00:00:00.000Z',
+    categories: ['Health'],
+    opportunity_type: 'open',
+    project_end_date: null,
+    states: [],
+    source: 'test',
+    source_id: 'T-1',
+    status: 'posted',
+    eligible_applicants: ['nonprofit'],
+    requires_501c3: null,
+    ...overrides,
+  };
+}
+
+function issuesOf(body: string | null): { field: string; issue: string }[] {
+  try {
+    parseMatchRequest(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ServiceError);
+    expect((error as ServiceError).status).toBe(400);
+    return (error as ServiceError).details ?? [];
+  }
+  throw new Error(`accepted: ${body}`);
+}
+
+const body = (value: unknown) => JSON.stringify(value);
+const request = (profile: Record<string, unknown>, extra: Record<string, unknown> = {}) => parseMatchRequest(body({ profile: { mission: 'rural health clinics', ...profile }, ...extra }));
+
+describe('match request', () => {
+  it('takes the interface fields, with defaults, and ignores unknown ones', () => {
+    const parsed = parseMatchRequest(body({
+      profile: { mission: '  Rural\u0000 health  ', sector: 'health', geography: 'Kansas', applicant_type: 'nonprofit', is_501c3: true, annual_budget_usd: 850_000, naics_code: '621498', certifications: ['8(a)'], colour: 'blue' },
+      focus_keywords: ['telehealth', ' Telehealth ', 'rural health'],
+      unknown: { deep: true },
+    }));
+    expect(parsed).toEqual({
+      profile: { mission: 'Rural health', sector: 'health', geography: 'Kansas', applicantType: 'nonprofit', is501c3: true, annualBudgetUsd: 850_000 },
+      focusKeywords: ['telehealth', 'rural health'],
+      limit: MATCH_LIMITS.default,
+    });
+  });
+
+  it('treats null and blank optional fields as absent and forgives the applicant type\'s spelling', () => {
+    expect(request({ sector: null, geography: '   ', applicant_type: 'For-Profit', is_501c3: null, annual_budget_usd: null }, { limit: null, focus_keywords: null }))
+      .toEqual({ profile: { mission: 'rural health clinics', applicantType: 'for_profit' }, focusKeywords: [], limit: 10 });
+  });
+
+  it.each([
+    ['not JSON', '{"profile":', 'body'],
+    ['an array', '[]', 'body'],
+    ['a string', '"mission"', 'body'],
+    ['no body', null, 'body'],
+    ['no profile', body({ limit: 5 }), 'profile'],
+    ['a profile that is not an object', body({ profile: 'nonprofit' }), 'profile'],
+    ['no mission', body({ profile: {} }), 'profile.mission'],
+    ['a blank mission', body({ profile: { mission: ' \n ' } }), 'profile.mission'],
+    ['a mission of the wrong type', body({ profile: { mission: 42 } }), 'profile.mission'],
+    ['a huge mission', body({ profile: { mission: 'x'.repeat(MATCH_LIMITS.missionMaxLength + 1) } }), 'profile.mission'],
+    ['a huge sector', body({ profile: { mission: 'm', sector: 'x'.repeat(201) } }), 'profile.sector'],
+    ['an unknown applicant type', body({ profile: { mission: 'm', applicant_type: 'martian' } }), 'profile.applicant_type'],
+    ['a numeric applicant type', body({ profile: { mission: 'm', applicant_type: 3 } }), 'profile.applicant_type'],
+    ['is_501c3 as a string', body({ profile: { mission: 'm', is_501c3: 'yes' } }), 'profile.is_501c3'],
+    ['a negative budget', body({ profile: { mission: 'm', annual_budget_usd: -5 } }), 'profile.annual_budget_usd'],
+    ['a zero budget', body({ profile: { mission: 'm', annual_budget_usd: 0 } }), 'profile.annual_budget_usd'],
+    ['a budget as a string', body({ profile: { mission: 'm', annual_budget_usd: 'NaN' } }), 'profile.annual_budget_usd'],
+    ['an absurd budget', body({ profile: { mission: 'm', annual_budget_usd: 1e300 } }), 'profile.annual_budget_usd'],
+    ['a malformed NAICS code', body({ profile: { mission: 'm', naics_code: 'abc' } }), 'profile.naics_code'],
+    ['certifications that are not strings', body({ profile: { mission: 'm', certifications: [1] } }), 'profile.certifications[0]'],
+    ['focus keywords that are not an array', body({ profile: { mission: 'm' }, focus_keywords: 'telehealth' }), 'focus_keywords'],
+    ['too many focus keywords', body({ profile: { mission: 'm' }, focus_keywords: Array.from({ length: 21 }, (_, i) => `k${i}`) }), 'focus_keywords'],
+    ['an empty focus keyword', body({ profile: { mission: 'm' }, focus_keywords: ['ok', ''] }), 'focus_keywords[1]'],
+    ['a long focus keyword', body({ profile: { mission: 'm' }, focus_keywords: ['x'.repeat(61)] }), 'focus_keywords[0]'],
+    ['a limit of 0', body({ profile: { mission: 'm' }, limit: 0 }), 'limit'],
+    ['a limit of 26', body({ profile: { mission: 'm' }, limit: 26 }), 'limit'],
+    ['a fractional limit', body({ profile: { mission: 'm' }, limit: 2.5 }), 'limit'],
+    ['a limit as a string', body({ profile: { mission: 'm' }, limit: '10' }), 'limit'],
+  ])('rejects %s with a 400 naming the field', (_name, raw, field) => {
+    const issues = issuesOf(raw);
+    expect(issues.map((i) => i.field)).toContain(field);
+    expect(issues.every((i) => i.issue.length > 0)).toBe(true);
+  });
+
+  it('accepts the limits at their bounds', () => {
+    expect(parseMatchRequest(body({ profile: { mission: 'm' }, limit: 1 })).limit).toBe(1);
+    expect(parseMatchRequest(body({ profile: { mission: 'm' }, limit: 25 })).limit).toBe(25);
+    expect(parseMatchRequest(body({ profile: { mission: 'm' }, focus_keywords: Array.from({ length: 20 }, (_, i) => `k${i}`) })).focusKeywords).toHaveLength(20);
+  });
+});
+
+describe('applicant location', () => {
+  it.each([
+    ['Austin, TX', ['TX']],
+    ['Texas', ['TX']],
+    ['tx', ['TX']],
+    ['rural Kansas', ['KS']],
+    ['Kansas City, MO', ['MO']],
+    ['Portland, or 97201', ['OR']],
+    ['Washington, DC', ['DC']],
+    ['Washington D.C.', ['DC']],
+    ['Seattle, Washington', ['WA']],
+    ['Kansas and Missouri', ['KS', 'MO']],
+    ['West Virginia', ['WV']],
+  ])('reads %s as %j', (text, states) => {
+    expect(resolveApplicantLocation(text)).toEqual({ kind: 'states', states });
+  });
+
+  it.each(['nationwide', 'USA', 'U.S.', 'United States', 'national', 'all 50 states', 'We work nationwide'])('reads %s as national', (text) => {
+    expect(resolveApplicantLocation(text)).toEqual({ kind: 'national' });
+  });
+
+  it('keeps what it cannot resolve as unknown, with the text, and no geography as unknown without', () => {
+    expect(resolveApplicantLocation('Gotham')).toEqual({ kind: 'unknown', text: 'Gotham' });
+    expect(resolveApplicantLocation('in or near the city')).toEqual({ kind: 'unknown', text: 'in or near the city' });
+    expect(resolveApplicantLocation(undefined)).toEqual({ kind: 'unknown', text: null });
+  });
+});
+
+describe('hard filters', () => {
+  const location = resolveApplicantLocation;
+  it('keeps open grants of the applicant\'s states and national ones, for its type', () => {
+    const req = request({ geography: 'Kansas', applicant_type: 'nonprofit', is_501c3: false });
+    expect(matchFilters(req, location('Kansas'))).toEqual({
+      opportunityType: 'open',
+      status: [{ stored: 'posted', deadline: 'not_past' }],
+      includeNational: true,
+      states: ['KS'],
+      applicant: { type: 'nonprofit', lacks501c3: true },
+    });
+  });
+
+  it('gives a national applicant national grants only, and an unknown location no place filter', () => {
+    expect(matchFilters(request({}), location('nationwide')).states).toEqual([]);
+    expect(matchFilters(request({}), location('Gotham')).states).toBeUndefined();
+    expect(matchFilters(request({}), location(undefined)).applicant).toBeUndefined();
+  });
+
+  it('reads is_501c3 true without a type as a nonprofit, and applies 501(c)(3) only to nonprofits', () => {
+    expect(matchFilters(request({ is_501c3: true }), location(undefined)).applicant).toEqual({ type: 'nonprofit', lacks501c3: false });
+    expect(matchFilters(request({ applicant_type: 'academic', is_501c3: false }), location(undefined)).applicant).toEqual({ type: 'academic', lacks501c3: false });
+  });
+});
+
+describe('award size fit', () => {
+  const fit = (min: number | null, max: number | null, budget?: number) => awardSizeFit(grant({ amount_min: min, amount_max: max }), budget);
+  const { lossPerDecade, minimum, unknown } = MATCH_SCORING.awardSize;
+
+  it('scores awards between 5% and 50% of the budget 1', () => {
+    expect(fit(null, 50_000, 1_000_000)).toMatchObject({ score: 1, budget: { band: 'within', lowShare: 0.05, highShare: 0.05 } });
+    expect(fit(null, 500_000, 1_000_000).score).toBe(1);
+    // A range counts by its point nearest the band.
+    expect(fit(10_000, 2_000_000, 1_000_000)).toMatchObject({ score: 1, budget: { band: 'within', lowShare: 0.01, highShare: 2 } });
+  });
+
+  it('loses lossPerDecade per factor of ten outside the band, down to the minimum', () => {
+    expect(fit(null, 5_000, 1_000_000).score).toBeCloseTo(1 - lossPerDecade, 10);
+    expect(fit(5_000_000, 5_000_000, 1_000_000).score).toBeCloseTo(1 - lossPerDecade, 10);
+    expect(fit(null, 1, 1_000_000).score).toBe(minimum);
+    expect(fit(null, 5_000, 1_000_000).budget).toEqual({ usd: 1_000_000, band: 'below', lowShare: 0.005, highShare: 0.005 });
+  });
+
+  it('is neutral without a budget or a published amount', () => {
+    expect(fit(null, 50_000)).toEqual({ score: unknown, amountMin: null, amountMax: 50_000 });
+    expect(fit(null, null, 1_000_000).score).toBe(unknown);
+    expect(fit(0, 0, 1_000_000).score).toBe(unknown);
+  });
+});
+
+describe('deadline fit', () => {
+  const { today, none, comfortableDays } = MATCH_SCORING.deadline;
+  it('rises from `today` on the day to 1 at comfortableDays, and is neutral without a deadline', () => {
+    expect(deadlineFit(grant({ deadline_date: TODAY }), TODAY)).toEqual({ score: today, date: TODAY, daysLeft: 0 });
+    expect(deadlineFit(grant({ deadline_date: '2026-11-29' }), TODAY).score).toBeCloseTo(today + (1 - today) * 7 / comfortableDays, 10);
+    expect(deadlineFit(grant({ deadline_date: '2026-12-06' }), TODAY).score).toBe(1);
+    expect(deadlineFit(grant({ deadline_date: null }), TODAY)).toEqual({ score: none, date: null, daysLeft: null });
+  });
+});
+
+describe('eligibility fit', () => {
+  const profile = (extra: Partial<MatchRequest['profile']> = {}) => ({ mission: 'm', ...extra });
+  const e = MATCH_SCORING.eligibility;
+
+  it('confirms a listed type; unknown types and a missing profile type are neutral', () => {
+    expect(eligibilityFit(grant(), profile({ applicantType: 'nonprofit' }), { kind: 'states', states: ['KS'] })).toEqual({
+      score: e.confirmed * e.national, applicants: { kind: 'confirmed', type: 'nonprofit', everyType: false }, charity501c3: null, geography: { kind: 'national' },
+    });
+    expect(eligibilityFit(grant({ eligible_applicants: [] }), profile({ applicantType: 'nonprofit' }), { kind: 'national' }).score).toBeCloseTo(e.unknownApplicantTypes * e.national, 10);
+    expect(eligibilityFit(grant(), profile(), { kind: 'national' }).applicants).toEqual({ kind: 'type_not_given', types: ['nonprofit'], everyType: false });
+    expect(eligibilityFit(grant({ eligible_applicants: [...APPLICANT_TYPES] }), profile(), { kind: 'national' }).score).toBeCloseTo(e.confirmed * e.national, 10);
+  });
+
+  it('scores a grant for the applicant\'s own state above a national one, and a state grant for an unknown location low', () => {
+    const inState = eligibilityFit(grant({ states: ['KS', 'MO'] }), profile({ applicantType: 'nonprofit' }), { kind: 'states', states: ['KS'] });
+    expect(inState.geography).toEqual({ kind: 'in_state', states: ['KS'] });
+    expect(inState.score).toBe(e.inApplicantState);
+    const unknown = eligibilityFit(grant({ states: ['TX'] }), profile({ applicantType: 'nonprofit' }), { kind: 'unknown', text: 'Gotham' });
+    expect(unknown).toMatchObject({ geography: { kind: 'state_unconfirmed', states: ['TX'] }, score: e.stateGrantUnknownLocation });
+  });
+
+  it('records the 501(c)(3) requirement as met or unconfirmed', () => {
+    const restricted = grant({ requires_501c3: true });
+    expect(eligibilityFit(restricted, profile({ applicantType: 'nonprofit', is501c3: true }), { kind: 'national' }).charity501c3).toBe('holds');
+    const unconfirmed = eligibilityFit(restricted, profile({ applicantType: 'nonprofit' }), { kind: 'national' });
+    expect(unconfirmed.charity501c3).toBe('not_stated');
+    expect(unconfirmed.score).toBeCloseTo(e.confirmed * e.unconfirmed501c3 * e.national, 10);
+    expect(eligibilityFit(grant({ requires_501c3: true, eligible_applicants: ['nonprofit', 'academic'] }), profile({ applicantType: 'academic' }), { kind: 'national' }).charity501c3).toBeNull();
+  });
+});
+
+describe('topic fit', () => {
+  it('stems key terms and drops stop words and grant boilerplate', () => {
+    expect(keyTokens('Supporting the communities of rural Kansas through program grants').map((t) => t.word)).toEqual(['communities', 'rural', 'Kansas']);
+    expect(keyTokens('communities')[0]!.stem).toBe(keyTokens('community')[0]!.stem);
+    // Names and acronyms keep their capitals; a capital that only starts a sentence does not.
+    expect(keyTokens('Clinics treat HIV in Kansas. Rural towns').map((t) => t.word)).toEqual(['clinics', 'treat', 'HIV', 'Kansas', 'rural', 'towns']);
+  });
+
+  it('scales the cosine from the floor to the ceiling, cites shared phrases and boosts focus keywords found', () => {
+    const candidates = [grant(), grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Bridge Repair', description: 'Highway bridges and culverts.', categories: ['Transportation'] })];
+    const scorer = new TopicScorer('We run rural health clinics and telehealth services', ['telehealth', 'oncology'], candidates, { floor: 0.6, ceiling: 0.9 });
+    const fit = scorer.fit(candidates[0]!, 0.75);
+    expect(fit.semantic).toBeCloseTo(0.5, 10);
+    expect(fit.keywords).toEqual(['telehealth']);
+    expect(fit.sharedTerms).toContain('rural health');
+    expect(fit.sharedTerms).not.toContain('telehealth'); // cited as a keyword instead
+    const { semanticShare, focusKeywordBoost } = MATCH_SCORING.topic;
+    expect(fit.score).toBeCloseTo(Math.min(1, semanticShare * 0.5 + (1 - semanticShare) * fit.overlap + focusKeywordBoost), 10);
+    const offTopic = scorer.fit(candidates[1]!, 0.55);
+    expect(offTopic).toMatchObject({ semantic: 0, overlap: 0, sharedTerms: [], keywords: [] });
+  });
+});
+
+describe('ranking and reasons', () => {
+  const candidates: MatchCandidate[] = [
+    { grant: grant(), cosine: 0.86 },
+    { grant: grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Kansas Rural Health Clinic Capital Grants', states: ['KS'], amount_min: 10_000, amount_max: 100_000, deadline_date: '2026-11-27', requires_501c3: true }), cosine: 0.84 },
+    { grant: grant({ id: '00000000-0000-4000-8000-000000000003', title: 'Arts Education', description: 'Music and theatre in schools.', categories: ['Arts'], eligible_applicants: [], amount_max: null, deadline_date: null }), cosine: 0.62 },
+  ];
+  const req = request({ mission: 'We run rural health clinics in western Kansas', geography: 'rural Kansas', applicant_type: 'nonprofit', is_501c3: true, annual_budget_usd: 800_000 }, { focus_keywords: ['telehealth'] });
+  const context = { request: req, location: resolveApplicantLocation('rural Kansas'), today: TODAY, cosineRange: { floor: 0.6, ceiling: 0.95 } };
+
+  it('returns integer scores from 0 to 100, best first, the same every time', () => {
+    const first = rankMatches(candidates, context);
+    expect(first.map((m) => m.match_score)).toEqual([...first.map((m) => m.match_score)].sort((a, b) => b - a));
+    for (const m of first) expect(Number.isInteger(m.match_score) && m.match_score >= 0 && m.match_score <= 100).toBe(true);
+    expect(rankMatches([...candidates].reverse(), context)).toEqual(first);
+    expect(first.at(-1)!.id).toBe('00000000-0000-4000-8000-000000000003');
+  });
+
+  it('explains each match with its own facts', () => {
+    const byId = new Map(rankMatches(candidates, context).map((m) => [m.id, m]));
+    const national = byId.get('00000000-0000-4000-8000-000000000001')!;
+    expect(national.why_it_fits).toBe(
+      'It shares your focus on rural health and mentions your keyword “telehealth”. It is open to nonprofits nationwide. '
+      + 'Its awards of up to $250,000 fit your budget well (31% of your $800,000 budget), and applications close on 2027-01-15 (in 54 days).',
+    );
+    expect(national.confidence).toBe('high');
+    const kansas = byId.get('00000000-0000-4000-8000-000000000002')!;
+    expect(kansas.why_it_fits).toContain('It is open to nonprofits in Kansas, and nonprofits must hold 501(c)(3) status, as you do.');
+    expect(kansas.why_it_fits).toContain('applications close soon, on 2026-11-27 (in 5 days)');
+    expect(kansas.why_it_fits).toContain('awards of $10,000 to $100,000 fit your budget well (1.3% to 13% of your $800,000 budget)');
+    const arts = byId.get('00000000-0000-4000-8000-000000000003')!;
+    expect(arts.why_it_fits).toBe(
+      'Its subject (Arts) is close in meaning to your mission, though it shares none of its key words. '
+      + 'It is open nationwide, but the listing does not say which types of applicant may apply, so confirm your eligibility. No application deadline is published.',
+    );
+    expect(arts.confidence).toBe('medium');
+    expect(arts.score_components).toEqual({ topic: 3, eligibility: 54, award_size: 50, deadline: 80 });
+  });
+
+  it('states award sizes as shares of the budget, in times when over it, and leaves the budget out when none was given', () => {
+    const big = { ...candidates[0]!, grant: { ...candidates[0]!.grant, amount_min: 1_700_000, amount_max: 3_400_000 } };
+    expect(rankMatches([big], context)[0]!.why_it_fits).toContain('Its awards of $1,700,000 to $3,400,000 are large for your budget (2.1 to 4.3 times your $800,000 budget)');
+    const small = { ...candidates[0]!, grant: { ...candidates[0]!.grant, amount_min: null, amount_max: 2_000 } };
+    expect(rankMatches([small], context)[0]!.why_it_fits).toContain('Its awards of up to $2,000 are small next to your budget (0.25% of your $800,000 budget)');
+    const noBudget = { ...context, request: { ...req, profile: { ...req.profile, annualBudgetUsd: undefined } } };
+    expect(rankMatches([small], noBudget)[0]!.why_it_fits).toContain('It makes awards of up to $2,000, and applications close on 2027-01-15 (in 54 days).');
+  });
+
+  it('says when the location is unknown and a grant is limited to a state', () => {
+    const unknownPlace = { ...context, location: resolveApplicantLocation('Gotham') };
+    const [match] = rankMatches([candidates[1]!], unknownPlace);
+    expect(match!.why_it_fits).toContain('only in Kansas (your location “Gotham” names no US state, so check that you qualify)');
+    // The type and the 501(c)(3) status are confirmed; only the place is not.
+    expect(match!.confidence).toBe('medium');
+    const [unknownTypes] = rankMatches([{ ...candidates[1]!, grant: { ...candidates[1]!.grant, eligible_applicants: [] } }], unknownPlace);
+    expect(unknownTypes!.confidence).toBe('low');
+  });
+});
