@@ -21,7 +21,15 @@ import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../lambdas/p
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { utcDate } from '../lambdas/ports/clock';
-import { AwsTargetError, awsIngestPorts, awsKeyPorts, awsReindexPorts } from '../local/aws-target';
+import { AwsTargetError, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts } from '../local/aws-target';
+import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
+import { DestinationRefused, type DestinationMode } from '../lambdas/core/webhooks/destination-policy';
+import { DEADLINE_WINDOW_DAYS, WEBHOOK_EVENTS } from '../lambdas/core/webhooks/events';
+import {
+  addSubscription, DEFAULT_SECRET_GRACE_HOURS, disableSubscription, enableSubscription, listedSubscription, rotateSecret,
+  type ListedSubscription, type WebhookPorts,
+} from '../lambdas/core/use-cases/manage-webhooks';
+import { WebhookConflict } from '../lambdas/ports/webhook-store';
 import { DEFAULT_DATA_DIR, removeLocalIndex, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
 import { ingestReporter } from '../local/ingest-report';
 
@@ -245,6 +253,102 @@ withKeyTargetOptions(keysCommand.command('usage'))
     });
   });
 
+/** The subscriptions, keys and resolver of the target; its URL rules follow it (https only in AWS). */
+async function withWebhookPorts<T>(opts: TargetOptions, run: (ports: WebhookPorts, mode: DestinationMode) => Promise<T>): Promise<T> {
+  if (opts.target === 'local') {
+    return withLocalStack(opts.dataDir, (stack) => run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver }, 'local'));
+  }
+  const ports = await awsWebhookPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
+  try {
+    return await run(ports, 'aws');
+  } finally {
+    ports.close();
+  }
+}
+
+function printSubscription(subscription: ListedSubscription): void {
+  console.log([
+    subscription.subscription_id, subscription.key_id, subscription.state + (subscription.disabled_reason ? ` (${subscription.disabled_reason})` : ''),
+    subscription.url, subscription.events.join(','), `${subscription.days_before} days`, subscription.created_at,
+    subscription.rotating ? `old secret valid until ${subscription.previous_secret_valid_until}` : '-',
+  ].join('\t'));
+}
+
+const SUBSCRIPTION_COLUMNS = ['subscription id', 'key id', 'state', 'url', 'events', 'deadline window', 'created', 'rotation'];
+
+const webhooksCommand = program.command('webhooks').description('webhook subscriptions of developer keys: add, list, disable, enable, rotate-secret');
+
+withTargetOptions(webhooksCommand.command('add'))
+  .description('subscribe a developer key\'s URL to events; the signing secret is shown once')
+  .requiredOption('--key-id <id>', 'the developer key the subscription belongs to')
+  .requiredOption('--url <url>', 'https URL (local mode also: http to localhost / 127.0.0.1 / ::1); private, loopback, link-local and metadata addresses are refused')
+  .option('--events <names>', `comma-separated events (default: all of ${WEBHOOK_EVENTS.join(', ')})`, (value: string) => value.split(',').map((name) => name.trim()).filter((name) => name !== ''))
+  .option('--days-before <days>', `deadline_approaching fires this many days before a deadline (${DEADLINE_WINDOW_DAYS.min}-${DEADLINE_WINDOW_DAYS.max})`, (value: string) => {
+    const days = Number(value);
+    if (!Number.isInteger(days) || days < DEADLINE_WINDOW_DAYS.min || days > DEADLINE_WINDOW_DAYS.max) throw new InvalidArgumentError(`must be a whole number of days from ${DEADLINE_WINDOW_DAYS.min} to ${DEADLINE_WINDOW_DAYS.max}`);
+    return days;
+  }, DEADLINE_WINDOW_DAYS.default)
+  .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number }) => {
+    await withWebhookPorts(opts, async (ports, mode) => {
+      const now = new Date();
+      const { secret, subscription } = await addSubscription(ports, { keyId: opts.keyId, url: opts.url, events: opts.events, daysBefore: opts.daysBefore }, mode, now);
+      console.log(`subscription ${subscription.subscription_id} for key ${subscription.key_id}: ${subscription.url}`);
+      console.log(`events  ${subscription.events.join(', ')}; deadlines ${subscription.days_before} days ahead`);
+      console.log(`secret  ${secret}`);
+      console.error('the secret is shown this once: store it where your receiver verifies X-Service-Signature (docs/webhooks.md)');
+    });
+  });
+
+withTargetOptions(webhooksCommand.command('list'))
+  .description('subscriptions (never their secrets)')
+  .option('--key-id <id>', 'only this key\'s')
+  .action(async (opts: TargetOptions & { keyId?: string }) => {
+    await withWebhookPorts(opts, async ({ webhooks }) => {
+      const now = new Date();
+      const subscriptions = await webhooks.list(opts.keyId);
+      console.log(SUBSCRIPTION_COLUMNS.join('\t'));
+      for (const subscription of subscriptions) printSubscription(listedSubscription(subscription, now));
+      if (subscriptions.length === 0) console.log('(no subscriptions)');
+    });
+  });
+
+withTargetOptions(webhooksCommand.command('disable'))
+  .description('stop deliveries to a subscription (events are not kept for it while disabled)')
+  .argument('<subscription-id>')
+  .action(async (subscriptionId: string, opts: TargetOptions) => {
+    await withWebhookPorts(opts, async ({ webhooks }) => {
+      const subscription = await disableSubscription(webhooks, subscriptionId, 'disabled by an operator', new Date());
+      console.log(`subscription ${subscription.subscription_id} disabled`);
+    });
+  });
+
+withTargetOptions(webhooksCommand.command('enable'))
+  .description('resume a disabled subscription (its URL is checked again)')
+  .argument('<subscription-id>')
+  .action(async (subscriptionId: string, opts: TargetOptions) => {
+    await withWebhookPorts(opts, async (ports, mode) => {
+      const subscription = await enableSubscription(ports, subscriptionId, mode, new Date());
+      console.log(`subscription ${subscription.subscription_id} enabled`);
+    });
+  });
+
+withTargetOptions(webhooksCommand.command('rotate-secret'))
+  .description('issue a new signing secret; deliveries carry signatures by both secrets for the grace period')
+  .argument('<subscription-id>')
+  .option('--grace-hours <hours>', 'how long the old secret keeps signing beside the new one', (v: string) => {
+    const hours = Number(v);
+    if (!Number.isFinite(hours) || hours < 0 || hours > 24 * 30) throw new InvalidArgumentError('must be a number of hours from 0 to 720');
+    return hours;
+  }, DEFAULT_SECRET_GRACE_HOURS)
+  .action(async (subscriptionId: string, opts: TargetOptions & { graceHours: number }) => {
+    await withWebhookPorts(opts, async ({ webhooks }) => {
+      const { secret, subscription } = await rotateSecret(webhooks, subscriptionId, opts.graceHours, new Date());
+      console.log(`subscription ${subscription.subscription_id}: new secret issued; the old one also signs until ${subscription.previous_secret_valid_until}`);
+      console.log(`secret  ${secret}`);
+      console.error('the secret is shown this once: store it now');
+    });
+  });
+
 const local = program.command('local').description('the embedded stack\'s state (.local/)');
 
 local
@@ -277,7 +381,8 @@ local
 
 program.parseAsync().catch((error: Error) => {
   // Expected failures (a missing file, an unknown stage) are one clear line; anything else also names its type.
-  const expected = error instanceof SourceFileError || error instanceof AwsTargetError || error instanceof KeyStateConflict;
+  const expected = error instanceof SourceFileError || error instanceof AwsTargetError || error instanceof KeyStateConflict
+    || error instanceof WebhookConflict || error instanceof DestinationRefused;
   console.error(`admin: ${expected ? error.message : `${error.name}: ${error.message}`}`);
   process.exit(1);
 });

@@ -4,6 +4,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/api-gateway-usage-plans';
 import { TIER_NAMES, type TierName } from '../lambdas/core/auth/tiers';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
+import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
+import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
+import type { WebhookPorts } from '../lambdas/core/use-cases/manage-webhooks';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
@@ -122,6 +125,18 @@ export async function awsKeyPorts(options: AwsTargetOptions & { usagePlanIds?: R
       client.destroy();
       apiGateway.destroy();
     },
+  };
+}
+
+/** The stage's webhook subscriptions and keys (the records table), and the system resolver for URL checks. */
+export async function awsWebhookPorts(options: AwsTargetOptions): Promise<WebhookPorts & { close(): void }> {
+  const tableName = await recordsTableOf(options);
+  const client = new DynamoDBClient({ region: options.region });
+  return {
+    webhooks: new DynamoWebhookStore(client, tableName),
+    keys: new DynamoKeyStore(client, tableName),
+    resolver: dnsHostResolver,
+    close: () => client.destroy(),
   };
 }
 

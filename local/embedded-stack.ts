@@ -8,6 +8,7 @@ import dynalite from 'dynalite';
 import { claimDataDir } from './data-dir-lock';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
+import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
@@ -20,6 +21,7 @@ import { semanticFloorOf } from '../lambdas/core/search/relevance';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import { systemClock, utcDate, type Clock } from '../lambdas/ports/clock';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
+import type { WebhookStore } from '../lambdas/ports/webhook-store';
 import type { Embedder } from '../lambdas/ports/embedder';
 import type { Services } from '../lambdas/ports/services';
 import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
@@ -77,6 +79,8 @@ export interface EmbeddedStack {
   services: Services;
   /** Change events the local indexer produced, waiting for the webhooks sender. */
   outbox: ChangeOutbox;
+  /** Webhook subscriptions, in the same table as in AWS. */
+  webhooks: WebhookStore;
   /** The DynamoDB API endpoint dynalite serves the table on: tools can speak to it as to AWS. */
   dynamoEndpoint: string;
   /** The spec the synthetic catalogue was seeded with, or null when the store was not seeded. */
@@ -194,6 +198,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   return {
     services: { store, index, embedder, semanticFloor, clock, meter, keys },
     outbox,
+    webhooks: new DynamoWebhookStore(client, LOCAL_TABLE_NAME),
     dynamoEndpoint: `http://127.0.0.1:${port}`,
     seededCatalogue,
     get importedCatalogue() {

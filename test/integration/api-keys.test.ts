@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIER_NAMES } from '../../lambdas/core/auth/tiers';
 import { createKey, revokeKey, rotateKey, setKeyTier } from '../../lambdas/core/use-cases/manage-keys';
@@ -12,6 +10,7 @@ import { KeyStateConflict } from '../../lambdas/ports/key-store';
 import { localAuthorizer, localRoutes } from '../../local/api-routes';
 import { startEmbeddedStack } from '../../local/embedded-stack';
 import { createApiServer, listen } from '../../local/http-server';
+import { runAdmin } from '../support/admin-cli';
 import { startTestApi, type TestApi } from '../support/api-server';
 import { rawRequest } from '../support/raw-http';
 
@@ -236,22 +235,13 @@ describe('usage figures', () => {
 });
 
 describe('admin keys (the CLI)', () => {
-  const run = promisify(execFile);
   let dataDir: string;
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'gcf-keys-'));
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', 'keys', ...args, '--data-dir', dataDir], { timeout: 60_000 });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+  const admin = (...args: string[]) => runAdmin(['keys', ...args, '--data-dir', dataDir]);
 
   it('create, set-tier, rotate, usage, revoke and list, end to end', async () => {
     const created = await admin('create', '--tier', 'basic', '--owner', 'acme@example.org', '--label', 'prod');

@@ -1,14 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestFiles } from '../../lambdas/adapters/source-files/ingest-files';
 import { recordIdOf } from '../../lambdas/core/ingest/identity';
 import type { IngestRejection } from '../../lambdas/core/use-cases/ingest-records';
 import type { Clock } from '../../lambdas/ports/clock';
+import { runAdmin } from '../support/admin-cli';
 import { startTestApi, type TestApi } from '../support/api-server';
 
 /**
@@ -233,26 +232,15 @@ describe('bad input', () => {
 });
 
 describe('admin ingest (the CLI)', () => {
-  const run = promisify(execFile);
   let dataDir: string;
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'gcf-admin-ingest-'));
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return adminWith({}, ...args);
-  }
+  const admin = (...args: string[]) => runAdmin(args);
 
-  async function adminWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { timeout: 60_000, env: { ...process.env, ...env } });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  }
+  const adminWith = (env: Record<string, string>, ...args: string[]) => runAdmin(args, env);
 
   it('imports files and folders into the local state and prints the summary', async () => {
     const out = await admin('ingest', fixture('sam-opportunities-v2.json'), fixture('malformed-lines.jsonl'), '--data-dir', dataDir);

@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TierName } from '../../core/auth/tiers';
 import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../../ports/key-store';
-import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages } from './records-table';
+import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages, withoutItemKeys } from './records-table';
 
 /**
  * API keys in the records table. Two kinds of item: the key (pk "apikey#<key_id>") and, for each
@@ -18,10 +18,7 @@ const KEY_ENTITY = 'api_key';
 const keyKey = (keyId: string) => ({ pk: `apikey#${keyId}`, sk: KEY_SK });
 const hashKey = (hash: string) => ({ pk: `apikeyhash#${hash}`, sk: HASH_SK });
 
-function keyOfItem(item: Record<string, unknown>): ApiKeyRecord {
-  const { pk: _pk, sk: _sk, entity: _entity, ...key } = item;
-  return key as unknown as ApiKeyRecord;
-}
+const keyOfItem = (item: Record<string, unknown>) => withoutItemKeys(item) as unknown as ApiKeyRecord;
 
 export class DynamoKeyStore implements KeyStore {
   private readonly doc: DynamoDBDocumentClient;

@@ -19,6 +19,12 @@ export const FUNDER_INDEX = { name: 'funders', partitionKey: 'funder_key' } as c
 /** Attributes on a record item that are not public fields. */
 export const RECORD_INTERNAL_ATTRIBUTES = ['pk', 'sk', 'entity', 'content_hash', FUNDER_INDEX.partitionKey] as const;
 
+/** An item's own attributes: the table's key and entity marker left out. */
+export function withoutItemKeys(item: Record<string, unknown>): Record<string, unknown> {
+  const { pk: _pk, sk: _sk, entity: _entity, ...attributes } = item;
+  return attributes;
+}
+
 export const recordKeyOf = (kind: ResourceKind, id: string) => ({ pk: `${kind}#${id}`, sk: RECORD_SK });
 
 const BATCH_WRITE_MAX = 25;

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { WebhookConflict, type WebhookStore, type WebhookSubscription } from '../../ports/webhook-store';
+import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages, withoutItemKeys } from './records-table';
+
+/**
+ * Webhook subscriptions in the records table: the subscription (pk "webhook#<id>") and a guard
+ * item per key and URL (pk "webhookurl#<key_id>#<sha256(url)>") whose conditional put makes a
+ * duplicate subscription impossible even when two operators add it at once.
+ */
+
+const SUBSCRIPTION_SK = 'subscription';
+const GUARD_SK = 'url';
+export const WEBHOOK_ENTITY = 'webhook_subscription';
+const subscriptionKey = (id: string) => ({ pk: `webhook#${id}`, sk: SUBSCRIPTION_SK });
+const guardKey = (keyId: string, url: string) => ({ pk: `webhookurl#${keyId}#${createHash('sha256').update(url).digest('hex')}`, sk: GUARD_SK });
+
+const subscriptionOf = (item: Record<string, unknown>) => withoutItemKeys(item) as unknown as WebhookSubscription;
+
+export class DynamoWebhookStore implements WebhookStore {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(client: DynamoDBClient, private readonly tableName: string) {
+    this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
+  }
+
+  async create(subscription: WebhookSubscription): Promise<void> {
+    const guard = guardKey(subscription.key_id, subscription.url);
+    try {
+      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...guard, subscription_id: subscription.subscription_id }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: guard, ConsistentRead: true }));
+        throw new WebhookConflict(`key ${subscription.key_id} already has a subscription for ${subscription.url}${Item ? ` (${String(Item.subscription_id)})` : ''}`);
+      }
+      throw error;
+    }
+    try {
+      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...subscriptionKey(subscription.subscription_id), entity: WEBHOOK_ENTITY, ...subscription }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    } catch (error) {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: guard }));
+      throw error;
+    }
+  }
+
+  async get(subscriptionId: string): Promise<WebhookSubscription | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: subscriptionKey(subscriptionId), ConsistentRead: true }));
+    return Item ? subscriptionOf(Item) : null;
+  }
+
+  async list(keyId?: string): Promise<WebhookSubscription[]> {
+    const found: WebhookSubscription[] = [];
+    for await (const items of scanPages(this.doc, entityFilter(this.tableName, WEBHOOK_ENTITY))) {
+      for (const item of items) {
+        const subscription = subscriptionOf(item);
+        if (keyId === undefined || subscription.key_id === keyId) found.push(subscription);
+      }
+    }
+    return found.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.subscription_id.localeCompare(b.subscription_id));
+  }
+
+  async update(subscriptionId: string, changes: Parameters<WebhookStore['update']>[1]): Promise<WebhookSubscription> {
+    const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+    if (entries.length === 0) {
+      const current = await this.get(subscriptionId);
+      if (!current) throw new WebhookConflict(`no webhook subscription ${subscriptionId}`);
+      return current;
+    }
+    try {
+      const { Attributes } = await this.doc.send(new UpdateCommand({
+        TableName: this.tableName,
+        Key: subscriptionKey(subscriptionId),
+        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+        ReturnValues: 'ALL_NEW',
+      }));
+      return subscriptionOf(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new WebhookConflict(`no webhook subscription ${subscriptionId}`);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../lambdas/core/use-cases/manage-keys';
+import { addSubscription, enableSubscription, listedSubscription, rotateSecret, type WebhookPorts } from '../../lambdas/core/use-cases/manage-webhooks';
+import { DestinationRefused } from '../../lambdas/core/webhooks/destination-policy';
+import { WEBHOOK_EVENTS } from '../../lambdas/core/webhooks/events';
+import { WebhookConflict } from '../../lambdas/ports/webhook-store';
+import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { runAdmin } from '../support/admin-cli';
+
+/**
+ * Webhook subscriptions: the lifecycle through the store the AWS adapter uses (dynalite), with the
+ * AWS mode's URL rules checked against a fixed resolver, and the admin CLI end to end.
+ */
+
+describe('webhook subscriptions (use cases on the embedded store)', () => {
+  let stack: EmbeddedStack;
+  let ports: WebhookPorts;
+  let developerKey: string;
+  const dns: Record<string, string[]> = {
+    'hooks.example.com': ['93.184.216.34'],
+    'rebind.example.com': ['93.184.216.34'],
+    'loopback.example.com': ['127.0.0.1'],
+    'metadata.example.com': ['169.254.169.254'],
+  };
+  const now = new Date('2026-11-22T10:00:00Z');
+
+  beforeAll(async () => {
+    stack = await startEmbeddedStack({ seed: false });
+    ports = { webhooks: stack.webhooks, keys: stack.services.keys, resolver: { resolve: async (host) => dns[host] ?? [] } };
+    developerKey = (await createKey(stack.services.keys, { tier: 'developer', owner: 'dev@example.org', label: '' }, randomBytes, now)).record.key_id;
+  });
+  afterAll(async () => stack?.close());
+
+  it('stores a developer key\'s https subscription with every event by default, and never lists its secret', async () => {
+    const { secret, subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/gcf' }, 'aws', now);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(subscription).toMatchObject({ key_id: developerKey, url: 'https://hooks.example.com/gcf', events: [...WEBHOOK_EVENTS], days_before: 7, state: 'active', secret });
+    expect(await stack.webhooks.get(subscription.subscription_id)).toEqual(subscription);
+    const listed = listedSubscription((await stack.webhooks.list(developerKey))[0]!, now);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+  });
+
+  it('refuses in AWS mode a name resolving to loopback or metadata, plain http, and a duplicate', async () => {
+    await expect(addSubscription(ports, { keyId: developerKey, url: 'https://loopback.example.com/x' }, 'aws', now)).rejects.toThrow(/127\.0\.0\.1 is a loopback address/);
+    await expect(addSubscription(ports, { keyId: developerKey, url: 'https://metadata.example.com/x' }, 'aws', now)).rejects.toThrow(/cloud metadata/);
+    await expect(addSubscription(ports, { keyId: developerKey, url: 'http://hooks.example.com/plain' }, 'aws', now)).rejects.toThrow(/plain http is not allowed/);
+    await expect(addSubscription(ports, { keyId: developerKey, url: 'http://127.0.0.1:8080/x' }, 'aws', now)).rejects.toThrow(DestinationRefused);
+    await expect(addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/gcf' }, 'aws', now)).rejects.toThrow(/already has a subscription/);
+    expect((await stack.webhooks.list(developerKey)).map((s) => s.url)).toEqual(['https://hooks.example.com/gcf']);
+  });
+
+  it('lets only one of two concurrent adds of the same URL through', async () => {
+    const attempts = await Promise.allSettled([1, 2, 3].map(() => addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/race' }, 'aws', now)));
+    expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+    for (const failed of attempts.filter((a) => a.status === 'rejected')) expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(WebhookConflict);
+  });
+
+  it('checks the URL again on enable, since a name may resolve elsewhere by then', async () => {
+    const { subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://rebind.example.com/x', events: ['grant.created'], daysBefore: 14 }, 'aws', now);
+    await stack.webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'test' });
+    dns['rebind.example.com'] = ['10.1.2.3'];
+    await expect(enableSubscription(ports, subscription.subscription_id, 'aws', now)).rejects.toThrow(/10\.1\.2\.3 is a private address/);
+    expect((await stack.webhooks.get(subscription.subscription_id))!.state).toBe('disabled');
+  });
+
+  it('rotates the secret, keeping the old one for the grace period', async () => {
+    const { secret: first, subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/rotate' }, 'aws', now);
+    const { secret: second, subscription: rotated } = await rotateSecret(stack.webhooks, subscription.subscription_id, 2, now);
+    expect(second).not.toBe(first);
+    expect(rotated).toMatchObject({ secret: second, previous_secret: first, previous_secret_valid_until: '2026-11-22T12:00:00.000Z' });
+    expect(listedSubscription(rotated, now).rotating).toBe(true);
+    expect(listedSubscription(rotated, new Date('2026-11-22T12:00:01Z')).rotating).toBe(false);
+  });
+});
+
+describe('admin webhooks (the CLI)', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'gcf-webhooks-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const admin = (...args: string[]) => runAdmin([...args, '--data-dir', dataDir]);
+  const keyIdOf = (stdout: string) => /^key id (key_\w+)/m.exec(stdout)![1]!;
+
+  it('add, list, rotate-secret, disable and enable, end to end; refusals are one clear line and exit 1', async () => {
+    const developer = keyIdOf((await admin('keys', 'create', '--tier', 'developer', '--owner', 'dev@example.org')).stdout);
+    const pro = keyIdOf((await admin('keys', 'create', '--tier', 'pro', '--owner', 'pro@example.org')).stdout);
+
+    const added = await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/hook', '--events', 'grant.created,grant.deadline_approaching', '--days-before', '3');
+    expect(added.code).toBe(0);
+    const subscriptionId = /^subscription (whk_\w+) for key/m.exec(added.stdout)![1]!;
+    const secret = /^secret {2}(whsec_\S+)$/m.exec(added.stdout)![1]!;
+    expect(added.stdout).toContain('events  grant.created, grant.deadline_approaching; deadlines 3 days ahead');
+    expect(added.stderr).toContain('shown this once');
+
+    const refusals: [string[], RegExp][] = [
+      [['--key-id', developer, '--url', 'http://127.0.0.1:9/hook'], /already has a subscription for http:\/\/127\.0\.0\.1:9\/hook/],
+      [['--key-id', pro, '--url', 'http://127.0.0.1:9/other'], /webhooks need the developer tier; key \S+ is pro/],
+      [['--key-id', developer, '--url', 'http://169.254.169.254/'], /169\.254\.169\.254 is a cloud metadata address/],
+      [['--key-id', developer, '--url', 'http://10.0.0.1/'], /10\.0\.0\.1 is a private address/],
+      [['--key-id', developer, '--url', 'http://example.com/'], /plain http is allowed only to a loopback address/],
+      [['--key-id', developer, '--url', 'not a url'], /not an absolute URL/],
+      [['--key-id', developer, '--url', 'https://x.example.com/', '--events', 'grant.deleted'], /unknown event grant\.deleted; use any of: grant\.created/],
+      [['--key-id', 'key_doesnotexist0000', '--url', 'http://127.0.0.1:9/x'], /no key key_doesnotexist0000/],
+    ];
+    for (const [args, message] of refusals) {
+      const refused = await admin('webhooks', 'add', ...args);
+      expect(refused.code, args.join(' ')).toBe(1);
+      expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+    }
+    expect((await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/x', '--days-before', '0')).code).toBe(1);
+
+    const listed = await admin('webhooks', 'list');
+    expect(listed.stdout.split('\n').filter((line) => line.startsWith('whk_'))).toEqual([
+      expect.stringMatching(new RegExp(`^${subscriptionId}\\t${developer}\\tactive\\thttp://127\\.0\\.0\\.1:9/hook\\tgrant\\.created,grant\\.deadline_approaching\\t3 days\\t`)),
+    ]);
+    expect(listed.stdout).not.toContain(secret);
+
+    const rotated = await admin('webhooks', 'rotate-secret', subscriptionId, '--grace-hours', '1');
+    expect(rotated.stdout).toMatch(/new secret issued; the old one also signs until \d{4}-/);
+    expect(/^secret {2}(whsec_\S+)$/m.exec(rotated.stdout)![1]).not.toBe(secret);
+
+    expect((await admin('webhooks', 'disable', subscriptionId)).stdout).toContain(`subscription ${subscriptionId} disabled`);
+    expect((await admin('webhooks', 'list', '--key-id', developer)).stdout).toContain('\tdisabled (disabled by an operator)\t');
+    expect((await admin('webhooks', 'enable', subscriptionId)).stdout).toContain(`subscription ${subscriptionId} enabled`);
+    const unknown = await admin('webhooks', 'enable', 'whk_nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no webhook subscription whk_nope');
+  });
+});

@@ -1,0 +1,122 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { DestinationRefused, parseWebhookUrl, resolveDestination, type DestinationMode } from '../../lambdas/core/webhooks/destination-policy';
+import { isWebhookEvent, kindOfEvent, WEBHOOK_EVENTS } from '../../lambdas/core/webhooks/events';
+import { isWebhookSecret, newWebhookSecret, signWebhookPayload, verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+
+describe('webhook signatures', () => {
+  const secret = newWebhookSecret();
+  const body = '{"event":"grant.created","data":{"id":"x","title":"Café — “quotes”"}}';
+
+  it('makes whsec_ secrets of 32 random bytes', () => {
+    expect(isWebhookSecret(secret)).toBe(true);
+    expect(Buffer.from(secret.slice('whsec_'.length), 'base64url')).toHaveLength(32);
+    expect(newWebhookSecret()).not.toBe(secret);
+  });
+
+  it('signs the exact bytes with HMAC-SHA256 keyed by the secret, as a receiver recomputes it', () => {
+    const header = signWebhookPayload(body, secret);
+    expect(header).toBe(`sha256=${createHmac('sha256', secret).update(Buffer.from(body, 'utf8')).digest('hex')}`);
+    expect(header).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(signWebhookPayload(Buffer.from(body, 'utf8'), secret)).toBe(header);
+  });
+
+  it('verifies a valid signature and rejects any change to the body, the secret or the header', () => {
+    const header = signWebhookPayload(body, secret);
+    expect(verifyWebhookSignature(body, header, secret)).toBe(true);
+    expect(verifyWebhookSignature(Buffer.from(body), header, secret)).toBe(true);
+    expect(verifyWebhookSignature(`${body} `, header, secret)).toBe(false);
+    expect(verifyWebhookSignature(body, header, newWebhookSecret())).toBe(false);
+    expect(verifyWebhookSignature(body, header.toUpperCase(), secret)).toBe(false);
+    expect(verifyWebhookSignature(body, header.slice(0, -1), secret)).toBe(false);
+    expect(verifyWebhookSignature(body, `sha1=${header.slice(7)}`, secret)).toBe(false);
+    expect(verifyWebhookSignature(body, '', secret)).toBe(false);
+    expect(verifyWebhookSignature(body, null, secret)).toBe(false);
+    expect(verifyWebhookSignature(body, header, '')).toBe(false);
+  });
+
+  it('accepts any one of several signatures, as sent during a secret rotation', () => {
+    const old = newWebhookSecret();
+    const both = `${signWebhookPayload(body, old)}, ${signWebhookPayload(body, secret)}`;
+    expect(verifyWebhookSignature(body, both, secret)).toBe(true);
+    expect(verifyWebhookSignature(body, both, old)).toBe(true);
+    expect(verifyWebhookSignature(body, both, newWebhookSecret())).toBe(false);
+  });
+});
+
+describe('webhook events', () => {
+  it('names the eight kinds of interface section 6', () => {
+    expect(WEBHOOK_EVENTS).toHaveLength(8);
+    expect(isWebhookEvent('contract.deadline_approaching')).toBe(true);
+    expect(isWebhookEvent('funder.deadline_approaching')).toBe(false);
+    expect(isWebhookEvent('grant.deleted')).toBe(false);
+    expect(kindOfEvent('funder.updated')).toBe('funder');
+  });
+});
+
+describe('webhook destinations', () => {
+  const refused = (url: string, mode: DestinationMode) => {
+    try {
+      parseWebhookUrl(url, mode);
+    } catch (error) {
+      expect(error).toBeInstanceOf(DestinationRefused);
+      return (error as DestinationRefused).reason;
+    }
+    throw new Error(`accepted: ${url}`);
+  };
+
+  it('allows https to public hosts in both modes, and http only to loopback in local mode', () => {
+    expect(parseWebhookUrl('https://hooks.example.com/gcf?x=1', 'aws').hostname).toBe('hooks.example.com');
+    expect(parseWebhookUrl('https://93.184.216.34/hook', 'aws').hostname).toBe('93.184.216.34');
+    expect(parseWebhookUrl('http://127.0.0.1:8080/hook', 'local').port).toBe('8080');
+    expect(parseWebhookUrl('http://localhost:8080/hook', 'local').hostname).toBe('localhost');
+    expect(parseWebhookUrl('http://[::1]:8080/hook', 'local').hostname).toBe('[::1]');
+    expect(refused('http://hooks.example.com/', 'aws')).toMatch(/plain http is not allowed/);
+    expect(refused('http://hooks.example.com/', 'local')).toMatch(/only to a loopback address/);
+    expect(refused('http://127.0.0.1/', 'aws')).toMatch(/loopback address/);
+  });
+
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', 'cloud metadata'],
+    ['https://169.254.169.254/', 'cloud metadata'],
+    ['https://[fd00:ec2::254]/', 'cloud metadata'],
+    ['https://10.0.0.1/', 'private'],
+    ['https://172.16.5.4/', 'private'],
+    ['https://192.168.1.1/', 'private'],
+    ['https://127.0.0.1/', 'loopback'],
+    ['https://[::1]/', 'loopback'],
+    ['https://[::ffff:10.0.0.1]/', 'private'],
+    ['https://169.254.10.10/', 'link-local'],
+    ['https://[fe80::1]/', 'link-local'],
+    ['https://[fc00::1]/', 'unique local'],
+    ['https://100.64.0.1/', 'carrier-grade NAT'],
+    ['https://0.0.0.0/', 'unspecified'],
+    ['https://224.0.0.1/', 'multicast'],
+    ['https://localhost/', 'loopback name'],
+  ])('refuses %s in AWS mode (%s)', (url, reason) => {
+    expect(refused(url, 'aws')).toContain(reason);
+  });
+
+  it('refuses malformed URLs, other schemes and credentials', () => {
+    expect(refused('not a url', 'aws')).toMatch(/absolute URL/);
+    expect(refused('ftp://example.com/', 'aws')).toMatch(/scheme ftp/);
+    expect(refused('https://user:pw@example.com/', 'aws')).toMatch(/credentials/);
+    expect(refused(`https://example.com/${'a'.repeat(2050)}`, 'aws')).toMatch(/longer than/);
+  });
+
+  it('checks every address a name resolves to, so a public name pointing inside is refused', async () => {
+    const resolver = (table: Record<string, string[]>) => ({
+      resolve: async (host: string) => {
+        const found = table[host];
+        if (!found) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+        return found;
+      },
+    });
+    const dns = resolver({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::1'], 'sneaky.example.com': ['93.184.216.34', '127.0.0.1'], 'meta.example.com': ['169.254.169.254'] });
+    expect(await resolveDestination('https://hooks.example.com/x', 'aws', dns)).toMatchObject({ addresses: ['93.184.216.34', '2606:2800:220:1::1'] });
+    await expect(resolveDestination('https://sneaky.example.com/x', 'aws', dns)).rejects.toThrow(/127\.0\.0\.1 is a loopback address/);
+    await expect(resolveDestination('https://meta.example.com/x', 'aws', dns)).rejects.toThrow(/cloud metadata/);
+    await expect(resolveDestination('https://nowhere.example.com/x', 'aws', dns)).rejects.toThrow(/does not resolve \(ENOTFOUND\)/);
+    expect(await resolveDestination('http://127.0.0.1:9/x', 'local', dns)).toMatchObject({ addresses: ['127.0.0.1'] });
+  });
+});
