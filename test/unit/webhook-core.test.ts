@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DestinationRefused, parseWebhookUrl, resolveDestination, type DestinationMode } from '../../lambdas/core/webhooks/destination-policy';
 import { isWebhookEvent, kindOfEvent, WEBHOOK_EVENTS } from '../../lambdas/core/webhooks/events';
+import { deliveryHeaders, nextRetryDelay, RETRY_SCHEDULE_SECONDS, retryAfterSeconds, verdictOf, webhookBody } from '../../lambdas/core/webhooks/delivery-policy';
 import { isWebhookSecret, newWebhookSecret, signWebhookPayload, verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
 
 describe('webhook signatures', () => {
@@ -118,5 +119,59 @@ describe('webhook destinations', () => {
     await expect(resolveDestination('https://meta.example.com/x', 'aws', dns)).rejects.toThrow(/cloud metadata/);
     await expect(resolveDestination('https://nowhere.example.com/x', 'aws', dns)).rejects.toThrow(/does not resolve \(ENOTFOUND\)/);
     expect(await resolveDestination('http://127.0.0.1:9/x', 'local', dns)).toMatchObject({ addresses: ['127.0.0.1'] });
+  });
+});
+
+describe('webhook delivery policy', () => {
+  const subscription = { secret: 'whsec_new', previous_secret: 'whsec_old', previous_secret_valid_until: '2026-11-22T12:00:00.000Z' };
+  const body = webhookBody('grant.created', { id: 'g1', title: 'T', amount_max: 5, deadline_date: null });
+
+  it('serialises {event, data} once; the signature is over those exact bytes', () => {
+    expect(JSON.parse(body)).toEqual({ event: 'grant.created', data: { id: 'g1', title: 'T', amount_max: 5, deadline_date: null } });
+    const headers = deliveryHeaders(body, { ...subscription, previous_secret: null, previous_secret_valid_until: null }, 'evt-1', new Date('2026-11-22T10:00:00Z'));
+    expect(headers).toMatchObject({ 'Content-Type': 'application/json', 'X-Service-Event-Id': 'evt-1', 'X-Service-Timestamp': '2026-11-22T10:00:00.000Z' });
+    expect(verifyWebhookSignature(body, headers['X-Service-Signature'], 'whsec_new')).toBe(true);
+    expect(headers['X-Service-Signatures']).toBe(headers['X-Service-Signature']);
+  });
+
+  it('signs with both secrets during a rotation (the old one in X-Service-Signature), and with the new one after', () => {
+    const during = deliveryHeaders(body, subscription, 'evt-1', new Date('2026-11-22T11:59:59Z'));
+    expect(verifyWebhookSignature(body, during['X-Service-Signature'], 'whsec_old')).toBe(true);
+    expect(verifyWebhookSignature(body, during['X-Service-Signature'], 'whsec_new')).toBe(false);
+    expect(verifyWebhookSignature(body, during['X-Service-Signatures'], 'whsec_old')).toBe(true);
+    expect(verifyWebhookSignature(body, during['X-Service-Signatures'], 'whsec_new')).toBe(true);
+    const after = deliveryHeaders(body, subscription, 'evt-1', new Date('2026-11-22T12:00:00Z'));
+    expect(verifyWebhookSignature(body, after['X-Service-Signature'], 'whsec_new')).toBe(true);
+    expect(verifyWebhookSignature(body, after['X-Service-Signatures'], 'whsec_old')).toBe(false);
+  });
+
+  it('counts only a 2xx as delivered, a 410 as gone, and anything else (redirects, errors, no answer) as a retry', () => {
+    expect([200, 204, 299].map(verdictOf)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(verdictOf(410)).toBe('gone');
+    expect([301, 302, 400, 404, 429, 500, 503, null].map(verdictOf)).toEqual(Array(8).fill('retry'));
+  });
+
+  it('backs off through the schedule with ±20% jitter, honours a longer Retry-After, and stops after the last', () => {
+    expect(RETRY_SCHEDULE_SECONDS).toEqual([60, 300, 1800, 7200, 21600, 43200, 86400]);
+    expect(RETRY_SCHEDULE_SECONDS.reduce((a, b) => a + b, 0) / 3600).toBeGreaterThan(44);
+    expect(nextRetryDelay(1, null, () => 0)).toBe(48);
+    expect(nextRetryDelay(1, null, () => 1)).toBe(72);
+    expect(nextRetryDelay(2, null, () => 0.5)).toBe(300);
+    expect(nextRetryDelay(2, 900, () => 0.5)).toBe(900);
+    expect(nextRetryDelay(2, 10, () => 0.5)).toBe(300);
+    expect(nextRetryDelay(7, null, () => 0.5)).toBe(86_400);
+    expect(nextRetryDelay(8, null, () => 0.5)).toBeNull();
+    expect(nextRetryDelay(2, null, () => 0.5, [1, 2])).toBe(2);
+    expect(nextRetryDelay(3, null, () => 0.5, [1, 2])).toBeNull();
+  });
+
+  it('reads Retry-After as seconds or an HTTP date, capped at a day', () => {
+    const now = new Date('2026-11-22T10:00:00Z');
+    expect(retryAfterSeconds('120', now)).toBe(120);
+    expect(retryAfterSeconds('Sun, 22 Nov 2026 10:05:00 GMT', now)).toBe(300);
+    expect(retryAfterSeconds('Sun, 22 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfterSeconds('9999999', now)).toBe(86_400);
+    expect(retryAfterSeconds('soon', now)).toBeNull();
+    expect(retryAfterSeconds(undefined, now)).toBeNull();
   });
 });

@@ -1,0 +1,114 @@
+import { DestinationRefused, resolveDestination, type DestinationMode } from '../webhooks/destination-policy';
+import { DELIVERY_TIMEOUT_MS, deliveryHeaders, nextRetryDelay, retryAfterSeconds, RETRY_SCHEDULE_SECONDS, verdictOf } from '../webhooks/delivery-policy';
+import type { Clock } from '../../ports/clock';
+import type { Delivery, DeliveryLog } from '../../ports/delivery-log';
+import type { DeliveryMessage, DeliveryQueue } from '../../ports/delivery-queue';
+import type { HostResolver } from '../../ports/host-resolver';
+import type { AttemptResult, WebhookTransport } from '../../ports/webhook-transport';
+import type { WebhookStore } from '../../ports/webhook-store';
+
+export interface DeliveryPorts {
+  webhooks: WebhookStore;
+  log: DeliveryLog;
+  queue: DeliveryQueue;
+  transport: WebhookTransport;
+  resolver: HostResolver;
+  clock: Clock;
+  random: () => number;
+}
+
+export interface DeliveryOptions {
+  mode: DestinationMode;
+  /** Seconds before each retry (tests use a fast one). */
+  schedule?: readonly number[];
+  timeoutMs?: number;
+}
+
+export type DeliveryOutcome = Delivery['status'] | 'not_due' | 'unknown';
+
+/**
+ * One message off the webhook queue: at most one attempt, then the delivery log says what
+ * happened and, when another attempt is due, the message goes back on the queue with its delay.
+ *
+ * - Idempotent: a delivery already delivered, failed, gone or skipped is not sent again (SQS may
+ *   hand a message over twice).
+ * - A message that arrives before its delivery is due (a wait longer than the queue's longest
+ *   delay) goes back for the rest of the wait.
+ * - The destination is checked again before every attempt (DNS rebinding); a refusal is a failed
+ *   attempt, retried on the schedule like an unreachable receiver.
+ * - A disabled or deleted subscription skips the delivery; 410 Gone disables the subscription.
+ * - After the schedule's last attempt the delivery fails and the message is dead-lettered;
+ *   `replay` can send it again.
+ */
+export async function processDelivery(ports: DeliveryPorts, message: DeliveryMessage, options: DeliveryOptions): Promise<DeliveryOutcome> {
+  const delivery = await ports.log.get(message.delivery_id);
+  if (!delivery) return 'unknown';
+  if (delivery.status !== 'pending' && delivery.status !== 'retrying') return delivery.status;
+  const now = ports.clock.now();
+  if (delivery.next_attempt_at && delivery.next_attempt_at > now.toISOString()) {
+    const waitSeconds = Math.ceil((Date.parse(delivery.next_attempt_at) - now.getTime()) / 1000);
+    await ports.queue.send(message, Math.min(waitSeconds, ports.queue.maxDelaySeconds));
+    return 'not_due';
+  }
+
+  const subscription = await ports.webhooks.get(delivery.subscription_id);
+  if (!subscription || subscription.state !== 'active') {
+    await ports.log.save({ ...delivery, status: 'skipped', last_error: subscription ? `subscription disabled: ${subscription.disabled_reason ?? ''}` : 'subscription deleted', updated_at: now.toISOString(), next_attempt_at: null });
+    return 'skipped';
+  }
+
+  let result: AttemptResult;
+  try {
+    const destination = await resolveDestination(subscription.url, options.mode, ports.resolver);
+    result = await ports.transport.send({
+      url: destination.url.toString(),
+      addresses: destination.addresses,
+      body: delivery.body,
+      headers: deliveryHeaders(delivery.body, subscription, delivery.event_id, now),
+      timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    });
+  } catch (error) {
+    if (!(error instanceof DestinationRefused)) throw error;
+    result = { status: null, retryAfter: null, responseExcerpt: '', latencyMs: 0, error: error.message };
+  }
+
+  const attempted: Delivery = {
+    ...delivery,
+    attempts: delivery.attempts + 1,
+    last_status_code: result.status,
+    last_error: result.error,
+    last_latency_ms: result.latencyMs,
+    last_response: result.responseExcerpt || null,
+    updated_at: ports.clock.now().toISOString(),
+  };
+  const verdict = verdictOf(result.status);
+  if (verdict === 'delivered') {
+    await ports.log.save({ ...attempted, status: 'delivered', delivered_at: attempted.updated_at, next_attempt_at: null });
+    return 'delivered';
+  }
+  if (verdict === 'gone') {
+    await ports.webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'the receiver answered 410 Gone', updated_at: attempted.updated_at });
+    await ports.log.save({ ...attempted, status: 'gone', next_attempt_at: null });
+    return 'gone';
+  }
+  const delay = nextRetryDelay(attempted.attempts, retryAfterSeconds(result.retryAfter, now), ports.random, options.schedule ?? RETRY_SCHEDULE_SECONDS);
+  if (delay === null) {
+    await ports.log.save({ ...attempted, status: 'failed', next_attempt_at: null });
+    await ports.queue.deadLetter(message);
+    return 'failed';
+  }
+  const nextAttemptAt = new Date(now.getTime() + delay * 1000).toISOString();
+  await ports.log.save({ ...attempted, status: 'retrying', next_attempt_at: nextAttemptAt });
+  await ports.queue.send(message, Math.min(delay, ports.queue.maxDelaySeconds));
+  return 'retrying';
+}
+
+/** Sends a failed (or any finished) delivery again: a fresh schedule, the same event id and body. */
+export async function replayDelivery(ports: Pick<DeliveryPorts, 'log' | 'queue' | 'clock'>, deliveryId: string): Promise<Delivery | null> {
+  const delivery = await ports.log.get(deliveryId);
+  if (!delivery) return null;
+  const replayed: Delivery = { ...delivery, status: 'pending', attempts: 0, next_attempt_at: null, updated_at: ports.clock.now().toISOString() };
+  await ports.log.save(replayed);
+  await ports.queue.send({ delivery_id: deliveryId }, 0);
+  return replayed;
+}
