@@ -20,8 +20,10 @@ import {
 import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../lambdas/ports/key-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
-import { utcDate } from '../lambdas/ports/clock';
-import { AwsTargetError, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts } from '../local/aws-target';
+import { systemClock, utcDate } from '../lambdas/ports/clock';
+import { AwsTargetError, awsDeliveryLog, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts } from '../local/aws-target';
+import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
+import type { DeliveryLog } from '../lambdas/ports/delivery-log';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import { DestinationRefused, type DestinationMode } from '../lambdas/core/webhooks/destination-policy';
 import { DEADLINE_WINDOW_DAYS, WEBHOOK_EVENTS } from '../lambdas/core/webhooks/events';
@@ -253,6 +255,17 @@ withKeyTargetOptions(keysCommand.command('usage'))
     });
   });
 
+/** The delivery log of the target (the embedded stack's, or the stage's table). */
+async function withDeliveryLog<T>(opts: TargetOptions, run: (log: DeliveryLog) => Promise<T>): Promise<T> {
+  if (opts.target === 'local') return withLocalStack(opts.dataDir, (stack) => run(stack.deliveries));
+  const ports = await awsDeliveryLog({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
+  try {
+    return await run(ports.log);
+  } finally {
+    ports.close();
+  }
+}
+
 /** The subscriptions, keys and resolver of the target; its URL rules follow it (https only in AWS). */
 async function withWebhookPorts<T>(opts: TargetOptions, run: (ports: WebhookPorts, mode: DestinationMode) => Promise<T>): Promise<T> {
   if (opts.target === 'local') {
@@ -346,6 +359,39 @@ withTargetOptions(webhooksCommand.command('rotate-secret'))
       console.log(`subscription ${subscription.subscription_id}: new secret issued; the old one also signs until ${subscription.previous_secret_valid_until}`);
       console.log(`secret  ${secret}`);
       console.error('the secret is shown this once: store it now');
+    });
+  });
+
+withTargetOptions(webhooksCommand.command('deliveries'))
+  .description('a subscription\'s delivery log, newest first: status, attempts, last response code, latency')
+  .argument('<subscription-id>')
+  .option('--limit <n>', 'how many', (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('must be a whole number from 1 to 1000');
+    return n;
+  }, 50)
+  .action(async (subscriptionId: string, opts: TargetOptions & { limit: number }) => {
+    await withDeliveryLog(opts, async (log) => {
+      const deliveries = await log.list(subscriptionId, opts.limit);
+      console.log(['delivery id', 'event', 'event id', 'status', 'attempts', 'last code', 'latency ms', 'last error', 'created', 'next attempt'].join('\t'));
+      for (const d of deliveries) {
+        console.log([d.delivery_id, d.event, d.event_id, d.status, d.attempts, d.last_status_code ?? '-', d.last_latency_ms ?? '-', d.last_error ?? '-', d.created_at, d.next_attempt_at ?? '-'].join('\t'));
+      }
+      if (deliveries.length === 0) console.log('(no deliveries)');
+    });
+  });
+
+withTargetOptions(webhooksCommand.command('replay'))
+  .description('send a delivery again (a failed one from the dead-letter queue, or any other): a fresh retry schedule, the same event id and body')
+  .argument('<delivery-id>')
+  .action(async (deliveryId: string, opts: TargetOptions) => {
+    if (opts.target === 'aws') throw new AwsTargetError('replay in AWS needs the webhook queue, which this version does not deploy yet');
+    await withDeliveryLog(opts, async (log) => {
+      // The local queue lives in the server; a pending delivery is sent when the server starts.
+      const deferred = { maxDelaySeconds: 900, send: async () => {}, deadLetter: async () => {} };
+      const replayed = await replayDelivery({ log, queue: deferred, clock: systemClock }, deliveryId);
+      if (!replayed) throw new WebhookConflict(`no delivery ${deliveryId}`);
+      console.log(`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; npm start sends it`);
     });
   });
 

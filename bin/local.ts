@@ -46,6 +46,8 @@ try {
     dataDir,
     seed: sources.length > 0 ? false : grants === undefined ? true : { grants },
     onProgress: (m) => console.log(m),
+    // Change events go to webhook subscriptions (npm run admin -- webhooks add), with the production retry schedule.
+    webhooks: {},
   });
   if (sources.length > 0) {
     const imported = stack.importedCatalogue;

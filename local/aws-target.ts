@@ -5,6 +5,8 @@ import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/api-gateway-usage-
 import { TIER_NAMES, type TierName } from '../lambdas/core/auth/tiers';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
+import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
+import type { DeliveryLog } from '../lambdas/ports/delivery-log';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import type { WebhookPorts } from '../lambdas/core/use-cases/manage-webhooks';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
@@ -138,6 +140,12 @@ export async function awsWebhookPorts(options: AwsTargetOptions): Promise<Webhoo
     resolver: dnsHostResolver,
     close: () => client.destroy(),
   };
+}
+
+export async function awsDeliveryLog(options: AwsTargetOptions): Promise<{ log: DeliveryLog; close(): void }> {
+  const tableName = await recordsTableOf(options);
+  const client = new DynamoDBClient({ region: options.region });
+  return { log: new DynamoDeliveryLog(client, tableName), close: () => client.destroy() };
 }
 
 export async function awsIngestPorts(options: AwsTargetOptions): Promise<IngestPorts & { tableName: string; close(): void }> {

@@ -9,6 +9,8 @@ import { claimDataDir } from './data-dir-lock';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
+import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
+import { LocalWebhookDispatcher, type LocalWebhookOptions } from './webhook-dispatcher';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
@@ -66,6 +68,8 @@ export interface EmbeddedStackOptions {
   /** Overrides the embedder's default minimum cosine for semantic matches. */
   semanticFloor?: number;
   onProgress?: (message: string) => void;
+  /** Deliver webhooks from this process (the local server does; most tests do not). */
+  webhooks?: LocalWebhookOptions;
 }
 
 export interface ImportedCatalogue {
@@ -81,6 +85,10 @@ export interface EmbeddedStack {
   outbox: ChangeOutbox;
   /** Webhook subscriptions, in the same table as in AWS. */
   webhooks: WebhookStore;
+  /** Every webhook delivery and its attempts. */
+  deliveries: DynamoDeliveryLog;
+  /** Fans change events out to subscriptions and delivers them; null unless the `webhooks` option was given. */
+  webhookDispatcher: LocalWebhookDispatcher | null;
   /** The DynamoDB API endpoint dynalite serves the table on: tools can speak to it as to AWS. */
   dynamoEndpoint: string;
   /** The spec the synthetic catalogue was seeded with, or null when the store was not seeded. */
@@ -164,7 +172,20 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   const { funderIndex } = await ensureTable(client);
 
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME, { funderIndex });
-  const outbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);
+  const storedOutbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);
+  const webhooks = new DynamoWebhookStore(client, LOCAL_TABLE_NAME);
+  const deliveries = new DynamoDeliveryLog(client, LOCAL_TABLE_NAME);
+  let webhookDispatcher: LocalWebhookDispatcher | null = null;
+  // The local stand-in for the stream's fan-out: events go to the dispatcher as they are appended.
+  // A failed fan-out leaves them in the outbox (logged) for the next start; the write stands.
+  const outbox: ChangeOutbox = {
+    append: async (events) => {
+      await storedOutbox.append(events);
+      await webhookDispatcher?.onEvents(events).catch(() => undefined);
+    },
+    scan: () => storedOutbox.scan(),
+    remove: (ids) => storedOutbox.remove(ids),
+  };
   // Every request reads a key and counts usage: each dynalite call costs a few milliseconds of
   // this process's CPU, so keys are cached (and forgotten on any change) and figures batched.
   const meter = new DynamoUsageMeter(client, LOCAL_TABLE_NAME, { flushIntervalMs: USAGE_FLUSH_MS });
@@ -195,10 +216,18 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     seededCatalogue = spec;
   }
 
+  if (options.webhooks) {
+    // Started after seeding: a seeded catalogue's events have no subscriber to go to.
+    webhookDispatcher = new LocalWebhookDispatcher({ outbox: storedOutbox, webhooks, log: deliveries, clock }, options.webhooks);
+    await webhookDispatcher.start();
+  }
+
   return {
     services: { store, index, embedder, semanticFloor, clock, meter, keys },
     outbox,
-    webhooks: new DynamoWebhookStore(client, LOCAL_TABLE_NAME),
+    webhooks,
+    deliveries,
+    webhookDispatcher,
     dynamoEndpoint: `http://127.0.0.1:${port}`,
     seededCatalogue,
     get importedCatalogue() {
@@ -215,6 +244,9 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       }));
     },
     async close() {
+      // No new attempt starts; the ones under way finish (each is cut off at its timeout).
+      webhookDispatcher?.close();
+      await webhookDispatcher?.settle();
       await meter.close();
       index.close();
       embeddings.cache.close();

@@ -9,4 +9,6 @@ export interface ChangeOutbox {
   append(events: readonly ChangeEvent[]): Promise<void>;
   /** Every pending event, page by page, in no particular order. */
   scan(): AsyncIterable<ChangeEvent[]>;
+  /** Drops events whose deliveries are queued (idempotent). */
+  remove(eventIds: readonly string[]): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription, enableSubscription, listedSubscription, rotateSecret, type WebhookPorts } from '../../lambdas/core/use-cases/manage-webhooks';
@@ -128,8 +129,25 @@ describe('admin webhooks (the CLI)', () => {
     expect((await admin('webhooks', 'disable', subscriptionId)).stdout).toContain(`subscription ${subscriptionId} disabled`);
     expect((await admin('webhooks', 'list', '--key-id', developer)).stdout).toContain('\tdisabled (disabled by an operator)\t');
     expect((await admin('webhooks', 'enable', subscriptionId)).stdout).toContain(`subscription ${subscriptionId} enabled`);
+
+    // A grant imported while no server runs waits in the outbox; the server's dispatcher sends it
+    // on start. Nothing listens on port 9, so the attempt fails and the delivery log says so.
+    expect((await admin('ingest', fileURLToPath(new URL('../fixtures/ingest/grants-gov-search2.json', import.meta.url)))).code).toBe(0);
+    const server = await startEmbeddedStack({ dataDir, seed: false, webhooks: {} });
+    await server.webhookDispatcher!.settle();
+    await server.close();
+    const deliveries = await admin('webhooks', 'deliveries', subscriptionId);
+    const rows = deliveries.stdout.split('\n').filter((line) => line.startsWith('dlv_'));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows[0]).toMatch(/\tgrant\.created\t[0-9a-f-]{36}\tretrying\t1\t-\t[\d.]+\tECONNREFUSED\t/);
+    const deliveryId = rows[0]!.split('\t')[0]!;
+    expect((await admin('webhooks', 'replay', deliveryId)).stdout).toContain(`delivery ${deliveryId} (grant.created to ${subscriptionId}) queued again`);
+    expect((await admin('webhooks', 'deliveries', subscriptionId)).stdout).toMatch(new RegExp(`^${deliveryId}\\tgrant\\.created\\t\\S+\\tpending\\t0\\t`, 'm'));
+    const noSuch = await admin('webhooks', 'replay', 'dlv_nope');
+    expect(noSuch.code).toBe(1);
+    expect(noSuch.stderr).toContain('no delivery dlv_nope');
     const unknown = await admin('webhooks', 'enable', 'whk_nope');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no webhook subscription whk_nope');
-  });
+  }, 240_000);
 });

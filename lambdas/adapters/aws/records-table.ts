@@ -31,10 +31,12 @@ const BATCH_WRITE_MAX = 25;
 const MAX_UNPROCESSED_RETRIES = 8;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Puts items 25 at a time, retrying what DynamoDB leaves unprocessed with jittered backoff. */
-export async function putItems(doc: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) {
-    let requests = items.slice(i, i + BATCH_WRITE_MAX).map((Item) => ({ PutRequest: { Item } }));
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
+
+/** Writes 25 at a time, retrying what DynamoDB leaves unprocessed with jittered backoff. */
+async function batchWrite(doc: DynamoDBDocumentClient, tableName: string, all: readonly WriteRequest[]): Promise<void> {
+  for (let i = 0; i < all.length; i += BATCH_WRITE_MAX) {
+    let requests = all.slice(i, i + BATCH_WRITE_MAX);
     for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > MAX_UNPROCESSED_RETRIES) throw new Error(`DynamoDB left ${requests.length} writes unprocessed`);
       if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
@@ -42,6 +44,14 @@ export async function putItems(doc: DynamoDBDocumentClient, tableName: string, i
       requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
     }
   }
+}
+
+export function putItems(doc: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
+  return batchWrite(doc, tableName, items.map((Item) => ({ PutRequest: { Item } })));
+}
+
+export function deleteItems(doc: DynamoDBDocumentClient, tableName: string, keys: readonly Record<string, unknown>[]): Promise<void> {
+  return batchWrite(doc, tableName, keys.map((Key) => ({ DeleteRequest: { Key } })));
 }
 
 /** A document client that drops undefined attributes and keeps empty strings (descriptions may be ""). */

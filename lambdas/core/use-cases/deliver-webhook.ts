@@ -46,7 +46,7 @@ export async function processDelivery(ports: DeliveryPorts, message: DeliveryMes
   if (delivery.status !== 'pending' && delivery.status !== 'retrying') return delivery.status;
   const now = ports.clock.now();
   if (delivery.next_attempt_at && delivery.next_attempt_at > now.toISOString()) {
-    const waitSeconds = Math.ceil((Date.parse(delivery.next_attempt_at) - now.getTime()) / 1000);
+    const waitSeconds = (Date.parse(delivery.next_attempt_at) - now.getTime()) / 1000;
     await ports.queue.send(message, Math.min(waitSeconds, ports.queue.maxDelaySeconds));
     return 'not_due';
   }

@@ -8,7 +8,7 @@ import { embedRecords, type EmbeddingPorts } from './embed-records';
 
 export interface IndexerPorts {
   index: SearchIndex;
-  outbox: ChangeOutbox;
+  outbox: Pick<ChangeOutbox, 'append'>;
   clock: Clock;
   /** Record vectors are made here, at index time, so a query never waits for a record's embedding. */
   embeddings: EmbeddingPorts;

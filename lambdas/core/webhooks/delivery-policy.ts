@@ -81,6 +81,6 @@ export function retryAfterSeconds(header: string | null | undefined, now: Date):
 export function nextRetryDelay(attemptsMade: number, retryAfter: number | null, random: () => number, schedule: readonly number[] = RETRY_SCHEDULE_SECONDS): number | null {
   const base = schedule[attemptsMade - 1];
   if (base === undefined) return null;
-  const jittered = Math.round(base * (1 - JITTER + 2 * JITTER * random()));
+  const jittered = Math.round(base * (1 - JITTER + 2 * JITTER * random()) * 1000) / 1000;
   return Math.max(jittered, retryAfter ?? 0);
 }

@@ -1,0 +1,74 @@
+import { v5 as uuidv5 } from 'uuid';
+import type { ChangeEvent } from '../change-feed';
+import { webhookBody } from '../webhooks/delivery-policy';
+import type { WebhookEvent } from '../webhooks/events';
+import type { Clock } from '../../ports/clock';
+import type { Delivery, DeliveryLog } from '../../ports/delivery-log';
+import type { DeliveryQueue } from '../../ports/delivery-queue';
+import type { WebhookStore } from '../../ports/webhook-store';
+
+const DELIVERY_ID_NAMESPACE = '6f1b2b0e-3f0b-4c55-9d55-6f5f3c8f0a11';
+
+/** One id per (event, subscription): a fan-out repeated after a crash finds its deliveries already made. */
+export function deliveryIdOf(eventId: string, subscriptionId: string): string {
+  return `dlv_${uuidv5(`${eventId}\u0000${subscriptionId}`, DELIVERY_ID_NAMESPACE).replace(/-/g, '')}`;
+}
+
+export interface FanOutPorts {
+  webhooks: Pick<WebhookStore, 'list'>;
+  log: DeliveryLog;
+  queue: DeliveryQueue;
+  clock: Clock;
+}
+
+/** An event to deliver: a change event of the feed, or a deadline event of the scan. */
+export interface OutgoingEvent {
+  event_id: string;
+  event: WebhookEvent;
+  data: unknown;
+}
+
+export function outgoingOfChange(change: ChangeEvent): OutgoingEvent {
+  return { event_id: change.event_id, event: change.event, data: change.data };
+}
+
+/**
+ * Turns events into deliveries: one per active subscription to the event's kind, logged as
+ * pending and queued at once. Safe to repeat: a delivery that exists is not logged again (and
+ * queued again only while it is still pending). Returns how many deliveries were made.
+ */
+export async function fanOutEvents(ports: FanOutPorts, events: readonly OutgoingEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const subscriptions = (await ports.webhooks.list()).filter((s) => s.state === 'active');
+  let made = 0;
+  for (const event of events) {
+    const body = webhookBody(event.event, event.data);
+    for (const subscription of subscriptions.filter((s) => s.events.includes(event.event))) {
+      const now = ports.clock.now().toISOString();
+      const delivery: Delivery = {
+        delivery_id: deliveryIdOf(event.event_id, subscription.subscription_id),
+        subscription_id: subscription.subscription_id,
+        event_id: event.event_id,
+        event: event.event,
+        body,
+        status: 'pending',
+        attempts: 0,
+        last_status_code: null,
+        last_error: null,
+        last_latency_ms: null,
+        last_response: null,
+        next_attempt_at: null,
+        created_at: now,
+        updated_at: now,
+        delivered_at: null,
+      };
+      const created = await ports.log.create(delivery);
+      // A repeat after a crash between logging and queueing queues again; the sender is idempotent.
+      if (created || (await ports.log.get(delivery.delivery_id))?.status === 'pending') {
+        await ports.queue.send({ delivery_id: delivery.delivery_id }, 0);
+        if (created) made++;
+      }
+    }
+  }
+  return made;
+}

@@ -1,0 +1,98 @@
+import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
+import { InProcessDeliveryQueue } from '../lambdas/adapters/embedded/in-process-delivery-queue';
+import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
+import { httpWebhookTransport } from '../lambdas/adapters/http-webhook-transport';
+import { logger } from '../lambdas/http/api-gateway';
+import type { ChangeEvent } from '../lambdas/core/change-feed';
+import { processDelivery, type DeliveryOptions } from '../lambdas/core/use-cases/deliver-webhook';
+import { fanOutEvents, outgoingOfChange } from '../lambdas/core/use-cases/fan-out-events';
+import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
+import type { Clock } from '../lambdas/ports/clock';
+import type { HostResolver } from '../lambdas/ports/host-resolver';
+import type { WebhookStore, WebhookSubscription } from '../lambdas/ports/webhook-store';
+import type { WebhookTransport } from '../lambdas/ports/webhook-transport';
+
+export interface LocalWebhookOptions {
+  /** Seconds before each retry; the production schedule unless given (tests use seconds). */
+  schedule?: readonly number[];
+  timeoutMs?: number;
+  resolver?: HostResolver;
+  transport?: WebhookTransport;
+  /** How long a subscription change made elsewhere (the admin CLI) may take to be seen. */
+  subscriptionCacheMs?: number;
+}
+
+/**
+ * Webhooks on the local server: every change event the local indexer appends is fanned out to
+ * the subscriptions at once and delivered through an in-process queue with the production
+ * semantics (processDelivery). State that must survive a restart is in the table: events not yet
+ * fanned out stay in the outbox, and unfinished deliveries in the delivery log; start() picks up
+ * both.
+ */
+export class LocalWebhookDispatcher {
+  readonly queue: InProcessDeliveryQueue;
+  private cached: { at: number; subscriptions: WebhookSubscription[] } | null = null;
+  private pending: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly ports: { outbox: ChangeOutbox; webhooks: WebhookStore; log: DynamoDeliveryLog; clock: Clock },
+    private readonly options: LocalWebhookOptions = {},
+  ) {
+    this.queue = new InProcessDeliveryQueue({
+      redeliverAfterMs: 30_000,
+      onError: (error, message) => logger.error('webhook delivery failed unexpectedly; retrying', { deliveryId: message.delivery_id, error: error as Error }),
+    });
+    const deliveryOptions: DeliveryOptions = { mode: 'local', schedule: options.schedule, timeoutMs: options.timeoutMs };
+    this.queue.consume(async (message) => {
+      await processDelivery({
+        webhooks: ports.webhooks,
+        log: ports.log,
+        queue: this.queue,
+        transport: options.transport ?? httpWebhookTransport,
+        resolver: options.resolver ?? dnsHostResolver,
+        clock: ports.clock,
+        random: Math.random,
+      }, message, deliveryOptions);
+    });
+  }
+
+  /** Fans out what the outbox still holds and re-queues unfinished deliveries (after a restart). */
+  async start(): Promise<void> {
+    for await (const page of this.ports.outbox.scan()) await this.dispatch(page);
+    const now = this.ports.clock.now().getTime();
+    for await (const delivery of this.ports.log.unfinished()) {
+      const wait = delivery.next_attempt_at ? Math.max(0, Math.ceil((Date.parse(delivery.next_attempt_at) - now) / 1000)) : 0;
+      await this.queue.send({ delivery_id: delivery.delivery_id }, Math.min(wait, this.queue.maxDelaySeconds));
+    }
+  }
+
+  /** Called with each batch the local indexer appends; batches are handled in order. */
+  onEvents(events: readonly ChangeEvent[]): Promise<void> {
+    const next = this.pending.then(() => this.dispatch(events));
+    this.pending = next.catch((error) => logger.error('webhook fan-out failed; the events stay in the outbox until the next start', { error: error as Error }));
+    return next;
+  }
+
+  /** Resolves when every event handed over so far is fanned out and no delivery is mid-attempt. */
+  async settle(): Promise<void> {
+    await this.pending;
+    await this.queue.idle();
+  }
+
+  close(): void {
+    this.queue.close();
+  }
+
+  private async dispatch(events: readonly ChangeEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const subscriptions = await this.subscriptions();
+    await fanOutEvents({ webhooks: { list: async () => subscriptions }, log: this.ports.log, queue: this.queue, clock: this.ports.clock }, events.map(outgoingOfChange));
+    await this.ports.outbox.remove(events.map((event) => event.event_id));
+  }
+
+  private async subscriptions(): Promise<WebhookSubscription[]> {
+    const maxAge = this.options.subscriptionCacheMs ?? 5_000;
+    if (!this.cached || Date.now() - this.cached.at > maxAge) this.cached = { at: Date.now(), subscriptions: await this.ports.webhooks.list() };
+    return this.cached.subscriptions;
+  }
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Grant } from '../../lambdas/core/records';
+import { replayDelivery } from '../../lambdas/core/use-cases/deliver-webhook';
+import { createKey } from '../../lambdas/core/use-cases/manage-keys';
+import { addSubscription, rotateSecret } from '../../lambdas/core/use-cases/manage-webhooks';
+import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import type { Delivery } from '../../lambdas/ports/delivery-log';
+import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+
+/**
+ * Webhooks end to end on the embedded stack: a record written through the store becomes a change
+ * event, fanned out to subscriptions and POSTed to a real receiver on loopback, with a fast retry
+ * schedule. The receiver misbehaves on request.
+ */
+
+interface Received {
+  path: string;
+  body: string;
+  headers: IncomingMessage['headers'];
+}
+
+let stack: EmbeddedStack;
+let receiver: Server;
+let base: string;
+let keyId: string;
+let grants: Grant[];
+const received: Received[] = [];
+/** Per path: how many of its next requests fail (500), or 'down' for all of them. */
+const failures = new Map<string, number | 'down' | 'hang'>();
+
+beforeAll(async () => {
+  receiver = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '';
+      received.push({ path, body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      const failing = failures.get(path);
+      if (failing === 'hang') return;
+      if (failing === 'down' || (typeof failing === 'number' && failing > 0)) {
+        if (typeof failing === 'number') failures.set(path, failing - 1);
+        res.writeHead(500).end('not now');
+        return;
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+  stack = await startEmbeddedStack({ seed: false, webhooks: { schedule: [0.05, 0.1, 0.15], timeoutMs: 500, subscriptionCacheMs: 0 } });
+  keyId = (await createKey(stack.services.keys, { tier: 'developer', owner: 'dev@example.org', label: '' }, randomBytes, new Date())).record.key_id;
+  const spec = { ...DEFAULT_CATALOGUE, funders: 3, grants: 12, awardedGrants: 0, contracts: 0, awardedContracts: 0, today: '2026-11-22' };
+  grants = [...generateGrants(spec, generateFunders(spec))].flat();
+});
+afterAll(async () => {
+  await stack?.close();
+  receiver?.closeAllConnections();
+  await new Promise<void>((resolve) => receiver?.close(() => resolve()));
+});
+
+async function subscribe(path: string, events: string[]) {
+  return addSubscription({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}${path}`, events }, 'local', new Date());
+}
+
+async function settledDelivery(subscriptionId: string, eventId?: string): Promise<Delivery> {
+  for (let i = 0; i < 200; i++) {
+    await stack.webhookDispatcher!.settle();
+    const found = (await stack.deliveries.list(subscriptionId, 50)).filter((d) => !eventId || d.event_id === eventId);
+    const done = found.find((d) => d.status !== 'pending' && d.status !== 'retrying');
+    if (done) return done;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no finished delivery for ${subscriptionId}`);
+}
+
+const receivedAt = (path: string) => received.filter((r) => r.path === path);
+
+describe('webhook delivery on the embedded stack', () => {
+  it('delivers created and updated events, signed, with the full record', async () => {
+    const { secret, subscription } = await subscribe('/changes', ['grant.created', 'grant.updated']);
+    const grant = grants[0]!;
+    await stack.services.store.put('grant', [grant]);
+    const created = await settledDelivery(subscription.subscription_id);
+    expect(created).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204, event: 'grant.created' });
+
+    await stack.services.store.put('grant', [{ ...grant, title: `${grant.title} (amended)` }]);
+    // Rewriting it unchanged is no event at all.
+    await stack.services.store.put('grant', [{ ...grant, title: `${grant.title} (amended)` }]);
+    await stack.webhookDispatcher!.settle();
+    for (let i = 0; i < 100 && receivedAt('/changes').length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+
+    const bodies = receivedAt('/changes').map((r) => {
+      expect(verifyWebhookSignature(r.body, String(r.headers['x-service-signature']), secret)).toBe(true);
+      expect(r.headers['x-service-event-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(Date.parse(String(r.headers['x-service-timestamp']))).not.toBeNaN();
+      return JSON.parse(r.body) as { event: string; data: Grant };
+    });
+    expect(bodies.map((b) => b.event)).toEqual(['grant.created', 'grant.updated']);
+    expect(bodies[0]!.data).toEqual(grant);
+    expect(bodies[1]!.data.title).toBe(`${grant.title} (amended)`);
+  });
+
+  it('keeps trying a receiver that fails its first attempts, with the same event id every time', async () => {
+    const { subscription } = await subscribe('/flaky', ['grant.created']);
+    failures.set('/flaky', 2);
+    await stack.services.store.put('grant', [grants[1]!]);
+    const delivery = await settledDelivery(subscription.subscription_id);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 204 });
+    const attempts = receivedAt('/flaky');
+    expect(attempts).toHaveLength(3);
+    expect(new Set(attempts.map((a) => a.headers['x-service-event-id'])).size).toBe(1);
+    expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
+  });
+
+  it('sends an event a receiver never took to the dead-letter queue, loses nothing, and replay delivers it', async () => {
+    const { subscription } = await subscribe('/down', ['grant.created']);
+    failures.set('/down', 'down');
+    await stack.services.store.put('grant', [grants[2]!]);
+    const failed = await settledDelivery(subscription.subscription_id);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 4, last_status_code: 500, last_response: 'not now' });
+    expect(stack.webhookDispatcher!.queue.deadLetters).toContainEqual({ delivery_id: failed.delivery_id });
+
+    failures.delete('/down');
+    await replayDelivery({ log: stack.deliveries, queue: stack.webhookDispatcher!.queue, clock: stack.services.clock }, failed.delivery_id);
+    const replayed = await settledDelivery(subscription.subscription_id);
+    expect(replayed).toMatchObject({ delivery_id: failed.delivery_id, status: 'delivered', attempts: 1 });
+    const bodies = new Set(receivedAt('/down').map((r) => r.body));
+    expect(bodies.size).toBe(1);
+  });
+
+  it('cuts off a receiver that hangs, and retries it', async () => {
+    const { subscription } = await subscribe('/hang', ['grant.created']);
+    failures.set('/hang', 'hang');
+    await stack.services.store.put('grant', [grants[3]!]);
+    const delivery = await settledDelivery(subscription.subscription_id);
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 4, last_status_code: null, last_error: 'no answer within 500 ms' });
+  });
+
+  it('signs with both secrets during a rotation', async () => {
+    const { secret: oldSecret, subscription } = await subscribe('/rotating', ['grant.created']);
+    const { secret: newSecret } = await rotateSecret(stack.webhooks, subscription.subscription_id, 1, new Date());
+    await stack.services.store.put('grant', [grants[4]!]);
+    expect((await settledDelivery(subscription.subscription_id)).status).toBe('delivered');
+    const [request] = receivedAt('/rotating');
+    expect(verifyWebhookSignature(request!.body, String(request!.headers['x-service-signature']), oldSecret)).toBe(true);
+    expect(verifyWebhookSignature(request!.body, String(request!.headers['x-service-signatures']), oldSecret)).toBe(true);
+    expect(verifyWebhookSignature(request!.body, String(request!.headers['x-service-signatures']), newSecret)).toBe(true);
+  });
+});
