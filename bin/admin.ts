@@ -23,6 +23,7 @@ import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { systemClock, utcDate } from '../lambdas/ports/clock';
 import { AwsTargetError, awsDeliveryLog, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts } from '../local/aws-target';
 import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
+import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import type { DeliveryLog } from '../lambdas/ports/delivery-log';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import { DestinationRefused, type DestinationMode } from '../lambdas/core/webhooks/destination-policy';
@@ -392,6 +393,20 @@ withTargetOptions(webhooksCommand.command('replay'))
       const replayed = await replayDelivery({ log, queue: deferred, clock: systemClock }, deliveryId);
       if (!replayed) throw new WebhookConflict(`no delivery ${deliveryId}`);
       console.log(`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; npm start sends it`);
+    });
+  });
+
+program.command('scan-deadlines')
+  .description('queue *.deadline_approaching for the open grants and contracts whose deadline is within a subscription\'s window (once per record and deadline); npm start sends them, and also scans daily')
+  .option('--data-dir <dir>', 'state folder', DEFAULT_DATA_DIR)
+  .action(async (opts: { dataDir: string }) => {
+    await withLocalStack(opts.dataDir, async (stack) => {
+      // The local queue lives in the server: the deliveries are logged as pending, and it sends them when it starts.
+      const deferred = { maxDelaySeconds: 900, send: async () => {}, deadLetter: async () => {} };
+      const made = await scanDeadlines({
+        webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: deferred,
+      });
+      console.log(`${made} deadline reminder${made === 1 ? '' : 's'} queued; npm start sends them`);
     });
   });
 

@@ -10,6 +10,7 @@ import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
 import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
+import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
 import { LocalWebhookDispatcher, type LocalWebhookOptions } from './webhook-dispatcher';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
@@ -87,6 +88,8 @@ export interface EmbeddedStack {
   webhooks: WebhookStore;
   /** Every webhook delivery and its attempts. */
   deliveries: DynamoDeliveryLog;
+  /** Which deadline reminders went out. */
+  deadlineLedger: DynamoDeadlineLedger;
   /** Fans change events out to subscriptions and delivers them; null unless the `webhooks` option was given. */
   webhookDispatcher: LocalWebhookDispatcher | null;
   /** The DynamoDB API endpoint dynalite serves the table on: tools can speak to it as to AWS. */
@@ -216,9 +219,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     seededCatalogue = spec;
   }
 
+  const deadlineLedger = new DynamoDeadlineLedger(client, LOCAL_TABLE_NAME);
   if (options.webhooks) {
     // Started after seeding: a seeded catalogue's events have no subscriber to go to.
-    webhookDispatcher = new LocalWebhookDispatcher({ outbox: storedOutbox, webhooks, log: deliveries, clock }, options.webhooks);
+    webhookDispatcher = new LocalWebhookDispatcher({ outbox: storedOutbox, webhooks, log: deliveries, clock, index, ledger: deadlineLedger }, options.webhooks);
     await webhookDispatcher.start();
   }
 
@@ -227,6 +231,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     outbox,
     webhooks,
     deliveries,
+    deadlineLedger,
     webhookDispatcher,
     dynamoEndpoint: `http://127.0.0.1:${port}`,
     seededCatalogue,

@@ -6,6 +6,9 @@ import { logger } from '../lambdas/http/api-gateway';
 import type { ChangeEvent } from '../lambdas/core/change-feed';
 import { processDelivery, type DeliveryOptions } from '../lambdas/core/use-cases/deliver-webhook';
 import { fanOutEvents, outgoingOfChange } from '../lambdas/core/use-cases/fan-out-events';
+import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
+import type { DeadlineLedger } from '../lambdas/ports/deadline-ledger';
+import type { SearchIndex } from '../lambdas/ports/search-index';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import type { Clock } from '../lambdas/ports/clock';
 import type { HostResolver } from '../lambdas/ports/host-resolver';
@@ -20,6 +23,16 @@ export interface LocalWebhookOptions {
   transport?: WebhookTransport;
   /** How long a subscription change made elsewhere (the admin CLI) may take to be seen. */
   subscriptionCacheMs?: number;
+  /** When the daily deadline scan runs, "HH:MM" UTC (default 06:00); it also runs at start. */
+  deadlineScanAtUtc?: string;
+}
+
+/** Milliseconds from `now` to the next `HH:MM` UTC. */
+export function msUntilUtcTime(now: Date, hhmm: string): number {
+  const [hours, minutes] = hhmm.split(':').map(Number) as [number, number];
+  const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hours, minutes));
+  if (next.getTime() <= now.getTime()) next.setUTCDate(next.getUTCDate() + 1);
+  return next.getTime() - now.getTime();
 }
 
 /**
@@ -33,9 +46,11 @@ export class LocalWebhookDispatcher {
   readonly queue: InProcessDeliveryQueue;
   private cached: { at: number; subscriptions: WebhookSubscription[] } | null = null;
   private pending: Promise<unknown> = Promise.resolve();
+  private scanTimer: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(
-    private readonly ports: { outbox: ChangeOutbox; webhooks: WebhookStore; log: DynamoDeliveryLog; clock: Clock },
+    private readonly ports: { outbox: ChangeOutbox; webhooks: WebhookStore; log: DynamoDeliveryLog; clock: Clock; index: SearchIndex; ledger: DeadlineLedger },
     private readonly options: LocalWebhookOptions = {},
   ) {
     this.queue = new InProcessDeliveryQueue({
@@ -56,7 +71,10 @@ export class LocalWebhookDispatcher {
     });
   }
 
-  /** Fans out what the outbox still holds and re-queues unfinished deliveries (after a restart). */
+  /**
+   * Fans out what the outbox still holds, re-queues unfinished deliveries (after a restart), runs
+   * the deadline scan (a day the server was down is caught up) and schedules it daily.
+   */
   async start(): Promise<void> {
     for await (const page of this.ports.outbox.scan()) await this.dispatch(page);
     const now = this.ports.clock.now().getTime();
@@ -64,6 +82,25 @@ export class LocalWebhookDispatcher {
       const wait = delivery.next_attempt_at ? Math.max(0, Math.ceil((Date.parse(delivery.next_attempt_at) - now) / 1000)) : 0;
       await this.queue.send({ delivery_id: delivery.delivery_id }, Math.min(wait, this.queue.maxDelaySeconds));
     }
+    await this.scanDeadlines();
+    this.scheduleDeadlineScan();
+  }
+
+  /** `*.deadline_approaching` for every subscription whose window a deadline has entered (scanDeadlines). */
+  scanDeadlines(): Promise<number> {
+    const { webhooks, log, clock, index, ledger } = this.ports;
+    return scanDeadlines({ webhooks, log, clock, index, ledger, queue: this.queue });
+  }
+
+  private scheduleDeadlineScan(): void {
+    if (this.closed) return;
+    const at = this.options.deadlineScanAtUtc ?? '06:00';
+    this.scanTimer = setTimeout(() => {
+      this.scanDeadlines()
+        .catch((error) => logger.error('deadline scan failed; it runs again tomorrow and at the next start', { error: error as Error }))
+        .finally(() => this.scheduleDeadlineScan());
+    }, msUntilUtcTime(new Date(), at));
+    this.scanTimer.unref();
   }
 
   /** Called with each batch the local indexer appends; batches are handled in order. */
@@ -80,6 +117,8 @@ export class LocalWebhookDispatcher {
   }
 
   close(): void {
+    this.closed = true;
+    if (this.scanTimer) clearTimeout(this.scanTimer);
     this.queue.close();
   }
 

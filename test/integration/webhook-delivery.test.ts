@@ -141,6 +141,38 @@ describe('webhook delivery on the embedded stack', () => {
     expect(delivery).toMatchObject({ status: 'failed', attempts: 4, last_status_code: null, last_error: 'no answer within 500 ms' });
   });
 
+  it('sends deadline_approaching once per record and deadline within each subscription\'s window; a moved deadline sends again', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const { secret, subscription } = await subscribe('/deadlines', ['grant.deadline_approaching']);
+    const { subscription: wide } = await subscribe('/deadlines-wide', ['grant.deadline_approaching']);
+    await stack.webhooks.update(subscription.subscription_id, { days_before: 3 });
+    await stack.webhooks.update(wide.subscription_id, { days_before: 12 });
+    const soon = { ...grants[5]!, status: 'posted' as const, deadline_date: inDays(2) };
+    const later = { ...grants[6]!, status: 'posted' as const, deadline_date: inDays(10) };
+    const closed = { ...grants[7]!, status: 'closed' as const, deadline_date: inDays(1) };
+    const today0 = { ...grants[8]!, status: 'posted' as const, deadline_date: today };
+    await stack.services.store.put('grant', [soon, later, closed, today0]);
+
+    const scan = () => stack.webhookDispatcher!.scanDeadlines();
+    expect(await scan()).toBe(2 + 3);
+    expect(await scan()).toBe(0);
+    await stack.webhookDispatcher!.settle();
+    for (let i = 0; i < 100 && receivedAt('/deadlines').length + receivedAt('/deadlines-wide').length < 5; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    const ids = (path: string) => receivedAt(path).map((r) => JSON.parse(r.body) as { event: string; data: Grant }).map((b) => {
+      expect(b.event).toBe('grant.deadline_approaching');
+      return b.data.id;
+    }).sort();
+    expect(ids('/deadlines')).toEqual([soon.id, today0.id].sort());
+    expect(ids('/deadlines-wide')).toEqual([soon.id, later.id, today0.id].sort());
+    expect(verifyWebhookSignature(receivedAt('/deadlines')[0]!.body, String(receivedAt('/deadlines')[0]!.headers['x-service-signature']), secret)).toBe(true);
+
+    // The deadline moves: a new reminder for the new date (once more to each window it is in).
+    await stack.services.store.put('grant', [{ ...soon, deadline_date: inDays(1) }]);
+    expect(await scan()).toBe(2);
+    expect(await scan()).toBe(0);
+  });
+
   it('signs with both secrets during a rotation', async () => {
     const { secret: oldSecret, subscription } = await subscribe('/rotating', ['grant.created']);
     const { secret: newSecret } = await rotateSecret(stack.webhooks, subscription.subscription_id, 1, new Date());

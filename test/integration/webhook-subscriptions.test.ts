@@ -143,6 +143,7 @@ describe('admin webhooks (the CLI)', () => {
     const deliveryId = rows[0]!.split('\t')[0]!;
     expect((await admin('webhooks', 'replay', deliveryId)).stdout).toContain(`delivery ${deliveryId} (grant.created to ${subscriptionId}) queued again`);
     expect((await admin('webhooks', 'deliveries', subscriptionId)).stdout).toMatch(new RegExp(`^${deliveryId}\\tgrant\\.created\\t\\S+\\tpending\\t0\\t`, 'm'));
+    expect((await admin('scan-deadlines')).stdout).toMatch(/^\d+ deadline reminders? queued; npm start sends them$/m);
     const noSuch = await admin('webhooks', 'replay', 'dlv_nope');
     expect(noSuch.code).toBe(1);
     expect(noSuch.stderr).toContain('no delivery dlv_nope');

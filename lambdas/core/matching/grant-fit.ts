@@ -1,3 +1,4 @@
+import { daysBetween } from '../dates';
 import type { StateCode } from '../geo';
 import { APPLICANT_TYPES, type ApplicantType, type Grant } from '../records';
 import type { ApplicantLocation } from './applicant-location';
@@ -120,12 +121,6 @@ export interface DeadlineFit {
   date: string | null;
   /** Whole days from today to the deadline; null without one. */
   daysLeft: number | null;
-}
-
-const DAY_MS = 86_400_000;
-
-export function daysBetween(fromIsoDate: string, toIsoDate: string): number {
-  return Math.round((Date.parse(`${toIsoDate}T00:00:00Z`) - Date.parse(`${fromIsoDate}T00:00:00Z`)) / DAY_MS);
 }
 
 /** A deadline at least comfortableDays away scores 1; sooner ones less, down to `today` on the day. */
