@@ -25,6 +25,7 @@ import { AwsTargetError, awsDeliveryLog, awsIngestPorts, awsKeyPorts, awsReindex
 import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import type { DeliveryLog } from '../lambdas/ports/delivery-log';
+import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import { DestinationRefused, type DestinationMode } from '../lambdas/core/webhooks/destination-policy';
 import { DEADLINE_WINDOW_DAYS, WEBHOOK_EVENTS } from '../lambdas/core/webhooks/events';
@@ -256,6 +257,12 @@ withKeyTargetOptions(keysCommand.command('usage'))
     });
   });
 
+/**
+ * The local queue lives in the server process, so the CLI queues nothing: the deliveries it makes
+ * pending are in the delivery log, and npm start sends them when it starts.
+ */
+const UNTIL_SERVER_STARTS: DeliveryQueue = { maxDelaySeconds: 900, send: async () => {}, deadLetter: async () => {} };
+
 /** The delivery log of the target (the embedded stack's, or the stage's table). */
 async function withDeliveryLog<T>(opts: TargetOptions, run: (log: DeliveryLog) => Promise<T>): Promise<T> {
   if (opts.target === 'local') return withLocalStack(opts.dataDir, (stack) => run(stack.deliveries));
@@ -388,9 +395,7 @@ withTargetOptions(webhooksCommand.command('replay'))
   .action(async (deliveryId: string, opts: TargetOptions) => {
     if (opts.target === 'aws') throw new AwsTargetError('replay in AWS needs the webhook queue, which this version does not deploy yet');
     await withDeliveryLog(opts, async (log) => {
-      // The local queue lives in the server; a pending delivery is sent when the server starts.
-      const deferred = { maxDelaySeconds: 900, send: async () => {}, deadLetter: async () => {} };
-      const replayed = await replayDelivery({ log, queue: deferred, clock: systemClock }, deliveryId);
+      const replayed = await replayDelivery({ log, queue: UNTIL_SERVER_STARTS, clock: systemClock }, deliveryId);
       if (!replayed) throw new WebhookConflict(`no delivery ${deliveryId}`);
       console.log(`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; npm start sends it`);
     });
@@ -401,10 +406,8 @@ program.command('scan-deadlines')
   .option('--data-dir <dir>', 'state folder', DEFAULT_DATA_DIR)
   .action(async (opts: { dataDir: string }) => {
     await withLocalStack(opts.dataDir, async (stack) => {
-      // The local queue lives in the server: the deliveries are logged as pending, and it sends them when it starts.
-      const deferred = { maxDelaySeconds: 900, send: async () => {}, deadLetter: async () => {} };
       const made = await scanDeadlines({
-        webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: deferred,
+        webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: UNTIL_SERVER_STARTS,
       });
       console.log(`${made} deadline reminder${made === 1 ? '' : 's'} queued; npm start sends them`);
     });

@@ -4,7 +4,7 @@ import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import { httpWebhookTransport } from '../lambdas/adapters/http-webhook-transport';
 import { logger } from '../lambdas/http/api-gateway';
 import type { ChangeEvent } from '../lambdas/core/change-feed';
-import { processDelivery, type DeliveryOptions } from '../lambdas/core/use-cases/deliver-webhook';
+import { processDelivery, type DeliveryOptions, type DeliveryPorts } from '../lambdas/core/use-cases/deliver-webhook';
 import { fanOutEvents, outgoingOfChange } from '../lambdas/core/use-cases/fan-out-events';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import type { DeadlineLedger } from '../lambdas/ports/deadline-ledger';
@@ -58,16 +58,17 @@ export class LocalWebhookDispatcher {
       onError: (error, message) => logger.error('webhook delivery failed unexpectedly; retrying', { deliveryId: message.delivery_id, error: error as Error }),
     });
     const deliveryOptions: DeliveryOptions = { mode: 'local', schedule: options.schedule, timeoutMs: options.timeoutMs };
+    const deliveryPorts: DeliveryPorts = {
+      webhooks: ports.webhooks,
+      log: ports.log,
+      queue: this.queue,
+      transport: options.transport ?? httpWebhookTransport,
+      resolver: options.resolver ?? dnsHostResolver,
+      clock: ports.clock,
+      random: Math.random,
+    };
     this.queue.consume(async (message) => {
-      await processDelivery({
-        webhooks: ports.webhooks,
-        log: ports.log,
-        queue: this.queue,
-        transport: options.transport ?? httpWebhookTransport,
-        resolver: options.resolver ?? dnsHostResolver,
-        clock: ports.clock,
-        random: Math.random,
-      }, message, deliveryOptions);
+      await processDelivery(deliveryPorts, message, deliveryOptions);
     });
   }
 

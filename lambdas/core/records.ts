@@ -21,7 +21,8 @@ export const OPPORTUNITY_KINDS = ['open', 'awarded'] as const;
 const isoDate = () => z.iso.date();
 const isoDateTime = () => z.iso.datetime({ offset: false });
 const nullable = <T extends z.core.SomeType>(schema: T) => z.nullable(schema);
-const described = <T extends z.ZodMiniType>(schema: T, description: string): T =>
+/** A schema with a description, for the OpenAPI document. */
+export const described = <T extends z.ZodMiniType>(schema: T, description: string): T =>
   schema.check(z.describe(description)) as T;
 
 const uuid = () => described(z.uuid(), 'UUID');

@@ -1,4 +1,5 @@
 import { isStateCode, statesMentionedIn, US_STATE_NAMES, type StateCode } from '../geo';
+import { listInWords } from '../text';
 
 /**
  * Where an applicant is, from the profile's free-text geography: one or more states, the whole
@@ -33,9 +34,7 @@ export function resolveApplicantLocation(text: string | undefined): ApplicantLoc
 
 /** "Kansas", "Kansas and Missouri": the states in words, for reasons. */
 export function stateNames(states: readonly StateCode[]): string {
-  const names = states.map((code) => US_STATE_NAMES[code]);
-  if (names.length <= 1) return names.join('');
-  return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  return listInWords(states.map((code) => US_STATE_NAMES[code]));
 }
 
 /** The location as the response's meta reports it: what the free text was understood as. */

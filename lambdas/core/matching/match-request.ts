@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { invalidParameters, type FieldIssue } from '../errors';
 import { jsonObjectBody } from '../json-body';
-import { APPLICANT_TYPES, type ApplicantType } from '../records';
+import { APPLICANT_TYPES, described, type ApplicantType } from '../records';
 
 /** Bounds of POST /match-grants-api (interface sections 4 and 8; the text lengths are ours). */
 export const MATCH_LIMITS = {
@@ -14,8 +14,6 @@ export const MATCH_LIMITS = {
   certifications: 20,
   budgetMax: 1e13,
 } as const;
-
-const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.describe(description)) as T;
 
 /** A message that says "is required" for a missing value and what was expected otherwise. */
 const expected = (what: string) => ({ error: (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`) });

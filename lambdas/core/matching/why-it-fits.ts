@@ -1,4 +1,5 @@
 import type { ApplicantType, Grant } from '../records';
+import { listInWords } from '../text';
 import { stateNames, type ApplicantLocation } from './applicant-location';
 import type { AwardSizeFit, DeadlineFit, EligibilityFit } from './grant-fit';
 import type { TopicFit } from './topic-fit';
@@ -17,12 +18,6 @@ const APPLICANT_NOUNS: Readonly<Record<ApplicantType, string>> = {
   individual: 'individuals',
   academic: 'colleges and universities',
 };
-
-export function listInWords(items: readonly string[]): string {
-  if (items.length <= 1) return items.join('');
-  if (items.length === 2) return `${items[0]} and ${items[1]}`;
-  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
 
 const quoted = (items: readonly string[]) => items.map((item) => `“${item}”`);
 
