@@ -21,7 +21,7 @@ import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../lambdas/p
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { systemClock, utcDate } from '../lambdas/ports/clock';
-import { AwsTargetError, awsDeliveryLog, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts } from '../local/aws-target';
+import { AwsTargetError, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts, type WebhookQueueOptions } from '../local/aws-target';
 import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import type { DeliveryLog } from '../lambdas/ports/delivery-log';
@@ -389,28 +389,51 @@ withTargetOptions(webhooksCommand.command('deliveries'))
     });
   });
 
-withTargetOptions(webhooksCommand.command('replay'))
+const withQueueOptions = (command: Command) => command
+  .option('--queue-url <url>', 'aws: the webhook queue, skipping the stack lookup')
+  .option('--dead-letter-queue-url <url>', 'aws: the webhook dead-letter queue, skipping the stack lookup');
+
+withQueueOptions(withTargetOptions(webhooksCommand.command('replay')))
   .description('send a delivery again (a failed one from the dead-letter queue, or any other): a fresh retry schedule, the same event id and body')
   .argument('<delivery-id>')
-  .action(async (deliveryId: string, opts: TargetOptions) => {
-    if (opts.target === 'aws') throw new AwsTargetError('replay in AWS needs the webhook queue, which this version does not deploy yet');
-    await withDeliveryLog(opts, async (log) => {
-      const replayed = await replayDelivery({ log, queue: UNTIL_SERVER_STARTS, clock: systemClock }, deliveryId);
+  .action(async (deliveryId: string, opts: TargetOptions & WebhookQueueOptions) => {
+    const replay = async (log: DeliveryLog, queue: DeliveryQueue, sentBy: string) => {
+      const replayed = await replayDelivery({ log, queue, clock: systemClock }, deliveryId);
       if (!replayed) throw new WebhookConflict(`no delivery ${deliveryId}`);
-      console.log(`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; npm start sends it`);
-    });
+      console.log(`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; ${sentBy} sends it`);
+    };
+    if (opts.target === 'local') {
+      await withDeliveryLog(opts, (log) => replay(log, UNTIL_SERVER_STARTS, 'npm start'));
+      return;
+    }
+    const ports = await awsDeliveryQueuePorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, queueUrl: opts.queueUrl, deadLetterQueueUrl: opts.deadLetterQueueUrl });
+    try {
+      await replay(ports.log, ports.queue, 'the webhook sender');
+    } finally {
+      ports.close();
+    }
   });
 
-program.command('scan-deadlines')
-  .description('queue *.deadline_approaching for the open grants and contracts whose deadline is within a subscription\'s window (once per record and deadline); npm start sends them, and also scans daily')
-  .option('--data-dir <dir>', 'state folder', DEFAULT_DATA_DIR)
-  .action(async (opts: { dataDir: string }) => {
-    await withLocalStack(opts.dataDir, async (stack) => {
-      const made = await scanDeadlines({
-        webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: UNTIL_SERVER_STARTS,
+withQueueOptions(withTargetOptions(program.command('scan-deadlines')))
+  .description('queue *.deadline_approaching for the open grants and contracts whose deadline is within a subscription\'s window (once per record and deadline); locally npm start sends them and also scans daily, in AWS the schedule runs it daily')
+  .option('--search-endpoint <host>', 'aws: the search domain, skipping the stack lookup')
+  .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
+  .action(async (opts: TargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string }) => {
+    const report = (made: number, sentBy: string) => console.log(`${made} deadline reminder${made === 1 ? '' : 's'} queued; ${sentBy} sends them`);
+    if (opts.target === 'local') {
+      await withLocalStack(opts.dataDir, async (stack) => {
+        report(await scanDeadlines({
+          webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: UNTIL_SERVER_STARTS,
+        }), 'npm start');
       });
-      console.log(`${made} deadline reminder${made === 1 ? '' : 's'} queued; npm start sends them`);
-    });
+      return;
+    }
+    const ports = await awsDeadlineScanPorts({ ...opts, stage: opts.stage, region: opts.region, tableName: opts.tableName });
+    try {
+      report(await scanDeadlines(ports), 'the webhook sender');
+    } finally {
+      ports.close();
+    }
   });
 
 const local = program.command('local').description('the embedded stack\'s state (.local/)');

@@ -6,6 +6,7 @@
  *   cdk synth -c stage=prod                  retained, production-sized stage
  *   cdk synth -c stage=dev-alice -c ephemeral=false
  *   cdk synth -c embeddingDimensions=1024 -c semanticFloor=0.35
+ *   cdk synth -c deadlineScanAtUtc=13:30      the daily webhook deadline scan, UTC
  */
 import { App } from 'aws-cdk-lib';
 import { stageConfig } from '../lib/config';
@@ -25,6 +26,10 @@ function optionalNumber(name: string, value: unknown): number | undefined {
   return number;
 }
 
+function optionalString(value: unknown): string | undefined {
+  return value === undefined ? undefined : String(value);
+}
+
 const app = new App();
 const stage = String(app.node.tryGetContext('stage') ?? process.env.GCF_STAGE ?? 'dev');
 const config = stageConfig(stage, {
@@ -32,6 +37,9 @@ const config = stageConfig(stage, {
   embeddings: {
     dimensions: optionalNumber('embeddingDimensions', app.node.tryGetContext('embeddingDimensions')) as 256 | 512 | 1024 | undefined,
     semanticFloor: optionalNumber('semanticFloor', app.node.tryGetContext('semanticFloor')),
+  },
+  webhooks: {
+    deadlineScanAtUtc: optionalString(app.node.tryGetContext('deadlineScanAtUtc')),
   },
   api: {
     manageAccountCloudWatchRole: optionalBoolean('apiCloudWatchRole', app.node.tryGetContext('apiCloudWatchRole')),

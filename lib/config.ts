@@ -38,6 +38,11 @@ export interface ApiSettings {
   readonly manageAccountCloudWatchRole: boolean;
 }
 
+export interface WebhookSettings {
+  /** When the daily deadline scan runs, "HH:MM" in UTC. */
+  readonly deadlineScanAtUtc: string;
+}
+
 export interface StageConfig {
   /** Lower-case stage name, used in stack names and tags. */
   readonly stage: string;
@@ -51,6 +56,7 @@ export interface StageConfig {
   readonly embeddings: EmbeddingSettings;
   readonly functions: FunctionSettings;
   readonly api: ApiSettings;
+  readonly webhooks: WebhookSettings;
 }
 
 export interface StageConfigOverrides {
@@ -60,11 +66,21 @@ export interface StageConfigOverrides {
   readonly embeddings?: Partial<EmbeddingSettings>;
   readonly functions?: Partial<FunctionSettings>;
   readonly api?: Partial<ApiSettings>;
+  readonly webhooks?: Partial<WebhookSettings>;
 }
 
 /** Drops keys whose value is undefined, so a spread override never erases a default. */
 function definedOnly<T extends object>(values: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(values ?? {}).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+const UTC_TIME_PATTERN = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+/** "HH:MM" as the hour and minute of a daily schedule. */
+export function utcTimeOf(hhmm: string): { hour: number; minute: number } {
+  if (!UTC_TIME_PATTERN.test(hhmm)) throw new Error(`Webhooks: the deadline scan time must be "HH:MM" (UTC, 00:00-23:59), not ${JSON.stringify(hhmm)}`);
+  const [hour, minute] = hhmm.split(':').map(Number) as [number, number];
+  return { hour, minute };
 }
 
 const STAGE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
@@ -108,6 +124,8 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
   if (embeddings.semanticFloor !== undefined && !(embeddings.semanticFloor >= 0 && embeddings.semanticFloor < 1)) {
     throw new Error(`Embeddings: the semantic floor must be in [0, 1), not ${embeddings.semanticFloor}`);
   }
+  const webhooks: WebhookSettings = { deadlineScanAtUtc: '06:00', ...definedOnly(overrides.webhooks) };
+  utcTimeOf(webhooks.deadlineScanAtUtc);
   return {
     stage,
     ephemeral,
@@ -127,5 +145,6 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
       manageAccountCloudWatchRole: false,
       ...definedOnly(overrides.api),
     },
+    webhooks,
   };
 }

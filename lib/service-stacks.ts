@@ -27,6 +27,8 @@ export function createServiceStacks(scope: Construct, config: StageConfig, proje
     recordsTable: stateful.recordsTable,
     searchDomain: stateful.searchDomain,
     indexerFailureQueue: stateful.indexerFailureQueue,
+    webhookQueue: stateful.webhookQueue,
+    webhookDeadLetterQueue: stateful.webhookDeadLetterQueue,
     projectRoot,
   });
 

@@ -12,6 +12,9 @@ export const STACK_OUTPUTS = {
   recordsTableName: 'RecordsTableName',
   /** On the stateful stack: the search domain's endpoint (host name), for `admin reindex --target aws`. */
   searchDomainEndpoint: 'SearchDomainEndpoint',
+  /** On the stateful stack: the webhook queue and its dead-letter queue, for `admin webhooks replay --target aws`. */
+  webhookQueueUrl: 'WebhookQueueUrl',
+  webhookDeadLetterQueueUrl: 'WebhookDeadLetterQueueUrl',
   /** On the stateless stack: the Bedrock model and vector length the search index is built with. */
   embeddingModel: 'EmbeddingModel',
   embeddingDimensions: 'EmbeddingDimensions',

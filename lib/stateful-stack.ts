@@ -22,7 +22,18 @@ export const STATEFUL_LOGICAL_IDS = {
   recordsTable: 'RecordsTable',
   searchDomain: 'SearchDomain',
   indexerFailureQueue: 'IndexerFailureQueue',
+  webhookQueue: 'WebhookQueue',
+  webhookDeadLetterQueue: 'WebhookDeadLetterQueue',
 } as const;
+
+/**
+ * The webhook sender's Lambda timeout: ten deliveries of a batch are attempted in parallel, each
+ * cut off after 10 s. The queue's visibility timeout is six times it, as AWS advises for an
+ * SQS event source.
+ */
+export const WEBHOOK_SENDER_TIMEOUT = Duration.seconds(60);
+/** Receives of one message before SQS moves it to the DLQ: only unexpected errors count (a failing receiver is retried by re-queueing). */
+export const WEBHOOK_MAX_RECEIVES = 5;
 
 /** DynamoDB attribute names the record store adapter relies on. */
 export const RECORDS_TABLE_KEYS = {
@@ -40,8 +51,12 @@ export interface StatefulStackProps extends StackProps {
 export class StatefulStack extends Stack {
   readonly recordsTable: ITable;
   readonly searchDomain: IDomain;
-  /** Stream batches the indexer could not process after its retries (pointers into the stream, for replay). */
+  /** Stream batches the indexer or the webhook fan-out could not process after their retries (pointers into the stream, for replay). */
   readonly indexerFailureQueue: IQueue;
+  /** Webhook deliveries to attempt (message: the delivery id), delayed for retries. */
+  readonly webhookQueue: IQueue;
+  /** Deliveries that failed every attempt (the sender puts them here) or could not be processed at all (redrive). */
+  readonly webhookDeadLetterQueue: IQueue;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -81,6 +96,33 @@ export class StatefulStack extends Stack {
     });
     (failureQueue.node.defaultChild as CfnQueue).overrideLogicalId(STATEFUL_LOGICAL_IDS.indexerFailureQueue);
     this.indexerFailureQueue = failureQueue;
+
+    const webhookDeadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: config.statefulRemovalPolicy,
+    });
+    (webhookDeadLetterQueue.node.defaultChild as CfnQueue).overrideLogicalId(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue);
+    this.webhookDeadLetterQueue = webhookDeadLetterQueue;
+    const webhookQueue = new Queue(this, 'WebhookQueue', {
+      visibilityTimeout: Duration.seconds(6 * WEBHOOK_SENDER_TIMEOUT.toSeconds()),
+      retentionPeriod: Duration.days(4),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: webhookDeadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
+      removalPolicy: config.statefulRemovalPolicy,
+    });
+    (webhookQueue.node.defaultChild as CfnQueue).overrideLogicalId(STATEFUL_LOGICAL_IDS.webhookQueue);
+    this.webhookQueue = webhookQueue;
+    new CfnOutput(this, STACK_OUTPUTS.webhookQueueUrl, {
+      description: 'The webhook queue (admin CLI: npm run admin -- webhooks replay --target aws)',
+      value: webhookQueue.queueUrl,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.webhookDeadLetterQueueUrl, {
+      description: 'Webhook deliveries that failed every attempt (replay them with admin webhooks replay --target aws)',
+      value: webhookDeadLetterQueue.queueUrl,
+    });
 
     this.searchDomain = new SearchDomain(this, 'Search', {
       settings: config.search,

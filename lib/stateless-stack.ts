@@ -13,6 +13,8 @@ import { ApiAccess } from './constructs/api-access';
 import { RecordIndexer } from './constructs/record-indexer';
 import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
 import { ServiceFunction } from './constructs/service-function';
+import { WebhookDelivery } from './constructs/webhook-delivery';
+import { WEBHOOK_SENDER_TIMEOUT } from './stateful-stack';
 import { STACK_OUTPUTS, usagePlanOutputOf } from './stack-names';
 
 export interface StatelessStackProps extends StackProps {
@@ -20,6 +22,8 @@ export interface StatelessStackProps extends StackProps {
   readonly recordsTable: ITable;
   readonly searchDomain: IDomain;
   readonly indexerFailureQueue: IQueue;
+  readonly webhookQueue: IQueue;
+  readonly webhookDeadLetterQueue: IQueue;
   /** Directory holding package-lock.json; route entries are relative to it. */
   readonly projectRoot: string;
   /** @default API_ROUTES */
@@ -34,6 +38,7 @@ export class StatelessStack extends Stack {
   readonly indexer: RecordIndexer;
   readonly access: ApiAccess;
   readonly searchBootstrap: SearchIndexBootstrap;
+  readonly webhooks: WebhookDelivery;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -118,6 +123,23 @@ export class StatelessStack extends Stack {
       logRemovalPolicy: config.statefulRemovalPolicy,
     });
     this.indexer.function.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
+
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', {
+      table: props.recordsTable,
+      searchDomain: props.searchDomain,
+      embeddings: config.embeddings,
+      queue: props.webhookQueue,
+      deadLetterQueue: props.webhookDeadLetterQueue,
+      streamFailureQueue: props.indexerFailureQueue,
+      senderTimeout: WEBHOOK_SENDER_TIMEOUT,
+      deadlineScanAtUtc: config.webhooks.deadlineScanAtUtc,
+      projectRoot: props.projectRoot,
+      serviceName: config.serviceName,
+      memorySizeMb: config.functions.memorySizeMb,
+      logRetention: config.functions.logRetention,
+      logRemovalPolicy: config.statefulRemovalPolicy,
+    });
+    this.webhooks.deadlineScanner.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
 
     new CfnOutput(this, STACK_OUTPUTS.embeddingModel, {
       description: 'The embedding model of the search index (admin reindex --target aws)',

@@ -7,6 +7,11 @@ import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
 import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
 import type { DeliveryLog } from '../lambdas/ports/delivery-log';
+import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsDeliveryQueue } from '../lambdas/adapters/aws/sqs-delivery-queue';
+import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
+import type { DeadlineScanPorts } from '../lambdas/core/use-cases/scan-deadlines';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import type { WebhookPorts } from '../lambdas/core/use-cases/manage-webhooks';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
@@ -77,27 +82,30 @@ export interface AwsReindexPorts {
  * its index (`admin reindex --target aws`). The model and dimensions come from the stateless
  * stack's outputs unless `embeddingDimensions` is given.
  */
-export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string }): Promise<AwsReindexPorts> {
-  const tableName = await recordsTableOf(options);
+/** The search domain and vector space of a stage, as the functions' environment names them. */
+async function searchEnvironmentOf(options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string }, region: string) {
   const endpoint = await searchEndpointOf(options);
   const model = options.embeddingDimensions
     ? 'amazon.titan-embed-text-v2:0'
     : await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingModel, 'embedding model', '--embedding-dimensions');
   const dimensions = await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingDimensions, 'embedding dimensions', '--embedding-dimensions', options.embeddingDimensions);
-  const client = new DynamoDBClient({ region: options.region });
-  const region = options.region ?? (await client.config.region());
   const env = {
     SEARCH_DOMAIN_ENDPOINT: endpoint.startsWith('http') ? endpoint : `https://${endpoint}`,
     AWS_REGION: region,
     EMBEDDING_MODEL: model,
     EMBEDDING_DIMENSIONS: dimensions,
   };
-  let space;
   try {
-    space = vectorSpaceFromEnv(env);
+    return { env, endpoint, space: vectorSpaceFromEnv(env) };
   } catch (error) {
     throw new AwsTargetError((error as Error).message);
   }
+}
+
+export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string }): Promise<AwsReindexPorts> {
+  const tableName = await recordsTableOf(options);
+  const client = new DynamoDBClient({ region: options.region });
+  const { env, endpoint, space } = await searchEnvironmentOf(options, options.region ?? (await client.config.region()));
   return {
     store: new DynamoRecordStore(client, tableName),
     index: openSearchIndexFor(env, space),
@@ -146,6 +154,46 @@ export async function awsDeliveryLog(options: AwsTargetOptions): Promise<{ log: 
   const tableName = await recordsTableOf(options);
   const client = new DynamoDBClient({ region: options.region });
   return { log: new DynamoDeliveryLog(client, tableName), close: () => client.destroy() };
+}
+
+export interface WebhookQueueOptions {
+  /** Skip the lookup of the stateful stack's outputs. */
+  queueUrl?: string;
+  deadLetterQueueUrl?: string;
+}
+
+/** The stage's webhook queue and dead-letter queue (SQS), for replay and the deadline scan. */
+async function webhookQueueOf(options: AwsTargetOptions & WebhookQueueOptions): Promise<{ queue: SqsDeliveryQueue; close(): void }> {
+  const queueUrl = await stackOutput(options, 'stateful', STACK_OUTPUTS.webhookQueueUrl, 'webhook queue', '--queue-url', options.queueUrl);
+  const deadLetterQueueUrl = await stackOutput(options, 'stateful', STACK_OUTPUTS.webhookDeadLetterQueueUrl, 'webhook dead-letter queue', '--dead-letter-queue-url', options.deadLetterQueueUrl);
+  const sqs = new SQSClient({ region: options.region });
+  return { queue: new SqsDeliveryQueue(sqs, queueUrl, deadLetterQueueUrl), close: () => sqs.destroy() };
+}
+
+/** The stage's delivery log and webhook queue: `webhooks replay --target aws` queues on SQS, and the sender Lambda delivers. */
+export async function awsDeliveryQueuePorts(options: AwsTargetOptions & WebhookQueueOptions): Promise<{ log: DeliveryLog; queue: DeliveryQueue; close(): void }> {
+  const { log, close } = await awsDeliveryLog(options);
+  const { queue, close: closeQueue } = await webhookQueueOf(options);
+  return { log, queue, close: () => { close(); closeQueue(); } };
+}
+
+/** What the deadline scanner Lambda uses, from the operator's machine (`scan-deadlines --target aws`). */
+export async function awsDeadlineScanPorts(
+  options: AwsTargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string },
+): Promise<DeadlineScanPorts & { close(): void }> {
+  const tableName = await recordsTableOf(options);
+  const client = new DynamoDBClient({ region: options.region });
+  const { env, space } = await searchEnvironmentOf(options, options.region ?? (await client.config.region()));
+  const { queue, close } = await webhookQueueOf(options);
+  return {
+    webhooks: new DynamoWebhookStore(client, tableName),
+    log: new DynamoDeliveryLog(client, tableName),
+    ledger: new DynamoDeadlineLedger(client, tableName),
+    index: openSearchIndexFor(env, space),
+    queue,
+    clock: systemClock,
+    close: () => { client.destroy(); close(); },
+  };
 }
 
 export async function awsIngestPorts(options: AwsTargetOptions): Promise<IngestPorts & { tableName: string; close(): void }> {

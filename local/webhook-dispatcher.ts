@@ -5,7 +5,7 @@ import { httpWebhookTransport } from '../lambdas/adapters/http-webhook-transport
 import { logger } from '../lambdas/http/api-gateway';
 import type { ChangeEvent } from '../lambdas/core/change-feed';
 import { processDelivery, type DeliveryOptions, type DeliveryPorts } from '../lambdas/core/use-cases/deliver-webhook';
-import { fanOutEvents, outgoingOfChange } from '../lambdas/core/use-cases/fan-out-events';
+import { fanOutChangeEvents } from '../lambdas/core/use-cases/fan-out-events';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import type { DeadlineLedger } from '../lambdas/ports/deadline-ledger';
 import type { SearchIndex } from '../lambdas/ports/search-index';
@@ -126,8 +126,8 @@ export class LocalWebhookDispatcher {
   private async dispatch(events: readonly ChangeEvent[]): Promise<void> {
     if (events.length === 0) return;
     const subscriptions = await this.subscriptions();
-    await fanOutEvents({ webhooks: { list: async () => subscriptions }, log: this.ports.log, queue: this.queue, clock: this.ports.clock }, events.map(outgoingOfChange));
-    await this.ports.outbox.remove(events.map((event) => event.event_id));
+    const { log, clock, outbox } = this.ports;
+    await fanOutChangeEvents({ webhooks: { list: async () => subscriptions }, log, queue: this.queue, clock, outbox }, events);
   }
 
   private async subscriptions(): Promise<WebhookSubscription[]> {

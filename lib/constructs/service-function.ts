@@ -5,7 +5,9 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { WEBHOOK_QUEUE_ENV } from '../../lambdas/composition/webhook-env';
 import type { EmbeddingSettings } from '../config';
 
 /** Environment variables the handlers' composition root reads. */
@@ -16,6 +18,8 @@ export const FUNCTION_ENV = {
   embeddingModel: 'EMBEDDING_MODEL',
   embeddingDimensions: 'EMBEDDING_DIMENSIONS',
   semanticFloor: 'SEMANTIC_FLOOR',
+  webhookQueueUrl: WEBHOOK_QUEUE_ENV.queueUrl,
+  webhookDeadLetterQueueUrl: WEBHOOK_QUEUE_ENV.deadLetterQueueUrl,
 } as const;
 
 /**
@@ -121,6 +125,33 @@ export class ServiceFunction extends Construct {
       resources: [table.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes } },
     }));
+    return this;
+  }
+
+  /**
+   * Webhook subscriptions (one partition, "webhooks") and the delivery log ("delivery#*") in the
+   * records table: read, log and update deliveries, disable a subscription on 410 Gone.
+   */
+  bindWebhookDeliveries(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], ['webhooks', 'delivery#*']);
+  }
+
+  /** Removal of change events from the outbox ("event#*") once they are fanned out. */
+  bindChangeOutboxConsumer(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], ['event#*']);
+  }
+
+  /** The deadline scan's markers ("deadline-sent#*"): one event per subscription, record and deadline. */
+  bindDeadlineLedger(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:PutItem'], ['deadline-sent#*']);
+  }
+
+  /** Sends to the webhook queue and its dead-letter queue (WEBHOOK_QUEUE_URL, WEBHOOK_DEAD_LETTER_QUEUE_URL). */
+  bindWebhookQueue(queue: IQueue, deadLetterQueue: IQueue): this {
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.webhookQueueUrl, queue.queueUrl);
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.webhookDeadLetterQueueUrl, deadLetterQueue.queueUrl);
+    queue.grantSendMessages(this.lambdaFunction);
+    deadLetterQueue.grantSendMessages(this.lambdaFunction);
     return this;
   }
 

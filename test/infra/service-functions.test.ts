@@ -45,10 +45,11 @@ describe('service functions', () => {
     'lambdas/handlers/match-grants.ts': 'search',
   } as const;
 
-  it('creates exactly one function per route, the indexer, the authorizer, the index bootstrap and its provider, and nothing else', () => {
+  it('creates exactly one function per route, the indexer, the authorizer, the index bootstrap and its provider, the three webhook functions, and nothing else', () => {
     expect([...functions.keys()].sort()).toEqual([
       'lambdas/handlers/authorize-request.ts',
       'lambdas/handlers/bootstrap-search-index.ts',
+      'lambdas/handlers/fan-out-change-events.ts',
       'lambdas/handlers/get-contract.ts',
       'lambdas/handlers/get-funder.ts',
       'lambdas/handlers/get-grant.ts',
@@ -58,9 +59,11 @@ describe('service functions', () => {
       'lambdas/handlers/list-grants.ts',
       'lambdas/handlers/match-grants.ts',
       'lambdas/handlers/openapi.ts',
+      'lambdas/handlers/scan-deadlines.ts',
       'lambdas/handlers/semantic-search.ts',
+      'lambdas/handlers/send-webhooks.ts',
     ]);
-    // The thirteenth is the custom-resource Provider framework's onEvent function.
+    // The sixteenth is the custom-resource Provider framework's onEvent function.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
     expect(others.map(([id]) => id)).toEqual([expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/)]);
   });
@@ -73,9 +76,11 @@ describe('service functions', () => {
       expect(properties.Handler, entry).toBe('index.handler');
       expect(properties.MemorySize, entry).toBe(entry.endsWith('bootstrap-search-index.ts') ? 256 : 512);
       // Route functions must answer before API Gateway's 29 s; the stream indexer may take a minute;
-      // the authorizer is two reads; the deploy-time bootstrap creates indices.
+      // the authorizer is two reads; the deploy-time bootstrap creates indices; the webhook sender
+      // attempts ten deliveries of 10 s at most in parallel; the deadline scan pages the index.
       const timeouts: Record<string, number> = {
         'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10, 'lambdas/handlers/bootstrap-search-index.ts': 120,
+        'lambdas/handlers/send-webhooks.ts': 60, 'lambdas/handlers/fan-out-change-events.ts': 60, 'lambdas/handlers/scan-deadlines.ts': 600,
       };
       expect(properties.Timeout, entry).toBe(timeouts[entry] ?? 15);
       expect(environmentOf(properties).NODE_OPTIONS, entry).toBe('--enable-source-maps');
@@ -87,7 +92,7 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(13); // one per function (nine routes, the indexer, the authorizer, the bootstrap) and the API access log
+    expect(logGroups).toHaveLength(16); // one per function (nine routes, the indexer, the authorizer, the bootstrap, three for webhooks) and the API access log
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);

@@ -12,6 +12,9 @@ import { startStandInBedrock, type StandInBedrock } from '../support/stand-in-be
 import { LOCAL_TABLE_NAME, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { startStandInApiGateway, type StandInApiGateway } from '../support/stand-in-api-gateway';
 import { startStandInOpenSearch, type StandInOpenSearch } from '../support/stand-in-opensearch';
+import { startStandInSqs, type StandInSqs } from '../support/stand-in-sqs';
+import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /**
  * The admin CLI's AWS target (ingest, reindex, keys) and the OpenSearch backfill, against local
@@ -63,13 +66,16 @@ describe('reindexRecords', () => {
 describe('admin --target aws (against local stand-ins)', () => {
   let apiGateway: StandInApiGateway;
   let bedrock: StandInBedrock;
+  let sqs: StandInSqs;
   beforeAll(async () => {
     apiGateway = await startStandInApiGateway();
     bedrock = await startStandInBedrock();
+    sqs = await startStandInSqs();
   });
   afterAll(async () => {
     await apiGateway?.close();
     await bedrock?.close();
+    await sqs?.close();
   });
   const run = promisify(execFile);
   const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
@@ -125,5 +131,23 @@ describe('admin --target aws (against local stand-ins)', () => {
     await admin('keys', 'revoke', keyId, '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...plans);
     expect(apiGateway.apiKeys.get(gatewayKey.id)!.enabled).toBe(false);
     expect((await stack.services.keys.get(keyId))!.revoked_at).not.toBeNull();
+  });
+
+  it('webhooks replay queues a failed delivery on the stage\'s webhook queue for the sender Lambda', async () => {
+    const log = new DynamoDeliveryLog(new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), LOCAL_TABLE_NAME);
+    const at = '2026-11-20T10:00:00.000Z';
+    await log.create({
+      delivery_id: 'dlv_failed1', subscription_id: 'whk_1', event_id: 'evt-1', event: 'grant.created', body: '{"event":"grant.created","data":{}}',
+      status: 'failed', attempts: 8, last_status_code: 503, last_error: null, last_latency_ms: 20, last_response: 'down', next_attempt_at: null,
+      created_at: at, updated_at: at, delivered_at: null,
+    });
+    const queues = ['--queue-url', sqs.queueUrl('webhooks'), '--dead-letter-queue-url', sqs.queueUrl('webhooks-dlq')];
+    const replayed = await admin('webhooks', 'replay', 'dlv_failed1', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...queues);
+    expect(replayed.stdout).toContain('delivery dlv_failed1 (grant.created to whk_1) queued again; the webhook sender sends it');
+    expect(sqs.drain(sqs.queueUrl('webhooks')).map((m) => [JSON.parse(m.body), m.delaySeconds])).toEqual([[{ delivery_id: 'dlv_failed1' }, 0]]);
+    expect(await log.get('dlv_failed1')).toMatchObject({ status: 'pending', attempts: 0, body: '{"event":"grant.created","data":{}}' });
+
+    await expect(admin('webhooks', 'replay', 'dlv_nope', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...queues)).rejects.toMatchObject({ stderr: expect.stringContaining('no delivery dlv_nope') });
+    expect(sqs.sent).toEqual([]);
   });
 });

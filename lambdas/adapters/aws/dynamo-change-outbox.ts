@@ -35,7 +35,13 @@ export class DynamoChangeOutbox implements ChangeOutbox {
 
   async *scan(): AsyncIterable<ChangeEvent[]> {
     for await (const items of scanPages(this.doc, entityFilter(this.tableName, CHANGE_EVENT_ENTITY))) {
-      yield items.map(({ pk: _pk, sk: _sk, entity: _entity, expires_at: _expires, ...event }) => event as unknown as ChangeEvent);
+      yield items.map(changeEventOfItem);
     }
   }
+}
+
+/** The event an outbox item holds. */
+export function changeEventOfItem(item: Record<string, unknown>): ChangeEvent {
+  const { pk: _pk, sk: _sk, entity: _entity, expires_at: _expires, ...event } = item;
+  return event as unknown as ChangeEvent;
 }

@@ -1,11 +1,12 @@
 import type { AttributeValue as StreamAttributeValue, DynamoDBRecord } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { RecordChange } from '../../core/change-feed';
+import type { ChangeEvent, RecordChange } from '../../core/change-feed';
 import { contentHashOf } from '../../core/ingest/identity';
 import { RESOURCE_KINDS, type AnyRecord, type ResourceKind } from '../../core/records';
 import { recordOfItem } from './dynamo-record-store';
-import { RECORD_SK } from './records-table';
+import { changeEventOfItem } from './dynamo-change-outbox';
+import { CHANGE_EVENT_SK, RECORD_SK } from './records-table';
 
 /**
  * A DynamoDB stream record as a change of one of our records, or null for items that are not
@@ -33,4 +34,16 @@ export function recordChangeOf(streamRecord: DynamoDBRecord): RecordChange | nul
       ? { record: afterRecord, contentHash: typeof after?.content_hash === 'string' ? after.content_hash : contentHashOf(afterRecord as AnyRecord) }
       : null,
   };
+}
+
+/**
+ * The change event a stream record of the outbox carries (its insert, or its overwrite by a
+ * retried indexer batch), or null for anything else: the outbox emptying itself, or other items.
+ */
+export function changeEventOfStreamRecord(streamRecord: DynamoDBRecord): ChangeEvent | null {
+  if (streamRecord.eventName === 'REMOVE') return null;
+  const keys = image(streamRecord.dynamodb?.Keys);
+  const item = image(streamRecord.dynamodb?.NewImage);
+  if (keys?.sk !== CHANGE_EVENT_SK || !item) return null;
+  return changeEventOfItem(item);
 }

@@ -1,20 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { WebhookConflict, type WebhookStore, type WebhookSubscription } from '../../ports/webhook-store';
-import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages, withoutItemKeys } from './records-table';
+import { DOCUMENT_CLIENT_OPTIONS, withoutItemKeys } from './records-table';
 
 /**
- * Webhook subscriptions in the records table: the subscription (pk "webhook#<id>") and a guard
- * item per key and URL (pk "webhookurl#<key_id>#<sha256(url)>") whose conditional put makes a
- * duplicate subscription impossible even when two operators add it at once.
+ * Webhook subscriptions in the records table. Every subscription lives in one partition
+ * (pk "webhooks", sk "subscription#<id>"), so the fan-out of each change batch reads them all
+ * with one query instead of scanning the records. A guard item per key and URL
+ * (pk "webhookurl#<key_id>#<sha256(url)>") whose conditional put makes a duplicate subscription
+ * impossible even when two operators add it at once.
  */
 
-const SUBSCRIPTION_SK = 'subscription';
+export const SUBSCRIPTIONS_PARTITION = 'webhooks';
 const GUARD_SK = 'url';
 export const WEBHOOK_ENTITY = 'webhook_subscription';
-const subscriptionKey = (id: string) => ({ pk: `webhook#${id}`, sk: SUBSCRIPTION_SK });
+const subscriptionKey = (id: string) => ({ pk: SUBSCRIPTIONS_PARTITION, sk: `subscription#${id}` });
 const guardKey = (keyId: string, url: string) => ({ pk: `webhookurl#${keyId}#${createHash('sha256').update(url).digest('hex')}`, sk: GUARD_SK });
 
 const subscriptionOf = (item: Record<string, unknown>) => withoutItemKeys(item) as unknown as WebhookSubscription;
@@ -52,12 +54,21 @@ export class DynamoWebhookStore implements WebhookStore {
 
   async list(keyId?: string): Promise<WebhookSubscription[]> {
     const found: WebhookSubscription[] = [];
-    for await (const items of scanPages(this.doc, entityFilter(this.tableName, WEBHOOK_ENTITY))) {
-      for (const item of items) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': SUBSCRIPTIONS_PARTITION, ':prefix': 'subscription#' },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }));
+      for (const item of page.Items ?? []) {
         const subscription = subscriptionOf(item);
         if (keyId === undefined || subscription.key_id === keyId) found.push(subscription);
       }
-    }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
     return found.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.subscription_id.localeCompare(b.subscription_id));
   }
 

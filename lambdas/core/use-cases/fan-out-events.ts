@@ -2,6 +2,7 @@ import { v5 as uuidv5 } from 'uuid';
 import type { ChangeEvent } from '../change-feed';
 import { webhookBody } from '../webhooks/delivery-policy';
 import type { WebhookEvent } from '../webhooks/events';
+import type { ChangeOutbox } from '../../ports/change-outbox';
 import type { Clock } from '../../ports/clock';
 import type { Delivery, DeliveryLog } from '../../ports/delivery-log';
 import type { DeliveryQueue } from '../../ports/delivery-queue';
@@ -70,5 +71,21 @@ export async function fanOutEvents(ports: FanOutPorts, events: readonly Outgoing
       }
     }
   }
+  return made;
+}
+
+export interface ChangeFanOutPorts extends FanOutPorts {
+  outbox: Pick<ChangeOutbox, 'remove'>;
+}
+
+/**
+ * Change events of the outbox to deliveries; the events leave the outbox once their deliveries
+ * are logged and queued (a crash before that leaves them for the next attempt, which is a no-op
+ * for the deliveries already made). Returns how many deliveries were made.
+ */
+export async function fanOutChangeEvents(ports: ChangeFanOutPorts, changes: readonly ChangeEvent[]): Promise<number> {
+  if (changes.length === 0) return 0;
+  const made = await fanOutEvents(ports, changes.map(outgoingOfChange));
+  await ports.outbox.remove(changes.map((change) => change.event_id));
   return made;
 }

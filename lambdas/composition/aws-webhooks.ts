@@ -1,0 +1,62 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
+import { DynamoDeliveryLog } from '../adapters/aws/dynamo-delivery-log';
+import { DynamoWebhookStore } from '../adapters/aws/dynamo-webhook-store';
+import { SqsDeliveryQueue } from '../adapters/aws/sqs-delivery-queue';
+import { dnsHostResolver } from '../adapters/dns-host-resolver';
+import { httpWebhookTransport } from '../adapters/http-webhook-transport';
+import type { DeliveryPorts } from '../core/use-cases/deliver-webhook';
+import type { ChangeFanOutPorts } from '../core/use-cases/fan-out-events';
+import { systemClock } from '../ports/clock';
+import { requireEnv } from './aws';
+import { WEBHOOK_QUEUE_ENV } from './webhook-env';
+
+/**
+ * The composition of the webhook functions: the subscriptions and delivery log in the records
+ * table, and the SQS webhook queue with its dead-letter queue. The deadline scanner adds the
+ * search index (composition/aws-deadline-scan.ts), so the sender and the fan-out do not bundle
+ * the OpenSearch client.
+ */
+
+export interface AwsWebhookAdapters {
+  dynamo: DynamoDBClient;
+  tableName: string;
+  webhooks: DynamoWebhookStore;
+  log: DynamoDeliveryLog;
+  queue: SqsDeliveryQueue;
+}
+
+export function createAwsWebhookAdapters(env: NodeJS.ProcessEnv = process.env): AwsWebhookAdapters {
+  const dynamo = new DynamoDBClient({});
+  const tableName = requireEnv(env, 'RECORDS_TABLE_NAME');
+  return {
+    dynamo,
+    tableName,
+    webhooks: new DynamoWebhookStore(dynamo, tableName),
+    log: new DynamoDeliveryLog(dynamo, tableName),
+    queue: new SqsDeliveryQueue(new SQSClient({}), requireEnv(env, WEBHOOK_QUEUE_ENV.queueUrl), requireEnv(env, WEBHOOK_QUEUE_ENV.deadLetterQueueUrl)),
+  };
+}
+
+let adapters: AwsWebhookAdapters | undefined;
+/** Built on first use, once per cold start. */
+export const awsWebhookAdapters = () => (adapters ??= createAwsWebhookAdapters());
+
+let deliveryPorts: DeliveryPorts | undefined;
+
+/** The sender's ports: one attempt per message, over HTTPS to public addresses only. */
+export function awsDeliveryPorts(): DeliveryPorts {
+  const { webhooks, log, queue } = awsWebhookAdapters();
+  deliveryPorts ??= { webhooks, log, queue, transport: httpWebhookTransport, resolver: dnsHostResolver, clock: systemClock, random: Math.random };
+  return deliveryPorts;
+}
+
+let fanOutPorts: ChangeFanOutPorts | undefined;
+
+/** The fan-out's ports: change events from the outbox to deliveries on the queue, then out of the outbox. */
+export function awsFanOutPorts(): ChangeFanOutPorts {
+  const { dynamo, tableName, webhooks, log, queue } = awsWebhookAdapters();
+  fanOutPorts ??= { webhooks, log, queue, clock: systemClock, outbox: new DynamoChangeOutbox(dynamo, tableName) };
+  return fanOutPorts;
+}

@@ -1,0 +1,5 @@
+/** Environment variables of the webhook functions, set by ServiceFunction.bindWebhookQueue (no imports: the CDK app reads it too). */
+export const WEBHOOK_QUEUE_ENV = {
+  queueUrl: 'WEBHOOK_QUEUE_URL',
+  deadLetterQueueUrl: 'WEBHOOK_DEAD_LETTER_QUEUE_URL',
+} as const;
