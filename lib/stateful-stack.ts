@@ -1,5 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { type CfnQueue, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { type CfnQueue, type IQueue, Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import {
   AttributeType,
   BillingMode,
@@ -88,32 +88,26 @@ export class StatefulStack extends Stack {
       value: table.tableName,
     });
 
-    const failureQueue = new Queue(this, 'IndexerFailureQueue', {
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      removalPolicy: config.statefulRemovalPolicy,
-    });
-    (failureQueue.node.defaultChild as CfnQueue).overrideLogicalId(STATEFUL_LOGICAL_IDS.indexerFailureQueue);
-    this.indexerFailureQueue = failureQueue;
+    /** An encrypted, TLS-only queue under its pinned logical ID, kept with the stage's data. */
+    const durableQueue = (logicalId: string, props: QueueProps) => {
+      const queue = new Queue(this, logicalId, {
+        ...props,
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        removalPolicy: config.statefulRemovalPolicy,
+      });
+      (queue.node.defaultChild as CfnQueue).overrideLogicalId(logicalId);
+      return queue;
+    };
 
-    const webhookDeadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', {
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      removalPolicy: config.statefulRemovalPolicy,
-    });
-    (webhookDeadLetterQueue.node.defaultChild as CfnQueue).overrideLogicalId(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue);
+    this.indexerFailureQueue = durableQueue(STATEFUL_LOGICAL_IDS.indexerFailureQueue, { retentionPeriod: Duration.days(14) });
+    const webhookDeadLetterQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue, { retentionPeriod: Duration.days(14) });
     this.webhookDeadLetterQueue = webhookDeadLetterQueue;
-    const webhookQueue = new Queue(this, 'WebhookQueue', {
+    const webhookQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookQueue, {
       visibilityTimeout: Duration.seconds(6 * WEBHOOK_SENDER_TIMEOUT.toSeconds()),
       retentionPeriod: Duration.days(4),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
       deadLetterQueue: { queue: webhookDeadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
-      removalPolicy: config.statefulRemovalPolicy,
     });
-    (webhookQueue.node.defaultChild as CfnQueue).overrideLogicalId(STATEFUL_LOGICAL_IDS.webhookQueue);
     this.webhookQueue = webhookQueue;
     new CfnOutput(this, STACK_OUTPUTS.webhookQueueUrl, {
       description: 'The webhook queue (admin CLI: npm run admin -- webhooks replay --target aws)',
