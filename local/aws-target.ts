@@ -77,11 +77,6 @@ export interface AwsReindexPorts {
   close(): void;
 }
 
-/**
- * The records table, search domain and embedding model of a stage, for a backfill or rebuild of
- * its index (`admin reindex --target aws`). The model and dimensions come from the stateless
- * stack's outputs unless `embeddingDimensions` is given.
- */
 /** The search domain and vector space of a stage, as the functions' environment names them. */
 async function searchEnvironmentOf(options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string }, region: string) {
   const endpoint = await searchEndpointOf(options);
@@ -102,6 +97,11 @@ async function searchEnvironmentOf(options: AwsTargetOptions & { searchEndpoint?
   }
 }
 
+/**
+ * The records table, search domain and embedding model of a stage, for a backfill or rebuild of
+ * its index (`admin reindex --target aws`). The model and dimensions come from the stateless
+ * stack's outputs unless `embeddingDimensions` is given.
+ */
 export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string }): Promise<AwsReindexPorts> {
   const tableName = await recordsTableOf(options);
   const client = new DynamoDBClient({ region: options.region });

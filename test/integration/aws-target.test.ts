@@ -14,6 +14,8 @@ import { startStandInApiGateway, type StandInApiGateway } from '../support/stand
 import { startStandInOpenSearch, type StandInOpenSearch } from '../support/stand-in-opensearch';
 import { startStandInSqs, type StandInSqs } from '../support/stand-in-sqs';
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
+import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
+import type { Grant } from '../../lambdas/core/records';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /**
@@ -149,5 +151,37 @@ describe('admin --target aws (against local stand-ins)', () => {
 
     await expect(admin('webhooks', 'replay', 'dlv_nope', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...queues)).rejects.toMatchObject({ stderr: expect.stringContaining('no delivery dlv_nope') });
     expect(sqs.sent).toEqual([]);
+  });
+
+  it('scan-deadlines --target aws reads the stage\'s search domain and queues each reminder once on its webhook queue', async () => {
+    const client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const now = new Date().toISOString();
+    await new DynamoWebhookStore(client, LOCAL_TABLE_NAME).create({
+      subscription_id: 'whk_deadlines', key_id: 'key_1', url: 'https://hooks.example.org/gcf', events: ['grant.deadline_approaching'], days_before: 5,
+      state: 'active', disabled_reason: null, secret: 'whsec_test', previous_secret: null, previous_secret_valid_until: null, created_at: now, updated_at: now,
+    });
+    const deadline = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const [grant] = (await stack.services.store.scan('grant')[Symbol.asyncIterator]().next()).value as Grant[];
+    const due = { ...grant!, status: 'posted', deadline_date: deadline };
+    openSearch.createIndex('gcf-grants-v1', { aliases: { 'gcf-grants': {} } });
+    // The domain answers each day's query with the grant only when its deadline is in that day's range.
+    openSearch.respond = (request) => {
+      if (!request.path.includes('_search')) return undefined;
+      const range = JSON.stringify(JSON.parse(request.body).query);
+      const after = /"deadline_date":\{"gt":"([\d-]+)"\}/.exec(range)?.[1];
+      const before = /"deadline_date":\{"lt":"([\d-]+)"\}/.exec(range)?.[1];
+      const hit = after !== undefined && before !== undefined && after < deadline && deadline < before;
+      return { json: { hits: { total: { value: hit ? 1 : 0 }, hits: hit ? [{ _id: due.id, _source: due }] : [] } } };
+    };
+    const args = ['scan-deadlines', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--search-endpoint', openSearch.endpoint, '--embedding-dimensions', '256',
+      '--queue-url', sqs.queueUrl('webhooks'), '--dead-letter-queue-url', sqs.queueUrl('webhooks-dlq')];
+    expect((await admin(...args)).stdout).toContain('1 deadline reminder queued; the webhook sender sends them');
+    const [message] = sqs.drain(sqs.queueUrl('webhooks'));
+    const delivery = await new DynamoDeliveryLog(client, LOCAL_TABLE_NAME).get((JSON.parse(message!.body) as { delivery_id: string }).delivery_id);
+    expect(delivery).toMatchObject({ subscription_id: 'whk_deadlines', event: 'grant.deadline_approaching', status: 'pending' });
+    expect(JSON.parse(delivery!.body)).toEqual({ event: 'grant.deadline_approaching', data: due });
+    expect((await admin(...args)).stdout).toContain('0 deadline reminders queued');
+    expect(sqs.sent).toEqual([]);
+    openSearch.respond = undefined;
   });
 });
