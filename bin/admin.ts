@@ -21,9 +21,11 @@ import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../lambdas/p
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { systemClock, utcDate } from '../lambdas/ports/clock';
-import { AwsTargetError, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts, type WebhookQueueOptions } from '../local/aws-target';
+import { AwsTargetError, awsChangeFanOutPorts, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts, type WebhookQueueOptions } from '../local/aws-target';
 import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
+import { fanOutChangeEvents, type ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
+import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import type { DeliveryLog } from '../lambdas/ports/delivery-log';
 import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
@@ -297,7 +299,7 @@ function printSubscription(subscription: ListedSubscription): void {
 
 const SUBSCRIPTION_COLUMNS = ['subscription id', 'key id', 'state', 'url', 'events', 'deadline window', 'created', 'rotation'];
 
-const webhooksCommand = program.command('webhooks').description('webhook subscriptions of developer keys: add, list, disable, enable, rotate-secret');
+const webhooksCommand = program.command('webhooks').description('webhook subscriptions of developer keys: add, list, disable, enable, rotate-secret, deliveries, replay, fan-out');
 
 withTargetOptions(webhooksCommand.command('add'))
   .description('subscribe a developer key\'s URL to events; the signing secret is shown once')
@@ -409,6 +411,30 @@ withQueueOptions(withTargetOptions(webhooksCommand.command('replay')))
     const ports = await awsDeliveryQueuePorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, queueUrl: opts.queueUrl, deadLetterQueueUrl: opts.deadLetterQueueUrl });
     try {
       await replay(ports.log, ports.queue, 'the webhook sender');
+    } finally {
+      ports.close();
+    }
+  });
+
+withQueueOptions(withTargetOptions(webhooksCommand.command('fan-out')))
+  .description('fan out the change events still in the outbox (in AWS: those whose stream batch ended in IndexerFailureQueue); safe to repeat')
+  .action(async (opts: TargetOptions & WebhookQueueOptions) => {
+    const fanOut = async (ports: ChangeFanOutPorts & { outbox: ChangeOutbox }, sentBy: string) => {
+      let events = 0;
+      let made = 0;
+      for await (const page of ports.outbox.scan()) {
+        events += page.length;
+        made += await fanOutChangeEvents(ports, page);
+      }
+      console.log(`${events} change event${events === 1 ? '' : 's'} fanned out: ${made} deliver${made === 1 ? 'y' : 'ies'} queued; ${sentBy} sends them`);
+    };
+    if (opts.target === 'local') {
+      await withLocalStack(opts.dataDir, (stack) => fanOut({ webhooks: stack.webhooks, log: stack.deliveries, outbox: stack.outbox, queue: UNTIL_SERVER_STARTS, clock: systemClock }, 'npm start'));
+      return;
+    }
+    const ports = await awsChangeFanOutPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, queueUrl: opts.queueUrl, deadLetterQueueUrl: opts.deadLetterQueueUrl });
+    try {
+      await fanOut(ports, 'the webhook sender');
     } finally {
       ports.close();
     }

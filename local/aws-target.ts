@@ -12,6 +12,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsDeliveryQueue } from '../lambdas/adapters/aws/sqs-delivery-queue';
 import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
 import type { DeadlineScanPorts } from '../lambdas/core/use-cases/scan-deadlines';
+import type { ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
+import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
+import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import type { WebhookPorts } from '../lambdas/core/use-cases/manage-webhooks';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
@@ -175,6 +178,21 @@ export async function awsDeliveryQueuePorts(options: AwsTargetOptions & WebhookQ
   const { log, close } = await awsDeliveryLog(options);
   const { queue, close: closeQueue } = await webhookQueueOf(options);
   return { log, queue, close: () => { close(); closeQueue(); } };
+}
+
+/** The outbox, subscriptions, delivery log and webhook queue of a stage: `webhooks fan-out --target aws`. */
+export async function awsChangeFanOutPorts(options: AwsTargetOptions & WebhookQueueOptions): Promise<ChangeFanOutPorts & { outbox: ChangeOutbox; close(): void }> {
+  const tableName = await recordsTableOf(options);
+  const client = new DynamoDBClient({ region: options.region });
+  const { queue, close } = await webhookQueueOf(options);
+  return {
+    webhooks: new DynamoWebhookStore(client, tableName),
+    log: new DynamoDeliveryLog(client, tableName),
+    outbox: new DynamoChangeOutbox(client, tableName),
+    queue,
+    clock: systemClock,
+    close: () => { client.destroy(); close(); },
+  };
 }
 
 /** What the deadline scanner Lambda uses, from the operator's machine (`scan-deadlines --target aws`). */

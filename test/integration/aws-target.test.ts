@@ -184,4 +184,30 @@ describe('admin --target aws (against local stand-ins)', () => {
     expect(sqs.sent).toEqual([]);
     openSearch.respond = undefined;
   });
+
+  it('webhooks fan-out --target aws queues the change events left in the outbox, once, and empties it', async () => {
+    const client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const now = new Date().toISOString();
+    await new DynamoWebhookStore(client, LOCAL_TABLE_NAME).create({
+      subscription_id: 'whk_changes', key_id: 'key_1', url: 'https://hooks.example.org/changes', events: ['grant.created'], days_before: 7,
+      state: 'active', disabled_reason: null, secret: 'whsec_test', previous_secret: null, previous_secret_valid_until: null, created_at: now, updated_at: now,
+    });
+    // The seeded catalogue's and the ingest's events are still in the outbox: no fan-out ran here.
+    let events = 0;
+    const created = new Set<string>();
+    for await (const page of stack.outbox.scan()) {
+      events += page.length;
+      for (const event of page) if (event.event === 'grant.created') created.add(event.event_id);
+    }
+    expect(created.size).toBeGreaterThan(50);
+    const args = ['webhooks', 'fan-out', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--queue-url', sqs.queueUrl('webhooks'), '--dead-letter-queue-url', sqs.queueUrl('webhooks-dlq')];
+    expect((await admin(...args)).stdout).toContain(`${events} change events fanned out: ${created.size} deliveries queued; the webhook sender sends them`);
+    const log = new DynamoDeliveryLog(client, LOCAL_TABLE_NAME);
+    const queued = sqs.drain(sqs.queueUrl('webhooks')).map((m) => (JSON.parse(m.body) as { delivery_id: string }).delivery_id);
+    expect(queued).toHaveLength(created.size);
+    const deliveries = await Promise.all(queued.map((id) => log.get(id)));
+    expect(new Set(deliveries.map((d) => d?.event_id))).toEqual(created);
+    expect(deliveries.every((d) => d?.subscription_id === 'whk_changes' && d.status === 'pending')).toBe(true);
+    expect((await admin(...args)).stdout).toContain('0 change events fanned out: 0 deliveries queued');
+  });
 });
