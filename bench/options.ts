@@ -15,15 +15,16 @@ export interface BenchOptions {
   outFile: string;
   /**
    * What runs: the API scenarios, the ingest of ../shared/data, the exact k-NN scan against a bare
-   * loop, grant matching (POST /match-grants-api) at the biggest size.
+   * loop, grant matching (POST /match-grants-api) at the biggest size, webhook delivery on the
+   * embedded stack against a bare POST loop.
    */
   parts: BenchPart[];
 }
 
-export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match'] as const;
+export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'webhooks'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
-const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts api,ingest,knn,match]
+const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts api,ingest,knn,match,webhooks]
 environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS (flags win)`;
 
 function positiveInteger(name: string, raw: string): number {

@@ -1,4 +1,4 @@
-// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN and grant matching; see docs/benchmarks.md.
+// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching and webhook delivery; see docs/benchmarks.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { benchCatalogue, type CatalogueResult } from './bench-catalogue';
@@ -10,8 +10,9 @@ import { benchKnn } from './knn';
 import { benchMatch } from './match';
 import {
   ingestSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
-  withIngestSection, withMarkedSection, type BenchRun,
+  WEBHOOK_MARKERS, webhookSection, withIngestSection, withMarkedSection, type BenchRun,
 } from './report';
+import { benchWebhooks } from './webhooks';
 import { SEARCH_QUALITY_MARKERS } from './search-eval/report';
 
 const log = (line: string) => console.log(line);
@@ -37,16 +38,18 @@ async function main(): Promise<void> {
     for (const grants of options.sizes) catalogues.push(await benchCatalogue(grants, options, log));
   }
   const match = options.parts.includes('match') ? await benchMatch(Math.max(...options.sizes), options, log) : null;
+  const webhooks = options.parts.includes('webhooks') ? await benchWebhooks(options, log) : null;
 
-  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, totalSeconds: (performance.now() - startedAt) / 1000 };
+  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, webhooks, totalSeconds: (performance.now() - startedAt) / 1000 };
   const outFile = resolve(PROJECT_ROOT, options.outFile);
   mkdirSync(dirname(outFile), { recursive: true });
   const previous = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
   if (options.parts.includes('api')) {
     // The quality sections are written by `npm run eval:search` and `npm run eval:match`, and the
-    // match section by a `--parts match` run when this one left it out; the new report keeps them.
+    // match and webhooks sections by `--parts match` / `--parts webhooks` runs when this one left
+    // them out; the new report keeps them.
     let report = renderReport(run);
-    const kept = [SEARCH_QUALITY_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS])];
+    const kept = [SEARCH_QUALITY_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS])];
     for (const markers of kept) {
       const section = markedSection(previous, markers);
       if (section) report = withMarkedSection(report, markers, section);
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
     if (ingest) report = withIngestSection(report, ingestSection(run));
     if (knn) report = withMarkedSection(report, KNN_MARKERS, knnSection(knn));
     if (match) report = withMarkedSection(report, MATCH_MARKERS, matchSection(match));
+    if (webhooks) report = withMarkedSection(report, WEBHOOK_MARKERS, webhookSection(webhooks));
     writeFileSync(outFile, report);
   }
   log(`\nwrote ${outFile} (${run.totalSeconds.toFixed(0)} s)`);

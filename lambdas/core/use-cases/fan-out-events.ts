@@ -44,7 +44,8 @@ export async function fanOutEvents(ports: FanOutPorts, events: readonly Outgoing
   let made = 0;
   for (const event of events) {
     const body = webhookBody(event.event, event.data);
-    for (const subscription of subscriptions.filter((s) => s.events.includes(event.event))) {
+    // An event's deliveries are independent of each other: they are logged and queued together.
+    const outcomes = await Promise.all(subscriptions.filter((s) => s.events.includes(event.event)).map(async (subscription) => {
       const now = ports.clock.now().toISOString();
       const delivery: Delivery = {
         delivery_id: deliveryIdOf(event.event_id, subscription.subscription_id),
@@ -67,9 +68,10 @@ export async function fanOutEvents(ports: FanOutPorts, events: readonly Outgoing
       // A repeat after a crash between logging and queueing queues again; the sender is idempotent.
       if (created || (await ports.log.get(delivery.delivery_id))?.status === 'pending') {
         await ports.queue.send({ delivery_id: delivery.delivery_id }, 0);
-        if (created) made++;
       }
-    }
+      return created;
+    }));
+    made += outcomes.filter(Boolean).length;
   }
   return made;
 }
