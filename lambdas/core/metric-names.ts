@@ -1,0 +1,37 @@
+/**
+ * The CloudWatch metrics the functions emit (Powertools Metrics, EMF) and the dashboard and alarms
+ * read (lib/constructs). One list, so a renamed metric cannot leave an alarm watching nothing.
+ */
+
+export const METRICS_NAMESPACE = 'GcfDataService';
+
+/** Dimensions: `service` is POWERTOOLS_SERVICE_NAME on every metric; these are added per metric. */
+export const METRIC_DIMENSIONS = {
+  /** The API route, e.g. `GET /grants-api/{id}`. */
+  route: 'route',
+  /** keyword | semantic | hybrid. */
+  searchMode: 'mode',
+} as const;
+
+export const METRIC_NAMES = {
+  /** Per route: every response (Count). */
+  requests: 'Requests',
+  /** Per route: 5xx responses (Count). */
+  errors: 'Errors',
+  /** Per route: handler latency (Milliseconds). */
+  latency: 'Latency',
+  /** Per search mode: time to rank results (Milliseconds). */
+  searchLatency: 'SearchLatency',
+  /** Requests refused for the daily quota (Count). */
+  quotaRejections: 'QuotaRejections',
+  /** Time to embed a query or a batch of records (Milliseconds). */
+  embeddingLatency: 'EmbeddingLatency',
+  /** Webhook deliveries that got a 2xx (Count). */
+  webhookDelivered: 'WebhookDelivered',
+  /** Webhook deliveries that failed their last attempt (Count). */
+  webhookFailed: 'WebhookFailed',
+  /** Webhook attempts that failed and were queued again (Count). */
+  webhookRetried: 'WebhookRetried',
+  /** Age of the newest stream record an indexer batch processed (Seconds). */
+  indexerLagSeconds: 'IndexerLagSeconds',
+} as const;
