@@ -10,6 +10,8 @@ import type { SearchIndex } from '../ports/search-index';
 import type { Services } from '../ports/services';
 import type { Embedder } from '../ports/embedder';
 import { semanticFloorOf } from '../core/search/relevance';
+import type { TierPolicies } from '../core/auth/tier-quotas';
+import { tierPoliciesFromEnv } from './tier-quotas-env';
 
 /** How a search function builds its search adapters (composition/aws-search.ts), kept out of other bundles. */
 export interface SearchAdapters {
@@ -38,6 +40,7 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
   let semanticFloor: number | undefined;
   let meter: UsageMeter | undefined;
   let keys: KeyStore | undefined;
+  let tiers: TierPolicies | undefined;
   const dynamo = () => (client ??= new DynamoDBClient({}));
   const searchAdapters = () => {
     if (!search) throw new Error('this function is not bound to search: use awsSearchServices (composition/aws-search.ts)');
@@ -67,6 +70,10 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
     get semanticFloor() {
       semanticFloor ??= semanticFloorOf(this.embedder.space, env.SEMANTIC_FLOOR ? Number(env.SEMANTIC_FLOOR) : undefined);
       return semanticFloor;
+    },
+    get tiers() {
+      tiers ??= tierPoliciesFromEnv(env);
+      return tiers;
     },
     clock: systemClock,
   };

@@ -31,11 +31,11 @@ export function authenticatedRoute(
     const startedAt = performance.now();
     const principal = principalOf(event);
     if (!principal) return errorResult(unauthorized('Missing or invalid API key'), event);
-    const { meter, clock } = services();
+    const { meter, clock, tiers } = services();
     const now = clock.now();
     let result: ApiResult;
     try {
-      const headers = await admitRequest(principal, feature, meter, now);
+      const headers = await admitRequest(principal, feature, meter, now, tiers);
       result = await route(event);
       result = { ...result, headers: { ...result.headers, ...headers } };
     } catch (error) {

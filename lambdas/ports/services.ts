@@ -1,3 +1,4 @@
+import type { TierPolicies } from '../core/auth/tier-quotas';
 import type { Clock } from './clock';
 import type { Embedder } from './embedder';
 import type { KeyStore } from './key-store';
@@ -18,6 +19,8 @@ export interface Services {
   meter: UsageMeter;
   /** API keys: the authorizer looks callers up here. */
   keys: KeyStore;
+  /** The tiers' quotas this deployment enforces (the stage's config in AWS); TIERS when absent. */
+  tiers?: TierPolicies;
 }
 
 export type ServicesProvider = () => Services;

@@ -1,4 +1,5 @@
 import { rateLimitHeaders, secondsUntilUtcMidnight, utcDayOf } from '../auth/quota';
+import type { TierPolicies } from '../auth/tier-quotas';
 import { TIERS } from '../auth/tiers';
 import { ServiceError } from '../errors';
 import type { UsageMeter } from '../../ports/usage-meter';
@@ -10,10 +11,17 @@ export type RouteFeature = 'api' | 'matching';
 /**
  * A route's admission of an authenticated request: the tier's access, then one request off the
  * day's quota (atomically, in the usage meter). Returns the rate-limit headers for the response;
- * a refusal is a ServiceError that carries them too (and Retry-After on a 429).
+ * a refusal is a ServiceError that carries them too (and Retry-After on a 429). `tiers` are the
+ * deployment's quotas (the stage's config in AWS).
  */
-export async function admitRequest(principal: Principal, feature: RouteFeature, meter: UsageMeter, now: Date): Promise<Record<string, string>> {
-  const tier = TIERS[principal.tier];
+export async function admitRequest(
+  principal: Principal,
+  feature: RouteFeature,
+  meter: UsageMeter,
+  now: Date,
+  tiers: TierPolicies = TIERS,
+): Promise<Record<string, string>> {
+  const tier = tiers[principal.tier];
   const day = utcDayOf(now);
   if (!tier.apiAccess) {
     throw new ServiceError(403, 'FORBIDDEN', `The ${principal.tier} tier has no API access; upgrade to basic or above`, undefined, rateLimitHeaders(tier, 0));
