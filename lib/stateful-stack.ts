@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CfnResource, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { type CfnQueue, type IQueue, Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import {
   AttributeType,
@@ -12,6 +12,9 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { Construct } from 'constructs';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import type { StageConfig } from './config';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { SearchDomain } from './constructs/search-domain';
@@ -123,9 +126,29 @@ export class StatefulStack extends Stack {
       removalPolicy: config.statefulRemovalPolicy,
       logicalId: STATEFUL_LOGICAL_IDS.searchDomain,
     }).domain;
+    this.retainCustomResourceLogs(config);
+
     new CfnOutput(this, STACK_OUTPUTS.searchDomainEndpoint, {
       description: 'The search domain endpoint (admin CLI: npm run admin -- reindex --target aws)',
       value: this.searchDomain.domainEndpoint,
     });
+  }
+
+  /**
+   * The domain's access and log policies are applied by CDK's shared AwsCustomResource function,
+   * which would log to an implicit group kept forever: give it one with the stage's retention.
+   */
+  private retainCustomResourceLogs(config: StageConfig): void {
+    const provider = this.node.tryFindChild(`AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`);
+    if (!(provider instanceof LambdaFunction)) return;
+    const logs = new LogGroup(this, 'CustomResourceLogs', {
+      logGroupName: `/aws/lambda/${provider.functionName}`,
+      retention: config.functions.logRetention,
+      removalPolicy: config.statefulRemovalPolicy,
+    });
+    // The group must exist before the function's first run would create it without a retention.
+    for (const resource of this.node.findAll()) {
+      if (resource instanceof CfnResource && resource.cfnResourceType.startsWith('Custom::')) resource.node.addDependency(logs);
+    }
   }
 }

@@ -7,6 +7,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   type Method,
+  MethodLoggingLevel,
   type MethodOptions,
   type IResource,
   ResponseType,
@@ -44,6 +45,11 @@ export interface ServiceApiProps {
   readonly manageAccountCloudWatchRole: boolean;
   /** Where API Gateway finds a request's usage-plan key. @default HEADER (x-api-key) */
   readonly apiKeySource?: ApiKeySourceType;
+  /**
+   * The stage's default throttle for all callers together (each tier's usage plan throttles each
+   * key further), protecting the functions and the search domain. @default 500 requests/s, bursts of 1,000
+   */
+  readonly throttling?: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
 interface GatewayErrorResponse {
@@ -108,7 +114,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 /**
  * The public REST API: base URL `https://<id>.execute-api.<region>.amazonaws.com/functions/v1`,
  * Lambda proxy routes under the version root, gateway errors in the service's JSON error shape,
- * JSON access logs, X-Ray tracing and per-method metrics.
+ * JSON access logs, error execution logs, X-Ray tracing, per-method metrics and a stage-wide throttle.
  */
 export class ServiceApi extends Construct {
   readonly restApi: RestApi;
@@ -136,6 +142,12 @@ export class ServiceApi extends Construct {
         stageName: props.stageName ?? 'functions',
         tracingEnabled: true,
         metricsEnabled: true,
+        // Execution logs of failures only, and never the data trace: it would log request headers
+        // (API keys) and bodies.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        throttlingRateLimit: props.throttling?.rateLimit ?? 500,
+        throttlingBurstLimit: props.throttling?.burstLimit ?? 1_000,
         accessLogDestination: new LogGroupLogDestination(this.accessLogGroup),
         accessLogFormat: ACCESS_LOG_FORMAT,
       },

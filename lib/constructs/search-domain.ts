@@ -1,4 +1,5 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
+import { AccountRootPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { CfnDomain, Domain, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
@@ -16,8 +17,9 @@ export interface SearchDomainProps {
 
 /**
  * The OpenSearch domain behind list/filter/sort/count/search. Access is IAM-only (SigV4, no
- * fine-grained access control): callers get identity-based grants, so the domain has no resource
- * policy of its own.
+ * fine-grained access control): the domain's access policy admits only signed requests of this
+ * account's IAM principals, and each function's role grants it exactly the HTTP methods and paths
+ * it needs (ServiceFunction.bindSearchDomain*). Anonymous and other accounts' requests are refused.
  */
 export class SearchDomain extends Construct {
   readonly domain: Domain;
@@ -50,6 +52,13 @@ export class SearchDomain extends Construct {
       tlsSecurityPolicy: TLSSecurityPolicy.TLS_1_2,
       removalPolicy: props.removalPolicy,
     });
+
+    // Applied by CDK after the domain exists (its ARN names it); identity policies then decide.
+    this.domain.addAccessPolicies(new PolicyStatement({
+      principals: [new AccountRootPrincipal()],
+      actions: ['es:ESHttp*'],
+      resources: [`${this.domain.domainArn}/*`],
+    }));
 
     (this.domain.node.defaultChild as CfnDomain).overrideLogicalId(props.logicalId);
   }

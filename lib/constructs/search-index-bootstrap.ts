@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { CustomResource, Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Provider } from 'aws-cdk-lib/custom-resources';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
@@ -39,7 +39,10 @@ export class SearchIndexBootstrap extends Construct {
       projectRoot: props.projectRoot,
     }).bindSearchDomainWriter(props.searchDomain);
 
-    const provider = new Provider(this, 'Provider', { onEventHandler: this.function.lambdaFunction });
+    const provider = new Provider(this, 'Provider', {
+      onEventHandler: this.function.lambdaFunction,
+      logGroup: new LogGroup(this, 'ProviderLogs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy }),
+    });
     this.resource = new CustomResource(this, 'Indices', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::SearchIndices',

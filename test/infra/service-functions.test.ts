@@ -92,7 +92,9 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(16); // one per function (nine routes, the indexer, the authorizer, the bootstrap, three for webhooks) and the API access log
+    // One per function (nine routes, the indexer, the authorizer, the bootstrap and its provider,
+    // three for webhooks) and the API access log.
+    expect(logGroups).toHaveLength(17);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
