@@ -1,11 +1,10 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Client } from '@opensearch-project/opensearch';
-import { AwsSigv4Signer } from '@opensearch-project/opensearch/aws-v3';
 import { BedrockEmbedder, TITAN_DIMENSIONS, TITAN_TEXT_V2, type BedrockEmbedderOptions, type TitanDimensions } from '../adapters/aws/bedrock-embedder';
 import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
 import { DynamoEmbeddingCache } from '../adapters/aws/dynamo-embedding-cache';
+import { OpenSearchHttpClient } from '../adapters/aws/opensearch-client';
 import { OpenSearchIndex } from '../adapters/aws/opensearch-index';
 import { memoizedEmbedder } from '../core/search/memoized-embedder';
 import type { IndexerPorts } from '../core/use-cases/index-record-changes';
@@ -35,12 +34,14 @@ export function vectorSpaceFromEnv(env: NodeJS.ProcessEnv): VectorSpace {
   return { embedder: `bedrock:${TITAN_TEXT_V2}`, dimensions: titanDimensionsFromEnv(env) };
 }
 
-/** A client of the search domain at `endpoint`, with requests signed (SigV4) by the caller's credentials. */
-export function openSearchClient(endpoint: string, region: string): Client {
-  return new Client({
-    ...AwsSigv4Signer({ region, service: 'es', getCredentials: defaultProvider() }),
-    node: endpoint,
-  });
+/**
+ * A client of the search domain at `endpoint`, with requests signed (SigV4) by the caller's
+ * credentials (the SDK's default chain: the function's role in Lambda). The thin node:https
+ * client, not @opensearch-project/opensearch, which alone would take an API function's bundle
+ * over its 400 KB budget (docs/benchmarks.md).
+ */
+export function openSearchClient(endpoint: string, region: string): OpenSearchHttpClient {
+  return new OpenSearchHttpClient({ node: endpoint, signing: { region, credentials: defaultProvider() } });
 }
 
 /** The OpenSearch adapter (with ensureIndices and rebuild), for the functions, the bootstrap and the admin CLI. */

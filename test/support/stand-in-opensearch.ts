@@ -13,6 +13,8 @@ export interface StandInRequest {
   path: string;
   body: string;
   authorization?: string;
+  /** Every header as received (lower-case names), for checks of signing and content types. */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface CannedResponse {
@@ -108,7 +110,7 @@ export async function startStandInOpenSearch(): Promise<StandInOpenSearch> {
   const server: Server = createServer(async (request, response) => {
     const body = await readBody(request);
     const path = new URL(request.url!, 'http://x').pathname;
-    const recorded: StandInRequest = { method: request.method!, path, body, authorization: request.headers.authorization };
+    const recorded: StandInRequest = { method: request.method!, path, body, authorization: request.headers.authorization, headers: { ...request.headers } };
     state.requests.push(recorded);
     const reply = (status: number, json?: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' });

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OpenSearchHttpClient, type OpenSearchApi } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody, INDEX_PROPERTIES, INTERNAL_FIELDS, indexMappings } from '../../lambdas/adapters/aws/opensearch-mappings';
 import { hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody } from '../../lambdas/adapters/aws/opensearch-query';
@@ -17,8 +18,17 @@ import { startStandInOpenSearch, type StandInOpenSearch, type StandInRequest } f
 /**
  * The OpenSearch adapter against a stand-in domain on loopback: a real HTTP exchange, with the
  * stand-in recording what it was sent, answering index, mapping, alias and bulk requests as
- * OpenSearch does, and answering searches with canned responses set per test.
+ * OpenSearch does, and answering searches with canned responses set per test. Every case runs over
+ * both clients the adapter takes: @opensearch-project/opensearch's Client and the thin
+ * OpenSearchHttpClient the Lambdas use.
  */
+
+type ClientFactory = (node: string, options?: { maxRetries?: number }) => OpenSearchApi;
+const CLIENTS: [string, ClientFactory][] = [
+  ['@opensearch-project/opensearch Client', (node, options) => new Client({ node, ...options })],
+  ['thin OpenSearchHttpClient', (node, options) => new OpenSearchHttpClient({ node, ...options })],
+];
+let client: ClientFactory = CLIENTS[0]![1];
 
 const SPACE: VectorSpace = { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 4 };
 const OTHER_SPACE: VectorSpace = { embedder: 'wink-sg-100d', dimensions: 100 };
@@ -32,7 +42,7 @@ afterAll(() => openSearch.close());
 beforeEach(() => openSearch.reset());
 
 function adapter(space: VectorSpace = SPACE): OpenSearchIndex {
-  return new OpenSearchIndex(new Client({ node: openSearch.endpoint }), { space, endpoint: openSearch.endpoint });
+  return new OpenSearchIndex(client(openSearch.endpoint), { space, endpoint: openSearch.endpoint });
 }
 
 /** An index made by this code, in a vector space, behind the kind's alias. */
@@ -86,372 +96,378 @@ describe('OpenSearch index mappings', () => {
   });
 });
 
-describe('OpenSearchIndex writes', () => {
-  it('creates the versioned index behind its alias on first write, with the k-NN mapping and _meta, then bulk-indexes records with their vectors', async () => {
-    const index = adapter();
-    await index.upsert('funder', [funder('f-1', 'National Science Foundation'), funder('f-2', 'Forest Service')], [Float32Array.of(0.5, 0.5, 0.5, 0.5), null]);
-    expect(calls()).toEqual(['GET /gcf-funders/_mapping', 'PUT /gcf-funders-v1', 'GET /gcf-funders/_mapping', 'POST /_bulk']);
-    const created = JSON.parse(openSearch.requests[1]!.body);
-    expect(created.aliases).toEqual({ 'gcf-funders': {} });
-    expect(created.mappings).toEqual(indexMappings('funder', SPACE));
-    expect(created.mappings._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 4 } });
-    expect(created.mappings._source).toEqual({ excludes: ['embedding'] });
-    expect(created.mappings.properties.embedding).toEqual({
-      type: 'knn_vector', dimension: 4, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
-    });
-    expect(created.settings.index).toMatchObject({ knn: true, auto_expand_replicas: '0-1', max_result_window: 10_100 });
-    // The vector goes into `embedding`; a null vector leaves the field out.
-    expect(ndjson(openSearch.requests[3]!.body)).toEqual([
-      { index: { _index: 'gcf-funders', _id: 'f-1' } }, { ...funder('f-1', 'National Science Foundation'), embedding: [0.5, 0.5, 0.5, 0.5] },
-      { index: { _index: 'gcf-funders', _id: 'f-2' } }, funder('f-2', 'Forest Service'),
-    ]);
-    // _source keeps the public record only.
-    expect(openSearch.documents.get('gcf-funders/f-1')).toEqual(funder('f-1', 'National Science Foundation'));
-
-    openSearch.requests = [];
-    await index.upsert('funder', [funder('f-3', 'Indian Health Service')]);
-    expect(calls()).toEqual(['POST /_bulk']);
+describe.each(CLIENTS)('over the %s', (_name, make) => {
+  beforeAll(() => {
+    client = make;
   });
 
-  it('indexes the legacy geography level of opportunities for the geography filter', async () => {
-    existingIndex('grant');
-    await adapter().upsert('grant', [grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }), grant(2), grant(3, { states: ['CA', 'NV'], geography: 'Multi-state' })]);
-    const documents = ndjson(openSearch.requests.at(-1)!.body).filter((_, i) => i % 2 === 1);
-    expect(documents.map((d) => d.geography_level)).toEqual(['local', 'national', 'state']);
-    expect(documents.every((d) => !('embedding' in d))).toBe(true);
-    expect(openSearch.documents.get(`gcf-grants/${grant(1).id}`)).toEqual(grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }));
-  });
-
-  it('refuses a vector of another length before sending anything', async () => {
-    existingIndex('grant');
-    await expect(adapter().upsert('grant', [grant(1)], [Float32Array.of(1, 0)])).rejects.toThrow('a 2-dimension vector cannot go into an index of bedrock:amazon.titan-embed-text-v2:0 (4 dimensions)');
-    expect(calls()).toEqual([]);
-  });
-
-  it('does not recreate an index that exists in the configured space', async () => {
-    existingIndex('grant');
-    await adapter().remove('grant', ['g-1']);
-    expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /_bulk']);
-    expect(ndjson(openSearch.requests[1]!.body)).toEqual([{ delete: { _index: 'gcf-grants', _id: 'g-1' } }]);
-  });
-
-  it('refuses to write into an index built with another embedder, naming both and the remedy', async () => {
-    existingIndex('grant', OTHER_SPACE);
-    const failure = adapter().upsert('grant', [grant(1)], [Float32Array.of(1, 0, 0, 0)]);
-    await expect(failure).rejects.toBeInstanceOf(VectorSpaceMismatch);
-    await expect(failure).rejects.toThrow(
-      `The OpenSearch index gcf-grants (gcf-grants-v1 on ${openSearch.endpoint}) holds vectors from wink-sg-100d (100 dimensions), but the service is configured with bedrock:amazon.titan-embed-text-v2:0 (4 dimensions). ${REBUILD_REMEDY}`,
-    );
-    expect(REBUILD_REMEDY).toContain('npm run admin -- reindex --target aws --rebuild');
-    expect(calls()).toEqual(['GET /gcf-grants/_mapping']);
-  });
-
-  it('treats an index made before vectors (no _meta) as another space', async () => {
-    openSearch.createIndex('gcf-contracts-v1', { mappings: { dynamic: false, properties: {} }, aliases: { 'gcf-contracts': {} } });
-    await expect(adapter().remove('contract', ['c-1'])).rejects.toThrow(/holds vectors from no embedder \(the index predates vector search\)/);
-  });
-
-  it('fails the write, naming the documents, when OpenSearch refuses some of a bulk', async () => {
-    openSearch.bulkStatus.set('f-2', { status: 400, error: { type: 'mapper_parsing_exception', reason: 'failed to parse field [created_at]' } });
-    await expect(adapter().upsert('funder', [funder('f-1', 'A'), funder('f-2', 'B')]))
-      .rejects.toThrow('OpenSearch refused 1 of 2 funder documents (f-2: mapper_parsing_exception failed to parse field [created_at])');
-  });
-
-  it('treats deleting a missing document as done', async () => {
-    openSearch.bulkStatus.set('gone', { status: 404 });
-    await expect(adapter().remove('contract', ['gone'])).resolves.toBeUndefined();
-  });
-
-  it('can use aliases of its own (a test\'s indices on a shared domain)', async () => {
-    const index = new OpenSearchIndex(new Client({ node: openSearch.endpoint }), { space: SPACE, aliasPrefix: 'gcf-contract-1' });
-    expect(index.aliasOf('grant')).toBe('gcf-contract-1-grants');
-    await index.upsert('grant', [grant(1)]);
-    expect(calls()).toEqual(['GET /gcf-contract-1-grants/_mapping', 'PUT /gcf-contract-1-grants-v1', 'GET /gcf-contract-1-grants/_mapping', 'POST /_bulk']);
-  });
-
-  it('needs the vector space', () => {
-    expect(() => new OpenSearchIndex(new Client({ node: openSearch.endpoint }), 'https://domain' as never)).toThrow('needs the vector space');
-  });
-});
-
-describe('OpenSearchIndex queries', () => {
-  const record = (n: number) => ({ ...grant(n) });
-
-  it('keyword: sends the built body to the alias and maps hits to records, with no relevance', async () => {
-    existingIndex('grant');
-    const query = q({ search: 'police equipment', states: 'TX' });
-    answer('/gcf-grants/_search', hits([{ id: grant(2).id, score: 3.2, source: record(2) }, { id: grant(1).id, score: 1.1, source: { ...record(1), geography_level: 'national' } }], 7));
-    const page = await adapter().query('grant', query);
-    expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
-    expect(JSON.parse(openSearch.requests[1]!.body)).toEqual(keywordSearchBody('grant', query));
-    expect(page).toEqual({ total: 7, results: [grant(2), grant(1)] });
-  });
-
-  it('keyword with no meaningful word: total 0, no request', async () => {
-    await expect(adapter().query('grant', q({ search: 'the grants for a' }))).resolves.toEqual({ total: 0, results: [] });
-    expect(calls()).toEqual([]);
-  });
-
-  it('count_only: the total, no results', async () => {
-    existingIndex('grant');
-    answer('/gcf-grants/_search', hits([], 42));
-    await expect(adapter().query('grant', q({ count_only: 'true' }))).resolves.toEqual({ total: 42, results: [] });
-    expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ size: 0, track_total_hits: true });
-  });
-
-  it('semantic: a radial k-NN search; relevance is the cosine from the score, (2s - 1) clipped', async () => {
-    existingIndex('grant');
-    const query = q({ search: 'policing', search_mode: 'semantic' });
-    const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
-    answer('/gcf-grants/_search', hits([{ id: grant(1).id, score: 1, source: record(1) }, { id: grant(3).id, score: 0.9, source: record(3) }]));
-    const page = await adapter().query('grant', query, semantic);
-    expect(JSON.parse(openSearch.requests[1]!.body)).toEqual(semanticSearchBody('grant', query, semantic));
-    expect(page).toEqual({ total: 2, results: [{ ...grant(1), relevance: 1 }, { ...grant(3), relevance: 0.8 }] });
-  });
-
-  it('semantic sorted by a field still carries relevance (track_scores)', async () => {
-    existingIndex('grant');
-    answer('/gcf-grants/_search', hits([{ id: grant(3).id, score: 0.95, source: record(3) }]));
-    const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 });
-    expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ track_scores: true, sort: [{ 'title.sort': { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }] });
-    expect(page.results[0]!.relevance).toBe(0.9);
-  });
-
-  it('semantic with a null vector: total 0, no request', async () => {
-    await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).resolves.toEqual({ total: 0, results: [] });
-    expect(calls()).toEqual([]);
-  });
-
-  describe('hybrid', () => {
-    const [a, b, c, d] = [1, 2, 3, 4].map((n) => grant(n).id) as [string, string, string, string];
-    const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
-    const lists = () => ({
-      took: 2,
-      responses: [
-        { ...hits([{ id: a, score: 5 }, { id: b, score: 4 }, { id: c, score: 3 }]), status: 200 },
-        { ...hits([{ id: c, score: 0.99 }, { id: d, score: 0.8 }]), status: 200 },
-      ],
-    });
-    const fused = fuseRankings([[a, b, c], [c, d]]);
-    const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.id === id)!.relevance * 10_000) / 10_000;
-
-    it('issues one _msearch of the two id lists, fuses them, and reads the page by id in fused order', async () => {
-      existingIndex('grant');
-      const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
-      answer('/gcf-grants/_msearch', lists());
-      openSearch.respond = ((msearch) => (request: StandInRequest) => msearch(request) ?? (request.path === '/gcf-grants/_search'
-        // Returned in another order than asked: the adapter puts them back in fused order.
-        ? { json: hits([{ id: a, source: record(1) }, { id: c, source: record(3) }, { id: b, source: record(2) }]) }
-        : undefined))(openSearch.respond!);
-      const page = await adapter().query('grant', query, semantic);
-      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
-      const bodies = hybridRankBodies('grant', query, semantic);
-      expect(ndjson(openSearch.requests[1]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.semantic!]));
-      expect(JSON.parse(openSearch.requests[2]!.body)).toMatchObject({ query: { ids: { values: [c, a, b] } }, size: 3 });
-      expect(page.total).toBe(4);
-      expect(page.results).toEqual([
-        { ...grant(3), relevance: relevanceOf(c) },
-        { ...grant(1), relevance: relevanceOf(a) },
-        { ...grant(2), relevance: relevanceOf(b) },
-      ]);
-      // Third in one list and first in the other: (1/63 + 1/61) / (2/61).
-      expect(page.results[0]!.relevance).toBe(0.9841);
-    });
-
-    it('sorted by a field: the index sorts the fused set; relevance is still the fused score', async () => {
-      existingIndex('grant');
-      const query = q({ search: 'police equipment', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '1' });
-      const responses: unknown[] = [lists(), hits([{ id: d, source: record(4) }, { id: b, source: record(2) }])];
-      openSearch.respond = (request) => (request.path.endsWith('_msearch') || request.path.endsWith('_search') ? { json: responses.shift() } : undefined);
-      const page = await adapter().query('grant', query, semantic);
-      expect(JSON.parse(openSearch.requests[2]!.body)).toEqual({
-        query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.id) } }] } },
-        sort: [{ deadline_date: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }],
-        from: 1, size: 2, track_total_hits: false, _source: { excludes: ['embedding', 'geography_level'] },
+  describe('OpenSearchIndex writes', () => {
+    it('creates the versioned index behind its alias on first write, with the k-NN mapping and _meta, then bulk-indexes records with their vectors', async () => {
+      const index = adapter();
+      await index.upsert('funder', [funder('f-1', 'National Science Foundation'), funder('f-2', 'Forest Service')], [Float32Array.of(0.5, 0.5, 0.5, 0.5), null]);
+      expect(calls()).toEqual(['GET /gcf-funders/_mapping', 'PUT /gcf-funders-v1', 'GET /gcf-funders/_mapping', 'POST /_bulk']);
+      const created = JSON.parse(openSearch.requests[1]!.body);
+      expect(created.aliases).toEqual({ 'gcf-funders': {} });
+      expect(created.mappings).toEqual(indexMappings('funder', SPACE));
+      expect(created.mappings._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 4 } });
+      expect(created.mappings._source).toEqual({ excludes: ['embedding'] });
+      expect(created.mappings.properties.embedding).toEqual({
+        type: 'knn_vector', dimension: 4, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
       });
-      expect(page).toEqual({ total: 4, results: [{ ...grant(4), relevance: relevanceOf(d) }, { ...grant(2), relevance: relevanceOf(b) }] });
+      expect(created.settings.index).toMatchObject({ knn: true, auto_expand_replicas: '0-1', max_result_window: 10_100 });
+      // The vector goes into `embedding`; a null vector leaves the field out.
+      expect(ndjson(openSearch.requests[3]!.body)).toEqual([
+        { index: { _index: 'gcf-funders', _id: 'f-1' } }, { ...funder('f-1', 'National Science Foundation'), embedding: [0.5, 0.5, 0.5, 0.5] },
+        { index: { _index: 'gcf-funders', _id: 'f-2' } }, funder('f-2', 'Forest Service'),
+      ]);
+      // _source keeps the public record only.
+      expect(openSearch.documents.get('gcf-funders/f-1')).toEqual(funder('f-1', 'National Science Foundation'));
+
+      openSearch.requests = [];
+      await index.upsert('funder', [funder('f-3', 'Indian Health Service')]);
+      expect(calls()).toEqual(['POST /_bulk']);
     });
 
-    it('count_only: the fused set size from the _msearch alone', async () => {
+    it('indexes the legacy geography level of opportunities for the geography filter', async () => {
       existingIndex('grant');
-      answer('/gcf-grants/_msearch', lists());
-      await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toEqual({ total: 4, results: [] });
-      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
+      await adapter().upsert('grant', [grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }), grant(2), grant(3, { states: ['CA', 'NV'], geography: 'Multi-state' })]);
+      const documents = ndjson(openSearch.requests.at(-1)!.body).filter((_, i) => i % 2 === 1);
+      expect(documents.map((d) => d.geography_level)).toEqual(['local', 'national', 'state']);
+      expect(documents.every((d) => !('embedding' in d))).toBe(true);
+      expect(openSearch.documents.get(`gcf-grants/${grant(1).id}`)).toEqual(grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }));
     });
 
-    it('a null vector fuses the keyword list alone (an empty semantic list)', async () => {
+    it('refuses a vector of another length before sending anything', async () => {
       existingIndex('grant');
-      answer('/gcf-grants/_msearch', { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }] });
-      const page = await adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), { vector: null, floor: 0.5 });
-      expect(ndjson(openSearch.requests[1]!.body)).toHaveLength(2);
-      expect(page.total).toBe(2);
+      await expect(adapter().upsert('grant', [grant(1)], [Float32Array.of(1, 0)])).rejects.toThrow('a 2-dimension vector cannot go into an index of bedrock:amazon.titan-embed-text-v2:0 (4 dimensions)');
+      expect(calls()).toEqual([]);
     });
 
-    it('a failed search inside the _msearch fails the query (503 when the domain failed)', async () => {
+    it('does not recreate an index that exists in the configured space', async () => {
       existingIndex('grant');
-      answer('/gcf-grants/_msearch', { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
-      await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
-        .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+      await adapter().remove('grant', ['g-1']);
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /_bulk']);
+      expect(ndjson(openSearch.requests[1]!.body)).toEqual([{ delete: { _index: 'gcf-grants', _id: 'g-1' } }]);
+    });
+
+    it('refuses to write into an index built with another embedder, naming both and the remedy', async () => {
+      existingIndex('grant', OTHER_SPACE);
+      const failure = adapter().upsert('grant', [grant(1)], [Float32Array.of(1, 0, 0, 0)]);
+      await expect(failure).rejects.toBeInstanceOf(VectorSpaceMismatch);
+      await expect(failure).rejects.toThrow(
+        `The OpenSearch index gcf-grants (gcf-grants-v1 on ${openSearch.endpoint}) holds vectors from wink-sg-100d (100 dimensions), but the service is configured with bedrock:amazon.titan-embed-text-v2:0 (4 dimensions). ${REBUILD_REMEDY}`,
+      );
+      expect(REBUILD_REMEDY).toContain('npm run admin -- reindex --target aws --rebuild');
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping']);
+    });
+
+    it('treats an index made before vectors (no _meta) as another space', async () => {
+      openSearch.createIndex('gcf-contracts-v1', { mappings: { dynamic: false, properties: {} }, aliases: { 'gcf-contracts': {} } });
+      await expect(adapter().remove('contract', ['c-1'])).rejects.toThrow(/holds vectors from no embedder \(the index predates vector search\)/);
+    });
+
+    it('fails the write, naming the documents, when OpenSearch refuses some of a bulk', async () => {
+      openSearch.bulkStatus.set('f-2', { status: 400, error: { type: 'mapper_parsing_exception', reason: 'failed to parse field [created_at]' } });
+      await expect(adapter().upsert('funder', [funder('f-1', 'A'), funder('f-2', 'B')]))
+        .rejects.toThrow('OpenSearch refused 1 of 2 funder documents (f-2: mapper_parsing_exception failed to parse field [created_at])');
+    });
+
+    it('treats deleting a missing document as done', async () => {
+      openSearch.bulkStatus.set('gone', { status: 404 });
+      await expect(adapter().remove('contract', ['gone'])).resolves.toBeUndefined();
+    });
+
+    it('can use aliases of its own (a test\'s indices on a shared domain)', async () => {
+      const index = new OpenSearchIndex(client(openSearch.endpoint), { space: SPACE, aliasPrefix: 'gcf-contract-1' });
+      expect(index.aliasOf('grant')).toBe('gcf-contract-1-grants');
+      await index.upsert('grant', [grant(1)]);
+      expect(calls()).toEqual(['GET /gcf-contract-1-grants/_mapping', 'PUT /gcf-contract-1-grants-v1', 'GET /gcf-contract-1-grants/_mapping', 'POST /_bulk']);
+    });
+
+    it('needs the vector space', () => {
+      expect(() => new OpenSearchIndex(client(openSearch.endpoint), 'https://domain' as never)).toThrow('needs the vector space');
     });
   });
 
-  it('refuses semantic and hybrid queries on an index built with another embedder (503, the remedy in the logged cause), but still lists and keyword-searches it', async () => {
-    existingIndex('grant', OTHER_SPACE);
-    const index = adapter();
-    const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
-    const refused = await index.query('grant', q({ search: 'police', search_mode: 'semantic' }), semantic).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/another embedding model.*keyword search still works/) });
-    expect((refused as Error).cause).toBeInstanceOf(VectorSpaceMismatch);
-    expect(((refused as Error).cause as Error).message).toContain(REBUILD_REMEDY);
-    await expect(index.query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({ status: 503 });
-    expect(calls().filter((call) => call.endsWith('search'))).toEqual([]);
-    answer('/gcf-grants/_search', hits([{ id: grant(1).id, source: grant(1) }]));
-    await expect(index.query('grant', q({ search: 'police' }))).resolves.toEqual({ total: 1, results: [grant(1)] });
-  });
+  describe('OpenSearchIndex queries', () => {
+    const record = (n: number) => ({ ...grant(n) });
 
-  it('checks the index again after a while, so an alias moved by a rebuild is noticed', async () => {
-    existingIndex('grant');
-    const index = new OpenSearchIndex(new Client({ node: openSearch.endpoint }), { space: SPACE, recheckAfterMs: 0 });
-    await index.remove('grant', ['g-1']);
-    await index.remove('grant', ['g-2']);
-    expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /_bulk', 'GET /gcf-grants/_mapping', 'POST /_bulk']);
-    openSearch.createIndex('gcf-grants-v2', createIndexBody('grant', OTHER_SPACE) as never);
-    openSearch.aliases.set('gcf-grants', new Set(['gcf-grants-v2']));
-    await expect(index.remove('grant', ['g-3'])).rejects.toBeInstanceOf(VectorSpaceMismatch);
-  });
-
-  it('a missing index is 503 SEARCH_UNAVAILABLE (the bootstrap creates it), and a reader never creates it', async () => {
-    await expect(adapter().query('grant', q({}))).rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: 'The grant search index is not available; it is created when the service is deployed' });
-    expect(calls()).toEqual(['GET /gcf-grants/_mapping']);
-  });
-
-  it('an unreachable domain is 503 SEARCH_UNAVAILABLE with a clear message, no endpoint and no stack', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const index = new OpenSearchIndex(new Client({ node: `http://127.0.0.1:${port}`, maxRetries: 0 }), { space: SPACE, endpoint: `http://127.0.0.1:${port}` });
-    const failure = await index.query('grant', q({ search: 'police' })).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ServiceError);
-    expect(failure).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: 'The search service cannot be reached right now; try again shortly' });
-    expect((failure as Error).message).not.toContain(String(port));
-  });
-
-  it.each([503, 502, 500, 429])('a domain answering %i is 503 SEARCH_UNAVAILABLE', async (status) => {
-    existingIndex('grant');
-    openSearch.respond = (request) => (request.path.endsWith('/_search') ? { status, json: { error: { type: 'cluster_block_exception', reason: 'busy' }, status } } : undefined);
-    await expect(new OpenSearchIndex(new Client({ node: openSearch.endpoint, maxRetries: 0 }), { space: SPACE }).query('grant', q({})))
-      .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' });
-  });
-
-  it('a query the domain refuses is an internal error (500 at the API), naming the refusal', async () => {
-    existingIndex('grant');
-    openSearch.respond = (request) => (request.path.endsWith('/_search') ? { status: 400, json: { error: { type: 'x_content_parse_exception', reason: 'unknown field' }, status: 400 } } : undefined);
-    const failure = await adapter().query('grant', q({})).catch((error: unknown) => error);
-    expect(failure).not.toBeInstanceOf(ServiceError);
-    expect((failure as Error).message).toBe('OpenSearch refused the grant query (400): x_content_parse_exception unknown field');
-  });
-});
-
-describe('ensureIndices (the deploy-time bootstrap)', () => {
-  it('creates each missing index behind its alias, then finds them: idempotent', async () => {
-    const index = adapter();
-    const first = await index.ensureIndices(RESOURCE_KINDS);
-    expect(first).toEqual([
-      { kind: 'grant', alias: 'gcf-grants', status: 'created', indices: ['gcf-grants-v1'] },
-      { kind: 'contract', alias: 'gcf-contracts', status: 'created', indices: ['gcf-contracts-v1'] },
-      { kind: 'funder', alias: 'gcf-funders', status: 'created', indices: ['gcf-funders-v1'] },
-    ]);
-    expect(openSearch.requests.filter((r) => r.method === 'PUT').map((r) => r.path)).toEqual(['/gcf-grants-v1', '/gcf-contracts-v1', '/gcf-funders-v1']);
-    expect(openSearch.mappings.get('gcf-contracts-v1')).toEqual(indexMappings('contract', SPACE));
-
-    openSearch.requests = [];
-    const second = await adapter().ensureIndices(RESOURCE_KINDS);
-    expect(second.map((check) => check.status)).toEqual(['found', 'found', 'found']);
-    expect(openSearch.requests.every((r) => r.method === 'GET')).toBe(true);
-  });
-
-  it('reports an index of another vector space without touching it', async () => {
-    existingIndex('grant', OTHER_SPACE);
-    const [check] = await adapter().ensureIndices(['grant']);
-    expect(check).toMatchObject({ kind: 'grant', status: 'mismatch', indices: ['gcf-grants-v1'], found: OTHER_SPACE });
-    expect(check!.message).toContain(REBUILD_REMEDY);
-    expect(calls()).toEqual(['GET /gcf-grants/_mapping']);
-  });
-});
-
-describe('the bootstrap custom resource', () => {
-  const event = (RequestType: 'Create' | 'Update' | 'Delete', space: VectorSpace = SPACE) => ({
-    RequestType, PhysicalResourceId: RequestType === 'Create' ? undefined : PHYSICAL_RESOURCE_ID,
-    ResourceProperties: { ServiceToken: 'arn:aws:lambda:...', Embedder: space.embedder, Dimensions: String(space.dimensions) },
-  });
-  const indexFor = (space: VectorSpace) => adapter(space);
-
-  it('Create and Update ensure the indices in the space of the properties and report what was done', async () => {
-    await expect(bootstrapSearchIndices(event('Create'), indexFor)).resolves.toEqual({
-      PhysicalResourceId: 'gcf-search-indices',
-      Data: { grant: 'created gcf-grants-v1', contract: 'created gcf-contracts-v1', funder: 'created gcf-funders-v1' },
+    it('keyword: sends the built body to the alias and maps hits to records, with no relevance', async () => {
+      existingIndex('grant');
+      const query = q({ search: 'police equipment', states: 'TX' });
+      answer('/gcf-grants/_search', hits([{ id: grant(2).id, score: 3.2, source: record(2) }, { id: grant(1).id, score: 1.1, source: { ...record(1), geography_level: 'national' } }], 7));
+      const page = await adapter().query('grant', query);
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
+      expect(JSON.parse(openSearch.requests[1]!.body)).toEqual(keywordSearchBody('grant', query));
+      expect(page).toEqual({ total: 7, results: [grant(2), grant(1)] });
     });
-    expect(JSON.parse(openSearch.requests.find((r) => r.method === 'PUT')!.body).mappings.properties.embedding.dimension).toBe(4);
-    await expect(bootstrapSearchIndices(event('Update'), indexFor)).resolves.toMatchObject({ Data: { grant: 'found gcf-grants-v1' } });
-  });
 
-  it('fails the deployment when an index holds another embedder\'s vectors, with the remedy', async () => {
-    await bootstrapSearchIndices(event('Create', OTHER_SPACE), indexFor);
-    await expect(bootstrapSearchIndices(event('Update'), indexFor)).rejects.toThrow(REBUILD_REMEDY);
-    await expect(bootstrapSearchIndices(event('Update'), indexFor)).rejects.toThrow(/gcf-grants .*wink-sg-100d \(100 dimensions\).* gcf-contracts /);
-  });
-
-  it('Delete retains the indices (no request)', async () => {
-    await expect(bootstrapSearchIndices(event('Delete'), indexFor)).resolves.toEqual({ PhysicalResourceId: PHYSICAL_RESOURCE_ID });
-    expect(calls()).toEqual([]);
-  });
-
-  it('refuses properties without a usable space', async () => {
-    await expect(bootstrapSearchIndices({ RequestType: 'Create', ResourceProperties: { Embedder: 'x', Dimensions: 'many' } }, indexFor)).rejects.toThrow('Dimensions as a positive integer');
-  });
-});
-
-describe('rebuild (zero-downtime reindex into a new index)', () => {
-  it('fills a new versioned index, moves the alias in one atomic _aliases request, then deletes the old index', async () => {
-    existingIndex('grant', OTHER_SPACE);
-    const result = await adapter().rebuild('grant', async (write) => {
-      await write([grant(1), grant(2)], [Float32Array.of(0, 1, 0, 0), null]);
-      await write([grant(3)]);
-    }, { now: new Date('2026-11-22T10:20:30.456Z') });
-    expect(result).toEqual({ index: 'gcf-grants-v20261122102030456', replaced: ['gcf-grants-v1'], documents: 3 });
-    expect(calls()).toEqual([
-      'PUT /gcf-grants-v20261122102030456', 'POST /_bulk', 'POST /_bulk', 'GET /gcf-grants-v20261122102030456/_refresh',
-      'GET /_alias/gcf-grants', 'POST /_aliases', 'DELETE /gcf-grants-v1',
-    ]);
-    const created = JSON.parse(openSearch.requests[0]!.body);
-    expect(created.mappings).toEqual(indexMappings('grant', SPACE));
-    expect(created).not.toHaveProperty('aliases');
-    expect(ndjson(openSearch.requests[1]!.body)[0]).toEqual({ index: { _index: 'gcf-grants-v20261122102030456', _id: grant(1).id } });
-    expect(ndjson(openSearch.requests[1]!.body)[1]).toMatchObject({ embedding: [0, 1, 0, 0] });
-    expect(JSON.parse(openSearch.requests[5]!.body)).toEqual({
-      actions: [{ remove: { index: 'gcf-grants-v1', alias: 'gcf-grants' } }, { add: { index: 'gcf-grants-v20261122102030456', alias: 'gcf-grants' } }],
+    it('keyword with no meaningful word: total 0, no request', async () => {
+      await expect(adapter().query('grant', q({ search: 'the grants for a' }))).resolves.toEqual({ total: 0, results: [] });
+      expect(calls()).toEqual([]);
     });
-    expect([...openSearch.aliases.get('gcf-grants')!]).toEqual(['gcf-grants-v20261122102030456']);
-    expect(openSearch.mappings.has('gcf-grants-v1')).toBe(false);
 
-    // The index now matches the configured space: writes go through the alias with no mismatch.
-    openSearch.requests = [];
-    await adapter().upsert('grant', [grant(4)]);
-    expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /_bulk']);
+    it('count_only: the total, no results', async () => {
+      existingIndex('grant');
+      answer('/gcf-grants/_search', hits([], 42));
+      await expect(adapter().query('grant', q({ count_only: 'true' }))).resolves.toEqual({ total: 42, results: [] });
+      expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ size: 0, track_total_hits: true });
+    });
+
+    it('semantic: a radial k-NN search; relevance is the cosine from the score, (2s - 1) clipped', async () => {
+      existingIndex('grant');
+      const query = q({ search: 'policing', search_mode: 'semantic' });
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
+      answer('/gcf-grants/_search', hits([{ id: grant(1).id, score: 1, source: record(1) }, { id: grant(3).id, score: 0.9, source: record(3) }]));
+      const page = await adapter().query('grant', query, semantic);
+      expect(JSON.parse(openSearch.requests[1]!.body)).toEqual(semanticSearchBody('grant', query, semantic));
+      expect(page).toEqual({ total: 2, results: [{ ...grant(1), relevance: 1 }, { ...grant(3), relevance: 0.8 }] });
+    });
+
+    it('semantic sorted by a field still carries relevance (track_scores)', async () => {
+      existingIndex('grant');
+      answer('/gcf-grants/_search', hits([{ id: grant(3).id, score: 0.95, source: record(3) }]));
+      const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 });
+      expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ track_scores: true, sort: [{ 'title.sort': { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }] });
+      expect(page.results[0]!.relevance).toBe(0.9);
+    });
+
+    it('semantic with a null vector: total 0, no request', async () => {
+      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).resolves.toEqual({ total: 0, results: [] });
+      expect(calls()).toEqual([]);
+    });
+
+    describe('hybrid', () => {
+      const [a, b, c, d] = [1, 2, 3, 4].map((n) => grant(n).id) as [string, string, string, string];
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
+      const lists = () => ({
+        took: 2,
+        responses: [
+          { ...hits([{ id: a, score: 5 }, { id: b, score: 4 }, { id: c, score: 3 }]), status: 200 },
+          { ...hits([{ id: c, score: 0.99 }, { id: d, score: 0.8 }]), status: 200 },
+        ],
+      });
+      const fused = fuseRankings([[a, b, c], [c, d]]);
+      const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.id === id)!.relevance * 10_000) / 10_000;
+
+      it('issues one _msearch of the two id lists, fuses them, and reads the page by id in fused order', async () => {
+        existingIndex('grant');
+        const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
+        answer('/gcf-grants/_msearch', lists());
+        openSearch.respond = ((msearch) => (request: StandInRequest) => msearch(request) ?? (request.path === '/gcf-grants/_search'
+          // Returned in another order than asked: the adapter puts them back in fused order.
+          ? { json: hits([{ id: a, source: record(1) }, { id: c, source: record(3) }, { id: b, source: record(2) }]) }
+          : undefined))(openSearch.respond!);
+        const page = await adapter().query('grant', query, semantic);
+        expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
+        const bodies = hybridRankBodies('grant', query, semantic);
+        expect(ndjson(openSearch.requests[1]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.semantic!]));
+        expect(JSON.parse(openSearch.requests[2]!.body)).toMatchObject({ query: { ids: { values: [c, a, b] } }, size: 3 });
+        expect(page.total).toBe(4);
+        expect(page.results).toEqual([
+          { ...grant(3), relevance: relevanceOf(c) },
+          { ...grant(1), relevance: relevanceOf(a) },
+          { ...grant(2), relevance: relevanceOf(b) },
+        ]);
+        // Third in one list and first in the other: (1/63 + 1/61) / (2/61).
+        expect(page.results[0]!.relevance).toBe(0.9841);
+      });
+
+      it('sorted by a field: the index sorts the fused set; relevance is still the fused score', async () => {
+        existingIndex('grant');
+        const query = q({ search: 'police equipment', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '1' });
+        const responses: unknown[] = [lists(), hits([{ id: d, source: record(4) }, { id: b, source: record(2) }])];
+        openSearch.respond = (request) => (request.path.endsWith('_msearch') || request.path.endsWith('_search') ? { json: responses.shift() } : undefined);
+        const page = await adapter().query('grant', query, semantic);
+        expect(JSON.parse(openSearch.requests[2]!.body)).toEqual({
+          query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.id) } }] } },
+          sort: [{ deadline_date: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }],
+          from: 1, size: 2, track_total_hits: false, _source: { excludes: ['embedding', 'geography_level'] },
+        });
+        expect(page).toEqual({ total: 4, results: [{ ...grant(4), relevance: relevanceOf(d) }, { ...grant(2), relevance: relevanceOf(b) }] });
+      });
+
+      it('count_only: the fused set size from the _msearch alone', async () => {
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', lists());
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toEqual({ total: 4, results: [] });
+        expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
+      });
+
+      it('a null vector fuses the keyword list alone (an empty semantic list)', async () => {
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }] });
+        const page = await adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), { vector: null, floor: 0.5 });
+        expect(ndjson(openSearch.requests[1]!.body)).toHaveLength(2);
+        expect(page.total).toBe(2);
+      });
+
+      it('a failed search inside the _msearch fails the query (503 when the domain failed)', async () => {
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
+          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+      });
+    });
+
+    it('refuses semantic and hybrid queries on an index built with another embedder (503, the remedy in the logged cause), but still lists and keyword-searches it', async () => {
+      existingIndex('grant', OTHER_SPACE);
+      const index = adapter();
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
+      const refused = await index.query('grant', q({ search: 'police', search_mode: 'semantic' }), semantic).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/another embedding model.*keyword search still works/) });
+      expect((refused as Error).cause).toBeInstanceOf(VectorSpaceMismatch);
+      expect(((refused as Error).cause as Error).message).toContain(REBUILD_REMEDY);
+      await expect(index.query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({ status: 503 });
+      expect(calls().filter((call) => call.endsWith('search'))).toEqual([]);
+      answer('/gcf-grants/_search', hits([{ id: grant(1).id, source: grant(1) }]));
+      await expect(index.query('grant', q({ search: 'police' }))).resolves.toEqual({ total: 1, results: [grant(1)] });
+    });
+
+    it('checks the index again after a while, so an alias moved by a rebuild is noticed', async () => {
+      existingIndex('grant');
+      const index = new OpenSearchIndex(client(openSearch.endpoint), { space: SPACE, recheckAfterMs: 0 });
+      await index.remove('grant', ['g-1']);
+      await index.remove('grant', ['g-2']);
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /_bulk', 'GET /gcf-grants/_mapping', 'POST /_bulk']);
+      openSearch.createIndex('gcf-grants-v2', createIndexBody('grant', OTHER_SPACE) as never);
+      openSearch.aliases.set('gcf-grants', new Set(['gcf-grants-v2']));
+      await expect(index.remove('grant', ['g-3'])).rejects.toBeInstanceOf(VectorSpaceMismatch);
+    });
+
+    it('a missing index is 503 SEARCH_UNAVAILABLE (the bootstrap creates it), and a reader never creates it', async () => {
+      await expect(adapter().query('grant', q({}))).rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: 'The grant search index is not available; it is created when the service is deployed' });
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping']);
+    });
+
+    it('an unreachable domain is 503 SEARCH_UNAVAILABLE with a clear message, no endpoint and no stack', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const index = new OpenSearchIndex(client(`http://127.0.0.1:${port}`, { maxRetries: 0 }), { space: SPACE, endpoint: `http://127.0.0.1:${port}` });
+      const failure = await index.query('grant', q({ search: 'police' })).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ServiceError);
+      expect(failure).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: 'The search service cannot be reached right now; try again shortly' });
+      expect((failure as Error).message).not.toContain(String(port));
+    });
+
+    it.each([503, 502, 500, 429])('a domain answering %i is 503 SEARCH_UNAVAILABLE', async (status) => {
+      existingIndex('grant');
+      openSearch.respond = (request) => (request.path.endsWith('/_search') ? { status, json: { error: { type: 'cluster_block_exception', reason: 'busy' }, status } } : undefined);
+      await expect(new OpenSearchIndex(client(openSearch.endpoint, { maxRetries: 0 }), { space: SPACE }).query('grant', q({})))
+        .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' });
+    });
+
+    it('a query the domain refuses is an internal error (500 at the API), naming the refusal', async () => {
+      existingIndex('grant');
+      openSearch.respond = (request) => (request.path.endsWith('/_search') ? { status: 400, json: { error: { type: 'x_content_parse_exception', reason: 'unknown field' }, status: 400 } } : undefined);
+      const failure = await adapter().query('grant', q({})).catch((error: unknown) => error);
+      expect(failure).not.toBeInstanceOf(ServiceError);
+      expect((failure as Error).message).toBe('OpenSearch refused the grant query (400): x_content_parse_exception unknown field');
+    });
   });
 
-  it('creates the alias when there was none', async () => {
-    const result = await adapter().rebuild('funder', async (write) => write([funder('f-1', 'A')]), { version: 'v2' });
-    expect(result).toEqual({ index: 'gcf-funders-v2', replaced: [], documents: 1 });
-    expect(JSON.parse(openSearch.requests.find((r) => r.path === '/_aliases')!.body)).toEqual({ actions: [{ add: { index: 'gcf-funders-v2', alias: 'gcf-funders' } }] });
+  describe('ensureIndices (the deploy-time bootstrap)', () => {
+    it('creates each missing index behind its alias, then finds them: idempotent', async () => {
+      const index = adapter();
+      const first = await index.ensureIndices(RESOURCE_KINDS);
+      expect(first).toEqual([
+        { kind: 'grant', alias: 'gcf-grants', status: 'created', indices: ['gcf-grants-v1'] },
+        { kind: 'contract', alias: 'gcf-contracts', status: 'created', indices: ['gcf-contracts-v1'] },
+        { kind: 'funder', alias: 'gcf-funders', status: 'created', indices: ['gcf-funders-v1'] },
+      ]);
+      expect(openSearch.requests.filter((r) => r.method === 'PUT').map((r) => r.path)).toEqual(['/gcf-grants-v1', '/gcf-contracts-v1', '/gcf-funders-v1']);
+      expect(openSearch.mappings.get('gcf-contracts-v1')).toEqual(indexMappings('contract', SPACE));
+
+      openSearch.requests = [];
+      const second = await adapter().ensureIndices(RESOURCE_KINDS);
+      expect(second.map((check) => check.status)).toEqual(['found', 'found', 'found']);
+      expect(openSearch.requests.every((r) => r.method === 'GET')).toBe(true);
+    });
+
+    it('reports an index of another vector space without touching it', async () => {
+      existingIndex('grant', OTHER_SPACE);
+      const [check] = await adapter().ensureIndices(['grant']);
+      expect(check).toMatchObject({ kind: 'grant', status: 'mismatch', indices: ['gcf-grants-v1'], found: OTHER_SPACE });
+      expect(check!.message).toContain(REBUILD_REMEDY);
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping']);
+    });
   });
 
-  it('leaves the old index serving and drops the new one when the fill fails', async () => {
-    existingIndex('contract');
-    await expect(adapter().rebuild('contract', async () => { throw new Error('the record store is unreachable'); }, { version: 'v2' }))
-      .rejects.toThrow('the record store is unreachable');
-    expect(calls()).toEqual(['PUT /gcf-contracts-v2', 'DELETE /gcf-contracts-v2']);
-    expect([...openSearch.aliases.get('gcf-contracts')!]).toEqual(['gcf-contracts-v1']);
+  describe('the bootstrap custom resource', () => {
+    const event = (RequestType: 'Create' | 'Update' | 'Delete', space: VectorSpace = SPACE) => ({
+      RequestType, PhysicalResourceId: RequestType === 'Create' ? undefined : PHYSICAL_RESOURCE_ID,
+      ResourceProperties: { ServiceToken: 'arn:aws:lambda:...', Embedder: space.embedder, Dimensions: String(space.dimensions) },
+    });
+    const indexFor = (space: VectorSpace) => adapter(space);
+
+    it('Create and Update ensure the indices in the space of the properties and report what was done', async () => {
+      await expect(bootstrapSearchIndices(event('Create'), indexFor)).resolves.toEqual({
+        PhysicalResourceId: 'gcf-search-indices',
+        Data: { grant: 'created gcf-grants-v1', contract: 'created gcf-contracts-v1', funder: 'created gcf-funders-v1' },
+      });
+      expect(JSON.parse(openSearch.requests.find((r) => r.method === 'PUT')!.body).mappings.properties.embedding.dimension).toBe(4);
+      await expect(bootstrapSearchIndices(event('Update'), indexFor)).resolves.toMatchObject({ Data: { grant: 'found gcf-grants-v1' } });
+    });
+
+    it('fails the deployment when an index holds another embedder\'s vectors, with the remedy', async () => {
+      await bootstrapSearchIndices(event('Create', OTHER_SPACE), indexFor);
+      await expect(bootstrapSearchIndices(event('Update'), indexFor)).rejects.toThrow(REBUILD_REMEDY);
+      await expect(bootstrapSearchIndices(event('Update'), indexFor)).rejects.toThrow(/gcf-grants .*wink-sg-100d \(100 dimensions\).* gcf-contracts /);
+    });
+
+    it('Delete retains the indices (no request)', async () => {
+      await expect(bootstrapSearchIndices(event('Delete'), indexFor)).resolves.toEqual({ PhysicalResourceId: PHYSICAL_RESOURCE_ID });
+      expect(calls()).toEqual([]);
+    });
+
+    it('refuses properties without a usable space', async () => {
+      await expect(bootstrapSearchIndices({ RequestType: 'Create', ResourceProperties: { Embedder: 'x', Dimensions: 'many' } }, indexFor)).rejects.toThrow('Dimensions as a positive integer');
+    });
+  });
+
+  describe('rebuild (zero-downtime reindex into a new index)', () => {
+    it('fills a new versioned index, moves the alias in one atomic _aliases request, then deletes the old index', async () => {
+      existingIndex('grant', OTHER_SPACE);
+      const result = await adapter().rebuild('grant', async (write) => {
+        await write([grant(1), grant(2)], [Float32Array.of(0, 1, 0, 0), null]);
+        await write([grant(3)]);
+      }, { now: new Date('2026-11-22T10:20:30.456Z') });
+      expect(result).toEqual({ index: 'gcf-grants-v20261122102030456', replaced: ['gcf-grants-v1'], documents: 3 });
+      expect(calls()).toEqual([
+        'PUT /gcf-grants-v20261122102030456', 'POST /_bulk', 'POST /_bulk', 'GET /gcf-grants-v20261122102030456/_refresh',
+        'GET /_alias/gcf-grants', 'POST /_aliases', 'DELETE /gcf-grants-v1',
+      ]);
+      const created = JSON.parse(openSearch.requests[0]!.body);
+      expect(created.mappings).toEqual(indexMappings('grant', SPACE));
+      expect(created).not.toHaveProperty('aliases');
+      expect(ndjson(openSearch.requests[1]!.body)[0]).toEqual({ index: { _index: 'gcf-grants-v20261122102030456', _id: grant(1).id } });
+      expect(ndjson(openSearch.requests[1]!.body)[1]).toMatchObject({ embedding: [0, 1, 0, 0] });
+      expect(JSON.parse(openSearch.requests[5]!.body)).toEqual({
+        actions: [{ remove: { index: 'gcf-grants-v1', alias: 'gcf-grants' } }, { add: { index: 'gcf-grants-v20261122102030456', alias: 'gcf-grants' } }],
+      });
+      expect([...openSearch.aliases.get('gcf-grants')!]).toEqual(['gcf-grants-v20261122102030456']);
+      expect(openSearch.mappings.has('gcf-grants-v1')).toBe(false);
+
+      // The index now matches the configured space: writes go through the alias with no mismatch.
+      openSearch.requests = [];
+      await adapter().upsert('grant', [grant(4)]);
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /_bulk']);
+    });
+
+    it('creates the alias when there was none', async () => {
+      const result = await adapter().rebuild('funder', async (write) => write([funder('f-1', 'A')]), { version: 'v2' });
+      expect(result).toEqual({ index: 'gcf-funders-v2', replaced: [], documents: 1 });
+      expect(JSON.parse(openSearch.requests.find((r) => r.path === '/_aliases')!.body)).toEqual({ actions: [{ add: { index: 'gcf-funders-v2', alias: 'gcf-funders' } }] });
+    });
+
+    it('leaves the old index serving and drops the new one when the fill fails', async () => {
+      existingIndex('contract');
+      await expect(adapter().rebuild('contract', async () => { throw new Error('the record store is unreachable'); }, { version: 'v2' }))
+        .rejects.toThrow('the record store is unreachable');
+      expect(calls()).toEqual(['PUT /gcf-contracts-v2', 'DELETE /gcf-contracts-v2']);
+      expect([...openSearch.aliases.get('gcf-contracts')!]).toEqual(['gcf-contracts-v1']);
+    });
   });
 });

@@ -1,4 +1,3 @@
-import type { Client } from '@opensearch-project/opensearch';
 import { ServiceError, searchUnavailable } from '../../core/errors';
 import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core/records';
 import { fuseRankings } from '../../core/search/fusion';
@@ -7,6 +6,7 @@ import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { ListQuery } from '../../core/query/list-query';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
+import type { OpenSearchApi } from './opensearch-client';
 import { createIndexBody, documentOf, INDEX_ALIASES, INTERNAL_FIELDS, vectorSpaceOfMapping } from './opensearch-mappings';
 import { hybridPageRequest, msearchLines, planQuery, relevanceOfScore, type Dsl } from './opensearch-query';
 
@@ -18,6 +18,8 @@ export { INDEX_ALIASES } from './opensearch-mappings';
  * (`_meta.vector_space`), and a service configured with another embedder refuses to use it
  * (VectorSpaceMismatch) instead of comparing vectors of two models. Queries are built by
  * opensearch-query.ts; the indexer keeps the documents current from the records table's stream.
+ * It talks to the domain through OpenSearchApi (opensearch-client.ts): the thin SigV4 client in
+ * the Lambdas and the admin CLI, or @opensearch-project/opensearch's Client.
  */
 
 /** What an operator runs when the index holds vectors of another embedder (or none). */
@@ -140,7 +142,7 @@ export class OpenSearchIndex implements SearchIndex {
   readonly endpoint: string | undefined;
   private readonly aliases: Readonly<Record<ResourceKind, string>>;
 
-  constructor(private readonly client: Client, options: OpenSearchIndexOptions) {
+  constructor(private readonly client: OpenSearchApi, options: OpenSearchIndexOptions) {
     if (!options?.space) throw new Error('OpenSearchIndex needs the vector space of the configured embedder ({ space })');
     this.space = options.space;
     this.endpoint = options.endpoint;
@@ -175,7 +177,7 @@ export class OpenSearchIndex implements SearchIndex {
 
   /** The keyword and semantic id lists in one `_msearch`, fused; then the page of the fused set. */
   private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, bodies: Dsl[], lists: ('keyword' | 'semantic')[]): Promise<IndexPage<K>> {
-    const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) } as never) as unknown as { body: { responses: MsearchItem[] } };
+    const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
     const ranked: Record<'keyword' | 'semantic', string[]> = { keyword: [], semantic: [] };
     lists.forEach((list, i) => {
       const item = body.responses[i];
@@ -199,7 +201,7 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   private async search(kind: ResourceKind, body: Dsl): Promise<SearchResponse> {
-    const response = await this.client.search({ index: this.aliases[kind], body } as never) as unknown as { body: SearchResponse };
+    const response = await this.client.search({ index: this.aliases[kind], body }) as unknown as { body: SearchResponse };
     return response.body;
   }
 
@@ -236,7 +238,7 @@ export class OpenSearchIndex implements SearchIndex {
   private async create(kind: ResourceKind): Promise<'created' | 'raced'> {
     const alias = this.aliases[kind];
     try {
-      await this.client.indices.create({ index: `${alias}-${FIRST_INDEX_VERSION}`, body: createIndexBody(kind, this.space, alias) } as never);
+      await this.client.indices.create({ index: `${alias}-${FIRST_INDEX_VERSION}`, body: createIndexBody(kind, this.space, alias) });
       return 'created';
     } catch (error) {
       if (errorTypeOf(error) === 'resource_already_exists_exception' || /resource_already_exists_exception/.test(String((error as Error).message))) return 'raced';
@@ -311,7 +313,7 @@ export class OpenSearchIndex implements SearchIndex {
   async rebuild<K extends ResourceKind>(kind: K, fill: (write: RebuildWrite<K>) => Promise<void>, options: { version?: string; now?: Date } = {}): Promise<RebuildResult> {
     const alias = this.aliases[kind];
     const index = `${alias}-${options.version ?? timestampVersion(options.now ?? new Date())}`;
-    await this.client.indices.create({ index, body: createIndexBody(kind, this.space) } as never);
+    await this.client.indices.create({ index, body: createIndexBody(kind, this.space) });
     let documents = 0;
     let replaced: string[];
     try {
@@ -324,7 +326,7 @@ export class OpenSearchIndex implements SearchIndex {
       replaced = await this.indicesBehind(alias);
       await this.client.indices.updateAliases({
         body: { actions: [...replaced.map((old) => ({ remove: { index: old, alias } })), { add: { index, alias } }] },
-      } as never);
+      });
     } catch (error) {
       // The alias never moved: drop the half-built index and leave the old one serving.
       await this.client.indices.delete({ index }).catch(() => undefined);
@@ -345,13 +347,13 @@ export class OpenSearchIndex implements SearchIndex {
     }
   }
 
-  private async bulk(kind: ResourceKind, operations: unknown[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
+  private async bulk(kind: ResourceKind, operations: Record<string, unknown>[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
     await this.verify(kind, 'write');
     await this.bulkInto(kind, operations, tolerated);
   }
 
-  private async bulkInto(kind: ResourceKind, operations: unknown[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
-    const { body } = await this.client.bulk({ body: operations } as never) as unknown as { body: { errors: boolean; items: Record<string, BulkItemResult>[] } };
+  private async bulkInto(kind: ResourceKind, operations: Record<string, unknown>[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
+    const { body } = await this.client.bulk({ body: operations }) as unknown as { body: { errors: boolean; items: Record<string, BulkItemResult>[] } };
     if (!body.errors) return;
     const failed = body.items.map((item) => Object.values(item)[0]!).filter((item) => item.status >= 300 && !tolerated(item));
     if (failed.length === 0) return;
