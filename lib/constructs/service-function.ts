@@ -2,7 +2,7 @@ import { Stack, type Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -30,6 +30,23 @@ const SEARCH_READ_POST_APIS = ['_search', '_msearch', '_count', '_mget'] as cons
 
 // esbuild's ESM output has no `require`; some dependencies still call it for Node built-ins.
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * How every function is bundled (NodejsFunction's esbuild options). Exported so that the bundle
+ * budget test and the cold-start bench (bench/bundles.ts) bundle exactly as a deployment does.
+ */
+export const FUNCTION_BUNDLING = {
+  minify: true,
+  sourceMap: true,
+  // Stack traces need file names and lines, not the embedded sources; keeps the bundle small.
+  sourcesContent: false,
+  format: OutputFormat.ESM,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  // The Node 22 runtime ships AWS SDK v3.
+  externalModules: ['@aws-sdk/*'],
+} satisfies BundlingOptions;
 
 export interface ServiceFunctionProps {
   /** Absolute path of the TypeScript entry; it must export `handler`. */
@@ -82,18 +99,7 @@ export class ServiceFunction extends Construct {
         [FUNCTION_ENV.serviceName]: props.serviceName,
         ...props.environment,
       },
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        // Stack traces need file names and lines, not the embedded sources; keeps the bundle small.
-        sourcesContent: false,
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        // The Node 22 runtime ships AWS SDK v3.
-        externalModules: ['@aws-sdk/*'],
-      },
+      bundling: { ...FUNCTION_BUNDLING, mainFields: [...FUNCTION_BUNDLING.mainFields], externalModules: [...FUNCTION_BUNDLING.externalModules] },
     });
   }
 
