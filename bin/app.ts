@@ -3,13 +3,18 @@
  * The CDK app: the only place that reads context and environment. Stacks are environment-agnostic
  * (no account/region) so `cdk synth` works offline without credentials.
  *
+ * A stage's settings come from cdk.json's `stages` context (search sizing, embedding dimensions,
+ * tier quotas, alarm e-mail, deadline scan time, reserved concurrency); a stage it does not list
+ * gets the defaults of lib/config.ts (dev-like for dev-*, prod-like otherwise). `-c` flags win:
+ *
  *   cdk synth -c stage=prod                  retained, production-sized stage
  *   cdk synth -c stage=dev-alice -c ephemeral=false
  *   cdk synth -c embeddingDimensions=1024 -c semanticFloor=0.35
  *   cdk synth -c deadlineScanAtUtc=13:30      the daily webhook deadline scan, UTC
+ *   cdk synth -c alarmEmail=oncall@example.org
  */
 import { App } from 'aws-cdk-lib';
-import { stageConfig } from '../lib/config';
+import { mergeOverrides, stageConfig, stageOverridesFromContext } from '../lib/config';
 import { createServiceStacks } from '../lib/service-stacks';
 
 function optionalBoolean(name: string, value: unknown): boolean | undefined {
@@ -32,7 +37,8 @@ function optionalString(value: unknown): string | undefined {
 
 const app = new App();
 const stage = String(app.node.tryGetContext('stage') ?? process.env.GCF_STAGE ?? 'dev');
-const config = stageConfig(stage, {
+const fromCdkJson = stageOverridesFromContext(app.node.tryGetContext('stages'), stage);
+const config = stageConfig(stage, mergeOverrides(fromCdkJson, {
   ephemeral: optionalBoolean('ephemeral', app.node.tryGetContext('ephemeral')),
   embeddings: {
     dimensions: optionalNumber('embeddingDimensions', app.node.tryGetContext('embeddingDimensions')) as 256 | 512 | 1024 | undefined,
@@ -44,6 +50,9 @@ const config = stageConfig(stage, {
   api: {
     manageAccountCloudWatchRole: optionalBoolean('apiCloudWatchRole', app.node.tryGetContext('apiCloudWatchRole')),
   },
-});
+  alarms: {
+    email: optionalString(app.node.tryGetContext('alarmEmail')),
+  },
+}));
 
 createServiceStacks(app, config);

@@ -1,6 +1,17 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { z } from 'zod';
+import { parseTierQuotas, tierQuotasWith, type TierQuota, type TierQuotas } from '../lambdas/core/auth/tier-quotas';
+import type { TierName } from '../lambdas/core/auth/tiers';
+
+/** Dedicated master nodes: cluster management on nodes of their own, so a busy data node cannot stall the cluster. */
+export interface DedicatedMasterSettings {
+  /** e.g. `m7g.large.search`. */
+  readonly instanceType: string;
+  /** An odd number, so a quorum survives the loss of one (3) or two (5). */
+  readonly count: 3 | 5;
+}
 
 /** Sizing of the OpenSearch domain that serves list, filter, sort, count and search. */
 export interface SearchDomainSettings {
@@ -10,7 +21,12 @@ export interface SearchDomainSettings {
   readonly dataNodeCount: number;
   /** 1 disables zone awareness; 2 or 3 spread the data nodes over that many AZs. */
   readonly availabilityZoneCount: 1 | 2 | 3;
+  /** Per data node; the free-storage alarm fires below 20% of it. */
   readonly ebsVolumeSizeGiB: number;
+  /** null: the data nodes also manage the cluster (fine for one or two small nodes). */
+  readonly dedicatedMasters: DedicatedMasterSettings | null;
+  /** Of the domain's slow search, slow index and error logs. */
+  readonly logRetention: RetentionDays;
 }
 
 /** The embedding model of records and queries (Bedrock); changing it means rebuilding the index. */
@@ -22,11 +38,20 @@ export interface EmbeddingSettings {
   readonly semanticFloor?: number;
 }
 
+/** The functions, in the groups that can be given reserved concurrency. */
+export const FUNCTION_GROUPS = ['api', 'authorizer', 'indexer', 'webhookSender', 'webhookFanOut', 'deadlineScanner'] as const;
+export type FunctionGroup = (typeof FUNCTION_GROUPS)[number];
+
 /** Defaults every API Lambda shares. */
 export interface FunctionSettings {
   readonly memorySizeMb: number;
   readonly timeout: Duration;
   readonly logRetention: RetentionDays;
+  /**
+   * Reserved concurrency per function group (`api`: each route's function). A group left out uses
+   * the account's unreserved pool. Reserving caps the group and guarantees it that many.
+   */
+  readonly reservedConcurrency: Readonly<Partial<Record<FunctionGroup, number>>>;
 }
 
 export interface ApiSettings {
@@ -43,6 +68,11 @@ export interface WebhookSettings {
   readonly deadlineScanAtUtc: string;
 }
 
+export interface AlarmSettings {
+  /** Subscribed (by e-mail, confirmed once) to the alarm topic; without it alarms only reach the topic. */
+  readonly email?: string;
+}
+
 export interface StageConfig {
   /** Lower-case stage name, used in stack names and tags. */
   readonly stage: string;
@@ -57,6 +87,9 @@ export interface StageConfig {
   readonly functions: FunctionSettings;
   readonly api: ApiSettings;
   readonly webhooks: WebhookSettings;
+  /** Daily quota and gateway throttling per tier: the usage plans and the functions that count quotas (TIER_QUOTAS) read these. */
+  readonly tierQuotas: TierQuotas;
+  readonly alarms: AlarmSettings;
 }
 
 export interface StageConfigOverrides {
@@ -67,6 +100,10 @@ export interface StageConfigOverrides {
   readonly functions?: Partial<FunctionSettings>;
   readonly api?: Partial<ApiSettings>;
   readonly webhooks?: Partial<WebhookSettings>;
+  /** Tiers left out keep their TIERS quotas. */
+  readonly tierQuotas?: Partial<Record<TierName, TierQuota>>;
+  /** `email: null` removes a default e-mail. */
+  readonly alarms?: { readonly email?: string | null };
 }
 
 /** Drops keys whose value is undefined, so a spread override never erases a default. */
@@ -90,33 +127,71 @@ export function isEphemeralStageName(stage: string): boolean {
   return stage === 'dev' || stage.startsWith('dev-');
 }
 
-const EPHEMERAL_SEARCH: SearchDomainSettings = {
+const EPHEMERAL_SEARCH: Omit<SearchDomainSettings, 'logRetention'> = {
   engineVersion: EngineVersion.OPENSEARCH_2_19,
   dataNodeInstanceType: 't3.small.search',
   dataNodeCount: 1,
   availabilityZoneCount: 1,
   ebsVolumeSizeGiB: 10,
+  dedicatedMasters: null,
 };
 
-const DURABLE_SEARCH: SearchDomainSettings = {
+const DURABLE_SEARCH: Omit<SearchDomainSettings, 'logRetention'> = {
   engineVersion: EngineVersion.OPENSEARCH_2_19,
   dataNodeInstanceType: 'r7g.large.search',
   dataNodeCount: 2,
   availabilityZoneCount: 2,
   ebsVolumeSizeGiB: 50,
+  dedicatedMasters: { instanceType: 'm7g.large.search', count: 3 },
 };
+
+const SEARCH_INSTANCE_TYPE_PATTERN = /^[a-z][a-z0-9-]*\.[a-z0-9]+\.search$/;
+const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+function checkSearch(search: SearchDomainSettings): void {
+  for (const [name, type] of [['dataNodeInstanceType', search.dataNodeInstanceType], ['dedicatedMasters.instanceType', search.dedicatedMasters?.instanceType]] as const) {
+    if (type !== undefined && !SEARCH_INSTANCE_TYPE_PATTERN.test(type)) {
+      throw new Error(`Search domain: ${name} must be an OpenSearch instance type such as r7g.large.search, not ${JSON.stringify(type)}`);
+    }
+  }
+  if (!Number.isInteger(search.dataNodeCount) || search.dataNodeCount < 1) {
+    throw new Error(`Search domain: dataNodeCount must be a whole number of at least 1, not ${search.dataNodeCount}`);
+  }
+  if (![1, 2, 3].includes(search.availabilityZoneCount)) {
+    throw new Error(`Search domain: availabilityZoneCount must be 1, 2 or 3, not ${search.availabilityZoneCount}`);
+  }
+  if (search.dataNodeCount % search.availabilityZoneCount !== 0) {
+    throw new Error(
+      `Search domain: ${search.dataNodeCount} data nodes cannot be spread evenly over ${search.availabilityZoneCount} availability zones`,
+    );
+  }
+  if (!Number.isInteger(search.ebsVolumeSizeGiB) || search.ebsVolumeSizeGiB < 10) {
+    throw new Error(`Search domain: ebsVolumeSizeGiB must be a whole number of GiB, at least 10 (gp3), not ${search.ebsVolumeSizeGiB}`);
+  }
+  if (search.dedicatedMasters !== null && ![3, 5].includes(search.dedicatedMasters.count)) {
+    throw new Error(`Search domain: dedicatedMasters.count must be 3 or 5 (a quorum), not ${search.dedicatedMasters.count}`);
+  }
+}
+
+function checkReservedConcurrency(reserved: FunctionSettings['reservedConcurrency']): void {
+  for (const [group, count] of Object.entries(reserved)) {
+    if (!(FUNCTION_GROUPS as readonly string[]).includes(group)) {
+      throw new Error(`Functions: reservedConcurrency.${group} is not a function group (expected ${FUNCTION_GROUPS.join(', ')})`);
+    }
+    if (count !== undefined && (!Number.isInteger(count) || count < 1)) {
+      throw new Error(`Functions: reservedConcurrency.${group} must be a whole number of at least 1 (leave it out for no reservation), not ${count}`);
+    }
+  }
+}
 
 export function stageConfig(stage: string, overrides: StageConfigOverrides = {}): StageConfig {
   if (!STAGE_NAME_PATTERN.test(stage)) {
     throw new Error(`Invalid stage name "${stage}": use 1-20 lower-case letters, digits or dashes, starting with a letter`);
   }
   const ephemeral = overrides.ephemeral ?? isEphemeralStageName(stage);
-  const search: SearchDomainSettings = { ...(ephemeral ? EPHEMERAL_SEARCH : DURABLE_SEARCH), ...definedOnly(overrides.search) };
-  if (search.dataNodeCount % search.availabilityZoneCount !== 0) {
-    throw new Error(
-      `Search domain: ${search.dataNodeCount} data nodes cannot be spread evenly over ${search.availabilityZoneCount} availability zones`,
-    );
-  }
+  const logRetention = ephemeral ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS;
+  const search: SearchDomainSettings = { ...(ephemeral ? EPHEMERAL_SEARCH : DURABLE_SEARCH), logRetention, ...definedOnly(overrides.search) };
+  checkSearch(search);
   const embeddings: EmbeddingSettings = { model: 'amazon.titan-embed-text-v2:0', dimensions: 512, ...definedOnly(overrides.embeddings) };
   if (![256, 512, 1024].includes(embeddings.dimensions)) {
     throw new Error(`Embeddings: Titan Text Embeddings V2 makes 256, 512 or 1024 dimensions, not ${embeddings.dimensions}`);
@@ -126,6 +201,22 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
   }
   const webhooks: WebhookSettings = { deadlineScanAtUtc: '06:00', ...definedOnly(overrides.webhooks) };
   utcTimeOf(webhooks.deadlineScanAtUtc);
+  const functions: FunctionSettings = {
+    memorySizeMb: 512,
+    // API Gateway gives up after 29 s; a Lambda should fail first so the error body is ours.
+    timeout: Duration.seconds(15),
+    logRetention,
+    reservedConcurrency: {},
+    ...definedOnly(overrides.functions),
+  };
+  if (!Number.isInteger(functions.memorySizeMb) || functions.memorySizeMb < 128 || functions.memorySizeMb > 10_240) {
+    throw new Error(`Functions: memorySizeMb must be a whole number of MB from 128 to 10240, not ${functions.memorySizeMb}`);
+  }
+  checkReservedConcurrency(functions.reservedConcurrency);
+  const email = overrides.alarms?.email ?? undefined;
+  if (email !== undefined && !EMAIL_PATTERN.test(email)) {
+    throw new Error(`Alarms: email must be an e-mail address, not ${JSON.stringify(email)}`);
+  }
   return {
     stage,
     ephemeral,
@@ -133,18 +224,109 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
     serviceName: overrides.serviceName ?? 'gcf-data-service',
     search,
     embeddings,
-    functions: {
-      memorySizeMb: 512,
-      // API Gateway gives up after 29 s; a Lambda should fail first so the error body is ours.
-      timeout: Duration.seconds(15),
-      logRetention: ephemeral ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
-      ...definedOnly(overrides.functions),
-    },
+    functions,
     api: {
       accessLogRetention: ephemeral ? RetentionDays.ONE_WEEK : RetentionDays.ONE_YEAR,
       manageAccountCloudWatchRole: false,
       ...definedOnly(overrides.api),
     },
     webhooks,
+    tierQuotas: tierQuotasWith(parseTierQuotas(overrides.tierQuotas ?? {}, 'tierQuotas')),
+    alarms: email === undefined ? {} : { email },
   };
+}
+
+/** Lower-case sections of StageConfigOverrides that merge key by key. */
+const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'alarms'] as const;
+
+/** `top` over `base`, section by section; undefined values in `top` never erase `base`. */
+export function mergeOverrides(base: StageConfigOverrides, top: StageConfigOverrides): StageConfigOverrides {
+  const merged: Record<string, unknown> = { ...base, ...definedOnly(top) };
+  for (const section of OVERRIDE_SECTIONS) {
+    if (base[section] !== undefined || top[section] !== undefined) {
+      merged[section] = { ...base[section], ...definedOnly(top[section]) };
+    }
+  }
+  return merged as StageConfigOverrides;
+}
+
+const optionalNullable = <T extends z.ZodType>(schema: T) => z.optional(z.nullable(schema));
+const oneOf = <const T extends readonly number[]>(values: T) =>
+  z.union(values.map((value) => z.literal(value)) as unknown as [z.ZodLiteral<T[number]>, z.ZodLiteral<T[number]>], {
+    error: `must be one of ${values.join(', ')}`,
+  });
+
+/**
+ * One entry of the `stages` context in cdk.json: the JSON form of StageConfigOverrides. Every key
+ * is optional (the stage's defaults fill the gaps) and unknown keys are refused, so a typo fails
+ * the synth instead of being ignored. null means "none" (dedicated masters, alarm e-mail,
+ * reserved concurrency of a group).
+ */
+const StageContextSchema = z.strictObject({
+  ephemeral: z.optional(z.boolean()),
+  search: z.optional(z.strictObject({
+    dataNodeInstanceType: z.optional(z.string()),
+    dataNodeCount: z.optional(z.number()),
+    availabilityZoneCount: z.optional(oneOf([1, 2, 3] as const)),
+    ebsVolumeSizeGiB: z.optional(z.number()),
+    dedicatedMasters: optionalNullable(z.strictObject({ instanceType: z.string(), count: oneOf([3, 5] as const) })),
+  })),
+  embeddings: z.optional(z.strictObject({
+    dimensions: z.optional(oneOf([256, 512, 1024] as const)),
+    semanticFloor: z.optional(z.number()),
+  })),
+  functions: z.optional(z.strictObject({
+    memorySizeMb: z.optional(z.number()),
+    reservedConcurrency: z.optional(z.strictObject(
+      Object.fromEntries(FUNCTION_GROUPS.map((group) => [group, optionalNullable(z.number())])) as Record<FunctionGroup, z.ZodOptional<z.ZodNullable<z.ZodNumber>>>,
+    )),
+  })),
+  api: z.optional(z.strictObject({ manageAccountCloudWatchRole: z.optional(z.boolean()) })),
+  webhooks: z.optional(z.strictObject({ deadlineScanAtUtc: z.optional(z.string()) })),
+  // Checked by parseTierQuotas, the same check the functions run on TIER_QUOTAS.
+  tierQuotas: z.optional(z.unknown()),
+  alarms: z.optional(z.strictObject({ email: optionalNullable(z.string()) })),
+});
+
+function stageOverridesOf(entry: unknown, where: string): StageConfigOverrides {
+  const parsed = StageContextSchema.safeParse(entry);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = [where, ...issue.path.map(String)].join('.');
+    const unknownKeys = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'}` : '';
+    throw new Error(`cdk.json context ${key}${unknownKeys || `: ${issue.message}`}`);
+  }
+  const { search, functions, tierQuotas, ...rest } = parsed.data;
+  const reserved = Object.fromEntries(Object.entries(functions?.reservedConcurrency ?? {}).filter(([, count]) => count !== null && count !== undefined));
+  return {
+    ...rest,
+    search,
+    functions: functions && { ...functions, reservedConcurrency: functions.reservedConcurrency && reserved },
+    tierQuotas: tierQuotas === undefined ? undefined : parseTierQuotas(tierQuotas, `cdk.json context ${where}.tierQuotas`),
+  };
+}
+
+/**
+ * The overrides cdk.json's `stages` context gives `stage` ({} for a stage it does not list: the
+ * stage then gets the defaults, dev-like for dev and dev-*, prod-like otherwise). Every listed stage
+ * is checked, not only this one, so a mistake in prod fails a dev synth too; errors name the key,
+ * e.g. `cdk.json context stages.prod.search.dedicatedMasters.count: must be one of 3, 5`.
+ */
+export function stageOverridesFromContext(stages: unknown, stage: string): StageConfigOverrides {
+  if (stages === undefined) return {};
+  if (typeof stages !== 'object' || stages === null || Array.isArray(stages)) {
+    throw new Error(`cdk.json context stages must be an object keyed by stage name, not ${JSON.stringify(stages)}`);
+  }
+  let selected: StageConfigOverrides = {};
+  for (const [name, entry] of Object.entries(stages)) {
+    const where = `stages.${name}`;
+    const overrides = stageOverridesOf(entry, where);
+    try {
+      stageConfig(name, overrides);
+    } catch (error) {
+      throw new Error(`cdk.json context ${where}: ${(error as Error).message}`);
+    }
+    if (name === stage) selected = overrides;
+  }
+  return selected;
 }

@@ -5,10 +5,12 @@ import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
-import type { StageConfig } from './config';
+import type { FunctionGroup, StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { TIER_NAMES } from '../lambdas/core/auth/tiers';
+import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
 import { ApiAccess } from './constructs/api-access';
 import { RecordIndexer } from './constructs/record-indexer';
 import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
@@ -48,7 +50,11 @@ export class StatelessStack extends Stack {
       records: (fn) => fn.bindRecordsTable(props.recordsTable),
       search: (fn) => fn.bindSearchDomain(props.searchDomain),
       embeddings: (fn) => fn.bindEmbeddings(config.embeddings),
-      usage: (fn) => fn.bindUsageMeter(props.recordsTable),
+      // The quotas the route counts against are the ones its tier's usage plan has.
+      usage: (fn) => {
+        fn.bindUsageMeter(props.recordsTable);
+        fn.lambdaFunction.addEnvironment(TIER_QUOTAS_ENV, JSON.stringify(config.tierQuotas));
+      },
     };
 
     this.api = new ServiceApi(this, 'Api', {
@@ -69,6 +75,7 @@ export class StatelessStack extends Stack {
       memorySizeMb: config.functions.memorySizeMb,
       logRetention: config.functions.logRetention,
       logRemovalPolicy: config.statefulRemovalPolicy,
+      tierQuotas: config.tierQuotas,
     });
 
     this.searchBootstrap = new SearchIndexBootstrap(this, 'SearchIndexBootstrap', {
@@ -140,6 +147,18 @@ export class StatelessStack extends Stack {
       logRemovalPolicy: config.statefulRemovalPolicy,
     });
     this.webhooks.deadlineScanner.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
+
+    const reserve = (group: FunctionGroup, ...fns: ServiceFunction[]) => {
+      const count = config.functions.reservedConcurrency[group];
+      if (count === undefined) return;
+      for (const fn of fns) (fn.lambdaFunction.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
+    };
+    reserve('api', ...functions.values());
+    reserve('authorizer', this.access.authorizerFunction);
+    reserve('indexer', this.indexer.function);
+    reserve('webhookSender', this.webhooks.sender);
+    reserve('webhookFanOut', this.webhooks.fanOut);
+    reserve('deadlineScanner', this.webhooks.deadlineScanner);
 
     new CfnOutput(this, STACK_OUTPUTS.embeddingModel, {
       description: 'The embedding model of the search index (admin reindex --target aws)',

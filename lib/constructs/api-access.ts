@@ -4,7 +4,8 @@ import { AuthorizationType, IdentitySource, Period, RequestAuthorizer, type Meth
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { TIER_NAMES, TIERS, type TierName } from '../../lambdas/core/auth/tiers';
+import type { TierQuotas } from '../../lambdas/core/auth/tier-quotas';
+import { TIER_NAMES, type TierName } from '../../lambdas/core/auth/tiers';
 import { ServiceFunction } from './service-function';
 
 /**
@@ -25,14 +26,16 @@ export interface ApiAccessProps {
   readonly memorySizeMb: number;
   readonly logRetention: RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
+  /** Each tier's daily quota and throttling (the stage's config); the routes count the same quotas (TIER_QUOTAS). */
+  readonly tierQuotas: TierQuotas;
   /** How long API Gateway caches a decision per Authorization header; a revocation takes at most this long. @default 60 s */
   readonly authorizerCacheTtl?: Duration;
 }
 
 /**
  * Who may call the API: a Lambda REQUEST authorizer on the Authorization header (the same
- * `authenticate` as locally), and one usage plan per tier (TIERS) with its daily quota and
- * throttling, which API Gateway enforces for the key the authorizer names (usageIdentifierKey).
+ * `authenticate` as locally), and one usage plan per tier with the stage's daily quota and
+ * throttling for it, which API Gateway enforces for the key the authorizer names (usageIdentifierKey).
  */
 export class ApiAccess extends Construct {
   readonly authorizerFunction: ServiceFunction;
@@ -65,7 +68,7 @@ export class ApiAccess extends Construct {
 
     const plans = {} as Record<TierName, UsagePlan>;
     for (const tier of TIER_NAMES) {
-      const policy = TIERS[tier];
+      const policy = props.tierQuotas[tier];
       plans[tier] = props.restApi.addUsagePlan(`UsagePlan-${tier}`, {
         name: `${props.restApi.restApiName}-${tier}`,
         description: `${tier} tier: ${policy.dailyQuota === null ? 'unlimited' : `${policy.dailyQuota} requests a day`}`,

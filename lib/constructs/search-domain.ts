@@ -1,6 +1,7 @@
-import type { RemovalPolicy } from 'aws-cdk-lib';
-import { AccountRootPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import { AccountRootPrincipal, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
+import { LogGroup, ResourcePolicy } from 'aws-cdk-lib/aws-logs';
 import { CfnDomain, Domain, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
 import type { SearchDomainSettings } from '../config';
@@ -23,17 +24,40 @@ export interface SearchDomainProps {
  */
 export class SearchDomain extends Construct {
   readonly domain: Domain;
+  /** Queries and index writes over the slow-log thresholds (set per index), and the domain's error log. */
+  readonly logGroups: { readonly slowSearch: LogGroup; readonly slowIndex: LogGroup; readonly application: LogGroup };
 
   constructor(scope: Construct, id: string, props: SearchDomainProps) {
     super(scope, id);
     const { settings } = props;
     const zoneAware = settings.availabilityZoneCount > 1;
 
+    const logGroup = (logId: string) => new LogGroup(this, logId, { retention: settings.logRetention, removalPolicy: props.removalPolicy });
+    this.logGroups = { slowSearch: logGroup('SlowSearchLogs'), slowIndex: logGroup('SlowIndexLogs'), application: logGroup('ErrorLogs') };
+    // OpenSearch may write to the groups only with a CloudWatch Logs resource policy. A plain
+    // AWS::Logs::ResourcePolicy, instead of the one CDK would apply through a custom-resource
+    // function, scoped to this account's domains. (A region holds at most 10 such policies.)
+    const stack = Stack.of(this);
+    const logsPolicy = new ResourcePolicy(this, 'LogsPolicy', {
+      policyStatements: [new PolicyStatement({
+        principals: [new ServicePrincipal('es.amazonaws.com')],
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: Object.values(this.logGroups).map((group) => group.logGroupArn),
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:es:${stack.region}:${stack.account}:domain/*` },
+        },
+      })],
+    });
+
     this.domain = new Domain(this, 'Domain', {
       version: settings.engineVersion,
       capacity: {
         dataNodeInstanceType: settings.dataNodeInstanceType,
         dataNodes: settings.dataNodeCount,
+        ...(settings.dedicatedMasters
+          ? { masterNodes: settings.dedicatedMasters.count, masterNodeInstanceType: settings.dedicatedMasters.instanceType }
+          : {}),
         // Multi-AZ with standby needs dedicated masters and 3 AZs; the feature flag would turn it on
         // by default and break small domains, so the choice is explicit here.
         multiAzWithStandbyEnabled: false,
@@ -50,8 +74,18 @@ export class SearchDomain extends Construct {
       nodeToNodeEncryption: true,
       enforceHttps: true,
       tlsSecurityPolicy: TLSSecurityPolicy.TLS_1_2,
+      logging: {
+        slowSearchLogEnabled: true,
+        slowSearchLogGroup: this.logGroups.slowSearch,
+        slowIndexLogEnabled: true,
+        slowIndexLogGroup: this.logGroups.slowIndex,
+        appLogEnabled: true,
+        appLogGroup: this.logGroups.application,
+      },
+      suppressLogsResourcePolicy: true,
       removalPolicy: props.removalPolicy,
     });
+    this.domain.node.addDependency(logsPolicy);
 
     // Applied by CDK after the domain exists (its ARN names it); identity policies then decide.
     this.domain.addAccessPolicies(new PolicyStatement({

@@ -1,6 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RemovalPolicy } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { isEphemeralStageName, stageConfig } from '../../lib/config';
+import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/tier-quotas-env';
+import { DEFAULT_TIER_QUOTAS } from '../../lambdas/core/auth/tier-quotas';
+import { API_ROUTES } from '../../lib/api-routes';
+import { isEphemeralStageName, mergeOverrides, stageConfig, stageOverridesFromContext } from '../../lib/config';
+import { gatewayQuotaOf } from '../../lib/constructs/api-access';
+import { PROJECT_ROOT } from '../../lib/project-root';
+import { type CfnResource, referencedLogicalIds, resourcesOfType, synthStage } from './synth-stacks';
 
 describe('stageConfig', () => {
   it('treats only dev and dev-* stages as ephemeral', () => {
@@ -39,5 +48,153 @@ describe('stageConfig', () => {
 
   it('rejects a data node count that does not divide over the availability zones', () => {
     expect(() => stageConfig('prod', { search: { dataNodeCount: 3, availabilityZoneCount: 2 } })).toThrow(/evenly/);
+  });
+});
+
+describe('stage config in cdk.json (context "stages")', () => {
+  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: { stages: Record<string, unknown> } };
+  const stages = cdkJson.context.stages;
+  const configOf = (stage: string, context: unknown = stages) => stageConfig(stage, stageOverridesFromContext(context, stage));
+  /** cdk.json's stages with one stage's entry changed. */
+  const withEntry = (stage: string, change: (entry: Record<string, any>) => void) => {
+    const copy = structuredClone(stages) as Record<string, Record<string, any>>;
+    change(copy[stage]!);
+    return copy;
+  };
+
+  it('lists dev and prod, and both parse into a valid config', () => {
+    expect(Object.keys(stages)).toEqual(['dev', 'prod']);
+    const dev = configOf('dev');
+    expect(dev.search).toMatchObject({ dataNodeInstanceType: 't3.small.search', dataNodeCount: 1, availabilityZoneCount: 1, ebsVolumeSizeGiB: 10, dedicatedMasters: null });
+    expect(dev.embeddings.dimensions).toBe(512);
+    expect(dev.tierQuotas).toEqual(DEFAULT_TIER_QUOTAS);
+    expect(dev.alarms).toEqual({});
+    expect(dev.webhooks.deadlineScanAtUtc).toBe('06:00');
+    expect(dev.functions.reservedConcurrency).toEqual({});
+
+    const prod = configOf('prod');
+    expect(prod.search).toMatchObject({ dataNodeInstanceType: 'r7g.large.search', dataNodeCount: 2, availabilityZoneCount: 2, ebsVolumeSizeGiB: 50 });
+    expect(prod.search.dedicatedMasters).toEqual({ instanceType: 'm7g.large.search', count: 3 });
+    expect(prod.tierQuotas).toEqual(DEFAULT_TIER_QUOTAS);
+    expect(prod.alarms).toEqual({ email: 'ops@example.org' });
+    expect(prod.functions.reservedConcurrency).toEqual({ deadlineScanner: 1 });
+  });
+
+  it('gives a stage it does not list the defaults: dev-like for dev-*, prod-like otherwise', () => {
+    expect(stageOverridesFromContext(stages, 'dev-alice')).toEqual({});
+    expect(configOf('dev-alice').search.dedicatedMasters).toBeNull();
+    expect(configOf('staging').search.dedicatedMasters).toEqual({ instanceType: 'm7g.large.search', count: 3 });
+    expect(configOf('staging').alarms).toEqual({});
+    expect(stageOverridesFromContext(undefined, 'prod')).toEqual({});
+  });
+
+  it('lets -c flags override the cdk.json entry without erasing the rest', () => {
+    const merged = mergeOverrides(stageOverridesFromContext(stages, 'prod'), {
+      embeddings: { dimensions: 1024, semanticFloor: undefined },
+      alarms: { email: undefined },
+      webhooks: { deadlineScanAtUtc: '13:30' },
+    });
+    const config = stageConfig('prod', merged);
+    expect(config.embeddings.dimensions).toBe(1024);
+    expect(config.alarms.email).toBe('ops@example.org');
+    expect(config.webhooks.deadlineScanAtUtc).toBe('13:30');
+    expect(config.search.dedicatedMasters?.count).toBe(3);
+  });
+
+  it('changes the quotas of the tiers an entry lists, and only those', () => {
+    const context = withEntry('prod', (entry) => {
+      entry.tierQuotas = { basic: { dailyQuota: 2000, throttle: { rateLimit: 20, burstLimit: 40 } } };
+    });
+    const quotas = configOf('prod', context).tierQuotas;
+    expect(quotas.basic).toEqual({ dailyQuota: 2000, throttle: { rateLimit: 20, burstLimit: 40 } });
+    expect(quotas.pro).toEqual(DEFAULT_TIER_QUOTAS.pro);
+  });
+
+  it('refuses bad values with an error naming the key, whichever stage is synthesized', () => {
+    const refusal = (stage: string, change: (entry: Record<string, any>) => void) => () => stageOverridesFromContext(withEntry(stage, change), 'dev');
+    expect(refusal('prod', (e) => { e.serch = {}; })).toThrow('cdk.json context stages.prod: serch is not a setting');
+    expect(refusal('prod', (e) => { e.search.dataNodeCount = '2'; })).toThrow(/^cdk\.json context stages\.prod\.search\.dataNodeCount: .*expected number/);
+    expect(refusal('prod', (e) => { e.search.dedicatedMasters.count = 2; })).toThrow('cdk.json context stages.prod.search.dedicatedMasters.count: must be one of 3, 5');
+    expect(refusal('prod', (e) => { e.search.dedicatedMasters.instanceType = 'm7g.large'; })).toThrow(/stages\.prod: .*dedicatedMasters\.instanceType must be an OpenSearch instance type/);
+    expect(refusal('prod', (e) => { e.search.availabilityZoneCount = 4; })).toThrow('stages.prod.search.availabilityZoneCount: must be one of 1, 2, 3');
+    expect(refusal('prod', (e) => { e.search.availabilityZoneCount = 3; })).toThrow(/stages\.prod: .*2 data nodes cannot be spread evenly over 3/);
+    expect(refusal('prod', (e) => { e.search.ebsVolumeSizeGiB = 5; })).toThrow(/stages\.prod: .*ebsVolumeSizeGiB must be a whole number of GiB, at least 10/);
+    expect(refusal('dev', (e) => { e.embeddings.dimensions = 768; })).toThrow('stages.dev.embeddings.dimensions: must be one of 256, 512, 1024');
+    expect(refusal('dev', (e) => { e.tierQuotas.basic.dailyQuota = -1; })).toThrow(/^cdk\.json context stages\.dev\.tierQuotas\.basic\.dailyQuota must be a whole number/);
+    expect(refusal('dev', (e) => { e.tierQuotas.gold = { dailyQuota: 1, throttle: null }; })).toThrow(/stages\.dev\.tierQuotas\.gold is not a tier/);
+    expect(refusal('prod', (e) => { e.alarms.email = 'ops at example.org'; })).toThrow(/stages\.prod: Alarms: email must be an e-mail address/);
+    expect(refusal('prod', (e) => { e.webhooks.deadlineScanAtUtc = '6am'; })).toThrow(/stages\.prod: .*deadline scan time must be "HH:MM"/);
+    expect(refusal('prod', (e) => { e.functions.reservedConcurrency.deadlineScanner = 0; })).toThrow(/stages\.prod: .*reservedConcurrency\.deadlineScanner must be a whole number of at least 1/);
+    expect(refusal('prod', (e) => { e.functions.reservedConcurrency.scanner = 1; })).toThrow('stages.prod.functions.reservedConcurrency: scanner is not a setting');
+    expect(() => stageOverridesFromContext({ Prod: {} }, 'dev')).toThrow(/stages\.Prod: Invalid stage name/);
+    expect(() => stageOverridesFromContext('{"dev":{}}', 'dev')).toThrow(/context stages must be an object/);
+  });
+
+  it('treats null as none: no dedicated masters, no alarm e-mail, no reservation', () => {
+    const context = withEntry('prod', (entry) => {
+      entry.search.dedicatedMasters = null;
+      entry.alarms.email = null;
+      entry.functions.reservedConcurrency = { deadlineScanner: null };
+    });
+    const config = configOf('prod', context);
+    expect(config.search.dedicatedMasters).toBeNull();
+    expect(config.alarms).toEqual({});
+    expect(config.functions.reservedConcurrency).toEqual({});
+  });
+});
+
+describe('stage config in the stacks', () => {
+  const basic = { dailyQuota: 2000, throttle: { rateLimit: 20, burstLimit: 40 } };
+  const prod = synthStage('prod', { tierQuotas: { basic }, functions: { reservedConcurrency: { api: 5, deadlineScanner: 1 } } });
+  const dev = synthStage('dev');
+  const functions = (template: Template) => Object.values(resourcesOfType(template, 'AWS::Lambda::Function'));
+  const envOf = (fn: CfnResource) => ((fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {});
+
+  it('gives the usage plans and the functions that count quotas the same quotas', () => {
+    const plan = Object.values(resourcesOfType(prod.stateless, 'AWS::ApiGateway::UsagePlan')).find((p) => String(p.Properties?.UsagePlanName).endsWith('-basic'))!;
+    expect(plan.Properties?.Quota).toEqual({ Limit: gatewayQuotaOf(2000), Period: 'DAY' });
+    expect(plan.Properties?.Throttle).toEqual({ RateLimit: 20, BurstLimit: 40 });
+    const counting = functions(prod.stateless).filter((fn) => TIER_QUOTAS_ENV in envOf(fn));
+    // Every data route; not the OpenAPI document, the authorizer or the background functions.
+    expect(counting).toHaveLength(API_ROUTES.filter((route) => route.bindings.includes('usage')).length);
+    for (const fn of counting) {
+      expect(tierPoliciesFromEnv({ [TIER_QUOTAS_ENV]: String(envOf(fn)[TIER_QUOTAS_ENV]) }).basic).toMatchObject(basic);
+    }
+  });
+
+  it('reserves concurrency for the configured groups only', () => {
+    const reserved = functions(prod.stateless).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined);
+    expect(reserved.map((fn) => [String(fn.Properties?.Description).replace(/ .*/, ''), fn.Properties?.ReservedConcurrentExecutions]).sort()).toEqual(
+      [...API_ROUTES.map((route) => [route.method, 5]), ['Deadline', 1]].sort(),
+    );
+    expect(functions(dev.stateless).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toEqual([]);
+  });
+
+  it('sizes the search domain from the stage: dedicated masters in prod, none in dev', () => {
+    prod.stateful.hasResourceProperties('AWS::OpenSearchService::Domain', {
+      ClusterConfig: Match.objectLike({ DedicatedMasterEnabled: true, DedicatedMasterCount: 3, DedicatedMasterType: 'm7g.large.search' }),
+    });
+    dev.stateful.hasResourceProperties('AWS::OpenSearchService::Domain', {
+      ClusterConfig: Match.objectLike({ DedicatedMasterEnabled: false }),
+    });
+  });
+
+  it('sends the domain\'s slow search, slow index and error logs to log groups with the stage retention', () => {
+    for (const [{ stateful }, days] of [[dev, 7], [prod, 90]] as const) {
+      const domain = Object.values(resourcesOfType(stateful, 'AWS::OpenSearchService::Domain'))[0]!;
+      const options = domain.Properties?.LogPublishingOptions as Record<string, { Enabled: boolean; CloudWatchLogsLogGroupArn: unknown }>;
+      expect(Object.keys(options).sort()).toEqual(['ES_APPLICATION_LOGS', 'INDEX_SLOW_LOGS', 'SEARCH_SLOW_LOGS']);
+      const groups = resourcesOfType(stateful, 'AWS::Logs::LogGroup');
+      for (const option of Object.values(options)) {
+        expect(option.Enabled).toBe(true);
+        const [groupId] = referencedLogicalIds(option.CloudWatchLogsLogGroupArn);
+        expect(groups[groupId!]?.Properties?.RetentionInDays).toBe(days);
+      }
+      // The service may write to them: a resource policy the domain waits for, not a custom resource.
+      const [policyId, policy] = Object.entries(resourcesOfType(stateful, 'AWS::Logs::ResourcePolicy'))[0]!;
+      expect(String(JSON.stringify(policy.Properties?.PolicyDocument))).toContain('es.amazonaws.com');
+      expect(domain.DependsOn).toContain(policyId);
+      expect(Object.keys(resourcesOfType(stateful, 'Custom::CloudwatchLogResourcePolicy'))).toEqual([]);
+    }
   });
 });
