@@ -1,0 +1,145 @@
+import { Validations, type PolicyViolation } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+
+/**
+ * cdk-nag's AwsSolutions rules on every stack, with the findings we accept and why. Each
+ * acknowledgement names the finding (its rule and, for IAM wildcards, the exact wildcard) and the
+ * constructs it covers; a finding none of them explains fails `cdk synth` and the nag test
+ * (test/infra/cdk-nag.test.ts), so a new one is either fixed or acknowledged here with a reason.
+ */
+export interface NagAcknowledgement {
+  /** The finding id, e.g. `AwsSolutions-IAM5[Resource::*]`. */
+  readonly finding: RegExp;
+  /** The construct path of the resource, e.g. `Gcf-prod-Stateless/GetGrant/...`. */
+  readonly path: RegExp;
+  readonly reason: string;
+}
+
+const ANY = /./;
+const FUNCTION_ROLE_POLICY = /\/ServiceRole\/DefaultPolicy\/Resource$/;
+/** Stages whose data is thrown away (lib/config.ts isEphemeralStageName). */
+const EPHEMERAL_STAGE = /^Gcf-dev(-[a-z0-9-]+)?-/;
+
+export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
+  {
+    finding: /^AwsSolutions-IAM4\[Policy::arn:<AWS::Partition>:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole\]$/,
+    path: /\/ServiceRole\/Resource$/,
+    reason: 'The Lambda basic execution policy only lets a function create log streams and write its own logs; each function logs to its own explicit log group with a retention.',
+  },
+  {
+    finding: /^AwsSolutions-IAM5\[Resource::\*\]$/,
+    path: FUNCTION_ROLE_POLICY,
+    reason: 'Only xray:PutTraceSegments, xray:PutTelemetryRecords (active tracing) and dynamodb:ListStreams (the stream event sources) carry Resource "*": these actions support no resource-level scoping.',
+  },
+  {
+    finding: /^AwsSolutions-IAM5\[Resource::.*RecordsTable.*\/index\/\*\]$/,
+    path: FUNCTION_ROLE_POLICY,
+    reason: 'Table grants (grantReadData/grantWriteData) include the table\'s own secondary indexes (the sparse funder index); the wildcard never reaches another table.',
+  },
+  {
+    finding: /^AwsSolutions-IAM5\[Resource::.*SearchDomain.*\/\*(\/_(search|msearch|count|mget))?\]$/,
+    path: FUNCTION_ROLE_POLICY,
+    reason: 'Index names inside the search domain are created at run time (versioned indices behind aliases, rebuilt by admin reindex --rebuild), so paths are scoped to this domain; readers get GET/HEAD and POST on the read APIs only, writers also index and bulk.',
+  },
+  {
+    finding: /^AwsSolutions-IAM5\[Resource::<SearchIndexBootstrapFunction[A-F0-9]+\.Arn>:\*\]$/,
+    path: /\/SearchIndexBootstrap\/Provider\/framework-onEvent\//,
+    reason: 'The CDK custom-resource Provider framework invokes any version of the index bootstrap function it was created for, and nothing else.',
+  },
+  {
+    finding: /^AwsSolutions-L1$/,
+    path: ANY,
+    reason: 'Every function runs on Node.js 22, the runtime the bundles target (esbuild target node22) and the service is tested on; moving to a newer runtime is a deliberate upgrade, not a drift to the latest.',
+  },
+  {
+    finding: /^AwsSolutions-COG4$/,
+    path: /\/Api\/RestApi\/Default\/v1\//,
+    reason: 'Callers authenticate with the service\'s API keys (interface section 2), verified by a Lambda request authorizer backed by API Gateway usage plans; there are no Cognito users.',
+  },
+  {
+    finding: /^AwsSolutions-APIG4$/,
+    path: /\/Api\/RestApi\/Default\/v1\/openapi\.json\/GET\/Resource$/,
+    reason: 'The OpenAPI document is public by the interface: clients read it before they have a key. Every other method has the authorizer.',
+  },
+  {
+    finding: /^AwsSolutions-APIG2$/,
+    path: /\/Api\/RestApi\/Resource$/,
+    reason: 'Requests are validated by the handlers (zod schemas, the same ones that generate the OpenAPI document), which answer 400 with the service error body naming the field; an API Gateway validator would answer in another shape.',
+  },
+  {
+    finding: /^AwsSolutions-APIG3$/,
+    path: /\/Api\/RestApi\/DeploymentStage\.[a-z]+\/Resource$/,
+    reason: 'Abuse is bounded by API keys, per-tier usage-plan quotas and throttles, and a stage-wide throttle; a WAF web ACL is an account-level choice (Firewall Manager) that can be associated with the stage without changing this stack.',
+  },
+  {
+    finding: /^AwsSolutions-SQS3$/,
+    path: /\/IndexerFailureQueue\/Resource$/,
+    reason: 'IndexerFailureQueue is itself the on-failure destination of the table stream\'s event sources: it keeps pointers to stream batches for replay and has no consumer whose failures would need another queue.',
+  },
+  {
+    finding: /^AwsSolutions-OS1$/,
+    path: /\/Search\/Domain\/Resource$/,
+    reason: 'The domain is reached only with SigV4-signed requests from IAM principals (IAM-only access policy, HTTPS, node-to-node encryption); keeping the Lambdas outside a VPC avoids NAT gateways for their Bedrock and DynamoDB calls.',
+  },
+  {
+    finding: /^AwsSolutions-OS3$/,
+    path: /\/Search\/Domain\/Resource$/,
+    reason: 'Access is by IAM identity (the functions\' roles and operators\' credentials, SigV4-signed), not by source IP: Lambda functions have no fixed addresses.',
+  },
+  {
+    finding: /^AwsSolutions-OS7$/,
+    path: new RegExp(`${EPHEMERAL_STAGE.source}Stateful/Search/Domain/Resource$`),
+    reason: 'Throwaway dev stages run one data node in one zone; durable stages spread their data nodes over two or three zones (zone awareness from the stage config).',
+  },
+  {
+    finding: /^AwsSolutions-OS4$/,
+    path: new RegExp(`${EPHEMERAL_STAGE.source}Stateful/Search/Domain/Resource$`),
+    reason: 'Throwaway dev stages run a single small data node to keep cost down; durable stages get dedicated master nodes from the stage config.',
+  },
+];
+
+/** Where every construct of the tree is, by path. */
+function constructsByPath(scope: IConstruct): Map<string, IConstruct> {
+  return new Map(scope.node.findAll().map((construct) => [construct.node.path, construct]));
+}
+
+export interface NagOutcome {
+  /** Findings no acknowledgement explains. */
+  unexplained: PolicyViolation[];
+  /** The acknowledgements some finding needed. */
+  used: Set<NagAcknowledgement>;
+}
+
+/**
+ * Runs AwsSolutions over `scope` and acknowledges (Validations.acknowledge, on the resource) each
+ * finding an entry of `acknowledgements` explains.
+ */
+export function acknowledgeNagFindings(scope: IConstruct, acknowledgements: readonly NagAcknowledgement[] = NAG_ACKNOWLEDGEMENTS): NagOutcome {
+  const report = new AwsSolutionsChecks().validateScope(scope);
+  const byPath = constructsByPath(scope);
+  const unexplained: PolicyViolation[] = [];
+  const used = new Set<NagAcknowledgement>();
+  for (const violation of report.violations) {
+    const left = violation.violatingResources.filter((resource) => {
+      const path = resource.constructPath ?? '';
+      const acknowledgement = acknowledgements.find((a) => a.finding.test(violation.ruleName) && a.path.test(path));
+      const construct = byPath.get(path);
+      if (!acknowledgement || !construct) return true;
+      Validations.of(construct).acknowledge({ id: violation.ruleName, reason: acknowledgement.reason });
+      used.add(acknowledgement);
+      return false;
+    });
+    if (left.length > 0) unexplained.push({ ...violation, violatingResources: left });
+  }
+  return { unexplained, used };
+}
+
+/**
+ * The app's cdk-nag gate: acknowledges the explained findings, then registers AwsSolutions as a
+ * policy validation plugin, so `cdk synth` and `cdk deploy` fail on any other finding.
+ */
+export function checkWithCdkNag(app: IConstruct): void {
+  acknowledgeNagFindings(app);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+}
