@@ -14,7 +14,10 @@ import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
 import { ApiAccess } from './constructs/api-access';
 import { RecordIndexer } from './constructs/record-indexer';
 import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
+import { ServiceAlarms } from './constructs/service-alarms';
+import { ServiceDashboard } from './constructs/service-dashboard';
 import { ServiceFunction } from './constructs/service-function';
+import { type MonitoredFunction, type MonitoredRoute, ServiceMetrics } from './constructs/service-metrics';
 import { WebhookDelivery } from './constructs/webhook-delivery';
 import { WEBHOOK_SENDER_TIMEOUT } from './stateful-stack';
 import { STACK_OUTPUTS, usagePlanOutputOf } from './stack-names';
@@ -41,6 +44,9 @@ export class StatelessStack extends Stack {
   readonly access: ApiAccess;
   readonly searchBootstrap: SearchIndexBootstrap;
   readonly webhooks: WebhookDelivery;
+  /** Alarms to the stage's SNS topic (e-mail from config), and the dashboard that shows what they watch. */
+  readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -88,6 +94,7 @@ export class StatelessStack extends Stack {
     });
 
     const functions = new Map<string, ServiceFunction>();
+    const monitoredRoutes: MonitoredRoute[] = [];
     for (const route of props.routes ?? API_ROUTES) {
       const constructId = routeConstructId(route);
       if (functions.has(constructId)) {
@@ -115,6 +122,11 @@ export class StatelessStack extends Stack {
       // Searches need the indices in the configured vector space: the bootstrap checks that first.
       if (route.bindings.includes('search')) fn.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
       functions.set(constructId, fn);
+      monitoredRoutes.push({
+        method: route.method,
+        path: route.path,
+        resourcePath: route.path === '/' ? this.api.versionRoot.path : `${this.api.versionRoot.path}${route.path}`,
+      });
     }
     this.functions = functions;
 
@@ -159,6 +171,52 @@ export class StatelessStack extends Stack {
     reserve('webhookSender', this.webhooks.sender);
     reserve('webhookFanOut', this.webhooks.fanOut);
     reserve('deadlineScanner', this.webhooks.deadlineScanner);
+
+    const monitoredFunctions: MonitoredFunction[] = [
+      ...[...functions].map(([label, fn]): MonitoredFunction => ({ label, function: fn.lambdaFunction, kind: 'api' })),
+      { label: 'Authorizer', function: this.access.authorizerFunction.lambdaFunction, kind: 'api' },
+      { label: 'RecordIndexer', function: this.indexer.function.lambdaFunction, kind: 'background' },
+      { label: 'WebhookFanOut', function: this.webhooks.fanOut.lambdaFunction, kind: 'background' },
+      { label: 'WebhookSender', function: this.webhooks.sender.lambdaFunction, kind: 'background' },
+      { label: 'DeadlineScanner', function: this.webhooks.deadlineScanner.lambdaFunction, kind: 'background' },
+      { label: 'SearchIndexBootstrap', function: this.searchBootstrap.function.lambdaFunction, kind: 'background' },
+    ];
+    const metrics = new ServiceMetrics({
+      serviceName: config.serviceName,
+      apiName: this.api.restApi.restApiName,
+      apiStageName: this.api.restApi.deploymentStage.stageName,
+      routes: monitoredRoutes,
+      functions: monitoredFunctions,
+      authorizer: this.access.authorizerFunction.lambdaFunction,
+      indexer: this.indexer.function.lambdaFunction,
+      table: props.recordsTable,
+      searchDomain: props.searchDomain,
+      webhookQueue: props.webhookQueue,
+      webhookDeadLetterQueue: props.webhookDeadLetterQueue,
+      indexerFailureQueue: props.indexerFailureQueue,
+    });
+    const monitoringName = `${config.serviceName}-${config.stage}`;
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      metrics,
+      namePrefix: monitoringName,
+      accessLogGroup: this.api.accessLogGroup,
+      searchEbsVolumeSizeGiB: config.search.ebsVolumeSizeGiB,
+      email: config.alarms.email,
+    });
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      metrics,
+      dashboardName: monitoringName,
+      searchEbsVolumeSizeGiB: config.search.ebsVolumeSizeGiB,
+      alarms: [...this.alarms.alarms.values()],
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'The SNS topic every alarm notifies (subscribe more addresses or a pager to it)',
+      value: this.alarms.topic.topicArn,
+    });
+    new CfnOutput(this, 'DashboardName', {
+      description: 'The CloudWatch dashboard of this stage',
+      value: monitoringName,
+    });
 
     new CfnOutput(this, STACK_OUTPUTS.embeddingModel, {
       description: 'The embedding model of the search index (admin reindex --target aws)',

@@ -1,0 +1,288 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, type IMetric, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { DASHBOARD_WIDGETS } from './service-dashboard';
+import { ALARM_THRESHOLDS, freeStorageThresholdMb, type MonitoredFunction, ServiceMetrics } from './service-metrics';
+
+export interface ServiceAlarmsProps {
+  readonly metrics: ServiceMetrics;
+  /** Prefix of every alarm name, e.g. `gcf-data-service-prod`. */
+  readonly namePrefix: string;
+  /** The API's access log (JSON, with `errorType`): authorizer failures are counted from it. */
+  readonly accessLogGroup: ILogGroup;
+  /** Each data node's EBS volume: the free-storage alarm fires below 20% of it. */
+  readonly searchEbsVolumeSizeGiB: number;
+  /** Subscribed to the alarm topic by e-mail; none without it. */
+  readonly email?: string;
+}
+
+/** Where each alarm's description sends the on-call engineer: docs/runbook.md#<anchor>. */
+export const RUNBOOK = 'docs/runbook.md';
+
+/** How an alarm is defined; the runbook has a section per `anchor`. */
+export interface AlarmDefinition {
+  /** Alarm name suffix and runbook anchor, e.g. `api-5xx-rate`. */
+  readonly anchor: string;
+  readonly metric: IMetric;
+  readonly threshold: number;
+  readonly comparisonOperator: ComparisonOperator;
+  readonly evaluationPeriods: number;
+  /** @default evaluationPeriods */
+  readonly datapointsToAlarm?: number;
+  readonly treatMissingData: TreatMissingData;
+  /** What broke, in a sentence; the alarm description adds the dashboard widget and the runbook link. */
+  readonly summary: string;
+  /** The dashboard widget that shows it (ServiceDashboard titles). */
+  readonly widget: string;
+}
+
+/** Alarm math may read at most 10 metrics (a CloudWatch limit), so throttle alarms cover functions 10 at a time. */
+const MAX_METRICS_PER_ALARM = 10;
+
+/**
+ * The stage's alarms, all to one SNS topic (alarm and OK actions), e-mailed to the configured
+ * address. Each alarm's name says what broke and its description names the dashboard widget and
+ * the runbook section (docs/runbook.md#<anchor>).
+ *
+ * The topic is encrypted with a customer-managed KMS key: CloudWatch can publish to an encrypted
+ * topic only if the key policy lets cloudwatch.amazonaws.com use it (an AWS-managed SNS key cannot
+ * be given that grant).
+ */
+export class ServiceAlarms extends Construct {
+  readonly topic: Topic;
+  readonly alarms: ReadonlyMap<string, Alarm>;
+  readonly definitions: readonly AlarmDefinition[];
+
+  constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
+    super(scope, id);
+    const { metrics } = props;
+    const stack = Stack.of(this);
+
+    const key = new Key(this, 'TopicKey', {
+      description: `Encrypts the ${props.namePrefix} alarm topic`,
+      enableKeyRotation: true,
+      // Messages are transient; a replaced stateless stack needs no old key.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    key.addToResourcePolicy(new PolicyStatement({
+      sid: 'AllowCloudWatchAlarmsToPublish',
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+    }));
+
+    this.topic = new Topic(this, 'Topic', {
+      displayName: `${props.namePrefix} alarms`,
+      masterKey: key,
+      enforceSSL: true,
+    });
+    // The topic policy CDK writes for enforceSSL replaces SNS's default one: say who may publish.
+    this.topic.addToResourcePolicy(new PolicyStatement({
+      sid: 'AllowThisAccountsAlarms',
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [this.topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
+      },
+    }));
+    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
+
+    // Authorizer failures are the 500s API Gateway answers when the authorizer errs or times out
+    // (a refused key is UNAUTHORIZED, not counted). The authorizer's Lambda Errors cannot tell
+    // them apart: a refusal is a thrown "Unauthorized".
+    new MetricFilter(this, 'AuthorizerFailuresFilter', {
+      logGroup: props.accessLogGroup,
+      metricNamespace: metrics.accessLogNamespace,
+      metricName: ServiceMetrics.AUTHORIZER_FAILURES,
+      filterPattern: FilterPattern.any(
+        FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_FAILURE'),
+        FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_CONFIGURATION_ERROR'),
+      ),
+      metricValue: '1',
+    });
+
+    const freeStorageMb = freeStorageThresholdMb(props.searchEbsVolumeSizeGiB);
+    const freeStoragePercent = Math.round(ALARM_THRESHOLDS.searchFreeStorageShare * 100);
+    const definitions: AlarmDefinition[] = [
+      {
+        anchor: 'api-5xx-rate',
+        metric: metrics.api5xxRate(),
+        threshold: ALARM_THRESHOLDS.api5xxRatePercent,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING, // no requests, no errors
+        summary: 'More than 1% of API requests got a 5xx over 5 minutes: callers are seeing server errors.',
+        widget: DASHBOARD_WIDGETS.apiRequests,
+      },
+      {
+        anchor: 'api-latency-p99',
+        metric: metrics.apiLatency('p99'),
+        threshold: ALARM_THRESHOLDS.apiLatencyP99Ms,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        // Two of three 5-minute windows, so one cold start at night does not page.
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        summary: 'API p99 latency above 2 s in 2 of the last 3 five-minute windows: requests are slow.',
+        widget: DASHBOARD_WIDGETS.apiLatency,
+      },
+      {
+        anchor: 'webhook-dlq',
+        metric: metrics.deadLetters('webhook'),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING, // an idle, empty queue stops reporting
+        summary: 'A webhook delivery is in the dead-letter queue: it failed every attempt, or could not be processed.',
+        widget: DASHBOARD_WIDGETS.deadLetterQueues,
+      },
+      {
+        anchor: 'indexer-failure-queue',
+        metric: metrics.deadLetters('indexer'),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        summary: 'A table stream batch is in the indexer failure queue: the indexer or the webhook fan-out gave up on it, so the search index or webhooks miss changes.',
+        widget: DASHBOARD_WIDGETS.deadLetterQueues,
+      },
+      {
+        anchor: 'webhook-queue-age',
+        metric: metrics.webhookOldestMessageAge(),
+        threshold: ALARM_THRESHOLDS.webhookOldestMessageSeconds,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        // Three minutes in a row: a retry delayed the longest SQS delay (900 s) is not stuck.
+        evaluationPeriods: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        summary: 'The oldest webhook message has waited over 15 minutes: the sender is not keeping up or not running.',
+        widget: DASHBOARD_WIDGETS.webhookQueueAge,
+      },
+      {
+        anchor: 'search-cluster-red',
+        metric: metrics.searchClusterRed(),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        // State metrics the domain always reports: a gap keeps the state (no page, no false all-clear).
+        treatMissingData: TreatMissingData.MISSING,
+        summary: 'The OpenSearch cluster is red: a primary shard is unassigned, so searches and indexing fail for part of the data.',
+        widget: DASHBOARD_WIDGETS.searchClusterStatus,
+      },
+      {
+        anchor: 'search-cluster-yellow',
+        metric: metrics.searchClusterYellow(),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        // Five minutes in a row: replicas move briefly during rebuilds and blue/green updates.
+        evaluationPeriods: 5,
+        treatMissingData: TreatMissingData.MISSING,
+        summary: 'The OpenSearch cluster has been yellow for 5 minutes: a replica shard is unassigned, so one more node failure loses data availability.',
+        widget: DASHBOARD_WIDGETS.searchClusterStatus,
+      },
+      {
+        anchor: 'search-free-storage',
+        metric: metrics.searchFreeStorageMb(),
+        threshold: freeStorageMb,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.MISSING,
+        summary: `An OpenSearch data node has less than ${freeStoragePercent}% of its ${props.searchEbsVolumeSizeGiB} GiB free (${freeStorageMb} MB): at the flood stage (95% used) indexing stops.`,
+        widget: DASHBOARD_WIDGETS.searchFreeStorage,
+      },
+      {
+        anchor: 'indexer-errors',
+        metric: metrics.indexerErrors(),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        summary: 'The indexer Lambda failed invocations: whole stream batches are being retried, and the search index falls behind the table.',
+        widget: DASHBOARD_WIDGETS.lambdaErrors,
+      },
+      {
+        anchor: 'indexer-lag',
+        metric: metrics.indexerLag(),
+        threshold: ALARM_THRESHOLDS.indexerLagSeconds,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING, // no stream batches, no lag
+        summary: 'The search index trails the records table by more than 5 minutes (IndexerLagSeconds or the stream IteratorAge): searches return stale data.',
+        widget: DASHBOARD_WIDGETS.indexerLag,
+      },
+      {
+        anchor: 'authorizer-failures',
+        metric: metrics.authorizerFailures(),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        summary: 'The API key authorizer failed (error or timeout, not a refused key): API Gateway answered callers 500.',
+        widget: DASHBOARD_WIDGETS.authorizerFailures,
+      },
+      ...throttleAlarms(metrics),
+    ];
+    this.definitions = definitions;
+
+    const action = new SnsAction(this.topic);
+    const alarms = new Map<string, Alarm>();
+    for (const definition of definitions) {
+      const alarm = new Alarm(this, `Alarm-${definition.anchor}`, {
+        alarmName: `${props.namePrefix}-${definition.anchor}`,
+        alarmDescription: `${definition.summary} Dashboard: "${definition.widget}". Runbook: ${RUNBOOK}#${runbookAnchorOf(definition.anchor)}`,
+        metric: definition.metric,
+        threshold: definition.threshold,
+        comparisonOperator: definition.comparisonOperator,
+        evaluationPeriods: definition.evaluationPeriods,
+        datapointsToAlarm: definition.datapointsToAlarm ?? definition.evaluationPeriods,
+        treatMissingData: definition.treatMissingData,
+      });
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      alarms.set(definition.anchor, alarm);
+    }
+    this.alarms = alarms;
+  }
+}
+
+/** The runbook section of an alarm: the throttle alarms (`lambda-throttles-api`, `-background`, …) share one. */
+export function runbookAnchorOf(anchor: string): string {
+  return anchor.replace(/^(lambda-throttles)-.*$/, '$1');
+}
+
+/** Any throttled invocation, for API functions and background functions apart, at most 10 functions an alarm. */
+function throttleAlarms(metrics: ServiceMetrics): AlarmDefinition[] {
+  const definitions: AlarmDefinition[] = [];
+  for (const kind of ['api', 'background'] as const) {
+    const functions = metrics.props.functions.filter((fn) => fn.kind === kind);
+    for (let start = 0; start < functions.length; start += MAX_METRICS_PER_ALARM) {
+      const chunk: MonitoredFunction[] = functions.slice(start, start + MAX_METRICS_PER_ALARM);
+      const part = functions.length > MAX_METRICS_PER_ALARM ? `-${start / MAX_METRICS_PER_ALARM + 1}` : '';
+      const usingMetrics = Object.fromEntries(chunk.map((fn, i) => [`f${i}`, metrics.lambdaThrottles(fn)]));
+      definitions.push({
+        anchor: `lambda-throttles-${kind}${part}`,
+        metric: new MathExpression({
+          expression: `SUM([${Object.keys(usingMetrics).map((name) => `FILL(${name}, 0)`).join(', ')}])`,
+          usingMetrics,
+          label: `Throttles (${kind} functions)`,
+          period: Duration.minutes(5),
+        }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        summary: `Lambda throttled invocations of ${chunk.map((fn) => fn.label).join(', ')}: the account's or a function's concurrency limit was reached.`,
+        widget: DASHBOARD_WIDGETS.lambdaThrottles,
+      });
+    }
+  }
+  return definitions;
+}

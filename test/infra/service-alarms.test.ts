@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { METRIC_NAMES, METRICS_NAMESPACE } from '../../lambdas/core/metric-names';
+import { RUNBOOK, runbookAnchorOf } from '../../lib/constructs/service-alarms';
+import { PROJECT_ROOT } from '../../lib/project-root';
+import { type CfnResource, referencedLogicalIds, resourcesOfType, synthStage } from './synth-stacks';
+
+interface MetricQuery {
+  readonly Id: string;
+  readonly Expression?: string;
+  readonly ReturnData?: boolean;
+  readonly MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions?: Array<{ Name: string; Value: unknown }> }; Period: number; Stat: string };
+}
+
+interface AlarmProperties {
+  readonly AlarmName: string;
+  readonly AlarmDescription: string;
+  readonly Threshold: number;
+  readonly ComparisonOperator: string;
+  readonly EvaluationPeriods: number;
+  readonly DatapointsToAlarm: number;
+  readonly TreatMissingData: string;
+  readonly AlarmActions: unknown[];
+  readonly OKActions: unknown[];
+  // A single metric...
+  readonly Namespace?: string;
+  readonly MetricName?: string;
+  readonly Period?: number;
+  readonly Statistic?: string;
+  readonly ExtendedStatistic?: string;
+  // ...or metric math.
+  readonly Metrics?: MetricQuery[];
+}
+
+/** What an alarm watches: its one metric, or its expression and the metrics the expression reads. */
+function watched(alarm: AlarmProperties): { expression?: string; metrics: Array<{ namespace: string; name: string; stat: string; period: number }> } {
+  if (alarm.Metrics) {
+    const expression = alarm.Metrics.find((query) => query.ReturnData !== false && query.Expression)?.Expression;
+    const metrics = alarm.Metrics.filter((query) => query.MetricStat).map((query) => ({
+      namespace: query.MetricStat!.Metric.Namespace,
+      name: query.MetricStat!.Metric.MetricName,
+      stat: query.MetricStat!.Stat,
+      period: query.MetricStat!.Period,
+    }));
+    return { expression, metrics };
+  }
+  return { metrics: [{ namespace: alarm.Namespace!, name: alarm.MetricName!, stat: alarm.Statistic ?? alarm.ExtendedStatistic!, period: alarm.Period! }] };
+}
+
+/**
+ * Every alarm with its threshold, comparison, period, evaluation and missing-data handling, the
+ * metric it watches, and its runbook section: a changed alarm fails here until this table (and
+ * docs/runbook.md) say so too.
+ */
+const EXPECTED = {
+  'api-5xx-rate': { threshold: 1, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', expression: '100 * errors / requests', metrics: [['AWS/ApiGateway', '5XXError', 'Sum', 300], ['AWS/ApiGateway', 'Count', 'Sum', 300]] },
+  'api-latency-p99': { threshold: 2000, comparison: 'GreaterThanThreshold', evaluationPeriods: 3, datapoints: 2, missing: 'notBreaching', metrics: [['AWS/ApiGateway', 'Latency', 'p99', 300]] },
+  'webhook-dlq': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]] },
+  'indexer-failure-queue': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]] },
+  'webhook-queue-age': { threshold: 900, comparison: 'GreaterThanThreshold', evaluationPeriods: 3, datapoints: 3, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateAgeOfOldestMessage', 'Maximum', 60]] },
+  'search-cluster-red': { threshold: 1, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'missing', metrics: [['AWS/ES', 'ClusterStatus.red', 'Maximum', 60]] },
+  'search-cluster-yellow': { threshold: 1, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 5, datapoints: 5, missing: 'missing', metrics: [['AWS/ES', 'ClusterStatus.yellow', 'Maximum', 60]] },
+  'search-free-storage': { threshold: 10_240, comparison: 'LessThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'missing', metrics: [['AWS/ES', 'FreeStorageSpace', 'Minimum', 300]] },
+  'indexer-errors': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/Lambda', 'Errors', 'Sum', 300]] },
+  'indexer-lag': { threshold: 300, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', expression: 'MAX([FILL(lag, 0), FILL(iteratorAgeMs, 0) / 1000])', metrics: [[METRICS_NAMESPACE, METRIC_NAMES.indexerLagSeconds, 'Maximum', 300], ['AWS/Lambda', 'IteratorAge', 'Maximum', 300]] },
+  'authorizer-failures': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['GcfDataService/gcf-data-service-prod', 'AuthorizerFailures', 'Sum', 300]] },
+  'lambda-throttles-api': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', throttledFunctions: 10 },
+  'lambda-throttles-background': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', throttledFunctions: 5 },
+} as const;
+
+describe('service alarms', () => {
+  const prod = synthStage('prod', { alarms: { email: 'ops@example.org' } });
+  const dev = synthStage('dev');
+  const alarmsOf = (template: typeof prod.stateless) =>
+    new Map(Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).map((alarm) => {
+      const properties = alarm.Properties as unknown as AlarmProperties;
+      return [properties.AlarmName.replace(/^gcf-data-service-(prod|dev)-/, ''), properties] as const;
+    }));
+  const alarms = alarmsOf(prod.stateless);
+  const [topicId] = Object.keys(resourcesOfType(prod.stateless, 'AWS::SNS::Topic'));
+
+  it('defines exactly the expected alarms, named <service>-<stage>-<what broke>', () => {
+    expect([...alarms.keys()].sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect([...alarmsOf(dev.stateless).values()].every((alarm) => alarm.AlarmName.startsWith('gcf-data-service-dev-'))).toBe(true);
+  });
+
+  it.each(Object.entries(EXPECTED))('%s: threshold, comparison, evaluation, missing data and metric', (name, expected) => {
+    const alarm = alarms.get(name)!;
+    expect({
+      threshold: alarm.Threshold,
+      comparison: alarm.ComparisonOperator,
+      evaluationPeriods: alarm.EvaluationPeriods,
+      datapoints: alarm.DatapointsToAlarm,
+      missing: alarm.TreatMissingData,
+    }).toEqual({
+      threshold: expected.threshold,
+      comparison: expected.comparison,
+      evaluationPeriods: expected.evaluationPeriods,
+      datapoints: expected.datapoints,
+      missing: expected.missing,
+    });
+    const { expression, metrics } = watched(alarm);
+    if ('throttledFunctions' in expected) {
+      expect(expression).toMatch(/^SUM\(\[FILL\(f0, 0\)/);
+      expect(metrics).toHaveLength(expected.throttledFunctions);
+      expect(metrics.every((metric) => metric.namespace === 'AWS/Lambda' && metric.name === 'Throttles' && metric.stat === 'Sum' && metric.period === 300)).toBe(true);
+    } else {
+      expect(expression).toBe('expression' in expected ? expected.expression : undefined);
+      expect(metrics.map((metric) => [metric.namespace, metric.name, metric.stat, metric.period])).toEqual(expected.metrics);
+    }
+  });
+
+  it('notifies the one SNS topic when an alarm fires and when it clears', () => {
+    for (const [name, alarm] of alarms) {
+      expect(alarm.AlarmActions, name).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions, name).toEqual([{ Ref: topicId }]);
+    }
+  });
+
+  it('says in each description what broke, which dashboard widget shows it, and its runbook section, which exists', () => {
+    const runbook = readFileSync(join(PROJECT_ROOT, RUNBOOK), 'utf8');
+    for (const [name, alarm] of alarms) {
+      const anchor = runbookAnchorOf(name);
+      expect(alarm.AlarmDescription, name).toMatch(new RegExp(`Dashboard: ".+"\\. Runbook: docs/runbook\\.md#${anchor}$`));
+      expect(runbook, name).toContain(`\n## ${anchor}\n`);
+    }
+  });
+
+  it('watches the right resources: the webhook DLQ, the indexer failure queue, the webhook queue, the domain, the indexer', () => {
+    const dimension = (name: string, key: string) => JSON.stringify(
+      (alarms.get(name)!.Metrics ?? []).flatMap((q) => q.MetricStat?.Metric.Dimensions ?? []).concat(
+        ((alarms.get(name) as unknown as { Dimensions?: Array<{ Name: string; Value: unknown }> }).Dimensions ?? []),
+      ).filter((d) => d.Name === key).map((d) => d.Value),
+    );
+    expect(dimension('webhook-dlq', 'QueueName')).toMatch(/WebhookDeadLetterQueue/);
+    expect(dimension('indexer-failure-queue', 'QueueName')).toMatch(/IndexerFailureQueue/);
+    expect(dimension('webhook-queue-age', 'QueueName')).toMatch(/WebhookQueueQueueName/);
+    for (const name of ['search-cluster-red', 'search-cluster-yellow', 'search-free-storage']) {
+      expect(dimension(name, 'DomainName'), name).toMatch(/SearchDomain/);
+      expect(dimension(name, 'ClientId'), name).toBe('[{"Ref":"AWS::AccountId"}]');
+    }
+    expect(dimension('indexer-errors', 'FunctionName')).toMatch(/RecordIndexer/);
+    expect(dimension('indexer-lag', 'FunctionName')).toMatch(/RecordIndexer/);
+    expect(dimension('api-5xx-rate', 'ApiName')).toBe('["gcf-data-service-prod","gcf-data-service-prod"]');
+  });
+
+  it('puts free storage at 20% of each data node\'s EBS volume, in MB', () => {
+    expect(alarmsOf(dev.stateless).get('search-free-storage')!.Threshold).toBe(2048); // 10 GiB
+    expect(alarms.get('search-free-storage')!.Threshold).toBe(10_240); // 50 GiB
+  });
+
+  it('covers every function with a throttle alarm of at most 10 metrics (the CloudWatch limit)', () => {
+    const throttled = [...alarms].filter(([name]) => name.startsWith('lambda-throttles-')).flatMap(([, alarm]) =>
+      (alarm.Metrics ?? []).flatMap((q) => q.MetricStat?.Metric.Dimensions ?? []).map((d) => JSON.stringify(d.Value)));
+    const functions = Object.entries(resourcesOfType(prod.stateless, 'AWS::Lambda::Function'))
+      .filter(([, fn]) => !String(fn.Properties?.Description).startsWith('AWS CDK resource provider framework'));
+    expect(throttled.sort()).toEqual(functions.map(([id]) => JSON.stringify({ Ref: id })).sort());
+    for (const [name, alarm] of alarms) expect((alarm.Metrics ?? []).filter((q) => q.MetricStat).length, name).toBeLessThanOrEqual(10);
+  });
+
+  it('counts authorizer failures from the API access log: AUTHORIZER_FAILURE and AUTHORIZER_CONFIGURATION_ERROR, not refused keys', () => {
+    const filters = Object.values(resourcesOfType(prod.stateless, 'AWS::Logs::MetricFilter'));
+    expect(filters).toHaveLength(1);
+    expect(filters[0]!.Properties).toEqual({
+      LogGroupName: { Ref: expect.stringMatching(/^ApiAccessLogs/) },
+      FilterPattern: '{ ($.errorType = "AUTHORIZER_FAILURE") || ($.errorType = "AUTHORIZER_CONFIGURATION_ERROR") }',
+      MetricTransformations: [{ MetricNamespace: 'GcfDataService/gcf-data-service-prod', MetricName: 'AuthorizerFailures', MetricValue: '1' }],
+    });
+  });
+
+  it('e-mails the configured address, and nobody when none is configured', () => {
+    expect(Object.values(resourcesOfType(prod.stateless, 'AWS::SNS::Subscription')).map((s) => s.Properties)).toEqual([
+      { Protocol: 'email', Endpoint: 'ops@example.org', TopicArn: { Ref: topicId } },
+    ]);
+    expect(resourcesOfType(dev.stateless, 'AWS::SNS::Subscription')).toEqual({});
+  });
+
+  it('encrypts the topic with a rotated customer-managed key CloudWatch may use, and refuses publishing without TLS', () => {
+    const topic = resourcesOfType(prod.stateless, 'AWS::SNS::Topic')[topicId!]!;
+    const [keyId] = referencedLogicalIds(topic.Properties?.KmsMasterKeyId);
+    const key: CfnResource = resourcesOfType(prod.stateless, 'AWS::KMS::Key')[keyId!]!;
+    expect(key.Properties?.EnableKeyRotation).toBe(true);
+    const keyStatements = (key.Properties?.KeyPolicy as { Statement: Array<Record<string, unknown>> }).Statement;
+    expect(keyStatements).toContainEqual(expect.objectContaining({
+      Effect: 'Allow',
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+    }));
+    const [policy] = Object.values(resourcesOfType(prod.stateless, 'AWS::SNS::TopicPolicy'));
+    const statements = (policy!.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement;
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' } }));
+  });
+});
