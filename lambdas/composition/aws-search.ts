@@ -6,12 +6,14 @@ import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
 import { DynamoEmbeddingCache } from '../adapters/aws/dynamo-embedding-cache';
 import { OpenSearchHttpClient } from '../adapters/aws/opensearch-client';
 import { OpenSearchIndex } from '../adapters/aws/opensearch-index';
+import { measuredEmbedder, measuredSearchIndex } from '../core/search/measured';
 import { memoizedEmbedder } from '../core/search/memoized-embedder';
 import type { IndexerPorts } from '../core/use-cases/index-record-changes';
 import { systemClock } from '../ports/clock';
 import type { Embedder, VectorSpace } from '../ports/embedder';
 import type { Services } from '../ports/services';
 import { createAwsServices, requireEnv } from './aws';
+import { awsTelemetry, traced } from './aws-telemetry';
 
 /**
  * The composition of the functions that search or index: OpenSearch (SigV4) and Bedrock. Kept
@@ -56,7 +58,7 @@ export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = 
  * the indexer embedding batches.
  */
 export function bedrockEmbedder(env: NodeJS.ProcessEnv, pacing: Pick<BedrockEmbedderOptions, 'retries' | 'maxDelayMs' | 'maxConcurrency'> = {}): Embedder {
-  return new BedrockEmbedder(new BedrockRuntimeClient({ maxAttempts: 1 }), { dimensions: titanDimensionsFromEnv(env), ...pacing });
+  return new BedrockEmbedder(traced(new BedrockRuntimeClient({ maxAttempts: 1 })), { dimensions: titanDimensionsFromEnv(env), ...pacing });
 }
 
 /** A caller waits for its query vector: two quick retries, then 503 rather than an API Gateway timeout. */
@@ -69,21 +71,22 @@ let cachedServices: Services | undefined;
 /** For functions that list and search. */
 export function awsSearchServices(): Services {
   cachedServices ??= createAwsServices(process.env, {
-    index: (env) => openSearchIndexFor(env),
-    embedder: (env) => memoizedEmbedder(bedrockEmbedder(env, QUERY_PACING), REMEMBERED_QUERIES),
+    index: (env) => measuredSearchIndex(openSearchIndexFor(env), awsTelemetry.metrics),
+    // Timed inside the memo: EmbeddingLatency is Bedrock's, not a remembered vector's.
+    embedder: (env) => memoizedEmbedder(measuredEmbedder(bedrockEmbedder(env, QUERY_PACING), awsTelemetry.metrics), REMEMBERED_QUERIES),
   });
   return cachedServices;
 }
 
 /** The indexer's ports: the index it writes, the outbox and the embedding cache in the records table, and Bedrock. */
 export function createAwsIndexerPorts(env: NodeJS.ProcessEnv = process.env): IndexerPorts {
-  const dynamo = new DynamoDBClient({});
+  const dynamo = traced(new DynamoDBClient({}));
   const tableName = requireEnv(env, 'RECORDS_TABLE_NAME');
   return {
     index: openSearchIndexFor(env),
     outbox: new DynamoChangeOutbox(dynamo, tableName),
     clock: systemClock,
-    embeddings: { embedder: bedrockEmbedder(env), cache: new DynamoEmbeddingCache(dynamo, tableName) },
+    embeddings: { embedder: measuredEmbedder(bedrockEmbedder(env), awsTelemetry.metrics), cache: new DynamoEmbeddingCache(dynamo, tableName) },
   };
 }
 

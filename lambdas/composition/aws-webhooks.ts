@@ -10,6 +10,7 @@ import type { DeliveryPorts } from '../core/use-cases/deliver-webhook';
 import type { ChangeFanOutPorts } from '../core/use-cases/fan-out-events';
 import { systemClock } from '../ports/clock';
 import { requireEnv } from './aws';
+import { traced } from './aws-telemetry';
 import { WEBHOOK_QUEUE_ENV } from './webhook-env';
 
 /**
@@ -28,14 +29,14 @@ export interface AwsWebhookAdapters {
 }
 
 export function createAwsWebhookAdapters(env: NodeJS.ProcessEnv = process.env): AwsWebhookAdapters {
-  const dynamo = new DynamoDBClient({});
+  const dynamo = traced(new DynamoDBClient({}));
   const tableName = requireEnv(env, 'RECORDS_TABLE_NAME');
   return {
     dynamo,
     tableName,
     webhooks: new DynamoWebhookStore(dynamo, tableName),
     log: new DynamoDeliveryLog(dynamo, tableName),
-    queue: new SqsDeliveryQueue(new SQSClient({}), requireEnv(env, WEBHOOK_QUEUE_ENV.queueUrl), requireEnv(env, WEBHOOK_QUEUE_ENV.deadLetterQueueUrl)),
+    queue: new SqsDeliveryQueue(traced(new SQSClient({})), requireEnv(env, WEBHOOK_QUEUE_ENV.queueUrl), requireEnv(env, WEBHOOK_QUEUE_ENV.deadLetterQueueUrl)),
   };
 }
 

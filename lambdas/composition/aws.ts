@@ -12,6 +12,7 @@ import type { Embedder } from '../ports/embedder';
 import { semanticFloorOf } from '../core/search/relevance';
 import type { TierPolicies } from '../core/auth/tier-quotas';
 import { tierPoliciesFromEnv } from './tier-quotas-env';
+import { awsTelemetry, traced } from './aws-telemetry';
 
 /** How a search function builds its search adapters (composition/aws-search.ts), kept out of other bundles. */
 export interface SearchAdapters {
@@ -41,7 +42,7 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
   let meter: UsageMeter | undefined;
   let keys: KeyStore | undefined;
   let tiers: TierPolicies | undefined;
-  const dynamo = () => (client ??= new DynamoDBClient({}));
+  const dynamo = () => (client ??= traced(new DynamoDBClient({})));
   const searchAdapters = () => {
     if (!search) throw new Error('this function is not bound to search: use awsSearchServices (composition/aws-search.ts)');
     return search;
@@ -76,6 +77,7 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
       return tiers;
     },
     clock: systemClock,
+    metrics: awsTelemetry.metrics,
   };
 }
 

@@ -32,6 +32,6 @@ export const METRIC_NAMES = {
   webhookFailed: 'WebhookFailed',
   /** Webhook attempts that failed and were queued again (Count). */
   webhookRetried: 'WebhookRetried',
-  /** Age of the newest stream record an indexer batch processed (Seconds). */
+  /** Per indexer batch: the largest age of its stream records, now minus ApproximateCreationDateTime (Seconds). */
   indexerLagSeconds: 'IndexerLagSeconds',
 } as const;

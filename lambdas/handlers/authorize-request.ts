@@ -1,4 +1,6 @@
 import { awsServices } from '../composition/aws';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { lambdaHandler } from '../http/lambda-handler';
 import { requestAuthorizerHandler } from '../http/request-authorizer';
 
-export const handler = requestAuthorizerHandler(awsServices);
+export const handler = lambdaHandler('authorizer', awsTelemetry, requestAuthorizerHandler(awsServices));

@@ -1,7 +1,9 @@
 import type { IndexCheck, OpenSearchIndex } from '../adapters/aws/opensearch-index';
 import { openSearchIndexFor } from '../composition/aws-search';
+import { awsTelemetry } from '../composition/aws-telemetry';
 import { RESOURCE_KINDS } from '../core/records';
 import { logger } from '../http/api-gateway';
+import { lambdaHandler } from '../http/lambda-handler';
 import type { VectorSpace } from '../ports/embedder';
 
 /**
@@ -59,5 +61,5 @@ export async function bootstrapSearchIndices(
   return { PhysicalResourceId: PHYSICAL_RESOURCE_ID, Data: Object.fromEntries(checks.map((check) => [check.kind, describeCheck(check)])) };
 }
 
-export const handler = (event: BootstrapEvent): Promise<BootstrapResponse> =>
-  bootstrapSearchIndices(event, (space) => openSearchIndexFor(process.env, space));
+export const handler = lambdaHandler('search-index-bootstrap', awsTelemetry, (event: BootstrapEvent): Promise<BootstrapResponse> =>
+  bootstrapSearchIndices(event, (space) => openSearchIndexFor(process.env, space)));

@@ -1,4 +1,6 @@
+import { awsTelemetry } from '../composition/aws-telemetry';
 import { awsFanOutPorts } from '../composition/aws-webhooks';
 import { changeFanOutHandler } from '../http/change-fan-out';
+import { lambdaHandler } from '../http/lambda-handler';
 
-export const handler = changeFanOutHandler(awsFanOutPorts);
+export const handler = lambdaHandler('webhook-fan-out', awsTelemetry, changeFanOutHandler(awsFanOutPorts));

@@ -1,4 +1,6 @@
 import { awsServices } from '../composition/aws';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { apiHandler } from '../http/lambda-handler';
 import { getRoute } from '../http/routes';
 
-export const handler = getRoute('contract', awsServices);
+export const handler = apiHandler('GET /contracts-api/{id}', awsTelemetry, getRoute('contract', awsServices));

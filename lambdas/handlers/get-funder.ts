@@ -1,4 +1,6 @@
 import { awsServices } from '../composition/aws';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { apiHandler } from '../http/lambda-handler';
 import { getRoute } from '../http/routes';
 
-export const handler = getRoute('funder', awsServices);
+export const handler = apiHandler('GET /funders-api/{id}', awsTelemetry, getRoute('funder', awsServices));

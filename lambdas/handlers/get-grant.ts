@@ -1,4 +1,6 @@
 import { awsServices } from '../composition/aws';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { apiHandler } from '../http/lambda-handler';
 import { getRoute } from '../http/routes';
 
-export const handler = getRoute('grant', awsServices);
+export const handler = apiHandler('GET /grants-api/{id}', awsTelemetry, getRoute('grant', awsServices));

@@ -1,4 +1,6 @@
 import { awsIndexerPorts } from '../composition/aws-search';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { lambdaHandler } from '../http/lambda-handler';
 import { streamIndexerHandler } from '../http/stream-indexer';
 
-export const handler = streamIndexerHandler(awsIndexerPorts);
+export const handler = lambdaHandler('indexer', awsTelemetry, streamIndexerHandler(awsIndexerPorts, awsTelemetry.metrics));

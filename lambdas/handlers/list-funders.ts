@@ -1,4 +1,6 @@
 import { awsSearchServices } from '../composition/aws-search';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { apiHandler } from '../http/lambda-handler';
 import { listRoute } from '../http/routes';
 
-export const handler = listRoute('funder', awsSearchServices);
+export const handler = apiHandler('GET /funders-api', awsTelemetry, listRoute('funder', awsSearchServices));

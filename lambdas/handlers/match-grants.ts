@@ -1,4 +1,6 @@
 import { awsSearchServices } from '../composition/aws-search';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { apiHandler } from '../http/lambda-handler';
 import { matchGrantsRoute } from '../http/routes';
 
-export const handler = matchGrantsRoute(awsSearchServices);
+export const handler = apiHandler('POST /match-grants-api', awsTelemetry, matchGrantsRoute(awsSearchServices));

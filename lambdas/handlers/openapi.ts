@@ -1,9 +1,6 @@
-import { apiRoute, jsonResult } from '../http/api-gateway';
-import { buildOpenApiDocument } from '../http/openapi';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { apiHandler } from '../http/lambda-handler';
+import { openApiRoute } from '../http/openapi';
 
-let document: Record<string, unknown> | undefined;
-
-export const handler = apiRoute(async () => {
-  document ??= buildOpenApiDocument();
-  return jsonResult(200, document);
-});
+// The local server imports this handler too; called without a Lambda context it is the bare route.
+export const handler = apiHandler('GET /openapi.json', awsTelemetry, openApiRoute());

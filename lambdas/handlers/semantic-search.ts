@@ -1,4 +1,6 @@
 import { awsSearchServices } from '../composition/aws-search';
+import { awsTelemetry } from '../composition/aws-telemetry';
+import { apiHandler } from '../http/lambda-handler';
 import { semanticSearchRoute } from '../http/routes';
 
-export const handler = semanticSearchRoute(awsSearchServices);
+export const handler = apiHandler('POST /semantic-search', awsTelemetry, semanticSearchRoute(awsSearchServices));

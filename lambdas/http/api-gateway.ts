@@ -7,6 +7,11 @@ export type ApiResult = APIGatewayProxyResult;
 
 export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'gcf-api' });
 
+/** How logs name a key: the first characters of its id (`key_` and four more), never the key. */
+export function keyIdPrefixOf(keyId: string): string {
+  return keyId.slice(0, 8);
+}
+
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' } as const;
 
 /**

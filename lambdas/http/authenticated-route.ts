@@ -2,10 +2,11 @@ import { utcDayOf } from '../core/auth/quota';
 import { isTierName } from '../core/auth/tiers';
 import { unauthorized } from '../core/auth/api-keys';
 import { ServiceError } from '../core/errors';
+import { METRIC_NAMES } from '../core/metric-names';
 import { admitRequest, type RouteFeature } from '../core/use-cases/admit-request';
 import type { Principal } from '../core/use-cases/authenticate';
 import type { ServicesProvider } from '../ports/services';
-import { apiRoute, errorResult, logger, type ApiEvent, type ApiResult } from './api-gateway';
+import { apiRoute, errorResult, keyIdPrefixOf, logger, type ApiEvent, type ApiResult } from './api-gateway';
 
 /** The caller the authorizer let through, from the request context (API Gateway's, or the local server's). */
 export function principalOf(event: ApiEvent): Principal | null {
@@ -31,7 +32,7 @@ export function authenticatedRoute(
     const startedAt = performance.now();
     const principal = principalOf(event);
     if (!principal) return errorResult(unauthorized('Missing or invalid API key'), event);
-    const { meter, clock, tiers } = services();
+    const { meter, clock, tiers, metrics } = services();
     const now = clock.now();
     let result: ApiResult;
     try {
@@ -40,13 +41,14 @@ export function authenticatedRoute(
       result = { ...result, headers: { ...result.headers, ...headers } };
     } catch (error) {
       result = errorResult(error, event);
+      if (error instanceof ServiceError && error.code === 'RATE_LIMITED') metrics?.record(METRIC_NAMES.quotaRejections, 'Count', 1);
       if (error instanceof ServiceError && error.headers) result = { ...result, headers: { ...result.headers, ...error.headers } };
     }
     try {
       await meter.record(principal.keyId, utcDayOf(now), { status: result.statusCode, latencyMs: performance.now() - startedAt });
     } catch (error) {
       // Usage figures must not cost the caller a response.
-      logger.warn('could not record usage', { keyId: principal.keyId, error: error as Error });
+      logger.warn('could not record usage', { keyIdPrefix: keyIdPrefixOf(principal.keyId), error: error as Error });
     }
     return result;
   };

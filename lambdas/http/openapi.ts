@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { apiRoute, jsonResult, type ApiEvent, type ApiResult } from './api-gateway';
 import { ERROR_CODES } from '../core/errors';
 import { MATCH_LIMITS, MatchRequestSchema } from '../core/matching/match-request';
 import { LIMITS, LIST_PARAMS } from '../core/query/list-query';
@@ -341,4 +342,13 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       },
     },
   };
+}
+
+/** GET /openapi.json (public): the document, built once per cold start. */
+export function openApiRoute(): (event: ApiEvent) => Promise<ApiResult> {
+  let document: Record<string, unknown> | undefined;
+  return apiRoute(async () => {
+    document ??= buildOpenApiDocument();
+    return jsonResult(200, document);
+  });
 }

@@ -3,7 +3,7 @@ import { ServiceError } from '../core/errors';
 import { authenticate } from '../core/use-cases/authenticate';
 import type { Clock } from '../ports/clock';
 import type { KeyStore } from '../ports/key-store';
-import { logger } from './api-gateway';
+import { keyIdPrefixOf, logger } from './api-gateway';
 
 /** Every value sent for a header, whatever its case. */
 function authorizationValues(event: APIGatewayRequestAuthorizerEvent): string[] | undefined {
@@ -30,6 +30,7 @@ export function requestAuthorizerHandler(ports: () => { keys: KeyStore; clock: C
     const { keys, clock } = ports();
     try {
       const principal = await authenticate(authorizationValues(event), keys, clock.now());
+      logger.info('authorized', { keyIdPrefix: keyIdPrefixOf(principal.keyId), tier: principal.tier });
       return {
         principalId: principal.keyId,
         policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWideResource(event.methodArn) }] },

@@ -1,8 +1,32 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSHandler, SQSRecord } from 'aws-lambda';
 import { deliveryMessageOf } from '../adapters/aws/sqs-delivery-queue';
-import { processDelivery, type DeliveryOptions, type DeliveryPorts } from '../core/use-cases/deliver-webhook';
+import { METRIC_NAMES } from '../core/metric-names';
+import { processDelivery, type DeliveryOptions, type DeliveryOutcome, type DeliveryPorts } from '../core/use-cases/deliver-webhook';
+import type { DeliveryLog, DeliveryStatus } from '../ports/delivery-log';
+import { noMetrics, type MetricName, type MetricsRecorder } from '../ports/metrics';
 import { logger } from './api-gateway';
+
+/** The metric of an attempt's outcome; 410 Gone ends the delivery unsent, so it counts as failed. */
+const OUTCOME_METRICS: Partial<Record<DeliveryOutcome, MetricName>> = {
+  delivered: METRIC_NAMES.webhookDelivered,
+  failed: METRIC_NAMES.webhookFailed,
+  gone: METRIC_NAMES.webhookFailed,
+  retrying: METRIC_NAMES.webhookRetried,
+};
+
+/** The log, noting the status each attempt saves: a duplicate SQS message returns the stored status without one. */
+function notingLog(log: DeliveryLog, saved: (status: DeliveryStatus) => void): DeliveryLog {
+  return {
+    create: (delivery) => log.create(delivery),
+    get: (deliveryId) => log.get(deliveryId),
+    save: (delivery) => {
+      saved(delivery.status);
+      return log.save(delivery);
+    },
+    list: (subscriptionId, limit) => log.list(subscriptionId, limit),
+  };
+}
 
 /**
  * The webhook sender in AWS: each SQS message is one attempt of one delivery (processDelivery).
@@ -10,8 +34,10 @@ import { logger } from './api-gateway';
  * is reported back alone (partial batch response), so SQS redelivers it after its visibility
  * timeout and, after the queue's receive limit, moves it to the dead-letter queue. A receiver that
  * fails is not an error here: the attempt is logged and the retry is queued by processDelivery.
+ * Each attempt counts as WebhookDelivered, WebhookRetried or WebhookFailed (a redelivered message
+ * that makes no attempt counts nothing).
  */
-export function webhookSenderHandler(ports: () => DeliveryPorts, options: DeliveryOptions = { mode: 'aws' }): SQSHandler {
+export function webhookSenderHandler(ports: () => DeliveryPorts, options: DeliveryOptions = { mode: 'aws' }, metrics: MetricsRecorder = noMetrics): SQSHandler {
   const processor = new BatchProcessor(EventType.SQS);
 
   async function sendOne(record: SQSRecord): Promise<void> {
@@ -22,7 +48,11 @@ export function webhookSenderHandler(ports: () => DeliveryPorts, options: Delive
       return;
     }
     try {
-      const outcome = await processDelivery(ports(), message, options);
+      const base = ports();
+      let saved: DeliveryStatus | undefined;
+      const outcome = await processDelivery({ ...base, log: notingLog(base.log, (status) => { saved = status; }) }, message, options);
+      const metric = OUTCOME_METRICS[outcome];
+      if (metric && saved === outcome) metrics.record(metric, 'Count', 1);
       logger.info('webhook attempt', { deliveryId: message.delivery_id, outcome, receiveCount: record.attributes.ApproximateReceiveCount });
     } catch (error) {
       logger.error('webhook attempt failed unexpectedly; SQS will redeliver it', { deliveryId: message.delivery_id, error: error as Error });

@@ -2,6 +2,7 @@ import type { TierPolicies } from '../core/auth/tier-quotas';
 import type { Clock } from './clock';
 import type { Embedder } from './embedder';
 import type { KeyStore } from './key-store';
+import type { MetricsRecorder } from './metrics';
 import type { RecordStore } from './record-store';
 import type { SearchIndex } from './search-index';
 import type { UsageMeter } from './usage-meter';
@@ -21,6 +22,8 @@ export interface Services {
   keys: KeyStore;
   /** The tiers' quotas this deployment enforces (the stage's config in AWS); TIERS when absent. */
   tiers?: TierPolicies;
+  /** CloudWatch metrics (quota rejections here; search and embedding times by the search adapters' wrappers); none when absent (the local server). */
+  metrics?: MetricsRecorder;
 }
 
 export type ServicesProvider = () => Services;
