@@ -251,10 +251,7 @@ export function mergeOverrides(base: StageConfigOverrides, top: StageConfigOverr
 }
 
 const optionalNullable = <T extends z.ZodType>(schema: T) => z.optional(z.nullable(schema));
-const oneOf = <const T extends readonly number[]>(values: T) =>
-  z.union(values.map((value) => z.literal(value)) as unknown as [z.ZodLiteral<T[number]>, z.ZodLiteral<T[number]>], {
-    error: `must be one of ${values.join(', ')}`,
-  });
+const oneOf = <const T extends readonly number[]>(values: T) => z.literal(values, { error: `must be one of ${values.join(', ')}` });
 
 /**
  * One entry of the `stages` context in cdk.json: the JSON form of StageConfigOverrides. Every key

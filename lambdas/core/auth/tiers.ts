@@ -1,6 +1,7 @@
 /**
- * Subscription tiers: the one place their quotas and features live (DESIGN.md section 3). The
- * service, the local server, the CDK usage plans and the docs all read this object.
+ * Subscription tiers: the one place their features and default quotas live (DESIGN.md section 3).
+ * The service, the local server, the CDK usage plans and the docs all read this object; a deployed
+ * stage may change a tier's daily quota and throttling in cdk.json (tier-quotas.ts).
  */
 
 export const TIER_NAMES = ['free', 'basic', 'pro', 'developer'] as const;
