@@ -16,16 +16,19 @@ export interface BenchOptions {
   /**
    * What runs: the API scenarios, the ingest of ../shared/data, the exact k-NN scan against a bare
    * loop, grant matching (POST /match-grants-api) at the biggest size, webhook delivery on the
-   * embedded stack against a bare POST loop.
+   * embedded stack against a bare POST loop, the Lambda bundles' sizes and cold start against an
+   * empty handler.
    */
   parts: BenchPart[];
+  /** Fresh-process imports of each Lambda bundle in the coldstart part (medians are taken across them). */
+  coldStartRuns: number;
 }
 
-export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'webhooks'] as const;
+export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'webhooks', 'coldstart'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
-const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts api,ingest,knn,match,webhooks]
-environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS (flags win)`;
+const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts api,ingest,knn,match,webhooks,coldstart] [--coldstart-runs 15]
+environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS (flags win)`;
 
 function positiveInteger(name: string, raw: string): number {
   const value = Number(raw);
@@ -44,6 +47,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
       warmup: { type: 'string', default: env.BENCH_WARMUP ?? '2' },
       out: { type: 'string', default: env.BENCH_OUT ?? 'docs/benchmarks.md' },
       parts: { type: 'string', default: env.BENCH_PARTS ?? BENCH_PARTS.join(',') },
+      'coldstart-runs': { type: 'string', default: env.BENCH_COLDSTART_RUNS ?? '15' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -61,6 +65,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     warmupSeconds,
     outFile: values.out!,
     parts: parseParts(values.parts!),
+    coldStartRuns: positiveInteger('--coldstart-runs', values['coldstart-runs']!),
   };
 }
 

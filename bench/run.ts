@@ -1,7 +1,8 @@
-// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching and webhook delivery; see docs/benchmarks.md.
+// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching, webhook delivery, and the Lambda bundles' sizes and cold start; see docs/benchmarks.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { benchCatalogue, type CatalogueResult } from './bench-catalogue';
+import { benchColdStart } from './coldstart';
 import { PROJECT_ROOT, stopAllChildren } from './child-processes';
 import { describeMachine } from './machine';
 import { parseBenchOptions } from './options';
@@ -9,7 +10,7 @@ import { benchIngest } from './ingest';
 import { benchKnn } from './knn';
 import { benchMatch } from './match';
 import {
-  ingestSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
+  COLDSTART_MARKERS, coldStartSection, ingestSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
   WEBHOOK_MARKERS, webhookSection, withIngestSection, withMarkedSection, type BenchRun,
 } from './report';
 import { benchWebhooks } from './webhooks';
@@ -39,17 +40,20 @@ async function main(): Promise<void> {
   }
   const match = options.parts.includes('match') ? await benchMatch(Math.max(...options.sizes), options, log) : null;
   const webhooks = options.parts.includes('webhooks') ? await benchWebhooks(options, log) : null;
+  const coldstart = options.parts.includes('coldstart') ? await benchColdStart(options.coldStartRuns, log) : null;
 
-  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, webhooks, totalSeconds: (performance.now() - startedAt) / 1000 };
+  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, webhooks, coldstart, totalSeconds: (performance.now() - startedAt) / 1000 };
   const outFile = resolve(PROJECT_ROOT, options.outFile);
   mkdirSync(dirname(outFile), { recursive: true });
   const previous = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
   if (options.parts.includes('api')) {
     // The quality sections are written by `npm run eval:search` and `npm run eval:match`, and the
-    // match and webhooks sections by `--parts match` / `--parts webhooks` runs when this one left
-    // them out; the new report keeps them.
+    // match, webhooks and coldstart sections by `--parts match` / `--parts webhooks` /
+    // `--parts coldstart` runs when this one left them out; the new report keeps them.
     let report = renderReport(run);
-    const kept = [SEARCH_QUALITY_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS])];
+    const kept = [
+      SEARCH_QUALITY_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
+    ];
     for (const markers of kept) {
       const section = markedSection(previous, markers);
       if (section) report = withMarkedSection(report, markers, section);
@@ -63,6 +67,7 @@ async function main(): Promise<void> {
     if (knn) report = withMarkedSection(report, KNN_MARKERS, knnSection(knn));
     if (match) report = withMarkedSection(report, MATCH_MARKERS, matchSection(match));
     if (webhooks) report = withMarkedSection(report, WEBHOOK_MARKERS, webhookSection(webhooks));
+    if (coldstart) report = withMarkedSection(report, COLDSTART_MARKERS, coldStartSection(coldstart));
     writeFileSync(outFile, report);
   }
   log(`\nwrote ${outFile} (${run.totalSeconds.toFixed(0)} s)`);
