@@ -8,7 +8,6 @@ import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructI
 import type { FunctionGroup, StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { TIER_NAMES } from '../lambdas/core/auth/tiers';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
 import { ApiAccess } from './constructs/api-access';
@@ -161,9 +160,7 @@ export class StatelessStack extends Stack {
     this.webhooks.deadlineScanner.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
 
     const reserve = (group: FunctionGroup, ...fns: ServiceFunction[]) => {
-      const count = config.functions.reservedConcurrency[group];
-      if (count === undefined) return;
-      for (const fn of fns) (fn.lambdaFunction.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
+      for (const fn of fns) fn.reserveConcurrency(config.functions.reservedConcurrency[group]);
     };
     reserve('api', ...functions.values());
     reserve('authorizer', this.access.authorizerFunction);

@@ -1,7 +1,7 @@
 import { Stack, type Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
@@ -101,6 +101,15 @@ export class ServiceFunction extends Construct {
       },
       bundling: { ...FUNCTION_BUNDLING, mainFields: [...FUNCTION_BUNDLING.mainFields], externalModules: [...FUNCTION_BUNDLING.externalModules] },
     });
+  }
+
+  /**
+   * Reserved concurrency (stage config, per function group): caps the function and guarantees it
+   * that many concurrent executions out of the account's pool. Undefined leaves it unreserved.
+   */
+  reserveConcurrency(count: number | undefined): this {
+    if (count !== undefined) (this.lambdaFunction.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
+    return this;
   }
 
   /** Read-only access to the records table, located through RECORDS_TABLE_NAME. */
