@@ -50,6 +50,15 @@ describe('Lambda bundle budget', () => {
       expect(owners, entry).not.toContain('@opensearch-project/opensearch');
     }
   });
+
+  it('lists every bundle in docs/benchmarks.md (npm run bench -- --parts coldstart)', () => {
+    const report = readFileSync(join(PROJECT_ROOT, 'docs/benchmarks.md'), 'utf8');
+    const start = report.indexOf('## Bundles and cold start');
+    expect(start, 'docs/benchmarks.md has no "Bundles and cold start" section').toBeGreaterThanOrEqual(0);
+    const section = report.slice(start, report.indexOf('<!-- end of coldstart section -->', start));
+    const missing = lambdaEntries().map(({ name }) => name).filter((name) => !section.includes(`| \`${name}\` |`));
+    expect(missing, 'bundles missing from the table: rerun npm run bench -- --parts coldstart').toEqual([]);
+  });
 });
 
 describe('the bundles measured are the bundles CDK deploys', () => {
