@@ -10,8 +10,10 @@ import type { Telemetry } from '../http/lambda-handler';
  * EMF metrics in the service's namespace (`service` = POWERTOOLS_SERVICE_NAME) and, in Lambda
  * only, Tracer. The X-Ray SDK under Tracer installs a process-wide async hook when it is loaded,
  * so it is imported only where AWS_EXECUTION_ENV says this is Lambda: the admin CLI and the local
- * server, which import these modules too, never pay for it. Tracer also traces every HTTPS request
- * (the OpenSearch client's, webhook POSTs); traced() adds the AWS SDK clients by operation.
+ * server, which import these modules too, never pay for it. Tracer also patches http(s).request,
+ * which traces the OpenSearch client's requests (webhook POSTs are left out: the transport holds
+ * the unpatched functions, so no trace header reaches a subscriber); traced() adds the AWS SDK
+ * clients, by service and operation.
  */
 
 const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'gcf-api';

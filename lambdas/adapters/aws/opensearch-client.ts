@@ -1,6 +1,9 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+// The module objects, not named imports: Powertools Tracer patches http.request and https.request
+// on them in Lambda, so each call to the domain is an X-Ray subsegment. (The webhook transport
+// keeps named imports on purpose: no trace header goes to subscribers.)
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, Provider } from '@smithy/types';
 
@@ -133,7 +136,7 @@ const segment = (name: string) => encodeURIComponent(name);
 export class OpenSearchHttpClient implements OpenSearchApi {
   private readonly url: URL;
   private readonly signer: SignatureV4 | undefined;
-  private readonly agent: HttpAgent;
+  private readonly agent: http.Agent;
   private readonly maxRetries: number;
   private readonly requestTimeoutMs: number;
 
@@ -143,7 +146,7 @@ export class OpenSearchHttpClient implements OpenSearchApi {
     this.signer = options.signing
       ? new SignatureV4({ service: 'es', region: options.signing.region, credentials: options.signing.credentials, sha256: NodeSha256 })
       : undefined;
-    this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.agent = this.url.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
     this.maxRetries = options.maxRetries ?? 2;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   }
@@ -208,9 +211,9 @@ export class OpenSearchHttpClient implements OpenSearchApi {
 
   private async send(method: string, path: string, body: string | undefined, contentType: string | undefined): Promise<{ statusCode: number; text: string }> {
     const headers = await this.headersFor(method, path, body, contentType);
-    const request = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const client = this.url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = request({
+      const req = client.request({
         protocol: this.url.protocol,
         hostname: this.url.hostname,
         port: this.url.port || undefined,
