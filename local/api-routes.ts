@@ -1,4 +1,4 @@
-import { handler as openApiHandler } from '../lambdas/handlers/openapi';
+import { openApiRoute } from '../lambdas/http/openapi';
 import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
 import { getRoute, listRoute, matchGrantsRoute, semanticSearchRoute } from '../lambdas/http/routes';
 import { authenticate } from '../lambdas/core/use-cases/authenticate';
@@ -31,6 +31,6 @@ export function localRoutes(services: Services): LocalRoute[] {
     { method: 'GET', resource: '/funders-api/{id}', authenticated: true, handler: getRoute('funder', provider) },
     { method: 'POST', resource: '/semantic-search', authenticated: true, handler: semanticSearchRoute(provider) },
     { method: 'POST', resource: '/match-grants-api', authenticated: true, handler: matchGrantsRoute(provider) },
-    { method: 'GET', resource: '/openapi.json', authenticated: false, handler: openApiHandler },
+    { method: 'GET', resource: '/openapi.json', authenticated: false, handler: openApiRoute() },
   ];
 }
