@@ -1,4 +1,4 @@
-import { Validations, type PolicyViolation } from 'aws-cdk-lib';
+import { type IPolicyValidationContext, type IPolicyValidationPlugin, type PolicyValidationPluginReport, type PolicyViolation, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 
@@ -99,11 +99,6 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
   },
 ];
 
-/** Where every construct of the tree is, by path. */
-function constructsByPath(scope: IConstruct): Map<string, IConstruct> {
-  return new Map(scope.node.findAll().map((construct) => [construct.node.path, construct]));
-}
-
 export interface NagOutcome {
   /** Findings no acknowledgement explains. */
   unexplained: PolicyViolation[];
@@ -111,24 +106,16 @@ export interface NagOutcome {
   used: Set<NagAcknowledgement>;
 }
 
-/**
- * Runs AwsSolutions over `scope` and acknowledges (Validations.acknowledge, on the resource) each
- * finding an entry of `acknowledgements` explains.
- */
-export function acknowledgeNagFindings(scope: IConstruct, acknowledgements: readonly NagAcknowledgement[] = NAG_ACKNOWLEDGEMENTS): NagOutcome {
-  const report = new AwsSolutionsChecks().validateScope(scope);
-  const byPath = constructsByPath(scope);
+/** Splits a report's violations into those an acknowledgement explains and the rest. */
+export function explainFindings(violations: readonly PolicyViolation[], acknowledgements: readonly NagAcknowledgement[]): NagOutcome {
   const unexplained: PolicyViolation[] = [];
   const used = new Set<NagAcknowledgement>();
-  for (const violation of report.violations) {
+  for (const violation of violations) {
     const left = violation.violatingResources.filter((resource) => {
       const path = resource.constructPath ?? '';
       const acknowledgement = acknowledgements.find((a) => a.finding.test(violation.ruleName) && a.path.test(path));
-      const construct = byPath.get(path);
-      if (!acknowledgement || !construct) return true;
-      Validations.of(construct).acknowledge({ id: violation.ruleName, reason: acknowledgement.reason });
-      used.add(acknowledgement);
-      return false;
+      if (acknowledgement) used.add(acknowledgement);
+      return !acknowledgement;
     });
     if (left.length > 0) unexplained.push({ ...violation, violatingResources: left });
   }
@@ -136,10 +123,30 @@ export function acknowledgeNagFindings(scope: IConstruct, acknowledgements: read
 }
 
 /**
- * The app's cdk-nag gate: acknowledges the explained findings, then registers AwsSolutions as a
- * policy validation plugin, so `cdk synth` and `cdk deploy` fail on any other finding.
+ * cdk-nag's AwsSolutions pack as a policy validation plugin that leaves out the findings our
+ * acknowledgements explain. It filters at synthesis, on the final tree, where IAM findings name
+ * resolved references (cross-stack exports), so the patterns match what cdk-nag reports there.
  */
-export function checkWithCdkNag(app: IConstruct): void {
-  acknowledgeNagFindings(app);
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+export class AcknowledgedAwsSolutionsChecks implements IPolicyValidationPlugin {
+  readonly name = 'AwsSolutions';
+  /** What the last validation found, explained or not (for tests). */
+  lastOutcome: NagOutcome | null = null;
+  private readonly checks: AwsSolutionsChecks;
+
+  constructor(scope: IConstruct, private readonly acknowledgements: readonly NagAcknowledgement[] = NAG_ACKNOWLEDGEMENTS) {
+    this.checks = new AwsSolutionsChecks(scope);
+  }
+
+  validate(context: IPolicyValidationContext): PolicyValidationPluginReport {
+    const report = this.checks.validate(context);
+    this.lastOutcome = explainFindings(report.violations, this.acknowledgements);
+    return { ...report, success: this.lastOutcome.unexplained.length === 0, violations: this.lastOutcome.unexplained };
+  }
+}
+
+/** The app's cdk-nag gate: `cdk synth` and `cdk deploy` fail on any finding the acknowledgements do not explain. */
+export function checkWithCdkNag(app: IConstruct, acknowledgements: readonly NagAcknowledgement[] = NAG_ACKNOWLEDGEMENTS): AcknowledgedAwsSolutionsChecks {
+  const plugin = new AcknowledgedAwsSolutionsChecks(app, acknowledgements);
+  Validations.of(app).addPlugins(plugin);
+  return plugin;
 }
