@@ -26,6 +26,8 @@ export const METRIC_NAMES = {
   quotaRejections: 'QuotaRejections',
   /** Time to embed a query or a batch of records (Milliseconds). */
   embeddingLatency: 'EmbeddingLatency',
+  /** Calls to the embedding model that failed (Count): semantic search and matching answer 503, hybrid search degrades to keyword. */
+  embeddingFailures: 'EmbeddingFailures',
   /** Webhook deliveries that got a 2xx (Count). */
   webhookDelivered: 'WebhookDelivered',
   /** Webhook deliveries that failed their last attempt (Count). */

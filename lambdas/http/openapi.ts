@@ -51,7 +51,8 @@ const RELEVANCE = {
 
 const withRelevance = (schema: string) => ({ allOf: [ref(schema), { type: 'object', properties: { relevance: RELEVANCE } }] });
 
-const SEARCH_UNAVAILABLE = errorResponse('Semantic or hybrid search while the embedding model or the index is unreachable (SEARCH_UNAVAILABLE); keyword search and get-by-id keep working');
+const SEARCH_UNAVAILABLE = errorResponse('SEARCH_UNAVAILABLE: the search index is unreachable, or a semantic search or a match while the embedding model is; get-by-id keeps working, and keyword search while only the model is down');
+const LIST_SEARCH_UNAVAILABLE = errorResponse('SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is. Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working');
 
 function listOperation(kind: ResourceKind, schema: string, plural: string) {
   return {
@@ -79,7 +80,7 @@ function listOperation(kind: ResourceKind, schema: string, plural: string) {
       400: errorResponse('A parameter is malformed; error.details names each field'),
       ...ACCESS_RESPONSES,
       500: errorResponse('Internal error'),
-      503: SEARCH_UNAVAILABLE,
+      503: LIST_SEARCH_UNAVAILABLE,
     },
   };
 }
@@ -242,6 +243,12 @@ const meta = {
     response_time_ms: { type: 'number' },
     sort_by: { type: 'string', description: 'The sort applied; relevance when a search term ranks the results' },
     order: { type: 'string', enum: ['asc', 'desc'] },
+    degraded: {
+      type: 'boolean',
+      const: true,
+      description: 'Present only when the answer is degraded: a hybrid search whose query the embedding model could not embed, answered with the keyword matches alone (relevance at most 0.5)',
+    },
+    degraded_reason: { type: 'string', description: 'Why the answer is degraded, for people; present with degraded' },
   },
 };
 

@@ -228,6 +228,17 @@ export class ServiceAlarms extends Construct {
         summary: 'The API key authorizer failed (error or timeout, not a refused key): API Gateway answered callers 500.',
         widget: DASHBOARD_WIDGETS.authorizerFailures,
       },
+      {
+        anchor: 'embedding-failures',
+        metric: metrics.embeddingFailures(),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        // Two 5-minute windows in a row: one throttled burst that the next minute absorbs does not page.
+        evaluationPeriods: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING, // no failures, no data
+        summary: 'Calls to the Bedrock embedding model have failed for 10 minutes: semantic search and matching answer 503 SEARCH_UNAVAILABLE, hybrid search answers keyword matches only (meta.degraded), and indexer batches with new record text fail and retry, so the index falls behind.',
+        widget: DASHBOARD_WIDGETS.searchLatencyByMode,
+      },
       ...throttleAlarms(metrics),
     ];
     this.definitions = definitions;

@@ -109,7 +109,11 @@ export class ServiceDashboard extends Construct {
       graph(DASHBOARD_WIDGETS.searchLatencyByMode, [
         ...(['keyword', 'semantic', 'hybrid'] as const).map((mode) => metrics.searchLatency(mode, 'p99')),
         metrics.embeddingLatency('p99'),
-      ]),
+      ], {
+        right: [metrics.embeddingFailures()],
+        leftYAxis: { min: 0, label: 'ms', showUnits: false },
+        rightYAxis: { min: 0, label: 'failed calls', showUnits: false },
+      }),
     ]);
 
     rows.push([

@@ -150,6 +150,10 @@ export class ServiceMetrics {
     return this.own(METRIC_NAMES.embeddingLatency, { statistic: percentile, label: `Embedding ${percentile}` });
   }
 
+  embeddingFailures(): Metric {
+    return this.own(METRIC_NAMES.embeddingFailures, { statistic: Stats.SUM, label: 'Embedding failures' });
+  }
+
   quotaRejections(): Metric {
     return this.own(METRIC_NAMES.quotaRejections, { statistic: Stats.SUM, label: 'Quota rejections (429)' });
   }

@@ -249,22 +249,52 @@ describe('POST /semantic-search', () => {
 });
 
 describe('an unavailable embedding model', () => {
-  it('makes semantic and hybrid search a 503 SEARCH_UNAVAILABLE while keyword search and get-by-id keep working', async () => {
+  it('makes semantic search a 503 SEARCH_UNAVAILABLE while keyword search and get-by-id keep working', async () => {
     outage.on = true;
     try {
-      for (const mode of ['semantic', 'hybrid']) {
-        const res = await api.get(`/grants-api?${new URLSearchParams({ search: 'water', search_mode: mode })}`);
-        expect(res.status).toBe(503);
-        expect(res.body.error.code).toBe('SEARCH_UNAVAILABLE');
-        expect(res.body.error.message).toMatch(/wink-sg-100d.*keyword/);
-      }
-      expect((await api.post('/semantic-search', { query: 'water' })).status).toBe(503);
+      const semantic = await api.get(`/grants-api?${new URLSearchParams({ search: 'water', search_mode: 'semantic' })}`);
+      expect(semantic.status).toBe(503);
+      expect(semantic.body.error.code).toBe('SEARCH_UNAVAILABLE');
+      expect(semantic.body.error.message).toMatch(/wink-sg-100d.*keyword/);
+      expect(semantic.headers.get('x-ratelimit-limit')).toBe('-1');
+      const posted = await api.post('/semantic-search', { query: 'water' });
+      expect(posted.status).toBe(503);
+      expect(posted.body.error.code).toBe('SEARCH_UNAVAILABLE');
       const keyword = await api.get('/grants-api?search=water');
       expect(keyword.status).toBe(200);
       expect(keyword.body.results.length).toBeGreaterThan(0);
+      expect(keyword.body.meta.degraded).toBeUndefined();
       expect((await api.get(`/grants-api/${keyword.body.results[0].id}`)).status).toBe(200);
     } finally {
       outage.on = false;
     }
+  });
+
+  it('answers hybrid search from its keyword half, flagged meta.degraded, ranked as hybrid ranks keyword-only matches', async () => {
+    const params = new URLSearchParams({ search: 'water', search_mode: 'hybrid', limit: '50' });
+    const keyword = await api.get(`/grants-api?${new URLSearchParams({ search: 'water', limit: '50' })}`);
+    const healthy = await api.get(`/grants-api?${params}`);
+    expect(healthy.body.meta.degraded).toBeUndefined();
+    outage.on = true;
+    let degraded: Awaited<ReturnType<TestApi['get']>>;
+    let counted: Awaited<ReturnType<TestApi['get']>>;
+    try {
+      degraded = await api.get(`/grants-api?${params}`);
+      counted = await api.get(`/grants-api?${params}&count_only=true`);
+    } finally {
+      outage.on = false;
+    }
+    expect(degraded.status).toBe(200);
+    expect(degraded.body.meta).toMatchObject({ degraded: true, sort_by: 'relevance', degraded_reason: expect.stringMatching(/embedding model \(wink-sg-100d.*keyword matches alone/) });
+    // Exactly the keyword matches, in keyword order, each with relevance on the hybrid scale: 1 / (k + rank) over 2 / (k + 1), so at most 0.5.
+    expect(degraded.body.pagination.total).toBe(keyword.body.pagination.total);
+    expect(degraded.body.results.map((r: { id: string }) => r.id)).toEqual(keyword.body.results.map((r: { id: string }) => r.id));
+    degraded.body.results.forEach((r: { relevance: number }, i: number) => expect(r.relevance).toBeCloseTo(61 / 2 / (61 + i), 3));
+    expect(counted.body).toMatchObject({ pagination: { total: keyword.body.pagination.total }, meta: { degraded: true } });
+    // Recovered: the fused answer again (semantic-only matches back), not a remembered degraded page.
+    const recovered = await api.get(`/grants-api?${params}`);
+    expect(recovered.body.meta.degraded).toBeUndefined();
+    expect(recovered.body.pagination.total).toBe(healthy.body.pagination.total);
+    expect(recovered.body.pagination.total).toBeGreaterThan(keyword.body.pagination.total);
   });
 });

@@ -248,6 +248,16 @@ describe('SearchLatency and EmbeddingLatency', () => {
     ]);
     expect(embedder.space).toEqual(countingEmbedder().space);
   });
+
+  it('counts each failed call to the embedding model, and times it', async () => {
+    const metrics = recordingMetrics();
+    const failing = measuredEmbedder({ space: countingEmbedder().space, embed: async () => { throw new Error('throttled'); } }, metrics, ticking());
+    await expect(failing.embed(['police equipment'])).rejects.toThrow('throttled');
+    expect(metrics.recorded).toEqual([
+      { name: 'EmbeddingFailures', unit: 'Count', value: 1, dimensions: {} },
+      { name: 'EmbeddingLatency', unit: 'Milliseconds', value: 5, dimensions: {} },
+    ]);
+  });
 });
 
 describe('IndexerLagSeconds', () => {

@@ -8,7 +8,9 @@ import { cosineOfOpenSearchScore, openSearchScoreOfCosine, relevanceOfCosine, se
 import { memoizedEmbedder } from '../../lambdas/core/search/memoized-embedder';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
-import { semanticQueryOf } from '../../lambdas/core/use-cases/list-records';
+import { listEnvelope, listRecords, semanticQueryOf } from '../../lambdas/core/use-cases/list-records';
+import { parseListQuery } from '../../lambdas/core/query/list-query';
+import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
 import { rankMatches, VectorMatrix, type Matches } from '../../lambdas/adapters/embedded/vector-matrix';
 import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
 
@@ -121,6 +123,44 @@ describe('the query vector', () => {
 
   it('carries the floor and a null vector for a text with nothing to embed', async () => {
     expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, floor: 0.42 });
+  });
+});
+
+describe('search while the embedding model is down', () => {
+  const failing = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, embed: async () => { throw new Error('ThrottlingException'); } };
+  const recordingIndex = (fail?: Error) => {
+    const asked: (SemanticQuery | undefined)[] = [];
+    const index: SearchIndex = {
+      query: async (_kind, _query, semantic) => {
+        asked.push(semantic);
+        if (fail) throw fail;
+        return { total: 1, results: [{ ...grant('g1', 'Water'), relevance: 0.5 }] } as never;
+      },
+      upsert: async () => {},
+      remove: async () => {},
+    };
+    return { index, asked };
+  };
+  const query = (mode: string) => parseListQuery('grant', { search: ['water'], search_mode: [mode] }, '2026-11-25');
+
+  it('answers hybrid from the keyword half (a null vector) and marks the envelope degraded', async () => {
+    const { index, asked } = recordingIndex();
+    const outcome = await listRecords({ index, embedder: failing, semanticFloor: 0.3 }, query('hybrid'));
+    expect(asked).toEqual([{ vector: null, floor: 0.3 }]);
+    expect(listEnvelope(outcome, 1).meta).toMatchObject({ degraded: true, degraded_reason: expect.stringMatching(/titan-embed-text-v2.*keyword matches alone/) });
+  });
+
+  it('keeps semantic a 503, and never marks a healthy or keyword answer degraded', async () => {
+    await expect(listRecords({ index: recordingIndex().index, embedder: failing, semanticFloor: 0.3 }, query('semantic'))).rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' });
+    const keyword = await listRecords({ index: recordingIndex().index, embedder: failing, semanticFloor: 0.3 }, query('keyword'));
+    expect(listEnvelope(keyword, 1).meta).not.toHaveProperty('degraded');
+    const healthy = await listRecords({ index: recordingIndex().index, embedder: countingEmbedder(), semanticFloor: 0.3 }, query('hybrid'));
+    expect(listEnvelope(healthy, 1).meta).not.toHaveProperty('degraded');
+  });
+
+  it('does not hide a failing index behind the fallback', async () => {
+    const unavailable = new ServiceError(503, 'SEARCH_UNAVAILABLE', 'The search index is not available');
+    await expect(listRecords({ index: recordingIndex(unavailable).index, embedder: failing, semanticFloor: 0.3 }, query('hybrid'))).rejects.toBe(unavailable);
   });
 });
 

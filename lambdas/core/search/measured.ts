@@ -10,7 +10,7 @@ const performanceNow: Stopwatch = () => performance.now();
 
 /**
  * The embedder, with the time of each call to the model as EmbeddingLatency (a query vector, or a
- * batch of records at index time). Wrap the model itself, inside any memo, so remembered vectors
+ * batch of records at index time) and each failed call as EmbeddingFailures. Wrap the model itself, inside any memo, so remembered vectors
  * do not count.
  */
 export function measuredEmbedder(inner: Embedder, metrics: MetricsRecorder, now: Stopwatch = performanceNow): Embedder {
@@ -20,6 +20,11 @@ export function measuredEmbedder(inner: Embedder, metrics: MetricsRecorder, now:
       const startedAt = now();
       try {
         return await inner.embed(texts);
+      } catch (error) {
+        // Hybrid search answers from its keyword half when this fails: without the count, an
+        // outage of the model would show on no graph and page no one.
+        metrics.record(METRIC_NAMES.embeddingFailures, 'Count', 1);
+        throw error;
       } finally {
         metrics.record(METRIC_NAMES.embeddingLatency, 'Milliseconds', now() - startedAt);
       }

@@ -9,6 +9,10 @@ export interface ListMeta {
   response_time_ms: number;
   sort_by: SortField;
   order: SortOrder;
+  /** Present (true) only when a hybrid search was answered from its keyword half alone. */
+  degraded?: true;
+  /** Why the answer is degraded, in words for the caller. */
+  degraded_reason?: string;
 }
 
 export interface ListEnvelope<K extends ResourceKind> {
@@ -26,6 +30,8 @@ export interface ListOutcome<K extends ResourceKind> {
   query: ListQuery & { kind: K };
   total: number;
   results: IndexedResult<K>[];
+  /** Set when a hybrid search lost its semantic half (the embedding model did not answer). */
+  degradedReason?: string;
 }
 
 export interface SearchPorts {
@@ -53,10 +59,32 @@ export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: s
   return { vector: vector ?? null, floor: ports.semanticFloor };
 }
 
+/**
+ * A hybrid search whose query could not be embedded still has its keyword half: it is answered
+ * from that half alone (the same fusion with an empty semantic list, so relevance stays on the
+ * hybrid scale, at most 0.5) and says so in meta.degraded. Semantic search has no such half and
+ * stays a 503, as do errors of the index itself.
+ */
+async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{ semantic: SemanticQuery; degradedReason?: string }> {
+  try {
+    return { semantic: await semanticQueryOf(ports, text) };
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.code !== 'SEARCH_UNAVAILABLE') throw error;
+    return {
+      semantic: { vector: null, floor: ports.semanticFloor },
+      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most 0.5).`,
+    };
+  }
+}
+
 export async function listRecords<K extends ResourceKind>(ports: SearchPorts, query: ListQuery & { kind: K }): Promise<ListOutcome<K>> {
-  const semantic = query.search && query.search.mode !== 'keyword' ? await semanticQueryOf(ports, query.search.text) : undefined;
+  const mode = query.search?.mode ?? 'keyword';
+  let semantic: SemanticQuery | undefined;
+  let degradedReason: string | undefined;
+  if (query.search && mode === 'semantic') semantic = await semanticQueryOf(ports, query.search.text);
+  else if (query.search && mode === 'hybrid') ({ semantic, degradedReason } = await hybridOrKeywordQuery(ports, query.search.text));
   const page = await ports.index.query(query.kind, query, semantic);
-  return { query, total: page.total, results: page.results };
+  return { query, total: page.total, results: page.results, ...(degradedReason ? { degradedReason } : {}) };
 }
 
 /** The list envelope of interface section 2; count_only drops results (DESIGN.md section 3). */
@@ -66,6 +94,7 @@ export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, el
     response_time_ms: Math.round(elapsedMs * 100) / 100,
     sort_by: query.sort.field,
     order: query.sort.order,
+    ...(outcome.degradedReason ? { degraded: true as const, degraded_reason: outcome.degradedReason } : {}),
   };
   if (query.countOnly) return { pagination: { total }, meta };
   return {
