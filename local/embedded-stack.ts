@@ -19,6 +19,7 @@ import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedding-cache';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
+import { DynamoWriteJournal } from '../lambdas/adapters/embedded/write-journal';
 import { loadWinkEmbedder, winkVectorFilePath } from '../lambdas/adapters/embedded/wink-embedder';
 import { semanticFloorOf } from '../lambdas/core/search/relevance';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
@@ -193,7 +194,8 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   // this process's CPU, so keys are cached (and forgotten on any change) and figures batched.
   const meter = new DynamoUsageMeter(client, LOCAL_TABLE_NAME, { flushIntervalMs: USAGE_FLUSH_MS });
   const keys = new CachedKeyStore(new DynamoKeyStore(client, LOCAL_TABLE_NAME), KEY_CACHE_TTL_MS);
-  const store = new IndexingRecordStore(dynamoStore, { index, outbox, clock, embeddings });
+  // Each write is journaled until indexed, so one a killed process left half done is finished below.
+  const store = new IndexingRecordStore(dynamoStore, { index, outbox, clock, embeddings }, new DynamoWriteJournal(client, LOCAL_TABLE_NAME));
   const doc = DynamoDBDocumentClient.from(client);
 
   const marker = (await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: CATALOGUE_MARKER }))).Item;
@@ -207,6 +209,9 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     await reindexRecords(dynamoStore, { index, embeddings });
     if (marker) progress('rebuilt the search index from the record store');
   }
+  // Writes a stopped process left between the store and the index: indexed and announced now.
+  const replayed = await store.replayJournal();
+  if (replayed > 0) progress(`finished ${replayed} write${replayed === 1 ? '' : 's'} the last process left unindexed (it stopped mid-write)`);
 
   if (!marker && options.seed !== false) {
     const spec: CatalogueSpec = { ...DEFAULT_CATALOGUE, ...(typeof options.seed === 'object' ? options.seed : {}), today: utcDate(clock) };
