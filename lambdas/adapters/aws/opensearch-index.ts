@@ -28,6 +28,15 @@ export const REBUILD_REMEDY = 'Rebuild it with the configured embedder: npm run 
 const FIRST_INDEX_VERSION = 'v1';
 /** Reported as the space of an index whose mapping records none (made before vector search). */
 const NO_SPACE: VectorSpace = { embedder: 'no embedder (the index predates vector search)', dimensions: 0 };
+/**
+ * How long a query may take, end to end (the index check and every request to the domain, retries
+ * included), before it is given up as SEARCH_UNAVAILABLE. A domain that takes connections and
+ * never answers would otherwise hold a query for the client's request timeout (30 s), past the
+ * API functions' own timeout (15 s, lib/config.ts): the function would be killed and the caller
+ * get API Gateway's bare 5xx instead of our 503. This leaves the rest of the function's time for
+ * authentication, the quota and the query's embedding.
+ */
+export const QUERY_TIMEOUT_MS = 8_000;
 
 export interface OpenSearchIndexOptions {
   /** The vector space of the configured embedder: vectors written and queried must be of it. */
@@ -38,6 +47,8 @@ export interface OpenSearchIndexOptions {
   aliasPrefix?: string;
   /** How long a check of an index's vector space holds before it is made again (default one minute). */
   recheckAfterMs?: number;
+  /** How long a query may take in all before it is a 503 (default QUERY_TIMEOUT_MS). */
+  queryTimeoutMs?: number;
 }
 
 /** What ensureIndices found or did for one kind. */
@@ -69,6 +80,11 @@ interface SearchResponse { hits: { total?: number | { value: number }; hits: Sea
 interface MsearchItem extends Partial<SearchResponse> { status?: number; error?: { type?: string; reason?: string } }
 
 type Inspection = { status: 'missing' } | { status: 'found'; indices: string[] } | { status: 'mismatch'; indices: string[]; found: VectorSpace };
+
+/** A query given up at its deadline (named as the clients name their timeouts, so it maps to 503 like them). */
+class QueryTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
 
 /** A failed item of an `_msearch`, which answers 200 with an error per failed search. */
 class SearchItemError extends Error {
@@ -138,6 +154,7 @@ export class OpenSearchIndex implements SearchIndex {
   /** What each kind's alias was last found to hold, and when. */
   private readonly inspections = new Map<ResourceKind, { at: number; result: Promise<Inspection> }>();
   private readonly recheckAfterMs: number;
+  private readonly queryTimeoutMs: number;
   readonly space: VectorSpace;
   readonly endpoint: string | undefined;
   private readonly aliases: Readonly<Record<ResourceKind, string>>;
@@ -147,6 +164,7 @@ export class OpenSearchIndex implements SearchIndex {
     this.space = options.space;
     this.endpoint = options.endpoint;
     this.recheckAfterMs = options.recheckAfterMs ?? 60_000;
+    this.queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     const prefix = options.aliasPrefix;
     this.aliases = prefix ? { grant: `${prefix}-grants`, contract: `${prefix}-contracts`, funder: `${prefix}-funders` } : INDEX_ALIASES;
   }
@@ -160,18 +178,35 @@ export class OpenSearchIndex implements SearchIndex {
     const plan = planQuery(kind, query, semantic);
     if (plan.type === 'none') return { total: 0, results: [] };
     try {
-      await this.verify(kind, plan.type === 'hybrid' || plan.scored ? 'vectors' : 'read');
-      if (plan.type === 'search') {
-        const response = await this.search(kind, plan.body);
-        const results = response.hits.hits.map((hit) => {
-          const record = this.recordOf(kind, hit);
-          return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score) } : record) as IndexedResult<K>;
-        });
-        return { total: totalOf(response), results };
-      }
-      return await this.hybrid(kind, query, plan.bodies, plan.lists);
+      return await this.withinDeadline(async () => {
+        await this.verify(kind, plan.type === 'hybrid' || plan.scored ? 'vectors' : 'read');
+        if (plan.type === 'search') {
+          const response = await this.search(kind, plan.body);
+          const results = response.hits.hits.map((hit) => {
+            const record = this.recordOf(kind, hit);
+            return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score) } : record) as IndexedResult<K>;
+          });
+          return { total: totalOf(response), results };
+        }
+        return this.hybrid(kind, query, plan.bodies, plan.lists);
+      });
     } catch (error) {
       throw queryFailure(error, kind);
+    }
+  }
+
+  /** The query's outcome, or a TimeoutError once queryTimeoutMs has passed (the requests still under way are left to the client's own timeout). */
+  private async withinDeadline<T>(work: () => Promise<T>): Promise<T> {
+    const running = work();
+    running.catch(() => undefined); // an answer that fails after the deadline has no one waiting for it
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new QueryTimeoutError(`no answer from the search domain within ${this.queryTimeoutMs} ms`)), this.queryTimeoutMs);
+    });
+    try {
+      return await Promise.race([running, deadline]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -1,0 +1,156 @@
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stageConfig } from '../../lib/config';
+import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
+import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
+import { createIndexBody } from '../../lambdas/adapters/aws/opensearch-mappings';
+import { RESOURCE_KINDS, type AnyRecord, type ResourceKind } from '../../lambdas/core/records';
+import { localAuthorizer, localRoutes } from '../../local/api-routes';
+import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
+import { createApiServer, listen } from '../../local/http-server';
+import { startStandInOpenSearch, type StandInOpenSearch, type StandInRequest } from '../support/stand-in-opensearch';
+import { startFaultyDomain, type DomainMode, type FaultyDomain } from './helpers/faulty-domain';
+
+/**
+ * The search domain down while the API runs: the API's handlers over real HTTP, with records in
+ * the store (dynalite) and the index on OpenSearch as in AWS (the adapter and the thin client the
+ * Lambdas use, with their production settings), the domain behind a proxy that fails on request.
+ * Every route that needs the index must answer a clear 503 SEARCH_UNAVAILABLE, in time for the
+ * API function to send it (before its own timeout, after which API Gateway would answer a bare
+ * 5xx); get-by-id reads the store and keeps working; when the domain is back, so is search, with
+ * no restart.
+ */
+
+const SMALL = { funders: 10, grants: 60, contracts: 20, awardedGrants: 4, awardedContracts: 2 };
+/** The API functions' timeout (every stage's default): a 503 must be sent before it. */
+const FUNCTION_TIMEOUT_MS = stageConfig('prod').functions.timeout.toMilliseconds();
+
+let stack: EmbeddedStack;
+let openSearch: StandInOpenSearch;
+let domain: FaultyDomain;
+let server: Server;
+let baseUrl: string;
+let keys: LocalKeys;
+const records: Record<ResourceKind, AnyRecord[]> = { grant: [], contract: [], funder: [] };
+
+const kindOfPath = (path: string) => RESOURCE_KINDS.find((kind) => path.startsWith(`/${INDEX_ALIASES[kind]}/`))!;
+
+/** The stand-in does not evaluate queries: it answers with the stored records, by id when asked for ids. */
+function answerSearch(request: StandInRequest) {
+  const kind = kindOfPath(request.path);
+  const hit = (record: AnyRecord) => ({ _index: `${INDEX_ALIASES[kind]}-v1`, _id: record.id, _score: 0.9, _source: record });
+  const list = (body: Record<string, any>) => {
+    const ids: string[] | undefined = body.query?.ids?.values ?? body.query?.bool?.filter?.find((f: any) => f.ids)?.ids.values;
+    const matching = ids ? records[kind].filter((r) => ids.includes(r.id)) : records[kind];
+    const from = Number(body.from ?? 0);
+    return { took: 1, timed_out: false, hits: { total: { value: matching.length, relation: 'eq' }, hits: matching.slice(from, from + Number(body.size ?? 10)).map(hit) } };
+  };
+  if (request.path.endsWith('/_search')) return { json: list(JSON.parse(request.body)) };
+  if (request.path.endsWith('/_msearch')) {
+    const lines = request.body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { json: { took: 1, responses: lines.filter((_, i) => i % 2 === 1).map((body) => ({ status: 200, ...list({ ...body, size: 20 }) })) } };
+  }
+  return undefined;
+}
+
+beforeAll(async () => {
+  stack = await startEmbeddedStack({ seed: SMALL });
+  for (const kind of RESOURCE_KINDS) for await (const page of stack.services.store.scan(kind)) records[kind].push(...(page as AnyRecord[]));
+  const space = stack.services.embedder.space;
+  openSearch = await startStandInOpenSearch();
+  for (const kind of RESOURCE_KINDS) openSearch.createIndex(`${INDEX_ALIASES[kind]}-v1`, createIndexBody(kind, space, INDEX_ALIASES[kind]) as never);
+  openSearch.respond = answerSearch;
+  domain = await startFaultyDomain(openSearch.endpoint);
+  // As the Lambdas build it (lambdas/composition/aws-search.ts), unsigned: the client's and the adapter's defaults.
+  const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: domain.endpoint }), { space, endpoint: domain.endpoint });
+  ({ keys } = await ensureLocalKeys(stack.services));
+  server = createApiServer(localRoutes({ ...stack.services, index }), localAuthorizer(stack.services));
+  baseUrl = await listen(server, 0);
+});
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await domain?.close();
+  await openSearch?.close();
+  await stack?.close();
+});
+
+interface Answer { status: number; body: any; headers: Headers; ms: number }
+
+async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  const started = performance.now();
+  const res = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${keys.developer}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // left as text
+  }
+  return { status: res.status, body: parsed, headers: res.headers, ms: performance.now() - started };
+}
+
+/** Every route that reads the search index. */
+const SEARCHES: [string, () => Promise<Answer>][] = [
+  ['plain list', () => call('GET', '/grants-api?limit=5')],
+  ['count_only', () => call('GET', '/contracts-api?count_only=true')],
+  ['funders list', () => call('GET', '/funders-api?limit=5')],
+  ['keyword search', () => call('GET', '/grants-api?search=community%20health')],
+  ['semantic search (list)', () => call('GET', '/grants-api?search=community%20health&search_mode=semantic')],
+  ['hybrid search', () => call('GET', '/grants-api?search=community%20health&search_mode=hybrid')],
+  ['POST /semantic-search', () => call('POST', '/semantic-search', { query: 'rural broadband', limit: 5 })],
+  ['POST /match-grants-api', () => call('POST', '/match-grants-api', { profile: { mission: 'community health clinics', organization_type: 'nonprofit' } })],
+];
+
+async function expectSearchesAnswer(expected: 200 | 503, label: string): Promise<void> {
+  // All at once, as callers would keep coming during an outage.
+  const answers = await Promise.all(SEARCHES.map(async ([name, run]) => [name, await run()] as const));
+  for (const [name, answer] of answers) {
+    expect(answer.status, `${label}: ${name}: ${JSON.stringify(answer.body)}`).toBe(expected);
+    expect(answer.headers.get('x-ratelimit-limit'), `${label}: ${name}`).toBe('-1');
+    if (expected === 503) {
+      expect(answer.body, `${label}: ${name}`).toEqual({ error: { code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/^The search service .*try again shortly$/) } });
+      // No endpoint, port or stack trace for the caller.
+      expect(JSON.stringify(answer.body), `${label}: ${name}`).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${new URL(domain.endpoint).port}|\\bat \\w+ \\(`));
+      expect(answer.ms, `${label}: ${name} answered in ${Math.round(answer.ms)} ms`).toBeLessThan(FUNCTION_TIMEOUT_MS - 2_000);
+    }
+  }
+}
+
+async function expectGetByIdWorks(label: string): Promise<void> {
+  for (const [kind, path] of [['grant', 'grants-api'], ['contract', 'contracts-api'], ['funder', 'funders-api']] as const) {
+    const record = records[kind][3]!;
+    const answer = await call('GET', `/${path}/${record.id}`);
+    expect(answer.status, `${label}: get ${kind}`).toBe(200);
+    expect(answer.body, `${label}: get ${kind}`).toEqual(record);
+  }
+}
+
+describe('search index outage', () => {
+  it('with the domain up, every search route answers 200 (the baseline)', async () => {
+    await expectSearchesAnswer(200, 'up');
+  });
+
+  const OUTAGES: [string, DomainMode][] = [
+    ['answering 503 (overloaded)', '503'],
+    ['resetting every connection', 'reset'],
+    ['with its port closed (connection refused)', 'down'],
+    ['accepting requests and never answering', 'hang'],
+  ];
+  it.each(OUTAGES)('a domain %s: search is 503 SEARCH_UNAVAILABLE in time, get-by-id works, and search is back when the domain is', async (_name, mode) => {
+    await domain.setMode(mode);
+    try {
+      await expectSearchesAnswer(503, mode);
+      await expectGetByIdWorks(mode);
+    } finally {
+      await domain.setMode('up');
+    }
+    // Back without a restart: no failure is remembered, and stale connections are replaced.
+    await expectSearchesAnswer(200, `after ${mode}`);
+  }, 60_000);
+});
