@@ -10,14 +10,21 @@ declare module 'autocannon' {
     /** Seconds before a request counts as a timeout. */
     timeout?: number;
     headers?: Record<string, string>;
-    /** Cycled through per connection; setupRequest may rewrite each request before it is sent. */
-    requests?: { setupRequest?: (request: RequestParams) => RequestParams }[];
+    /**
+     * Cycled through per connection; setupRequest may rewrite each request before it is sent, and
+     * onResponse sees each response's status and body. `context` is the connection's own object.
+     */
+    requests?: {
+      setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    }[];
   }
 
   interface RequestParams {
     method: string;
     path: string;
     headers: Record<string, string>;
+    body?: string | Buffer;
     [key: string]: unknown;
   }
 
@@ -50,6 +57,8 @@ declare module 'autocannon' {
   interface Instance extends EventEmitter, PromiseLike<Result> {
     stop(): void;
     on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void): this;
+    /** A socket error or a timeout (a request unanswered after `timeout` seconds). */
+    on(event: 'reqError', listener: (error: Error) => void): this;
     on(event: string, listener: (...args: unknown[]) => void): this;
   }
 

@@ -38,7 +38,7 @@ function describeCode(): string {
       .split('\n')
       // Porcelain lines are "XY path": two status columns and a space.
       .map((line) => line.slice(3))
-      .filter((path) => path && !path.startsWith('bench/') && !path.startsWith('docs/') && !path.startsWith('test/'));
+      .filter((path) => path && !path.startsWith('bench/') && !path.startsWith('docs/') && !path.startsWith('test/') && !path.endsWith('.md'));
     if (changed.length === 0) return `commit ${commit}`;
     const shown = changed.slice(0, 6).map((path) => `\`${path}\``).join(', ');
     return `commit ${commit} plus uncommitted changes to ${shown}${changed.length > 6 ? ` and ${changed.length - 6} more` : ''}`;

@@ -17,18 +17,23 @@ export interface BenchOptions {
    * What runs: the API scenarios, the ingest of ../shared/data, the exact k-NN scan against a bare
    * loop, grant matching (POST /match-grants-api) at the biggest size, webhook delivery on the
    * embedded stack against a bare POST loop, the Lambda bundles' sizes and cold start against an
-   * empty handler.
+   * empty handler, and the mixed load run (every kind of request at once, RSS over time) at the
+   * biggest size against the bare server.
    */
   parts: BenchPart[];
+  /** Seconds of the load part's mixed run (`npm run bench:load` takes the same default). */
+  loadDurationSeconds: number;
   /** Fresh-process imports of each Lambda bundle in the coldstart part (medians are taken across them). */
   coldStartRuns: number;
 }
 
-export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'webhooks', 'coldstart'] as const;
+export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'webhooks', 'coldstart', 'load'] as const;
+export const DEFAULT_LOAD_DURATION_SECONDS = 60;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
-const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts api,ingest,knn,match,webhooks,coldstart] [--coldstart-runs 15]
-environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS (flags win)`;
+const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts ${BENCH_PARTS.join(',')}] [--coldstart-runs 15] [--load-duration ${DEFAULT_LOAD_DURATION_SECONDS}]
+environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS, BENCH_LOAD_DURATION (flags win)
+--load-duration: seconds of the load part's mixed run at the biggest size (longer runs: npm run bench:load -- --duration 600)`;
 
 function positiveInteger(name: string, raw: string): number {
   const value = Number(raw);
@@ -48,6 +53,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
       out: { type: 'string', default: env.BENCH_OUT ?? 'docs/benchmarks.md' },
       parts: { type: 'string', default: env.BENCH_PARTS ?? BENCH_PARTS.join(',') },
       'coldstart-runs': { type: 'string', default: env.BENCH_COLDSTART_RUNS ?? '15' },
+      'load-duration': { type: 'string', default: env.BENCH_LOAD_DURATION ?? String(DEFAULT_LOAD_DURATION_SECONDS) },
       help: { type: 'boolean', default: false },
     },
   });
@@ -66,6 +72,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     outFile: values.out!,
     parts: parseParts(values.parts!),
     coldStartRuns: positiveInteger('--coldstart-runs', values['coldstart-runs']!),
+    loadDurationSeconds: positiveInteger('--load-duration', values['load-duration']!),
   };
 }
 

@@ -7,9 +7,13 @@ import { median, percentile } from './summary';
 import { summariseWebhookScenario, type WebhookBenchResult } from './webhooks';
 import { BUNDLE_BUDGET_BYTES } from './bundles';
 import { summariseColdStart, type ColdStartBenchResult } from './coldstart';
+import type { LoadBenchResult } from './load-bench';
+import { loadSection } from './load-report';
 import type { MachineInfo } from './machine';
-import type { BenchOptions } from './options';
-import { duration, int, megabytes, ms, percent } from './format';
+import { BENCH_PARTS, type BenchOptions } from './options';
+import { duration, int, machineLines, megabytes, ms, percent, table } from './format';
+
+export { table };
 import { checkTargets, TARGET_GRANTS } from './targets';
 
 export interface BenchRun {
@@ -26,6 +30,8 @@ export interface BenchRun {
   webhooks: WebhookBenchResult | null;
   /** Null when the coldstart part did not run. */
   coldstart: ColdStartBenchResult | null;
+  /** Null when the load part did not run. */
+  load: LoadBenchResult | null;
   totalSeconds: number;
 }
 
@@ -60,13 +66,6 @@ export const MATCH_MARKERS = { start: '<!-- match section: npm run bench -- --pa
 export const MATCH_QUALITY_MARKERS = { start: '<!-- match quality section: npm run eval:match -->', end: '<!-- end of match quality section -->' } as const;
 
 /** For a section that may be rewritten alone, so the report's header need not describe its run. */
-function machineLines(machine: MachineInfo): string[] {
-  const load = machine.loadAverage.map((n) => n.toFixed(2)).join(' / ');
-  return [
-    `Machine: \`nproc\` ${machine.cpus} (${machine.cpuModel}), ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM, Node ${machine.node}, shared`,
-    `(load average ${load} when the part started). Run ${machine.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
-  ];
-}
 
 export function matchSection(match: MatchBenchResult | null): string {
   const heading = '## Grant matching latency';
@@ -371,10 +370,6 @@ export function withIngestSection(report: string, section: string): string {
   return withMarkedSection(report, { start: INGEST_START, end: INGEST_END }, section);
 }
 
-export function table(header: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
-}
 
 function firstStartNote(result: CatalogueResult): string {
   const { seed, indexRebuildSeconds } = result.firstStart;
@@ -441,10 +436,60 @@ export function renderSummary(run: BenchRun): string {
 export function renderReport(run: BenchRun): string {
   const { machine, options } = run;
   const load = machine.loadAverage.map((n) => n.toFixed(2)).join(' / ');
-  const flags = `--sizes ${options.sizes.join(',')} --duration ${options.durationSeconds} --rounds ${options.rounds} --connections ${options.connections} --warmup ${options.warmupSeconds}`;
+  const flags = `--sizes ${options.sizes.join(',')} --duration ${options.durationSeconds} --rounds ${options.rounds} --connections ${options.connections} --warmup ${options.warmupSeconds}` +
+    ` --parts ${options.parts.join(',')} --coldstart-runs ${options.coldStartRuns} --load-duration ${options.loadDurationSeconds}`;
   return `# Benchmarks
 
 Written by \`npm run bench\` (\`bench/run.ts\`); rerun it rather than editing by hand.
+
+Machine: \`nproc\` ${machine.cpus} (${machine.cpuModel}), ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM, Node ${machine.node}, shared
+(load average ${load} at start). Run ${machine.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC with \`npm run bench -- ${flags}\`;
+the whole run took ${duration(run.totalSeconds)}. Code measured: ${machine.code}. A section written by a later
+partial run (\`--parts\`, \`npm run bench:load\`, \`npm run eval:*\`) states its own machine and date.
+
+Every part is reported side by side with a baseline measured in the same run, on the same machine:
+
+| part | measured | same-run baseline |
+| --- | --- | --- |
+| api | list, keyword, semantic and hybrid search at each size | bare \`node:http\` serving the API's own first page |
+| ingest | import of ../shared/data | reading and mapping the same files without a store |
+| knn | exact k-NN over 100,000 vectors | a bare dot-product loop over the same vectors |
+| match | \`POST /match-grants-api\` | bare \`node:http\` serving a real match response |
+| webhooks | webhook delivery | a bare \`node:http\` POST loop to the same receiver |
+| coldstart | every Lambda bundle's size and init time | an empty handler bundled the same way |
+| load | every kind of request at once, and the server's RSS over time | bare \`node:http\` under the same connections and requests |
+
+## How to rerun
+
+\`\`\`sh
+npm run bench                                   # every part, both sizes, 3 rounds of 10 s; writes this file (about 30 min)
+npm run bench -- --sizes 5000 --duration 3      # quick check
+npm run bench -- --rounds 5 --warmup 5 --out /tmp/bench.md
+npm run bench -- --parts ingest                 # only the ingest section of this file
+npm run bench -- --parts knn                    # only the exact k-NN section
+npm run bench -- --parts match                  # only the grant matching section
+npm run bench -- --parts webhooks               # only the webhook delivery section (about 2 min)
+npm run bench -- --parts coldstart              # only the bundles and cold start section (about 2 min)
+npm run bench -- --parts load                   # only the mixed load section (60 s of load, --load-duration to change)
+npm run bench:load -- --duration 600            # the same, alone, 10 minutes: the RSS growth check after the first minute
+npm run eval:search && npm run eval:match       # the search and match quality sections
+\`\`\`
+
+\`--parts\` (\`BENCH_PARTS\`, default ${BENCH_PARTS.join(',')}) picks what runs; without \`api\`, only the sections of
+the parts that ran are rewritten and the rest of the existing report is kept. A run with \`api\` but
+without \`match\`, \`webhooks\`, \`coldstart\` or \`load\` keeps the grant matching, webhook delivery, cold start or load section of the existing report. The search quality and match
+quality sections come from \`npm run eval:search\` and \`npm run eval:match\` and are kept by every bench run.
+
+Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`
+seconds per measurement (\`BENCH_DURATION\`, 10), \`--rounds\` (\`BENCH_ROUNDS\`, 3), \`--connections\`
+(\`BENCH_CONNECTIONS\`, 10), \`--warmup\` seconds per scenario (\`BENCH_WARMUP\`, 2), \`--coldstart-runs\` imports of each
+bundle (\`BENCH_COLDSTART_RUNS\`, 15), \`--load-duration\` seconds of the load part's mixed run (\`BENCH_LOAD_DURATION\`, 60; \`npm run bench:load\`
+takes \`--duration\`, \`--connections\`, \`--grants\` and \`--out\`, see \`npm run bench:load -- --help\`), \`--out\` report path (\`BENCH_OUT\`, docs/benchmarks.md). The first run seeds \`bench/.data/grants-<N>\` (gitignored), which
+takes minutes for 100,000 grants; later runs reuse it. The catalogue's dates are relative to the
+day it was seeded, so delete the folder to reseed after a change to the synthetic catalogue or when
+the data is weeks old (fewer deadlines then lie ahead of today).
+
+## API throughput and latency
 
 What is measured: the local API (\`bin/local.ts\`: the Lambda handlers behind a \`node:http\` front,
 reading the embedded SQLite FTS5 index) on deterministic synthetic catalogues, against a bare
@@ -484,10 +529,6 @@ How:
   server would do alone; the ratio to the baseline, which pays the same tax, is the figure that
   carries across machines.
 
-Machine: \`nproc\` ${machine.cpus} (${machine.cpuModel}), ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM, Node ${machine.node}, shared
-(load average ${load} at start). Run ${machine.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${flags}\`;
-the whole run took ${duration(run.totalSeconds)}. Code measured: ${machine.code}.
-
 ${renderSummary(run)}
 
 ${ingestSection(run)}
@@ -499,6 +540,10 @@ ${matchSection(run.match)}
 ${webhookSection(run.webhooks)}
 
 ${coldStartSection(run.coldstart)}
+
+${loadSection(run.load, 'short')}
+
+${loadSection(run.load, 'long')}
 
 ## Where the time goes without the cache
 
@@ -525,31 +570,5 @@ Profiled at 100,000 grants (\`--cpu-prof\` on the server, and the SQL timed on i
   goes past that; the embedded engine stays exact, as the issue asks, for local use and tests.
 - A repeated query (paging through results, a dashboard polling one filter) is answered from the
   index's cache of counts and rankings, which every write clears.
-
-## How to rerun
-
-\`\`\`sh
-npm run bench                                   # both sizes, 3 rounds of 10 s, writes this file
-npm run bench -- --sizes 5000 --duration 3      # quick check
-npm run bench -- --rounds 5 --warmup 5 --out /tmp/bench.md
-npm run bench -- --parts ingest                 # only the ingest section of this file
-npm run bench -- --parts knn                    # only the exact k-NN section
-npm run bench -- --parts match                  # only the grant matching section
-npm run bench -- --parts webhooks               # only the webhook delivery section (about 2 min)
-npm run bench -- --parts coldstart              # only the bundles and cold start section (about 2 min)
-\`\`\`
-
-\`--parts\` (\`BENCH_PARTS\`, default api,ingest,knn,match,webhooks,coldstart) picks what runs; without \`api\`, only the sections of
-the parts that ran are rewritten and the rest of the existing report is kept. A run with \`api\` but
-without \`match\`, \`webhooks\` or \`coldstart\` keeps the grant matching, webhook delivery or cold start section of the existing report. The search quality and match
-quality sections come from \`npm run eval:search\` and \`npm run eval:match\` and are kept by every bench run.
-
-Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`
-seconds per measurement (\`BENCH_DURATION\`, 10), \`--rounds\` (\`BENCH_ROUNDS\`, 3), \`--connections\`
-(\`BENCH_CONNECTIONS\`, 10), \`--warmup\` seconds per scenario (\`BENCH_WARMUP\`, 2), \`--coldstart-runs\` imports of each
-bundle (\`BENCH_COLDSTART_RUNS\`, 15), \`--out\` report path (\`BENCH_OUT\`, docs/benchmarks.md). The first run seeds \`bench/.data/grants-<N>\` (gitignored), which
-takes minutes for 100,000 grants; later runs reuse it. The catalogue's dates are relative to the
-day it was seeded, so delete the folder to reseed after a change to the synthetic catalogue or when
-the data is weeks old (fewer deadlines then lie ahead of today).
 `;
 }

@@ -1,4 +1,4 @@
-// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching, webhook delivery, and the Lambda bundles' sizes and cold start; see docs/benchmarks.md.
+// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching, webhook delivery, the Lambda bundles' sizes and cold start, and the mixed load run with the server's RSS over time; see docs/benchmarks.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { benchCatalogue, type CatalogueResult } from './bench-catalogue';
@@ -6,8 +6,11 @@ import { benchColdStart } from './coldstart';
 import { PROJECT_ROOT, stopAllChildren } from './child-processes';
 import { describeMachine } from './machine';
 import { parseBenchOptions } from './options';
+import { DEFAULT_LOAD_CONNECTIONS } from './load-workload';
 import { benchIngest } from './ingest';
 import { benchKnn } from './knn';
+import { benchLoad } from './load-bench';
+import { LOAD_LONG_MARKERS, LOAD_MARKERS, loadMarkers, loadSection, loadSectionKindOf } from './load-report';
 import { benchMatch } from './match';
 import {
   COLDSTART_MARKERS, coldStartSection, ingestSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
@@ -39,20 +42,32 @@ async function main(): Promise<void> {
     for (const grants of options.sizes) catalogues.push(await benchCatalogue(grants, options, log));
   }
   const match = options.parts.includes('match') ? await benchMatch(Math.max(...options.sizes), options, log) : null;
+  const loadGrants = Math.max(...options.sizes);
+  const load = options.parts.includes('load')
+    ? await benchLoad({
+      grants: loadGrants,
+      durationSeconds: options.loadDurationSeconds,
+      connections: DEFAULT_LOAD_CONNECTIONS,
+      command: `\`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\` (its load part; the same alone: ` +
+        `\`npm run bench:load -- --duration ${options.loadDurationSeconds} --connections ${DEFAULT_LOAD_CONNECTIONS} --grants ${loadGrants}\`)`,
+    }, log)
+    : null;
   const webhooks = options.parts.includes('webhooks') ? await benchWebhooks(options, log) : null;
   const coldstart = options.parts.includes('coldstart') ? await benchColdStart(options.coldStartRuns, log) : null;
 
-  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, webhooks, coldstart, totalSeconds: (performance.now() - startedAt) / 1000 };
+  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, webhooks, coldstart, load, totalSeconds: (performance.now() - startedAt) / 1000 };
   const outFile = resolve(PROJECT_ROOT, options.outFile);
   mkdirSync(dirname(outFile), { recursive: true });
   const previous = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
   if (options.parts.includes('api')) {
     // The quality sections are written by `npm run eval:search` and `npm run eval:match`, and the
-    // match, webhooks and coldstart sections by `--parts match` / `--parts webhooks` /
-    // `--parts coldstart` runs when this one left them out; the new report keeps them.
+    // match, webhooks, coldstart and load sections by `--parts match` / `--parts webhooks` /
+    // `--parts coldstart` / `npm run bench:load` runs when this one left them out; the new report keeps them.
     let report = renderReport(run);
     const kept = [
       SEARCH_QUALITY_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
+      // Of the load sections, the one for the other length of run (or both, without the load part).
+      ...[LOAD_MARKERS, LOAD_LONG_MARKERS].filter((markers) => !load || markers !== loadMarkers(loadSectionKindOf(load.durationSeconds))),
     ];
     for (const markers of kept) {
       const section = markedSection(previous, markers);
@@ -68,9 +83,15 @@ async function main(): Promise<void> {
     if (match) report = withMarkedSection(report, MATCH_MARKERS, matchSection(match));
     if (webhooks) report = withMarkedSection(report, WEBHOOK_MARKERS, webhookSection(webhooks));
     if (coldstart) report = withMarkedSection(report, COLDSTART_MARKERS, coldStartSection(coldstart));
+    if (load) report = withMarkedSection(report, loadMarkers(loadSectionKindOf(load.durationSeconds)), loadSection(load));
     writeFileSync(outFile, report);
   }
   log(`\nwrote ${outFile} (${run.totalSeconds.toFixed(0)} s)`);
+  // The load part's failures (errors, RSS growth) are in the report; the run still fails.
+  if (load && !load.pass) {
+    console.error(`\nbench: the load part failed (${load.errors} errors, RSS growth ${load.rss.growth === null ? 'not checked' : `${(load.rss.growth * 100).toFixed(1)}%`}); see its section`);
+    process.exitCode = 1;
+  }
 }
 
 try {
