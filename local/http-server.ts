@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ServiceError, type ErrorCode } from '../lambdas/core/errors';
 import type { Principal } from '../lambdas/core/use-cases/authenticate';
 import { jsonResult, type ApiEvent, type ApiResult } from '../lambdas/http/api-gateway';
@@ -48,17 +49,18 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
 }
 
 function toEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: RegExpMatchArray, body: string | null): ApiEvent {
-  const multiQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) (multiQuery[name] ??= []).push(value);
-  const query = Object.fromEntries(Object.entries(multiQuery).map(([k, v]) => [k, v[v.length - 1]!]));
-  const headers: Record<string, string> = {};
-  const multiHeaders: Record<string, string[]> = {};
+  // Maps, not object literals: a parameter or header named __proto__, constructor or
+  // hasOwnProperty is a name like any other (on a literal it would hit Object.prototype).
+  const multiQuery = new Map<string, string[]>();
+  for (const [name, value] of url.searchParams) multiQuery.set(name, [...(multiQuery.get(name) ?? []), value]);
+  const query = Object.fromEntries([...multiQuery].map(([k, v]) => [k, v[v.length - 1]!]));
+  const multiHeaderMap = new Map<string, string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
-    const value = req.rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multiHeaders[name] ??= []).push(value);
+    multiHeaderMap.set(name, [...(multiHeaderMap.get(name) ?? []), req.rawHeaders[i + 1]!]);
   }
+  const headers: Record<string, string> = Object.fromEntries([...multiHeaderMap].map(([k, v]) => [k, v[v.length - 1]!]));
+  const multiHeaders: Record<string, string[]> = Object.fromEntries(multiHeaderMap);
   const pathParameters = Object.fromEntries(route.paramNames.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
   return {
     resource: route.resource,
@@ -66,8 +68,8 @@ function toEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: Re
     httpMethod: req.method ?? 'GET',
     headers,
     multiValueHeaders: multiHeaders,
-    queryStringParameters: Object.keys(query).length > 0 ? query : null,
-    multiValueQueryStringParameters: Object.keys(multiQuery).length > 0 ? multiQuery : null,
+    queryStringParameters: multiQuery.size > 0 ? query : null,
+    multiValueQueryStringParameters: multiQuery.size > 0 ? Object.fromEntries(multiQuery) : null,
     pathParameters: route.paramNames.length > 0 ? pathParameters : null,
     stageVariables: null,
     body,
@@ -97,11 +99,54 @@ function headerValues(event: ApiEvent, name: string): string[] | undefined {
   return values.length > 0 ? values : undefined;
 }
 
+/**
+ * The URL of a request target. An origin-form target is a path even when it starts with "//"
+ * (RFC 9112 section 3.2.1: resolved against a base, "//x" would name host x, and "//" no URL at
+ * all); an absolute-form target is taken whole. Null for anything else ("*", authority form).
+ */
+export function requestUrl(target: string): URL | null {
+  try {
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target);
+  } catch {
+    return null;
+  }
+}
+
+/** An error answer written straight to the socket, for requests that never become a request/response pair. */
+function endWithError(socket: Duplex, status: number, code: ErrorCode, message: string, head = false): void {
+  const body = JSON.stringify({ error: { code, message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    // A response to HEAD has the headers of the answer but never its body (RFC 9110 section 9.3.2).
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+  );
+}
+
+/**
+ * What Node's HTTP parser refuses before any route runs (a control character, a space or a
+ * non-ASCII byte in the request line, a bad header, a method it does not know, headers over its
+ * 16 KiB limit, broken framing) gets the service's JSON error body too. Node's own answer is a
+ * bare "400 Bad Request" with no body; API Gateway's is a JSON gateway response.
+ */
+function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  // A reset connection, or a response already on its way (a pipelined request): nothing can be written.
+  if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  if (error.code === 'HPE_HEADER_OVERFLOW') return endWithError(socket, 431, 'INVALID_PARAMETER', 'Request headers over 16 KiB', head);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT') return endWithError(socket, 408, 'INVALID_PARAMETER', 'The request did not arrive in time', head);
+  endWithError(socket, 400, 'INVALID_PARAMETER', 'Malformed HTTP request', head);
+}
+
 export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer): Server {
   const compiled = routes.map(compile);
-  return createServer(async (req, res) => {
+  const server = createServer(async (req, res) => {
     try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      const url = requestUrl(req.url ?? '/');
+      if (!url) return jsonError(res, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
       if (!url.pathname.startsWith(`${BASE_PATH}/`)) return jsonError(res, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
       const resourcePath = url.pathname.slice(BASE_PATH.length);
       const matching = compiled.map((route) => ({ route, match: resourcePath.match(route.pattern) })).filter((m) => m.match);
@@ -130,6 +175,10 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
       jsonError(res, 500, 'INTERNAL', 'Internal error');
     }
   });
+  server.on('clientError', answerUnparsableRequest);
+  // Node hands CONNECT to this event and, without a listener, drops the connection unanswered: no route has that method.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => endWithError(socket, 404, 'NOT_FOUND', `No route for ${req.method} ${req.url}`));
+  return server;
 }
 
 export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {

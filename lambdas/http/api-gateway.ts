@@ -19,14 +19,15 @@ const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' } as co
  * of repeated parameters; the multi-value map lets a repeated known parameter be rejected instead.
  */
 export function queryParams(event: ApiEvent): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  // A Map: a parameter named __proto__ or hasOwnProperty must not meet Object.prototype.
+  const out = new Map<string, string[]>();
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
-    if (values) out[name] = [...values];
+    if (values) out.set(name, [...values]);
   }
   for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
-    if (value !== undefined && !out[name]) out[name] = [value];
+    if (value !== undefined && !out.has(name)) out.set(name, [value]);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /** The request body as text (API Gateway base64-encodes bodies it treats as binary). */
