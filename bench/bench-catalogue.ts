@@ -23,7 +23,7 @@ export interface CatalogueResult {
   seconds: number;
 }
 
-function todayUtc(): string {
+export function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);
 }
 

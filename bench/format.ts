@@ -15,7 +15,7 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** The machine facts every part's section ends with. */
+/** The machine facts every part's section ends with: a section may be rewritten alone, so the report's header need not describe its run. */
 export function machineLines(machine: MachineInfo): string[] {
   const load = machine.loadAverage.map((n) => n.toFixed(2)).join(' / ');
   return [

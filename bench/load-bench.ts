@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { readProcessMemory, type ProcessMemory } from './child-processes';
 import { megabytes } from './format';
+import { todayUtc } from './bench-catalogue';
 import { describeMachine, type MachineInfo } from './machine';
 import {
   countTextsWithKeywordMatches, LOAD_KINDS, matchBodies, sampleGrantIds, searchTexts, splitConnections, workload,
@@ -8,6 +9,7 @@ import {
 } from './load-workload';
 import { BASELINE_PAGE_PATH, countGrants, probe, type BenchHeaders } from './scenarios';
 import { benchAuthorization, startApiServer, startBaselineServer, type FirstStart, type RunningServer } from './server-process';
+import { median, percentile } from './summary';
 
 /**
  * The load part (`npm run bench:load`, and `npm run bench`'s load part): one API server under a
@@ -120,18 +122,6 @@ export interface LoadBenchResult {
 
 export type KindRunTotal = Omit<KindRun, 'kind' | 'errorSamples' | 'statusCounts'>;
 
-/** Nearest-rank percentile of an ascending array. */
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 /** The growth check: medians of the samples up to the end of the first minute and of the last ones. */
 export function rssFindings(samples: RssSample[], durationSeconds: number): RssFindings {
   if (samples.length === 0) throw new Error('no RSS samples');
@@ -243,19 +233,19 @@ async function runMixed(
     sampleRss((performance.now() - startedAt) / 1000);
     const kinds = runs.map(({ kind, recorder }, i): KindRun => {
       const result = results[i]!;
-      const sorted = Float64Array.from(recorder.latencies).sort();
+      const latencies = recorder.latencies;
       const non2xx = Object.entries(recorder.statusCounts).filter(([status]) => !status.startsWith('2')).reduce((sum, [, n]) => sum + n, 0);
       // autocannon counts the same errors; the larger count wins, should they ever differ.
       const socketErrors = Math.max(recorder.socketErrors, result.errors);
       return {
         kind,
         connections: connections[kind],
-        responses: sorted.length,
+        responses: latencies.length,
         seconds: result.duration,
-        requestsPerSecond: sorted.length / result.duration,
-        p50Ms: percentile(sorted, 50),
-        p99Ms: percentile(sorted, 99),
-        maxMs: sorted.length > 0 ? sorted[sorted.length - 1]! : Number.NaN,
+        requestsPerSecond: latencies.length / result.duration,
+        p50Ms: percentile(latencies, 0.5),
+        p99Ms: percentile(latencies, 0.99),
+        maxMs: latencies.length > 0 ? latencies.reduce((max, ms) => Math.max(max, ms)) : Number.NaN,
         statusCounts: recorder.statusCounts,
         non2xx: Math.max(non2xx, result.non2xx),
         socketErrors,
@@ -265,7 +255,7 @@ async function runMixed(
         errorSamples: recorder.errorSamples,
       };
     });
-    const all = Float64Array.from(runs.flatMap(({ recorder }) => recorder.latencies)).sort();
+    const all = runs.flatMap(({ recorder }) => recorder.latencies);
     return { kinds, total: totalOf(kinds, all), perMinute: Array.from(perMinute, (n) => n ?? 0), rssSamples };
   } finally {
     clearTimeout(guard);
@@ -274,7 +264,7 @@ async function runMixed(
 }
 
 /** All kinds together; p50 and p99 over every response of the run. */
-function totalOf(kinds: KindRun[], allLatencies: Float64Array): KindRunTotal {
+function totalOf(kinds: KindRun[], allLatencies: number[]): KindRunTotal {
   const sum = (pick: (k: KindRun) => number) => kinds.reduce((acc, k) => acc + pick(k), 0);
   const seconds = Math.max(...kinds.map((k) => k.seconds));
   return {
@@ -282,8 +272,8 @@ function totalOf(kinds: KindRun[], allLatencies: Float64Array): KindRunTotal {
     responses: sum((k) => k.responses),
     seconds,
     requestsPerSecond: sum((k) => k.requestsPerSecond),
-    p50Ms: percentile(allLatencies, 50),
-    p99Ms: percentile(allLatencies, 99),
+    p50Ms: percentile(allLatencies, 0.5),
+    p99Ms: percentile(allLatencies, 0.99),
     maxMs: Math.max(...kinds.map((k) => k.maxMs)),
     non2xx: sum((k) => k.non2xx),
     socketErrors: sum((k) => k.socketErrors),
@@ -291,10 +281,6 @@ function totalOf(kinds: KindRun[], allLatencies: Float64Array): KindRunTotal {
     degraded: sum((k) => k.degraded),
     errors: sum((k) => k.errors),
   };
-}
-
-function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
 }
 
 async function send(baseUrl: string, request: LoadRequest, headers: BenchHeaders): Promise<{ status: number; text: string }> {

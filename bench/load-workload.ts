@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GRANT_CATEGORY_NAMES } from '../lambdas/core/categories';
 import { US_STATE_CODES } from '../lambdas/core/geo';
+import { seededRandom } from '../local/seeded-random';
 import { PROJECT_ROOT } from './child-processes';
 import { DISTINCT_MISSION_SUFFIX, MATCH_PROFILES } from './match';
 import { BASELINE_PAGE_PATH, SEARCH_TEXT, scenarios, type BenchHeaders } from './scenarios';
@@ -48,18 +49,6 @@ export function splitConnections(total: number): Record<LoadKind, number> {
     split[best]! += diff > 0 ? 1 : -1;
   }
   return Object.fromEntries(LOAD_KINDS.map((kind, i) => [kind, split[i]!])) as Record<LoadKind, number>;
-}
-
-/** A small deterministic PRNG (mulberry32), so a rerun sends the same sequence of requests. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

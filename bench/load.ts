@@ -9,7 +9,7 @@ import { benchLoad, RSS_GROWTH_LIMIT } from './load-bench';
 import { BENCH_DATA_DIR } from './server-process';
 import { loadMarkers, loadSection, loadSectionKindOf, rssLine } from './load-report';
 import { DEFAULT_LOAD_CONNECTIONS, splitConnections } from './load-workload';
-import { DEFAULT_LOAD_DURATION_SECONDS } from './options';
+import { DEFAULT_LOAD_DURATION_SECONDS, positiveInteger } from './options';
 import { withMarkedSection } from './report';
 
 const DEFAULT_LOAD_GRANTS = 100_000;
@@ -29,12 +29,6 @@ interface LoadCliOptions {
   outFile: string;
 }
 
-function positiveInteger(name: string, raw: string): number {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"\n${USAGE}`);
-  return value;
-}
-
 function parseLoadOptions(argv: string[], env: NodeJS.ProcessEnv): LoadCliOptions {
   const { values } = parseArgs({
     args: argv,
@@ -50,12 +44,12 @@ function parseLoadOptions(argv: string[], env: NodeJS.ProcessEnv): LoadCliOption
     console.log(USAGE);
     process.exit(0);
   }
-  const connections = positiveInteger('--connections', values.connections!);
+  const connections = positiveInteger('--connections', values.connections!, USAGE);
   splitConnections(connections);
   return {
-    durationSeconds: positiveInteger('--duration', values.duration!),
+    durationSeconds: positiveInteger('--duration', values.duration!, USAGE),
     connections,
-    grants: positiveInteger('--grants', values.grants!),
+    grants: positiveInteger('--grants', values.grants!, USAGE),
     outFile: values.out!,
   };
 }

@@ -35,9 +35,10 @@ const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--
 environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS, BENCH_LOAD_DURATION (flags win)
 --load-duration: seconds of the load part's mixed run at the biggest size (longer runs: npm run bench:load -- --duration 600)`;
 
-function positiveInteger(name: string, raw: string): number {
+/** A flag's value as a positive integer, or an error that shows `usage`. */
+export function positiveInteger(name: string, raw: string, usage = USAGE): number {
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"\n${USAGE}`);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"\n${usage}`);
   return value;
 }
 

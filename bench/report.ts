@@ -12,8 +12,6 @@ import { loadSection } from './load-report';
 import type { MachineInfo } from './machine';
 import { BENCH_PARTS, type BenchOptions } from './options';
 import { duration, int, machineLines, megabytes, ms, percent, table } from './format';
-
-export { table };
 import { checkTargets, TARGET_GRANTS } from './targets';
 
 export interface BenchRun {
@@ -64,8 +62,6 @@ export function knnSection(knn: KnnBenchResult | null): string {
 export const MATCH_MARKERS = { start: '<!-- match section: npm run bench -- --parts match -->', end: '<!-- end of match section -->' } as const;
 /** Written by `npm run eval:match`; every bench run keeps it. */
 export const MATCH_QUALITY_MARKERS = { start: '<!-- match quality section: npm run eval:match -->', end: '<!-- end of match quality section -->' } as const;
-
-/** For a section that may be rewritten alone, so the report's header need not describe its run. */
 
 export function matchSection(match: MatchBenchResult | null): string {
   const heading = '## Grant matching latency';
@@ -369,7 +365,6 @@ export function markedSection(report: string, markers: { start: string; end: str
 export function withIngestSection(report: string, section: string): string {
   return withMarkedSection(report, { start: INGEST_START, end: INGEST_END }, section);
 }
-
 
 function firstStartNote(result: CatalogueResult): string {
   const { seed, indexRebuildSeconds } = result.firstStart;

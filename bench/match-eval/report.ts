@@ -1,5 +1,6 @@
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
-import { MATCH_QUALITY_MARKERS, table } from '../report';
+import { table } from '../format';
+import { MATCH_QUALITY_MARKERS } from '../report';
 
 export interface ProfileScore {
   id: string;

@@ -1,7 +1,7 @@
 import { SEARCH_MODES, type SearchMode } from '../../lambdas/core/query/list-query';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
-import { table } from '../report';
+import { table } from '../format';
 import { mean } from './metrics';
 
 export const SEARCH_QUALITY_MARKERS = {

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tierPoliciesWith } from '../../lambdas/core/auth/tier-quotas';
 import { TIERS, type TierName } from '../../lambdas/core/auth/tiers';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import type { Clock } from '../../lambdas/ports/clock';
-import { localAuthorizer, localRoutes } from '../../local/api-routes';
 import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
-import { createApiServer, listen } from '../../local/http-server';
+import { serveOverHttp, type ServedApi } from '../support/api-server';
 
 /**
  * The daily quota under a burst: 500 requests at once over real HTTP against one key, and two
@@ -22,7 +20,7 @@ const NOON: Clock = { now: () => new Date('2026-11-22T12:00:00Z') };
 const DAY = '2026-11-22';
 
 let stack: EmbeddedStack;
-let server: Server;
+let served: ServedApi;
 let baseUrl: string;
 
 beforeAll(async () => {
@@ -31,12 +29,11 @@ beforeAll(async () => {
     basic: { dailyQuota: QUOTAS.basic, throttle: TIERS.basic.throttle },
     pro: { dailyQuota: QUOTAS.pro, throttle: TIERS.pro.throttle },
   });
-  server = createApiServer(localRoutes({ ...stack.services, tiers }), localAuthorizer(stack.services));
-  baseUrl = await listen(server, 0);
+  served = await serveOverHttp({ ...stack.services, tiers }, stack.services);
+  baseUrl = served.baseUrl;
 });
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await served?.close();
   await stack?.close();
 });
 

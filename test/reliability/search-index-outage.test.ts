@@ -1,14 +1,12 @@
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '../../lib/config';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody } from '../../lambdas/adapters/aws/opensearch-mappings';
 import { RESOURCE_KINDS, type AnyRecord, type ResourceKind } from '../../lambdas/core/records';
-import { localAuthorizer, localRoutes } from '../../local/api-routes';
 import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
-import { createApiServer, listen } from '../../local/http-server';
+import { serveOverHttp, type ServedApi } from '../support/api-server';
 import { startStandInOpenSearch, type StandInOpenSearch, type StandInRequest } from '../support/stand-in-opensearch';
 import { startFaultyDomain, type DomainMode, type FaultyDomain } from './helpers/faulty-domain';
 
@@ -29,7 +27,7 @@ const FUNCTION_TIMEOUT_MS = stageConfig('prod').functions.timeout.toMilliseconds
 let stack: EmbeddedStack;
 let openSearch: StandInOpenSearch;
 let domain: FaultyDomain;
-let server: Server;
+let served: ServedApi;
 let baseUrl: string;
 let keys: LocalKeys;
 const records: Record<ResourceKind, AnyRecord[]> = { grant: [], contract: [], funder: [] };
@@ -65,12 +63,11 @@ beforeAll(async () => {
   // As the Lambdas build it (lambdas/composition/aws-search.ts), unsigned: the client's and the adapter's defaults.
   const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: domain.endpoint }), { space, endpoint: domain.endpoint });
   ({ keys } = await ensureLocalKeys(stack.services));
-  server = createApiServer(localRoutes({ ...stack.services, index }), localAuthorizer(stack.services));
-  baseUrl = await listen(server, 0);
+  served = await serveOverHttp({ ...stack.services, index }, stack.services);
+  baseUrl = served.baseUrl;
 });
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await served?.close();
   await domain?.close();
   await openSearch?.close();
   await stack?.close();

@@ -1,6 +1,7 @@
 import { localAuthorizer, localRoutes } from '../../local/api-routes';
 import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
 import { startEmbeddedStack, type EmbeddedStack, type EmbeddedStackOptions } from '../../local/embedded-stack';
+import type { Services } from '../../lambdas/ports/services';
 import { createApiServer, listen } from '../../local/http-server';
 
 export interface TestApi {
@@ -26,12 +27,35 @@ async function parsedResponse(res: Response): Promise<{ status: number; body: an
   return { status: res.status, body, headers: res.headers };
 }
 
+export interface ServedApi {
+  baseUrl: string;
+  /** Stops the server, dropping kept-alive connections; the services are the caller's to close. */
+  close(): Promise<void>;
+}
+
+/**
+ * The local HTTP server over these services, on a random port. Tests that swap a port (a stage's
+ * quotas, a search index behind a faulty domain) pass the services with it swapped; the authorizer
+ * may keep the stack's own.
+ */
+export async function serveOverHttp(routeServices: Services, authorizerServices: Services = routeServices): Promise<ServedApi> {
+  const server = createApiServer(localRoutes(routeServices), localAuthorizer(authorizerServices));
+  const baseUrl = await listen(server, 0);
+  return {
+    baseUrl,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /** The embedded stack behind the local HTTP server, on a random port: tests speak real HTTP to it. */
 export async function startTestApi(options: EmbeddedStackOptions = {}): Promise<TestApi> {
   const stack = await startEmbeddedStack(options);
   const { keys } = await ensureLocalKeys(stack.services);
-  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
-  const baseUrl = await listen(server, 0);
+  const served = await serveOverHttp(stack.services);
+  const { baseUrl } = served;
   return {
     baseUrl,
     stack,
@@ -47,7 +71,7 @@ export async function startTestApi(options: EmbeddedStackOptions = {}): Promise<
       }));
     },
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.close();
       await stack.close();
     },
   };

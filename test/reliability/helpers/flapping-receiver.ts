@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { seededRandom } from '../../../local/seeded-random';
 
 /**
  * A webhook receiver that flaps: it alternates between up (204) and one of several ways of being
@@ -29,20 +30,8 @@ export interface FlappingReceiver {
   close(): Promise<void>;
 }
 
-/** mulberry32: a small seeded generator. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export async function startFlappingReceiver(options: { seed: number; upMs: [number, number]; downMs: [number, number] }): Promise<FlappingReceiver> {
-  const random = seeded(options.seed);
+  const random = seededRandom(options.seed);
   const between = ([low, high]: [number, number]) => low + random() * (high - low);
   const received: ReceivedRequest[] = [];
   const phases = new Map<ReceiverPhase, { count: number; ms: number }>();
