@@ -8,5 +8,8 @@ export default defineConfig({
     // Integration suites each start a server; run files in separate forks, two at a time (2 cores).
     pool: 'forks',
     maxWorkers: 2,
+    // Every test stack without a data folder shares one vector cache: the sentence-embedding
+    // model embeds each synthetic catalogue once per machine, not once per suite.
+    env: { GCF_EMBEDDING_CACHE: '.cache/test-embeddings.sqlite' },
   },
 });

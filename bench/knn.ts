@@ -56,22 +56,22 @@ export async function benchKnn(vectors: number, repetitions: number, log: (line:
       scores[r] = dot;
     }
   };
-  const timed = (run: () => void) => {
+  const timed = async (run: () => unknown) => {
     const started = performance.now();
-    run();
+    await run();
     return performance.now() - started;
   };
   const result: KnnBenchResult = { vectors: matrix.size, dimensions, bareMs: [], scanMs: [], sortMs: [], matches: 0, floor };
   // Warm-up: let the JIT compile both loops before anything is recorded.
   for (let i = 0; i < 5; i++) {
     bare();
-    matrix.matchesAbove(query!, floor, mask);
+    await matrix.matchesAbove(query!, floor, mask);
   }
   for (let i = 0; i < repetitions; i++) {
-    result.bareMs.push(timed(bare));
+    result.bareMs.push(await timed(bare));
     let matches: Matches | undefined;
-    result.scanMs.push(timed(() => { matches = matrix.matchesAbove(query!, floor, mask); }));
-    result.sortMs.push(timed(() => rankMatches(matches!, String)));
+    result.scanMs.push(await timed(async () => { matches = await matrix.matchesAbove(query!, floor, mask); }));
+    result.sortMs.push(await timed(() => rankMatches(matches!, String)));
     result.matches = matches!.rowids.length;
   }
   log(`knn: bare loop ${median(result.bareMs).toFixed(2)} ms, index scan ${median(result.scanMs).toFixed(2)} ms (${(median(result.scanMs) / median(result.bareMs)).toFixed(2)}x), sort of ${result.matches} matches ${median(result.sortMs).toFixed(2)} ms`);

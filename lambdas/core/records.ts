@@ -35,6 +35,7 @@ const opportunityFields = {
   amount_min: described(money(), 'Smallest award in USD, or null when not published'),
   amount_max: described(money(), 'Largest award (award ceiling) in USD, or null when not published'),
   deadline_date: described(nullable(isoDate()), 'Application deadline (YYYY-MM-DD); null for awarded records and open-ended opportunities'),
+  archive_date: described(nullable(isoDate()), 'The day the source stops listing the opportunity (YYYY-MM-DD; Grants.gov and SAM.gov archive date); null when the source gives none or for awarded records'),
   geography: described(nullable(z.string()), 'Legacy free-text location, e.g. "National" or "Texas"; prefer states'),
   funder_id: uuid(),
   funder_name: z.string(),

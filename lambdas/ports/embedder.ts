@@ -9,14 +9,20 @@ export interface VectorSpace {
   dimensions: number;
 }
 
-/** Text embeddings (Bedrock Titan in AWS; wink word vectors locally). */
+/**
+ * What a text is embedded as: asymmetric models (e5, bge) are trained with one instruction before
+ * search queries and another (or none) before the passages they should find.
+ */
+export type EmbeddingPurpose = 'query' | 'document';
+
+/** Text embeddings (Bedrock Titan in AWS; an ONNX sentence transformer locally, wink word vectors as its fallback). */
 export interface Embedder {
   readonly space: VectorSpace;
   /**
    * One unit-length vector per text, in order; null for a text with nothing the model can embed
-   * (no known word), never a vector of NaNs.
+   * (no known word), never a vector of NaNs. `purpose` defaults to 'document'.
    */
-  embed(texts: readonly string[]): Promise<(Float32Array | null)[]>;
+  embed(texts: readonly string[], purpose?: EmbeddingPurpose): Promise<(Float32Array | null)[]>;
 }
 
 /**

@@ -9,12 +9,18 @@ export interface IndexPage<K extends ResourceKind> {
   results: IndexedResult<K>[];
 }
 
-/** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the floor. */
+/** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the floors. */
 export interface SemanticQuery {
   /** Unit length, in the index's vector space; null when the text has no word the embedder knows. */
   vector: Float32Array | null;
   /** Minimum cosine similarity for a semantic match (per embedder; lambdas/core/search/relevance.ts). */
   floor: number;
+  /**
+   * Minimum cosine a keyword match needs to stay in a hybrid result set: a record that shares
+   * words with the query but is about something else entirely ("used car prices" in a grant that
+   * says funds may be "used" for "car" seats) is not a hybrid match. Lower than `floor`.
+   */
+  keywordFloor: number;
 }
 
 /**
@@ -22,14 +28,16 @@ export interface SemanticQuery {
  * public record, so a page is served from it alone. Both adapters implement the same semantics,
  * checked by one contract suite (test/contract):
  *
- * - keyword: every meaningful word (keywordTerms) matches, stemmed, in title or description
- *   (funders: name or summary); BM25 with the title weighted above the body.
+ * - keyword: lambdas/core/search/keyword-query.ts: BM25 over title, description, funder and
+ *   categories (funders: name and summary) with OR semantics, a minimum-should-match of the
+ *   stemmed terms, a near-phrase boost, and the title weighted above the body. Given a
+ *   SemanticQuery with a vector, matches whose cosine is under its keywordFloor are dropped.
  * - semantic: the records passing the filters whose vector's cosine with the query vector is at
  *   least the floor, all of them (the filters apply inside the k-NN search, never after a top-k
  *   cut); relevance is the cosine clipped to [0, 1]. A null vector matches nothing.
- * - hybrid: the keyword and semantic lists, each read to HYBRID_RANK_WINDOW, fused by
- *   fuseRankings (lambdas/core/search/fusion.ts); the results are the fused set, relevance the
- *   fused score. A record is in it only if it matches the keywords or passes the floor.
+ * - hybrid: the keyword list (matches whose cosine reaches keywordFloor) and the semantic list,
+ *   fused by fuseRankings (lambdas/core/search/fusion.ts); the results are the fused set (total
+ *   is its size, never a window), relevance the fused score.
  * - relevance order is score descending, ties by id ascending (asc order is the exact reverse);
  *   an explicit sort field orders the same set by that field, nulls last, ties by id.
  */

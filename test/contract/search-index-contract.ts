@@ -32,7 +32,7 @@ function grant(n: number, title: string, description: string, extra: Partial<Gra
     id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
     title, description, amount_min: null, amount_max: null, deadline_date: null, status: 'posted', geography: null,
     funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
-    created_at: `2026-0${1 + (n % 9)}-01T00:00:00.000Z`, categories: [], opportunity_type: 'open', project_end_date: null,
+    created_at: `2026-0${1 + (n % 9)}-01T00:00:00.000Z`, categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
     states: [], source: 'contract-test', source_id: String(n), eligible_applicants: [], requires_501c3: null, ...extra,
   };
 }
@@ -48,6 +48,14 @@ const CATALOGUE: { record: Grant; vector: Float32Array | null }[] = [
   { record: grant(7, 'Equipment for first responders', 'Police, fire and EMS equipment grants.', { opportunity_type: 'awarded', project_end_date: '2024-06-30' }), vector: unit(0.8, 0, 0.2, 0) },
   { record: grant(8, 'Police equipment program', 'Duplicate posting with the same text as record 1.', { eligible_applicants: ['nonprofit', 'municipality'], requires_501c3: false }), vector: unit(1, 0, 0, 0) },
   { record: grant(9, 'Untitled notice', 'No text a model would embed.'), vector: null },
+  // Lapsed listings: stale (open-ended, posted 2014), archived, a placeholder deadline on an old posting.
+  { record: grant(10, 'Police radio upgrade', 'Radios for police.', { created_at: '2014-03-01T00:00:00.000Z' }), vector: null },
+  { record: grant(11, 'Police training academy', 'Training.', { deadline_date: '2027-06-01', archive_date: '2026-10-01' }), vector: null },
+  { record: grant(12, 'Police youth leagues', 'Sports.', { deadline_date: '2102-04-13', created_at: '2012-03-16T00:00:00.000Z' }), vector: null },
+  // The same words, adjacent in one title and far apart in the other.
+  { record: grant(13, 'Water systems for small and rural towns', 'Pipes.', { categories: ['Environment'] }), vector: null },
+  { record: grant(14, 'Water for small and rural towns: systems', 'Pipes.'), vector: null },
+  { record: grant(15, 'Equipment for theatres', 'Stage lighting.', { funder_name: 'National Endowment for the Arts' }), vector: unit(0, 0, 0, 1) },
 ];
 
 const byN = (n: number) => CATALOGUE[n - 1]!.record.id;
@@ -73,16 +81,37 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
     afterAll(async () => harness?.close());
 
     describe('keyword', () => {
-      it('needs every meaningful word, stemmed, in title or description, title matches first', async () => {
+      it('needs both words of a two-word query, stemmed, in any searched field, title matches first', async () => {
         const found = await ids({ search: 'grants for police equipment' });
         // 1 has both words in the title and "police" again below; 8 both in the title; 3 "policing"
-        // in the title and "equipment" below; 7 is an award; 2 and 5 lack a word.
+        // in the title and "equipment" below; 7 is an award; 2, 5 and 15 lack a word; 10-12 lapsed.
         expect(found[0]).toBe(byN(1));
         expect([...found].sort()).toEqual([byN(1), byN(3), byN(8)].sort());
       });
 
+      it('needs most words of a longer query (2 of 3), ranking records with more of them first', async () => {
+        const found = await ids({ search: 'police equipment cameras' });
+        expect(found[0]).toBe(byN(1));
+        expect([...found].sort()).toEqual([byN(1), byN(3), byN(8)].sort());
+        // "rural clinic water": 5 (closed) has rural + clinics, 4 rural + water, 13 and 14 rural + water.
+        expect((await ids({ search: 'rural clinic water', status: 'open,closed' })).sort()).toEqual([byN(4), byN(5), byN(13), byN(14)].sort());
+        expect(await ids({ search: 'police cameras clinic' })).toEqual([byN(1)]);
+      });
+
+      it('searches the funder and the categories too', async () => {
+        expect(await ids({ search: 'endowment' })).toEqual([byN(15)]);
+        expect(await ids({ search: 'environment' })).toEqual([byN(13)]);
+      });
+
+      it('ranks the words as a phrase above the same words far apart', async () => {
+        const found = await ids({ search: 'water systems' });
+        expect([...found].sort()).toEqual([4, 13, 14].map(byN).sort());
+        expect(found.indexOf(byN(13))).toBeLessThan(found.indexOf(byN(14)));
+      });
+
       it('matches plural and singular alike', async () => {
-        expect((await ids({ search: 'clinics' }))).toEqual([byN(5)]);
+        expect((await ids({ search: 'clinics', status: 'closed' }))).toEqual([byN(5)]);
+        expect((await ids({ search: 'clinic', status: 'closed' }))).toEqual([byN(5)]);
       });
 
       it('treats query syntax as plain text (a field prefix is just another word)', async () => {
@@ -90,19 +119,41 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
           const found = await ids({ search: text });
           expect(found, text).toContain(byN(1));
         }
-        // Operators and field names are words like any other, so they must match too.
-        expect(await ids({ search: 'title:police' })).toEqual([]);
-        expect(await ids({ search: 'police NEAR equipment' })).toEqual([]);
+        // Operators and field names are words like any other; one in no record cannot match and is not counted.
+        expect((await ids({ search: 'title:police' })).sort()).toEqual((await ids({ search: 'police' })).sort());
+        expect((await ids({ search: 'police NEAR equipment' })).sort()).toEqual([1, 3, 8].map(byN).sort());
       });
 
       it('finds nothing for words no record has, or only stop words', async () => {
         expect(await index.query('grant', query({ search: 'qwxz zzkv' }))).toEqual({ total: 0, results: [] });
         expect((await index.query('grant', query({ search: 'the of and' }))).total).toBe(0);
+        expect((await index.query('grant', query({ search: 'they are not there' }))).total).toBe(0);
+      });
+    });
+
+    describe('what can be applied for', () => {
+      const listed = async (params: Record<string, string>) => (await ids({ sort_by: 'title', order: 'asc', ...params })).sort();
+
+      it('lists live posted and forecasted grants by default: not past the deadline, the archive date or the stale horizon', async () => {
+        expect(await listed({})).toEqual([1, 2, 3, 4, 6, 8, 9, 13, 14, 15].map(byN).sort());
+      });
+
+      it('counts the lapsed ones as closed, and an explicit status decides', async () => {
+        expect(await listed({ status: 'closed' })).toEqual([5, 10, 11, 12].map(byN).sort());
+        expect(await listed({ status: 'open' })).toEqual([1, 2, 3, 4, 8, 9, 13, 14, 15].map(byN).sort());
+        expect(await listed({ status: 'forecasted' })).toEqual([byN(6)]);
+        expect(await listed({ status: 'posted' })).toEqual([1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15].map(byN).sort());
+        expect(await listed({ opportunity_type: 'all' })).toEqual(CATALOGUE.map((c) => c.record.id).sort());
+      });
+
+      it('applies to keyword search too', async () => {
+        expect((await ids({ search: 'police' })).sort()).toEqual([1, 3, 8].map(byN).sort());
+        expect((await ids({ search: 'police', status: 'closed' })).sort()).toEqual([10, 11, 12].map(byN).sort());
       });
     });
 
     describe('semantic', () => {
-      const policing: SemanticQuery = { vector: unit(1, 0, 0, 0), floor: 0.5 };
+      const policing: SemanticQuery = { vector: unit(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
 
       it('returns every record above the floor that passes the filters, relevance = cosine, ties by id', async () => {
         const page = await index.query('grant', query({ search: 'policing', search_mode: 'semantic' }), policing);
@@ -146,8 +197,8 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
 
       it('matches nothing for a null vector or a floor no record reaches', async () => {
-        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).toEqual({ total: 0, results: [] });
-        expect((await index.query('grant', query({ search: 'x', search_mode: 'semantic' }), { vector: unit(-1, -1, -1, -1), floor: 0.1 })).total).toBe(0);
+        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), { vector: null, floor: 0.5, keywordFloor: -1 })).toEqual({ total: 0, results: [] });
+        expect((await index.query('grant', query({ search: 'x', search_mode: 'semantic' }), { vector: unit(-1, -1, -1, -1), floor: 0.1, keywordFloor: -1 })).total).toBe(0);
       });
 
       it('counts without results for count_only', async () => {
@@ -157,20 +208,31 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
 
     describe('hybrid', () => {
       it('fuses the keyword and semantic lists by reciprocal rank', async () => {
-        const semantic: SemanticQuery = { vector: unit(0, 0.1, 1, 0), floor: 0.9 };
-        const keywordIds = await ids({ search: 'equipment' });
-        const semanticIds = await ids({ search: 'equipment', search_mode: 'semantic' }, semantic);
-        const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid' }), semantic);
+        const semantic: SemanticQuery = { vector: unit(0, 0.1, 1, 0), floor: 0.9, keywordFloor: -1 };
+        const keywordIds = await ids({ search: 'equipment', status: 'open,closed' });
+        const semanticIds = await ids({ search: 'equipment', search_mode: 'semantic', status: 'open,closed' }, semantic);
+        const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid', status: 'open,closed' }), semantic);
         const fused = fuseRankings([keywordIds, semanticIds]);
         expect(page.results.map((r) => r.id)).toEqual(fused.map((hit) => hit.id));
         expect(page.total).toBe(fused.length);
         page.results.forEach((r, i) => expect(r.relevance).toBeCloseTo(fused[i]!.relevance, 4));
       });
 
+      it('drops keyword matches below the keyword floor; the total is the whole union', async () => {
+        const policing: SemanticQuery = { vector: unit(1, 0, 0, 0), floor: 0.995, keywordFloor: 0.8 };
+        // Keyword matches 1, 3, 8 (cosines 1, 0.91, 1) and 15 (cosine 0: theatre equipment); semantic 1 and 8.
+        const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid', limit: '2' }), policing);
+        expect(page.total).toBe(3);
+        const all = await ids({ search: 'equipment', search_mode: 'hybrid' }, policing);
+        expect([...all].sort()).toEqual([1, 3, 8].map(byN).sort());
+        expect(page.results.map((r) => r.id)).toEqual(all.slice(0, 2));
+      });
+
       it('keeps only records that match the keywords or pass the floor, and is empty for nonsense', async () => {
-        const page = await index.query('grant', query({ search: 'water', search_mode: 'hybrid' }), { vector: unit(0, 0, 0, 1), floor: 0.99 });
-        expect(page.results.map((r) => r.id).sort()).toEqual([byN(4), byN(6)].sort());
-        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), { vector: null, floor: 0.5 })).toEqual({ total: 0, results: [] });
+        const page = await index.query('grant', query({ search: 'water', search_mode: 'hybrid' }), { vector: unit(0, 0, 0, 1), floor: 0.99, keywordFloor: -1 });
+        // Water: 4, 13, 14 by keyword (13 and 14 have no vector, and no keyword floor applies); arts: 6 and 15 by vector.
+        expect(page.results.map((r) => r.id).sort()).toEqual([byN(4), byN(6), byN(13), byN(14), byN(15)].sort());
+        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), { vector: null, floor: 0.5, keywordFloor: -1 })).toEqual({ total: 0, results: [] });
       });
     });
 
@@ -179,10 +241,10 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         const moved = { ...CATALOGUE[5]!.record, title: 'Arts and policing' };
         await index.upsert('grant', [moved], [unit(1, 0, 0, 0)]);
         await harness.settle();
-        expect(await ids({ search: 'policing', search_mode: 'semantic', status: 'forecasted' }, { vector: unit(1, 0, 0, 0), floor: 0.99 })).toEqual([byN(6)]);
+        expect(await ids({ search: 'policing', search_mode: 'semantic', status: 'forecasted' }, { vector: unit(1, 0, 0, 0), floor: 0.99, keywordFloor: -1 })).toEqual([byN(6)]);
         await index.remove('grant', [byN(6)]);
         await harness.settle();
-        expect(await ids({ search: 'arts' })).toEqual([]);
+        expect(await ids({ search: 'music' })).toEqual([]);
         await index.upsert('grant', [CATALOGUE[5]!.record], [CATALOGUE[5]!.vector]);
         await harness.settle();
       });

@@ -167,9 +167,10 @@ describe('admin --target aws (against local stand-ins)', () => {
     // The domain answers each day's query with the grant only when its deadline is in that day's range.
     openSearch.respond = (request) => {
       if (!request.path.includes('_search')) return undefined;
+      // The window is the last pair of deadline ranges: the status clause before it has its own (lapsed: deadline before today).
       const range = JSON.stringify(JSON.parse(request.body).query);
-      const after = /"deadline_date":\{"gt":"([\d-]+)"\}/.exec(range)?.[1];
-      const before = /"deadline_date":\{"lt":"([\d-]+)"\}/.exec(range)?.[1];
+      const after = [...range.matchAll(/"deadline_date":\{"gt":"([\d-]+)"\}/g)].at(-1)?.[1];
+      const before = [...range.matchAll(/"deadline_date":\{"lt":"([\d-]+)"\}/g)].at(-1)?.[1];
       const hit = after !== undefined && before !== undefined && after < deadline && deadline < before;
       return { json: { hits: { total: { value: hit ? 1 : 0 }, hits: hit ? [{ _id: due.id, _source: due }] : [] } } };
     };

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadLocalEmbedder, WINK } from '../../local/local-embedder';
 import { ingestFiles, type IngestFilesResult } from '../../lambdas/adapters/source-files/ingest-files';
 import type { ChangeEvent } from '../../lambdas/core/change-feed';
 import { recordIdOf } from '../../lambdas/core/ingest/identity';
@@ -32,7 +33,9 @@ describe.skipIf(!hasSharedData)('ingest of ../shared/data', () => {
   }
 
   beforeAll(async () => {
-    api = await startTestApi({ seed: false });
+    // This suite checks the mapping of 21,000 records, not their vectors: the word-vector fallback
+    // embeds them in seconds, the sentence transformer would take some 20 minutes.
+    api = await startTestApi({ seed: false, embedder: await loadLocalEmbedder({ name: WINK }) });
     first = await ingestFiles(files, api.stack.services, { onRejected: (r) => rejections.push(r) });
   });
   afterAll(() => api?.close());

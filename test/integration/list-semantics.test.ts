@@ -3,6 +3,7 @@ import type { Contract, Funder, Grant } from '../../lambdas/core/records';
 import { generateContracts, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { startTestApi, TEST_CATALOGUE, type TestApi } from '../support/api-server';
 import { matches, sortRecords } from '../support/oracle';
+import { vectorOracle, type VectorOracle } from '../support/vector-oracle';
 
 /**
  * Filters, sorts, pages and counts over real HTTP, checked against an independent oracle run on
@@ -15,16 +16,21 @@ let today: string;
 let grants: Grant[];
 let contracts: Contract[];
 let funders: Funder[];
+let vectors: VectorOracle;
 
 beforeAll(async () => {
   api = await startTestApi({ seed: TEST_CATALOGUE });
+  vectors = vectorOracle(api.stack.services);
   const spec = api.stack.seededCatalogue!;
   today = spec.today;
   funders = generateFunders(spec);
   grants = [...generateGrants(spec, funders)].flat();
   contracts = [...generateContracts(spec, funders)].flat();
 });
-afterAll(async () => api?.close());
+afterAll(async () => {
+  vectors?.close();
+  await api?.close();
+});
 
 async function fetchAllIds(path: string, params: Record<string, string>): Promise<{ ids: string[]; total: number }> {
   const ids: string[] = [];
@@ -210,11 +216,17 @@ describe('pages and counts', () => {
 });
 
 describe('keyword search', () => {
-  const containsWord = (word: string, r: { title: string; description?: string; name?: string; summary?: string | null }) =>
-    new RegExp(`\\b${word}\\b`, 'i').test(`${r.title ?? r.name} ${r.description ?? r.summary ?? ''}`);
+  const containsWord = (word: string, r: { title: string; description?: string; name?: string; summary?: string | null; funder_name?: string; categories?: string[] }) =>
+    new RegExp(`\\b${word}\\b`, 'i').test(`${r.title ?? r.name} ${r.description ?? r.summary ?? ''} ${r.funder_name ?? ''} ${(r.categories ?? []).join(' ')}`);
+  /** Lexical matches are kept when their embedding is not far off the query's (the keyword floor). */
+  const onTopic = async <T extends Grant | Funder>(kind: 'grant' | 'funder', records: T[], text: string): Promise<T[]> => {
+    const cosines = await vectors.cosines(kind, records as never[], text);
+    return records.filter((r) => cosines.get(r.id)! >= vectors.keywordFloor);
+  };
 
-  it('finds every open grant that mentions the word, most relevant first', async () => {
-    const expected = grants.filter((g) => g.opportunity_type === 'open' && containsWord('broadband', g));
+  it('finds every applyable grant that mentions the word and is on topic, most relevant first', async () => {
+    const lexical = grants.filter((g) => matches(g, {}, today) && containsWord('broadband', g));
+    const expected = await onTopic('grant', lexical, 'broadband');
     expect(expected.length).toBeGreaterThan(0);
     const { ids, total } = await fetchAllIds('/grants-api', { search: 'broadband' });
     expect(total).toBe(expected.length);
@@ -224,9 +236,10 @@ describe('keyword search', () => {
     for (const g of first.body.results) expect(g.title.toLowerCase()).toContain('broadband');
   });
 
-  it('all words must match, filters still apply, and an explicit sort wins', async () => {
+  it('both words of a two-word query must match, filters still apply, and an explicit sort wins', async () => {
     const params = { search: 'rural broadband', states: 'TX', include_national: 'true', sort_by: 'deadline_date', order: 'asc' };
-    const expected = grants.filter((g) => matches(g, params, today) && containsWord('rural', g) && containsWord('broadband', g));
+    const lexical = grants.filter((g) => matches(g, params, today) && containsWord('rural', g) && containsWord('broadband', g));
+    const expected = await onTopic('grant', lexical, 'rural broadband');
     const { ids } = await fetchAllIds('/grants-api', params);
     expect(new Set(ids)).toEqual(new Set(expected.map((g) => g.id)));
     expect(ids).toEqual(sortRecords(expected, 'deadline_date', 'asc').map((g) => g.id));
@@ -249,7 +262,7 @@ describe('keyword search', () => {
 
   it('funders match on name and summary', async () => {
     const word = funders.find((f) => f.summary)!.summary!.match(/[A-Za-z]{7,}/)![0]!.toLowerCase();
-    const expected = funders.filter((f) => containsWord(word, { title: f.name, description: f.summary ?? '' }));
+    const expected = await onTopic('funder', funders.filter((f) => containsWord(word, { title: f.name, description: f.summary ?? '' })), word);
     const { ids } = await fetchAllIds('/funders-api', { search: word });
     // Stemming may also match other forms of the word, so: nothing missed, nothing unrelated.
     expect(ids).toEqual(expect.arrayContaining(expected.map((f) => f.id)));

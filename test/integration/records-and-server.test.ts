@@ -124,18 +124,21 @@ describe('local state', () => {
     }
   });
 
-  it('refuses at start-up an index built with another embedder, naming both and the remedy', async () => {
+  it('rebuilds at start-up an index built with another embedder, saying so, and serves from the new vectors', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gcf-state-'));
     try {
-      await (await startEmbeddedStack({ dataDir, seed: SMALL })).close();
+      const first = await startEmbeddedStack({ dataDir, seed: SMALL });
+      const builtWith = first.services.embedder.space.embedder;
+      await first.close();
       const other = countingEmbedder(100);
-      await expect(startEmbeddedStack({ dataDir, seed: false, embedder: other, semanticFloor: 0.5 })).rejects.toThrow(
-        /holds vectors from wink-sg-100d \(100 dimensions\), but the service is configured with test-hash \(100 dimensions\)\. Rebuild it from the record store: npm run admin -- local reindex/,
-      );
-      // The state folder was released: the stack starts again with the embedder it was built with.
-      const again = await startEmbeddedStack({ dataDir, seed: false });
-      expect((await again.services.index.query('grant', parseListQuery('grant', { count_only: ['true'] }, '2026-11-22'))).total).toBeGreaterThan(0);
-      await again.close();
+      const messages: string[] = [];
+      const second = await startEmbeddedStack({ dataDir, seed: false, embedder: other, semanticFloor: 0.5, onProgress: (m) => messages.push(m) });
+      expect(messages.join('\n')).toContain(`the search index holds vectors from ${builtWith}`);
+      expect(messages.join('\n')).toContain('now embeds with test-hash (100 dimensions): rebuilding it from the record store');
+      expect(new Set(other.embedded).size).toBeGreaterThan(SMALL.grants);
+      const count = parseListQuery('grant', { count_only: ['true'], opportunity_type: ['all'] }, '2026-11-22');
+      expect((await second.services.index.query('grant', count)).total).toBe(SMALL.grants);
+      await second.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

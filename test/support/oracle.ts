@@ -8,20 +8,38 @@ export type Opportunity = Grant | Contract;
 
 const GEO_STATES: Record<string, string> = { texas: 'TX', california: 'CA', 'new york': 'NY' };
 
+const DAY_MS = 86_400_000;
+const shiftDays = (isoDate: string, days: number) => new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * Whether a not-awarded record can no longer be applied for on `today`: its deadline or archive
+ * date has passed, or it is an open-ended listing (no deadline, or one more than ten years of
+ * 365.25 days after posting) posted more than three such years ago (docs/data-model.md).
+ */
+function lapsed(record: Opportunity, today: string): boolean {
+  if (record.deadline_date !== null && record.deadline_date < today) return true;
+  if (record.archive_date !== null && record.archive_date < today) return true;
+  const postedOn = record.created_at.slice(0, 10);
+  const openEnded = record.deadline_date === null || record.deadline_date > shiftDays(postedOn, 3653);
+  return openEnded && record.created_at < shiftDays(today, -1096);
+}
+
 export function matches(record: Opportunity, params: Record<string, string>, today: string): boolean {
   const type = params.opportunity_type ?? 'open';
   if (type !== 'all' && record.opportunity_type !== type) return false;
 
-  if (params.status) {
-    const ok = params.status.split(',').some((s) => {
-      const past = record.deadline_date !== null && record.deadline_date < today;
+  // Without a status, "open" opportunities are what can be applied for (posted, forecasted, open contracts, not lapsed).
+  const statuses = params.status ?? (type === 'open' ? ('naics' in record ? 'open' : 'open,forecasted') : undefined);
+  if (statuses) {
+    const ok = statuses.split(',').some((s) => {
+      const gone = lapsed(record, today);
       const live = record.status === 'posted' || (record.status === 'open' && 'naics' in record);
       switch (s) {
-        case 'open': return live && !past;
+        case 'open': return live && !gone;
         case 'posted': return record.status === 'posted';
         case 'forecasted':
-        case 'upcoming': return record.status === 'forecasted';
-        case 'closed': return record.status === 'closed' || (live && past);
+        case 'upcoming': return record.status === 'forecasted' && !gone;
+        case 'closed': return record.status === 'closed' || ((live || record.status === 'forecasted') && gone);
         default: throw new Error(`oracle: unknown status ${s}`);
       }
     });

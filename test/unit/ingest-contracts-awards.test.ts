@@ -124,7 +124,7 @@ describe('sam-opportunities-v2', () => {
     expect(record).toMatchObject({
       title: 'Enterprise Help Desk Support Services',
       amount_min: null, amount_max: null,
-      deadline_date: '2026-09-15', status: 'open', opportunity_type: 'open', project_end_date: null,
+      deadline_date: '2026-09-15', archive_date: '2026-09-30', status: 'open', opportunity_type: 'open', project_end_date: null,
       states: ['MD'], geography: 'Maryland',
       naics: '541512', categories: ['Information Technology'], set_aside_code: 'SBA',
       primary_contact_email: 'jane.doe.civ@army.mil',
@@ -143,7 +143,7 @@ describe('sam-opportunities-v2', () => {
   it('maps a non-US place of performance to International', () => {
     const { record } = mapOne(samOpportunitiesV2, sourcesSought!);
     expect(record).toMatchObject({
-      states: [], geography: 'International', deadline_date: '2026-08-12', status: 'closed',
+      states: [], geography: 'International', deadline_date: '2026-08-12', archive_date: '2026-08-27', status: 'closed',
       naics: '561210', categories: ['Facilities Support'], set_aside_code: null,
       document_url: 'https://www.navfac.navy.mil/far-east', primary_contact_email: 'navfac.fe.contracts@us.navy.mil',
     });
@@ -154,7 +154,7 @@ describe('sam-opportunities-v2', () => {
   it('maps an award notice to an awarded, closed contract with the award amount', () => {
     const { mapped, record } = mapOne(samOpportunitiesV2, award!);
     expect(record).toMatchObject({
-      opportunity_type: 'awarded', status: 'closed', deadline_date: null,
+      opportunity_type: 'awarded', status: 'closed', deadline_date: null, archive_date: null,
       amount_min: 1_250_000, amount_max: 1_250_000, set_aside_code: '8A', states: ['DC'],
     });
     expect(record.description).toContain('Contract 70B06C26C00000123 awarded to Example Cloud Solutions LLC on 2026-07-25 for $1,250,000.');
@@ -190,7 +190,7 @@ describe('sam-csv-export', () => {
     const { mapped, record } = mapOne(samCsvExport, rows[0]!);
     expect(record).toMatchObject({
       title: 'Janitorial Services, Fort Hood', status: 'open', opportunity_type: 'open',
-      deadline_date: '2026-09-04', created_at: '2026-08-05T14:22:10Z', states: ['TX'], geography: 'Texas',
+      deadline_date: '2026-09-04', archive_date: '2026-09-19', created_at: '2026-08-05T14:22:10Z', states: ['TX'], geography: 'Texas',
       naics: '561720', categories: ['Facilities Support'], set_aside_code: 'SDVOSBC',
       primary_contact_email: 'maria.lopez.civ@army.mil', document_url: null,
       listing_url: 'https://sam.gov/workspace/contract/opp/7e1f2a3b4c5d6e7f8091a2b3c4d5e6f7/view',
@@ -207,13 +207,13 @@ describe('sam-csv-export', () => {
   it('maps an award row and an inactive foreign row', () => {
     const awarded = mapOne(samCsvExport, rows[1]!);
     expect(awarded.record).toMatchObject({
-      opportunity_type: 'awarded', status: 'closed', amount_min: 48250, amount_max: 48250, deadline_date: null,
+      opportunity_type: 'awarded', status: 'closed', amount_min: 48250, amount_max: 48250, deadline_date: null, archive_date: null,
       naics: '562910', categories: ['Environmental Services'], set_aside_code: 'SBA', states: ['MD'],
     });
     expect(funderNames(awarded.mapped)).toEqual(['ENVIRONMENTAL PROTECTION AGENCY']);
     const foreign = mapOne(samCsvExport, rows[2]!);
     expect(foreign.record).toMatchObject({
-      status: 'closed', states: [], geography: 'International', naics: '236220', categories: ['Construction'],
+      status: 'closed', archive_date: '2026-12-31', states: [], geography: 'International', naics: '236220', categories: ['Construction'],
       set_aside_code: null, primary_contact_email: null, document_url: 'https://www.ramstein.af.mil/contracting',
     });
     expect(foreign.record.description).toMatch(/^Presolicitation notice FA5613-26-R-0003 from DEPT OF DEFENSE, DEPT OF THE AIR FORCE, FA5613 700 CONS LGC\./);
@@ -241,7 +241,7 @@ describe('sam-notices-csv, govconradar-notices and fbo-notices', () => {
   it('maps a UM-MIDAS notice row', () => {
     const { mapped, record } = mapOne(samNoticesCsv, midas);
     expect(record).toMatchObject({
-      status: 'open', deadline_date: '2026-09-30', naics: '541715', categories: ['Research and Development'],
+      status: 'open', deadline_date: '2026-09-30', archive_date: '2026-10-15', naics: '541715', categories: ['Research and Development'],
       set_aside_code: null, primary_contact_email: 'BTO-BAA@darpa.mil', states: [], geography: 'National',
       document_url: 'https://sam.gov/api/prod/opps/v3/opportunities/resources/files/aaa/download',
       created_at: '2026-07-01T00:00:00Z', source: 'sam.gov', source_id: '0a0b0c0d0e0f40718293a4b5c6d7e8f9',
@@ -249,7 +249,7 @@ describe('sam-notices-csv, govconradar-notices and fbo-notices', () => {
     expect(record.description).not.toContain('SECRET');
     expect(funderNames(mapped)).toEqual(['DEFENSE ADVANCED RESEARCH PROJECTS AGENCY (DARPA)', 'DEPT OF DEFENSE']);
     expect(mapOne(samNoticesCsv, { ...midas, Contact: 'do_not_use_this_email_address@arpa-h.gov' }).record).toMatchObject({ primary_contact_email: null });
-    expect(mapOne(samNoticesCsv, { ...midas, Type: 'Award Notice' }).record).toMatchObject({ opportunity_type: 'awarded', status: 'closed', deadline_date: null });
+    expect(mapOne(samNoticesCsv, { ...midas, Type: 'Award Notice' }).record).toMatchObject({ opportunity_type: 'awarded', status: 'closed', deadline_date: null, archive_date: null });
   });
 
   const radar: SourceRecord = {
@@ -263,11 +263,11 @@ describe('sam-notices-csv, govconradar-notices and fbo-notices', () => {
   it('maps a GovConRadar notice row', () => {
     const { mapped, record } = mapOne(govConRadarNotices, radar);
     expect(record).toMatchObject({
-      status: 'open', deadline_date: '2026-08-20', states: ['VA'], naics: '541330', categories: ['Professional Services'],
+      status: 'open', deadline_date: '2026-08-20', archive_date: null, states: ['VA'], naics: '541330', categories: ['Professional Services'],
       set_aside_code: 'SBA', primary_contact_email: null, listing_url: radar.source_url, document_url: null,
     });
     expect(funderNames(mapped)).toEqual(['DEPT OF THE NAVY', 'DEPT OF DEFENSE']);
-    expect(mapOne(govConRadarNotices, { ...radar, archive_date: '2026-08-01' }).record.status).toBe('closed');
+    expect(mapOne(govConRadarNotices, { ...radar, archive_date: '2026-08-01' }).record).toMatchObject({ archive_date: '2026-08-01', status: 'closed' });
     expect(mapOne(govConRadarNotices, { ...radar, place_of_performance_state: 'JP-14' }).record.geography).toBe('International');
     expect(rejectionOf(govConRadarNotices, { ...radar, response_deadline: '2026-02-30' })).toBe('response_deadline: "2026-02-30" is an impossible date');
   });
@@ -291,7 +291,8 @@ describe('sam-notices-csv, govconradar-notices and fbo-notices', () => {
     expect(record).toMatchObject({
       source: 'fbo.gov', source_id: 'COMBINE:w912dy-14-t-0100', title: 'Z--Roof Repair, Building 4488',
       description: 'Roof repair at Redstone Arsenal & related work.\nSee the attached SOW.',
-      deadline_date: '2014-07-01', status: 'closed', states: ['AL'], naics: '238160', categories: ['Construction'],
+      // No archive date of its own: archived when FedBizOpps was retired.
+      deadline_date: '2014-07-01', archive_date: '2019-11-08', status: 'closed', states: ['AL'], naics: '238160', categories: ['Construction'],
       set_aside_code: 'SBA', primary_contact_email: 'pat.jones@usace.army.mil', created_at: '2014-06-17T00:00:00Z',
     });
     expect(funderNames(mapped)).toEqual(['Department of the Army']);
@@ -370,7 +371,7 @@ describe('nsf-awards-csv', () => {
     expect(rows[0]!.AwardNumber).toBe('="2400123"');
     expect(record).toMatchObject({
       source: 'nsf', source_id: '2400123', title: 'NRT: Data-Driven Water Resilience Training for Coastal Communities',
-      amount_min: 1_499_876, amount_max: 1_499_876, deadline_date: null, status: 'closed', opportunity_type: 'awarded',
+      amount_min: 1_499_876, amount_max: 1_499_876, deadline_date: null, archive_date: null, status: 'closed', opportunity_type: 'awarded',
       project_end_date: '2029-08-31', created_at: '2024-08-14T00:00:00Z', states: ['FL'], geography: 'Florida',
       categories: ['Science and Technology and other Research and Development', 'Education'],
       eligible_applicants: [], requires_501c3: null,
@@ -407,7 +408,7 @@ describe('usaspending-contract-awards', () => {
     const { mapped, record } = mapOne(usaspendingContractAwards, award);
     expect(record).toMatchObject({
       title: 'Definitive contract W52P1J26C0001 to EXAMPLE SYSTEMS LLC', amount_min: 1234567.89, amount_max: 1234567.89,
-      deadline_date: null, status: 'closed', opportunity_type: 'awarded', project_end_date: '2027-01-31',
+      deadline_date: null, archive_date: null, status: 'closed', opportunity_type: 'awarded', project_end_date: '2027-01-31',
       created_at: '2026-01-15T00:00:00Z', states: ['IL'], naics: '541512', categories: ['Information Technology'],
       set_aside_code: '8AN', primary_contact_email: null, document_url: null, source: 'usaspending',
       source_id: 'CONT_AWD_W52P1J26C0001_9700_-NONE-_-NONE-',
@@ -429,7 +430,7 @@ describe('usaspending-assistance-awards', () => {
     expect(first.record).toMatchObject({
       title: 'AGING BRAIN RESILIENCE & SLEEP: A LONGITUDINAL STUDY', description: 'AGING BRAIN RESILIENCE & SLEEP: A LONGITUDINAL STUDY',
       amount_min: 612345.5, amount_max: 612345.5, created_at: '2022-09-15T00:00:00Z', project_end_date: null,
-      states: ['MA'], categories: [], status: 'closed', opportunity_type: 'awarded', source: 'usaspending',
+      states: ['MA'], categories: [], deadline_date: null, archive_date: null, status: 'closed', opportunity_type: 'awarded', source: 'usaspending',
       source_id: 'ASST_NON_R01AG099999_7529', listing_url: 'https://www.usaspending.gov/award/ASST_NON_R01AG099999_7529',
     });
     expect(funderNames(first.mapped)).toEqual(['Department of Health and Human Services']);

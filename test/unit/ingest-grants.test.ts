@@ -216,6 +216,7 @@ describe('grants-gov-xml: GrantsDBExtract v2 records', () => {
       amount_min: 0,
       amount_max: 450000,
       deadline_date: '2026-10-15',
+      archive_date: '2026-11-14',
       states: [],
       geography: 'National',
       listing_url: 'https://www.grants.gov/search-results-detail/358123',
@@ -334,6 +335,7 @@ describe('grants-gov-xml: XMLExtract.dtd records', () => {
       amount_min: 25000,
       amount_max: 250000,
       deadline_date: '2010-06-18',
+      archive_date: '2010-07-18',
       states: [],
       geography: 'National',
       listing_url: 'http://www.epa.gov/glnpo/fund/2010rfp01.html',
@@ -373,11 +375,13 @@ describe('grants-gov-xml: XMLExtract.dtd records', () => {
   it('is a posted record while the deadline is ahead', () => {
     const mapped = mapGrant('grants-gov-xml', { ...v1, ApplicationsDueDate: '12312026', ArchiveDate: '01302027' });
     expect(mapped.record.status).toBe('posted');
+    expect(mapped.record.archive_date).toBe('2027-01-30');
   });
 
   it('is closed once archived even without a deadline', () => {
     const mapped = mapGrant('grants-gov-xml', { ...v1, ApplicationsDueDate: undefined, ArchiveDate: '01302026' });
     expect(mapped.record.deadline_date).toBeNull();
+    expect(mapped.record.archive_date).toBe('2026-01-30');
     expect(mapped.record.status).toBe('closed');
   });
 
@@ -398,6 +402,7 @@ describe('grants-gov-search2', () => {
       amount_min: null,
       amount_max: null,
       deadline_date: '2026-06-22',
+      archive_date: null,
       states: [],
       geography: 'National',
       listing_url: 'https://www.grants.gov/search-results-detail/360512',
@@ -446,6 +451,7 @@ describe('grants-gov-fetch-opportunity', () => {
         amount_min: null,
         amount_max: 1000000,
         deadline_date: '2026-02-24',
+        archive_date: '2026-03-26',
         states: [],
         geography: 'National',
         listing_url: 'https://www.grants.gov/search-results-detail/355870',
@@ -530,6 +536,7 @@ describe('grants-gov-scraped (search2 + fetchOpportunity items)', () => {
       amount_min: null,
       amount_max: null,
       deadline_date: '2029-07-17',
+      archive_date: null,
       states: [],
       geography: 'National',
       listing_url: 'https://www.grants.gov/search-results-detail/352221',
@@ -584,6 +591,7 @@ describe('simpler-grants', () => {
       amount_min: null,
       amount_max: null,
       deadline_date: null,
+      archive_date: null,
       states: [],
       geography: 'National',
       listing_url: 'https://simpler.grants.gov/opportunity/454a2d4c-82e7-4159-a8b3-b666bc1347e6',
@@ -614,6 +622,7 @@ describe('simpler-grants', () => {
       amount_min: 100000,
       amount_max: 1200000,
       deadline_date: '2026-11-19',
+      archive_date: '2026-12-19',
       states: [],
       geography: 'National',
       listing_url: 'https://simpler.grants.gov/opportunity/6f0a8e3c-1b2d-4c5e-8f90-a1b2c3d4e5f6',
@@ -632,6 +641,7 @@ describe('simpler-grants', () => {
       source_id: 'FR-6100-N-44',
       status: 'forecasted',
       deadline_date: '2026-10-30',
+      archive_date: null,
       amount_min: null,
       amount_max: 500000,
       categories: ['Housing', 'Community Development'],
@@ -664,6 +674,8 @@ describe('simpler-grants', () => {
     const mapped = mapGrant('simpler-grants', exportRow);
     expect(mapped.record).toMatchObject({
       status: 'closed',
+      deadline_date: '2025-08-04',
+      archive_date: '2025-09-03',
       amount_min: null,
       amount_max: 120000,
       categories: ['Health'],
@@ -709,6 +721,7 @@ describe('fbopen-grants', () => {
       amount_min: 150000,
       amount_max: 200000,
       deadline_date: '2014-09-30',
+      archive_date: '2014-10-01',
       states: [],
       geography: 'National',
       listing_url: 'http://www.grants.gov/web/grants/view-opportunity.html?oppId=243215',

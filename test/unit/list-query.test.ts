@@ -56,21 +56,50 @@ describe('search modes', () => {
 });
 
 describe('status semantics', () => {
-  it('maps the grant status union onto stored statuses and the deadline', () => {
-    expect(parse('grant', 'status=open').filters?.status).toEqual([{ stored: 'posted', deadline: 'not_past' }]);
-    expect(parse('grant', 'status=upcoming').filters?.status).toEqual([{ stored: 'forecasted' }]);
-    expect(parse('grant', 'status=forecasted').filters?.status).toEqual([{ stored: 'forecasted' }]);
+  it('maps the grant status union onto stored statuses, narrowed to the live or lapsed records', () => {
+    expect(parse('grant', 'status=open').filters?.status).toEqual([{ stored: 'posted', live: true }]);
+    expect(parse('grant', 'status=upcoming').filters?.status).toEqual([{ stored: 'forecasted', live: true }]);
+    expect(parse('grant', 'status=forecasted').filters?.status).toEqual([{ stored: 'forecasted', live: true }]);
     expect(parse('grant', 'status=posted').filters?.status).toEqual([{ stored: 'posted' }]);
     expect(parse('grant', 'status=closed').filters?.status).toEqual([
       { stored: 'closed' },
-      { stored: 'posted', deadline: 'past' },
+      { stored: 'posted', live: false },
+      { stored: 'forecasted', live: false },
     ]);
-    expect(parse('grant', 'status=OPEN,upcoming').filters?.status).toHaveLength(2);
+    expect(parse('grant', 'status=OPEN,upcoming').filters?.status).toEqual([{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }]);
+  });
+
+  it('removes duplicate clauses, keeping the first occurrence\'s order', () => {
+    expect(parse('grant', 'status=forecasted,upcoming').filters?.status).toEqual([{ stored: 'forecasted', live: true }]);
+    expect(parse('grant', 'status=closed,open,closed').filters?.status).toEqual([
+      { stored: 'closed' },
+      { stored: 'posted', live: false },
+      { stored: 'forecasted', live: false },
+      { stored: 'posted', live: true },
+    ]);
+    // posted (any liveness) and open (live only) are different clauses.
+    expect(parse('grant', 'status=posted,open').filters?.status).toEqual([{ stored: 'posted' }, { stored: 'posted', live: true }]);
   });
 
   it('contracts accept only open and closed', () => {
-    expect(parse('contract', 'status=open').filters?.status).toEqual([{ stored: 'open', deadline: 'not_past' }]);
+    expect(parse('contract', 'status=open').filters?.status).toEqual([{ stored: 'open', live: true }]);
+    expect(parse('contract', 'status=closed').filters?.status).toEqual([{ stored: 'closed' }, { stored: 'open', live: false }]);
+    expect(parse('contract', 'status=open,closed,open').filters?.status).toEqual([
+      { stored: 'open', live: true }, { stored: 'closed' }, { stored: 'open', live: false },
+    ]);
     expect(issuesOf('contract', 'status=forecasted')[0]?.field).toBe('status');
+  });
+
+  it('without a status, opportunity_type=open (the default) means what can be applied for; all and awarded filter no status', () => {
+    expect(parse('grant', '').filters?.status).toEqual([{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }]);
+    expect(parse('grant', 'opportunity_type=open').filters?.status).toEqual([{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }]);
+    expect(parse('contract', '').filters?.status).toEqual([{ stored: 'open', live: true }]);
+    expect(parse('grant', 'opportunity_type=all').filters?.status).toBeUndefined();
+    expect(parse('grant', 'opportunity_type=awarded').filters?.status).toBeUndefined();
+    expect(parse('contract', 'opportunity_type=all').filters?.status).toBeUndefined();
+    expect(parse('contract', 'opportunity_type=awarded').filters?.status).toBeUndefined();
+    // An explicit status replaces the default.
+    expect(parse('grant', 'status=posted').filters?.status).toEqual([{ stored: 'posted' }]);
   });
 });
 

@@ -28,6 +28,7 @@ function grant(overrides: Partial<Grant> = {}): Grant {
     categories: ['Health'],
     opportunity_type: 'open',
     project_end_date: null,
+    archive_date: null,
     states: [],
     source: 'test',
     source_id: 'T-1',
@@ -147,7 +148,7 @@ describe('hard filters', () => {
     const req = request({ geography: 'Kansas', applicant_type: 'nonprofit', is_501c3: false });
     expect(matchFilters(req, location('Kansas'))).toEqual({
       opportunityType: 'open',
-      status: [{ stored: 'posted', deadline: 'not_past' }],
+      status: [{ stored: 'posted', live: true }],
       includeNational: true,
       states: ['KS'],
       applicant: { type: 'nonprofit', lacks501c3: true },

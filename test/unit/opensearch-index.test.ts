@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@opensearch-project/opensearch';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OpenSearchHttpClient, type OpenSearchApi } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody, INDEX_PROPERTIES, INTERNAL_FIELDS, indexMappings } from '../../lambdas/adapters/aws/opensearch-mappings';
-import { hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody } from '../../lambdas/adapters/aws/opensearch-query';
+import { hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody, type TermStatistics } from '../../lambdas/adapters/aws/opensearch-query';
 import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/handlers/bootstrap-search-index';
 import { ServiceError } from '../../lambdas/core/errors';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
@@ -61,7 +61,7 @@ const grant = (n: number, extra: Partial<Grant> = {}): Grant => ({
   id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
   title: `Grant ${n}`, description: 'Police equipment.', amount_min: null, amount_max: null, deadline_date: null, status: 'posted',
   geography: null, funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
-  created_at: '2026-01-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, states: [],
+  created_at: '2026-01-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null, states: [],
   source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null, ...extra,
 });
 
@@ -81,10 +81,40 @@ function hits(list: { id: string; score?: number | null; source?: Record<string,
   };
 }
 
-/** Answers searches on a path with the given responses, in turn. */
+/** Canned answers still to give, by request path (see answer). */
+const canned = new Map<string, unknown[]>();
+const cannedAnswer = (request: StandInRequest) => {
+  const queue = canned.get(request.path);
+  return queue && queue.length > 0 ? { json: queue.shift() } : undefined;
+};
+
+/**
+ * Answers searches on a path with the given responses, in turn, after any already queued for it;
+ * other paths keep their queues (the statistics `_msearch`, then the hybrid lists' `_msearch`,
+ * then the page's `_search`). A reset stand-in starts with no queue.
+ */
 function answer(path: string, ...responses: unknown[]): void {
-  openSearch.respond = (request: StandInRequest) => (request.path === path && responses.length > 0 ? { json: responses.shift() } : undefined);
+  if (openSearch.respond !== cannedAnswer) {
+    canned.clear();
+    openSearch.respond = cannedAnswer;
+  }
+  canned.set(path, [...(canned.get(path) ?? []), ...responses]);
 }
+
+/** The answer to a statistics `_msearch`: how many records hold each term asked, then how many records there are. */
+function counts(termCounts: readonly number[], documents: number) {
+  return { took: 1, responses: [...termCounts, documents].map((count) => ({ ...hits([], count), status: 200 })) };
+}
+
+/** The statistics a keyword query is planned with: each term's document frequency and the record count. */
+const statistics = (frequency: Record<string, number>, documents: number): TermStatistics => ({ frequency: new Map(Object.entries(frequency)), documents });
+
+const GRANT_KEYWORD_FIELDS = ['title^3', 'description', 'funder_name', 'categories.text'];
+/** How many grants hold a term: a cross_fields match of it alone, no hits, the exact total. */
+const termCount = (term: string) => ({ query: { multi_match: { query: term, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or' } }, size: 0, track_total_hits: true });
+const RECORD_COUNT = { query: { match_all: {} }, size: 0, track_total_hits: true };
+/** The NDJSON lines of a statistics `_msearch` of grants: a count per term, then the record count. */
+const statisticsLines = (...terms: string[]) => [...terms.map(termCount), RECORD_COUNT].flatMap((body) => [{}, body]);
 
 describe('OpenSearch index mappings', () => {
   it('map every public field of every kind, plus the index\'s own fields, so no field is silently left unindexed', () => {
@@ -133,6 +163,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       await adapter().upsert('grant', [grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }), grant(2), grant(3, { states: ['CA', 'NV'], geography: 'Multi-state' })]);
       const documents = ndjson(openSearch.requests.at(-1)!.body).filter((_, i) => i % 2 === 1);
       expect(documents.map((d) => d.geography_level)).toEqual(['local', 'national', 'state']);
+      expect(documents.map((d) => d.open_ended)).toEqual([true, true, true]);
       expect(documents.every((d) => !('embedding' in d))).toBe(true);
       expect(openSearch.documents.get(`gcf-grants/${grant(1).id}`)).toEqual(grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }));
     });
@@ -192,14 +223,25 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
   describe('OpenSearchIndex queries', () => {
     const record = (n: number) => ({ ...grant(n) });
 
-    it('keyword: sends the built body to the alias and maps hits to records, with no relevance', async () => {
+    it('keyword: counts the terms, then sends the body built with those counts to the alias and maps hits to records, with no relevance', async () => {
       existingIndex('grant');
       const query = q({ search: 'police equipment', states: 'TX' });
+      answer('/gcf-grants/_msearch', counts([40, 25], 1000));
       answer('/gcf-grants/_search', hits([{ id: grant(2).id, score: 3.2, source: record(2) }, { id: grant(1).id, score: 1.1, source: { ...record(1), geography_level: 'national' } }], 7));
       const page = await adapter().query('grant', query);
-      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
-      expect(JSON.parse(openSearch.requests[1]!.body)).toEqual(keywordSearchBody('grant', query));
+      expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
+      expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
+      expect(JSON.parse(openSearch.requests[2]!.body)).toEqual(keywordSearchBody('grant', query, statistics({ police: 40, equipment: 25 }, 1000)));
+      // Both terms are telling (in at most 5% of the records): the query is the one without statistics.
+      expect(JSON.parse(openSearch.requests[2]!.body)).toEqual(keywordSearchBody('grant', query));
       expect(page).toEqual({ total: 7, results: [grant(2), grant(1)] });
+    });
+
+    it('a listing counts no terms', async () => {
+      existingIndex('grant');
+      answer('/gcf-grants/_search', hits([{ id: grant(1).id, source: record(1) }]));
+      await expect(adapter().query('grant', q({ sort_by: 'title' }))).resolves.toEqual({ total: 1, results: [grant(1)] });
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
     });
 
     it('keyword with no meaningful word: total 0, no request', async () => {
@@ -217,9 +259,11 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     it('semantic: a radial k-NN search; relevance is the cosine from the score, (2s - 1) clipped', async () => {
       existingIndex('grant');
       const query = q({ search: 'policing', search_mode: 'semantic' });
-      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
       answer('/gcf-grants/_search', hits([{ id: grant(1).id, score: 1, source: record(1) }, { id: grant(3).id, score: 0.9, source: record(3) }]));
       const page = await adapter().query('grant', query, semantic);
+      // No term statistics: the semantic query reads no keyword.
+      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
       expect(JSON.parse(openSearch.requests[1]!.body)).toEqual(semanticSearchBody('grant', query, semantic));
       expect(page).toEqual({ total: 2, results: [{ ...grant(1), relevance: 1 }, { ...grant(3), relevance: 0.8 }] });
     });
@@ -227,42 +271,43 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     it('semantic sorted by a field still carries relevance (track_scores)', async () => {
       existingIndex('grant');
       answer('/gcf-grants/_search', hits([{ id: grant(3).id, score: 0.95, source: record(3) }]));
-      const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 });
+      const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 });
       expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ track_scores: true, sort: [{ 'title.sort': { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }] });
       expect(page.results[0]!.relevance).toBe(0.9);
     });
 
     it('semantic with a null vector: total 0, no request', async () => {
-      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).resolves.toEqual({ total: 0, results: [] });
+      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, floor: 0.5, keywordFloor: -1 })).resolves.toEqual({ total: 0, results: [] });
       expect(calls()).toEqual([]);
     });
 
     describe('hybrid', () => {
       const [a, b, c, d] = [1, 2, 3, 4].map((n) => grant(n).id) as [string, string, string, string];
-      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
-      const lists = () => ({
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
+      /** The keyword list, the semantic list, then the count of their union (`counted`: hits.total, no hits). */
+      const lists = (counted = 4) => ({
         took: 2,
         responses: [
           { ...hits([{ id: a, score: 5 }, { id: b, score: 4 }, { id: c, score: 3 }]), status: 200 },
           { ...hits([{ id: c, score: 0.99 }, { id: d, score: 0.8 }]), status: 200 },
+          { ...hits([], counted), status: 200 },
         ],
       });
       const fused = fuseRankings([[a, b, c], [c, d]]);
       const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.id === id)!.relevance * 10_000) / 10_000;
 
-      it('issues one _msearch of the two id lists, fuses them, and reads the page by id in fused order', async () => {
+      it('counts the terms, then issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
         existingIndex('grant');
         const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
-        answer('/gcf-grants/_msearch', lists());
-        openSearch.respond = ((msearch) => (request: StandInRequest) => msearch(request) ?? (request.path === '/gcf-grants/_search'
-          // Returned in another order than asked: the adapter puts them back in fused order.
-          ? { json: hits([{ id: a, source: record(1) }, { id: c, source: record(3) }, { id: b, source: record(2) }]) }
-          : undefined))(openSearch.respond!);
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists());
+        // Returned in another order than asked: the adapter puts them back in fused order.
+        answer('/gcf-grants/_search', hits([{ id: a, source: record(1) }, { id: c, source: record(3) }, { id: b, source: record(2) }]));
         const page = await adapter().query('grant', query, semantic);
-        expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
-        const bodies = hybridRankBodies('grant', query, semantic);
-        expect(ndjson(openSearch.requests[1]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.semantic!]));
-        expect(JSON.parse(openSearch.requests[2]!.body)).toMatchObject({ query: { ids: { values: [c, a, b] } }, size: 3 });
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
+        const bodies = hybridRankBodies('grant', query, semantic, statistics({ police: 40, equipment: 25 }, 1000));
+        expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]));
+        expect(JSON.parse(openSearch.requests[3]!.body)).toMatchObject({ query: { ids: { values: [c, a, b] } }, size: 3 });
         expect(page.total).toBe(4);
         expect(page.results).toEqual([
           { ...grant(3), relevance: relevanceOf(c) },
@@ -276,52 +321,239 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       it('sorted by a field: the index sorts the fused set; relevance is still the fused score', async () => {
         existingIndex('grant');
         const query = q({ search: 'police equipment', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '1' });
-        const responses: unknown[] = [lists(), hits([{ id: d, source: record(4) }, { id: b, source: record(2) }])];
-        openSearch.respond = (request) => (request.path.endsWith('_msearch') || request.path.endsWith('_search') ? { json: responses.shift() } : undefined);
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists());
+        answer('/gcf-grants/_search', hits([{ id: d, source: record(4) }, { id: b, source: record(2) }]));
         const page = await adapter().query('grant', query, semantic);
-        expect(JSON.parse(openSearch.requests[2]!.body)).toEqual({
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
+        expect(JSON.parse(openSearch.requests[3]!.body)).toEqual({
           query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.id) } }] } },
           sort: [{ deadline_date: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }],
-          from: 1, size: 2, track_total_hits: false, _source: { excludes: ['embedding', 'geography_level'] },
+          from: 1, size: 2, track_total_hits: false, _source: { excludes: ['embedding', 'geography_level', 'open_ended'] },
         });
         expect(page).toEqual({ total: 4, results: [{ ...grant(4), relevance: relevanceOf(d) }, { ...grant(2), relevance: relevanceOf(b) }] });
       });
 
       it('count_only: the fused set size from the _msearch alone', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', lists());
+        answer('/gcf-grants/_msearch', counts([40], 1000), lists());
         await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toEqual({ total: 4, results: [] });
-        expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
       });
 
-      it('a null vector fuses the keyword list alone (an empty semantic list)', async () => {
+      it('the total is the count of the union when the lists stop at the rank window, never less than the fused set', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }] });
-        const page = await adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), { vector: null, floor: 0.5 });
-        expect(ndjson(openSearch.requests[1]!.body)).toHaveLength(2);
+        answer('/gcf-grants/_msearch', counts([40], 1000), lists(25_000));
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toEqual({ total: 25_000, results: [] });
+        openSearch.reset();
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', counts([40], 1000), lists(3));
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toEqual({ total: 4, results: [] });
+      });
+
+      it('a null vector fuses the keyword list alone (an empty semantic list), then its count', async () => {
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }, { ...hits([], 2), status: 200 }] });
+        const query = q({ search: 'police', search_mode: 'hybrid', count_only: 'true' });
+        const withoutVector = { vector: null, floor: 0.5, keywordFloor: -1 };
+        const page = await adapter().query('grant', query, withoutVector);
+        const bodies = hybridRankBodies('grant', query, withoutVector, statistics({ police: 40 }, 1000));
+        expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.count!]));
         expect(page.total).toBe(2);
+      });
+
+      it('a failed or missing count fails the query', async () => {
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [...lists().responses.slice(0, 2), { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
+          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        openSearch.reset();
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: lists().responses.slice(0, 2) });
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
+          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
       });
 
       it('a failed search inside the _msearch fails the query (503 when the domain failed)', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
         await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
           .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        // It was the lists' _msearch that failed, after the statistics.
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
+      });
+    });
+
+    describe('term statistics', () => {
+      afterEach(() => {
+        vi.useRealTimers();
+      });
+      const GRANT_SOURCE = { excludes: ['embedding', 'geography_level', 'open_ended'] };
+      const BY_RELEVANCE = [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }];
+      const counted = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or', minimum_should_match: '2<-34% 4<-50%' } });
+      /** Any one of the terms (no minimum-should-match): the condition that a telling term is in the record. */
+      const oneOf = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or' } });
+      const phrase = (terms: string) => ({ multi_match: { query: terms, type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } });
+      /** The keyword clause of a keyword search body (no filters: `{ bool: { must: [clause] } }`). */
+      const keywordOf = (body: unknown) => (body as { query: { bool: { must: unknown[] } } }).query.bool.must[0];
+
+      it('are counted once per term and kind and trusted for ten minutes: a new term is counted alone (with the record count), a stale one again', async () => {
+        vi.useFakeTimers({ toFake: ['Date'] });
+        const start = Date.parse('2026-11-22T10:00:00.000Z');
+        vi.setSystemTime(start);
+        existingIndex('grant');
+        existingIndex('contract');
+        // The index check holds all along: only the statistics and the searches show.
+        const index = new OpenSearchIndex(client(openSearch.endpoint), { space: SPACE, recheckAfterMs: 60 * 60_000 });
+        answer('/gcf-grants/_search', hits([]), hits([]), hits([]), hits([]));
+        const searchBody = () => JSON.parse(openSearch.requests.find((r) => r.path === '/gcf-grants/_search')!.body) as unknown;
+        const everywhere = { opportunity_type: 'all' };
+
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000));
+        await index.query('grant', q({ search: 'police equipment' }));
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
+
+        // Two minutes on, a new term: only it is counted, with the record count.
+        openSearch.requests = [];
+        vi.setSystemTime(start + 2 * 60_000);
+        answer('/gcf-grants/_msearch', counts([3], 1010));
+        await index.query('grant', q({ search: 'police radios' }));
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('radios'));
+        expect(searchBody()).toEqual(keywordSearchBody('grant', q({ search: 'police radios' }), statistics({ police: 40, radios: 3 }, 1010)));
+
+        // The same terms again, in another order, just under ten minutes after they were counted: no statistics request.
+        openSearch.requests = [];
+        vi.setSystemTime(start + 10 * 60_000 - 1);
+        await index.query('grant', q({ search: 'equipment for police' }));
+        expect(calls()).toEqual(['POST /gcf-grants/_search']);
+        expect(searchBody()).toEqual(keywordSearchBody('grant', q({ search: 'equipment for police' }), statistics({ equipment: 25, police: 40 }, 1010)));
+
+        // Ten minutes after: the stale terms are counted again (radios, counted later, is not), with the record count.
+        openSearch.requests = [];
+        vi.setSystemTime(start + 10 * 60_000);
+        answer('/gcf-grants/_msearch', counts([700, 25], 1020));
+        await index.query('grant', q({ search: 'police equipment radios', ...everywhere }));
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
+        // The new count makes police common (700 of 1020 records): a match must hold one of the telling terms.
+        expect(keywordOf(searchBody())).toEqual({ bool: { must: [counted('police equipment radios')], filter: [oneOf('equipment radios')], should: [phrase('police equipment radios')] } });
+
+        // Another kind's counts are its own.
+        openSearch.requests = [];
+        answer('/gcf-contracts/_msearch', counts([12], 300));
+        answer('/gcf-contracts/_search', hits([]));
+        await index.query('contract', q({ search: 'police' }, 'contract') as never);
+        expect(calls()).toEqual(['POST /gcf-contracts/_msearch', 'GET /gcf-contracts/_mapping', 'POST /gcf-contracts/_search']);
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police'));
+      });
+
+      it('with a common term, a match must hold one of the telling terms', async () => {
+        existingIndex('grant');
+        const query = q({ search: 'programs to quit smoking', opportunity_type: 'all' });
+        // programs is in 60% of the records; quit in exactly 5% (still telling), smoking in 2%.
+        answer('/gcf-grants/_msearch', counts([600, 50, 20], 1000));
+        answer('/gcf-grants/_search', hits([{ id: grant(1).id, source: record(1) }], 1));
+        await expect(adapter().query('grant', query)).resolves.toEqual({ total: 1, results: [grant(1)] });
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('programs', 'quit', 'smoking'));
+        expect(JSON.parse(openSearch.requests[2]!.body)).toEqual({
+          query: { bool: { must: [{ bool: { must: [counted('programs quit smoking')], filter: [oneOf('quit smoking')], should: [phrase('programs quit smoking')] } }] } },
+          sort: BY_RELEVANCE, from: 0, size: 20, track_total_hits: true, _source: GRANT_SOURCE,
+        });
+        // Without the statistics there is no such condition.
+        expect(keywordOf(keywordSearchBody('grant', query))).toEqual({ bool: { must: [counted('programs quit smoking')], should: [phrase('programs quit smoking')] } });
+      });
+
+      it('a term in no record is not counted; when no term is in any record, the answer is nothing and nothing is searched', async () => {
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', counts([30, 0], 1000));
+        answer('/gcf-grants/_search', hits([]));
+        await adapter().query('grant', q({ search: 'quit smokng', opportunity_type: 'all' }));
+        // quit is the only term counted (and telling, as every counted term is: no separate condition); both are in the phrase.
+        expect(keywordOf(JSON.parse(openSearch.requests[2]!.body))).toEqual({ bool: { must: [counted('quit')], should: [phrase('quit smokng')] } });
+
+        openSearch.reset();
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', counts([0, 0], 1000));
+        await expect(adapter().query('grant', q({ search: 'smokng vapng' }))).resolves.toEqual({ total: 0, results: [] });
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch']);
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('smokng', 'vapng'));
+      });
+
+      it('a hybrid query whose terms are in no record is its semantic list alone', async () => {
+        existingIndex('grant');
+        const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
+        const query = q({ search: 'smokng vapng', search_mode: 'hybrid', count_only: 'true' });
+        answer('/gcf-grants/_msearch', counts([0, 0], 1000), { took: 1, responses: [{ ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }, { ...hits([], 1), status: 200 }] });
+        await expect(adapter().query('grant', query, semantic)).resolves.toEqual({ total: 1, results: [] });
+        const bodies = hybridRankBodies('grant', query, semantic, statistics({ smokng: 0, vapng: 0 }, 1000));
+        expect(bodies.keyword).toBeNull();
+        expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.semantic!, bodies.count!]));
+      });
+
+      it('a failed or missing count fails the query; only what was counted is kept, so a missing record count is counted alone', async () => {
+        existingIndex('grant');
+        const index = adapter();
+        const failed = { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 };
+        // The term's count failed: nothing is searched.
+        answer('/gcf-grants/_msearch', { took: 1, responses: [failed, { ...hits([], 1000), status: 200 }] });
+        await expect(index.query('grant', q({ search: 'police' })))
+          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch']);
+
+        // Nothing was kept: all is counted again, and now the record count fails.
+        openSearch.requests = [];
+        answer('/gcf-grants/_msearch', { took: 1, responses: [{ ...hits([], 40), status: 200 }, failed] });
+        await expect(index.query('grant', q({ search: 'police' })))
+          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch']);
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police'));
+
+        // The term's count was kept: only the record count is asked for.
+        openSearch.requests = [];
+        answer('/gcf-grants/_msearch', counts([], 1000));
+        answer('/gcf-grants/_search', hits([]));
+        await expect(index.query('grant', q({ search: 'police' }))).resolves.toEqual({ total: 0, results: [] });
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual([{}, RECORD_COUNT]);
+        expect(JSON.parse(openSearch.requests[2]!.body)).toEqual(keywordSearchBody('grant', q({ search: 'police' }), statistics({ police: 40 }, 1000)));
+
+        // A missing count (fewer answers than searches) fails the query too.
+        openSearch.reset();
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', { took: 1, responses: [{ ...hits([], 40), status: 200 }] });
+        await expect(adapter().query('grant', q({ search: 'police' })))
+          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+      });
+
+      it('counts on a missing index are 503 SEARCH_UNAVAILABLE, naming the index', async () => {
+        // OpenSearch answers an _msearch on a missing index with a 404 item per search.
+        const missingIndex = { error: { root_cause: [{ type: 'index_not_found_exception', reason: 'no such index [gcf-grants]' }], type: 'index_not_found_exception', reason: 'no such index [gcf-grants]' }, status: 404 };
+        answer('/gcf-grants/_msearch', { took: 1, responses: [missingIndex, missingIndex] });
+        await expect(adapter().query('grant', q({ search: 'police' })))
+          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: 'The grant search index is not available; it is created when the service is deployed' });
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch']);
       });
     });
 
     it('refuses semantic and hybrid queries on an index built with another embedder (503, the remedy in the logged cause), but still lists and keyword-searches it', async () => {
       existingIndex('grant', OTHER_SPACE);
       const index = adapter();
-      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5 };
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
       const refused = await index.query('grant', q({ search: 'police', search_mode: 'semantic' }), semantic).catch((error: unknown) => error);
       expect(refused).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/another embedding model.*keyword search still works/) });
       expect((refused as Error).cause).toBeInstanceOf(VectorSpaceMismatch);
       expect(((refused as Error).cause as Error).message).toContain(REBUILD_REMEDY);
+      // The hybrid query counts its terms (no vectors read) before it is refused; it searches nothing.
+      answer('/gcf-grants/_msearch', counts([40], 1000));
       await expect(index.query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({ status: 503 });
-      expect(calls().filter((call) => call.endsWith('search'))).toEqual([]);
+      expect(calls().filter((call) => call.endsWith('search'))).toEqual(['POST /gcf-grants/_msearch']);
+      expect(ndjson(openSearch.requests.find((r) => r.path.endsWith('_msearch'))!.body)).toEqual(statisticsLines('police'));
+      // The keyword search reuses those counts.
+      openSearch.requests = [];
       answer('/gcf-grants/_search', hits([{ id: grant(1).id, source: grant(1) }]));
       await expect(index.query('grant', q({ search: 'police' }))).resolves.toEqual({ total: 1, results: [grant(1)] });
+      expect(calls()).toEqual(['POST /gcf-grants/_search']);
     });
 
     it('checks the index again after a while, so an alias moved by a rebuild is noticed', async () => {

@@ -29,43 +29,77 @@ const unit = (...xs: number[]): Float32Array => {
   const norm = Math.hypot(...xs);
   return Float32Array.from(xs, (x) => x / norm);
 };
-const semantic = (floor = 0.5): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), floor });
-const notPast = (stored: string) => ({
-  bool: { filter: [{ term: { status: stored } }], should: [{ bool: { must_not: [{ exists: { field: 'deadline_date' } }] } }, { range: { deadline_date: { gte: TODAY } } }], minimum_should_match: 1 },
-});
-const past = (stored: string) => ({ bool: { filter: [{ term: { status: stored } }, { range: { deadline_date: { lt: TODAY } } }] } });
+const semantic = (floor = 0.5, keywordFloor = -1): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), floor, keywordFloor });
+/** Three years (round(3 * 365.25) = 1096 days) before TODAY: open-ended listings created before it are stale. */
+const STALE_BEFORE = '2023-11-22';
+/** Any of these makes a record no longer live on TODAY (core/query/applyable.ts). */
+const LAPSED = [
+  { range: { deadline_date: { lt: TODAY } } },
+  { range: { archive_date: { lt: TODAY } } },
+  { bool: { filter: [{ term: { open_ended: true } }, { range: { created_at: { lt: STALE_BEFORE } } }] } },
+];
+const live = (stored: string) => ({ bool: { filter: [{ term: { status: stored } }], must_not: LAPSED } });
+const lapsed = (stored: string) => ({ bool: { filter: [{ term: { status: stored } }], should: LAPSED, minimum_should_match: 1 } });
 const anyOf = (...should: Dsl[]) => ({ bool: { should, minimum_should_match: 1 } });
-const SOURCE = { excludes: ['embedding', 'geography_level'] };
+/** The default status filter of opportunity_type=open: what can be applied for. */
+const APPLYABLE_GRANTS = anyOf(live('posted'), live('forecasted'));
+const SOURCE = { excludes: ['embedding', 'geography_level', 'open_ended'] };
+const GRANT_FIELDS = ['title^3', 'description', 'funder_name', 'categories.text'];
+/** The keyword query of terms (joined by spaces): BM25 OR with minimum-should-match, plus a near-phrase boost from two terms on. */
+const keywordDsl = (query: string, fields = GRANT_FIELDS, phraseFields = ['title^3', 'description']): Dsl => {
+  const terms = { multi_match: { query, type: 'cross_fields', fields, operator: 'or', minimum_should_match: '2<-34% 4<-50%' } };
+  if (!query.includes(' ')) return terms;
+  return { bool: { must: [terms], should: [{ multi_match: { query, type: 'phrase', slop: 2, fields: phraseFields, boost: 2 } }] } };
+};
 
 describe('filter clauses', () => {
-  it('opportunity_type: open by default, awarded, or no clause for all', () => {
-    expect(filterClauses(q({}))).toEqual([{ term: { opportunity_type: 'open' } }]);
+  it('opportunity_type: open by default (and, without a status, only what can be applied for), awarded, or no clause for all', () => {
+    expect(filterClauses(q({}))).toEqual([{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS]);
+    expect(filterClauses(q({}, 'contract'))).toEqual([{ term: { opportunity_type: 'open' } }, anyOf(live('open'))]);
     expect(filterClauses(q({ opportunity_type: 'awarded' }))).toEqual([{ term: { opportunity_type: 'awarded' } }]);
     expect(filterClauses(q({ opportunity_type: 'all' }))).toEqual([]);
+    // An explicit status replaces the default.
+    expect(filterClauses(q({ status: 'posted' }))).toEqual([{ term: { opportunity_type: 'open' } }, anyOf({ term: { status: 'posted' } })]);
   });
 
   it('funders have no filters', () => {
     expect(filterClauses(q({}, 'funder'))).toEqual([]);
   });
 
-  describe('status (a disjunction of stored statuses, narrowed by the deadline relative to today)', () => {
+  describe('status (a disjunction of stored statuses, narrowed to the records live or lapsed on today)', () => {
+    it('live: none of deadline, archive date or stale open-ended listing has lapsed; lapsed: any of them has (a missing date never lapses)', () => {
+      expect(live('posted')).toEqual({
+        bool: {
+          filter: [{ term: { status: 'posted' } }],
+          must_not: [
+            { range: { deadline_date: { lt: '2026-11-22' } } },
+            { range: { archive_date: { lt: '2026-11-22' } } },
+            { bool: { filter: [{ term: { open_ended: true } }, { range: { created_at: { lt: '2023-11-22' } } }] } },
+          ],
+        },
+      });
+      expect(filtersOf({ status: 'open' })).toEqual([anyOf(live('posted'))]);
+      expect(filtersOf({ status: 'closed' })).toContainEqual(anyOf({ term: { status: 'closed' } }, lapsed('posted'), lapsed('forecasted')));
+    });
+
     it.each([
-      ['open', [notPast('posted')]],
+      ['open', [live('posted')]],
       ['posted', [{ term: { status: 'posted' } }]],
-      ['closed', [{ term: { status: 'closed' } }, past('posted')]],
-      ['forecasted', [{ term: { status: 'forecasted' } }]],
-      ['upcoming', [{ term: { status: 'forecasted' } }]],
-      ['open,closed', [notPast('posted'), { term: { status: 'closed' } }, past('posted')]],
-      ['posted,forecasted', [{ term: { status: 'posted' } }, { term: { status: 'forecasted' } }]],
-      ['open,upcoming', [notPast('posted'), { term: { status: 'forecasted' } }]],
+      ['closed', [{ term: { status: 'closed' } }, lapsed('posted'), lapsed('forecasted')]],
+      ['forecasted', [live('forecasted')]],
+      ['upcoming', [live('forecasted')]],
+      ['forecasted,upcoming', [live('forecasted')]],
+      ['open,closed', [live('posted'), { term: { status: 'closed' } }, lapsed('posted'), lapsed('forecasted')]],
+      ['posted,forecasted', [{ term: { status: 'posted' } }, live('forecasted')]],
+      ['open,upcoming', [live('posted'), live('forecasted')]],
     ])('grants, status=%s', (status, clauses) => {
       expect(filtersOf({ status })).toEqual([anyOf(...clauses)]);
     });
 
     it.each([
-      ['open', [notPast('open')]],
-      ['closed', [{ term: { status: 'closed' } }, past('open')]],
-      ['open,closed', [notPast('open'), { term: { status: 'closed' } }, past('open')]],
+      ['open', [live('open')]],
+      ['closed', [{ term: { status: 'closed' } }, lapsed('open')]],
+      ['open,closed', [live('open'), { term: { status: 'closed' } }, lapsed('open')]],
     ])('contracts, status=%s (stored open, not posted)', (status, clauses) => {
       expect(filtersOf({ status }, 'contract')).toEqual([anyOf(...clauses)]);
     });
@@ -181,16 +215,43 @@ describe('sort clauses', () => {
 });
 
 describe('keyword search', () => {
-  it('every term must match in title^3 or description, across the fields, stemmed by the english analyzer', () => {
+  it('cross-field BM25 over title^3, description, funder and categories with OR and a minimum-should-match, plus a sloppy phrase boost from two terms on', () => {
     expect(keywordClause('grant', 'Police equipment')).toEqual({
-      multi_match: { query: 'police equipment', type: 'cross_fields', operator: 'and', fields: ['title^3', 'description'] },
+      bool: {
+        must: [{
+          multi_match: {
+            query: 'police equipment', type: 'cross_fields', fields: ['title^3', 'description', 'funder_name', 'categories.text'], operator: 'or', minimum_should_match: '2<-34% 4<-50%',
+          },
+        }],
+        should: [{ multi_match: { query: 'police equipment', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } }],
+      },
     });
-    expect(keywordClause('contract', 'cyber security')).toMatchObject({ multi_match: { fields: ['title^3', 'description'] } });
-    expect(keywordClause('funder', 'science foundation')).toMatchObject({ multi_match: { query: 'science foundation', fields: ['name^3', 'summary'] } });
+    expect(keywordClause('contract', 'cyber security')).toEqual(keywordDsl('cyber security'));
+    expect(keywordClause('funder', 'science foundation')).toEqual({
+      bool: {
+        must: [{ multi_match: { query: 'science foundation', type: 'cross_fields', fields: ['name^3', 'summary'], operator: 'or', minimum_should_match: '2<-34% 4<-50%' } }],
+        should: [{ multi_match: { query: 'science foundation', type: 'phrase', slop: 2, fields: ['name^3', 'summary'], boost: 2 } }],
+      },
+    });
   });
 
-  it('drops stop words and catalogue-wide words; nothing left means no query at all (total 0, no request)', () => {
-    expect(keywordClause('grant', 'grants for the police')).toMatchObject({ multi_match: { query: 'police' } });
+  it('one term is the cross_fields query alone (no phrase to boost)', () => {
+    expect(keywordClause('grant', 'Water')).toEqual({
+      multi_match: { query: 'water', type: 'cross_fields', fields: ['title^3', 'description', 'funder_name', 'categories.text'], operator: 'or', minimum_should_match: '2<-34% 4<-50%' },
+    });
+    expect(keywordClause('funder', 'science')).toEqual({
+      multi_match: { query: 'science', type: 'cross_fields', fields: ['name^3', 'summary'], operator: 'or', minimum_should_match: '2<-34% 4<-50%' },
+    });
+  });
+
+  it('words with the same stem are sent once ("program programs" is one term)', () => {
+    expect(keywordClause('grant', 'program programs')).toEqual(keywordDsl('program'));
+    expect(keywordClause('grant', 'Housing houses rural')).toEqual(keywordDsl('housing rural'));
+  });
+
+  it('drops stop words (Lucene\'s English set included) and catalogue-wide words; nothing left means no query at all (total 0, no request)', () => {
+    expect(keywordClause('grant', 'grants for the police')).toEqual(keywordDsl('police'));
+    expect(keywordClause('grant', 'not such police but if there they then these no')).toEqual(keywordDsl('police'));
     expect(keywordClause('grant', 'the grants for a funding opportunity')).toBeNull();
     expect(keywordSearchBody('grant', q({ search: 'of the and' }))).toBeNull();
     expect(planQuery('grant', q({ search: '!!! ???' }))).toEqual({ type: 'none' });
@@ -210,8 +271,8 @@ describe('keyword search', () => {
     const body = keywordSearchBody('grant', q({ search: text }));
     expect(body!.query).toEqual({
       bool: {
-        must: [{ multi_match: { query: terms, type: 'cross_fields', operator: 'and', fields: ['title^3', 'description'] } }],
-        filter: [{ term: { opportunity_type: 'open' } }],
+        must: [keywordDsl(terms)],
+        filter: [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS],
       },
     });
     expect(JSON.stringify(body)).not.toContain('query_string');
@@ -221,8 +282,8 @@ describe('keyword search', () => {
     expect(keywordSearchBody('grant', q({ search: 'water', states: 'TX', limit: '10', offset: '30' }))).toEqual({
       query: {
         bool: {
-          must: [{ multi_match: { query: 'water', type: 'cross_fields', operator: 'and', fields: ['title^3', 'description'] } }],
-          filter: [{ term: { opportunity_type: 'open' } }, { terms: { states: ['TX'] } }],
+          must: [{ multi_match: { query: 'water', type: 'cross_fields', fields: ['title^3', 'description', 'funder_name', 'categories.text'], operator: 'or', minimum_should_match: '2<-34% 4<-50%' } }],
+          filter: [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }],
         },
       },
       sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
@@ -235,7 +296,7 @@ describe('keyword search', () => {
 
   it('a listing without search is the filters alone; with no filter at all, match_all', () => {
     expect(keywordSearchBody('grant', q({ status: 'forecasted' }))!.query).toEqual({
-      bool: { filter: [{ term: { opportunity_type: 'open' } }, anyOf({ term: { status: 'forecasted' } })] },
+      bool: { filter: [{ term: { opportunity_type: 'open' } }, anyOf(live('forecasted'))] },
     });
     expect(keywordSearchBody('funder', q({}, 'funder'))).toEqual({
       query: { match_all: {} },
@@ -274,7 +335,7 @@ describe('semantic search', () => {
         embedding: {
           vector: [1, 0, 0, 0],
           min_score: 0.75,
-          filter: { bool: { filter: [{ term: { opportunity_type: 'open' } }, anyOf(notPast('posted')), { terms: { states: ['TX'] } }] } },
+          filter: { bool: { filter: [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }] } },
         },
       },
     });
@@ -307,9 +368,9 @@ describe('semantic search', () => {
   });
 
   it('a null (or zero) vector matches nothing: no request', () => {
-    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).toBeNull();
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: null, floor: 0.5 })).toEqual({ type: 'none' });
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: new Float32Array(4), floor: 0.5 })).toEqual({ type: 'none' });
+    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: null, floor: 0.5, keywordFloor: -1 })).toBeNull();
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: null, floor: 0.5, keywordFloor: -1 })).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: new Float32Array(4), floor: 0.5, keywordFloor: -1 })).toEqual({ type: 'none' });
   });
 
   it('relevance is the cosine, 2 * score - 1, clipped to [0, 1]', () => {
@@ -330,26 +391,73 @@ describe('semantic search', () => {
 describe('hybrid search', () => {
   const idsOnly = { sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }], size: HYBRID_RANK_WINDOW, _source: false, track_total_hits: false };
 
-  it('two id lists to the rank window, best first, with the same filters: keyword (bool) and semantic (knn)', () => {
+  it('the rank window is as deep as the API pages (offset 10,000 plus a page of 100)', () => {
+    expect(HYBRID_RANK_WINDOW).toBe(10_100);
+  });
+
+  it('two id lists to the rank window, best first, with the same filters: keyword (bool) and semantic (knn); and the count of their union', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', states: 'TX', sort_by: 'title', limit: '5' });
     const bodies = hybridRankBodies('grant', query, semantic(0.5));
-    const filters = [{ term: { opportunity_type: 'open' } }, { terms: { states: ['TX'] } }];
-    expect(bodies.keyword).toEqual({
-      query: { bool: { must: [{ multi_match: { query: 'police equipment', type: 'cross_fields', operator: 'and', fields: ['title^3', 'description'] } }], filter: filters } },
+    const filters = [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }];
+    const keywordQuery = { bool: { must: [keywordDsl('police equipment')], filter: filters } };
+    const knnQuery = { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75, filter: { bool: { filter: filters } } } } };
+    expect(bodies.keyword).toEqual({ query: keywordQuery, ...idsOnly });
+    expect(bodies.semantic).toEqual({ query: knnQuery, ...idsOnly });
+    expect(bodies.count).toEqual({ query: { bool: { should: [keywordQuery, knnQuery], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    expect(planQuery('grant', query, semantic(0.5))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'] });
+  });
+
+  it('a keyword match must also reach the keyword floor (a radial k-NN among the filters), unless there is no vector or no keyword floor', () => {
+    const query = q({ search: 'police equipment', search_mode: 'hybrid', opportunity_type: 'all' });
+    // Keyword floor 0.2: min_score (1 + 0.2) / 2 = 0.6; the semantic floor 0.5: 0.75.
+    const onTopic = hybridRankBodies('grant', query, semantic(0.5, 0.2));
+    const keywordQuery = { bool: { must: [keywordDsl('police equipment')], filter: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.6 } } }] } };
+    expect(onTopic.keyword).toEqual({ query: keywordQuery, ...idsOnly });
+    expect(onTopic.semantic).toEqual({ query: { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }, ...idsOnly });
+    expect(onTopic.count).toEqual({
+      query: { bool: { should: [keywordQuery, { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }], minimum_should_match: 1 } },
+      size: 0,
+      track_total_hits: true,
+    });
+    // The filters go inside the keyword floor's k-NN too.
+    const filtered = hybridRankBodies('grant', q({ search: 'police', search_mode: 'hybrid', states: 'TX', opportunity_type: 'all' }), semantic(0.5, 0.2));
+    expect(filtered.keyword).toEqual({
+      query: {
+        bool: {
+          must: [keywordDsl('police')],
+          filter: [{ terms: { states: ['TX'] } }, { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.6, filter: { bool: { filter: [{ terms: { states: ['TX'] } }] } } } } }],
+        },
+      },
       ...idsOnly,
     });
-    expect(bodies.semantic).toEqual({ query: { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75, filter: { bool: { filter: filters } } } } }, ...idsOnly });
-    expect(planQuery('grant', query, semantic(0.5))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic], lists: ['keyword', 'semantic'] });
+    // No keyword floor (-1): the keyword matches alone.
+    expect(hybridRankBodies('grant', query, semantic(0.5, -1)).keyword).toEqual({ query: { bool: { must: [keywordDsl('police equipment')], filter: [] } }, ...idsOnly });
+    // No vector (the degraded answer): the keyword matches alone, and they are the whole count.
+    const degraded = hybridRankBodies('grant', query, { vector: null, floor: 0.5, keywordFloor: 0.2 });
+    const alone = { bool: { must: [keywordDsl('police equipment')], filter: [] } };
+    expect(degraded).toEqual({
+      keyword: { query: alone, ...idsOnly },
+      semantic: null,
+      count: { query: { bool: { should: [alone], minimum_should_match: 1 } }, size: 0, track_total_hits: true },
+    });
   });
 
   it('one _msearch: an empty header (the index is in the path) before each body', () => {
     expect(msearchLines([{ a: 1 }, { b: 2 }])).toEqual([{}, { a: 1 }, {}, { b: 2 }]);
   });
 
-  it('a null vector leaves the keyword list alone; no keyword term leaves the semantic list; neither means no request', () => {
-    expect(planQuery('grant', q({ search: 'police', search_mode: 'hybrid' }), { vector: null, floor: 0.5 })).toMatchObject({ type: 'hybrid', lists: ['keyword'] });
-    expect(planQuery('grant', q({ search: 'the', search_mode: 'hybrid' }), semantic())).toMatchObject({ type: 'hybrid', lists: ['semantic'] });
-    expect(planQuery('grant', q({ search: 'the', search_mode: 'hybrid' }), { vector: null, floor: 0.5 })).toEqual({ type: 'none' });
+  it('a null vector leaves the keyword list alone; no keyword term leaves the semantic list; neither means no request; the count comes last', () => {
+    const keywordOnly = q({ search: 'police', search_mode: 'hybrid' });
+    const withoutVector = { vector: null, floor: 0.5, keywordFloor: -1 };
+    const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector);
+    expect(planQuery('grant', keywordOnly, withoutVector)).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'] });
+    const semanticOnly = q({ search: 'the', search_mode: 'hybrid' });
+    const semanticLists = hybridRankBodies('grant', semanticOnly, semantic());
+    expect(semanticLists.keyword).toBeNull();
+    expect(semanticLists.count).toEqual({ query: { bool: { should: [semanticLists.semantic!.query], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    expect(planQuery('grant', semanticOnly, semantic())).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'] });
+    expect(hybridRankBodies('grant', semanticOnly, withoutVector)).toEqual({ keyword: null, semantic: null, count: null });
+    expect(planQuery('grant', semanticOnly, withoutVector)).toEqual({ type: 'none' });
   });
 
   const fused = fuseRankings([['a', 'b', 'c'], ['c', 'd']]);
@@ -396,6 +504,13 @@ describe('index mapping', () => {
     expect(mapping.properties.title).toMatchObject({ type: 'text', analyzer: 'english', fields: { sort: { type: 'keyword', normalizer: 'lowercase' } } });
     expect(mapping.properties.geography).toMatchObject({ fields: { sort: { type: 'keyword', normalizer: 'lowercase' } } });
     expect(mapping.properties.geography_level).toEqual({ type: 'keyword' });
+    // The liveness fields: the source's archive date, and whether the listing is open-ended (no real deadline).
+    expect(mapping.properties.archive_date).toEqual({ type: 'date', format: 'strict_date_optional_time' });
+    expect(mapping.properties.open_ended).toEqual({ type: 'boolean' });
+    expect(INTERNAL_FIELDS.grant).toEqual(['embedding', 'geography_level', 'open_ended']);
+    expect(INTERNAL_FIELDS.contract).toEqual(['embedding', 'geography_level', 'open_ended']);
+    // Categories filter on the lower-cased keyword and are searched through their analysed copy.
+    expect(mapping.properties.categories).toEqual({ type: 'keyword', normalizer: 'lowercase', fields: { text: { type: 'text', analyzer: 'english' } } });
     expect((indexMappings('funder', space) as { properties: Record<string, unknown> }).properties.name).toMatchObject({ fields: { sort: { normalizer: 'lowercase' } } });
     expect((indexMappings('contract', space) as { properties: Record<string, unknown> }).properties.set_aside_code).toEqual({ type: 'keyword', normalizer: 'uppercase' });
   });

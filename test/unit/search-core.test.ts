@@ -4,7 +4,7 @@ import { parseSemanticSearchRequest } from '../../lambdas/core/query/semantic-se
 import type { Funder, Grant } from '../../lambdas/core/records';
 import { embeddingKeyOf, embeddingTextOf } from '../../lambdas/core/search/embedding-text';
 import { fuseRankings, HYBRID_RANK_WINDOW, RRF_K } from '../../lambdas/core/search/fusion';
-import { cosineOfOpenSearchScore, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf } from '../../lambdas/core/search/relevance';
+import { cosineOfOpenSearchScore, keywordFloorOf, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf } from '../../lambdas/core/search/relevance';
 import { memoizedEmbedder } from '../../lambdas/core/search/memoized-embedder';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
@@ -17,7 +17,7 @@ import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-dou
 const grant = (id: string, title: string, extra: Partial<Grant> = {}): Grant => ({
   id, title, description: `About ${title}.`, amount_min: null, amount_max: 1000, deadline_date: '2027-01-01', status: 'posted',
   geography: null, funder_id: 'f', funder_name: 'Department of Energy', listing_url: null, created_at: '2026-01-01T00:00:00Z',
-  categories: ['Energy'], opportunity_type: 'open', project_end_date: null, states: [], source: 'test', source_id: id,
+  categories: ['Energy'], opportunity_type: 'open', project_end_date: null, archive_date: null, states: [], source: 'test', source_id: id,
   eligible_applicants: [], requires_501c3: null, ...extra,
 });
 
@@ -69,6 +69,17 @@ describe('relevance', () => {
     expect(() => semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 1.5)).toThrow(/\[0, 1\)/);
   });
 
+  it('has a keyword floor per embedder for hybrid search, capped by the semantic floor; none (-1) for word vectors and unknown embedders', () => {
+    expect(keywordFloorOf({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, 0.3)).toBe(0.1);
+    expect(keywordFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.42)).toBe(0.26);
+    expect(keywordFloorOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 }, 0.61)).toBe(0.55);
+    expect(keywordFloorOf({ embedder: 'onnx:e5-small-v2-q', dimensions: 384 }, 0.83)).toBe(0.8);
+    expect(keywordFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.15)).toBe(0.15);
+    expect(keywordFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.6)).toBe(-1);
+    expect(keywordFloorOf({ embedder: 'test-hash', dimensions: 8 }, 0.42)).toBe(-1);
+    expect(semanticFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 })).toBe(0.42);
+  });
+
   it('names both spaces and the remedy when an index was built with another embedder', () => {
     const error = new VectorSpaceMismatch('The index', { embedder: 'a', dimensions: 100 }, { embedder: 'b', dimensions: 512 }, 'Rebuild it.');
     expect(error.message).toBe('The index holds vectors from a (100 dimensions), but the service is configured with b (512 dimensions). Rebuild it.');
@@ -76,10 +87,10 @@ describe('relevance', () => {
 });
 
 describe('record embeddings', () => {
-  it('embed the title (three times), funder, categories and the opening of the description (funders: name and summary), not dates or amounts', () => {
+  it('embed the title, funder, categories and the opening of the description, most telling first (funders: name and summary), not dates or amounts', () => {
     const text = embeddingTextOf('grant', grant('g1', 'Solar microgrids'));
-    expect(text).toBe('Solar microgrids\nSolar microgrids\nSolar microgrids\nDepartment of Energy\nEnergy\nAbout Solar microgrids.');
-    expect(embeddingTextOf('grant', grant('g1', 'T', { description: 'x'.repeat(5000) })).length).toBe('T\nT\nT\nDepartment of Energy\nEnergy\n'.length + 1500);
+    expect(text).toBe('Solar microgrids\nDepartment of Energy\nEnergy\nAbout Solar microgrids.');
+    expect(embeddingTextOf('grant', grant('g1', 'T', { description: 'x'.repeat(5000) }))).toBe(`T\nDepartment of Energy\nEnergy\n${'x'.repeat(1500)}`);
     expect(embeddingTextOf('grant', grant('g1', 'Solar microgrids', { deadline_date: '2030-01-01', amount_max: 5 }))).toBe(text);
     const funder: Funder = { id: 'f', name: 'NSF', website: null, summary: 'Basic research.', created_at: '2026-01-01T00:00:00Z', source: 's', source_id: null };
     expect(embeddingTextOf('funder', funder)).toBe('NSF\nBasic research.');
@@ -121,8 +132,14 @@ describe('the query vector', () => {
     expect((error as Error).message).not.toMatch(/secret/);
   });
 
-  it('carries the floor and a null vector for a text with nothing to embed', async () => {
-    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, floor: 0.42 });
+  it('carries the floor and a null vector for a text with nothing to embed; an embedder with no keyword floor has none (-1)', async () => {
+    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, floor: 0.42, keywordFloor: -1 });
+  });
+
+  it('carries the embedder\'s keyword floor, never above the semantic floor in force', async () => {
+    const titan = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 2 }, embed: async () => [Float32Array.of(1, 0)] };
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.3 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), floor: 0.3, keywordFloor: 0.1 });
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), floor: 0.05, keywordFloor: 0.05 });
   });
 });
 
@@ -146,7 +163,7 @@ describe('search while the embedding model is down', () => {
   it('answers hybrid from the keyword half (a null vector) and marks the envelope degraded', async () => {
     const { index, asked } = recordingIndex();
     const outcome = await listRecords({ index, embedder: failing, semanticFloor: 0.3 }, query('hybrid'));
-    expect(asked).toEqual([{ vector: null, floor: 0.3 }]);
+    expect(asked).toEqual([{ vector: null, floor: 0.3, keywordFloor: 0.1 }]);
     expect(listEnvelope(outcome, 1).meta).toMatchObject({ degraded: true, degraded_reason: expect.stringMatching(/titan-embed-text-v2.*keyword matches alone/) });
   });
 
@@ -185,7 +202,7 @@ describe('the memoized query embedder', () => {
 describe('the exact k-NN matrix', () => {
   const unit = (...xs: number[]) => { const n = Math.hypot(...xs); return Float32Array.from(xs, (x) => x / n); };
 
-  it('returns every row at or above the floor that the filter mask allows, and forgets deleted rows', () => {
+  it('returns every row at or above the floor that the filter mask allows, and forgets deleted rows', async () => {
     const matrix = new VectorMatrix(2, 1);
     matrix.set(1, unit(1, 0));
     matrix.set(2, unit(1, 1));
@@ -193,15 +210,15 @@ describe('the exact k-NN matrix', () => {
     matrix.set(5, unit(-1, 0));
     const query = unit(1, 0);
     const rowids = (matches: Matches) => Array.from(matches.rowids).sort();
-    expect(rowids(matrix.matchesAbove(query, 0.5))).toEqual([1, 2]);
-    expect(rowids(matrix.matchesAbove(query, -1))).toEqual([1, 2, 3, 5]);
+    expect(rowids(await matrix.matchesAbove(query, 0.5))).toEqual([1, 2]);
+    expect(rowids(await matrix.matchesAbove(query, -1))).toEqual([1, 2, 3, 5]);
     const mask = new Uint8Array(6);
     mask[2] = 1;
     mask[3] = 1;
-    expect(rowids(matrix.matchesAbove(query, 0.5, mask))).toEqual([2]);
+    expect(rowids(await matrix.matchesAbove(query, 0.5, mask))).toEqual([2]);
     matrix.delete(2);
     matrix.set(7, unit(1, 0.1)); // reuses the freed slot
-    expect(rowids(matrix.matchesAbove(query, 0.5))).toEqual([1, 7]);
+    expect(rowids(await matrix.matchesAbove(query, 0.5))).toEqual([1, 7]);
     expect(matrix.size).toBe(4);
     expect(() => matrix.set(9, unit(1, 0, 0))).toThrow(/dimensions/);
   });

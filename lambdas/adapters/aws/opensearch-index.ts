@@ -1,6 +1,6 @@
 import { ServiceError, searchUnavailable } from '../../core/errors';
 import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core/records';
-import { fuseRankings } from '../../core/search/fusion';
+import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../core/search/fusion';
 import { roundedRelevance } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { ListQuery } from '../../core/query/list-query';
@@ -8,7 +8,8 @@ import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import type { OpenSearchApi } from './opensearch-client';
 import { createIndexBody, documentOf, INDEX_ALIASES, INTERNAL_FIELDS, vectorSpaceOfMapping } from './opensearch-mappings';
-import { hybridPageRequest, msearchLines, planQuery, relevanceOfScore, type Dsl } from './opensearch-query';
+import { hybridPageRequest, msearchLines, planQuery, relevanceOfScore, termCountBodies, type Dsl, type TermStatistics } from './opensearch-query';
+import { keywordTermsOf } from '../../core/search/keyword-query';
 
 export { INDEX_ALIASES } from './opensearch-mappings';
 
@@ -24,6 +25,9 @@ export { INDEX_ALIASES } from './opensearch-mappings';
 
 /** What an operator runs when the index holds vectors of another embedder (or none). */
 export const REBUILD_REMEDY = 'Rebuild it with the configured embedder: npm run admin -- reindex --target aws --rebuild';
+/** How long a term's document frequency is trusted, and how many are kept. */
+const TERM_STATISTICS_TTL_MS = 10 * 60_000;
+const TERM_STATISTICS_MAX = 10_000;
 /** The index a fresh deployment creates; rebuilds create `<alias>-v<timestamp>`. */
 const FIRST_INDEX_VERSION = 'v1';
 /** Reported as the space of an index whose mapping records none (made before vector search). */
@@ -158,6 +162,8 @@ export class OpenSearchIndex implements SearchIndex {
   readonly space: VectorSpace;
   readonly endpoint: string | undefined;
   private readonly aliases: Readonly<Record<ResourceKind, string>>;
+  /** Document frequencies by `<kind>|<term>` ('' for the record count), with when they were counted. */
+  private readonly termCounts = new Map<string, { count: number; at: number }>();
 
   constructor(private readonly client: OpenSearchApi, options: OpenSearchIndexOptions) {
     if (!options?.space) throw new Error('OpenSearchIndex needs the vector space of the configured embedder ({ space })');
@@ -175,10 +181,13 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
-    const plan = planQuery(kind, query, semantic);
-    if (plan.type === 'none') return { total: 0, results: [] };
+    if (planQuery(kind, query, semantic).type === 'none') return { total: 0, results: [] };
     try {
       return await this.withinDeadline(async () => {
+        const usesKeywords = query.search !== undefined && query.search.mode !== 'semantic';
+        const statistics = usesKeywords ? await this.termStatistics(kind, keywordTermsOf(query.search!.text)) : undefined;
+        const plan = planQuery(kind, query, semantic, statistics);
+        if (plan.type === 'none') return { total: 0, results: [] };
         await this.verify(kind, plan.type === 'hybrid' || plan.scored ? 'vectors' : 'read');
         if (plan.type === 'search') {
           const response = await this.search(kind, plan.body);
@@ -193,6 +202,32 @@ export class OpenSearchIndex implements SearchIndex {
     } catch (error) {
       throw queryFailure(error, kind);
     }
+  }
+
+  /**
+   * How many of a kind's records hold each term, from one `_msearch` of counts for the terms not
+   * counted in the last TERM_STATISTICS_TTL_MS (document frequencies move slowly; a stale one only
+   * shifts a term between common and telling).
+   */
+  private async termStatistics(kind: ResourceKind, terms: readonly string[]): Promise<TermStatistics> {
+    const now = Date.now();
+    const fresh = (key: string) => {
+      const cached = this.termCounts.get(`${kind}|${key}`);
+      return cached && now - cached.at < TERM_STATISTICS_TTL_MS ? cached.count : undefined;
+    };
+    const missing = terms.filter((term) => fresh(term) === undefined);
+    if (missing.length > 0 || fresh('') === undefined) {
+      const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(termCountBodies(kind, missing)) }) as unknown as { body: { responses: MsearchItem[] } };
+      [...missing, ''].forEach((term, i) => {
+        const item = body.responses[i];
+        if (!item || item.error || !item.hits) throw new SearchItemError(item?.status ?? 500, item?.error?.type, item?.error?.reason);
+        // Re-inserted, so the Map's order is the order of counting and the oldest entry goes first.
+        this.termCounts.delete(`${kind}|${term}`);
+        this.termCounts.set(`${kind}|${term}`, { count: totalOf(item as SearchResponse), at: now });
+      });
+      while (this.termCounts.size > TERM_STATISTICS_MAX) this.termCounts.delete(this.termCounts.keys().next().value as string);
+    }
+    return { frequency: new Map(terms.map((term) => [term, fresh(term) ?? 0])), documents: fresh('') ?? 0 };
   }
 
   /** The query's outcome, or a TimeoutError once queryTimeoutMs has passed (the requests still under way are left to the client's own timeout). */
@@ -210,7 +245,7 @@ export class OpenSearchIndex implements SearchIndex {
     }
   }
 
-  /** The keyword and semantic id lists in one `_msearch`, fused; then the page of the fused set. */
+  /** The keyword and semantic id lists and their union's count in one `_msearch`, fused; then the page of the fused set. */
   private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, bodies: Dsl[], lists: ('keyword' | 'semantic')[]): Promise<IndexPage<K>> {
     const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
     const ranked: Record<'keyword' | 'semantic', string[]> = { keyword: [], semantic: [] };
@@ -219,9 +254,11 @@ export class OpenSearchIndex implements SearchIndex {
       if (!item || item.error || !item.hits) throw new SearchItemError(item?.status ?? 500, item?.error?.type, item?.error?.reason);
       ranked[list] = item.hits.hits.map((hit) => hit._id);
     });
+    const counted = body.responses[lists.length];
+    if (!counted || counted.error || !counted.hits) throw new SearchItemError(counted?.status ?? 500, counted?.error?.type, counted?.error?.reason);
     // Both lists always take part (an absent one is empty), as in the embedded index.
-    const fused = fuseRankings([ranked.keyword, ranked.semantic]);
-    const total = fused.length;
+    const fused = fuseRankings([ranked.keyword, ranked.semantic], { weights: HYBRID_LIST_WEIGHTS });
+    const total = Math.max(fused.length, totalOf(counted as SearchResponse));
     if (query.countOnly || total <= query.offset) return { total, results: [] };
     const relevance = new Map(fused.map((hit) => [hit.id, roundedRelevance(hit.relevance)]));
     const page = hybridPageRequest(kind, query, fused);

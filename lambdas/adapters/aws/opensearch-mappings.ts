@@ -1,4 +1,5 @@
 import { geographyLevelOf } from '../../core/geo';
+import { isOpenEnded } from '../../core/query/applyable';
 import { LIMITS } from '../../core/query/list-query';
 import type { Contract, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import type { VectorSpace } from '../../ports/embedder';
@@ -17,12 +18,16 @@ export const INDEX_ALIASES: Readonly<Record<ResourceKind, string>> = { grant: 'g
 export const VECTOR_FIELD = 'embedding';
 /** The legacy geography level of an opportunity (geographyLevelOf), for the deprecated `geography` filter. */
 export const GEOGRAPHY_LEVEL_FIELD = 'geography_level';
+/** Whether an opportunity has no real deadline (isOpenEnded), for the stale-listing rule. */
+export const OPEN_ENDED_FIELD = 'open_ended';
 /** Indexed, never stored in `_source` and never returned. */
 export const INTERNAL_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
-  grant: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD],
-  contract: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD],
+  grant: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD, OPEN_ENDED_FIELD],
+  contract: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD, OPEN_ENDED_FIELD],
   funder: [VECTOR_FIELD],
 };
+/** The analysed copy of `categories` (a keyword field for the filter), searched by keyword search. */
+export const CATEGORIES_TEXT_FIELD = 'categories.text';
 
 /** Sort keys of the full-text fields: the lower-cased keyword beside them (SQLite sorts them NOCASE). */
 export const SORT_SUBFIELD = 'sort';
@@ -36,10 +41,11 @@ const text = { ...englishText, fields: { [SORT_SUBFIELD]: { type: 'keyword', nor
 
 const OPPORTUNITY_FIELDS = {
   id: keyword, title: text, description: englishText, amount_min: { type: 'double' }, amount_max: { type: 'double' },
-  deadline_date: date, status: keyword, geography: text, funder_id: keyword, funder_name: text, listing_url: stored, created_at: date,
-  categories: { type: 'keyword', normalizer: 'lowercase' }, opportunity_type: keyword, project_end_date: date, states: keyword,
+  deadline_date: date, archive_date: date, status: keyword, geography: text, funder_id: keyword, funder_name: text, listing_url: stored, created_at: date,
+  categories: { type: 'keyword', normalizer: 'lowercase', fields: { text: englishText } }, opportunity_type: keyword, project_end_date: date, states: keyword,
   source: keyword, source_id: keyword,
   [GEOGRAPHY_LEVEL_FIELD]: keyword,
+  [OPEN_ENDED_FIELD]: { type: 'boolean' },
 } as const;
 
 /** Every field but the vector, whose length depends on the embedder (indexMappings). */
@@ -132,6 +138,7 @@ export function documentOf<K extends ResourceKind>(kind: K, record: RecordByKind
   if (kind !== 'funder') {
     const opportunity = record as Grant | Contract;
     document[GEOGRAPHY_LEVEL_FIELD] = geographyLevelOf(opportunity.states, opportunity.geography);
+    document[OPEN_ENDED_FIELD] = isOpenEnded(opportunity);
   }
   const embedding = vectorJson(vector, space);
   if (embedding) document[VECTOR_FIELD] = embedding;

@@ -1,30 +1,39 @@
+import { staleBefore } from '../../core/query/applyable';
 import type { ListQuery, OpportunityFilters, SortField, StatusClause } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { HYBRID_RANK_WINDOW, type FusedHit } from '../../core/search/fusion';
+import { keywordQueryOf, keywordTermsOf, MINIMUM_SHOULD_MATCH, PHRASE_BOOST, PHRASE_SLOP } from '../../core/search/keyword-query';
 import { cosineOfOpenSearchScore, openSearchScoreOfCosine, relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
-import { keywordTerms } from '../../core/text';
 import type { SemanticQuery } from '../../ports/search-index';
-import { GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVector, SORT_SUBFIELD, VECTOR_FIELD } from './opensearch-mappings';
+import { CATEGORIES_TEXT_FIELD, GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVector, OPEN_ENDED_FIELD, SORT_SUBFIELD, VECTOR_FIELD } from './opensearch-mappings';
 
 /**
  * The OpenSearch query DSL of a ListQuery: pure functions, no I/O. Every filter means exactly
  * what the embedded index's SQL means (lambdas/adapters/embedded/sqlite-search-index.ts), and the
  * modes follow the SearchIndex port (lambdas/ports/search-index.ts):
  *
- * - keyword: `multi_match` (cross_fields, operator and) of the keywordTerms over title^3 and
- *   description (funders: name^3 and summary), with the english analyzer stemming both sides.
- *   The text sent is only the terms joined by spaces, so query syntax in the user's text is
- *   never interpreted (no query_string anywhere).
+ * - keyword: `multi_match` cross_fields (operator or, minimum_should_match MINIMUM_SHOULD_MATCH) of
+ *   the keyword terms over title^3, description, funder_name and categories (funders: name^3 and
+ *   summary), with the english analyzer stemming both sides, plus a sloppy phrase of all the terms
+ *   as a boosting `should`. The text sent is only the terms joined by spaces, so query syntax in
+ *   the user's text is never interpreted (no query_string anywhere).
  * - semantic: a radial k-NN query (`min_score`, OpenSearch 2.14+) with the filters inside it, so
  *   every record above the floor that passes the filters is found, never a top-k then a filter.
- * - hybrid: two id lists in one `_msearch`, fused by reciprocal rank (core/search/fusion.ts), and
- *   the page read by id.
+ * - hybrid: two id lists (keyword matches above the keyword floor, semantic matches above the
+ *   floor) and the count of their union in one `_msearch`, fused by reciprocal rank
+ *   (core/search/fusion.ts), and the page read by id.
  */
 
 export type Dsl = Record<string, unknown>;
 
-/** The fields a keyword search reads, the first weighted three times. */
-export const KEYWORD_FIELDS: Readonly<Record<ResourceKind, readonly [string, string]>> = {
+/** The fields a keyword search reads, weighted as KEYWORD_FIELD_WEIGHTS says. */
+export const KEYWORD_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
+  grant: ['title^3', 'description', 'funder_name', CATEGORIES_TEXT_FIELD],
+  contract: ['title^3', 'description', 'funder_name', CATEGORIES_TEXT_FIELD],
+  funder: ['name^3', 'summary'],
+};
+/** A phrase is looked for in running text only (SQLite's NEAR, too, stays inside one column). */
+const PHRASE_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
   grant: ['title^3', 'description'],
   contract: ['title^3', 'description'],
   funder: ['name^3', 'summary'],
@@ -40,13 +49,23 @@ function missing(field: string): Dsl {
   return { bool: { must_not: [{ exists: { field } }] } };
 }
 
-/** A stored status, narrowed by the deadline relative to today (a null deadline is never past). */
+/**
+ * Live on `today` (core/query/applyable.ts): deadline and archive date not passed, not a stale
+ * open-ended listing. Ranges never match a missing value, so a missing date never excludes.
+ */
+function lapsedClauses(today: string): Dsl[] {
+  return [
+    { range: { deadline_date: { lt: today } } },
+    { range: { archive_date: { lt: today } } },
+    { bool: { filter: [{ term: { [OPEN_ENDED_FIELD]: true } }, { range: { created_at: { lt: staleBefore(today) } } }] } },
+  ];
+}
+
+/** A stored status, narrowed to the records live on `today` (live: true) or lapsed (live: false). */
 export function statusClause(clause: StatusClause, today: string): Dsl {
   const stored: Dsl = { term: { status: clause.stored } };
-  if (clause.deadline === 'not_past') {
-    return { bool: { filter: [stored], should: [missing('deadline_date'), { range: { deadline_date: { gte: today } } }], minimum_should_match: 1 } };
-  }
-  if (clause.deadline === 'past') return { bool: { filter: [stored, { range: { deadline_date: { lt: today } } }] } };
+  if (clause.live === true) return { bool: { filter: [stored], must_not: lapsedClauses(today) } };
+  if (clause.live === false) return { bool: { filter: [stored], should: lapsedClauses(today), minimum_should_match: 1 } };
   return stored;
 }
 
@@ -114,11 +133,48 @@ export function sortClauses(sort: ListQuery['sort']): Dsl[] {
   return [{ [sortFieldOf(field)]: { order, missing: '_last' } }, { id: { order } }];
 }
 
-/** The keyword query of a search text, or null when the text has no meaningful word (no results). */
-export function keywordClause(kind: ResourceKind, text: string): Dsl | null {
-  const terms = keywordTerms(text);
-  if (terms.length === 0) return null;
-  return { multi_match: { query: terms.join(' '), type: 'cross_fields', operator: 'and', fields: [...KEYWORD_FIELDS[kind]] } };
+/**
+ * How many of a kind's records hold each term, and how many records it has: what tells a common
+ * term from a telling one (keyword-query.ts). Without it, every term counts.
+ */
+export interface TermStatistics {
+  frequency: ReadonlyMap<string, number>;
+  documents: number;
+}
+
+function termsQuery(kind: ResourceKind, terms: readonly string[], minimumShouldMatch?: string): Dsl {
+  // cross_fields blends each term over the fields (all english-analysed, so one group): the
+  // minimum-should-match counts terms, as SQLite's does. combined_fields would be BM25F proper,
+  // but OpenSearch 2.19 does not have it.
+  return { multi_match: { query: terms.join(' '), type: 'cross_fields', fields: [...KEYWORD_FIELDS[kind]], operator: 'or', ...(minimumShouldMatch ? { minimum_should_match: minimumShouldMatch } : {}) } };
+}
+
+/** The count of records holding a term (size 0, exact total), one body per term, then one of all records. */
+export function termCountBodies(kind: ResourceKind, terms: readonly string[]): Dsl[] {
+  return [
+    ...terms.map((term) => ({ query: termsQuery(kind, [term]), size: 0, track_total_hits: true })),
+    { query: { match_all: {} }, size: 0, track_total_hits: true },
+  ];
+}
+
+/**
+ * The keyword query of a search text, or null when no term can match (no results): the counted
+ * terms with the minimum-should-match, at least one telling term as a filter, and the sloppy
+ * phrase of all of them as a scoring `should`.
+ */
+export function keywordClause(kind: ResourceKind, text: string, statistics?: TermStatistics): Dsl | null {
+  const terms = keywordTermsOf(text);
+  const keywords = keywordQueryOf(terms, statistics?.frequency, statistics?.documents);
+  if (!keywords) return null;
+  const counted = termsQuery(kind, keywords.counted, MINIMUM_SHOULD_MATCH);
+  // One telling term at least: a filter, so those terms are not scored twice.
+  const filter = keywords.telling.length > 0 ? [termsQuery(kind, keywords.telling)] : [];
+  const should: Dsl[] = [];
+  if (keywords.terms.length >= 2) {
+    should.push({ multi_match: { query: keywords.terms.join(' '), type: 'phrase', slop: PHRASE_SLOP, fields: [...PHRASE_FIELDS[kind]], boost: PHRASE_BOOST } });
+  }
+  if (filter.length === 0 && should.length === 0) return counted;
+  return { bool: { must: [counted], ...(filter.length > 0 ? { filter } : {}), ...(should.length > 0 ? { should } : {}) } };
 }
 
 /** The radial k-NN query: every vector whose cosine reaches the floor, among the records passing the filters. */
@@ -149,15 +205,22 @@ function pageOf(query: ListQuery, sort: Dsl[]): Dsl {
   return { sort, from: query.offset, size: query.limit };
 }
 
+/** Keyword matches must also reach the keyword floor's cosine: a radial k-NN among the filtered records (none without a vector or a floor). */
+function onTopicClauses(semantic: SemanticQuery | undefined, filters: Dsl[]): Dsl[] {
+  const vector = semantic?.vector && !isZeroVector(semantic.vector) ? semantic.vector : null;
+  return vector && semantic!.keywordFloor > -1 ? [knnClause(vector, semantic!.keywordFloor, filters)] : [];
+}
+
 /** A listing (no search text) or a keyword search; null when the search text has no term. */
-export function keywordSearchBody(kind: ResourceKind, query: ListQuery): Dsl | null {
+export function keywordSearchBody(kind: ResourceKind, query: ListQuery, statistics?: TermStatistics, semantic?: SemanticQuery): Dsl | null {
   let must: Dsl | null = null;
+  const filters = filterClauses(query);
   if (query.search) {
-    must = keywordClause(kind, query.search.text);
+    must = keywordClause(kind, query.search.text, statistics);
     if (!must) return null;
   }
   return {
-    query: boolQuery(must, filterClauses(query)),
+    query: boolQuery(must, [...filters, ...(must ? onTopicClauses(semantic, filters) : [])]),
     ...pageOf(query, sortClauses(query.sort)),
     track_total_hits: true,
     _source: sourceOf(kind),
@@ -189,13 +252,24 @@ function rankListBody(query: Dsl): Dsl {
   return { query, sort: sortClauses(RANK_ORDER), size: HYBRID_RANK_WINDOW, _source: false, track_total_hits: false };
 }
 
-/** The two lists of a hybrid query; either is null when it cannot match anything (no term, no vector). */
-export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery): { keyword: Dsl | null; semantic: Dsl | null } {
+/**
+ * The two lists of a hybrid query, either null when it cannot match anything (no term, no
+ * vector), and the count of their union. A keyword match must also reach the keyword floor's
+ * cosine (a radial k-NN in the same bool), unless there is no vector (the degraded answer) or the
+ * embedder has no keyword floor.
+ */
+export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null; count: Dsl | null } {
   const filters = filterClauses(query);
-  const keyword = query.search ? keywordClause(kind, query.search.text) : null;
+  const terms = query.search ? keywordClause(kind, query.search.text, statistics) : null;
+  const vector = semantic.vector && !isZeroVector(semantic.vector) ? semantic.vector : null;
+  let keyword: Dsl | null = null;
+  if (terms) keyword = { bool: { must: [terms], filter: [...filters, ...onTopicClauses(semantic, filters)] } };
+  const similar = vector ? knnClause(vector, semantic.floor, filters) : null;
+  const either = [keyword, similar].filter((clause): clause is Dsl => clause !== null);
   return {
-    keyword: keyword ? rankListBody(boolQuery(keyword, filters)) : null,
-    semantic: semantic.vector && !isZeroVector(semantic.vector) ? rankListBody(knnClause(semantic.vector, semantic.floor, filters)) : null,
+    keyword: keyword ? rankListBody(keyword) : null,
+    semantic: similar ? rankListBody(similar) : null,
+    count: either.length > 0 ? { query: { bool: { should: either, minimum_should_match: 1 } }, size: 0, track_total_hits: true } : null,
   };
 }
 
@@ -233,13 +307,16 @@ export type QueryPlan =
   | { type: 'none' }
   /** One `_search`; `scored` means the hits' scores are cosines to turn into relevance. */
   | { type: 'search'; body: Dsl; scored: boolean }
-  /** One `_msearch` of the lists present; the fused lists are [keyword, semantic], an absent one empty. */
+  /**
+   * One `_msearch` of the lists present, then the count of their union (the total: the lists stop
+   * at the rank window); the fused lists are [keyword, semantic], an absent one empty.
+   */
   | { type: 'hybrid'; bodies: Dsl[]; lists: ('keyword' | 'semantic')[] };
 
-export function planQuery(kind: ResourceKind, query: ListQuery, semantic?: SemanticQuery): QueryPlan {
+export function planQuery(kind: ResourceKind, query: ListQuery, semantic?: SemanticQuery, statistics?: TermStatistics): QueryPlan {
   const mode = query.search?.mode ?? 'keyword';
   if (mode === 'keyword') {
-    const body = keywordSearchBody(kind, query);
+    const body = keywordSearchBody(kind, query, statistics, semantic);
     return body ? { type: 'search', body, scored: false } : { type: 'none' };
   }
   if (!semantic) throw new Error(`a ${mode} query needs the query vector`);
@@ -247,8 +324,8 @@ export function planQuery(kind: ResourceKind, query: ListQuery, semantic?: Seman
     const body = semanticSearchBody(kind, query, semantic);
     return body ? { type: 'search', body, scored: true } : { type: 'none' };
   }
-  const lists = hybridRankBodies(kind, query, semantic);
+  const lists = hybridRankBodies(kind, query, semantic, statistics);
   const present = (['keyword', 'semantic'] as const).filter((list) => lists[list] !== null);
-  if (present.length === 0) return { type: 'none' };
-  return { type: 'hybrid', bodies: present.map((list) => lists[list]!), lists: [...present] };
+  if (present.length === 0 || !lists.count) return { type: 'none' };
+  return { type: 'hybrid', bodies: [...present.map((list) => lists[list]!), lists.count], lists: [...present] };
 }

@@ -1,7 +1,9 @@
+import { dotProducts } from './onnx-dot-products';
+
 /**
  * The embedded index's vectors: one contiguous Float32Array, a row per record, so exact k-NN is a
- * single pass of dot products over memory in order (the vectors are unit length, so the dot
- * product is the cosine). Rows are addressed by the SQLite rowid of their record.
+ * single matrix-vector product (the vectors are unit length, so the dot product is the cosine).
+ * Rows are addressed by the SQLite rowid of their record.
  */
 /** Rows and their cosines with a query, index by index. */
 export interface Matches {
@@ -64,6 +66,8 @@ export class VectorMatrix {
   private readonly freeSlots: number[] = [];
   /** Slots in use or freed: the scan covers [0, used). */
   private used = 0;
+  /** Bumped by every write, so a scan that a write overtook is run again. */
+  private version = 0;
 
   constructor(readonly dimensions: number, initialCapacity = 1024) {
     this.data = new Float32Array(initialCapacity * dimensions);
@@ -75,6 +79,7 @@ export class VectorMatrix {
   }
 
   set(rowid: number, vector: Float32Array): void {
+    this.version++;
     if (vector.length !== this.dimensions) throw new Error(`vector has ${vector.length} dimensions, the index ${this.dimensions}`);
     let slot = this.slotOfRowid.get(rowid);
     if (slot === undefined) {
@@ -89,6 +94,7 @@ export class VectorMatrix {
   delete(rowid: number): void {
     const slot = this.slotOfRowid.get(rowid);
     if (slot === undefined) return;
+    this.version++;
     this.slotOfRowid.delete(rowid);
     this.rowids[slot] = -1;
     this.freeSlots.push(slot);
@@ -109,22 +115,37 @@ export class VectorMatrix {
    * is a mask by rowid (1 = passes the query's filters): the filter is applied inside the scan, so
    * no match is lost to a top-k cut made before filtering.
    */
-  matchesAbove(query: Float32Array, floor: number, allowed?: Uint8Array): Matches {
-    const { data, rowids, dimensions } = this;
-    let found: Matches = { rowids: new Int32Array(1024), cosines: new Float32Array(1024) };
-    let count = 0;
-    for (let slot = 0, offset = 0; slot < this.used; slot++, offset += dimensions) {
-      const rowid = rowids[slot]!;
-      if (rowid < 0) continue;
-      let dot = 0;
-      for (let d = 0; d < dimensions; d++) dot += data[offset + d]! * query[d]!;
-      if (dot >= floor && (allowed === undefined || allowed[rowid] === 1)) {
-        if (count === found.rowids.length) found = grown(found);
-        found.rowids[count] = rowid;
-        found.cosines[count] = dot;
-        count++;
-      }
-    }
-    return { rowids: found.rowids.subarray(0, count), cosines: found.cosines.subarray(0, count) };
+  /** The cosine of one row with the query, or null when the row has no vector. */
+  cosineOf(rowid: number, query: Float32Array): number | null {
+    const slot = this.slotOfRowid.get(rowid);
+    if (slot === undefined) return null;
+    const { data, dimensions } = this;
+    let dot = 0;
+    for (let d = 0, offset = slot * dimensions; d < dimensions; d++) dot += data[offset + d]! * query[d]!;
+    return dot;
   }
+
+  async matchesAbove(query: Float32Array, floor: number, allowed?: Uint8Array): Promise<Matches> {
+    for (;;) {
+      const { data, rowids, used, version } = this;
+      // The product runs off the main thread: a write in the meantime may move or reuse a slot.
+      const scores = await dotProducts(data, used, query);
+      if (version === this.version) return collectMatches(scores, rowids, floor, allowed);
+    }
+  }
+}
+
+function collectMatches(scores: Float32Array, rowids: Int32Array, floor: number, allowed?: Uint8Array): Matches {
+  let found: Matches = { rowids: new Int32Array(1024), cosines: new Float32Array(1024) };
+  let count = 0;
+  for (let slot = 0; slot < scores.length; slot++) {
+    const rowid = rowids[slot]!;
+    const dot = scores[slot]!;
+    if (rowid < 0 || !(dot >= floor) || (allowed !== undefined && allowed[rowid] !== 1)) continue;
+    if (count === found.rowids.length) found = grown(found);
+    found.rowids[count] = rowid;
+    found.cosines[count] = dot;
+    count++;
+  }
+  return { rowids: found.rowids.subarray(0, count), cosines: found.cosines.subarray(0, count) };
 }

@@ -21,7 +21,7 @@ export const MATCH_SCORING = {
      * Cosine similarity at which the semantic part reaches 1, per embedder; it is 0 at the
      * embedder's semantic floor (lambdas/core/search/relevance.ts) and linear between.
      */
-    cosineCeilings: { 'wink-sg-100d': 0.95, 'bedrock:amazon.titan-embed-text-v2:0': 0.75 } as Readonly<Record<string, number>>,
+    cosineCeilings: { 'onnx:all-minilm-l6-v2-q': 0.7, 'wink-sg-100d': 0.95, 'bedrock:amazon.titan-embed-text-v2:0': 0.75 } as Readonly<Record<string, number>>,
     /** Added to the topic score for each focus keyword the grant mentions, up to the cap. */
     focusKeywordBoost: 0.15,
     focusKeywordBoostCap: 0.35,

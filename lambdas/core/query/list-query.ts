@@ -27,10 +27,13 @@ export const SET_ASIDE_CODES = [
 
 export const LIMITS = { pageMax: 100, pageDefault: 20, offsetMax: 10_000, searchMaxLength: 500, amountMax: 1e13 } as const;
 
-// A stored status, optionally narrowed by the deadline relative to today.
+/**
+ * A stored status, optionally narrowed to the records that are live on the query's date (true) or
+ * no longer are (false): deadline and archive date not passed, not a stale listing (applyable.ts).
+ */
 export interface StatusClause {
   stored: string;
-  deadline?: 'not_past' | 'past';
+  live?: boolean;
 }
 
 export interface OpportunityFilters {
@@ -83,14 +86,14 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   { name: 'search', description: `Search text, matched against ${searchedFields}`, kind: { type: 'text', maxLength: LIMITS.searchMaxLength } },
   {
     name: 'search_mode',
-    description: 'keyword (full-text BM25: every meaningful word must match), semantic (vector similarity above a minimum-relevance floor), or hybrid (keyword and semantic lists fused by reciprocal rank). semantic and hybrid need a search term and add relevance (0 to 1) to each result',
+    description: 'keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result',
     kind: { type: 'enum', values: SEARCH_MODES },
     default: 'keyword',
   },
 ];
 
 const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec[] => [
-  { name: 'status', description: `Comma-separated statuses (${statuses.join(', ')})`, kind: { type: 'enumList', values: statuses } },
+  { name: 'status', description: `Comma-separated statuses (${statuses.join(', ')}). Without it, opportunity_type=open returns what can be applied for: ${noun === 'grants' ? 'posted grants whose deadline, archive date and listing have not lapsed, and forecasted ones' : 'active solicitations whose deadline and archive date have not passed'}`, kind: { type: 'enumList', values: statuses } },
   { name: 'opportunity_type', description: 'open (default; applyable only), awarded (previously funded), or all', kind: { type: 'enum', values: OPPORTUNITY_TYPE_FILTERS }, default: 'open' },
   { name: 'category', description: 'Category name (case-insensitive exact match)', kind: { type: 'text', maxLength: 100 } },
   { name: 'states', description: `Comma-separated postal codes; state-specific ${noun} only unless include_national=true`, kind: { type: 'stateList' } },
@@ -116,15 +119,29 @@ export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
 
 function statusClauses(kind: ResourceKind, statuses: string[]): StatusClause[] {
   const clauses: StatusClause[] = [];
+  const add = (clause: StatusClause) => {
+    if (!clauses.some((c) => c.stored === clause.stored && c.live === clause.live)) clauses.push(clause);
+  };
   for (const status of statuses) {
-    if (status === 'open') clauses.push({ stored: kind === 'grant' ? 'posted' : 'open', deadline: 'not_past' });
-    else if (status === 'posted') clauses.push({ stored: 'posted' });
-    else if (status === 'forecasted' || status === 'upcoming') clauses.push({ stored: 'forecasted' });
+    if (status === 'open') add({ stored: kind === 'grant' ? 'posted' : 'open', live: true });
+    else if (status === 'posted') add({ stored: 'posted' });
+    else if (status === 'forecasted' || status === 'upcoming') add({ stored: 'forecasted', live: true });
     else if (status === 'closed') {
-      clauses.push({ stored: 'closed' }, { stored: kind === 'grant' ? 'posted' : 'open', deadline: 'past' });
+      add({ stored: 'closed' });
+      add({ stored: kind === 'grant' ? 'posted' : 'open', live: false });
+      if (kind === 'grant') add({ stored: 'forecasted', live: false });
     }
   }
   return clauses;
+}
+
+/**
+ * What can be applied for, the default of opportunity_type=open without a status filter (as
+ * Grants.gov and Simpler.Grants.gov search by default): live posted and forecasted grants, live
+ * contract solicitations.
+ */
+export function applyableStatusClauses(kind: Exclude<ResourceKind, 'funder'>): StatusClause[] {
+  return kind === 'grant' ? [{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }] : [{ stored: 'open', live: true }];
 }
 
 function parseGeography(text: string): OpportunityFilters['geography'] {
@@ -170,7 +187,9 @@ export function parseListQuery(
     kind,
     filters: kind === 'funder' ? null : {
       opportunityType: v.opportunity_type as OpportunityTypeFilter,
-      status: v.status ? statusClauses(kind, v.status as string[]) : undefined,
+      status: v.status
+        ? statusClauses(kind, v.status as string[])
+        : v.opportunity_type === 'open' ? applyableStatusClauses(kind) : undefined,
       category: v.category as string | undefined,
       states: v.states as StateCode[] | undefined,
       includeNational: v.include_national as boolean,

@@ -4,16 +4,15 @@ import type { VectorSpace } from '../../ports/embedder';
 
 /**
  * A description's gist is in its opening; past it, long notices are mostly boilerplate (eligibility
- * rules, submission steps) that would drown the title in a mean of word vectors.
+ * rules, submission steps). Models cut texts further (the local one at 128 tokens).
  */
 const MAX_DESCRIPTION_CHARS = 1500;
-/** The title counts three times, as the keyword search weighs it (chosen on `npm run eval:search`). */
-const TITLE_WEIGHT = 3;
 
 /**
  * What a record's vector is made from: title, funder, categories and the opening of the
- * description (funders: name and summary). Dates, amounts and statuses are filters, not meaning,
- * so changing them never costs a new embedding.
+ * description (funders: name and summary), most telling first, because a model reads only the
+ * start of a long text. Dates, amounts and statuses are filters, not meaning, so changing them
+ * never costs a new embedding.
  */
 export function embeddingTextOf<K extends ResourceKind>(kind: K, record: RecordByKind[K]): string {
   if (kind === 'funder') {
@@ -21,8 +20,7 @@ export function embeddingTextOf<K extends ResourceKind>(kind: K, record: RecordB
     return [funder.name, (funder.summary ?? '').slice(0, MAX_DESCRIPTION_CHARS)].join('\n');
   }
   const opportunity = record as Grant;
-  const titles = Array.from({ length: TITLE_WEIGHT }, () => opportunity.title);
-  return [...titles, opportunity.funder_name, opportunity.categories.join(', '), opportunity.description.slice(0, MAX_DESCRIPTION_CHARS)]
+  return [opportunity.title, opportunity.funder_name, opportunity.categories.join(', '), opportunity.description.slice(0, MAX_DESCRIPTION_CHARS)]
     .filter((part) => part.length > 0)
     .join('\n');
 }

@@ -16,10 +16,10 @@ const performanceNow: Stopwatch = () => performance.now();
 export function measuredEmbedder(inner: Embedder, metrics: MetricsRecorder, now: Stopwatch = performanceNow): Embedder {
   return {
     space: inner.space,
-    async embed(texts) {
+    async embed(texts, purpose) {
       const startedAt = now();
       try {
-        return await inner.embed(texts);
+        return await inner.embed(texts, purpose);
       } catch (error) {
         // Hybrid search answers from its keyword half when this fails: without the count, an
         // outage of the model would show on no graph and page no one.

@@ -15,13 +15,27 @@ export function openSearchScoreOfCosine(cosine: number): number {
 }
 
 /**
- * The minimum cosine similarity a semantic match needs, per embedder: similarities mean different
- * things in different models (mean-pooled word vectors of any two English texts sit far higher
- * than Titan's). Chosen on the labelled queries of `npm run eval:search` (docs/benchmarks.md).
+ * The minimum cosine similarity a semantic match needs (`semantic`), and the lower one a keyword
+ * match needs to stay in a hybrid result set (`keyword`), per embedder: similarities mean
+ * different things in different models (mean-pooled word vectors of any two English texts sit
+ * far higher than a sentence transformer's). Calibrated on the labelled on-topic queries and the
+ * off-topic probes of `npm run eval:search` (docs/benchmarks.md, "Floors").
  */
-export const DEFAULT_SEMANTIC_FLOORS: Readonly<Record<string, number>> = {
-  'wink-sg-100d': 0.6,
-  'bedrock:amazon.titan-embed-text-v2:0': 0.3,
+export interface RelevanceFloors {
+  semantic: number;
+  keyword: number;
+}
+
+export const DEFAULT_RELEVANCE_FLOORS: Readonly<Record<string, RelevanceFloors>> = {
+  // Semantic: above the probes' best semantic matches; keyword: above their best lexical ones.
+  'onnx:all-minilm-l6-v2-q': { semantic: 0.42, keyword: 0.26 },
+  // The other candidates (npm run eval:models): just above the probes' best cosine.
+  'onnx:bge-small-en-v1.5-q': { semantic: 0.61, keyword: 0.55 },
+  'onnx:e5-small-v2-q': { semantic: 0.83, keyword: 0.8 },
+  // The fallback: word vectors cannot tell an off-topic query from an on-topic one this way.
+  'wink-sg-100d': { semantic: 0.6, keyword: -1 },
+  // Not calibrated here (no Bedrock access): set -c semanticFloor= after measuring on a stage.
+  'bedrock:amazon.titan-embed-text-v2:0': { semantic: 0.3, keyword: 0.1 },
 };
 
 export function semanticFloorOf(space: VectorSpace, configured?: number): number {
@@ -29,9 +43,15 @@ export function semanticFloorOf(space: VectorSpace, configured?: number): number
     if (!(configured >= 0 && configured < 1)) throw new Error(`semantic floor must be in [0, 1), got ${configured}`);
     return configured;
   }
-  const floor = DEFAULT_SEMANTIC_FLOORS[space.embedder];
-  if (floor === undefined) throw new Error(`no semantic floor is configured for embedder ${space.embedder}; set one explicitly`);
-  return floor;
+  const floors = DEFAULT_RELEVANCE_FLOORS[space.embedder];
+  if (floors === undefined) throw new Error(`no semantic floor is configured for embedder ${space.embedder}; set one explicitly`);
+  return floors.semantic;
+}
+
+/** The keyword floor of hybrid search: the embedder's, never above the semantic floor in force; none (-1) for an unknown embedder. */
+export function keywordFloorOf(space: VectorSpace, semanticFloor: number): number {
+  const floors = DEFAULT_RELEVANCE_FLOORS[space.embedder];
+  return Math.min(floors?.keyword ?? -1, semanticFloor);
 }
 
 /** Four decimals tell any two results apart a reader cares about, without float noise in the JSON. */

@@ -1,6 +1,7 @@
 import { searchUnavailable, ServiceError } from '../errors';
 import type { ListQuery, SortField, SortOrder } from '../query/list-query';
 import type { ResourceKind } from '../records';
+import { keywordFloorOf } from '../search/relevance';
 import { describeSpace } from '../search/vector-space';
 import type { Embedder } from '../../ports/embedder';
 import type { IndexedResult, SearchIndex, SemanticQuery } from '../../ports/search-index';
@@ -40,6 +41,10 @@ export interface SearchPorts {
   semanticFloor: number;
 }
 
+function floorsOf(ports: Omit<SearchPorts, 'index'>): Pick<SemanticQuery, 'floor' | 'keywordFloor'> {
+  return { floor: ports.semanticFloor, keywordFloor: keywordFloorOf(ports.embedder.space, ports.semanticFloor) };
+}
+
 /**
  * The query text's vector and the floor. The embedder is only asked for semantic and hybrid
  * queries, so keyword search keeps working while it is down.
@@ -47,7 +52,7 @@ export interface SearchPorts {
 export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: string): Promise<SemanticQuery> {
   let vector: Float32Array | null | undefined;
   try {
-    [vector] = await ports.embedder.embed([text]);
+    [vector] = await ports.embedder.embed([text], 'query');
   } catch (error) {
     if (error instanceof ServiceError) throw error;
     // The cause goes to the log through the error chain, not to the caller (it may name internals).
@@ -56,7 +61,7 @@ export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: s
       { cause: error },
     );
   }
-  return { vector: vector ?? null, floor: ports.semanticFloor };
+  return { vector: vector ?? null, ...floorsOf(ports) };
 }
 
 /**
@@ -71,9 +76,22 @@ async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{
   } catch (error) {
     if (!(error instanceof ServiceError) || error.code !== 'SEARCH_UNAVAILABLE') throw error;
     return {
-      semantic: { vector: null, floor: ports.semanticFloor },
+      semantic: { vector: null, ...floorsOf(ports) },
       degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most 0.5).`,
     };
+  }
+}
+
+/**
+ * Keyword search uses the query vector only to drop matches about something else entirely (the
+ * keyword floor); without the model it answers every lexical match, as it always could.
+ */
+async function keywordGate(ports: SearchPorts, text: string): Promise<SemanticQuery | undefined> {
+  try {
+    return await semanticQueryOf(ports, text);
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'SEARCH_UNAVAILABLE') return undefined;
+    throw error;
   }
 }
 
@@ -81,7 +99,8 @@ export async function listRecords<K extends ResourceKind>(ports: SearchPorts, qu
   const mode = query.search?.mode ?? 'keyword';
   let semantic: SemanticQuery | undefined;
   let degradedReason: string | undefined;
-  if (query.search && mode === 'semantic') semantic = await semanticQueryOf(ports, query.search.text);
+  if (query.search && mode === 'keyword') semantic = await keywordGate(ports, query.search.text);
+  else if (query.search && mode === 'semantic') semantic = await semanticQueryOf(ports, query.search.text);
   else if (query.search && mode === 'hybrid') ({ semantic, degradedReason } = await hybridOrKeywordQuery(ports, query.search.text));
   const page = await ports.index.query(query.kind, query, semantic);
   return { query, total: page.total, results: page.results, ...(degradedReason ? { degradedReason } : {}) };

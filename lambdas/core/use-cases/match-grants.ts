@@ -36,7 +36,7 @@ export function matchFilters(request: MatchRequest, location: ApplicantLocation)
   const type = applicantTypeOf(request.profile);
   const filters: OpportunityFilters = {
     opportunityType: 'open',
-    status: [{ stored: 'posted', deadline: 'not_past' }],
+    status: [{ stored: 'posted', live: true }],
     includeNational: true,
   };
   // A national applicant gets national grants only (no state's grants are its own); an unknown

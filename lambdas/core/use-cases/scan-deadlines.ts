@@ -35,7 +35,7 @@ async function* openRecordsDueOn(index: SearchIndex, kind: 'grant' | 'contract',
       kind,
       filters: {
         opportunityType: 'open',
-        status: [{ stored: kind === 'grant' ? 'posted' : 'open', deadline: 'not_past' }],
+        status: [{ stored: kind === 'grant' ? 'posted' : 'open', live: true }],
         includeNational: false,
         deadlineAfter: addDays(day, -1),
         deadlineBefore: addDays(day, 1),

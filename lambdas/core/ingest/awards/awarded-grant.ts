@@ -28,6 +28,7 @@ export function grantOfAward(award: AssistanceAward): MappedRecord {
     amount_min: award.amount,
     amount_max: award.amount,
     deadline_date: null,
+    archive_date: null,
     status: 'closed',
     ...award.place,
     listing_url: award.listingUrl,

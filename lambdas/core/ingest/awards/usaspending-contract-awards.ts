@@ -82,6 +82,7 @@ function mapContractAward(source: SourceRecord): MappedRecord {
     amount_min: amount,
     amount_max: amount,
     deadline_date: null,
+    archive_date: null,
     status: 'closed',
     ...placeOfPerformance({ state: source.place_of_performance_state }),
     listing_url: `https://www.usaspending.gov/award/${encodeURIComponent(awardId)}`,

@@ -37,6 +37,7 @@ export function contractOfNotice(notice: ContractNotice, context: MappingContext
     amount_min: notice.awardAmount,
     amount_max: notice.awardAmount,
     deadline_date: awarded ? null : notice.deadline,
+    archive_date: awarded ? null : notice.archiveDate,
     status: awarded ? 'closed' : noticeStatus({ active: notice.active, deadline: notice.deadline, archiveDate: notice.archiveDate, today: context.today }),
     ...notice.place,
     listing_url: notice.listingUrl,

@@ -176,6 +176,7 @@ export function grantFromFields(fields: GrantFields, context: MappingContext): M
     description: plainText(fields.description),
     ...awardRangeOf(fields.awardFloor, fields.awardCeiling),
     deadline_date: fields.deadline,
+    archive_date: fields.archiveDate ?? null,
     // No Grants.gov feed has a place field, and descriptions are not scanned: federal means national.
     ...placeOf([]),
     listing_url: fields.listingUrl,

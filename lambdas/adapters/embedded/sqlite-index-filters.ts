@@ -1,0 +1,106 @@
+import type { StateCode } from '../../core/geo';
+import { staleBefore } from '../../core/query/applyable';
+import type { ListQuery, OpportunityFilters, StatusClause } from '../../core/query/list-query';
+import type { ResourceKind } from '../../core/records';
+import { applicantMask, NULLABLE_SORT_COLUMNS, SORT_COLUMNS, stateMasks } from './sqlite-index-schema';
+
+/** WHERE conditions on the row table `r`, and their parameters in order. */
+export type Sql = { where: string[]; params: unknown[] };
+
+function stateCondition(states: readonly StateCode[], sql: Sql, alsoNational: boolean): string {
+  const [lo, hi] = stateMasks(states);
+  sql.params.push(lo, hi);
+  const specific = '((r.states_lo & ?) != 0 OR (r.states_hi & ?) != 0)';
+  return alsoNational ? `(r.national = 1 OR ${specific})` : specific;
+}
+
+/**
+ * Live on `today` (lambdas/core/query/applyable.ts): deadline and archive date not passed, and
+ * not an open-ended listing older than the stale horizon. Every part is non-null, so NOT works.
+ */
+function liveCondition(today: string, params: unknown[]): string {
+  params.push(today, today, staleBefore(today));
+  return '((r.deadline_date IS NULL OR r.deadline_date >= ?) AND (r.archive_date IS NULL OR r.archive_date >= ?) AND NOT (r.open_ended = 1 AND r.created_at < ?))';
+}
+
+function statusCondition(clause: StatusClause, today: string, params: unknown[]): string {
+  params.push(clause.stored);
+  if (clause.live === undefined) return '(r.status = ?)';
+  const live = liveCondition(today, params);
+  return `(r.status = ? AND ${clause.live ? live : `NOT ${live}`})`;
+}
+
+export function filterSql(f: OpportunityFilters, today: string, sql: Sql): void {
+  const { where, params } = sql;
+  if (f.opportunityType !== 'all') where.push(`r.awarded = ${f.opportunityType === 'awarded' ? 1 : 0}`);
+  if (f.status) where.push(`(${f.status.map((clause) => statusCondition(clause, today, params)).join(' OR ')})`);
+  if (f.category) {
+    where.push('instr(r.categories, ?) > 0');
+    params.push(`|${f.category.toLowerCase()}|`);
+  }
+  if (f.states) where.push(stateCondition(f.states, sql, f.includeNational));
+  if (f.geography?.level) {
+    where.push('r.geo_level = ?');
+    params.push(f.geography.level);
+  } else if (f.geography?.states) {
+    where.push(stateCondition(f.geography.states, sql, false));
+  } else if (f.geography?.text) {
+    where.push('instr(lower(r.geography), ?) > 0');
+    params.push(f.geography.text.toLowerCase());
+  }
+  if (f.deadlineAfter) {
+    where.push('r.deadline_date > ?');
+    params.push(f.deadlineAfter);
+  }
+  if (f.deadlineBefore) {
+    where.push('r.deadline_date < ?');
+    params.push(f.deadlineBefore);
+  }
+  if (f.createdFrom) {
+    where.push('r.created_at >= ?');
+    params.push(f.createdFrom);
+  }
+  if (f.minAmount !== undefined) {
+    where.push('r.amount_max >= ?');
+    params.push(f.minAmount);
+  }
+  if (f.maxAmount !== undefined) {
+    where.push('r.amount_min <= ?');
+    params.push(f.maxAmount);
+  }
+  if (f.naics) {
+    where.push(`(${f.naics.map(() => 'substr(r.naics, 1, ?) = ?').join(' OR ')})`);
+    for (const code of f.naics) params.push(code.length, code);
+  }
+  if (f.setAside) {
+    where.push(`r.set_aside IN (${f.setAside.map(() => '?').join(', ')})`);
+    params.push(...f.setAside);
+  }
+  if (f.applicant) {
+    where.push('(r.applicants = 0 OR (r.applicants & ?) != 0)');
+    params.push(applicantMask([f.applicant.type]));
+    if (f.applicant.lacks501c3) where.push('(r.requires_501c3 IS NULL OR r.requires_501c3 = 0)');
+  }
+}
+
+/** Whether the filters already drop records whose sort column is null (so no nulls-last key is needed). */
+function excludesNulls(column: string, f: OpportunityFilters | null): boolean {
+  if (!f) return false;
+  if (column === 'deadline_date') return f.deadlineAfter !== undefined || f.deadlineBefore !== undefined;
+  if (column === 'amount_max') return f.minAmount !== undefined;
+  if (column === 'amount_min') return f.maxAmount !== undefined;
+  return false;
+}
+
+/** ORDER BY of a field sort (relevance orders are the rankings' own). */
+export function orderSql(kind: ResourceKind, query: ListQuery): string {
+  const { field, order } = query.sort;
+  const column = SORT_COLUMNS[kind][field];
+  if (!column) throw new Error(`no sort column for ${kind}.${field}`);
+  // SQLite sorts nulls first ascending and last descending; ascending needs them moved last.
+  if (order === 'desc') return `r.${column} DESC, r.id DESC`;
+  const bare = column.split(' ')[0]!;
+  // Without the extra key the planner can walk an index in order and stop after one page.
+  const nullsPossible = NULLABLE_SORT_COLUMNS.has(bare) && !excludesNulls(bare, query.filters);
+  return nullsPossible ? `(r.${bare} IS NULL), r.${column} ASC, r.id ASC` : `r.${column} ASC, r.id ASC`;
+}

@@ -1,0 +1,134 @@
+import { US_STATE_CODES, geographyLevelOf } from '../../core/geo';
+import { isOpenEnded } from '../../core/query/applyable';
+import type { SortField } from '../../core/query/list-query';
+import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type Grant, type ResourceKind } from '../../core/records';
+
+/**
+ * The embedded index's tables. Each kind has a narrow row table for filters and sorts, a doc
+ * table holding the public JSON, a contentless FTS5 table and a vector table, all sharing the
+ * rowid. A new SCHEMA_VERSION drops and rebuilds the index from the record store.
+ */
+export const SCHEMA_VERSION = 6;
+
+/** The FTS5 columns, in order: bm25() takes one weight per column in this order. */
+export const TEXT_COLUMNS = ['title', 'body', 'funder', 'categories'] as const;
+
+const STATE_BIT: ReadonlyMap<string, number> = new Map(US_STATE_CODES.map((code, i) => [code, i]));
+
+/** 56 codes do not fit one 53-bit JS integer, so the set is split into two 32-bit masks. */
+export function stateMasks(states: readonly string[]): [number, number] {
+  let lo = 0;
+  let hi = 0;
+  for (const code of states) {
+    const bit = STATE_BIT.get(code);
+    if (bit === undefined) continue;
+    if (bit < 32) lo |= 1 << bit;
+    else hi |= 1 << (bit - 32);
+  }
+  return [lo >>> 0, hi >>> 0];
+}
+
+const OPPORTUNITY_SORT_COLUMNS: Partial<Record<SortField, string>> = {
+  created_at: 'created_at', deadline_date: 'deadline_date', amount_min: 'amount_min', amount_max: 'amount_max', title: 'title COLLATE NOCASE',
+};
+export const SORT_COLUMNS: Record<ResourceKind, Partial<Record<SortField, string>>> = {
+  grant: OPPORTUNITY_SORT_COLUMNS,
+  contract: OPPORTUNITY_SORT_COLUMNS,
+  funder: { name: 'name COLLATE NOCASE', created_at: 'created_at' },
+};
+// Columns that can be null get a (col IS NULL, col, id) index so "nulls last" in ascending order is an index walk.
+export const NULLABLE_SORT_COLUMNS = new Set(['deadline_date', 'amount_min', 'amount_max']);
+
+const FTS_TABLE = (kind: ResourceKind) =>
+  `CREATE VIRTUAL TABLE ${kind}_fts USING fts5(${TEXT_COLUMNS.join(', ')}, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`;
+
+function opportunityDdl(kind: 'grant' | 'contract'): string[] {
+  const t = `${kind}_rows`;
+  const ddl = [
+    `CREATE TABLE ${t} (
+      rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, created_at TEXT NOT NULL,
+      deadline_date TEXT, archive_date TEXT, open_ended INTEGER NOT NULL, amount_min REAL, amount_max REAL, status TEXT NOT NULL, awarded INTEGER NOT NULL,
+      categories TEXT NOT NULL, states_lo INTEGER NOT NULL, states_hi INTEGER NOT NULL, national INTEGER NOT NULL,
+      geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT, applicants INTEGER NOT NULL, requires_501c3 INTEGER)`,
+    `CREATE TABLE ${kind}_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
+    `CREATE TABLE ${kind}_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
+    FTS_TABLE(kind),
+    `CREATE INDEX ${t}_created ON ${t}(created_at, id)`,
+    `CREATE INDEX ${t}_title ON ${t}(title COLLATE NOCASE, id)`,
+    // The default listing (open, newest first) and the deadline-window listing walk these in order.
+    `CREATE INDEX ${t}_open_created ON ${t}(awarded, created_at, id)`,
+    `CREATE INDEX ${t}_open_deadline ON ${t}(awarded, deadline_date, id, national, states_lo, states_hi)`,
+  ];
+  for (const col of NULLABLE_SORT_COLUMNS) {
+    ddl.push(`CREATE INDEX ${t}_${col} ON ${t}(${col}, id)`);
+    ddl.push(`CREATE INDEX ${t}_${col}_nulls_last ON ${t}((${col} IS NULL), ${col}, id)`);
+  }
+  if (kind === 'contract') ddl.push(`CREATE INDEX ${t}_naics ON ${t}(naics)`);
+  return ddl;
+}
+
+function funderDdl(): string[] {
+  return [
+    `CREATE TABLE funder_rows (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE funder_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
+    `CREATE TABLE funder_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
+    FTS_TABLE('funder'),
+    `CREATE INDEX funder_rows_name ON funder_rows(name COLLATE NOCASE, id)`,
+    `CREATE INDEX funder_rows_created ON funder_rows(created_at, id)`,
+  ];
+}
+
+export function schemaDdl(): string[] {
+  return [...opportunityDdl('grant'), ...opportunityDdl('contract'), ...funderDdl()];
+}
+
+/** Eligible applicant types as a bitmask by position in APPLICANT_TYPES; 0 when the source does not say. */
+export function applicantMask(types: readonly ApplicantType[]): number {
+  let mask = 0;
+  for (const type of types) mask |= 1 << APPLICANT_TYPES.indexOf(type);
+  return mask;
+}
+
+function categoriesKey(categories: readonly string[]): string {
+  return `|${categories.map((c) => c.toLowerCase()).join('|')}|`;
+}
+
+export function opportunityRow(record: Grant | Contract): Record<string, unknown> {
+  const [lo, hi] = stateMasks(record.states);
+  return {
+    id: record.id,
+    title: record.title,
+    created_at: record.created_at,
+    deadline_date: record.deadline_date,
+    archive_date: record.archive_date ?? null,
+    open_ended: isOpenEnded(record) ? 1 : 0,
+    amount_min: record.amount_min,
+    amount_max: record.amount_max,
+    status: record.status,
+    awarded: record.opportunity_type === 'awarded' ? 1 : 0,
+    categories: categoriesKey(record.categories),
+    states_lo: lo,
+    states_hi: hi,
+    national: record.states.length === 0 ? 1 : 0,
+    geo_level: geographyLevelOf(record.states, record.geography),
+    geography: record.geography,
+    naics: 'naics' in record ? record.naics : null,
+    set_aside: 'set_aside_code' in record && record.set_aside_code ? record.set_aside_code.toUpperCase() : null,
+    applicants: 'eligible_applicants' in record ? applicantMask(record.eligible_applicants) : 0,
+    requires_501c3: 'requires_501c3' in record && record.requires_501c3 !== null ? Number(record.requires_501c3) : null,
+  };
+}
+
+export function funderRow(record: Funder): Record<string, unknown> {
+  return { id: record.id, name: record.name, created_at: record.created_at };
+}
+
+/** The searched text of a record, one value per TEXT_COLUMNS entry (funders: name and summary). */
+export function textColumnsOf(kind: ResourceKind, record: Grant | Contract | Funder): [string, string, string, string] {
+  if (kind === 'funder') {
+    const funder = record as Funder;
+    return [funder.name, funder.summary ?? '', '', ''];
+  }
+  const opportunity = record as Grant | Contract;
+  return [opportunity.title, opportunity.description, opportunity.funder_name, opportunity.categories.join('; ')];
+}

@@ -1,0 +1,52 @@
+import { KEYWORD_FIELD_WEIGHTS, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
+import type { ResourceKind } from '../../core/records';
+
+/**
+ * The keyword search of lambdas/core/search/keyword-query.ts in SQLite FTS5: BM25 (FTS5's bm25()
+ * sums each term's weighted frequency over the columns) over an OR of the counted terms, the
+ * records holding fewer than the required number of them (or none of the telling ones) dropped,
+ * and a NEAR group of all the terms adding its own BM25 times PHRASE_BOOST. Terms are letters and digits only (keywordTerms),
+ * quoted, so no query syntax reaches FTS5.
+ */
+
+/** bm25() weights, in the order of TEXT_COLUMNS (title, body, funder, categories). */
+const WEIGHTS = [KEYWORD_FIELD_WEIGHTS.title, KEYWORD_FIELD_WEIGHTS.description, KEYWORD_FIELD_WEIGHTS.funder, KEYWORD_FIELD_WEIGHTS.categories].join(', ');
+
+export const quotedTerm = (term: string) => `"${term}"`;
+
+export interface ScoredMatches {
+  /** SELECT rowid, score (lower is better, as bm25() gives it) of every record the keywords match. */
+  sql: string;
+  params: string[];
+}
+
+export function scoredMatchesSql(kind: ResourceKind, query: KeywordQuery): ScoredMatches {
+  const fts = `${kind}_fts`;
+  const { terms, counted, required, telling } = query;
+  const params: string[] = [];
+  let sql: string;
+  if (required === terms.length) {
+    // Every term must match: an AND, whose posting lists FTS5 intersects without scoring the rest.
+    sql = `SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score FROM ${fts} WHERE ${fts} MATCH ?`;
+    params.push(terms.map(quotedTerm).join(' '));
+  } else {
+    // Each term's posting list is built once (a non-correlated IN is materialised) and probed per match.
+    const holds = (term: string) => {
+      params.push(quotedTerm(term));
+      return `(rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?))`;
+    };
+    const hits = counted.map(holds).join(' + ');
+    const tellingHits = telling.length > 0 ? `, ${telling.map(holds).join(' + ')} AS telling` : '';
+    params.push(counted.map(quotedTerm).join(' OR '));
+    sql = `SELECT rowid, score FROM (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score, ${hits} AS hits${tellingHits} FROM ${fts} WHERE ${fts} MATCH ?)
+      WHERE hits >= ${required}${telling.length > 0 ? ' AND telling >= 1' : ''}`;
+  }
+  if (terms.length >= 2) {
+    // NEAR's distance is the tokens between the first and last term, the inner terms included.
+    const near = `NEAR(${terms.map(quotedTerm).join(' ')}, ${PHRASE_SLOP + terms.length - 2})`;
+    sql = `SELECT m.rowid AS rowid, m.score + ${PHRASE_BOOST} * coalesce(p.score, 0) AS score FROM (${sql}) m
+      LEFT JOIN (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score FROM ${fts} WHERE ${fts} MATCH ?) p ON p.rowid = m.rowid`;
+    params.push(near);
+  }
+  return { sql, params };
+}

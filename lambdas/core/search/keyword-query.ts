@@ -1,0 +1,78 @@
+import { stemmer } from 'stemmer';
+import { keywordTerms } from '../text';
+
+/**
+ * The keyword half of search, in both adapters (SQLite FTS5 and OpenSearch): BM25 with OR
+ * semantics over title, description, funder and categories, and a minimum-should-match so that a
+ * natural-language query finds what most of its words describe (DESIGN.md section 3):
+ *
+ * - 1-2 words: all of them ("rural broadband").
+ * - 3-4 words: all but a third, rounded down (2 of 3, 3 of 4).
+ * - 5 or more: half, rounded up.
+ *
+ * That is Lucene's `minimum_should_match: "2<-34% 4<-50%"`, which the OpenSearch adapter sends as
+ * is, so both indexes keep the same records. Two refinements, as Lucene's common-terms query
+ * makes them: a word in no record (a typo, a word the catalogue lacks) cannot match and is not
+ * counted; and when a query has telling words (in at most COMMON_TERM_FRACTION of the records),
+ * a match must hold at least one of them, so "programs to help people quit smoking" is not
+ * answered by records that merely mention programs that help people.
+ */
+export const MINIMUM_SHOULD_MATCH = '2<-34% 4<-50%';
+/** A word in more than this share of a kind's records is common (Lucene's cutoff_frequency). */
+export const COMMON_TERM_FRACTION = 0.05;
+
+export function requiredTermCount(terms: number): number {
+  if (terms <= 2) return terms;
+  if (terms <= 4) return terms - Math.floor(terms * 0.34);
+  return terms - Math.floor(terms * 0.5);
+}
+
+/**
+ * The words of a search text that take part in keyword search, lower-cased, in query order;
+ * words with the same stem count once ("program programs"), as the index stems both. Empty for a
+ * text of stop words or punctuation only (no result).
+ */
+export function keywordTermsOf(text: string): string[] {
+  const seen = new Set<string>();
+  return keywordTerms(text).filter((term) => {
+    const stem = stemmer(term);
+    if (seen.has(stem)) return false;
+    seen.add(stem);
+    return true;
+  });
+}
+
+export interface KeywordQuery {
+  /** Every term: all of them score. */
+  terms: string[];
+  /** The terms found in some record: the minimum-should-match counts these. */
+  counted: string[];
+  /** How many of `counted` a record must contain. */
+  required: number;
+  /** The telling terms (rare, but in some record): a record must contain one, when there are any. */
+  telling: string[];
+}
+
+/**
+ * The keyword query of some terms, given how many of the kind's `documents` records hold each
+ * term (its document frequency). Without statistics every term counts and none is telling (the
+ * plain minimum-should-match). Null when no term is in any record.
+ */
+export function keywordQueryOf(terms: readonly string[], documentFrequency?: ReadonlyMap<string, number>, documents?: number): KeywordQuery | null {
+  const frequencyOf = (term: string) => (documentFrequency ? documentFrequency.get(term) ?? 0 : 1);
+  const counted = terms.filter((term) => frequencyOf(term) > 0);
+  if (counted.length === 0) return null;
+  const telling = documents === undefined ? [] : counted.filter((term) => frequencyOf(term) <= COMMON_TERM_FRACTION * documents);
+  // Every counted term telling: the minimum already asks for them; no separate condition.
+  return { terms: [...terms], counted, required: requiredTermCount(counted.length), telling: telling.length === counted.length ? [] : telling };
+}
+
+/** Field weights of the keyword search: a word in the title counts three times one in the body. */
+export const KEYWORD_FIELD_WEIGHTS = { title: 3, description: 1, funder: 1, categories: 1 } as const;
+/**
+ * How much an exact or near phrase (the terms within a few words of each other, in a field) adds,
+ * as a multiple of its own BM25 score.
+ */
+export const PHRASE_BOOST = 2;
+/** Words allowed between the terms of a near phrase. */
+export const PHRASE_SLOP = 2;
