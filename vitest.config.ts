@@ -4,7 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
-    hookTimeout: 180_000,
+    // A suite's setup may embed a catalogue of its own with the sentence-embedding model.
+    hookTimeout: 600_000,
+    globalSetup: ['test/warm-embedding-cache.ts'],
     // Integration suites each start a server; run files in separate forks, two at a time (2 cores).
     pool: 'forks',
     maxWorkers: 2,

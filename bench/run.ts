@@ -17,7 +17,7 @@ import {
   WEBHOOK_MARKERS, webhookSection, withIngestSection, withMarkedSection, type BenchRun,
 } from './report';
 import { benchWebhooks } from './webhooks';
-import { SEARCH_QUALITY_MARKERS } from './search-eval/report';
+import { EMBEDDING_MODEL_MARKERS, SEARCH_QUALITY_MARKERS } from './search-eval/report';
 
 const log = (line: string) => console.log(line);
 
@@ -60,12 +60,12 @@ async function main(): Promise<void> {
   mkdirSync(dirname(outFile), { recursive: true });
   const previous = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
   if (options.parts.includes('api')) {
-    // The quality sections are written by `npm run eval:search` and `npm run eval:match`, and the
+    // The quality sections are written by `npm run eval:search`, `eval:models` and `eval:match`, and the
     // match, webhooks, coldstart and load sections by `--parts match` / `--parts webhooks` /
     // `--parts coldstart` / `npm run bench:load` runs when this one left them out; the new report keeps them.
     let report = renderReport(run);
     const kept = [
-      SEARCH_QUALITY_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
+      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
       // Of the load sections, the one for the other length of run (or both, without the load part).
       ...[LOAD_MARKERS, LOAD_LONG_MARKERS].filter((markers) => !load || markers !== loadMarkers(loadSectionKindOf(load.durationSeconds))),
     ];

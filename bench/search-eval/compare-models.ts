@@ -14,8 +14,9 @@ import { table } from '../format';
 import { withMarkedSection } from '../report';
 import { SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import type { LabelledQuery } from './judgements';
+import { EMBEDDING_MODEL_MARKERS } from './report';
 
-const MARKERS = { start: '<!-- embedding model section: npm run eval:models -->', end: '<!-- end of embedding model section -->' } as const;
+const MARKERS = EMBEDDING_MODEL_MARKERS;
 const FILES = ['funders.jsonl', 'grants.jsonl', 'contracts.jsonl'] as const;
 const SAMPLE = 400;
 
@@ -101,7 +102,7 @@ async function main(): Promise<void> {
     '',
     table(['model', 'records/s', 'query ms', 'AUC relevant vs sample', 'relevant cosine p25', 'relevant median', 'best relevant per query p10', 'probe best cosine median', 'probe best cosine max'], rows),
     '',
-    'all-MiniLM-L6-v2 is the default: as good an AUC as the others, twice the speed of the 12-layer models, and the only one whose on-topic and',
+    'all-MiniLM-L6-v2 is the default: as good an AUC as the others (0.97), 1.7 times the speed of the 12-layer models and a third of their query time, and the only one whose on-topic and',
     'off-topic cosines lie far enough apart for a floor (bge and e5 score every text 0.5-0.8, so a probe\'s best match sits at the relevant median).',
     MARKERS.end,
   ].join('\n');

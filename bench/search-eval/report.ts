@@ -10,6 +10,9 @@ import { SYSTEMS, type SystemName } from './systems';
 import { targetLine, verdict, type TargetCheck } from './targets';
 import type { EvalScope } from './scope';
 
+/** The section `npm run eval:models` writes (compare-models.ts). */
+export const EMBEDDING_MODEL_MARKERS = { start: '<!-- embedding model section: npm run eval:models -->', end: '<!-- end of embedding model section -->' } as const;
+
 export const SEARCH_QUALITY_MARKERS = {
   start: '<!-- search quality section: npm run eval:search -->',
   end: '<!-- end of search quality section -->',

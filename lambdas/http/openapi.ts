@@ -246,7 +246,7 @@ const meta = {
     degraded: {
       type: 'boolean',
       const: true,
-      description: 'Present only when the answer is degraded: a hybrid search whose query the embedding model could not embed, answered with the keyword matches alone (relevance at most 0.5)',
+      description: 'Present only when the answer is degraded: a hybrid search whose query the embedding model could not embed, answered with the keyword matches alone (relevance at most 0.33)',
     },
     degraded_reason: { type: 'string', description: 'Why the answer is degraded, for people; present with degraded' },
   },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../lambdas/core/query/list-query';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ApplicantType, Grant, ResourceKind } from '../../lambdas/core/records';
-import { fuseRankings } from '../../lambdas/core/search/fusion';
+import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../lambdas/core/search/fusion';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
 
@@ -212,7 +212,7 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         const keywordIds = await ids({ search: 'equipment', status: 'open,closed' });
         const semanticIds = await ids({ search: 'equipment', search_mode: 'semantic', status: 'open,closed' }, semantic);
         const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid', status: 'open,closed' }), semantic);
-        const fused = fuseRankings([keywordIds, semanticIds]);
+        const fused = fuseRankings([keywordIds, semanticIds], { weights: HYBRID_LIST_WEIGHTS });
         expect(page.results.map((r) => r.id)).toEqual(fused.map((hit) => hit.id));
         expect(page.total).toBe(fused.length);
         page.results.forEach((r, i) => expect(r.relevance).toBeCloseTo(fused[i]!.relevance, 4));

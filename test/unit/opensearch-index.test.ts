@@ -10,7 +10,7 @@ import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/hand
 import { ServiceError } from '../../lambdas/core/errors';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import { RECORD_SCHEMAS, RESOURCE_KINDS, type Funder, type Grant, type ResourceKind } from '../../lambdas/core/records';
-import { fuseRankings } from '../../lambdas/core/search/fusion';
+import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../lambdas/core/search/fusion';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import { startStandInOpenSearch, type StandInOpenSearch, type StandInRequest } from '../support/stand-in-opensearch';
@@ -293,7 +293,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
           { ...hits([], counted), status: 200 },
         ],
       });
-      const fused = fuseRankings([[a, b, c], [c, d]]);
+      const fused = fuseRankings([[a, b, c], [c, d]], { weights: HYBRID_LIST_WEIGHTS });
       const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.id === id)!.relevance * 10_000) / 10_000;
 
       it('counts the terms, then issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
@@ -301,21 +301,22 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
         answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists());
         // Returned in another order than asked: the adapter puts them back in fused order.
-        answer('/gcf-grants/_search', hits([{ id: a, source: record(1) }, { id: c, source: record(3) }, { id: b, source: record(2) }]));
+        answer('/gcf-grants/_search', hits([{ id: a, source: record(1) }, { id: c, source: record(3) }, { id: d, source: record(4) }]));
         const page = await adapter().query('grant', query, semantic);
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
         const bodies = hybridRankBodies('grant', query, semantic, statistics({ police: 40, equipment: 25 }, 1000));
         expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]));
-        expect(JSON.parse(openSearch.requests[3]!.body)).toMatchObject({ query: { ids: { values: [c, a, b] } }, size: 3 });
+        // The semantic list weighs twice the keyword list: d (second there) passes a (first in the keyword list alone).
+        expect(JSON.parse(openSearch.requests[3]!.body)).toMatchObject({ query: { ids: { values: [c, d, a] } }, size: 3 });
         expect(page.total).toBe(4);
         expect(page.results).toEqual([
           { ...grant(3), relevance: relevanceOf(c) },
+          { ...grant(4), relevance: relevanceOf(d) },
           { ...grant(1), relevance: relevanceOf(a) },
-          { ...grant(2), relevance: relevanceOf(b) },
         ]);
-        // Third in one list and first in the other: (1/63 + 1/61) / (2/61).
-        expect(page.results[0]!.relevance).toBe(0.9841);
+        // Third in the keyword list and first in the semantic one: (1/63 + 2/61) / (3/61).
+        expect(page.results[0]!.relevance).toBe(0.9894);
       });
 
       it('sorted by a field: the index sorts the fused set; relevance is still the fused score', async () => {

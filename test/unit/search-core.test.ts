@@ -71,13 +71,13 @@ describe('relevance', () => {
 
   it('has a keyword floor per embedder for hybrid search, capped by the semantic floor; none (-1) for word vectors and unknown embedders', () => {
     expect(keywordFloorOf({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, 0.3)).toBe(0.1);
-    expect(keywordFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.42)).toBe(0.26);
+    expect(keywordFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.43)).toBe(0.28);
     expect(keywordFloorOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 }, 0.61)).toBe(0.55);
     expect(keywordFloorOf({ embedder: 'onnx:e5-small-v2-q', dimensions: 384 }, 0.83)).toBe(0.8);
     expect(keywordFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.15)).toBe(0.15);
     expect(keywordFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.6)).toBe(-1);
     expect(keywordFloorOf({ embedder: 'test-hash', dimensions: 8 }, 0.42)).toBe(-1);
-    expect(semanticFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 })).toBe(0.42);
+    expect(semanticFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 })).toBe(0.43);
   });
 
   it('names both spaces and the remedy when an index was built with another embedder', () => {

@@ -60,8 +60,20 @@ export class DynamoUsageMeter implements UsageMeter {
     return entry;
   }
 
-  /** Writes what is pending: one update per key and day. A failed write is kept for the next flush. */
+  private flushing: Promise<void> = Promise.resolve();
+
+  /**
+   * Writes what is pending: one update per key and day. A failed write is kept for the next flush.
+   * Flushes run one after another, so one that returns (history's, say) comes after every write
+   * a timer's flush had already taken off the pending map.
+   */
   async flush(): Promise<void> {
+    const run = this.flushing.then(() => this.writePending());
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writePending(): Promise<void> {
     const batch = [...this.pending.values()];
     this.pending = new Map();
     for (const entry of batch) {

@@ -67,7 +67,7 @@ export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: s
 /**
  * A hybrid search whose query could not be embedded still has its keyword half: it is answered
  * from that half alone (the same fusion with an empty semantic list, so relevance stays on the
- * hybrid scale, at most 0.5) and says so in meta.degraded. Semantic search has no such half and
+ * hybrid scale, at most a third) and says so in meta.degraded. Semantic search has no such half and
  * stays a 503, as do errors of the index itself.
  */
 async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{ semantic: SemanticQuery; degradedReason?: string }> {
@@ -77,7 +77,7 @@ async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{
     if (!(error instanceof ServiceError) || error.code !== 'SEARCH_UNAVAILABLE') throw error;
     return {
       semantic: { vector: null, ...floorsOf(ports) },
-      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most 0.5).`,
+      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most 0.33).`,
     };
   }
 }
