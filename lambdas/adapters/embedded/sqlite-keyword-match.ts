@@ -1,5 +1,7 @@
-import { KEYWORD_FIELD_WEIGHTS, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
+import type Database from 'better-sqlite3';
+import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
 import type { ResourceKind } from '../../core/records';
+import { QueryCache } from './query-cache';
 
 /**
  * The keyword search of lambdas/core/search/keyword-query.ts in SQLite FTS5: BM25 (FTS5's bm25()
@@ -12,7 +14,7 @@ import type { ResourceKind } from '../../core/records';
 /** bm25() weights, in the order of TEXT_COLUMNS (title, body, funder, categories). */
 const WEIGHTS = [KEYWORD_FIELD_WEIGHTS.title, KEYWORD_FIELD_WEIGHTS.description, KEYWORD_FIELD_WEIGHTS.funder, KEYWORD_FIELD_WEIGHTS.categories].join(', ');
 
-export const quotedTerm = (term: string) => `"${term}"`;
+const quotedTerm = (term: string) => `"${term}"`;
 
 export interface ScoredMatches {
   /** SELECT rowid, score (lower is better, as bm25() gives it) of every record the keywords match. */
@@ -49,4 +51,36 @@ export function scoredMatchesSql(kind: ResourceKind, query: KeywordQuery): Score
     params.push(near);
   }
   return { sql, params };
+}
+
+/**
+ * How many of a kind's records hold each term (its document frequency) and how many records it
+ * has, counted by FTS5 itself (so with its tokenizer and stemmer), cached until the next write.
+ */
+export class SqliteTermStatistics {
+  private readonly counts = new QueryCache<number>(4096);
+
+  constructor(private readonly statement: (sql: string) => Database.Statement) {}
+
+  /** The keyword query of a text (keyword-query.ts), or null when no term is in any record. */
+  keywordQuery(kind: ResourceKind, text: string): KeywordQuery | null {
+    const terms = keywordTermsOf(text);
+    const frequency = new Map(terms.map((term) => [term, this.count(kind, `fts:${term}`, () => this.statement(`SELECT count(*) FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).pluck().get(quotedTerm(term)) as number)]));
+    const documents = this.count(kind, 'rows', () => this.statement(`SELECT count(*) FROM ${kind}_rows`).pluck().get() as number);
+    return keywordQueryOf(terms, frequency, documents);
+  }
+
+  clear(): void {
+    this.counts.clear();
+  }
+
+  private count(kind: ResourceKind, key: string, count: () => number): number {
+    const cacheKey = `${kind}|${key}`;
+    let found = this.counts.get(cacheKey);
+    if (found === undefined) {
+      found = count();
+      this.counts.set(cacheKey, found);
+    }
+    return found;
+  }
 }

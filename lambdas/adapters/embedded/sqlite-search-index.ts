@@ -2,7 +2,6 @@ import Database from 'better-sqlite3';
 import type { ListQuery } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../core/search/fusion';
-import { keywordQueryOf, keywordTermsOf, type KeywordQuery } from '../../core/search/keyword-query';
 import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
@@ -11,7 +10,7 @@ import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { QueryCache } from './query-cache';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
-import { quotedTerm, scoredMatchesSql } from './sqlite-keyword-match';
+import { scoredMatchesSql, SqliteTermStatistics } from './sqlite-keyword-match';
 import { rankMatches, VectorMatrix } from './vector-matrix';
 
 /**
@@ -39,8 +38,7 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly pages = new QueryCache<number[]>(1000);
   // Rankings hold every match (4-8 bytes a record), so far fewer of them are kept.
   private readonly rankings = new QueryCache<Ranking>(64);
-  // How many records of a kind hold a term (its document frequency), and how many records there are.
-  private readonly termCounts = new QueryCache<number>(4096);
+  private readonly termStatistics: SqliteTermStatistics;
   // A mask by rowid per filter set: 1 byte a record, so a busy filter costs one scan of the rows.
   private readonly filterMasks = new QueryCache<Uint8Array>(64);
   private readonly vectors: Record<ResourceKind, VectorMatrix>;
@@ -65,6 +63,7 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db.pragma('cache_size = -131072');
     this.db.pragma('mmap_size = 536870912');
     this.ensureSchema(options.filename);
+    this.termStatistics = new SqliteTermStatistics((sql) => this.statement(sql));
     this.loadVectors();
   }
 
@@ -164,31 +163,13 @@ export class SqliteSearchIndex implements SearchIndex {
    * to find the best 20 anyway, so the total and every later page come from the same pass.
    */
   private keywordRanking(plan: FilterPlan, text: string): Int32Array {
-    const keywords = this.keywordQuery(plan.kind, text);
+    const keywords = this.termStatistics.keywordQuery(plan.kind, text);
     if (!keywords) return new Int32Array(0);
     const scored = scoredMatchesSql(plan.kind, keywords);
     const rowids = this.statement(`SELECT r.rowid FROM (${scored.sql}) f CROSS JOIN ${plan.kind}_rows r ON r.rowid = f.rowid${this.whereOf(plan)} ORDER BY f.score ASC, r.id ASC`)
       .pluck()
       .all(...scored.params, ...plan.filters.params) as number[];
     return Int32Array.from(rowids);
-  }
-
-  /** The keyword query of a text, with each term's document frequency over all of the kind's records. */
-  private keywordQuery(kind: ResourceKind, text: string): KeywordQuery | null {
-    const terms = keywordTermsOf(text);
-    const frequency = new Map(terms.map((term) => [term, this.termCount(kind, `fts:${term}`, () => this.statement(`SELECT count(*) FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).pluck().get(quotedTerm(term)) as number)]));
-    const documents = this.termCount(kind, 'rows', () => this.statement(`SELECT count(*) FROM ${kind}_rows`).pluck().get() as number);
-    return keywordQueryOf(terms, frequency, documents);
-  }
-
-  private termCount(kind: ResourceKind, key: string, count: () => number): number {
-    const cacheKey = `${kind}|${key}`;
-    let found = this.termCounts.get(cacheKey);
-    if (found === undefined) {
-      found = count();
-      this.termCounts.set(cacheKey, found);
-    }
-    return found;
   }
 
   /** Every record passing the filters whose cosine reaches the floor, best first (ties by id). */
@@ -223,10 +204,8 @@ export class SqliteSearchIndex implements SearchIndex {
    * a query vector (the model is down) or a keyword floor (-1), every match stays.
    */
   private onTopic(kind: ResourceKind, rowids: Int32Array, semantic?: SemanticQuery): Int32Array {
-    const vector = semantic?.vector;
-    if (!vector || semantic.keywordFloor <= -1) return rowids;
-    const matrix = this.vectors[kind];
-    return rowids.filter((rowid) => (matrix.cosineOf(rowid, vector) ?? -Infinity) >= semantic.keywordFloor);
+    if (!semantic?.vector || semantic.keywordFloor <= -1) return rowids;
+    return this.vectors[kind].keepAbove(rowids, semantic.vector, semantic.keywordFloor);
   }
 
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */
@@ -338,7 +317,7 @@ export class SqliteSearchIndex implements SearchIndex {
     this.counts.clear();
     this.pages.clear();
     this.rankings.clear();
-    this.termCounts.clear();
+    this.termStatistics.clear();
     this.filterMasks.clear();
   }
 

@@ -115,14 +115,16 @@ export class VectorMatrix {
    * is a mask by rowid (1 = passes the query's filters): the filter is applied inside the scan, so
    * no match is lost to a top-k cut made before filtering.
    */
-  /** The cosine of one row with the query, or null when the row has no vector. */
-  cosineOf(rowid: number, query: Float32Array): number | null {
-    const slot = this.slotOfRowid.get(rowid);
-    if (slot === undefined) return null;
+  /** The rows, in their order, whose cosine with the query is at least the floor (rows without a vector never are). */
+  keepAbove(rowids: Int32Array, query: Float32Array, floor: number): Int32Array {
     const { data, dimensions } = this;
-    let dot = 0;
-    for (let d = 0, offset = slot * dimensions; d < dimensions; d++) dot += data[offset + d]! * query[d]!;
-    return dot;
+    return rowids.filter((rowid) => {
+      const slot = this.slotOfRowid.get(rowid);
+      if (slot === undefined) return false;
+      let dot = 0;
+      for (let d = 0, offset = slot * dimensions; d < dimensions; d++) dot += data[offset + d]! * query[d]!;
+      return dot >= floor;
+    });
   }
 
   async matchesAbove(query: Float32Array, floor: number, allowed?: Uint8Array): Promise<Matches> {
