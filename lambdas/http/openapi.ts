@@ -46,7 +46,7 @@ const RELEVANCE = {
   type: 'number',
   minimum: 0,
   maximum: 1,
-  description: 'semantic: cosine similarity of the query and the record, clipped to [0, 1]; hybrid: reciprocal rank fusion (k = 60) of the keyword and semantic ranks, scaled so 1 is first in both. Only in semantic and hybrid modes.',
+  description: 'semantic: cosine similarity of the query and the record, clipped to [0, 1] (locally 0.5 is a clear topical match, 0.9 a near paraphrase; nothing under the floor is returned); hybrid: weighted reciprocal rank fusion (k = 60, semantic list 2, keyword list 1) of the two ranks, scaled so 1 is first in both, 0.67 first in the semantic list alone and 0.33 first in the keyword list alone. Only in semantic and hybrid modes.',
 } as const;
 
 const withRelevance = (schema: string) => ({ allOf: [ref(schema), { type: 'object', properties: { relevance: RELEVANCE } }] });

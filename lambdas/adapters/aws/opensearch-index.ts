@@ -1,6 +1,7 @@
-import { ServiceError, searchUnavailable } from '../../core/errors';
+import { searchUnavailable } from '../../core/errors';
 import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core/records';
 import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../core/search/fusion';
+import { keywordTermsOf } from '../../core/search/keyword-query';
 import { roundedRelevance } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { ListQuery } from '../../core/query/list-query';
@@ -9,7 +10,8 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import type { OpenSearchApi } from './opensearch-client';
 import { createIndexBody, documentOf, INDEX_ALIASES, INTERNAL_FIELDS, vectorSpaceOfMapping } from './opensearch-mappings';
 import { hybridPageRequest, msearchLines, planQuery, relevanceOfScore, termCountBodies, type Dsl, type TermStatistics } from './opensearch-query';
-import { keywordTermsOf } from '../../core/search/keyword-query';
+import { answeredItem, errorTypeOf, queryFailure, QueryTimeoutError, statusOf, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
+import { TermStatisticsCache } from './opensearch-term-statistics';
 
 export { INDEX_ALIASES } from './opensearch-mappings';
 
@@ -25,9 +27,6 @@ export { INDEX_ALIASES } from './opensearch-mappings';
 
 /** What an operator runs when the index holds vectors of another embedder (or none). */
 export const REBUILD_REMEDY = 'Rebuild it with the configured embedder: npm run admin -- reindex --target aws --rebuild';
-/** How long a term's document frequency is trusted, and how many are kept. */
-const TERM_STATISTICS_TTL_MS = 10 * 60_000;
-const TERM_STATISTICS_MAX = 10_000;
 /** The index a fresh deployment creates; rebuilds create `<alias>-v<timestamp>`. */
 const FIRST_INDEX_VERSION = 'v1';
 /** Reported as the space of an index whose mapping records none (made before vector search). */
@@ -79,76 +78,7 @@ export interface RebuildResult {
 }
 
 interface BulkItemResult { status: number; _id?: string; error?: { type?: string; reason?: string } }
-interface SearchHit { _id: string; _score?: number | null; _source?: Record<string, unknown> }
-interface SearchResponse { hits: { total?: number | { value: number }; hits: SearchHit[] } }
-interface MsearchItem extends Partial<SearchResponse> { status?: number; error?: { type?: string; reason?: string } }
-
 type Inspection = { status: 'missing' } | { status: 'found'; indices: string[] } | { status: 'mismatch'; indices: string[]; found: VectorSpace };
-
-/** A query given up at its deadline (named as the clients name their timeouts, so it maps to 503 like them). */
-class QueryTimeoutError extends Error {
-  override readonly name = 'TimeoutError';
-}
-
-/** A failed item of an `_msearch`, which answers 200 with an error per failed search. */
-class SearchItemError extends Error {
-  constructor(readonly statusCode: number, readonly type: string | undefined, reason: string | undefined) {
-    super(`${type ?? 'error'} ${reason ?? ''}`.trim());
-    this.name = 'SearchItemError';
-  }
-}
-
-function statusOf(error: unknown): number | undefined {
-  const meta = (error as { meta?: { statusCode?: number } } | undefined)?.meta;
-  return (error as { statusCode?: number } | undefined)?.statusCode ?? meta?.statusCode;
-}
-
-function errorOf(error: unknown): { type?: string; reason?: string } | undefined {
-  if (error instanceof SearchItemError) return { type: error.type, reason: error.message };
-  return (error as { meta?: { body?: { error?: { type?: string; reason?: string } } } } | undefined)?.meta?.body?.error;
-}
-
-function errorTypeOf(error: unknown): string | undefined {
-  return errorOf(error)?.type;
-}
-
-const UNREACHABLE = new Set(['ConnectionError', 'TimeoutError', 'NoLivingConnectionsError', 'RequestAbortedError']);
-
-function unavailable(message: string, cause: unknown): ServiceError {
-  return Object.assign(searchUnavailable(message), { cause });
-}
-
-/**
- * A failed query as the API reports it: an unreachable, overloaded or failing domain is a 503
- * SEARCH_UNAVAILABLE with a message for the caller (no endpoint, no stack); anything else (a query
- * the domain refuses) is an internal error, logged by the route.
- */
-function queryFailure(error: unknown, kind: ResourceKind): unknown {
-  if (error instanceof ServiceError) return error;
-  // The operator's message (both spaces, the rebuild command) goes to the log as the cause.
-  if (error instanceof VectorSpaceMismatch) {
-    return unavailable(`Semantic search is unavailable: the ${kind} index was built with another embedding model and must be rebuilt; keyword search still works`, error);
-  }
-  const name = (error as Error | undefined)?.name ?? '';
-  if (UNREACHABLE.has(name)) return unavailable('The search service cannot be reached right now; try again shortly', error);
-  const status = statusOf(error);
-  if (status !== undefined && (status >= 500 || status === 429)) {
-    return unavailable('The search service is unavailable or overloaded right now; try again shortly', error);
-  }
-  if (status === 404 && errorTypeOf(error) === 'index_not_found_exception') {
-    return unavailable(`The ${kind} search index is not available; it is created when the service is deployed`, error);
-  }
-  if (status !== undefined) {
-    const refusal = errorOf(error);
-    return new Error(`OpenSearch refused the ${kind} query (${status}): ${refusal?.type ?? 'error'} ${refusal?.reason ?? ''}`.trim(), { cause: error });
-  }
-  return error;
-}
-
-function totalOf(response: SearchResponse): number {
-  const total = response.hits.total;
-  return typeof total === 'number' ? total : total?.value ?? 0;
-}
 
 function timestampVersion(now: Date): string {
   return `v${now.toISOString().replace(/\D/g, '').slice(0, 17)}`;
@@ -162,8 +92,7 @@ export class OpenSearchIndex implements SearchIndex {
   readonly space: VectorSpace;
   readonly endpoint: string | undefined;
   private readonly aliases: Readonly<Record<ResourceKind, string>>;
-  /** Document frequencies by `<kind>|<term>` ('' for the record count), with when they were counted. */
-  private readonly termCounts = new Map<string, { count: number; at: number }>();
+  private readonly termCounts = new TermStatisticsCache();
 
   constructor(private readonly client: OpenSearchApi, options: OpenSearchIndexOptions) {
     if (!options?.space) throw new Error('OpenSearchIndex needs the vector space of the configured embedder ({ space })');
@@ -204,30 +133,12 @@ export class OpenSearchIndex implements SearchIndex {
     }
   }
 
-  /**
-   * How many of a kind's records hold each term, from one `_msearch` of counts for the terms not
-   * counted in the last TERM_STATISTICS_TTL_MS (document frequencies move slowly; a stale one only
-   * shifts a term between common and telling).
-   */
-  private async termStatistics(kind: ResourceKind, terms: readonly string[]): Promise<TermStatistics> {
-    const now = Date.now();
-    const fresh = (key: string) => {
-      const cached = this.termCounts.get(`${kind}|${key}`);
-      return cached && now - cached.at < TERM_STATISTICS_TTL_MS ? cached.count : undefined;
-    };
-    const missing = terms.filter((term) => fresh(term) === undefined);
-    if (missing.length > 0 || fresh('') === undefined) {
+  /** How many of a kind's records hold each term: one `_msearch` of counts for those not cached. */
+  private termStatistics(kind: ResourceKind, terms: readonly string[]): Promise<TermStatistics> {
+    return this.termCounts.statistics(kind, terms, async (missing) => {
       const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(termCountBodies(kind, missing)) }) as unknown as { body: { responses: MsearchItem[] } };
-      [...missing, ''].forEach((term, i) => {
-        const item = body.responses[i];
-        if (!item || item.error || !item.hits) throw new SearchItemError(item?.status ?? 500, item?.error?.type, item?.error?.reason);
-        // Re-inserted, so the Map's order is the order of counting and the oldest entry goes first.
-        this.termCounts.delete(`${kind}|${term}`);
-        this.termCounts.set(`${kind}|${term}`, { count: totalOf(item as SearchResponse), at: now });
-      });
-      while (this.termCounts.size > TERM_STATISTICS_MAX) this.termCounts.delete(this.termCounts.keys().next().value as string);
-    }
-    return { frequency: new Map(terms.map((term) => [term, fresh(term) ?? 0])), documents: fresh('') ?? 0 };
+      return [...missing, ''].map((_, i) => () => totalOf(answeredItem(body.responses[i])));
+    });
   }
 
   /** The query's outcome, or a TimeoutError once queryTimeoutMs has passed (the requests still under way are left to the client's own timeout). */
@@ -250,15 +161,12 @@ export class OpenSearchIndex implements SearchIndex {
     const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
     const ranked: Record<'keyword' | 'semantic', string[]> = { keyword: [], semantic: [] };
     lists.forEach((list, i) => {
-      const item = body.responses[i];
-      if (!item || item.error || !item.hits) throw new SearchItemError(item?.status ?? 500, item?.error?.type, item?.error?.reason);
-      ranked[list] = item.hits.hits.map((hit) => hit._id);
+      ranked[list] = answeredItem(body.responses[i]).hits.hits.map((hit) => hit._id);
     });
-    const counted = body.responses[lists.length];
-    if (!counted || counted.error || !counted.hits) throw new SearchItemError(counted?.status ?? 500, counted?.error?.type, counted?.error?.reason);
+    const counted = answeredItem(body.responses[lists.length]);
     // Both lists always take part (an absent one is empty), as in the embedded index.
     const fused = fuseRankings([ranked.keyword, ranked.semantic], { weights: HYBRID_LIST_WEIGHTS });
-    const total = Math.max(fused.length, totalOf(counted as SearchResponse));
+    const total = Math.max(fused.length, totalOf(counted));
     if (query.countOnly || total <= query.offset) return { total, results: [] };
     const relevance = new Map(fused.map((hit) => [hit.id, roundedRelevance(hit.relevance)]));
     const page = hybridPageRequest(kind, query, fused);
