@@ -21,6 +21,12 @@ export interface SemanticQuery {
    * says funds may be "used" for "car" seats) is not a hybrid match. Lower than `floor`.
    */
   keywordFloor: number;
+  /**
+   * Minimum cosine of a partial keyword match (a telling word but fewer than the required words;
+   * lambdas/core/search/keyword-query.ts), which follows the full matches in keyword and hybrid
+   * search. Absent: no partial matches (no calibrated model).
+   */
+  partialFloor?: number;
 }
 
 /**

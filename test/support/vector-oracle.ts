@@ -1,6 +1,6 @@
 import { SqliteEmbeddingCache } from '../../lambdas/adapters/embedded/sqlite-embedding-cache';
 import type { RecordByKind, ResourceKind } from '../../lambdas/core/records';
-import { keywordFloorOf } from '../../lambdas/core/search/relevance';
+import { keywordFloorOf, partialFloorOf } from '../../lambdas/core/search/relevance';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
 import type { Services } from '../../lambdas/ports/services';
 
@@ -12,6 +12,8 @@ import type { Services } from '../../lambdas/ports/services';
 export interface VectorOracle {
   semanticFloor: number;
   keywordFloor: number;
+  /** Undefined when the embedder has no partial keyword matches. */
+  partialFloor: number | undefined;
   cosines<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], text: string): Promise<Map<string, number>>;
   close(): void;
 }
@@ -22,6 +24,7 @@ export function vectorOracle(services: Services): VectorOracle {
   return {
     semanticFloor: services.semanticFloor,
     keywordFloor: keywordFloorOf(embedder.space, services.semanticFloor),
+    partialFloor: partialFloorOf(embedder.space, services.semanticFloor),
     async cosines(kind, records, text) {
       const [query] = await embedder.embed([text], 'query');
       const vectors = await embedRecords(kind, records, { embedder, cache });

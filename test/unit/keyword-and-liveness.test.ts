@@ -43,21 +43,26 @@ describe('the keyword query', () => {
     const frequency = new Map([['programs', 600], ['help', 150], ['people', 90], ['quit', 3], ['smoking', 50]]);
     expect(keywordQueryOf(['programs', 'help', 'people', 'quit', 'smoking'], frequency, 1000)).toEqual({
       terms: ['programs', 'help', 'people', 'quit', 'smoking'], counted: ['programs', 'help', 'people', 'quit', 'smoking'], required: 3, telling: ['quit', 'smoking'],
+      // A record holding "quit" or "smoking" but fewer than 3 of the words may still be a partial match.
+      partial: ['quit', 'smoking'],
     });
     // A word in no record (a typo, nonsense) cannot match, so it is not counted.
     expect(keywordQueryOf(['mental', 'helth', 'services'], new Map([['mental', 50], ['services', 700]]), 1000)).toEqual({
-      terms: ['mental', 'helth', 'services'], counted: ['mental', 'services'], required: 2, telling: ['mental'],
+      terms: ['mental', 'helth', 'services'], counted: ['mental', 'services'], required: 2, telling: ['mental'], partial: ['mental'],
     });
     expect(keywordQueryOf(['qwxz', 'zzkv'], new Map(), 1000)).toBeNull();
     // Without statistics (a unit test of the DSL, say) every term counts and none is singled out.
-    expect(keywordQueryOf(['a1', 'b2', 'c3'])).toEqual({ terms: ['a1', 'b2', 'c3'], counted: ['a1', 'b2', 'c3'], required: 2, telling: [] });
+    expect(keywordQueryOf(['a1', 'b2', 'c3'])).toEqual({ terms: ['a1', 'b2', 'c3'], counted: ['a1', 'b2', 'c3'], required: 2, telling: [], partial: [] });
   });
 
   it('asks nothing more when every term is common, or every term is telling', () => {
     const common = new Map([['community', 400], ['health', 300], ['services', 700]]);
-    expect(keywordQueryOf(['community', 'health', 'services'], common, 1000)).toMatchObject({ required: 2, telling: [] });
+    expect(keywordQueryOf(['community', 'health', 'services'], common, 1000)).toMatchObject({ required: 2, telling: [], partial: [] });
     const rare = new Map([['quit', 3], ['smoking', 8]]);
-    expect(keywordQueryOf(['quit', 'smoking'], rare, 1000)).toMatchObject({ required: 2, telling: [] });
+    // Every term telling: either one admits a partial match.
+    expect(keywordQueryOf(['quit', 'smoking'], rare, 1000)).toMatchObject({ required: 2, telling: [], partial: ['quit', 'smoking'] });
+    // One term: a record holding it is a full match, so there is no partial tier.
+    expect(keywordQueryOf(['smoking'], rare, 1000)).toMatchObject({ required: 1, partial: [] });
     expect(keywordQueryOf(['money', 'restore', 'old', 'historic', 'buildings'])).toMatchObject({ required: 3 });
   });
 

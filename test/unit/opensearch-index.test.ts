@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { OpenSearchHttpClient, type OpenSearchApi } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody, INDEX_PROPERTIES, INTERNAL_FIELDS, indexMappings } from '../../lambdas/adapters/aws/opensearch-mappings';
-import { hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody, type TermStatistics } from '../../lambdas/adapters/aws/opensearch-query';
+import { hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody } from '../../lambdas/adapters/aws/opensearch-query';
+import type { TermStatistics } from '../../lambdas/adapters/aws/opensearch-text-clauses';
 import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/handlers/bootstrap-search-index';
 import { ServiceError } from '../../lambdas/core/errors';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { indexMappings, INTERNAL_FIELDS, vectorFieldMapping } from '../../lambdas/adapters/aws/opensearch-mappings';
 import {
-  escapeWildcard, filterClauses, hybridPageRequest, hybridRankBodies, keywordClause, keywordSearchBody, knnClause, msearchLines,
+  escapeWildcard, filterClauses, hybridPageRequest, hybridRankBodies, keywordSearchBody, msearchLines,
   planQuery, relevanceOfScore, semanticSearchBody, sortClauses, type Dsl,
 } from '../../lambdas/adapters/aws/opensearch-query';
+import { FULL_MATCH_BOOST, keywordClause, knnClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 import { fuseRankings, HYBRID_RANK_WINDOW } from '../../lambdas/core/search/fusion';
@@ -46,8 +47,9 @@ const APPLYABLE_GRANTS = anyOf(live('posted'), live('forecasted'));
 const SOURCE = { excludes: ['embedding', 'geography_level', 'open_ended'] };
 const GRANT_FIELDS = ['title^3', 'description', 'funder_name', 'categories.text'];
 /** The keyword query of terms (joined by spaces): BM25 OR with minimum-should-match, plus a near-phrase boost from two terms on. */
+const minimumOf = (query: string, fields = GRANT_FIELDS): Dsl => ({ multi_match: { query, type: 'cross_fields', fields, operator: 'or', minimum_should_match: '2<-34% 4<-50%' } });
 const keywordDsl = (query: string, fields = GRANT_FIELDS, phraseFields = ['title^3', 'description']): Dsl => {
-  const terms = { multi_match: { query, type: 'cross_fields', fields, operator: 'or', minimum_should_match: '2<-34% 4<-50%' } };
+  const terms = minimumOf(query, fields);
   if (!query.includes(' ')) return terms;
   return { bool: { must: [terms], should: [{ multi_match: { query, type: 'phrase', slop: 2, fields: phraseFields, boost: 2 } }] } };
 };
@@ -411,7 +413,10 @@ describe('hybrid search', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', opportunity_type: 'all' });
     // Keyword floor 0.2: min_score (1 + 0.2) / 2 = 0.6; the semantic floor 0.5: 0.75.
     const onTopic = hybridRankBodies('grant', query, semantic(0.5, 0.2));
-    const keywordQuery = { bool: { must: [keywordDsl('police equipment')], filter: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.6 } } }] } };
+    const floorKnn = { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.6 } } };
+    const phrase = { multi_match: { query: 'police equipment', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } };
+    const gated = { bool: { must: [minimumOf('police equipment')], filter: [floorKnn], should: [phrase] } };
+    const keywordQuery = { bool: { must: [gated], filter: [] } };
     expect(onTopic.keyword).toEqual({ query: keywordQuery, ...idsOnly });
     expect(onTopic.semantic).toEqual({ query: { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }, ...idsOnly });
     expect(onTopic.count).toEqual({
@@ -424,8 +429,8 @@ describe('hybrid search', () => {
     expect(filtered.keyword).toEqual({
       query: {
         bool: {
-          must: [keywordDsl('police')],
-          filter: [{ terms: { states: ['TX'] } }, { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.6, filter: { bool: { filter: [{ terms: { states: ['TX'] } }] } } } } }],
+          must: [{ bool: { must: [keywordDsl('police')], filter: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.6, filter: { bool: { filter: [{ terms: { states: ['TX'] } }] } } } } }] } }],
+          filter: [{ terms: { states: ['TX'] } }],
         },
       },
       ...idsOnly,
@@ -433,13 +438,35 @@ describe('hybrid search', () => {
     // No keyword floor (-1): the keyword matches alone.
     expect(hybridRankBodies('grant', query, semantic(0.5, -1)).keyword).toEqual({ query: { bool: { must: [keywordDsl('police equipment')], filter: [] } }, ...idsOnly });
     // No vector (the degraded answer): the keyword matches alone, and they are the whole count.
-    const degraded = hybridRankBodies('grant', query, { vector: null, floor: 0.5, keywordFloor: 0.2 });
+    const degraded = hybridRankBodies('grant', query, { vector: null, floor: 0.5, keywordFloor: 0.2, partialFloor: 0.4 });
     const alone = { bool: { must: [keywordDsl('police equipment')], filter: [] } };
     expect(degraded).toEqual({
       keyword: { query: alone, ...idsOnly },
       semantic: null,
       count: { query: { bool: { should: [alone], minimum_should_match: 1 } }, size: 0, track_total_hits: true },
     });
+  });
+
+  it('partial matches (a telling word, the partial floor) follow the full ones (the minimum, a telling word, the keyword floor), behind a constant boost', () => {
+    const statistics = { frequency: new Map([['police', 30], ['equipment', 40], ['programs', 600]]), documents: 1000 };
+    const withPartial = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: 0.2, partialFloor: 0.4 };
+    const clause = keywordClause('grant', 'police equipment programs', statistics, withPartial, [{ terms: { states: ['TX'] } }])!;
+    const knn = (minScore: number) => ({ knn: { embedding: { vector: [1, 0, 0, 0], min_score: minScore, filter: { bool: { filter: [{ terms: { states: ['TX'] } }] } } } } });
+    const anyTerm = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_FIELDS, operator: 'or' } });
+    const full = { bool: { filter: [minimumOf('police equipment programs'), anyTerm('police equipment')] } };
+    expect(clause).toEqual({
+      bool: {
+        must: [anyTerm('police equipment programs')],
+        filter: [{ bool: { should: [{ bool: { filter: [full, knn(0.6)] } }, { bool: { filter: [anyTerm('police equipment'), knn(0.7)] } }], minimum_should_match: 1 } }],
+        should: [
+          { constant_score: { filter: full, boost: FULL_MATCH_BOOST } },
+          { multi_match: { query: 'police equipment programs', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } },
+        ],
+      },
+    });
+    // Without a partial floor (an uncalibrated model) or a vector, the full matches alone.
+    expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, { ...withPartial, partialFloor: undefined }))).not.toContain('constant_score');
+    expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, { ...withPartial, vector: null }))).not.toContain('knn');
   });
 
   it('one _msearch: an empty header (the index is in the path) before each body', () => {

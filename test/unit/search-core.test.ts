@@ -4,7 +4,7 @@ import { parseSemanticSearchRequest } from '../../lambdas/core/query/semantic-se
 import type { Funder, Grant } from '../../lambdas/core/records';
 import { embeddingKeyOf, embeddingTextOf } from '../../lambdas/core/search/embedding-text';
 import { fuseRankings, HYBRID_RANK_WINDOW, RRF_K } from '../../lambdas/core/search/fusion';
-import { cosineOfOpenSearchScore, keywordFloorOf, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf } from '../../lambdas/core/search/relevance';
+import { cosineOfOpenSearchScore, keywordFloorOf, openSearchScoreOfCosine, partialFloorOf, relevanceOfCosine, semanticFloorOf } from '../../lambdas/core/search/relevance';
 import { memoizedEmbedder } from '../../lambdas/core/search/memoized-embedder';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
@@ -77,6 +77,12 @@ describe('relevance', () => {
     expect(keywordFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.15)).toBe(0.15);
     expect(keywordFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.6)).toBe(-1);
     expect(keywordFloorOf({ embedder: 'test-hash', dimensions: 8 }, 0.42)).toBe(-1);
+    // Partial keyword matches: the semantic floor in force; none without a keyword floor.
+    expect(partialFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.43)).toBe(0.43);
+    expect(partialFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.3)).toBe(0.3);
+    expect(partialFloorOf({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, 0.3)).toBe(0.3);
+    expect(partialFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.6)).toBeUndefined();
+    expect(partialFloorOf({ embedder: 'test-hash', dimensions: 8 }, 0.42)).toBeUndefined();
     expect(semanticFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 })).toBe(0.43);
   });
 
@@ -138,8 +144,9 @@ describe('the query vector', () => {
 
   it('carries the embedder\'s keyword floor, never above the semantic floor in force', async () => {
     const titan = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 2 }, embed: async () => [Float32Array.of(1, 0)] };
-    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.3 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), floor: 0.3, keywordFloor: 0.1 });
-    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), floor: 0.05, keywordFloor: 0.05 });
+    // Partial keyword matches must reach the semantic floor.
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.3 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), floor: 0.3, keywordFloor: 0.1, partialFloor: 0.3 });
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), floor: 0.05, keywordFloor: 0.05, partialFloor: 0.05 });
   });
 });
 
@@ -163,7 +170,7 @@ describe('search while the embedding model is down', () => {
   it('answers hybrid from the keyword half (a null vector) and marks the envelope degraded', async () => {
     const { index, asked } = recordingIndex();
     const outcome = await listRecords({ index, embedder: failing, semanticFloor: 0.3 }, query('hybrid'));
-    expect(asked).toEqual([{ vector: null, floor: 0.3, keywordFloor: 0.1 }]);
+    expect(asked).toEqual([{ vector: null, floor: 0.3, keywordFloor: 0.1, partialFloor: 0.3 }]);
     expect(listEnvelope(outcome, 1).meta).toMatchObject({ degraded: true, degraded_reason: expect.stringMatching(/titan-embed-text-v2.*keyword matches alone/) });
   });
 

@@ -9,7 +9,8 @@ import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import type { OpenSearchApi } from './opensearch-client';
 import { createIndexBody, documentOf, INDEX_ALIASES, INTERNAL_FIELDS, vectorSpaceOfMapping } from './opensearch-mappings';
-import { hybridPageRequest, msearchLines, planQuery, relevanceOfScore, termCountBodies, type Dsl, type TermStatistics } from './opensearch-query';
+import { hybridPageRequest, msearchLines, planQuery, relevanceOfScore, type Dsl } from './opensearch-query';
+import { termCountBodies, type TermStatistics } from './opensearch-text-clauses';
 import { answeredItem, errorTypeOf, queryFailure, QueryTimeoutError, statusOf, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
 

@@ -2,10 +2,10 @@ import { staleBefore } from '../../core/query/applyable';
 import type { ListQuery, OpportunityFilters, SortField, StatusClause } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { HYBRID_RANK_WINDOW, type FusedHit } from '../../core/search/fusion';
-import { keywordQueryOf, keywordTermsOf, MINIMUM_SHOULD_MATCH, PHRASE_BOOST, PHRASE_SLOP } from '../../core/search/keyword-query';
-import { cosineOfOpenSearchScore, openSearchScoreOfCosine, relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
+import { cosineOfOpenSearchScore, relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
-import { CATEGORIES_TEXT_FIELD, GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVector, OPEN_ENDED_FIELD, SORT_SUBFIELD, VECTOR_FIELD } from './opensearch-mappings';
+import { GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVector, OPEN_ENDED_FIELD, SORT_SUBFIELD } from './opensearch-mappings';
+import { keywordClause, knnClause, usableVector, type TermStatistics } from './opensearch-text-clauses';
 
 /**
  * The OpenSearch query DSL of a ListQuery: pure functions, no I/O. Every filter means exactly
@@ -15,7 +15,8 @@ import { CATEGORIES_TEXT_FIELD, GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVe
  * - keyword: `multi_match` cross_fields (operator or, minimum_should_match MINIMUM_SHOULD_MATCH) of
  *   the keyword terms over title^3, description, funder_name and categories (funders: name^3 and
  *   summary), with the english analyzer stemming both sides, plus a sloppy phrase of all the terms
- *   as a boosting `should`. The text sent is only the terms joined by spaces, so query syntax in
+ *   as a boosting `should`; with a calibrated model, on-topic partial matches follow the full ones
+ *   (keywordClause). The text sent is only the terms joined by spaces, so query syntax in
  *   the user's text is never interpreted (no query_string anywhere).
  * - semantic: a radial k-NN query (`min_score`, OpenSearch 2.14+) with the filters inside it, so
  *   every record above the floor that passes the filters is found, never a top-k then a filter.
@@ -25,19 +26,6 @@ import { CATEGORIES_TEXT_FIELD, GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVe
  */
 
 export type Dsl = Record<string, unknown>;
-
-/** The fields a keyword search reads, weighted as KEYWORD_FIELD_WEIGHTS says. */
-export const KEYWORD_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
-  grant: ['title^3', 'description', 'funder_name', CATEGORIES_TEXT_FIELD],
-  contract: ['title^3', 'description', 'funder_name', CATEGORIES_TEXT_FIELD],
-  funder: ['name^3', 'summary'],
-};
-/** A phrase is looked for in running text only (SQLite's NEAR, too, stays inside one column). */
-const PHRASE_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
-  grant: ['title^3', 'description'],
-  contract: ['title^3', 'description'],
-  funder: ['name^3', 'summary'],
-};
 
 const TEXT_SORT_FIELDS: ReadonlySet<string> = new Set(['title', 'name']);
 
@@ -133,63 +121,6 @@ export function sortClauses(sort: ListQuery['sort']): Dsl[] {
   return [{ [sortFieldOf(field)]: { order, missing: '_last' } }, { id: { order } }];
 }
 
-/**
- * How many of a kind's records hold each term, and how many records it has: what tells a common
- * term from a telling one (keyword-query.ts). Without it, every term counts.
- */
-export interface TermStatistics {
-  frequency: ReadonlyMap<string, number>;
-  documents: number;
-}
-
-function termsQuery(kind: ResourceKind, terms: readonly string[], minimumShouldMatch?: string): Dsl {
-  // cross_fields blends each term over the fields (all english-analysed, so one group): the
-  // minimum-should-match counts terms, as SQLite's does. combined_fields would be BM25F proper,
-  // but OpenSearch 2.19 does not have it.
-  return { multi_match: { query: terms.join(' '), type: 'cross_fields', fields: [...KEYWORD_FIELDS[kind]], operator: 'or', ...(minimumShouldMatch ? { minimum_should_match: minimumShouldMatch } : {}) } };
-}
-
-/** The count of records holding a term (size 0, exact total), one body per term, then one of all records. */
-export function termCountBodies(kind: ResourceKind, terms: readonly string[]): Dsl[] {
-  return [
-    ...terms.map((term) => ({ query: termsQuery(kind, [term]), size: 0, track_total_hits: true })),
-    { query: { match_all: {} }, size: 0, track_total_hits: true },
-  ];
-}
-
-/**
- * The keyword query of a search text, or null when no term can match (no results): the counted
- * terms with the minimum-should-match, at least one telling term as a filter, and the sloppy
- * phrase of all of them as a scoring `should`.
- */
-export function keywordClause(kind: ResourceKind, text: string, statistics?: TermStatistics): Dsl | null {
-  const terms = keywordTermsOf(text);
-  const keywords = keywordQueryOf(terms, statistics?.frequency, statistics?.documents);
-  if (!keywords) return null;
-  const counted = termsQuery(kind, keywords.counted, MINIMUM_SHOULD_MATCH);
-  // One telling term at least: a filter, so those terms are not scored twice.
-  const filter = keywords.telling.length > 0 ? [termsQuery(kind, keywords.telling)] : [];
-  const should: Dsl[] = [];
-  if (keywords.terms.length >= 2) {
-    should.push({ multi_match: { query: keywords.terms.join(' '), type: 'phrase', slop: PHRASE_SLOP, fields: [...PHRASE_FIELDS[kind]], boost: PHRASE_BOOST } });
-  }
-  if (filter.length === 0 && should.length === 0) return counted;
-  return { bool: { must: [counted], ...(filter.length > 0 ? { filter } : {}), ...(should.length > 0 ? { should } : {}) } };
-}
-
-/** The radial k-NN query: every vector whose cosine reaches the floor, among the records passing the filters. */
-export function knnClause(vector: Float32Array, floor: number, filters: Dsl[]): Dsl {
-  return {
-    knn: {
-      [VECTOR_FIELD]: {
-        vector: Array.from(vector),
-        min_score: openSearchScoreOfCosine(floor),
-        ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}),
-      },
-    },
-  };
-}
-
 function boolQuery(must: Dsl | null, filters: Dsl[]): Dsl {
   if (!must && filters.length === 0) return { match_all: {} };
   return { bool: { ...(must ? { must: [must] } : {}), ...(filters.length > 0 ? { filter: filters } : {}) } };
@@ -205,22 +136,16 @@ function pageOf(query: ListQuery, sort: Dsl[]): Dsl {
   return { sort, from: query.offset, size: query.limit };
 }
 
-/** Keyword matches must also reach the keyword floor's cosine: a radial k-NN among the filtered records (none without a vector or a floor). */
-function onTopicClauses(semantic: SemanticQuery | undefined, filters: Dsl[]): Dsl[] {
-  const vector = semantic?.vector && !isZeroVector(semantic.vector) ? semantic.vector : null;
-  return vector && semantic!.keywordFloor > -1 ? [knnClause(vector, semantic!.keywordFloor, filters)] : [];
-}
-
 /** A listing (no search text) or a keyword search; null when the search text has no term. */
 export function keywordSearchBody(kind: ResourceKind, query: ListQuery, statistics?: TermStatistics, semantic?: SemanticQuery): Dsl | null {
   let must: Dsl | null = null;
   const filters = filterClauses(query);
   if (query.search) {
-    must = keywordClause(kind, query.search.text, statistics);
+    must = keywordClause(kind, query.search.text, statistics, semantic, filters);
     if (!must) return null;
   }
   return {
-    query: boolQuery(must, [...filters, ...(must ? onTopicClauses(semantic, filters) : [])]),
+    query: boolQuery(must, filters),
     ...pageOf(query, sortClauses(query.sort)),
     track_total_hits: true,
     _source: sourceOf(kind),
@@ -254,16 +179,15 @@ function rankListBody(query: Dsl): Dsl {
 
 /**
  * The two lists of a hybrid query, either null when it cannot match anything (no term, no
- * vector), and the count of their union. A keyword match must also reach the keyword floor's
- * cosine (a radial k-NN in the same bool), unless there is no vector (the degraded answer) or the
- * embedder has no keyword floor.
+ * vector), and the count of their union. The keyword list is keyword mode's on-topic matches
+ * (keywordClause), or every full match when there is no vector (the degraded answer).
  */
 export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null; count: Dsl | null } {
   const filters = filterClauses(query);
-  const terms = query.search ? keywordClause(kind, query.search.text, statistics) : null;
-  const vector = semantic.vector && !isZeroVector(semantic.vector) ? semantic.vector : null;
+  const terms = query.search ? keywordClause(kind, query.search.text, statistics, semantic, filters) : null;
+  const vector = usableVector(semantic);
   let keyword: Dsl | null = null;
-  if (terms) keyword = { bool: { must: [terms], filter: [...filters, ...onTopicClauses(semantic, filters)] } };
+  if (terms) keyword = { bool: { must: [terms], filter: filters } };
   const similar = vector ? knnClause(vector, semantic.floor, filters) : null;
   const either = [keyword, similar].filter((clause): clause is Dsl => clause !== null);
   return {

@@ -1,5 +1,5 @@
 import type { ResourceKind } from '../../core/records';
-import type { TermStatistics } from './opensearch-query';
+import type { TermStatistics } from './opensearch-text-clauses';
 
 /** How long a term's document frequency is trusted, and how many are kept. */
 const TTL_MS = 10 * 60_000;

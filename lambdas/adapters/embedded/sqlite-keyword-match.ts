@@ -5,10 +5,12 @@ import { QueryCache } from './query-cache';
 
 /**
  * The keyword search of lambdas/core/search/keyword-query.ts in SQLite FTS5: BM25 (FTS5's bm25()
- * sums each term's weighted frequency over the columns) over an OR of the counted terms, the
- * records holding fewer than the required number of them (or none of the telling ones) dropped,
- * and a NEAR group of all the terms adding its own BM25 times PHRASE_BOOST. Terms are letters and digits only (keywordTerms),
- * quoted, so no query syntax reaches FTS5.
+ * sums each term's weighted frequency over the columns) over an OR of the counted terms. A record
+ * holding the required number of them (and a telling one, when the query has any) is a full match;
+ * one holding fewer but a partial-tier term is a partial match, which the index keeps only when
+ * the model judges it on topic. A NEAR group of all the terms adds its own BM25 times
+ * PHRASE_BOOST. Terms are letters and digits only (keywordTerms), quoted, so no query syntax
+ * reaches FTS5.
  */
 
 /** bm25() weights, in the order of TEXT_COLUMNS (title, body, funder, categories). */
@@ -17,19 +19,22 @@ const WEIGHTS = [KEYWORD_FIELD_WEIGHTS.title, KEYWORD_FIELD_WEIGHTS.description,
 const quotedTerm = (term: string) => `"${term}"`;
 
 export interface ScoredMatches {
-  /** SELECT rowid, score (lower is better, as bm25() gives it) of every record the keywords match. */
+  /**
+   * SELECT rowid, score (lower is better, as bm25() gives it), full (1 for a full match, 0 for a
+   * partial one) of every record the keywords match.
+   */
   sql: string;
   params: string[];
 }
 
 export function scoredMatchesSql(kind: ResourceKind, query: KeywordQuery): ScoredMatches {
   const fts = `${kind}_fts`;
-  const { terms, counted, required, telling } = query;
+  const { terms, counted, required, telling, partial } = query;
   const params: string[] = [];
   let sql: string;
-  if (required === terms.length) {
+  if (required === terms.length && partial.length === 0) {
     // Every term must match: an AND, whose posting lists FTS5 intersects without scoring the rest.
-    sql = `SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score FROM ${fts} WHERE ${fts} MATCH ?`;
+    sql = `SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score, 1 AS full FROM ${fts} WHERE ${fts} MATCH ?`;
     params.push(terms.map(quotedTerm).join(' '));
   } else {
     // Each term's posting list is built once (a non-correlated IN is materialised) and probed per match.
@@ -37,16 +42,18 @@ export function scoredMatchesSql(kind: ResourceKind, query: KeywordQuery): Score
       params.push(quotedTerm(term));
       return `(rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?))`;
     };
-    const hits = counted.map(holds).join(' + ');
-    const tellingHits = telling.length > 0 ? `, ${telling.map(holds).join(' + ')} AS telling` : '';
+    const counts = [`${counted.map(holds).join(' + ')} AS hits`];
+    if (telling.length > 0) counts.push(`${telling.map(holds).join(' + ')} AS telling`);
+    if (partial.length > 0) counts.push(`${partial.map(holds).join(' + ')} AS partial`);
     params.push(counted.map(quotedTerm).join(' OR '));
-    sql = `SELECT rowid, score FROM (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score, ${hits} AS hits${tellingHits} FROM ${fts} WHERE ${fts} MATCH ?)
-      WHERE hits >= ${required}${telling.length > 0 ? ' AND telling >= 1' : ''}`;
+    const full = `hits >= ${required}${telling.length > 0 ? ' AND telling >= 1' : ''}`;
+    sql = `SELECT rowid, score, (${full}) AS full FROM (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score, ${counts.join(', ')} FROM ${fts} WHERE ${fts} MATCH ?)
+      WHERE (${full})${partial.length > 0 ? ' OR partial >= 1' : ''}`;
   }
   if (terms.length >= 2) {
     // NEAR's distance is the tokens between the first and last term, the inner terms included.
     const near = `NEAR(${terms.map(quotedTerm).join(' ')}, ${PHRASE_SLOP + terms.length - 2})`;
-    sql = `SELECT m.rowid AS rowid, m.score + ${PHRASE_BOOST} * coalesce(p.score, 0) AS score FROM (${sql}) m
+    sql = `SELECT m.rowid AS rowid, m.score + ${PHRASE_BOOST} * coalesce(p.score, 0) AS score, m.full AS full FROM (${sql}) m
       LEFT JOIN (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score FROM ${fts} WHERE ${fts} MATCH ?) p ON p.rowid = m.rowid`;
     params.push(near);
   }

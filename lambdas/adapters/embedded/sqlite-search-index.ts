@@ -114,11 +114,11 @@ export class SqliteSearchIndex implements SearchIndex {
     const mode = query.search.mode;
     if (mode !== 'keyword' && !semantic) throw new Error(`a ${mode} query needs the query vector`);
     const vectorKey = semantic?.vector ? Buffer.from(semantic.vector.buffer, semantic.vector.byteOffset, semantic.vector.byteLength).toString('base64') : '';
-    const key = JSON.stringify([plan.key, mode, query.search.text, semantic ? [vectorKey, semantic.floor, semantic.keywordFloor] : null]);
+    const key = JSON.stringify([plan.key, mode, query.search.text, semantic ? [vectorKey, semantic.floor, semantic.keywordFloor, semantic.partialFloor] : null]);
     let ranking = this.rankings.get(key);
     if (!ranking) {
       const generation = this.generation;
-      if (mode === 'keyword') ranking = { rowids: this.onTopic(plan.kind, this.keywordRanking(plan, query.search.text), semantic) };
+      if (mode === 'keyword') ranking = { rowids: this.onTopicKeywordMatches(plan, query.search.text, semantic) };
       else if (mode === 'semantic') ranking = await this.semanticRanking(plan, semantic!);
       else ranking = await this.hybridRanking(plan, query.search.text, semantic!);
       // A write while the vectors were scanned may have changed the answer: not kept for others.
@@ -159,17 +159,20 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /**
-   * Every keyword match passing the filters, best first (ties by id). BM25 must score every match
-   * to find the best 20 anyway, so the total and every later page come from the same pass.
+   * Every keyword match passing the filters: the full matches best first (ties by id), then the
+   * partial ones (keyword-query.ts) when asked for, and how many are full. BM25 must score every
+   * match to find the best 20 anyway, so the total and every later page come from the same pass.
    */
-  private keywordRanking(plan: FilterPlan, text: string): Int32Array {
+  private keywordRanking(plan: FilterPlan, text: string, withPartial: boolean): { rowids: Int32Array; full: number } {
     const keywords = this.termStatistics.keywordQuery(plan.kind, text);
-    if (!keywords) return new Int32Array(0);
-    const scored = scoredMatchesSql(plan.kind, keywords);
-    const rowids = this.statement(`SELECT r.rowid FROM (${scored.sql}) f CROSS JOIN ${plan.kind}_rows r ON r.rowid = f.rowid${this.whereOf(plan)} ORDER BY f.score ASC, r.id ASC`)
-      .pluck()
-      .all(...scored.params, ...plan.filters.params) as number[];
-    return Int32Array.from(rowids);
+    if (!keywords) return { rowids: new Int32Array(0), full: 0 };
+    const scored = scoredMatchesSql(plan.kind, withPartial ? keywords : { ...keywords, partial: [] });
+    const rows = this.statement(`SELECT r.rowid, f.full FROM (${scored.sql}) f CROSS JOIN ${plan.kind}_rows r ON r.rowid = f.rowid${this.whereOf(plan)} ORDER BY f.full DESC, f.score ASC, r.id ASC`)
+      .raw()
+      .all(...scored.params, ...plan.filters.params) as [number, number][];
+    let full = 0;
+    while (full < rows.length && rows[full]![1] === 1) full++;
+    return { rowids: Int32Array.from(rows, (row) => row[0]), full };
   }
 
   /** Every record passing the filters whose cosine reaches the floor, best first (ties by id). */
@@ -183,7 +186,7 @@ export class SqliteSearchIndex implements SearchIndex {
   /** The on-topic keyword list and the semantic list, fused (lambdas/core/search/fusion.ts): the result set is their union. */
   private async hybridRanking(plan: FilterPlan, text: string, semantic: SemanticQuery): Promise<Ranking> {
     const idOf = this.idReader(plan.kind);
-    const keywordRowids = this.onTopic(plan.kind, this.keywordRanking(plan, text), semantic);
+    const keywordRowids = this.onTopicKeywordMatches(plan, text, semantic);
     const semanticRowids = (await this.semanticRanking(plan, semantic)).rowids;
     const rowidOf = new Map<string, number>();
     const idsOf = (rowids: Int32Array) => Array.from(rowids, (rowid) => {
@@ -199,13 +202,25 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /**
-   * The keyword matches whose cosine with the query reaches the keyword floor, in their order: a
-   * record that shares words with the query but is about something else is not a match. Without
-   * a query vector (the model is down) or a keyword floor (-1), every match stays.
+   * The keyword matches that are on topic, in their order: full matches whose cosine with the
+   * query reaches the keyword floor (a record that shares words with the query but is about
+   * something else is not a match), then partial matches that reach the partial floor. Without a
+   * query vector (the model is down) or a keyword floor (-1, no calibrated model), every full
+   * match stays; without a partial floor, no partial one.
    */
-  private onTopic(kind: ResourceKind, rowids: Int32Array, semantic?: SemanticQuery): Int32Array {
-    if (!semantic?.vector || semantic.keywordFloor <= -1) return rowids;
-    return this.vectors[kind].keepAbove(rowids, semantic.vector, semantic.keywordFloor);
+  private onTopicKeywordMatches(plan: FilterPlan, text: string, semantic?: SemanticQuery): Int32Array {
+    const gated = semantic?.vector && semantic.keywordFloor > -1 ? { vector: semantic.vector, keywordFloor: semantic.keywordFloor, partialFloor: semantic.partialFloor } : null;
+    const { rowids, full } = this.keywordRanking(plan, text, gated?.partialFloor !== undefined);
+    const fullMatches = rowids.subarray(0, full);
+    if (!gated) return fullMatches;
+    const vectors = this.vectors[plan.kind];
+    const onTopicFull = vectors.keepAbove(fullMatches, gated.vector, gated.keywordFloor);
+    if (gated.partialFloor === undefined) return onTopicFull;
+    const onTopicPartial = vectors.keepAbove(rowids.subarray(full), gated.vector, gated.partialFloor);
+    const both = new Int32Array(onTopicFull.length + onTopicPartial.length);
+    both.set(onTopicFull);
+    both.set(onTopicPartial, onTopicFull.length);
+    return both;
   }
 
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */

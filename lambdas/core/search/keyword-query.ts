@@ -16,6 +16,12 @@ import { keywordTerms } from '../text';
  * counted; and when a query has telling words (in at most COMMON_TERM_FRACTION of the records),
  * a match must hold at least one of them, so "programs to help people quit smoking" is not
  * answered by records that merely mention programs that help people.
+ *
+ * Records that miss the minimum but hold a telling word follow the full matches (the partial tier)
+ * when the embedding model judges them on topic, as semantic search would (the semantic floor):
+ * a seeker's words are rarely the notice's ("quit smoking" for "tobacco cessation"), and a search
+ * engine that drops them, or makes every word optional, answers worse. Without a calibrated model
+ * (down, or the word-vector fallback) there is no partial tier.
  */
 export const MINIMUM_SHOULD_MATCH = '2<-34% 4<-50%';
 /** A word in more than this share of a kind's records is common (Lucene's cutoff_frequency). */
@@ -51,6 +57,12 @@ export interface KeywordQuery {
   required: number;
   /** The telling terms (rare, but in some record): a record must contain one, when there are any. */
   telling: string[];
+  /**
+   * The terms one of which lets a record that misses the minimum into the partial tier: the
+   * telling ones (all counted terms when every one is telling); none when the query has no telling
+   * term or asks for one term only.
+   */
+  partial: string[];
 }
 
 /**
@@ -63,8 +75,15 @@ export function keywordQueryOf(terms: readonly string[], documentFrequency?: Rea
   const counted = terms.filter((term) => frequencyOf(term) > 0);
   if (counted.length === 0) return null;
   const telling = documents === undefined ? [] : counted.filter((term) => frequencyOf(term) <= COMMON_TERM_FRACTION * documents);
-  // Every counted term telling: the minimum already asks for them; no separate condition.
-  return { terms: [...terms], counted, required: requiredTermCount(counted.length), telling: telling.length === counted.length ? [] : telling };
+  const required = requiredTermCount(counted.length);
+  return {
+    terms: [...terms],
+    counted,
+    required,
+    // Every counted term telling: the minimum already asks for them; no separate condition.
+    telling: telling.length === counted.length ? [] : telling,
+    partial: required > 1 ? telling : [],
+  };
 }
 
 /** Field weights of the keyword search: a word in the title counts three times one in the body. */

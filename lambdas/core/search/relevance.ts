@@ -54,6 +54,17 @@ export function keywordFloorOf(space: VectorSpace, semanticFloor: number): numbe
   return Math.min(floors?.keyword ?? -1, semanticFloor);
 }
 
+/**
+ * The floor of partial keyword matches: the semantic floor in force, so a partial match is one
+ * semantic search would return too (a lower one let "used car prices in Ohio" find an Ohio
+ * transportation grant through the word "Ohio"); undefined (no partial matches) for an embedder
+ * without a keyword floor, whose cosines cannot tell on-topic from off-topic.
+ */
+export function partialFloorOf(space: VectorSpace, semanticFloor: number): number | undefined {
+  const floors = DEFAULT_RELEVANCE_FLOORS[space.embedder];
+  return floors && floors.keyword > -1 ? semanticFloor : undefined;
+}
+
 /** Four decimals tell any two results apart a reader cares about, without float noise in the JSON. */
 export function roundedRelevance(relevance: number): number {
   return Math.round(relevance * 10_000) / 10_000;

@@ -1,7 +1,7 @@
 import { searchUnavailable, ServiceError } from '../errors';
 import type { ListQuery, SortField, SortOrder } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import { keywordFloorOf } from '../search/relevance';
+import { keywordFloorOf, partialFloorOf } from '../search/relevance';
 import { describeSpace } from '../search/vector-space';
 import type { Embedder } from '../../ports/embedder';
 import type { IndexedResult, SearchIndex, SemanticQuery } from '../../ports/search-index';
@@ -41,8 +41,10 @@ export interface SearchPorts {
   semanticFloor: number;
 }
 
-function floorsOf(ports: Omit<SearchPorts, 'index'>): Pick<SemanticQuery, 'floor' | 'keywordFloor'> {
-  return { floor: ports.semanticFloor, keywordFloor: keywordFloorOf(ports.embedder.space, ports.semanticFloor) };
+function floorsOf(ports: Omit<SearchPorts, 'index'>): Pick<SemanticQuery, 'floor' | 'keywordFloor' | 'partialFloor'> {
+  const { space } = ports.embedder;
+  const partialFloor = partialFloorOf(space, ports.semanticFloor);
+  return { floor: ports.semanticFloor, keywordFloor: keywordFloorOf(space, ports.semanticFloor), ...(partialFloor !== undefined ? { partialFloor } : {}) };
 }
 
 /**

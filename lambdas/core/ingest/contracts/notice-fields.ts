@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { isStateCode, US_STATE_CODES, US_STATE_NAMES, type StateCode } from '../../geo';
 import { closedIfPastDeadline, placeOf } from '../opportunity-fields';
 import { textOf } from '../source-values';
+import { naicsTitleOf } from './naics-titles';
 
 /** Field rules the contract-notice and contract-award mappers share. */
 
@@ -131,7 +132,10 @@ export function composedNoticeDescription(facts: NoticeFacts): string {
   const number = facts.solicitationNumber ? ` ${facts.solicitationNumber}` : '';
   const from = facts.agencies.length > 0 ? ` from ${facts.agencies.join(', ')}` : '';
   sentences.push(`${kind}${number}${from}.`);
-  if (facts.naics) sentences.push(`NAICS ${facts.naics}.`);
+  if (facts.naics) {
+    const industry = naicsTitleOf(facts.naics);
+    sentences.push(industry ? `Industry: ${industry} (NAICS ${facts.naics}).` : `NAICS ${facts.naics}.`);
+  }
   if (facts.classificationCode) sentences.push(`Product/service code ${facts.classificationCode}.`);
   if (facts.setAside) sentences.push(`Set-aside: ${facts.setAside}.`);
   if (facts.place) sentences.push(`Place of performance: ${facts.place}.`);

@@ -1,0 +1,110 @@
+import { keywordQueryOf, keywordTermsOf, MINIMUM_SHOULD_MATCH, PHRASE_BOOST, PHRASE_SLOP } from '../../core/search/keyword-query';
+import { openSearchScoreOfCosine } from '../../core/search/relevance';
+import type { ResourceKind } from '../../core/records';
+import type { SemanticQuery } from '../../ports/search-index';
+import { CATEGORIES_TEXT_FIELD, isZeroVector, VECTOR_FIELD } from './opensearch-mappings';
+import type { Dsl } from './opensearch-query';
+
+/**
+ * The clauses that match a search text in OpenSearch: the keyword query (BM25 over the weighted
+ * fields, the minimum-should-match, telling words, the near phrase and partial matches; lambdas/
+ * core/search/keyword-query.ts) and the radial k-NN query the floors use.
+ */
+
+/** The fields a keyword search reads, weighted as KEYWORD_FIELD_WEIGHTS says. */
+export const KEYWORD_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
+  grant: ['title^3', 'description', 'funder_name', CATEGORIES_TEXT_FIELD],
+  contract: ['title^3', 'description', 'funder_name', CATEGORIES_TEXT_FIELD],
+  funder: ['name^3', 'summary'],
+};
+/** A phrase is looked for in running text only (SQLite's NEAR, too, stays inside one column). */
+const PHRASE_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
+  grant: ['title^3', 'description'],
+  contract: ['title^3', 'description'],
+  funder: ['name^3', 'summary'],
+};
+
+/**
+ * How many of a kind's records hold each term, and how many records it has: what tells a common
+ * term from a telling one (keyword-query.ts). Without it, every term counts.
+ */
+export interface TermStatistics {
+  frequency: ReadonlyMap<string, number>;
+  documents: number;
+}
+
+function termsQuery(kind: ResourceKind, terms: readonly string[], minimumShouldMatch?: string): Dsl {
+  // cross_fields blends each term over the fields (all english-analysed, so one group): the
+  // minimum-should-match counts terms, as SQLite's does. combined_fields would be BM25F proper,
+  // but OpenSearch 2.19 does not have it.
+  return { multi_match: { query: terms.join(' '), type: 'cross_fields', fields: [...KEYWORD_FIELDS[kind]], operator: 'or', ...(minimumShouldMatch ? { minimum_should_match: minimumShouldMatch } : {}) } };
+}
+
+/** The count of records holding a term (size 0, exact total), one body per term, then one of all records. */
+export function termCountBodies(kind: ResourceKind, terms: readonly string[]): Dsl[] {
+  return [
+    ...terms.map((term) => ({ query: termsQuery(kind, [term]), size: 0, track_total_hits: true })),
+    { query: { match_all: {} }, size: 0, track_total_hits: true },
+  ];
+}
+
+/**
+ * Added to a full match's score, so every full match ranks before every partial one: BM25 scores
+ * stay in the tens, and at this size a float32 score still tells them apart to 0.01.
+ */
+export const FULL_MATCH_BOOST = 100_000;
+
+export function usableVector(semantic?: SemanticQuery): Float32Array | null {
+  return semantic?.vector && !isZeroVector(semantic.vector) ? semantic.vector : null;
+}
+
+/**
+ * The keyword query of a search text among the records passing `filters`, or null when no term
+ * can match (no results). Full matches hold the minimum-should-match of the counted terms and a
+ * telling one; with a calibrated model (a vector and a keyword floor), they must reach the keyword
+ * floor's cosine, and partial matches (a partial-tier term and the partial floor's cosine) follow
+ * them, behind FULL_MATCH_BOOST. The sloppy phrase of all the terms is a scoring `should`.
+ */
+export function keywordClause(kind: ResourceKind, text: string, statistics?: TermStatistics, semantic?: SemanticQuery, filters: Dsl[] = []): Dsl | null {
+  const keywords = keywordQueryOf(keywordTermsOf(text), statistics?.frequency, statistics?.documents);
+  if (!keywords) return null;
+  const minimum = termsQuery(kind, keywords.counted, MINIMUM_SHOULD_MATCH);
+  // One telling term at least: a filter, so those terms are not scored twice.
+  const telling = keywords.telling.length > 0 ? [termsQuery(kind, keywords.telling)] : [];
+  const phrase: Dsl[] = [];
+  if (keywords.terms.length >= 2) {
+    phrase.push({ multi_match: { query: keywords.terms.join(' '), type: 'phrase', slop: PHRASE_SLOP, fields: [...PHRASE_FIELDS[kind]], boost: PHRASE_BOOST } });
+  }
+  const vector = usableVector(semantic);
+  const gated = vector !== null && semantic!.keywordFloor > -1;
+  if (!gated || keywords.partial.length === 0 || semantic!.partialFloor === undefined) {
+    const filter = [...telling, ...(gated ? [knnClause(vector, semantic!.keywordFloor, filters)] : [])];
+    if (filter.length === 0 && phrase.length === 0) return minimum;
+    return { bool: { must: [minimum], ...(filter.length > 0 ? { filter } : {}), ...(phrase.length > 0 ? { should: phrase } : {}) } };
+  }
+  const full = telling.length > 0 ? { bool: { filter: [minimum, ...telling] } } : minimum;
+  const tiers = [
+    { bool: { filter: [full, knnClause(vector, semantic!.keywordFloor, filters)] } },
+    { bool: { filter: [termsQuery(kind, keywords.partial), knnClause(vector, semantic!.partialFloor, filters)] } },
+  ];
+  return {
+    bool: {
+      must: [termsQuery(kind, keywords.counted)],
+      filter: [{ bool: { should: tiers, minimum_should_match: 1 } }],
+      should: [{ constant_score: { filter: full, boost: FULL_MATCH_BOOST } }, ...phrase],
+    },
+  };
+}
+
+/** The radial k-NN query: every vector whose cosine reaches the floor, among the records passing the filters. */
+export function knnClause(vector: Float32Array, floor: number, filters: Dsl[]): Dsl {
+  return {
+    knn: {
+      [VECTOR_FIELD]: {
+        vector: Array.from(vector),
+        min_score: openSearchScoreOfCosine(floor),
+        ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}),
+      },
+    },
+  };
+}
