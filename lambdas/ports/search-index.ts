@@ -16,7 +16,7 @@ export interface SemanticQuery {
   /** Minimum cosine similarity for a semantic match (per embedder; lambdas/core/search/relevance.ts). */
   floor: number;
   /**
-   * Minimum cosine a keyword match needs to stay in a hybrid result set: a record that shares
+   * Minimum cosine a full keyword match needs to stay in a keyword or hybrid result set: a record that shares
    * words with the query but is about something else entirely ("used car prices" in a grant that
    * says funds may be "used" for "car" seats) is not a hybrid match. Lower than `floor`.
    */
@@ -24,7 +24,8 @@ export interface SemanticQuery {
   /**
    * Minimum cosine of a partial keyword match (a telling word but fewer than the required words;
    * lambdas/core/search/keyword-query.ts), which follows the full matches in keyword and hybrid
-   * search. Absent: no partial matches (no calibrated model).
+   * search. Absent: no partial matches (an embedder whose cosines cannot tell on-topic from
+   * off-topic, such as the word-vector fallback).
    */
   partialFloor?: number;
 }
@@ -37,11 +38,13 @@ export interface SemanticQuery {
  * - keyword: lambdas/core/search/keyword-query.ts: BM25 over title, description, funder and
  *   categories (funders: name and summary) with OR semantics, a minimum-should-match of the
  *   stemmed terms, a near-phrase boost, and the title weighted above the body. Given a
- *   SemanticQuery with a vector, matches whose cosine is under its keywordFloor are dropped.
+ *   SemanticQuery with a vector, full matches whose cosine is under its keywordFloor are dropped,
+ *   and partial matches (a telling term, fewer than the minimum) reaching its partialFloor follow
+ *   the full ones.
  * - semantic: the records passing the filters whose vector's cosine with the query vector is at
  *   least the floor, all of them (the filters apply inside the k-NN search, never after a top-k
  *   cut); relevance is the cosine clipped to [0, 1]. A null vector matches nothing.
- * - hybrid: the keyword list (matches whose cosine reaches keywordFloor) and the semantic list,
+ * - hybrid: the keyword list (keyword mode's matches) and the semantic list,
  *   fused by fuseRankings (lambdas/core/search/fusion.ts); the results are the fused set (total
  *   is its size, never a window), relevance the fused score.
  * - relevance order is score descending, ties by id ascending (asc order is the exact reverse);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../lambdas/core/query/list-query';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
-import type { ApplicantType, Grant, ResourceKind } from '../../lambdas/core/records';
+import type { ApplicantType, Contract, Grant, ResourceKind } from '../../lambdas/core/records';
 import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../lambdas/core/search/fusion';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
@@ -60,6 +60,31 @@ const CATALOGUE: { record: Grant; vector: Float32Array | null }[] = [
 
 const byN = (n: number) => CATALOGUE[n - 1]!.record.id;
 
+function contract(n: number, title: string): Contract {
+  return {
+    id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+    title, description: 'Solicitation notice.', amount_min: null, amount_max: null, deadline_date: null, status: 'open', geography: null,
+    funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
+    created_at: '2026-10-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
+    states: [], source: 'contract-test', source_id: `c${n}`, document_url: null, naics: null, primary_contact_email: null, set_aside_code: null,
+  };
+}
+
+/**
+ * Partial keyword matches need telling words (in at most 5% of a kind's records), so these
+ * contracts sit among 80 others that share none of their words ("drone", in 4 of 85, is the
+ * commonest). Direction x is the query's topic.
+ */
+const DRONE_CONTRACTS: { record: Contract; vector: Float32Array }[] = [
+  { record: contract(1, 'Drone surveillance training'), vector: unit(1, 0, 0, 0) }, // all three words, on topic
+  { record: contract(2, 'Training for drone pilots'), vector: unit(0.8, 0.6, 0, 0) }, // two words, cosine 0.8
+  { record: contract(3, 'Drone surveillance radar'), vector: unit(0.2, 1, 0, 0) }, // two words, cosine 0.2: off topic
+  { record: contract(4, 'Drone repair'), vector: unit(1, 0.1, 0, 0) }, // one word, cosine 0.995: a partial match
+  { record: contract(5, 'Surveillance cameras'), vector: unit(0, 1, 0, 0) }, // one word, cosine 0: off topic
+  ...Array.from({ length: 80 }, (_, i) => ({ record: contract(100 + i, `Office supplies lot ${i}`), vector: unit(0, 0, 0, 1) })),
+];
+const byContract = (n: number) => DRONE_CONTRACTS.find((c) => c.record.source_id === `c${n}`)!.record.id;
+
 function query(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery & { kind: 'grant' } {
   const raw = Object.fromEntries(Object.entries({ limit: '100', ...params }).map(([k, v]) => [k, [v]]));
   return parseListQuery(kind, raw, TODAY) as ListQuery & { kind: 'grant' };
@@ -76,6 +101,7 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       harness = await start();
       index = harness.index;
       await index.upsert('grant', CATALOGUE.map((c) => c.record), CATALOGUE.map((c) => c.vector));
+      await index.upsert('contract', DRONE_CONTRACTS.map((c) => c.record), DRONE_CONTRACTS.map((c) => c.vector));
       await harness.settle();
     });
     afterAll(async () => harness?.close());
@@ -128,6 +154,37 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         expect(await index.query('grant', query({ search: 'qwxz zzkv' }))).toEqual({ total: 0, results: [] });
         expect((await index.query('grant', query({ search: 'the of and' }))).total).toBe(0);
         expect((await index.query('grant', query({ search: 'they are not there' }))).total).toBe(0);
+      });
+    });
+
+    describe('partial keyword matches', () => {
+      const text = 'drone surveillance training';
+      const gate: SemanticQuery = { vector: unit(1, 0, 0, 0), floor: 0.9, keywordFloor: 0.5, partialFloor: 0.9 };
+      const contractIds = async (params: Record<string, string>, semantic?: SemanticQuery) =>
+        (await index.query('contract', query({ search: text, ...params }, 'contract'), semantic)).results.map((r) => r.id);
+
+      it('follow the on-topic full matches: a telling word and the partial floor, never an off-topic record', async () => {
+        const found = await contractIds({}, gate);
+        // Full: 1 (three words) and 2 (two); 3 has two words but is off topic. Partial: 4; 5 is off topic.
+        expect(found.slice(0, 2)).toEqual([byContract(1), byContract(2)]);
+        expect(found.slice(2)).toEqual([byContract(4)]);
+        expect((await index.query('contract', query({ search: text, count_only: 'true' }, 'contract'), gate)).total).toBe(3);
+        expect(await contractIds({ offset: '2' }, gate)).toEqual([byContract(4)]);
+        expect(await contractIds({ sort_by: 'title', order: 'asc' }, gate)).toEqual([4, 1, 2].map(byContract));
+      });
+
+      it('are left out without a partial floor, and without a vector every full match stays', async () => {
+        expect(await contractIds({}, { ...gate, partialFloor: undefined })).toEqual([byContract(1), byContract(2)]);
+        expect((await contractIds({}, { ...gate, vector: null })).sort()).toEqual([1, 2, 3].map(byContract).sort());
+        expect((await contractIds({})).sort()).toEqual([1, 2, 3].map(byContract).sort());
+      });
+
+      it('join the keyword list of hybrid search, whose total is the union', async () => {
+        const page = await index.query('contract', query({ search: text, search_mode: 'hybrid' }, 'contract'), gate);
+        // Semantic (cosine 0.9 or more): 1 and 4; keyword: 1, 2, 4.
+        const fused = fuseRankings([[1, 2, 4].map(byContract), [byContract(1), byContract(4)]], { weights: HYBRID_LIST_WEIGHTS });
+        expect(page.results.map((r) => r.id)).toEqual(fused.map((hit) => hit.id));
+        expect(page.total).toBe(3);
       });
     });
 

@@ -457,14 +457,14 @@ describe('hybrid search', () => {
     expect(clause).toEqual({
       bool: {
         must: [anyTerm('police equipment programs')],
-        filter: [{ bool: { should: [{ bool: { filter: [full, knn(0.6)] } }, { bool: { filter: [anyTerm('police equipment'), knn(0.7)] } }], minimum_should_match: 1 } }],
+        filter: [{ bool: { should: [{ bool: { filter: [full, knn(0.6)] } }, { bool: { filter: [anyTerm('police equipment'), knn(0.7)], must_not: [full] } }], minimum_should_match: 1 } }],
         should: [
           { constant_score: { filter: full, boost: FULL_MATCH_BOOST } },
           { multi_match: { query: 'police equipment programs', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } },
         ],
       },
     });
-    // Without a partial floor (an uncalibrated model) or a vector, the full matches alone.
+    // Without a partial floor (word vectors) or a vector, the full matches alone.
     expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, { ...withPartial, partialFloor: undefined }))).not.toContain('constant_score');
     expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, { ...withPartial, vector: null }))).not.toContain('knn');
   });

@@ -20,8 +20,7 @@ import { keywordClause, knnClause, usableVector, type TermStatistics } from './o
  *   the user's text is never interpreted (no query_string anywhere).
  * - semantic: a radial k-NN query (`min_score`, OpenSearch 2.14+) with the filters inside it, so
  *   every record above the floor that passes the filters is found, never a top-k then a filter.
- * - hybrid: two id lists (keyword matches above the keyword floor, semantic matches above the
- *   floor) and the count of their union in one `_msearch`, fused by reciprocal rank
+ * - hybrid: two id lists (keyword mode's on-topic matches, semantic matches above the floor) and the count of their union in one `_msearch`, fused by reciprocal rank
  *   (core/search/fusion.ts), and the page read by id.
  */
 

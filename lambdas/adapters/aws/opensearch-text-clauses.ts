@@ -49,10 +49,11 @@ export function termCountBodies(kind: ResourceKind, terms: readonly string[]): D
 }
 
 /**
- * Added to a full match's score, so every full match ranks before every partial one: BM25 scores
- * stay in the tens, and at this size a float32 score still tells them apart to 0.01.
+ * Added to a full match's score, so every full match ranks before every partial one: a partial
+ * match's BM25 (some tens a term) stays far below it even for a long query, and at this size a
+ * float32 score still tells full matches apart to 0.001.
  */
-export const FULL_MATCH_BOOST = 100_000;
+export const FULL_MATCH_BOOST = 10_000;
 
 export function usableVector(semantic?: SemanticQuery): Float32Array | null {
   return semantic?.vector && !isZeroVector(semantic.vector) ? semantic.vector : null;
@@ -85,7 +86,8 @@ export function keywordClause(kind: ResourceKind, text: string, statistics?: Ter
   const full = telling.length > 0 ? { bool: { filter: [minimum, ...telling] } } : minimum;
   const tiers = [
     { bool: { filter: [full, knnClause(vector, semantic!.keywordFloor, filters)] } },
-    { bool: { filter: [termsQuery(kind, keywords.partial), knnClause(vector, semantic!.partialFloor, filters)] } },
+    // Not a full match: one under the keyword floor stays out, whatever the partial floor.
+    { bool: { filter: [termsQuery(kind, keywords.partial), knnClause(vector, semantic!.partialFloor, filters)], must_not: [full] } },
   ];
   return {
     bool: {

@@ -86,7 +86,7 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   { name: 'search', description: `Search text, matched against ${searchedFields}`, kind: { type: 'text', maxLength: LIMITS.searchMaxLength } },
   {
     name: 'search_mode',
-    description: 'keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result',
+    description: 'keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query; records with fewer of them follow when the embedding model finds them on topic), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result',
     kind: { type: 'enum', values: SEARCH_MODES },
     default: 'keyword',
   },

@@ -48,8 +48,8 @@ function floorsOf(ports: Omit<SearchPorts, 'index'>): Pick<SemanticQuery, 'floor
 }
 
 /**
- * The query text's vector and the floor. The embedder is only asked for semantic and hybrid
- * queries, so keyword search keeps working while it is down.
+ * The query text's vector and the floors; a SEARCH_UNAVAILABLE error when the model does not
+ * answer (keyword and hybrid search catch it and carry on without the vector).
  */
 export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: string): Promise<SemanticQuery> {
   let vector: Float32Array | null | undefined;
@@ -85,8 +85,9 @@ async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{
 }
 
 /**
- * Keyword search uses the query vector only to drop matches about something else entirely (the
- * keyword floor); without the model it answers every lexical match, as it always could.
+ * Keyword search uses the query vector to drop full matches about something else entirely (the
+ * keyword floor) and to admit on-topic partial matches (the partial floor); without the model it
+ * answers every full lexical match and no partial one.
  */
 async function keywordGate(ports: SearchPorts, text: string): Promise<SemanticQuery | undefined> {
   try {

@@ -3,6 +3,7 @@ import { distinctNames, naicsOf, placeOfPerformance } from '../contracts/notice-
 import { setAsideCodeOf } from '../contracts/set-aside';
 import type { ContractDraft, MappedRecord, SourceFormat, SourceRecord } from '../mapped-record';
 import { firstText, parseAmount, parseDate, parseDateTime, requiredText, textOf } from '../source-values';
+import { naicsTitleOf } from '../contracts/naics-titles';
 
 /**
  * USAspending contract awards as GovConRadar keeps them (fact_contract_awards.csv): one row per
@@ -47,9 +48,9 @@ function describeAward(source: SourceRecord, kind: string, awardee: string | nul
   }
   const naics = textOf(source.naics);
   const psc = textOf(source.psc);
-  if (naics && psc) sentences.push(`NAICS ${naics}, product/service code ${psc}.`);
-  else if (naics) sentences.push(`NAICS ${naics}.`);
-  else if (psc) sentences.push(`Product/service code ${psc}.`);
+  const industry = naics ? naicsTitleOf(naics) : null;
+  if (naics) sentences.push(industry ? `Industry: ${industry} (NAICS ${naics}).` : `NAICS ${naics}.`);
+  if (psc) sentences.push(`Product/service code ${psc}.`);
   const competition = textOf(source.extent_competed);
   if (competition) sentences.push(`Competition: ${competition.toLowerCase()}.`);
   const pricing = textOf(source.type_of_contract_pricing);
