@@ -31,6 +31,7 @@ import type { Services } from '../lambdas/ports/services';
 import { progressReportingEmbedder } from './embedding-progress';
 import { loadLocalEmbedder } from './local-embedder';
 import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
+import { memoizedEmbedder } from '../lambdas/core/search/memoized-embedder';
 
 /**
  * The embedded stack: the real DynamoDB adapter against dynalite, the SQLite FTS5 index, and the
@@ -44,6 +45,8 @@ export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.local', import.meta.u
 const INDEX_FILE = 'index.sqlite';
 /** Record vectors by text hash: kept apart from the index, so rebuilding the index re-embeds nothing. */
 const EMBEDDINGS_FILE = 'embeddings.sqlite';
+/** Query vectors the stack remembers (384 floats each). */
+const REMEMBERED_QUERIES = 256;
 const IMPORTS_DIR = fileURLToPath(new URL('../.local-imports', import.meta.url));
 
 /** The state folder for a catalogue imported from public source files (`npm start -- --data <folder>`). */
@@ -257,7 +260,9 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   }
 
   return {
-    services: { store, index, embedder, semanticFloor, clock, meter, keys },
+    // Query vectors are remembered, as the AWS functions do: paging through one search, or changing
+    // its filters, asks for the same vector again, and the model takes 10-20 ms a text.
+    services: { store, index, embedder: memoizedEmbedder(embedder, REMEMBERED_QUERIES), semanticFloor, clock, meter, keys },
     outbox,
     webhooks,
     deliveries,
