@@ -302,6 +302,7 @@ export function coldStartSection(result: ColdStartBenchResult | null): string {
 /** The ingest section sits between these markers, so `--parts ingest` can rewrite it alone. */
 const INGEST_START = '<!-- ingest section: npm run bench -- --parts ingest -->';
 const INGEST_END = '<!-- end of ingest section -->';
+export const INGEST_MARKERS = { start: INGEST_START, end: INGEST_END } as const;
 
 export function ingestSection(run: Pick<BenchRun, 'ingest' | 'machine'>): string {
   const { ingest, machine } = run;
@@ -488,7 +489,7 @@ npm run eval:search && npm run eval:match       # the search and match quality s
 
 \`--parts\` (\`BENCH_PARTS\`, default ${BENCH_PARTS.join(',')}) picks what runs; without \`api\`, only the sections of
 the parts that ran are rewritten and the rest of the existing report is kept. A run with \`api\` but
-without \`match\`, \`webhooks\`, \`coldstart\` or \`load\` keeps the grant matching, webhook delivery, cold start or load section of the existing report. The search quality and match
+without \`ingest\`, \`knn\`, \`match\`, \`webhooks\`, \`coldstart\` or \`load\` keeps the ingest, exact k-NN, grant matching, webhook delivery, cold start or load section of the existing report. The search quality and match
 quality sections come from \`npm run eval:search\` and \`npm run eval:match\` and are kept by every bench run.
 
 Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`
@@ -496,7 +497,9 @@ seconds per measurement (\`BENCH_DURATION\`, 10), \`--rounds\` (\`BENCH_ROUNDS\`
 (\`BENCH_CONNECTIONS\`, 10), \`--warmup\` seconds per scenario (\`BENCH_WARMUP\`, 2), \`--coldstart-runs\` imports of each
 bundle (\`BENCH_COLDSTART_RUNS\`, 15), \`--load-duration\` seconds of the load part's mixed run (\`BENCH_LOAD_DURATION\`, 60; \`npm run bench:load\`
 takes \`--duration\`, \`--connections\`, \`--grants\` and \`--out\`, see \`npm run bench:load -- --help\`), \`--out\` report path (\`BENCH_OUT\`, docs/benchmarks.md). The first run seeds \`bench/.data/grants-<N>\` (gitignored), which
-takes minutes for 100,000 grants; later runs reuse it. The catalogue's dates are relative to the
+takes minutes for 100,000 grants; later runs reuse it. With the sentence-embedding model the first
+seed also embeds every text once (20-35 a second on two cores: about an hour for 100,000 grants);
+the vectors are kept in the folder, so a reseed of unchanged texts embeds nothing. The catalogue's dates are relative to the
 day it was seeded, so delete the folder to reseed after a change to the synthetic catalogue or when
 the data is weeks old (fewer deadlines then lie ahead of today).
 

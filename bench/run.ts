@@ -14,7 +14,7 @@ import { LOAD_LONG_MARKERS, LOAD_MARKERS, loadMarkers, loadSection, loadSectionK
 import { benchMatch } from './match';
 import {
   COLDSTART_MARKERS, coldStartSection, ingestSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
-  WEBHOOK_MARKERS, webhookSection, withIngestSection, withMarkedSection, type BenchRun,
+  WEBHOOK_MARKERS, webhookSection, withIngestSection, withMarkedSection, INGEST_MARKERS, type BenchRun,
 } from './report';
 import { benchWebhooks } from './webhooks';
 import { EMBEDDING_MODEL_MARKERS, SEARCH_QUALITY_MARKERS } from './search-eval/report';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     // `--parts coldstart` / `npm run bench:load` runs when this one left them out; the new report keeps them.
     let report = renderReport(run);
     const kept = [
-      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
+      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ...(ingest ? [] : [INGEST_MARKERS]), ...(knn ? [] : [KNN_MARKERS]), ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
       // Of the load sections, the one for the other length of run (or both, without the load part).
       ...[LOAD_MARKERS, LOAD_LONG_MARKERS].filter((markers) => !load || markers !== loadMarkers(loadSectionKindOf(load.durationSeconds))),
     ];
