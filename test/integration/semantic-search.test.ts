@@ -285,15 +285,17 @@ describe('POST /semantic-search', () => {
 });
 
 describe('an unavailable embedding model', () => {
+  // The stack remembers recent query vectors (as the AWS functions do), so each outage asks for a
+  // text no earlier test embedded; a word in no record changes the vector, not the keyword matches.
   it('makes semantic search a 503 SEARCH_UNAVAILABLE while keyword search and get-by-id keep working', async () => {
     outage.on = true;
     try {
-      const semantic = await api.get(`/grants-api?${new URLSearchParams({ search: 'water', search_mode: 'semantic' })}`);
+      const semantic = await api.get(`/grants-api?${new URLSearchParams({ search: 'water qzxva', search_mode: 'semantic' })}`);
       expect(semantic.status).toBe(503);
       expect(semantic.body.error.code).toBe('SEARCH_UNAVAILABLE');
       expect(semantic.body.error.message).toContain(`(${embedder.space.embedder} (${embedder.space.dimensions} dimensions)) did not answer`);
       expect(semantic.headers.get('x-ratelimit-limit')).toBe('-1');
-      const posted = await api.post('/semantic-search', { query: 'water' });
+      const posted = await api.post('/semantic-search', { query: 'water qzxva' });
       expect(posted.status).toBe(503);
       expect(posted.body.error.code).toBe('SEARCH_UNAVAILABLE');
       const keyword = await api.get('/grants-api?search=water');
@@ -307,9 +309,7 @@ describe('an unavailable embedding model', () => {
   });
 
   it('answers hybrid search from its keyword half, flagged meta.degraded, ranked as hybrid ranks keyword-only matches', async () => {
-    const params = new URLSearchParams({ search: 'water', search_mode: 'hybrid', limit: '50' });
-    const healthy = await api.get(`/grants-api?${params}`);
-    expect(healthy.body.meta.degraded).toBeUndefined();
+    const params = new URLSearchParams({ search: 'water qzxvb', search_mode: 'hybrid', limit: '50' });
     outage.on = true;
     let degraded: Awaited<ReturnType<TestApi['get']>>;
     let counted: Awaited<ReturnType<TestApi['get']>>;
@@ -318,7 +318,7 @@ describe('an unavailable embedding model', () => {
     try {
       degraded = await api.get(`/grants-api?${params}`);
       counted = await api.get(`/grants-api?${params}&count_only=true`);
-      keyword = await api.get(`/grants-api?${new URLSearchParams({ search: 'water', limit: '50' })}`);
+      keyword = await api.get(`/grants-api?${new URLSearchParams({ search: 'water qzxvb', limit: '50' })}`);
     } finally {
       outage.on = false;
     }
@@ -336,8 +336,7 @@ describe('an unavailable embedding model', () => {
     // Recovered: the fused answer again (semantic-only matches back), not a remembered degraded page.
     const recovered = await api.get(`/grants-api?${params}`);
     expect(recovered.body.meta.degraded).toBeUndefined();
-    expect(recovered.body.pagination.total).toBe(healthy.body.pagination.total);
-    expect(recovered.body.results).toEqual(healthy.body.results);
     expect(recovered.body.results.map((r: { id: string }) => r.id)).not.toEqual(degraded.body.results.map((r: { id: string }) => r.id));
+    expect(await api.get(`/grants-api?${params}`).then((again) => again.body.results)).toEqual(recovered.body.results);
   });
 });
