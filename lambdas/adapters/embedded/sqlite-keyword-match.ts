@@ -20,10 +20,10 @@ const quotedTerm = (term: string) => `"${term}"`;
 
 export interface ScoredMatches {
   /**
-   * SELECT rowid, score (lower is better, as bm25() gives it), full (1 for a full match, 0 for a
-   * partial one) of every record the keywords match.
+   * A WITH clause defining `scored`: rowid, score (lower is better, as bm25() gives it) and full
+   * (1 for a full match, 0 for a partial one) of every record the keywords match.
    */
-  sql: string;
+  with: string;
   params: string[];
 }
 
@@ -50,14 +50,16 @@ export function scoredMatchesSql(kind: ResourceKind, query: KeywordQuery): Score
     sql = `SELECT rowid, score, (${full}) AS full FROM (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score, ${counts.join(', ')} FROM ${fts} WHERE ${fts} MATCH ?)
       WHERE (${full})${partial.length > 0 ? ' OR partial >= 1' : ''}`;
   }
-  if (terms.length >= 2) {
-    // NEAR's distance is the tokens between the first and last term, the inner terms included.
-    const near = `NEAR(${terms.map(quotedTerm).join(' ')}, ${PHRASE_SLOP + terms.length - 2})`;
-    sql = `SELECT m.rowid AS rowid, m.score + ${PHRASE_BOOST} * coalesce(p.score, 0) AS score, m.full AS full FROM (${sql}) m
-      LEFT JOIN (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score FROM ${fts} WHERE ${fts} MATCH ?) p ON p.rowid = m.rowid`;
-    params.push(near);
-  }
-  return { sql, params };
+  if (terms.length < 2) return { with: `WITH scored AS (${sql})`, params };
+  // NEAR's distance is the tokens between the first and last term, the inner terms included. The
+  // phrase matches are materialised once: as a joined subquery SQLite ran the NEAR query again
+  // for every match (150 ms instead of 4 for "community health" over 5,000 grants).
+  const near = `NEAR(${terms.map(quotedTerm).join(' ')}, ${PHRASE_SLOP + terms.length - 2})`;
+  return {
+    with: `WITH phrase AS MATERIALIZED (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score FROM ${fts} WHERE ${fts} MATCH ?),
+      scored AS (SELECT m.rowid AS rowid, m.score + ${PHRASE_BOOST} * coalesce(p.score, 0) AS score, m.full AS full FROM (${sql}) m LEFT JOIN phrase p ON p.rowid = m.rowid)`,
+    params: [near, ...params],
+  };
 }
 
 /**

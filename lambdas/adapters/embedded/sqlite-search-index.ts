@@ -167,7 +167,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const keywords = this.termStatistics.keywordQuery(plan.kind, text);
     if (!keywords) return { rowids: new Int32Array(0), full: 0 };
     const scored = scoredMatchesSql(plan.kind, withPartial ? keywords : { ...keywords, partial: [] });
-    const rows = this.statement(`SELECT r.rowid, f.full FROM (${scored.sql}) f CROSS JOIN ${plan.kind}_rows r ON r.rowid = f.rowid${this.whereOf(plan)} ORDER BY f.full DESC, f.score ASC, r.id ASC`)
+    const rows = this.statement(`${scored.with} SELECT r.rowid, f.full FROM scored f CROSS JOIN ${plan.kind}_rows r ON r.rowid = f.rowid${this.whereOf(plan)} ORDER BY f.full DESC, f.score ASC, r.id ASC`)
       .raw()
       .all(...scored.params, ...plan.filters.params) as [number, number][];
     let full = 0;
