@@ -8,13 +8,14 @@ import { describeMachine } from './machine';
 import { parseBenchOptions } from './options';
 import { DEFAULT_LOAD_CONNECTIONS } from './load-workload';
 import { benchIngest } from './ingest';
+import { INGEST_MARKERS, ingestSection } from './ingest-report';
 import { benchKnn } from './knn';
 import { benchLoad } from './load-bench';
 import { LOAD_LONG_MARKERS, LOAD_MARKERS, loadMarkers, loadSection, loadSectionKindOf } from './load-report';
 import { benchMatch } from './match';
 import {
-  COLDSTART_MARKERS, coldStartSection, ingestSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
-  WEBHOOK_MARKERS, webhookSection, withIngestSection, withMarkedSection, INGEST_MARKERS, type BenchRun,
+  COLDSTART_MARKERS, coldStartSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
+  WEBHOOK_MARKERS, webhookSection, withMarkedSection, type BenchRun,
 } from './report';
 import { benchWebhooks } from './webhooks';
 import { EMBEDDING_MODEL_MARKERS, SEARCH_QUALITY_MARKERS } from './search-eval/report';
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
   } else {
     // Only the sections of the parts that ran change; the API figures of the last full run stay.
     let report = previous;
-    if (ingest) report = withIngestSection(report, ingestSection(run));
+    if (ingest) report = withMarkedSection(report, INGEST_MARKERS, ingestSection(run));
     if (knn) report = withMarkedSection(report, KNN_MARKERS, knnSection(knn));
     if (match) report = withMarkedSection(report, MATCH_MARKERS, matchSection(match));
     if (webhooks) report = withMarkedSection(report, WEBHOOK_MARKERS, webhookSection(webhooks));
