@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isLive, isOpenEnded, staleBefore, type LivenessFields } from '../../lambdas/core/query/applyable';
+import { addDays } from '../../lambdas/core/dates';
+import { isLive, isOpenEnded, liveUntil, staleBefore, type LivenessFields } from '../../lambdas/core/query/applyable';
 import { COMMON_TERM_FRACTION, keywordQueryOf, keywordTermsOf, MINIMUM_SHOULD_MATCH, PHRASE_BOOST, PHRASE_SLOP, requiredTermCount } from '../../lambdas/core/search/keyword-query';
 import { STOP_WORDS } from '../../lambdas/core/text';
 
@@ -113,5 +115,29 @@ describe('liveness (what can be applied for)', () => {
     expect(isLive(posted({ deadline_date: TODAY }), TODAY)).toBe(true);
     expect(isLive(posted({ deadline_date: '2027-02-01', archive_date: '2026-10-01' }), TODAY)).toBe(false);
     expect(isLive(posted({ deadline_date: '2027-02-01', archive_date: '2027-03-01' }), TODAY)).toBe(true);
+  });
+
+  it('liveUntil is the last live day: the earliest of deadline, archive date and the stale horizon; null when nothing ends it', () => {
+    expect(liveUntil(posted({ created_at: '2025-03-01T10:00:00Z' }))).toBe('2028-03-01');
+    expect(liveUntil(posted({ deadline_date: '2027-02-01', archive_date: '2026-12-01' }))).toBe('2026-12-01');
+    expect(liveUntil(posted({ deadline_date: '2102-04-13', created_at: '2012-05-01T00:00:00Z' }))).toBe('2015-05-02');
+    expect(liveUntil({ deadline_date: '2030-01-15', archive_date: null, created_at: '2020-03-10T00:00:00Z' })).toBe('2030-01-15');
+  });
+
+  it('"live until today or later" is exactly the rule as stated (deadline, archive date, stale open-ended listing), on any record and day', () => {
+    const day = fc.integer({ min: 0, max: 365 * 40 }).map((n) => addDays('2000-01-01', n));
+    const record = fc.record({
+      deadline_date: fc.option(day, { nil: null }),
+      archive_date: fc.option(day, { nil: null }),
+      created_at: fc.tuple(day, fc.constantFrom('T00:00:00Z', 'T12:30:00Z', 'T23:59:59Z')).map(([d, t]) => d + t),
+    });
+    fc.assert(fc.property(record, day, (r, today) => {
+      const asStated = (r.deadline_date === null || r.deadline_date >= today)
+        && (r.archive_date === null || r.archive_date >= today)
+        && !(isOpenEnded(r) && r.created_at < staleBefore(today));
+      const last = liveUntil(r);
+      expect(last === null || last >= today).toBe(asStated);
+      expect(isLive(r, today)).toBe(asStated);
+    }), { numRuns: 5000 });
   });
 });

@@ -1,5 +1,4 @@
 import type { StateCode } from '../../core/geo';
-import { staleBefore } from '../../core/query/applyable';
 import type { ListQuery, OpportunityFilters, StatusClause } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { applicantMask, NULLABLE_SORT_COLUMNS, SORT_COLUMNS, stateMasks } from './sqlite-index-schema';
@@ -14,20 +13,12 @@ function stateCondition(states: readonly StateCode[], sql: Sql, alsoNational: bo
   return alsoNational ? `(r.national = 1 OR ${specific})` : specific;
 }
 
-/**
- * Live on `today` (lambdas/core/query/applyable.ts): deadline and archive date not passed, and
- * not an open-ended listing older than the stale horizon. Every part is non-null, so NOT works.
- */
-function liveCondition(today: string, params: unknown[]): string {
-  params.push(today, today, staleBefore(today));
-  return '((r.deadline_date IS NULL OR r.deadline_date >= ?) AND (r.archive_date IS NULL OR r.archive_date >= ?) AND NOT (r.open_ended = 1 AND r.created_at < ?))';
-}
-
+/** Live on `today` (lambdas/core/query/applyable.ts) or not: the row's last live day against today. */
 function statusCondition(clause: StatusClause, today: string, params: unknown[]): string {
   params.push(clause.stored);
   if (clause.live === undefined) return '(r.status = ?)';
-  const live = liveCondition(today, params);
-  return `(r.status = ? AND ${clause.live ? live : `NOT ${live}`})`;
+  params.push(today);
+  return `(r.status = ? AND r.live_until ${clause.live ? '>=' : '<'} ?)`;
 }
 
 export function filterSql(f: OpportunityFilters, today: string, sql: Sql): void {

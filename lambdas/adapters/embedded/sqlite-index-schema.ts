@@ -1,5 +1,5 @@
 import { US_STATE_CODES, geographyLevelOf } from '../../core/geo';
-import { isOpenEnded } from '../../core/query/applyable';
+import { liveUntil } from '../../core/query/applyable';
 import type { SortField } from '../../core/query/list-query';
 import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type Grant, type ResourceKind } from '../../core/records';
 
@@ -8,7 +8,13 @@ import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type G
  * table holding the public JSON, a contentless FTS5 table and a vector table, all sharing the
  * rowid. A new SCHEMA_VERSION drops and rebuilds the index from the record store.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
+
+/**
+ * live_until of a record nothing ends: a day after any `today`, so liveness is one range test
+ * (`live_until >= today`) that an index can answer, with no IS NULL branch.
+ */
+export const LIVE_FOREVER = '9999-12-31';
 
 /** The FTS5 columns, in order: bm25() takes one weight per column in this order. */
 export const TEXT_COLUMNS = ['title', 'body', 'funder', 'categories'] as const;
@@ -47,7 +53,7 @@ function opportunityDdl(kind: 'grant' | 'contract'): string[] {
   const ddl = [
     `CREATE TABLE ${t} (
       rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, created_at TEXT NOT NULL,
-      deadline_date TEXT, archive_date TEXT, open_ended INTEGER NOT NULL, amount_min REAL, amount_max REAL, status TEXT NOT NULL, awarded INTEGER NOT NULL,
+      deadline_date TEXT, live_until TEXT NOT NULL, amount_min REAL, amount_max REAL, status TEXT NOT NULL, awarded INTEGER NOT NULL,
       categories TEXT NOT NULL, states_lo INTEGER NOT NULL, states_hi INTEGER NOT NULL, national INTEGER NOT NULL,
       geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT, applicants INTEGER NOT NULL, requires_501c3 INTEGER)`,
     `CREATE TABLE ${kind}_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
@@ -55,9 +61,10 @@ function opportunityDdl(kind: 'grant' | 'contract'): string[] {
     FTS_TABLE(kind),
     `CREATE INDEX ${t}_created ON ${t}(created_at, id)`,
     `CREATE INDEX ${t}_title ON ${t}(title COLLATE NOCASE, id)`,
-    // The default listing (open, newest first) and the deadline-window listing walk these in order.
-    `CREATE INDEX ${t}_open_created ON ${t}(awarded, created_at, id)`,
-    `CREATE INDEX ${t}_open_deadline ON ${t}(awarded, deadline_date, id, national, states_lo, states_hi)`,
+    // The default listing (open, newest first) and the deadline-window listing walk these in order;
+    // they also hold the columns of the liveness and state tests, so neither reads the table to count.
+    `CREATE INDEX ${t}_open_created ON ${t}(awarded, created_at, id, status, live_until)`,
+    `CREATE INDEX ${t}_open_deadline ON ${t}(awarded, deadline_date, id, national, states_lo, states_hi, status, live_until)`,
   ];
   for (const col of NULLABLE_SORT_COLUMNS) {
     ddl.push(`CREATE INDEX ${t}_${col} ON ${t}(${col}, id)`);
@@ -100,8 +107,7 @@ export function opportunityRow(record: Grant | Contract): Record<string, unknown
     title: record.title,
     created_at: record.created_at,
     deadline_date: record.deadline_date,
-    archive_date: record.archive_date ?? null,
-    open_ended: isOpenEnded(record) ? 1 : 0,
+    live_until: liveUntil(record) ?? LIVE_FOREVER,
     amount_min: record.amount_min,
     amount_max: record.amount_max,
     status: record.status,

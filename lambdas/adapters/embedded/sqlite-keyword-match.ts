@@ -1,95 +1,130 @@
 import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
 import type { ResourceKind } from '../../core/records';
-import { QueryCache } from './query-cache';
 
 /**
- * The keyword search of lambdas/core/search/keyword-query.ts in SQLite FTS5: BM25 (FTS5's bm25()
- * sums each term's weighted frequency over the columns) over an OR of the counted terms. A record
- * holding the required number of them (and a telling one, when the query has any) is a full match;
- * one holding fewer but a partial-tier term is a partial match, which the index keeps only when
- * the model judges it on topic. A NEAR group of all the terms adds its own BM25 times
- * PHRASE_BOOST. Terms are letters and digits only (keywordTerms), quoted, so no query syntax
- * reaches FTS5.
+ * The keyword search of lambdas/core/search/keyword-query.ts over SQLite FTS5, scored in memory
+ * from per-term postings.
+ *
+ * FTS5's bm25() is a sum over the query's terms of a part that depends on the term and the record
+ * alone (the term's IDF times its weighted frequency in the record, saturated by the record's
+ * length), so a record's BM25 for any query is the sum of its BM25 for each term alone. Each
+ * term's postings (the records holding it, with that score) are read from FTS5 once and kept
+ * until the next write, as search engines keep hot posting lists in memory; a query merges them
+ * and counts the terms each record holds. FTS5 scoring a common pair of words over 100,000
+ * grants itself took 70 ms a query; the merge takes a few.
+ *
+ * A record holding the required number of counted terms (and a telling one, when the query has
+ * any) is a full match; one holding fewer but a partial-tier term is a partial match, which the
+ * index keeps only when the model judges it on topic. A record with all the terms near each other
+ * (FTS5's NEAR, within PHRASE_SLOP words) scores its terms again PHRASE_BOOST times: the OpenSearch
+ * adapter's phrase clause, with the phrase's own score taken as its terms' score. Terms are
+ * letters and digits only (keywordTerms), quoted, so no query syntax reaches FTS5.
  */
 
 /** bm25() weights, in the order of TEXT_COLUMNS (title, body, funder, categories). */
 const WEIGHTS = [KEYWORD_FIELD_WEIGHTS.title, KEYWORD_FIELD_WEIGHTS.description, KEYWORD_FIELD_WEIGHTS.funder, KEYWORD_FIELD_WEIGHTS.categories].join(', ');
 
+/**
+ * Memory for cached postings: 8 bytes a posting, so a word in every one of 100,000 records takes
+ * 800 KB; the commonest terms of a large catalogue fit many times over.
+ */
+const POSTINGS_CACHE_BYTES = 64 * 1024 * 1024;
+
 const quotedTerm = (term: string) => `"${term}"`;
 
-export interface ScoredMatches {
-  /**
-   * A WITH clause defining `scored`: rowid, score (lower is better, as bm25() gives it) and full
-   * (1 for a full match, 0 for a partial one) of every record the keywords match.
-   */
-  with: string;
-  params: string[];
+/** One term's postings: the records holding it in ascending rowid order, with its BM25 in each (higher is better). */
+interface TermPostings {
+  rowids: Int32Array;
+  scores: Float32Array;
 }
 
-export function scoredMatchesSql(kind: ResourceKind, query: KeywordQuery): ScoredMatches {
-  const fts = `${kind}_fts`;
-  const { terms, counted, required, telling, partial } = query;
-  const params: string[] = [];
-  let sql: string;
-  if (required === terms.length && partial.length === 0) {
-    // Every term must match: an AND, whose posting lists FTS5 intersects without scoring the rest.
-    sql = `SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score, 1 AS full FROM ${fts} WHERE ${fts} MATCH ?`;
-    params.push(terms.map(quotedTerm).join(' '));
-  } else {
-    // Each term's posting list is built once (a non-correlated IN is materialised) and probed per match.
-    const holds = (term: string) => {
-      params.push(quotedTerm(term));
-      return `(rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?))`;
-    };
-    const counts = [`${counted.map(holds).join(' + ')} AS hits`];
-    if (telling.length > 0) counts.push(`${telling.map(holds).join(' + ')} AS telling`);
-    if (partial.length > 0) counts.push(`${partial.map(holds).join(' + ')} AS partial`);
-    params.push(counted.map(quotedTerm).join(' OR '));
-    const full = `hits >= ${required}${telling.length > 0 ? ' AND telling >= 1' : ''}`;
-    sql = `SELECT rowid, score, (${full}) AS full FROM (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score, ${counts.join(', ')} FROM ${fts} WHERE ${fts} MATCH ?)
-      WHERE (${full})${partial.length > 0 ? ' OR partial >= 1' : ''}`;
-  }
-  if (terms.length < 2) return { with: `WITH scored AS (${sql})`, params };
-  // NEAR's distance is the tokens between the first and last term, the inner terms included. The
-  // phrase matches are materialised once: as a joined subquery SQLite ran the NEAR query again
-  // for every match (150 ms instead of 4 for "community health" over 5,000 grants).
-  const near = `NEAR(${terms.map(quotedTerm).join(' ')}, ${PHRASE_SLOP + terms.length - 2})`;
-  return {
-    with: `WITH phrase AS MATERIALIZED (SELECT rowid, bm25(${fts}, ${WEIGHTS}) AS score FROM ${fts} WHERE ${fts} MATCH ?),
-      scored AS (SELECT m.rowid AS rowid, m.score + ${PHRASE_BOOST} * coalesce(p.score, 0) AS score, m.full AS full FROM (${sql}) m LEFT JOIN phrase p ON p.rowid = m.rowid)`,
-    params: [near, ...params],
-  };
+/** Keyword matches in rowid order, with their BM25 (higher is better), split by tier. */
+export interface KeywordMatches {
+  full: { rowids: Int32Array; scores: Float32Array };
+  partial: { rowids: Int32Array; scores: Float32Array };
 }
 
-/**
- * How many of a kind's records hold each term (its document frequency) and how many records it
- * has, counted by FTS5 itself (so with its tokenizer and stemmer), cached until the next write.
- */
-export class SqliteTermStatistics {
-  private readonly counts = new QueryCache<number>(4096);
+export class SqliteKeywordMatcher {
+  private readonly postings = new LRUCache<string, TermPostings>({
+    maxSize: POSTINGS_CACHE_BYTES,
+    sizeCalculation: (postings) => postings.rowids.byteLength + postings.scores.byteLength + 64,
+  });
+  private readonly documentCounts = new Map<ResourceKind, number>();
 
   constructor(private readonly statement: (sql: string) => Database.Statement) {}
 
   /** The keyword query of a text (keyword-query.ts), or null when no term is in any record. */
   keywordQuery(kind: ResourceKind, text: string): KeywordQuery | null {
     const terms = keywordTermsOf(text);
-    const frequency = new Map(terms.map((term) => [term, this.count(kind, `fts:${term}`, () => this.statement(`SELECT count(*) FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).pluck().get(quotedTerm(term)) as number)]));
-    const documents = this.count(kind, 'rows', () => this.statement(`SELECT count(*) FROM ${kind}_rows`).pluck().get() as number);
-    return keywordQueryOf(terms, frequency, documents);
+    const frequency = new Map(terms.map((term) => [term, this.termPostings(kind, term).rowids.length]));
+    return keywordQueryOf(terms, frequency, this.documents(kind));
+  }
+
+  /** Every record the keywords match, by tier; partial matches only when asked for. */
+  matches(kind: ResourceKind, query: KeywordQuery, withPartial: boolean): KeywordMatches {
+    const lists = query.counted.map((term) => this.termPostings(kind, term));
+    const size = Math.max(0, ...lists.map(({ rowids }) => (rowids.length > 0 ? rowids[rowids.length - 1]! + 1 : 0)));
+    // Dense by rowid: a pass over every record is cheaper than merging sorted lists one by one.
+    const score = new Float64Array(size);
+    const hits = new Uint16Array(size);
+    const telling = new Uint8Array(query.telling.length > 0 ? size : 0);
+    const partial = new Uint8Array(withPartial && query.partial.length > 0 ? size : 0);
+    lists.forEach(({ rowids, scores }, j) => {
+      for (let i = 0; i < rowids.length; i++) {
+        const rowid = rowids[i]!;
+        score[rowid] = score[rowid]! + scores[i]!;
+        hits[rowid]!++;
+      }
+      const term = query.counted[j]!;
+      if (telling.length > 0 && query.telling.includes(term)) for (const rowid of rowids) telling[rowid] = 1;
+      if (partial.length > 0 && query.partial.includes(term)) for (const rowid of rowids) partial[rowid] = 1;
+    });
+    if (query.terms.length >= 2) {
+      for (const rowid of this.nearPhraseRowids(kind, query.terms)) if (rowid < size && hits[rowid]! > 0) score[rowid] = score[rowid]! * (1 + PHRASE_BOOST);
+    }
+    const full: number[] = [];
+    const rest: number[] = [];
+    for (let rowid = 0; rowid < size; rowid++) {
+      if (hits[rowid] === 0) continue;
+      if (hits[rowid]! >= query.required && (telling.length === 0 || telling[rowid] === 1)) full.push(rowid);
+      else if (partial.length > 0 && partial[rowid] === 1) rest.push(rowid);
+    }
+    const tier = (rowids: number[]) => ({ rowids: Int32Array.from(rowids), scores: Float32Array.from(rowids, (rowid) => score[rowid]!) });
+    return { full: tier(full), partial: tier(rest) };
   }
 
   clear(): void {
-    this.counts.clear();
+    this.postings.clear();
+    this.documentCounts.clear();
   }
 
-  private count(kind: ResourceKind, key: string, count: () => number): number {
-    const cacheKey = `${kind}|${key}`;
-    let found = this.counts.get(cacheKey);
-    if (found === undefined) {
-      found = count();
-      this.counts.set(cacheKey, found);
+  private termPostings(kind: ResourceKind, term: string): TermPostings {
+    const key = `${kind}|${term}`;
+    let found = this.postings.get(key);
+    if (!found) {
+      // bm25() is lower-is-better (negated); FTS5 returns matches in ascending rowid order.
+      const rows = this.statement(`SELECT rowid, bm25(${kind}_fts, ${WEIGHTS}) FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).raw().all(quotedTerm(term)) as [number, number][];
+      found = { rowids: Int32Array.from(rows, (row) => row[0]), scores: Float32Array.from(rows, (row) => -row[1]) };
+      this.postings.set(key, found);
     }
     return found;
+  }
+
+  /** Records holding every term with at most PHRASE_SLOP other words between them, in one column. */
+  private nearPhraseRowids(kind: ResourceKind, terms: readonly string[]): number[] {
+    // NEAR's distance is the tokens between the first and last term, the inner terms included.
+    const near = `NEAR(${terms.map(quotedTerm).join(' ')}, ${PHRASE_SLOP + terms.length - 2})`;
+    return this.statement(`SELECT rowid FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).pluck().all(near) as number[];
+  }
+
+  private documents(kind: ResourceKind): number {
+    let count = this.documentCounts.get(kind);
+    if (count === undefined) {
+      count = this.statement(`SELECT count(*) FROM ${kind}_rows`).pluck().get() as number;
+      this.documentCounts.set(kind, count);
+    }
+    return count;
   }
 }

@@ -8,10 +8,11 @@ import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { QueryCache } from './query-cache';
+import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
-import { scoredMatchesSql, SqliteTermStatistics } from './sqlite-keyword-match';
-import { rankMatches, VectorMatrix } from './vector-matrix';
+import { SqliteKeywordMatcher, type KeywordMatches } from './sqlite-keyword-match';
+import { matchesIn, rankMatches, VectorMatrix } from './vector-matrix';
 
 /**
  * The embedded search index: SQLite with FTS5 for keyword search (lambdas/core/search/
@@ -19,8 +20,8 @@ import { rankMatches, VectorMatrix } from './vector-matrix';
  * Tables: sqlite-index-schema.ts; filters: sqlite-index-filters.ts.
  */
 
-/** A query's filters on the row table `r`, and the key that identifies them in caches. */
-type FilterPlan = { kind: ResourceKind; filters: Sql; key: string };
+/** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
+type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'> };
 /** A ranked result set: rowids best first, with their relevance in semantic and hybrid modes. */
 type Ranking = { rowids: Int32Array; relevance?: Float32Array; positionOf?: Map<number, number> };
 
@@ -38,9 +39,9 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly pages = new QueryCache<number[]>(1000);
   // Rankings hold every match (4-8 bytes a record), so far fewer of them are kept.
   private readonly rankings = new QueryCache<Ranking>(64);
-  private readonly termStatistics: SqliteTermStatistics;
-  // A mask by rowid per filter set: 1 byte a record, so a busy filter costs one scan of the rows.
-  private readonly filterMasks = new QueryCache<Uint8Array>(64);
+  private readonly keywordMatcher: SqliteKeywordMatcher;
+  /** The rows' filter columns in memory, for the filters of searches (filter-columns.ts). */
+  private readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
   private readonly vectors: Record<ResourceKind, VectorMatrix>;
   /**
    * Record id by rowid, in memory: ranking ties and fusion need the ids of many rows, and a
@@ -63,7 +64,7 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db.pragma('cache_size = -131072');
     this.db.pragma('mmap_size = 536870912');
     this.ensureSchema(options.filename);
-    this.termStatistics = new SqliteTermStatistics((sql) => this.statement(sql));
+    this.keywordMatcher = new SqliteKeywordMatcher((sql) => this.statement(sql));
     this.loadVectors();
   }
 
@@ -91,7 +92,11 @@ export class SqliteSearchIndex implements SearchIndex {
   private loadVectors(): void {
     for (const kind of ['grant', 'contract', 'funder'] as const) {
       const ids = this.recordIds[kind];
-      for (const row of this.db.prepare(`SELECT rowid, id FROM ${kind}_rows`).iterate() as Iterable<{ rowid: number; id: string }>) ids.set(row.rowid, row.id);
+      const columns = kind === 'funder' ? '' : `, ${FILTER_COLUMNS.join(', ')}`;
+      for (const row of this.db.prepare(`SELECT rowid, id${columns} FROM ${kind}_rows`).iterate() as Iterable<FilterRow & { rowid: number; id: string }>) {
+        ids.set(row.rowid, row.id);
+        if (kind !== 'funder') this.filterColumns[kind].set(row.rowid, row);
+      }
       const matrix = this.vectors[kind];
       for (const row of this.db.prepare(`SELECT rowid, vector FROM ${kind}_vectors`).iterate() as Iterable<{ rowid: number; vector: Buffer }>) {
         matrix.set(row.rowid, vectorOfBytes(row.vector));
@@ -118,7 +123,7 @@ export class SqliteSearchIndex implements SearchIndex {
     let ranking = this.rankings.get(key);
     if (!ranking) {
       const generation = this.generation;
-      if (mode === 'keyword') ranking = { rowids: this.onTopicKeywordMatches(plan, query.search.text, semantic) };
+      if (mode === 'keyword') ranking = { rowids: await this.onTopicKeywordMatches(plan, query.search.text, semantic) };
       else if (mode === 'semantic') ranking = await this.semanticRanking(plan, semantic!);
       else ranking = await this.hybridRanking(plan, query.search.text, semantic!);
       // A write while the vectors were scanned may have changed the answer: not kept for others.
@@ -130,7 +135,7 @@ export class SqliteSearchIndex implements SearchIndex {
   private filterPlan(kind: ResourceKind, query: ListQuery): FilterPlan {
     const filters: Sql = { where: [], params: [] };
     if (query.filters) filterSql(query.filters, query.today, filters);
-    return { kind, filters, key: JSON.stringify([kind, filters]) };
+    return { kind, filters, key: JSON.stringify([kind, filters]), query };
   }
 
   private whereOf(plan: FilterPlan): string {
@@ -142,7 +147,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const from = `FROM ${plan.kind}_rows r${this.whereOf(plan)}`;
     let total = this.counts.get(plan.key);
     if (total === undefined) {
-      total = this.statement(`SELECT count(*) ${from}`).pluck().get(...plan.filters.params) as number;
+      total = this.countOf(plan);
       this.counts.set(plan.key, total);
     }
     if (query.countOnly || total <= query.offset) return { total, results: [] };
@@ -158,36 +163,21 @@ export class SqliteSearchIndex implements SearchIndex {
     return { total, results: this.readDocs(plan.kind, rowids) as unknown as IndexedResult<K>[] };
   }
 
-  /**
-   * Every keyword match passing the filters: the full matches best first (ties by id), then the
-   * partial ones (keyword-query.ts) when asked for, and how many are full. BM25 must score every
-   * match to find the best 20 anyway, so the total and every later page come from the same pass.
-   */
-  private keywordRanking(plan: FilterPlan, text: string, withPartial: boolean): { rowids: Int32Array; full: number } {
-    const keywords = this.termStatistics.keywordQuery(plan.kind, text);
-    if (!keywords) return { rowids: new Int32Array(0), full: 0 };
-    const scored = scoredMatchesSql(plan.kind, withPartial ? keywords : { ...keywords, partial: [] });
-    const rows = this.statement(`${scored.with} SELECT r.rowid, f.full FROM scored f CROSS JOIN ${plan.kind}_rows r ON r.rowid = f.rowid${this.whereOf(plan)} ORDER BY f.full DESC, f.score ASC, r.id ASC`)
-      .raw()
-      .all(...scored.params, ...plan.filters.params) as [number, number][];
-    let full = 0;
-    while (full < rows.length && rows[full]![1] === 1) full++;
-    return { rowids: Int32Array.from(rows, (row) => row[0]), full };
-  }
-
   /** Every record passing the filters whose cosine reaches the floor, best first (ties by id). */
-  private async semanticRanking(plan: FilterPlan, semantic: SemanticQuery): Promise<Ranking> {
+  private async semanticRanking(plan: FilterPlan, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Ranking> {
     if (!semantic.vector) return { rowids: new Int32Array(0), relevance: new Float32Array(0) };
-    const mask = plan.filters.where.length > 0 ? this.filterMask(plan) : undefined;
-    const ranked = rankMatches(await this.vectors[plan.kind].matchesAbove(semantic.vector, semantic.floor, mask), this.idReader(plan.kind));
+    const cosines = cosinesByRowid ?? (await this.vectors[plan.kind].cosinesByRowid(semantic.vector));
+    const ranked = rankMatches(matchesIn(cosines, semantic.floor, this.filterMask(plan)), this.idReader(plan.kind));
     return { rowids: ranked.rowids, relevance: ranked.cosines.map(relevanceOfCosine) };
   }
 
   /** The on-topic keyword list and the semantic list, fused (lambdas/core/search/fusion.ts): the result set is their union. */
   private async hybridRanking(plan: FilterPlan, text: string, semantic: SemanticQuery): Promise<Ranking> {
     const idOf = this.idReader(plan.kind);
-    const keywordRowids = this.onTopicKeywordMatches(plan, text, semantic);
-    const semanticRowids = (await this.semanticRanking(plan, semantic)).rowids;
+    // One product over every vector serves both lists: the semantic matches and the keyword matches' gate.
+    const cosines = semantic.vector ? await this.vectors[plan.kind].cosinesByRowid(semantic.vector) : undefined;
+    const keywordRowids = await this.onTopicKeywordMatches(plan, text, semantic, cosines);
+    const semanticRowids = (await this.semanticRanking(plan, semantic, cosines)).rowids;
     const rowidOf = new Map<string, number>();
     const idsOf = (rowids: Int32Array) => Array.from(rowids, (rowid) => {
       const id = idOf(rowid);
@@ -202,24 +192,40 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /**
-   * The keyword matches that are on topic, in their order: full matches whose cosine with the
-   * query reaches the keyword floor (a record that shares words with the query but is about
-   * something else is not a match), then partial matches that reach the partial floor. Without a
-   * query vector (the model is down) or a keyword floor (-1, no calibrated model), every full
-   * match stays; without a partial floor, no partial one.
+   * The keyword matches passing the filters that are on topic, best first: full matches whose
+   * cosine with the query reaches the keyword floor (a record that shares words with the query but
+   * is about something else is not a match), then partial matches that reach the partial floor,
+   * each tier by BM25 (ties by id). Without a query vector (the model is down) or a keyword floor
+   * (-1, no calibrated model), every full match stays; without a partial floor, no partial one.
+   * BM25 must score every match to find the best 20 anyway, so the total and every later page
+   * come from the same pass.
    */
-  private onTopicKeywordMatches(plan: FilterPlan, text: string, semantic?: SemanticQuery): Int32Array {
+  private async onTopicKeywordMatches(plan: FilterPlan, text: string, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Int32Array> {
     const gated = semantic?.vector && semantic.keywordFloor > -1 ? { vector: semantic.vector, keywordFloor: semantic.keywordFloor, partialFloor: semantic.partialFloor } : null;
-    const { rowids, full } = this.keywordRanking(plan, text, gated?.partialFloor !== undefined);
-    const fullMatches = rowids.subarray(0, full);
-    if (!gated) return fullMatches;
-    const vectors = this.vectors[plan.kind];
-    const onTopicFull = vectors.keepAbove(fullMatches, gated.vector, gated.keywordFloor);
-    if (gated.partialFloor === undefined) return onTopicFull;
-    const onTopicPartial = vectors.keepAbove(rowids.subarray(full), gated.vector, gated.partialFloor);
-    const both = new Int32Array(onTopicFull.length + onTopicPartial.length);
-    both.set(onTopicFull);
-    both.set(onTopicPartial, onTopicFull.length);
+    const keywords = this.keywordMatcher.keywordQuery(plan.kind, text);
+    if (!keywords) return new Int32Array(0);
+    const matches = this.keywordMatcher.matches(plan.kind, keywords, gated?.partialFloor !== undefined);
+    const mask = this.filterMask(plan);
+    const tier = async (found: KeywordMatches['full'], floor: number | undefined) => {
+      // Filters first: they are cheap, and every match they drop is a cosine not computed.
+      let positions = Array.from(found.rowids.keys());
+      if (mask) positions = positions.filter((i) => mask[found.rowids[i]!] === 1);
+      let rowids = Int32Array.from(positions, (i) => found.rowids[i]!);
+      let scores = Float32Array.from(positions, (i) => found.scores[i]!);
+      if (floor !== undefined) {
+        const cosines = cosinesByRowid ? Float32Array.from(rowids, (rowid) => cosinesByRowid[rowid] ?? Number.NaN) : await this.vectors[plan.kind].cosinesOf(rowids, gated!.vector);
+        const onTopic = Array.from(rowids.keys()).filter((i) => cosines[i]! >= floor);
+        rowids = Int32Array.from(onTopic, (i) => rowids[i]!);
+        scores = Float32Array.from(onTopic, (i) => scores[i]!);
+      }
+      return rankMatches({ rowids, cosines: scores }, this.idReader(plan.kind)).rowids;
+    };
+    const full = await tier(matches.full, gated?.keywordFloor);
+    if (gated?.partialFloor === undefined) return full;
+    const partial = await tier(matches.partial, gated.partialFloor);
+    const both = new Int32Array(full.length + partial.length);
+    both.set(full);
+    both.set(partial, full.length);
     return both;
   }
 
@@ -247,19 +253,19 @@ export class SqliteSearchIndex implements SearchIndex {
     return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance[positionOfResult(i)]!) }) as unknown as IndexedResult<K>) };
   }
 
-  /** 1 for each rowid that passes the plan's filters. */
-  private filterMask(plan: FilterPlan): Uint8Array {
-    let mask = this.filterMasks.get(plan.key);
-    if (!mask) {
-      // A mask reads most rows: one pass over the table beats walking an index and jumping to
-      // each row (5x faster at 100,000 grants with an amount filter).
-      const rowids = this.statement(`SELECT r.rowid FROM ${plan.kind}_rows r NOT INDEXED${this.whereOf(plan)}`).pluck().all(...plan.filters.params) as number[];
-      const maxRowid = this.statement(`SELECT max(rowid) FROM ${plan.kind}_rows`).pluck().get() as number | null;
-      mask = new Uint8Array((maxRowid ?? 0) + 1);
-      for (const rowid of rowids) mask[rowid] = 1;
-      this.filterMasks.set(plan.key, mask);
-    }
-    return mask;
+  /** 1 for each rowid that passes the plan's filters; undefined when there are none. */
+  private filterMask(plan: FilterPlan): Uint8Array | undefined {
+    if (plan.filters.where.length === 0 || plan.kind === 'funder') return undefined;
+    return this.filterColumns[plan.kind].mask(plan.query.filters, plan.query.today);
+  }
+
+  /** How many records pass the plan's filters: a count of the mask, where SQLite would scan rows or an index range. */
+  private countOf(plan: FilterPlan): number {
+    const mask = this.filterMask(plan);
+    if (!mask) return this.recordIds[plan.kind].size;
+    let count = 0;
+    for (let rowid = 0; rowid < mask.length; rowid++) count += mask[rowid]!;
+    return count;
   }
 
   /** The rowid -> record id lookup, for tie-breaks and fusion. */
@@ -296,8 +302,10 @@ export class SqliteSearchIndex implements SearchIndex {
     this.invalidateCaches();
     this.db.transaction(() => {
       (records as readonly AnyRecord[]).forEach((record, i) => {
-        const { rowid } = upsertRow.get(rowOf(record)) as { rowid: number };
+        const row = rowOf(record);
+        const { rowid } = upsertRow.get(row) as { rowid: number };
         ids.set(rowid, record.id);
+        if (kind !== 'funder') this.filterColumns[kind as 'grant' | 'contract'].set(rowid, row as unknown as FilterRow);
         putDoc.run(rowid, JSON.stringify(record));
         dropText.run(rowid);
         putText.run(rowid, ...textColumnsOf(kind, record));
@@ -323,6 +331,7 @@ export class SqliteSearchIndex implements SearchIndex {
         for (const table of ['rows', 'docs', 'fts', 'vectors']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
         this.vectors[kind].delete(row.rowid);
         this.recordIds[kind].delete(row.rowid);
+        if (kind !== 'funder') this.filterColumns[kind].delete(row.rowid);
       }
     })();
   }
@@ -332,8 +341,7 @@ export class SqliteSearchIndex implements SearchIndex {
     this.counts.clear();
     this.pages.clear();
     this.rankings.clear();
-    this.termStatistics.clear();
-    this.filterMasks.clear();
+    this.keywordMatcher.clear();
   }
 
   close(): void {

@@ -11,6 +11,12 @@ export interface Matches {
   cosines: Float32Array;
 }
 
+/**
+ * Row counts from which cosinesOf copies the rows out for ONNX Runtime's MatMul: below it,
+ * the call's own overhead outweighs what the vectorised product saves over a JavaScript loop.
+ */
+const GATHER_THRESHOLD = 512;
+
 /** Room for the position of a match beside its 32-bit score in one exact float64 (2^32 * 2^21 = 2^53). */
 const POSITION_RANGE = 2 ** 21;
 
@@ -43,8 +49,9 @@ export function rankMatches(matches: Matches, idOf: (rowid: number) => string): 
     let end = start + 1;
     while (end < count && cosines[end] === cosines[start]) end++;
     if (end - start > 1) {
-      const tied = Array.from(rowids.subarray(start, end)).sort((a, b) => (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
-      rowids.set(tied, start);
+      const tied = Array.from(rowids.subarray(start, end), (rowid) => ({ rowid, id: idOf(rowid) }));
+      tied.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      rowids.set(tied.map((entry) => entry.rowid), start);
     }
     start = end;
   }
@@ -66,6 +73,8 @@ export class VectorMatrix {
   private readonly freeSlots: number[] = [];
   /** Slots in use or freed: the scan covers [0, used). */
   private used = 0;
+  /** One more than the highest rowid ever set. */
+  private rowidLimit = 0;
   /** Bumped by every write, so a scan that a write overtook is run again. */
   private version = 0;
 
@@ -87,6 +96,7 @@ export class VectorMatrix {
       if (slot >= this.rowids.length) this.grow();
       this.slotOfRowid.set(rowid, slot);
       this.rowids[slot] = rowid;
+      this.rowidLimit = Math.max(this.rowidLimit, rowid + 1);
     }
     this.data.set(vector, slot * this.dimensions);
   }
@@ -110,43 +120,72 @@ export class VectorMatrix {
     this.rowids = rowids;
   }
 
-  /**
-   * Every row whose cosine with the query is at least the floor, unordered. `allowed`, when given,
-   * is a mask by rowid (1 = passes the query's filters): the filter is applied inside the scan, so
-   * no match is lost to a top-k cut made before filtering.
-   */
-  /** The rows, in their order, whose cosine with the query is at least the floor (rows without a vector never are). */
-  keepAbove(rowids: Int32Array, query: Float32Array, floor: number): Int32Array {
+  /** The cosine of each given row with the query, in the rows' order; NaN for a row without a vector. */
+  async cosinesOf(rowids: Int32Array, query: Float32Array): Promise<Float32Array> {
     const { data, dimensions } = this;
-    return rowids.filter((rowid) => {
-      const slot = this.slotOfRowid.get(rowid);
-      if (slot === undefined) return false;
-      let dot = 0;
-      for (let d = 0, offset = slot * dimensions; d < dimensions; d++) dot += data[offset + d]! * query[d]!;
-      return dot >= floor;
+    const slots = Int32Array.from(rowids, (rowid) => this.slotOfRowid.get(rowid) ?? -1);
+    let cosines: Float32Array;
+    if (rowids.length < GATHER_THRESHOLD) {
+      cosines = Float32Array.from(slots, (slot) => {
+        let dot = 0;
+        for (let d = 0, offset = slot * dimensions; d < dimensions; d++) dot += data[offset + d]! * query[d]!;
+        return dot;
+      });
+    } else {
+      // The rows are copied out now, so a write during the product cannot move them.
+      const gathered = new Float32Array(rowids.length * dimensions);
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i]!;
+        if (slot >= 0) gathered.set(data.subarray(slot * dimensions, (slot + 1) * dimensions), i * dimensions);
+      }
+      cosines = await dotProducts(gathered, rowids.length, query);
+    }
+    slots.forEach((slot, i) => {
+      if (slot < 0) cosines[i] = Number.NaN;
     });
+    return cosines;
   }
 
-  async matchesAbove(query: Float32Array, floor: number, allowed?: Uint8Array): Promise<Matches> {
+  /**
+   * Every row's cosine with the query, indexed by rowid (NaN where a rowid has no vector): one
+   * product over the whole matrix, kept as a snapshot that later writes do not change.
+   */
+  async cosinesByRowid(query: Float32Array): Promise<Float32Array> {
     for (;;) {
       const { data, rowids, used, version } = this;
       // The product runs off the main thread: a write in the meantime may move or reuse a slot.
       const scores = await dotProducts(data, used, query);
-      if (version === this.version) return collectMatches(scores, rowids, floor, allowed);
+      if (version !== this.version) continue;
+      const byRowid = new Float32Array(this.rowidLimit).fill(Number.NaN);
+      for (let slot = 0; slot < used; slot++) {
+        const rowid = rowids[slot]!;
+        if (rowid >= 0) byRowid[rowid] = scores[slot]!;
+      }
+      return byRowid;
     }
+  }
+
+  /** Every row whose cosine with the query is at least the floor (and passes `allowed`), unordered. */
+  async matchesAbove(query: Float32Array, floor: number, allowed?: Uint8Array): Promise<Matches> {
+    return matchesIn(await this.cosinesByRowid(query), floor, allowed);
   }
 }
 
-function collectMatches(scores: Float32Array, rowids: Int32Array, floor: number, allowed?: Uint8Array): Matches {
+/**
+ * The rows of a cosinesByRowid snapshot at or above the floor, unordered. `allowed`, when given,
+ * is a mask by rowid (1 = passes the query's filters) applied in the same pass, so no match is
+ * lost to a top-k cut made before filtering.
+ */
+export function matchesIn(cosinesByRowid: Float32Array, floor: number, allowed?: Uint8Array): Matches {
   let found: Matches = { rowids: new Int32Array(1024), cosines: new Float32Array(1024) };
   let count = 0;
-  for (let slot = 0; slot < scores.length; slot++) {
-    const rowid = rowids[slot]!;
-    const dot = scores[slot]!;
-    if (rowid < 0 || !(dot >= floor) || (allowed !== undefined && allowed[rowid] !== 1)) continue;
+  for (let rowid = 0; rowid < cosinesByRowid.length; rowid++) {
+    const cosine = cosinesByRowid[rowid]!;
+    // NaN (no vector) fails the comparison.
+    if (!(cosine >= floor) || (allowed !== undefined && allowed[rowid] !== 1)) continue;
     if (count === found.rowids.length) found = grown(found);
     found.rowids[count] = rowid;
-    found.cosines[count] = dot;
+    found.cosines[count] = cosine;
     count++;
   }
   return { rowids: found.rowids.subarray(0, count), cosines: found.cosines.subarray(0, count) };

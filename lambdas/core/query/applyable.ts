@@ -32,13 +32,29 @@ export function isOpenEnded(record: Pick<LivenessFields, 'deadline_date' | 'crea
   return record.deadline_date > addDays(postedOn, Math.round(PLACEHOLDER_DEADLINE_YEARS * DAYS_PER_YEAR));
 }
 
+const STALE_AFTER_DAYS = Math.round(STALE_AFTER_YEARS * DAYS_PER_YEAR);
+
 /** Open-ended listings created before this date (YYYY-MM-DD) are stale on `today`. */
 export function staleBefore(today: string): string {
-  return addDays(today, -Math.round(STALE_AFTER_YEARS * DAYS_PER_YEAR));
+  return addDays(today, -STALE_AFTER_DAYS);
+}
+
+/**
+ * The last day the record is live: the earliest of its deadline, its archive date and, for an
+ * open-ended listing, the last day before it turns stale; null when nothing ends it. It depends
+ * on the record alone, so an index can store it and test liveness as one comparison with today.
+ */
+export function liveUntil(record: LivenessFields): string | null {
+  // Created on day c, an open-ended listing is stale once c < today - STALE_AFTER_DAYS, so its last live day is c + STALE_AFTER_DAYS.
+  const lastFreshDay = isOpenEnded(record) ? addDays(record.created_at.slice(0, 10), STALE_AFTER_DAYS) : null;
+  let last: string | null = null;
+  for (const day of [record.deadline_date, record.archive_date, lastFreshDay]) {
+    if (day !== null && (last === null || day < last)) last = day;
+  }
+  return last;
 }
 
 export function isLive(record: LivenessFields, today: string): boolean {
-  if (record.deadline_date !== null && record.deadline_date < today) return false;
-  if (record.archive_date !== null && record.archive_date < today) return false;
-  return !(isOpenEnded(record) && record.created_at < staleBefore(today));
+  const last = liveUntil(record);
+  return last === null || last >= today;
 }

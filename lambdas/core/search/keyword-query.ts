@@ -90,7 +90,8 @@ export function keywordQueryOf(terms: readonly string[], documentFrequency?: Rea
 export const KEYWORD_FIELD_WEIGHTS = { title: 3, description: 1, funder: 1, categories: 1 } as const;
 /**
  * How much an exact or near phrase (the terms within a few words of each other, in a field) adds,
- * as a multiple of its own BM25 score.
+ * as a multiple of its own BM25 score (the embedded index takes that to be the score of the
+ * phrase's words in the record: sqlite-keyword-match.ts).
  */
 export const PHRASE_BOOST = 2;
 /** Words allowed between the terms of a near phrase. */
