@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
 import type { ResourceKind } from '../../core/records';
+import { rankMatches } from './vector-matrix';
 
 /**
  * The keyword search of lambdas/core/search/keyword-query.ts over SQLite FTS5, scored in memory
@@ -84,15 +85,26 @@ export class SqliteKeywordMatcher {
     if (query.terms.length >= 2) {
       for (const rowid of this.nearPhraseRowids(kind, query.terms)) if (rowid < size && hits[rowid]! > 0) score[rowid] = score[rowid]! * (1 + PHRASE_BOOST);
     }
-    const full: number[] = [];
-    const rest: number[] = [];
+    // 1 = full, 2 = partial, by rowid; then each tier is gathered in rowid order.
+    const tierOf = new Uint8Array(size);
+    const counts = [0, 0, 0];
     for (let rowid = 0; rowid < size; rowid++) {
       if (hits[rowid] === 0) continue;
-      if (hits[rowid]! >= query.required && (telling.length === 0 || telling[rowid] === 1)) full.push(rowid);
-      else if (partial.length > 0 && partial[rowid] === 1) rest.push(rowid);
+      if (hits[rowid]! >= query.required && (telling.length === 0 || telling[rowid] === 1)) tierOf[rowid] = 1;
+      else if (partial.length > 0 && partial[rowid] === 1) tierOf[rowid] = 2;
+      counts[tierOf[rowid]!]!++;
     }
-    const tier = (rowids: number[]) => ({ rowids: Int32Array.from(rowids), scores: Float32Array.from(rowids, (rowid) => score[rowid]!) });
-    return { full: tier(full), partial: tier(rest) };
+    const tier = (wanted: number) => {
+      const rowids = new Int32Array(counts[wanted]!);
+      const scores = new Float32Array(counts[wanted]!);
+      for (let rowid = 0, i = 0; rowid < size; rowid++) {
+        if (tierOf[rowid] !== wanted) continue;
+        rowids[i] = rowid;
+        scores[i++] = score[rowid]!;
+      }
+      return { rowids, scores };
+    };
+    return { full: tier(1), partial: tier(2) };
   }
 
   clear(): void {
@@ -127,4 +139,37 @@ export class SqliteKeywordMatcher {
     }
     return count;
   }
+}
+
+/**
+ * One tier of keyword matches ranked: those that pass the filter mask and, given a floor, whose
+ * cosine with the query reaches it, best BM25 first (ties by id).
+ */
+export function rankedTier(
+  found: KeywordMatches['full'],
+  options: { mask?: Uint8Array; floor?: number; cosinesOf: (rowids: Int32Array) => Float32Array; idOf: (rowid: number) => string },
+): Int32Array {
+  const { mask, floor } = options;
+  // Filters first: they are cheap, and every match they drop is a cosine not computed.
+  const rowids = new Int32Array(found.rowids.length);
+  const scores = new Float32Array(found.rowids.length);
+  let count = 0;
+  for (let i = 0; i < found.rowids.length; i++) {
+    const rowid = found.rowids[i]!;
+    if (mask !== undefined && mask[rowid] !== 1) continue;
+    rowids[count] = rowid;
+    scores[count++] = found.scores[i]!;
+  }
+  if (floor !== undefined) {
+    const cosines = options.cosinesOf(rowids.subarray(0, count));
+    let onTopic = 0;
+    for (let i = 0; i < count; i++) {
+      // NaN (no vector) fails the comparison.
+      if (!(cosines[i]! >= floor)) continue;
+      rowids[onTopic] = rowids[i]!;
+      scores[onTopic++] = scores[i]!;
+    }
+    count = onTopic;
+  }
+  return rankMatches({ rowids: rowids.subarray(0, count), cosines: scores.subarray(0, count) }, options.idOf).rowids;
 }

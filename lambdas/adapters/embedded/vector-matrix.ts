@@ -11,12 +11,6 @@ export interface Matches {
   cosines: Float32Array;
 }
 
-/**
- * Row counts from which cosinesOf copies the rows out for ONNX Runtime's MatMul: below it,
- * the call's own overhead outweighs what the vectorised product saves over a JavaScript loop.
- */
-const GATHER_THRESHOLD = 512;
-
 /** Room for the position of a match beside its 32-bit score in one exact float64 (2^32 * 2^21 = 2^53). */
 const POSITION_RANGE = 2 ** 21;
 
@@ -69,12 +63,12 @@ function grown(matches: Matches): Matches {
 export class VectorMatrix {
   private data: Float32Array;
   private rowids: Int32Array;
-  private readonly slotOfRowid = new Map<number, number>();
+  /** The slot of each rowid, -1 for none: a typed array, since keyword search looks up thousands a query. */
+  private slotOfRowid = new Int32Array(0);
+  private rowCount = 0;
   private readonly freeSlots: number[] = [];
   /** Slots in use or freed: the scan covers [0, used). */
   private used = 0;
-  /** One more than the highest rowid ever set. */
-  private rowidLimit = 0;
   /** Bumped by every write, so a scan that a write overtook is run again. */
   private version = 0;
 
@@ -84,28 +78,34 @@ export class VectorMatrix {
   }
 
   get size(): number {
-    return this.slotOfRowid.size;
+    return this.rowCount;
   }
 
   set(rowid: number, vector: Float32Array): void {
     this.version++;
     if (vector.length !== this.dimensions) throw new Error(`vector has ${vector.length} dimensions, the index ${this.dimensions}`);
-    let slot = this.slotOfRowid.get(rowid);
-    if (slot === undefined) {
+    if (rowid >= this.slotOfRowid.length) {
+      const slots = new Int32Array(Math.max(rowid + 1, this.slotOfRowid.length * 2, 1024)).fill(-1);
+      slots.set(this.slotOfRowid);
+      this.slotOfRowid = slots;
+    }
+    let slot = this.slotOfRowid[rowid]!;
+    if (slot < 0) {
       slot = this.freeSlots.pop() ?? this.used++;
       if (slot >= this.rowids.length) this.grow();
-      this.slotOfRowid.set(rowid, slot);
+      this.slotOfRowid[rowid] = slot;
       this.rowids[slot] = rowid;
-      this.rowidLimit = Math.max(this.rowidLimit, rowid + 1);
+      this.rowCount++;
     }
     this.data.set(vector, slot * this.dimensions);
   }
 
   delete(rowid: number): void {
-    const slot = this.slotOfRowid.get(rowid);
-    if (slot === undefined) return;
+    const slot = this.slotOfRowid[rowid] ?? -1;
+    if (slot < 0) return;
     this.version++;
-    this.slotOfRowid.delete(rowid);
+    this.slotOfRowid[rowid] = -1;
+    this.rowCount--;
     this.rowids[slot] = -1;
     this.freeSlots.push(slot);
   }
@@ -120,29 +120,33 @@ export class VectorMatrix {
     this.rowids = rowids;
   }
 
-  /** The cosine of each given row with the query, in the rows' order; NaN for a row without a vector. */
-  async cosinesOf(rowids: Int32Array, query: Float32Array): Promise<Float32Array> {
-    const { data, dimensions } = this;
-    const slots = Int32Array.from(rowids, (rowid) => this.slotOfRowid.get(rowid) ?? -1);
-    let cosines: Float32Array;
-    if (rowids.length < GATHER_THRESHOLD) {
-      cosines = Float32Array.from(slots, (slot) => {
-        let dot = 0;
-        for (let d = 0, offset = slot * dimensions; d < dimensions; d++) dot += data[offset + d]! * query[d]!;
-        return dot;
-      });
-    } else {
-      // The rows are copied out now, so a write during the product cannot move them.
-      const gathered = new Float32Array(rowids.length * dimensions);
-      for (let i = 0; i < slots.length; i++) {
-        const slot = slots[i]!;
-        if (slot >= 0) gathered.set(data.subarray(slot * dimensions, (slot + 1) * dimensions), i * dimensions);
+  /**
+   * The cosine of each given row with the query, in the rows' order; NaN for a row without a
+   * vector. A loop here, not ONNX Runtime: copying thousands of scattered rows out for its MatMul
+   * cost more than the products (at 7,000 rows, 8.5 ms to copy against 7 ms to multiply in place).
+   */
+  cosinesOf(rowids: Int32Array, query: Float32Array): Float32Array {
+    const { data, dimensions, slotOfRowid } = this;
+    const cosines = new Float32Array(rowids.length);
+    for (let i = 0; i < rowids.length; i++) {
+      const slot = slotOfRowid[rowids[i]!] ?? -1;
+      if (slot < 0) {
+        cosines[i] = Number.NaN;
+        continue;
       }
-      cosines = await dotProducts(gathered, rowids.length, query);
+      // Four running sums, so the products do not wait on one another.
+      let a = 0, b = 0, c = 0, e = 0;
+      const offset = slot * dimensions;
+      let d = 0;
+      for (; d + 3 < dimensions; d += 4) {
+        a += data[offset + d]! * query[d]!;
+        b += data[offset + d + 1]! * query[d + 1]!;
+        c += data[offset + d + 2]! * query[d + 2]!;
+        e += data[offset + d + 3]! * query[d + 3]!;
+      }
+      for (; d < dimensions; d++) a += data[offset + d]! * query[d]!;
+      cosines[i] = a + b + c + e;
     }
-    slots.forEach((slot, i) => {
-      if (slot < 0) cosines[i] = Number.NaN;
-    });
     return cosines;
   }
 
@@ -153,10 +157,10 @@ export class VectorMatrix {
   async cosinesByRowid(query: Float32Array): Promise<Float32Array> {
     for (;;) {
       const { data, rowids, used, version } = this;
-      // The product runs off the main thread: a write in the meantime may move or reuse a slot.
+      // ONNX Runtime runs the product in a later turn of the event loop: a write in between may move or reuse a slot.
       const scores = await dotProducts(data, used, query);
       if (version !== this.version) continue;
-      const byRowid = new Float32Array(this.rowidLimit).fill(Number.NaN);
+      const byRowid = new Float32Array(this.slotOfRowid.length).fill(Number.NaN);
       for (let slot = 0; slot < used; slot++) {
         const rowid = rowids[slot]!;
         if (rowid >= 0) byRowid[rowid] = scores[slot]!;
