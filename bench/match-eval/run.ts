@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { parseMatchRequest } from '../../lambdas/core/matching/match-request';
 import type { Grant } from '../../lambdas/core/records';
 import { matchGrants } from '../../lambdas/core/use-cases/match-grants';
-import type { Clock } from '../../lambdas/ports/clock';
 import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { PROJECT_ROOT } from '../child-processes';
 import { MATCH_QUALITY_MARKERS, withMarkedSection } from '../report';
 import { idsBySourceKey, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import { matchQualitySection, type ProfileScore, type SyntheticCheck } from './report';
 import { eligibilityViolations, type EligibilityProfile } from './violations';
+import { pinnedClock } from '../search-eval/eval-date';
 
 interface Judged {
   source: string;
@@ -36,7 +36,6 @@ const DEPTH = 10;
 /** Matches read per profile on the synthetic catalogue: more grants checked for eligibility. */
 const SYNTHETIC_DEPTH = 25;
 
-const pinnedClock = (date: string): Clock => ({ now: () => new Date(`${date}T12:00:00Z`) });
 
 async function grantsById(stack: EmbeddedStack): Promise<Map<string, Grant>> {
   const grants = new Map<string, Grant>();

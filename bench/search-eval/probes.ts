@@ -51,11 +51,11 @@ export function probesAnsweredBy(answers: readonly ProbeAnswer[], systems: reado
   return [...probes];
 }
 
-export function validateProbes(probes: unknown): string[] {
+export function validateProbes(probes: unknown, field = 'off_topic_probes'): string[] {
   if (!Array.isArray(probes) || probes.some((p) => typeof p !== 'string' || p.trim() === '')) {
-    throw new Error('queries.json: off_topic_probes must be an array of non-empty strings');
+    throw new Error(`queries.json: ${field} must be an array of non-empty strings`);
   }
   const duplicates = probes.filter((p, i) => probes.indexOf(p) !== i);
-  if (duplicates.length > 0) throw new Error(`queries.json: duplicate off-topic probes: ${duplicates.join(', ')}`);
+  if (duplicates.length > 0) throw new Error(`queries.json: duplicate probes in ${field}: ${duplicates.join(', ')}`);
   return probes as string[];
 }

@@ -8,6 +8,9 @@ import type { QueryScore, SystemSummary } from './judgements';
 import type { ProbeAnswer, ProbeSummary } from './probes';
 import { SYSTEMS, type SystemName } from './systems';
 import { targetLine, verdict, type TargetCheck } from './targets';
+import { calibrationLines, type Calibration } from './calibration';
+import { relevanceByGradeLines } from './relevance-by-grade';
+import type { ScoredRun } from './judgements';
 import type { EvalScope } from './scope';
 
 /** The section `npm run eval:models` writes (compare-models.ts). */
@@ -36,6 +39,8 @@ export interface ReportInput {
   probeAnswers: ProbeAnswer[];
   probeSummary: ProbeSummary[];
   targets: TargetCheck[];
+  calibration: Calibration;
+  run: ScoredRun;
 }
 
 const f3 = (n: number) => n.toFixed(3);
@@ -143,7 +148,7 @@ export function searchQualitySection(input: ReportInput): string {
     '',
     `${scores.length} labelled natural-language queries (bench/search-eval/queries.json; judgements made by reading the records, not by running the`,
     `search) run through the list endpoints' code with the scope's filters, ${setup.depth} results each. Embedder ${describeSpace(setup.embedder)}, semantic floor`,
-    `${setup.floor}; hybrid fuses the keyword and semantic lists. **baseline** is a plain Okapi BM25 written in the evaluation (\`bm25-baseline.ts\`, none`,
+    `${setup.floor} (cosine); hybrid fuses the keyword and semantic lists. **baseline** is a plain Okapi BM25 written in the evaluation (\`bm25-baseline.ts\`, none`,
     `of the service's search code): OR semantics over title x${titleWeight} + description, k1 = ${k1}, b = ${b}, lower-cased, split on non-letters/digits,`,
     'English stop words removed, Porter stemming, over the same collection.',
     '',
@@ -162,6 +167,10 @@ export function searchQualitySection(input: ReportInput): string {
     ...lossTable(scores),
     '',
     ...probeLines(input),
+    '',
+    ...calibrationLines(input.calibration),
+    '',
+    ...relevanceByGradeLines(input.run),
     '',
     '<details><summary>Per query: nDCG@10 / recall@50 / total results (kind, relevant records in the collection, judgements dropped)</summary>',
     '',

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SEARCH_MODES } from '../../lambdas/core/query/list-query';
-import type { Clock } from '../../lambdas/ports/clock';
+import { EVAL_DATE, pinnedClock } from './eval-date';
 import { PROJECT_ROOT } from '../child-processes';
 import { withMarkedSection } from '../report';
 import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
@@ -20,13 +20,9 @@ import { probesAnsweredBy, runProbes, summariseProbes, validateProbes } from './
 import { SEARCH_QUALITY_MARKERS, searchQualitySection } from './report';
 import { allSystems, SYSTEMS, type SystemName } from './systems';
 import { EVAL_SCOPES, type EvalScope } from './scope';
+import { calibrate } from './calibration';
 import { targetChecks, verdict } from './targets';
 
-/**
- * The date every run evaluates on: "open" depends on it (deadlines, archive dates, stale
- * listings), so without a pinned date the collection, and every figure, would drift day by day.
- */
-export const EVAL_DATE = '2026-11-25';
 /** Awards are never in a default search, and embedding their 16,000 records costs minutes. */
 const FILES = ['funders.jsonl', 'grants.jsonl', 'contracts.jsonl'] as const;
 // Not bench/.data/search-eval: a store there from before may hold awards, which a re-import of
@@ -36,7 +32,6 @@ const QUERIES = join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json');
 const REPORT = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
 const DEPTH = 50;
 
-const pinnedClock = (date: string): Clock => ({ now: () => new Date(`${date}T12:00:00Z`) });
 
 function options(): { pool: string | null; scope: EvalScope } {
   const { values } = parseArgs({ args: process.argv.slice(2), options: { pool: { type: 'string' }, scope: { type: 'string', default: 'catalogue' } } });
@@ -46,12 +41,12 @@ function options(): { pool: string | null; scope: EvalScope } {
   return { pool: pool ? resolve(pool) : null, scope };
 }
 
-function loadQueries(): { queries: LabelledQuery[]; probes: string[] } {
-  const file = JSON.parse(readFileSync(QUERIES, 'utf8')) as { queries: LabelledQuery[]; off_topic_probes?: unknown };
+function loadQueries(): { queries: LabelledQuery[]; probes: string[]; holdout: string[] } {
+  const file = JSON.parse(readFileSync(QUERIES, 'utf8')) as { queries: LabelledQuery[]; off_topic_probes?: unknown; off_topic_holdout?: unknown };
   const ids = file.queries.map((q) => q.id);
   const duplicates = ids.filter((id, i) => ids.indexOf(id) !== i);
   if (duplicates.length > 0) throw new Error(`queries.json: duplicate query ids: ${duplicates.join(', ')}`);
-  return { queries: file.queries, probes: validateProbes(file.off_topic_probes ?? []) };
+  return { queries: file.queries, probes: validateProbes(file.off_topic_probes ?? []), holdout: validateProbes(file.off_topic_holdout ?? [], 'off_topic_holdout') };
 }
 
 function logSummary(summary: Record<SystemName, SystemSummary>): void {
@@ -67,7 +62,7 @@ async function main(): Promise<void> {
     return;
   }
   const { pool: poolFile, scope } = options();
-  const { queries, probes } = loadQueries();
+  const { queries, probes, holdout } = loadQueries();
   const stack = await sharedDataCatalogue(DATA_DIR, pinnedClock(EVAL_DATE), FILES);
   try {
     const collections = {} as Record<OpportunityKind, Collection>;
@@ -91,6 +86,9 @@ async function main(): Promise<void> {
     const answeredByService = probesAnsweredBy(probeAnswers, SEARCH_MODES);
 
     const targets = targetChecks(summary, answeredByService.length, probes.length);
+    const calibration = await calibrate(stack, { floor: stack.services.semanticFloor, today: EVAL_DATE, scope }, queries, probes, holdout);
+    const heldOutAnswered = new Set(calibration.holdout.filter((m) => m.cosine >= calibration.floor).map((m) => m.text));
+    console.log(`held-out off-topic probes whose best record reaches the floor: ${heldOutAnswered.size} of ${holdout.length}${heldOutAnswered.size > 0 ? ` (${[...heldOutAnswered].join('; ')})` : ''}`);
     for (const t of targets) console.log(`target ${verdict(t).padEnd(5)} ${t.name}: ${t.value} (target ${t.target})`);
 
     if (poolFile) {
@@ -117,6 +115,8 @@ async function main(): Promise<void> {
       probeAnswers,
       probeSummary,
       targets,
+      calibration,
+      run,
     });
     writeFileSync(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', SEARCH_QUALITY_MARKERS, section));
     console.log(`wrote the search quality section of ${REPORT}`);

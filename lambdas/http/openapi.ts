@@ -46,7 +46,7 @@ const RELEVANCE = {
   type: 'number',
   minimum: 0,
   maximum: 1,
-  description: 'semantic: cosine similarity of the query and the record, clipped to [0, 1] (locally 0.5 is a clear topical match, 0.9 a near paraphrase; nothing under the floor is returned); hybrid: weighted reciprocal rank fusion (k = 60, semantic list 2, keyword list 1) of the two ranks, scaled so 1 is first in both, 0.67 first in the semantic list alone and 0.33 first in the keyword list alone. Only in semantic and hybrid modes.',
+  description: 'Only in semantic and hybrid modes. semantic: the cosine similarity of the query and the record on the embedder\'s calibrated scale: 0.5 at the minimum-relevance floor (nothing under it is returned), 1 at the embedder\'s upper reference (a match as close as catalogue records get), linear between, so 0.9 is a very close match. hybrid: 0.7 x the semantic relevance (0 when the record is not a semantic match) + 0.3 x the record\'s BM25 relative to the query\'s best keyword match (0 when the words do not match it): 1 is the best keyword match at the top of the semantic scale, 0.9 a very close match in meaning that holds the words about as well as any record, and a record only the words find scores at most 0.3.',
 } as const;
 
 const withRelevance = (schema: string) => ({ allOf: [ref(schema), { type: 'object', properties: { relevance: RELEVANCE } }] });
@@ -246,7 +246,7 @@ const meta = {
     degraded: {
       type: 'boolean',
       const: true,
-      description: 'Present only when the answer is degraded: a hybrid search whose query the embedding model could not embed, answered with the keyword matches alone (relevance at most 0.33)',
+      description: 'Present only when the answer is degraded: a hybrid search whose query the embedding model could not embed, answered with the keyword matches alone (relevance at most 0.3)',
     },
     degraded_reason: { type: 'string', description: 'Why the answer is degraded, for people; present with degraded' },
   },
@@ -317,7 +317,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
                 response_time_ms: { type: 'number' },
                 types: { type: 'array', items: { type: 'string', enum: ['grant', 'contract'] }, description: 'The kinds searched' },
                 limit: { type: 'integer' },
-                min_relevance: { type: 'number', description: 'The floor: no result has a lower relevance' },
+                min_relevance: { type: 'number', description: 'The relevance of the minimum-relevance floor (0.5 for every embedder): no result has a lower relevance' },
               },
             },
           },

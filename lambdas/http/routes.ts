@@ -10,6 +10,7 @@ import { utcDate } from '../ports/clock';
 import type { ServicesProvider } from '../ports/services';
 import { jsonResult, queryParams, requestBody } from './api-gateway';
 import { authenticatedRoute } from './authenticated-route';
+import { FLOOR_RELEVANCE } from '../core/search/relevance';
 
 /** GET /<resource>-api: parse the query string, ask the index, wrap in the list envelope. */
 export function listRoute(kind: ResourceKind, services: ServicesProvider) {
@@ -38,7 +39,7 @@ export function semanticSearchRoute(services: ServicesProvider) {
     const response: SemanticSearchResponse = {
       results,
       count: results.length,
-      meta: { response_time_ms: Math.round((performance.now() - startedAt) * 100) / 100, types: request.kinds, limit: request.limit, min_relevance: ports.semanticFloor },
+      meta: { response_time_ms: Math.round((performance.now() - startedAt) * 100) / 100, types: request.kinds, limit: request.limit, min_relevance: FLOOR_RELEVANCE },
     };
     return jsonResult(200, response);
   });

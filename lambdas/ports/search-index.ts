@@ -1,5 +1,6 @@
 import type { ListQuery } from '../core/query/list-query';
 import type { RecordByKind, ResourceKind } from '../core/records';
+import type { SimilarityScale } from '../core/search/relevance';
 
 export type IndexedResult<K extends ResourceKind> = RecordByKind[K] & { relevance?: number };
 
@@ -9,25 +10,12 @@ export interface IndexPage<K extends ResourceKind> {
   results: IndexedResult<K>[];
 }
 
-/** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the floors. */
+/** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the embedder's similarity scale. */
 export interface SemanticQuery {
-  /** Unit length, in the index's vector space; null when the text has no word the embedder knows. */
+  /** Unit length, in the index's vector space; null when the text has no word the embedder knows, or the model is down. */
   vector: Float32Array | null;
-  /** Minimum cosine similarity for a semantic match (per embedder; lambdas/core/search/relevance.ts). */
-  floor: number;
-  /**
-   * Minimum cosine a full keyword match needs to stay in a keyword or hybrid result set: a record that shares
-   * words with the query but is about something else entirely ("used car prices" in a grant that
-   * says funds may be "used" for "car" seats) is not a hybrid match. Lower than `floor`.
-   */
-  keywordFloor: number;
-  /**
-   * Minimum cosine of a partial keyword match (a telling word but fewer than the required words;
-   * lambdas/core/search/keyword-query.ts), which follows the full matches in keyword and hybrid
-   * search. Absent: no partial matches (an embedder whose cosines cannot tell on-topic from
-   * off-topic, such as the word-vector fallback).
-   */
-  partialFloor?: number;
+  /** The floor a match's cosine must reach, the cosine of relevance 1, and whether keyword matches are held to the floor (lambdas/core/search/relevance.ts). */
+  scale: SimilarityScale;
 }
 
 /**
@@ -38,15 +26,17 @@ export interface SemanticQuery {
  * - keyword: lambdas/core/search/keyword-query.ts: BM25 over title, description, funder and
  *   categories (funders: name and summary) with OR semantics, a minimum-should-match of the
  *   stemmed terms, a near-phrase boost, and the title weighted above the body. Given a
- *   SemanticQuery with a vector, full matches whose cosine is under its keywordFloor are dropped,
- *   and partial matches (a telling term, fewer than the minimum) reaching its partialFloor follow
- *   the full ones.
+ *   SemanticQuery with a vector whose scale gates keywords, a match's cosine must reach the floor
+ *   (a record that shares words with the query but is about something else is no match), and
+ *   partial matches (a telling term, fewer than the minimum) that reach it follow the full ones;
+ *   without one, every full match and no partial one.
  * - semantic: the records passing the filters whose vector's cosine with the query vector is at
  *   least the floor, all of them (the filters apply inside the k-NN search, never after a top-k
- *   cut); relevance is the cosine clipped to [0, 1]. A null vector matches nothing.
- * - hybrid: the keyword list (keyword mode's matches) and the semantic list,
- *   fused by fuseRankings (lambdas/core/search/fusion.ts); the results are the fused set (total
- *   is its size, never a window), relevance the fused score.
+ *   cut); relevance is relevanceOfCosine. A null vector matches nothing.
+ * - hybrid: the keyword matches (as keyword mode) and the semantic matches, fused by fuseHybrid
+ *   (lambdas/core/search/fusion.ts) from the keyword list's BM25 scores and the semantic list's
+ *   cosines; the results are the union (total is its size, never a window), relevance the fused
+ *   score.
  * - relevance order is score descending, ties by id ascending (asc order is the exact reverse);
  *   an explicit sort field orders the same set by that field, nulls last, ties by id.
  */

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../lambdas/core/query/list-query';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ApplicantType, Contract, Grant, ResourceKind } from '../../lambdas/core/records';
-import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../lambdas/core/search/fusion';
+import { HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
+import { relevanceOfCosine, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
 
@@ -85,6 +86,31 @@ const DRONE_CONTRACTS: { record: Contract; vector: Float32Array }[] = [
 ];
 const byContract = (n: number) => DRONE_CONTRACTS.find((c) => c.record.source_id === `c${n}`)!.record.id;
 
+/** A query vector and a scale whose floor is `floor` (relevance 1 at cosine 1). */
+const semanticQuery = (vector: Float32Array | null, floor: number, gatesKeywords = false): SemanticQuery => ({ vector, scale: { floor, upper: 1, gatesKeywords } });
+
+/**
+ * A hybrid page's relevance, as fuseHybrid gives it: the weighted semantic relevance of the
+ * records that pass the floor, plus up to 1 - HYBRID_SEMANTIC_WEIGHT for keyword matches, in
+ * proportion to their BM25, which each engine computes its own way: 1 - HYBRID_SEMANTIC_WEIGHT
+ * exactly for the best keyword match, less for the others, none for records only the vector found.
+ */
+function expectFusedRelevance(results: { id: string; relevance?: number }[], cosines: Map<string, number>, keywordIds: readonly string[], bestKeywordId: string, scale: SimilarityScale): void {
+  const keywordShare = 1 - HYBRID_SEMANTIC_WEIGHT;
+  for (const result of results) {
+    const cosine = cosines.get(result.id);
+    const semanticPart = cosine !== undefined && cosine >= scale.floor ? HYBRID_SEMANTIC_WEIGHT * relevanceOfCosine(cosine, scale) : 0;
+    const keywordPart = result.relevance! - semanticPart;
+    if (result.id === bestKeywordId) expect(keywordPart, result.id).toBeCloseTo(keywordShare, 3);
+    else if (keywordIds.includes(result.id)) {
+      expect(keywordPart, result.id).toBeGreaterThan(0);
+      expect(keywordPart, result.id).toBeLessThanOrEqual(keywordShare + 1e-4);
+    } else expect(keywordPart, result.id).toBeCloseTo(0, 3);
+  }
+  const relevance = results.map((r) => r.relevance!);
+  expect(relevance).toEqual([...relevance].sort((a, b) => b - a));
+}
+
 function query(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery & { kind: 'grant' } {
   const raw = Object.fromEntries(Object.entries({ limit: '100', ...params }).map(([k, v]) => [k, [v]]));
   return parseListQuery(kind, raw, TODAY) as ListQuery & { kind: 'grant' };
@@ -157,34 +183,39 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
     });
 
-    describe('partial keyword matches', () => {
+    describe('keyword matches held to the floor, and partial matches', () => {
       const text = 'drone surveillance training';
-      const gate: SemanticQuery = { vector: unit(1, 0, 0, 0), floor: 0.9, keywordFloor: 0.5, partialFloor: 0.9 };
+      const gate = semanticQuery(unit(1, 0, 0, 0), 0.75, true);
       const contractIds = async (params: Record<string, string>, semantic?: SemanticQuery) =>
         (await index.query('contract', query({ search: text, ...params }, 'contract'), semantic)).results.map((r) => r.id);
 
-      it('follow the on-topic full matches: a telling word and the partial floor, never an off-topic record', async () => {
+      it('keep the full matches that reach the floor, then the partial ones that do (a telling word), never an off-topic record', async () => {
         const found = await contractIds({}, gate);
-        // Full: 1 (three words) and 2 (two); 3 has two words but is off topic. Partial: 4; 5 is off topic.
+        // Full: 1 (three words, cosine 1) and 2 (two, 0.8); 3 has two words but cosine 0.2. Partial: 4 (0.995); 5 has cosine 0.
         expect(found.slice(0, 2)).toEqual([byContract(1), byContract(2)]);
         expect(found.slice(2)).toEqual([byContract(4)]);
         expect((await index.query('contract', query({ search: text, count_only: 'true' }, 'contract'), gate)).total).toBe(3);
         expect(await contractIds({ offset: '2' }, gate)).toEqual([byContract(4)]);
         expect(await contractIds({ sort_by: 'title', order: 'asc' }, gate)).toEqual([4, 1, 2].map(byContract));
+        // A floor over 0.8 holds record 2 back too.
+        expect(await contractIds({}, semanticQuery(unit(1, 0, 0, 0), 0.9, true))).toEqual([byContract(1), byContract(4)]);
       });
 
-      it('are left out without a partial floor, and without a vector every full match stays', async () => {
-        expect(await contractIds({}, { ...gate, partialFloor: undefined })).toEqual([byContract(1), byContract(2)]);
-        expect((await contractIds({}, { ...gate, vector: null })).sort()).toEqual([1, 2, 3].map(byContract).sort());
+      it('are not held to the floor by an embedder that cannot tell topics apart, nor without a vector: every full match stays, no partial one', async () => {
+        expect((await contractIds({}, semanticQuery(unit(1, 0, 0, 0), 0.75, false))).sort()).toEqual([1, 2, 3].map(byContract).sort());
+        expect((await contractIds({}, semanticQuery(null, 0.75, true))).sort()).toEqual([1, 2, 3].map(byContract).sort());
         expect((await contractIds({})).sort()).toEqual([1, 2, 3].map(byContract).sort());
       });
 
       it('join the keyword list of hybrid search, whose total is the union', async () => {
         const page = await index.query('contract', query({ search: text, search_mode: 'hybrid' }, 'contract'), gate);
-        // Semantic (cosine 0.9 or more): 1 and 4; keyword: 1, 2, 4.
-        const fused = fuseRankings([[1, 2, 4].map(byContract), [byContract(1), byContract(4)]], { weights: HYBRID_LIST_WEIGHTS });
-        expect(page.results.map((r) => r.id)).toEqual(fused.map((hit) => hit.id));
+        // Semantic (cosine 0.75 or more): 1, 2 and 4; keyword: 1, 2, 4, record 1 holding every word.
+        expect(page.results.map((r) => r.id).sort()).toEqual([1, 2, 4].map(byContract).sort());
         expect(page.total).toBe(3);
+        const cosines = new Map(DRONE_CONTRACTS.map((c) => [c.record.id, c.vector[0]!]));
+        expectFusedRelevance(page.results, cosines, [1, 2, 4].map(byContract), byContract(1), gate.scale);
+        expect(page.results[0]!.id).toBe(byContract(1));
+        expect(page.results[0]!.relevance).toBeCloseTo(1, 4);
       });
     });
 
@@ -210,9 +241,10 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
     });
 
     describe('semantic', () => {
-      const policing: SemanticQuery = { vector: unit(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
+      // Floor 0.5 and upper reference 1: relevance is the cosine itself.
+      const policing = semanticQuery(unit(1, 0, 0, 0), 0.5);
 
-      it('returns every record above the floor that passes the filters, relevance = cosine, ties by id', async () => {
+      it('returns every record above the floor that passes the filters, relevance on the scale (here the cosine), ties by id', async () => {
         const page = await index.query('grant', query({ search: 'policing', search_mode: 'semantic' }), policing);
         expect(page.results.map((r) => r.id)).toEqual([byN(1), byN(8), byN(2), byN(3)]);
         expect(page.total).toBe(4);
@@ -254,8 +286,8 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
 
       it('matches nothing for a null vector or a floor no record reaches', async () => {
-        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), { vector: null, floor: 0.5, keywordFloor: -1 })).toEqual({ total: 0, results: [] });
-        expect((await index.query('grant', query({ search: 'x', search_mode: 'semantic' }), { vector: unit(-1, -1, -1, -1), floor: 0.1, keywordFloor: -1 })).total).toBe(0);
+        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), semanticQuery(null, 0.5))).toEqual({ total: 0, results: [] });
+        expect((await index.query('grant', query({ search: 'x', search_mode: 'semantic' }), semanticQuery(unit(-1, -1, -1, -1), 0.1))).total).toBe(0);
       });
 
       it('counts without results for count_only', async () => {
@@ -264,32 +296,35 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
     });
 
     describe('hybrid', () => {
-      it('fuses the keyword and semantic lists by reciprocal rank', async () => {
-        const semantic: SemanticQuery = { vector: unit(0, 0.1, 1, 0), floor: 0.9, keywordFloor: -1 };
+      it('fuses the keyword and semantic lists by score: the union, best first', async () => {
+        const semantic = semanticQuery(unit(0, 0.1, 1, 0), 0.9);
         const keywordIds = await ids({ search: 'equipment', status: 'open,closed' });
         const semanticIds = await ids({ search: 'equipment', search_mode: 'semantic', status: 'open,closed' }, semantic);
         const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid', status: 'open,closed' }), semantic);
-        const fused = fuseRankings([keywordIds, semanticIds], { weights: HYBRID_LIST_WEIGHTS });
-        expect(page.results.map((r) => r.id)).toEqual(fused.map((hit) => hit.id));
-        expect(page.total).toBe(fused.length);
-        page.results.forEach((r, i) => expect(r.relevance).toBeCloseTo(fused[i]!.relevance, 4));
+        const union = new Set([...keywordIds, ...semanticIds]);
+        expect(page.results.map((r) => r.id).sort()).toEqual([...union].sort());
+        expect(page.total).toBe(union.size);
+        const cosines = new Map(CATALOGUE.filter((c) => c.vector).map((c) => [c.record.id, c.vector!.reduce((sum, x, d) => sum + x * semantic.vector![d]!, 0)]));
+        expectFusedRelevance(page.results, cosines, keywordIds, keywordIds[0]!, semantic.scale);
+        // Clinic equipment (5), the one semantic match (cosine 1), has the word in its title too.
+        expect(page.results[0]!.id).toBe(byN(5));
       });
 
-      it('drops keyword matches below the keyword floor; the total is the whole union', async () => {
-        const policing: SemanticQuery = { vector: unit(1, 0, 0, 0), floor: 0.995, keywordFloor: 0.8 };
-        // Keyword matches 1, 3, 8 (cosines 1, 0.91, 1) and 15 (cosine 0: theatre equipment); semantic 1 and 8.
+      it('holds keyword matches to the floor; the total is the whole union', async () => {
+        const policing = semanticQuery(unit(1, 0, 0, 0), 0.95, true);
+        // Keyword matches 1, 3, 8 and 15 (cosines 1, 0.91, 1, 0): 3 and 15 are under the floor; semantic 1, 8 and 2 (0.994).
         const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid', limit: '2' }), policing);
         expect(page.total).toBe(3);
         const all = await ids({ search: 'equipment', search_mode: 'hybrid' }, policing);
-        expect([...all].sort()).toEqual([1, 3, 8].map(byN).sort());
+        expect([...all].sort()).toEqual([1, 2, 8].map(byN).sort());
         expect(page.results.map((r) => r.id)).toEqual(all.slice(0, 2));
       });
 
       it('keeps only records that match the keywords or pass the floor, and is empty for nonsense', async () => {
-        const page = await index.query('grant', query({ search: 'water', search_mode: 'hybrid' }), { vector: unit(0, 0, 0, 1), floor: 0.99, keywordFloor: -1 });
-        // Water: 4, 13, 14 by keyword (13 and 14 have no vector, and no keyword floor applies); arts: 6 and 15 by vector.
+        const page = await index.query('grant', query({ search: 'water', search_mode: 'hybrid' }), semanticQuery(unit(0, 0, 0, 1), 0.99));
+        // Water: 4, 13, 14 by keyword (13 and 14 have no vector; this scale holds no keyword match to the floor); arts: 6 and 15 by vector.
         expect(page.results.map((r) => r.id).sort()).toEqual([byN(4), byN(6), byN(13), byN(14), byN(15)].sort());
-        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), { vector: null, floor: 0.5, keywordFloor: -1 })).toEqual({ total: 0, results: [] });
+        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), semanticQuery(null, 0.5))).toEqual({ total: 0, results: [] });
       });
     });
 
@@ -298,7 +333,7 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         const moved = { ...CATALOGUE[5]!.record, title: 'Arts and policing' };
         await index.upsert('grant', [moved], [unit(1, 0, 0, 0)]);
         await harness.settle();
-        expect(await ids({ search: 'policing', search_mode: 'semantic', status: 'forecasted' }, { vector: unit(1, 0, 0, 0), floor: 0.99, keywordFloor: -1 })).toEqual([byN(6)]);
+        expect(await ids({ search: 'policing', search_mode: 'semantic', status: 'forecasted' }, semanticQuery(unit(1, 0, 0, 0), 0.99))).toEqual([byN(6)]);
         await index.remove('grant', [byN(6)]);
         await harness.settle();
         expect(await ids({ search: 'music' })).toEqual([]);

@@ -219,10 +219,11 @@ describe('pages and counts', () => {
 describe('keyword search', () => {
   const containsWord = (word: string, r: { title: string; description?: string; name?: string; summary?: string | null; funder_name?: string; categories?: string[] }) =>
     new RegExp(`\\b${word}\\b`, 'i').test(`${r.title ?? r.name} ${r.description ?? r.summary ?? ''} ${r.funder_name ?? ''} ${(r.categories ?? []).join(' ')}`);
-  /** Lexical matches are kept when their embedding is not far off the query's (the keyword floor). */
+  /** Lexical matches are kept when their embedding reaches the floor (the model's scale holds keywords to it). */
   const onTopic = async <T extends Grant | Funder>(kind: 'grant' | 'funder', records: T[], text: string): Promise<T[]> => {
+    expect(vectors.scale.gatesKeywords).toBe(true);
     const cosines = await vectors.cosines(kind, records as never[], text);
-    return records.filter((r) => cosines.get(r.id)! >= vectors.keywordFloor);
+    return records.filter((r) => cosines.get(r.id)! >= vectors.scale.floor);
   };
 
   it('finds every applyable grant that mentions the word and is on topic, most relevant first', async () => {
@@ -246,12 +247,13 @@ describe('keyword search', () => {
     const candidates = grants.filter((g) => matches(g, params, today) && words.some((w) => containsWord(w, g)));
     const cosines = await vectors.cosines('grant', candidates, params.search);
     const holdsBoth = (g: Grant) => words.every((w) => containsWord(w, g));
-    const full = candidates.filter((g) => holdsBoth(g) && cosines.get(g.id)! >= vectors.keywordFloor);
-    const partial = candidates.filter((g) => !holdsBoth(g) && telling.some((w) => containsWord(w, g)) && cosines.get(g.id)! >= vectors.partialFloor!);
+    const { floor } = vectors.scale;
+    const full = candidates.filter((g) => holdsBoth(g) && cosines.get(g.id)! >= floor);
+    const partial = candidates.filter((g) => !holdsBoth(g) && telling.some((w) => containsWord(w, g)) && cosines.get(g.id)! >= floor);
     expect(full.length).toBeGreaterThan(0);
     expect(partial.length).toBeGreaterThan(0);
     // Partial matches are not a relaxed keyword search: each is close to the query in meaning.
-    const offTopicOneWord = candidates.filter((g) => !holdsBoth(g) && cosines.get(g.id)! < vectors.partialFloor!);
+    const offTopicOneWord = candidates.filter((g) => !holdsBoth(g) && cosines.get(g.id)! < floor);
     expect(offTopicOneWord.length).toBeGreaterThan(0);
 
     const { ids } = await fetchAllIds('/grants-api', params);

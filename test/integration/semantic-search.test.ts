@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteEmbeddingCache } from '../../lambdas/adapters/embedded/sqlite-embedding-cache';
 import type { Contract, Grant } from '../../lambdas/core/records';
-import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../lambdas/core/search/fusion';
-import { keywordFloorOf } from '../../lambdas/core/search/relevance';
+import { HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
+import { FLOOR_RELEVANCE, relevanceOfCosine, similarityScaleOf, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
 import type { Embedder } from '../../lambdas/ports/embedder';
 import { loadLocalEmbedder } from '../../local/local-embedder';
@@ -24,7 +24,7 @@ let grants: Grant[];
 let contracts: Contract[];
 let embedder: Embedder;
 let floor: number;
-let keywordFloor: number;
+let scale: SimilarityScale;
 let vectorCache: SqliteEmbeddingCache;
 /** Lets a test take the embedding model down after the catalogue was indexed. */
 const outage = { on: false };
@@ -38,7 +38,7 @@ beforeAll(async () => {
   };
   api = await startTestApi({ seed: TEST_CATALOGUE, embedder: flaky });
   floor = api.stack.services.semanticFloor;
-  keywordFloor = keywordFloorOf(model.space, floor);
+  scale = similarityScaleOf(model.space, floor);
   vectorCache = new SqliteEmbeddingCache(process.env.GCF_EMBEDDING_CACHE ?? ':memory:');
   const spec = api.stack.seededCatalogue!;
   today = spec.today;
@@ -106,15 +106,15 @@ async function fetchAll(path: string, params: Record<string, string>, pageSize =
 const QUERIES = ['mental health support for first responders', 'clean water infrastructure in rural towns', 'after school programs for children'];
 
 describe('search_mode=semantic', () => {
-  it.each(QUERIES)('returns every grant above the floor, best first, with relevance = cosine: %s', async (text) => {
+  it.each(QUERIES)('returns every grant above the floor, best first, with relevance the cosine on the model\'s scale: %s', async (text) => {
     const expected = await expectedSemantic('grant', text);
     expect(expected.length).toBeGreaterThan(0);
     const { results, total } = await fetchAll('/grants-api', { search: text, search_mode: 'semantic' });
     expect(total).toBe(expected.length);
     expectRanking(results, expected);
     results.forEach((result, i) => {
-      expect(result.relevance).toBeCloseTo(Math.min(1, expected[i]!.cosine), 3);
-      expect(result.relevance).toBeGreaterThanOrEqual(0);
+      expect(result.relevance).toBeCloseTo(relevanceOfCosine(expected[i]!.cosine, scale), 3);
+      expect(result.relevance).toBeGreaterThanOrEqual(0.5);
       expect(result.relevance).toBeLessThanOrEqual(1);
     });
   });
@@ -168,21 +168,27 @@ describe('search_mode=semantic', () => {
 });
 
 describe('search_mode=hybrid', () => {
-  it.each(QUERIES)('is the reciprocal-rank fusion of the on-topic keyword matches and the semantic list, and pages never overlap: %s', async (text) => {
+  it.each(QUERIES)('is the union of the keyword and semantic matches, ranked by their fused scores, and pages never overlap: %s', async (text) => {
     const keyword = await fetchAll('/grants-api', { search: text, search_mode: 'keyword' });
     const semantic = await fetchAll('/grants-api', { search: text, search_mode: 'semantic' });
-    // Keyword matches whose cosine is under the keyword floor are about something else.
-    const onTopic = new Set((await expectedSemantic('grant', text, {}, keywordFloor)).map((hit) => hit.id));
-    const fused = fuseRankings([keyword.results.map((r) => r.id).filter((id) => onTopic.has(id)), semantic.results.map((r) => r.id)], { weights: HYBRID_LIST_WEIGHTS });
-    expect(fused.length).toBeGreaterThan(0);
+    const union = new Set([...keyword.results, ...semantic.results].map((r) => r.id));
+    expect(union.size).toBeGreaterThan(0);
     const hybrid = await fetchAll('/grants-api', { search: text, search_mode: 'hybrid' }, 7);
-    expect(hybrid.total).toBe(fused.length);
-    expect(hybrid.results.map((r) => r.id)).toEqual(fused.map((hit) => hit.id));
+    expect(hybrid.total).toBe(union.size);
+    expect(hybrid.results.map((r) => r.id).sort()).toEqual([...union].sort());
     expect(new Set(hybrid.results.map((r) => r.id)).size).toBe(hybrid.results.length);
-    hybrid.results.forEach((result, i) => expect(result.relevance).toBeCloseTo(fused[i]!.relevance, 3));
-    // Only records that match the keywords or pass the semantic floor.
-    const allowed = new Set([...keyword.results, ...semantic.results].map((r) => r.id));
-    expect(hybrid.results.every((r) => allowed.has(r.id))).toBe(true);
+    // Relevance: 0.7 x the semantic relevance (a semantic match), plus up to 0.3 in proportion to BM25 (a keyword match).
+    const cosines = new Map((await expectedSemantic('grant', text)).map((hit) => [hit.id, hit.cosine]));
+    const keywordIds = new Set(keyword.results.map((r) => r.id));
+    for (const result of hybrid.results) {
+      const cosine = cosines.get(result.id);
+      const keywordPart = result.relevance - (cosine === undefined ? 0 : HYBRID_SEMANTIC_WEIGHT * relevanceOfCosine(cosine, scale));
+      if (keywordIds.has(result.id)) expect(keywordPart, result.id).toBeGreaterThan(0);
+      else expect(keywordPart, result.id).toBeCloseTo(0, 3);
+      expect(keywordPart, result.id).toBeLessThanOrEqual(1 - HYBRID_SEMANTIC_WEIGHT + 1e-3);
+    }
+    const relevance = hybrid.results.map((r) => r.relevance);
+    expect(relevance).toEqual([...relevance].sort((a, b) => b - a));
   });
 
   it('ranks a record first in both lists at relevance 1', async () => {
@@ -239,12 +245,13 @@ describe('POST /semantic-search', () => {
     expect([...types].every((t) => t === 'grant' || t === 'contract')).toBe(true);
     const relevance = res.body.results.map((r: any) => r.relevance);
     expect(relevance).toEqual([...relevance].sort((a, b) => b - a));
-    expect(res.body.meta).toMatchObject({ types: ['grant', 'contract'], limit: 20, min_relevance: floor });
+    expect(res.body.meta).toMatchObject({ types: ['grant', 'contract'], limit: 20, min_relevance: FLOOR_RELEVANCE });
+    expect(Math.min(...relevance)).toBeGreaterThanOrEqual(FLOOR_RELEVANCE);
     // The same matches the list endpoints give, merged.
     const contractsOnly = await expectedSemantic('contract', 'software development and IT support services');
     const grantsOnly = await expectedSemantic('grant', 'software development and IT support services');
     // Merged by relevance as shown (four decimals), ties by id.
-    const shown = (hit: { cosine: number }) => Math.round(hit.cosine * 10_000);
+    const shown = (hit: { cosine: number }) => Math.round(relevanceOfCosine(hit.cosine, scale) * 10_000);
     const merged = [...contractsOnly, ...grantsOnly].sort((a, b) => shown(b) - shown(a) || (a.id < b.id ? -1 : 1)).slice(0, 20);
     expect(res.body.results.map((r: any) => r.id)).toEqual(merged.map((hit) => hit.id));
   });
@@ -327,11 +334,14 @@ describe('an unavailable embedding model', () => {
     expect(degraded.status).toBe(200);
     expect(degraded.body.meta).toMatchObject({ degraded: true, sort_by: 'relevance', degraded_reason: expect.stringContaining(`The embedding model (${embedder.space.embedder}`) });
     expect(degraded.body.meta.degraded_reason).toContain('keyword matches alone');
-    // Exactly the keyword matches, in keyword order, each with relevance on the hybrid scale:
-    // weight 1 / (k + rank) over the weights' sum (1 + 2) / (k + 1), so at most a third.
+    // Exactly the keyword matches, in keyword order, each with relevance on the hybrid scale: the
+    // keyword part alone, 1 - HYBRID_SEMANTIC_WEIGHT for the best match and less for the others.
     expect(degraded.body.pagination.total).toBe(keyword.body.pagination.total);
     expect(degraded.body.results.map((r: { id: string }) => r.id)).toEqual(keyword.body.results.map((r: { id: string }) => r.id));
-    degraded.body.results.forEach((r: { relevance: number }, i: number) => expect(r.relevance).toBeCloseTo(61 / 3 / (61 + i), 3));
+    const relevance = degraded.body.results.map((r: { relevance: number }) => r.relevance);
+    expect(relevance[0]).toBeCloseTo(1 - HYBRID_SEMANTIC_WEIGHT, 4);
+    expect(relevance).toEqual([...relevance].sort((a, b) => b - a));
+    expect(relevance.at(-1)).toBeGreaterThan(0);
     expect(counted.body).toMatchObject({ pagination: { total: keyword.body.pagination.total }, meta: { degraded: true } });
     // Recovered: the fused answer again (semantic-only matches back), not a remembered degraded page.
     const recovered = await api.get(`/grants-api?${params}`);

@@ -32,7 +32,7 @@ import { ContractSchema, GrantSchema } from '../../lambdas/core/records';
  *   0f9e8d7c6b5a49382716f5e4d3c2b1a0  Sources Sought in Japan (state JP-14, country JPN): states [],
  *     geography International, deadline 2026-08-12 (as written, +09:00) so status closed, naics 561210
  *     [Facilities Support], set_aside null, document_url = additionalInfoLink, composed description
- *     starting "Sources Sought notice N40084-26-R-0100 from DEPT OF DEFENSE, DEPT OF THE NAVY, ...".
+ *     naming the industry, then "Sources Sought notice N40084-26-R-0100 from DEPT OF DEFENSE, DEPT OF THE NAVY, ...".
  *   5c4b3a29180716f5e4d3c2b1a0f9e8d7  Award Notice: opportunity_type awarded, status closed,
  *     deadline null, amount_min = amount_max = 1250000, set_aside 8A, states [DC], funder names
  *     [US CUSTOMS AND BORDER PROTECTION, "HOMELAND SECURITY, DEPARTMENT OF"]; description mentions
@@ -147,7 +147,7 @@ describe('sam-opportunities-v2', () => {
       naics: '561210', categories: ['Facilities Support'], set_aside_code: null,
       document_url: 'https://www.navfac.navy.mil/far-east', primary_contact_email: 'navfac.fe.contracts@us.navy.mil',
     });
-    expect(record.description).toMatch(/^Sources Sought notice N40084-26-R-0100 from DEPT OF DEFENSE, DEPT OF THE NAVY/);
+    expect(record.description).toMatch(/^Industry: Facilities Support Services \(NAICS 561210\)\. .*Sources Sought notice N40084-26-R-0100 from DEPT OF DEFENSE, DEPT OF THE NAVY/);
     expect(record.description).toContain('Place of performance: Yokosuka, JP-14, JPN.');
   });
 
@@ -216,7 +216,7 @@ describe('sam-csv-export', () => {
       status: 'closed', archive_date: '2026-12-31', states: [], geography: 'International', naics: '236220', categories: ['Construction'],
       set_aside_code: null, primary_contact_email: null, document_url: 'https://www.ramstein.af.mil/contracting',
     });
-    expect(foreign.record.description).toMatch(/^Presolicitation notice FA5613-26-R-0003 from DEPT OF DEFENSE, DEPT OF THE AIR FORCE, FA5613 700 CONS LGC\./);
+    expect(foreign.record.description).toMatch(/^Industry: .* \(NAICS 236220\)\. .*Presolicitation notice FA5613-26-R-0003 from DEPT OF DEFENSE, DEPT OF THE AIR FORCE, FA5613 700 CONS LGC\./);
   });
 
   it('rejects Excel-style bad values with the column name', () => {

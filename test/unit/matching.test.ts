@@ -241,9 +241,9 @@ describe('topic fit', () => {
     expect(keyTokens('Clinics treat HIV in Kansas. Rural towns').map((t) => t.word)).toEqual(['clinics', 'treat', 'HIV', 'Kansas', 'rural', 'towns']);
   });
 
-  it('scales the cosine from the floor to the ceiling, cites shared phrases and boosts focus keywords found', () => {
+  it('scales the semantic relevance from the floor (0.5) to 1, cites shared phrases and boosts focus keywords found', () => {
     const candidates = [grant(), grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Bridge Repair', description: 'Highway bridges and culverts.', categories: ['Transportation'] })];
-    const scorer = new TopicScorer('We run rural health clinics and telehealth services', ['telehealth', 'oncology'], candidates, { floor: 0.6, ceiling: 0.9 });
+    const scorer = new TopicScorer('We run rural health clinics and telehealth services', ['telehealth', 'oncology'], candidates);
     const fit = scorer.fit(candidates[0]!, 0.75);
     expect(fit.semantic).toBeCloseTo(0.5, 10);
     expect(fit.keywords).toEqual(['telehealth']);
@@ -251,19 +251,19 @@ describe('topic fit', () => {
     expect(fit.sharedTerms).not.toContain('telehealth'); // cited as a keyword instead
     const { semanticShare, focusKeywordBoost } = MATCH_SCORING.topic;
     expect(fit.score).toBeCloseTo(Math.min(1, semanticShare * 0.5 + (1 - semanticShare) * fit.overlap + focusKeywordBoost), 10);
-    const offTopic = scorer.fit(candidates[1]!, 0.55);
+    const offTopic = scorer.fit(candidates[1]!, 0.45);
     expect(offTopic).toMatchObject({ semantic: 0, overlap: 0, sharedTerms: [], keywords: [] });
   });
 });
 
 describe('ranking and reasons', () => {
   const candidates: MatchCandidate[] = [
-    { grant: grant(), cosine: 0.86 },
-    { grant: grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Kansas Rural Health Clinic Capital Grants', states: ['KS'], amount_min: 10_000, amount_max: 100_000, deadline_date: '2026-11-27', requires_501c3: true }), cosine: 0.84 },
-    { grant: grant({ id: '00000000-0000-4000-8000-000000000003', title: 'Arts Education', description: 'Music and theatre in schools.', categories: ['Arts'], eligible_applicants: [], amount_max: null, deadline_date: null }), cosine: 0.62 },
+    { grant: grant(), relevance: 0.8715 },
+    { grant: grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Kansas Rural Health Clinic Capital Grants', states: ['KS'], amount_min: 10_000, amount_max: 100_000, deadline_date: '2026-11-27', requires_501c3: true }), relevance: 0.843 },
+    { grant: grant({ id: '00000000-0000-4000-8000-000000000003', title: 'Arts Education', description: 'Music and theatre in schools.', categories: ['Arts'], eligible_applicants: [], amount_max: null, deadline_date: null }), relevance: 0.5285 },
   ];
   const req = request({ mission: 'We run rural health clinics in western Kansas', geography: 'rural Kansas', applicant_type: 'nonprofit', is_501c3: true, annual_budget_usd: 800_000 }, { focus_keywords: ['telehealth'] });
-  const context = { request: req, location: resolveApplicantLocation('rural Kansas'), today: TODAY, cosineRange: { floor: 0.6, ceiling: 0.95 } };
+  const context = { request: req, location: resolveApplicantLocation('rural Kansas'), today: TODAY };
 
   it('returns integer scores from 0 to 100, best first, the same every time', () => {
     const first = rankMatches(candidates, context);

@@ -14,7 +14,8 @@ describe('NAICS industry titles', () => {
   it('a notice without text says what industry it buys from', () => {
     const facts: NoticeFacts = { noticeType: 'Sources Sought', solicitationNumber: 'FA5240', agencies: ['DEPT OF THE AIR FORCE'], naics: '561990', classificationCode: 'R614', setAside: null, place: null };
     expect(composedNoticeDescription(facts)).toBe(
-      'Sources Sought notice FA5240 from DEPT OF THE AIR FORCE. Industry: All Other Support Services (NAICS 561990). Product/service code R614.',
+      'Industry: All Other Support Services (NAICS 561990). Product or service: Professional, administrative and management support services (PSC R614). '
+      + 'Sources Sought notice FA5240 from DEPT OF THE AIR FORCE.',
     );
   });
 });

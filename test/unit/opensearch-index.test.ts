@@ -11,7 +11,8 @@ import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/hand
 import { ServiceError } from '../../lambdas/core/errors';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import { RECORD_SCHEMAS, RESOURCE_KINDS, type Funder, type Grant, type ResourceKind } from '../../lambdas/core/records';
-import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../lambdas/core/search/fusion';
+import { fuseHybrid } from '../../lambdas/core/search/fusion';
+import { cosineOfOpenSearchScore } from '../../lambdas/core/search/relevance';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import { startStandInOpenSearch, type StandInOpenSearch, type StandInRequest } from '../support/stand-in-opensearch';
@@ -116,6 +117,9 @@ const termCount = (term: string) => ({ query: { multi_match: { query: term, type
 const RECORD_COUNT = { query: { match_all: {} }, size: 0, track_total_hits: true };
 /** The NDJSON lines of a statistics `_msearch` of grants: a count per term, then the record count. */
 const statisticsLines = (...terms: string[]) => [...terms.map(termCount), RECORD_COUNT].flatMap((body) => [{}, body]);
+
+/** Floor 0.5 and upper reference 1: a semantic match's relevance is its cosine. */
+const SCALE = { floor: 0.5, upper: 1, gatesKeywords: false };
 
 describe('OpenSearch index mappings', () => {
   it('map every public field of every kind, plus the index\'s own fields, so no field is silently left unindexed', () => {
@@ -257,10 +261,10 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ size: 0, track_total_hits: true });
     });
 
-    it('semantic: a radial k-NN search; relevance is the cosine from the score, (2s - 1) clipped', async () => {
+    it('semantic: a radial k-NN search; relevance is the cosine from the score, (2s - 1), on the scale (floor 0.5 and upper 1: the cosine itself)', async () => {
       existingIndex('grant');
       const query = q({ search: 'policing', search_mode: 'semantic' });
-      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
       answer('/gcf-grants/_search', hits([{ id: grant(1).id, score: 1, source: record(1) }, { id: grant(3).id, score: 0.9, source: record(3) }]));
       const page = await adapter().query('grant', query, semantic);
       // No term statistics: the semantic query reads no keyword.
@@ -272,19 +276,19 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     it('semantic sorted by a field still carries relevance (track_scores)', async () => {
       existingIndex('grant');
       answer('/gcf-grants/_search', hits([{ id: grant(3).id, score: 0.95, source: record(3) }]));
-      const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 });
+      const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE });
       expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ track_scores: true, sort: [{ 'title.sort': { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }] });
       expect(page.results[0]!.relevance).toBe(0.9);
     });
 
     it('semantic with a null vector: total 0, no request', async () => {
-      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, floor: 0.5, keywordFloor: -1 })).resolves.toEqual({ total: 0, results: [] });
+      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, scale: SCALE })).resolves.toEqual({ total: 0, results: [] });
       expect(calls()).toEqual([]);
     });
 
     describe('hybrid', () => {
       const [a, b, c, d] = [1, 2, 3, 4].map((n) => grant(n).id) as [string, string, string, string];
-      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
       /** The keyword list, the semantic list, then the count of their union (`counted`: hits.total, no hits). */
       const lists = (counted = 4) => ({
         took: 2,
@@ -294,7 +298,11 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
           { ...hits([], counted), status: 200 },
         ],
       });
-      const fused = fuseRankings([[a, b, c], [c, d]], { weights: HYBRID_LIST_WEIGHTS });
+      const fused = fuseHybrid(
+        [{ id: a, score: 5 }, { id: b, score: 4 }, { id: c, score: 3 }],
+        [{ id: c, cosine: cosineOfOpenSearchScore(0.99) }, { id: d, cosine: cosineOfOpenSearchScore(0.8) }],
+        SCALE,
+      );
       const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.id === id)!.relevance * 10_000) / 10_000;
 
       it('counts the terms, then issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
@@ -308,7 +316,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
         const bodies = hybridRankBodies('grant', query, semantic, statistics({ police: 40, equipment: 25 }, 1000));
         expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]));
-        // The semantic list weighs twice the keyword list: d (second there) passes a (first in the keyword list alone).
+        // The semantic relevance weighs 0.7, the keyword part 0.3: d (semantic alone, cosine 0.6) passes a (the best keyword match alone).
         expect(JSON.parse(openSearch.requests[3]!.body)).toMatchObject({ query: { ids: { values: [c, d, a] } }, size: 3 });
         expect(page.total).toBe(4);
         expect(page.results).toEqual([
@@ -316,8 +324,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
           { ...grant(4), relevance: relevanceOf(d) },
           { ...grant(1), relevance: relevanceOf(a) },
         ]);
-        // Third in the keyword list and first in the semantic one: (1/63 + 2/61) / (3/61).
-        expect(page.results[0]!.relevance).toBe(0.9894);
+        // Cosine 0.98 and a BM25 of 3 against the best 5: 0.7 x 0.98 + 0.3 x 0.6.
+        expect(page.results[0]!.relevance).toBe(0.866);
       });
 
       it('sorted by a field: the index sorts the fused set; relevance is still the fused score', async () => {
@@ -356,7 +364,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         existingIndex('grant');
         answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }, { ...hits([], 2), status: 200 }] });
         const query = q({ search: 'police', search_mode: 'hybrid', count_only: 'true' });
-        const withoutVector = { vector: null, floor: 0.5, keywordFloor: -1 };
+        const withoutVector = { vector: null, scale: SCALE };
         const page = await adapter().query('grant', query, withoutVector);
         const bodies = hybridRankBodies('grant', query, withoutVector, statistics({ police: 40 }, 1000));
         expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.count!]));
@@ -484,7 +492,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
 
       it('a hybrid query whose terms are in no record is its semantic list alone', async () => {
         existingIndex('grant');
-        const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
+        const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
         const query = q({ search: 'smokng vapng', search_mode: 'hybrid', count_only: 'true' });
         answer('/gcf-grants/_msearch', counts([0, 0], 1000), { took: 1, responses: [{ ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }, { ...hits([], 1), status: 200 }] });
         await expect(adapter().query('grant', query, semantic)).resolves.toEqual({ total: 1, results: [] });
@@ -541,7 +549,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     it('refuses semantic and hybrid queries on an index built with another embedder (503, the remedy in the logged cause), but still lists and keyword-searches it', async () => {
       existingIndex('grant', OTHER_SPACE);
       const index = adapter();
-      const semantic = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: -1 };
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
       const refused = await index.query('grant', q({ search: 'police', search_mode: 'semantic' }), semantic).catch((error: unknown) => error);
       expect(refused).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/another embedding model.*keyword search still works/) });
       expect((refused as Error).cause).toBeInstanceOf(VectorSpaceMismatch);

@@ -7,7 +7,7 @@ import {
 import { FULL_MATCH_BOOST, keywordClause, knnClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
-import { fuseRankings, HYBRID_RANK_WINDOW } from '../../lambdas/core/search/fusion';
+import { fuseHybrid, HYBRID_RANK_WINDOW } from '../../lambdas/core/search/fusion';
 import type { SemanticQuery } from '../../lambdas/ports/search-index';
 
 /**
@@ -30,7 +30,9 @@ const unit = (...xs: number[]): Float32Array => {
   const norm = Math.hypot(...xs);
   return Float32Array.from(xs, (x) => x / norm);
 };
-const semantic = (floor = 0.5, keywordFloor = -1): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), floor, keywordFloor });
+/** A query vector with a scale of this floor; `gatesKeywords` holds keyword matches to it. */
+const semantic = (floor = 0.5, gatesKeywords = false): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scale: { floor, upper: 1, gatesKeywords } });
+const withoutVector = (floor = 0.5, gatesKeywords = false): SemanticQuery => ({ vector: null, scale: { floor, upper: 1, gatesKeywords } });
 /** Three years (round(3 * 365.25) = 1096 days) before TODAY: open-ended listings created before it are stale. */
 const STALE_BEFORE = '2023-11-22';
 /** Any of these makes a record no longer live on TODAY (core/query/applyable.ts). */
@@ -370,18 +372,18 @@ describe('semantic search', () => {
   });
 
   it('a null (or zero) vector matches nothing: no request', () => {
-    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: null, floor: 0.5, keywordFloor: -1 })).toBeNull();
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: null, floor: 0.5, keywordFloor: -1 })).toEqual({ type: 'none' });
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { vector: new Float32Array(4), floor: 0.5, keywordFloor: -1 })).toEqual({ type: 'none' });
+    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector())).toBeNull();
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector())).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { ...semantic(), vector: new Float32Array(4) })).toEqual({ type: 'none' });
   });
 
-  it('relevance is the cosine, 2 * score - 1, clipped to [0, 1]', () => {
-    expect(relevanceOfScore(1)).toBe(1);
-    expect(relevanceOfScore(0.9)).toBe(0.8);
-    expect(relevanceOfScore(0.65)).toBe(0.3);
-    expect(relevanceOfScore(0.5)).toBe(0);
-    expect(relevanceOfScore(0.25)).toBe(0);
-    expect(relevanceOfScore(1.0000001)).toBe(1);
+  it('relevance is the cosine, 2 * score - 1, on the embedder\'s scale: 0.5 at the floor, 1 at the upper reference', () => {
+    const scale = { floor: 0.6, upper: 0.8, gatesKeywords: true };
+    expect(relevanceOfScore(0.8, scale)).toBe(0.5); // cosine 0.6
+    expect(relevanceOfScore(0.88, scale)).toBe(0.9); // cosine 0.76
+    expect(relevanceOfScore(0.9, scale)).toBe(1); // cosine 0.8
+    expect(relevanceOfScore(1.0000001, scale)).toBe(1);
+    expect(relevanceOfScore(0.5, scale)).toBe(0);
   });
 
   it('the semantic and hybrid modes need the query vector', () => {
@@ -391,13 +393,14 @@ describe('semantic search', () => {
 });
 
 describe('hybrid search', () => {
+  // Sorted by _score, so every hit carries its score: the fusion needs both lists' scores.
   const idsOnly = { sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }], size: HYBRID_RANK_WINDOW, _source: false, track_total_hits: false };
 
   it('the rank window is as deep as the API pages (offset 10,000 plus a page of 100)', () => {
     expect(HYBRID_RANK_WINDOW).toBe(10_100);
   });
 
-  it('two id lists to the rank window, best first, with the same filters: keyword (bool) and semantic (knn); and the count of their union', () => {
+  it('two lists (ids and scores) to the rank window, best first, with the same filters: keyword (bool) and semantic (knn); and the count of their union', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', states: 'TX', sort_by: 'title', limit: '5' });
     const bodies = hybridRankBodies('grant', query, semantic(0.5));
     const filters = [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }];
@@ -409,36 +412,32 @@ describe('hybrid search', () => {
     expect(planQuery('grant', query, semantic(0.5))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'] });
   });
 
-  it('a keyword match must also reach the keyword floor (a radial k-NN among the filters), unless there is no vector or no keyword floor', () => {
+  it('a keyword match must also reach the floor (a radial k-NN among the filters) when the scale gates keywords, unless there is no vector', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', opportunity_type: 'all' });
-    // Keyword floor 0.2: min_score (1 + 0.2) / 2 = 0.6; the semantic floor 0.5: 0.75.
-    const onTopic = hybridRankBodies('grant', query, semantic(0.5, 0.2));
-    const floorKnn = { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.6 } } };
+    // Floor 0.5: min_score (1 + 0.5) / 2 = 0.75, for the keyword matches and the semantic list alike.
+    const onTopic = hybridRankBodies('grant', query, semantic(0.5, true));
+    const floorKnn = { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } };
     const phrase = { multi_match: { query: 'police equipment', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } };
     const gated = { bool: { must: [minimumOf('police equipment')], filter: [floorKnn], should: [phrase] } };
     const keywordQuery = { bool: { must: [gated], filter: [] } };
     expect(onTopic.keyword).toEqual({ query: keywordQuery, ...idsOnly });
-    expect(onTopic.semantic).toEqual({ query: { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }, ...idsOnly });
-    expect(onTopic.count).toEqual({
-      query: { bool: { should: [keywordQuery, { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }], minimum_should_match: 1 } },
-      size: 0,
-      track_total_hits: true,
-    });
-    // The filters go inside the keyword floor's k-NN too.
-    const filtered = hybridRankBodies('grant', q({ search: 'police', search_mode: 'hybrid', states: 'TX', opportunity_type: 'all' }), semantic(0.5, 0.2));
+    expect(onTopic.semantic).toEqual({ query: floorKnn, ...idsOnly });
+    expect(onTopic.count).toEqual({ query: { bool: { should: [keywordQuery, floorKnn], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    // The filters go inside the gate's k-NN too.
+    const filtered = hybridRankBodies('grant', q({ search: 'police', search_mode: 'hybrid', states: 'TX', opportunity_type: 'all' }), semantic(0.5, true));
     expect(filtered.keyword).toEqual({
       query: {
         bool: {
-          must: [{ bool: { must: [keywordDsl('police')], filter: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.6, filter: { bool: { filter: [{ terms: { states: ['TX'] } }] } } } } }] } }],
+          must: [{ bool: { must: [keywordDsl('police')], filter: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75, filter: { bool: { filter: [{ terms: { states: ['TX'] } }] } } } } }] } }],
           filter: [{ terms: { states: ['TX'] } }],
         },
       },
       ...idsOnly,
     });
-    // No keyword floor (-1): the keyword matches alone.
-    expect(hybridRankBodies('grant', query, semantic(0.5, -1)).keyword).toEqual({ query: { bool: { must: [keywordDsl('police equipment')], filter: [] } }, ...idsOnly });
+    // A scale that does not gate keywords (word vectors): the keyword matches alone.
+    expect(hybridRankBodies('grant', query, semantic(0.5, false)).keyword).toEqual({ query: { bool: { must: [keywordDsl('police equipment')], filter: [] } }, ...idsOnly });
     // No vector (the degraded answer): the keyword matches alone, and they are the whole count.
-    const degraded = hybridRankBodies('grant', query, { vector: null, floor: 0.5, keywordFloor: 0.2, partialFloor: 0.4 });
+    const degraded = hybridRankBodies('grant', query, withoutVector(0.5, true));
     const alone = { bool: { must: [keywordDsl('police equipment')], filter: [] } };
     expect(degraded).toEqual({
       keyword: { query: alone, ...idsOnly },
@@ -447,26 +446,29 @@ describe('hybrid search', () => {
     });
   });
 
-  it('partial matches (a telling word, the partial floor) follow the full ones (the minimum, a telling word, the keyword floor), behind a constant boost', () => {
+  it('partial matches (a telling word) that reach the floor follow the full ones (the minimum and a telling word) in keyword mode, behind a constant boost; hybrid scores both by plain BM25', () => {
     const statistics = { frequency: new Map([['police', 30], ['equipment', 40], ['programs', 600]]), documents: 1000 };
-    const withPartial = { vector: Float32Array.of(1, 0, 0, 0), floor: 0.5, keywordFloor: 0.2, partialFloor: 0.4 };
-    const clause = keywordClause('grant', 'police equipment programs', statistics, withPartial, [{ terms: { states: ['TX'] } }])!;
-    const knn = (minScore: number) => ({ knn: { embedding: { vector: [1, 0, 0, 0], min_score: minScore, filter: { bool: { filter: [{ terms: { states: ['TX'] } }] } } } } });
+    const gate = semantic(0.4, true);
+    const filters = [{ terms: { states: ['TX'] } }];
+    const clause = keywordClause('grant', 'police equipment programs', statistics, gate, filters)!;
+    const knn = { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.7, filter: { bool: { filter: filters } } } } };
     const anyTerm = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_FIELDS, operator: 'or' } });
     const full = { bool: { filter: [minimumOf('police equipment programs'), anyTerm('police equipment')] } };
+    const phrase = { multi_match: { query: 'police equipment programs', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } };
     expect(clause).toEqual({
       bool: {
         must: [anyTerm('police equipment programs')],
-        filter: [{ bool: { should: [{ bool: { filter: [full, knn(0.6)] } }, { bool: { filter: [anyTerm('police equipment'), knn(0.7)], must_not: [full] } }], minimum_should_match: 1 } }],
-        should: [
-          { constant_score: { filter: full, boost: FULL_MATCH_BOOST } },
-          { multi_match: { query: 'police equipment programs', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } },
-        ],
+        filter: [knn, { bool: { should: [full, anyTerm('police equipment')], minimum_should_match: 1 } }],
+        should: [{ constant_score: { filter: full, boost: FULL_MATCH_BOOST } }, phrase],
       },
     });
-    // Without a partial floor (word vectors) or a vector, the full matches alone.
-    expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, { ...withPartial, partialFloor: undefined }))).not.toContain('constant_score');
-    expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, { ...withPartial, vector: null }))).not.toContain('knn');
+    // Untiered, for hybrid's fusion: the same matches, scored by their BM25 and the phrase alone.
+    expect(keywordClause('grant', 'police equipment programs', statistics, gate, filters, false)).toEqual({
+      bool: { must: [anyTerm('police equipment programs')], filter: [knn, { bool: { should: [full, anyTerm('police equipment')], minimum_should_match: 1 } }], should: [phrase] },
+    });
+    // A scale that does not gate keywords (word vectors), or no vector: the full matches alone.
+    expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, semantic(0.4, false)))).not.toMatch(/constant_score|knn/);
+    expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, withoutVector(0.4, true)))).not.toMatch(/constant_score|knn/);
   });
 
   it('one _msearch: an empty header (the index is in the path) before each body', () => {
@@ -475,34 +477,37 @@ describe('hybrid search', () => {
 
   it('a null vector leaves the keyword list alone; no keyword term leaves the semantic list; neither means no request; the count comes last', () => {
     const keywordOnly = q({ search: 'police', search_mode: 'hybrid' });
-    const withoutVector = { vector: null, floor: 0.5, keywordFloor: -1 };
-    const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector);
-    expect(planQuery('grant', keywordOnly, withoutVector)).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'] });
+    const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector());
+    expect(planQuery('grant', keywordOnly, withoutVector())).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'] });
     const semanticOnly = q({ search: 'the', search_mode: 'hybrid' });
     const semanticLists = hybridRankBodies('grant', semanticOnly, semantic());
     expect(semanticLists.keyword).toBeNull();
     expect(semanticLists.count).toEqual({ query: { bool: { should: [semanticLists.semantic!.query], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
     expect(planQuery('grant', semanticOnly, semantic())).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'] });
-    expect(hybridRankBodies('grant', semanticOnly, withoutVector)).toEqual({ keyword: null, semantic: null, count: null });
-    expect(planQuery('grant', semanticOnly, withoutVector)).toEqual({ type: 'none' });
+    expect(hybridRankBodies('grant', semanticOnly, withoutVector())).toEqual({ keyword: null, semantic: null, count: null });
+    expect(planQuery('grant', semanticOnly, withoutVector())).toEqual({ type: 'none' });
   });
 
-  const fused = fuseRankings([['a', 'b', 'c'], ['c', 'd']]);
+  const fused = fuseHybrid(
+    [{ id: 'a', score: 9 }, { id: 'b', score: 6 }, { id: 'c', score: 3 }],
+    [{ id: 'c', cosine: 0.9 }, { id: 'd', cosine: 0.85 }],
+    { floor: 0.5, upper: 1, gatesKeywords: true },
+  );
 
   it('in relevance order, the page is a slice of the fused ids (ascending the exact reverse), fetched by id', () => {
-    // b and d tie (each second in one list), so id order decides.
-    expect(fused.map((hit) => hit.id)).toEqual(['c', 'a', 'b', 'd']);
+    // c: 0.7 x 0.9 + 0.3 x 3/9; d: 0.7 x 0.85; a: 0.3 x 9/9; b: 0.3 x 6/9.
+    expect(fused.map((hit) => hit.id)).toEqual(['c', 'd', 'a', 'b']);
     expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', limit: '2', offset: '1' }), fused)).toEqual({
-      body: { query: { ids: { values: ['a', 'b'] } }, size: 2, track_total_hits: false, _source: SOURCE },
-      ids: ['a', 'b'],
+      body: { query: { ids: { values: ['d', 'a'] } }, size: 2, track_total_hits: false, _source: SOURCE },
+      ids: ['d', 'a'],
     });
-    expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', order: 'asc', limit: '3' }), fused).ids).toEqual(['d', 'b', 'a']);
+    expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', order: 'asc', limit: '3' }), fused).ids).toEqual(['b', 'a', 'd']);
   });
 
   it('sorted by a field, the index sorts and pages the fused set (an ids filter)', () => {
     expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '2' }), fused)).toEqual({
       body: {
-        query: { bool: { filter: [{ ids: { values: ['c', 'a', 'b', 'd'] } }] } },
+        query: { bool: { filter: [{ ids: { values: ['c', 'd', 'a', 'b'] } }] } },
         sort: [{ deadline_date: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }],
         from: 2,
         size: 2,

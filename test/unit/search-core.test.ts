@@ -3,8 +3,9 @@ import { ServiceError } from '../../lambdas/core/errors';
 import { parseSemanticSearchRequest } from '../../lambdas/core/query/semantic-search-request';
 import type { Funder, Grant } from '../../lambdas/core/records';
 import { embeddingKeyOf, embeddingTextOf } from '../../lambdas/core/search/embedding-text';
-import { fuseRankings, HYBRID_RANK_WINDOW, RRF_K } from '../../lambdas/core/search/fusion';
-import { cosineOfOpenSearchScore, keywordFloorOf, openSearchScoreOfCosine, partialFloorOf, relevanceOfCosine, semanticFloorOf } from '../../lambdas/core/search/relevance';
+import { composedNoticeDescription } from '../../lambdas/core/ingest/contracts/notice-fields';
+import { fuseHybrid, HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
+import { cosineOfOpenSearchScore, FLOOR_RELEVANCE, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf, SIMILARITY_SCALES, similarityScaleOf, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import { memoizedEmbedder } from '../../lambdas/core/search/memoized-embedder';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
@@ -21,69 +22,66 @@ const grant = (id: string, title: string, extra: Partial<Grant> = {}): Grant => 
   eligible_applicants: [], requires_501c3: null, ...extra,
 });
 
-describe('reciprocal rank fusion', () => {
-  it('scores 1/(k + rank) summed over lists and scales so first in both lists is 1', () => {
-    const fused = fuseRankings([['a', 'b', 'c'], ['b', 'a', 'd']]);
-    const score = (...ranks: number[]) => ranks.reduce((sum, r) => sum + 1 / (RRF_K + r), 0) / (2 / (RRF_K + 1));
-    expect(fused.map((hit) => hit.id)).toEqual(['a', 'b', 'c', 'd']);
-    expect(fused[0]!.relevance).toBeCloseTo(score(1, 2), 12);
-    expect(fused[2]!.relevance).toBeCloseTo(score(3), 12);
-    expect(fuseRankings([['x'], ['x']])[0]!.relevance).toBe(1);
+const SCALE: SimilarityScale = { floor: 0.6, upper: 0.8, gatesKeywords: true };
+
+describe('hybrid fusion', () => {
+  it('adds the weighted semantic relevance and the BM25 relative to the best keyword match', () => {
+    const fused = fuseHybrid(
+      [{ id: 'a', score: 10 }, { id: 'b', score: 5 }, { id: 'k', score: 2 }],
+      [{ id: 'b', cosine: 0.8 }, { id: 'a', cosine: 0.6 }, { id: 's', cosine: 0.7 }],
+      SCALE,
+    );
+    const w = HYBRID_SEMANTIC_WEIGHT;
+    const expected = { a: w * 0.5 + (1 - w), b: w * 1 + (1 - w) * 0.5, s: w * 0.75, k: (1 - w) * 0.2 };
+    expect(fused.map((hit) => hit.id)).toEqual(Object.entries(expected).sort((x, y) => y[1] - x[1]).map(([id]) => id));
+    for (const hit of fused) expect(hit.relevance).toBeCloseTo(expected[hit.id as keyof typeof expected], 12);
+  });
+
+  it('is 1 only for the best keyword match at the top of the semantic scale, and a keyword match alone stays under the semantic weight', () => {
+    expect(fuseHybrid([{ id: 'x', score: 3 }], [{ id: 'x', cosine: 0.95 }], SCALE)[0]!.relevance).toBe(1);
+    expect(fuseHybrid([{ id: 'x', score: 3 }], [], SCALE)[0]!.relevance).toBeCloseTo(1 - HYBRID_SEMANTIC_WEIGHT, 12);
+    expect(fuseHybrid([], [{ id: 'x', cosine: 0.6 }], SCALE)[0]!.relevance).toBeCloseTo(HYBRID_SEMANTIC_WEIGHT * FLOOR_RELEVANCE, 12);
   });
 
   it('breaks ties by id, so the order is total and the same on every call', () => {
-    const fused = fuseRankings([['z', 'y'], ['m', 'n']]);
-    expect(fused.map((hit) => hit.id)).toEqual(['m', 'z', 'n', 'y']);
-  });
-
-  it('reads each list only to the rank window', () => {
-    const long = Array.from({ length: HYBRID_RANK_WINDOW + 5 }, (_, i) => `k${String(i).padStart(5, '0')}`);
-    const fused = fuseRankings([long, ['s']]);
-    expect(fused).toHaveLength(HYBRID_RANK_WINDOW + 1);
-    expect(fused.some((hit) => hit.id === long.at(-1))).toBe(false);
-  });
-
-  it('fuses an empty list with another as that list alone, at half relevance', () => {
-    const fused = fuseRankings([[], ['a', 'b']]);
-    expect(fused.map((hit) => hit.id)).toEqual(['a', 'b']);
-    expect(fused[0]!.relevance).toBeCloseTo(0.5, 12);
+    const fused = fuseHybrid([{ id: 'z', score: 1 }, { id: 'm', score: 1 }], [{ id: 'y', cosine: 0.7 }, { id: 'n', cosine: 0.7 }], SCALE);
+    expect(fused.map((hit) => hit.id)).toEqual(['n', 'y', 'm', 'z']);
+    expect(fuseHybrid([], [], SCALE)).toEqual([]);
   });
 });
 
 describe('relevance', () => {
-  it('is the cosine clipped to [0, 1], and OpenSearch cosinesimil scores convert both ways', () => {
-    expect(relevanceOfCosine(0.42)).toBe(0.42);
-    expect(relevanceOfCosine(-0.3)).toBe(0);
-    expect(relevanceOfCosine(1.0000001)).toBe(1);
-    expect(relevanceOfCosine(Number.NaN)).toBe(0);
+  it('is 0.5 at the floor and 1 at the upper reference, linear between and clipped to [0, 1]; OpenSearch cosinesimil scores convert both ways', () => {
+    expect(relevanceOfCosine(0.6, SCALE)).toBe(FLOOR_RELEVANCE);
+    expect(relevanceOfCosine(0.76, SCALE)).toBeCloseTo(0.9, 12);
+    expect(relevanceOfCosine(0.8, SCALE)).toBe(1);
+    expect(relevanceOfCosine(0.95, SCALE)).toBe(1);
+    expect(relevanceOfCosine(0.5, SCALE)).toBeCloseTo(0.25, 12);
+    expect(relevanceOfCosine(-0.3, SCALE)).toBe(0);
+    expect(relevanceOfCosine(Number.NaN, SCALE)).toBe(0);
     expect(cosineOfOpenSearchScore(openSearchScoreOfCosine(0.37))).toBeCloseTo(0.37, 12);
     expect(openSearchScoreOfCosine(1)).toBe(1);
     expect(openSearchScoreOfCosine(-1)).toBe(0);
   });
 
-  it('has a floor per embedder, overridable, and refuses an embedder with none or a floor out of range', () => {
-    expect(semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 })).toBeGreaterThan(0);
+  it('has a scale per embedder, the floor overridable, and refuses an embedder with none or a floor out of range', () => {
+    expect(similarityScaleOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 })).toEqual(SIMILARITY_SCALES['onnx:bge-small-en-v1.5-q']);
     expect(semanticFloorOf({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 })).toBeGreaterThan(0);
     expect(semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.5)).toBe(0.5);
     expect(() => semanticFloorOf({ embedder: 'other', dimensions: 3 })).toThrow(/no semantic floor/);
     expect(() => semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 1.5)).toThrow(/\[0, 1\)/);
+    // A configured floor keeps the embedder's upper reference, unless the floor passes it.
+    expect(similarityScaleOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 }, 0.7)).toEqual({ floor: 0.7, upper: 0.81, gatesKeywords: true });
+    expect(similarityScaleOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 }, 0.9)).toEqual({ floor: 0.9, upper: 0.95, gatesKeywords: true });
+    // An embedder this service has not calibrated, given a floor: its keywords are not held to it.
+    expect(similarityScaleOf({ embedder: 'test-hash', dimensions: 8 }, 0.4)).toEqual({ floor: 0.4, upper: 0.7, gatesKeywords: false });
   });
 
-  it('has a keyword floor per embedder for hybrid search, capped by the semantic floor; none (-1) for word vectors and unknown embedders', () => {
-    expect(keywordFloorOf({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, 0.3)).toBe(0.1);
-    expect(keywordFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.43)).toBe(0.28);
-    expect(keywordFloorOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 }, 0.61)).toBe(0.55);
-    expect(keywordFloorOf({ embedder: 'onnx:e5-small-v2-q', dimensions: 384 }, 0.83)).toBe(0.8);
-    expect(keywordFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.15)).toBe(0.15);
-    expect(keywordFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.6)).toBe(-1);
-    expect(keywordFloorOf({ embedder: 'test-hash', dimensions: 8 }, 0.42)).toBe(-1);
-    // Partial keyword matches: the semantic floor in force; none without a keyword floor.
-    expect(partialFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.43)).toBe(0.43);
-    expect(partialFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 }, 0.3)).toBe(0.3);
-    expect(partialFloorOf({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, 0.3)).toBe(0.3);
-    expect(partialFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.6)).toBeUndefined();
-    expect(partialFloorOf({ embedder: 'test-hash', dimensions: 8 }, 0.42)).toBeUndefined();
-    expect(semanticFloorOf({ embedder: 'onnx:all-minilm-l6-v2-q', dimensions: 384 })).toBe(0.43);
+  it('holds keyword matches to the floor for every calibrated model, never for word vectors', () => {
+    for (const [embedder, scale] of Object.entries(SIMILARITY_SCALES)) {
+      expect(scale.gatesKeywords, embedder).toBe(embedder !== 'wink-sg-100d');
+      expect(scale.upper, embedder).toBeGreaterThan(scale.floor);
+    }
   });
 
   it('names both spaces and the remedy when an index was built with another embedder', () => {
@@ -100,6 +98,20 @@ describe('record embeddings', () => {
     expect(embeddingTextOf('grant', grant('g1', 'Solar microgrids', { deadline_date: '2030-01-01', amount_max: 5 }))).toBe(text);
     const funder: Funder = { id: 'f', name: 'NSF', website: null, summary: 'Basic research.', created_at: '2026-01-01T00:00:00Z', source: 's', source_id: null };
     expect(embeddingTextOf('funder', funder)).toBe('NSF\nBasic research.');
+  });
+
+  it('embed what a contract notice buys: its own text, or for a composed description the industry and product group it names, never the agency or procedure', () => {
+    const notice = (description: string) => ({ ...grant('c1', 'J063--CCTV SERVICE & MAINTENANCE', { funder_name: 'Department of Veterans Affairs', categories: ['Facilities Support'], description }) });
+    const composed = composedNoticeDescription({
+      noticeType: 'Combined Synopsis/Solicitation', solicitationNumber: '36C26226Q0123', agencies: ['VETERANS AFFAIRS, DEPARTMENT OF'], naics: '561621',
+      classificationCode: 'J063', setAside: 'Service-Disabled Veteran-Owned Small Business', place: 'Tucson, AZ, USA',
+    });
+    expect(embeddingTextOf('contract', notice(composed) as never)).toBe(
+      'J063--CCTV SERVICE & MAINTENANCE\nFacilities Support\nSecurity Systems Services (except Locksmiths)\nMaintenance, repair and rebuilding of equipment',
+    );
+    expect(embeddingTextOf('contract', notice('Repair of the camera system at building 4.') as never)).toBe(
+      'J063--CCTV SERVICE & MAINTENANCE\nFacilities Support\nRepair of the camera system at building 4.',
+    );
   });
 
   it('are cached by embedder and text hash: an unchanged text is never embedded twice, a changed one is', async () => {
@@ -138,15 +150,14 @@ describe('the query vector', () => {
     expect((error as Error).message).not.toMatch(/secret/);
   });
 
-  it('carries the floor and a null vector for a text with nothing to embed; an embedder with no keyword floor has none (-1)', async () => {
-    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, floor: 0.42, keywordFloor: -1 });
+  it('carries the floor in force and a null vector for a text with nothing to embed; an uncalibrated embedder does not hold keywords to it', async () => {
+    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, scale: { floor: 0.42, upper: 0.71, gatesKeywords: false } });
   });
 
-  it('carries the embedder\'s keyword floor, never above the semantic floor in force', async () => {
+  it('carries the embedder\'s scale with the floor in force', async () => {
     const titan = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 2 }, embed: async () => [Float32Array.of(1, 0)] };
-    // Partial keyword matches must reach the semantic floor.
-    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.3 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), floor: 0.3, keywordFloor: 0.1, partialFloor: 0.3 });
-    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), floor: 0.05, keywordFloor: 0.05, partialFloor: 0.05 });
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.3 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), scale: SIMILARITY_SCALES['bedrock:amazon.titan-embed-text-v2:0'] });
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), scale: { floor: 0.05, upper: 0.75, gatesKeywords: true } });
   });
 });
 
@@ -170,7 +181,7 @@ describe('search while the embedding model is down', () => {
   it('answers hybrid from the keyword half (a null vector) and marks the envelope degraded', async () => {
     const { index, asked } = recordingIndex();
     const outcome = await listRecords({ index, embedder: failing, semanticFloor: 0.3 }, query('hybrid'));
-    expect(asked).toEqual([{ vector: null, floor: 0.3, keywordFloor: 0.1, partialFloor: 0.3 }]);
+    expect(asked).toEqual([{ vector: null, scale: SIMILARITY_SCALES['bedrock:amazon.titan-embed-text-v2:0'] }]);
     expect(listEnvelope(outcome, 1).meta).toMatchObject({ degraded: true, degraded_reason: expect.stringMatching(/titan-embed-text-v2.*keyword matches alone/) });
   });
 

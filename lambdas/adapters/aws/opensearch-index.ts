@@ -1,8 +1,8 @@
 import { searchUnavailable } from '../../core/errors';
 import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core/records';
-import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../core/search/fusion';
+import { fuseHybrid } from '../../core/search/fusion';
 import { keywordTermsOf } from '../../core/search/keyword-query';
-import { roundedRelevance } from '../../core/search/relevance';
+import { cosineOfOpenSearchScore, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { ListQuery } from '../../core/query/list-query';
 import type { VectorSpace } from '../../ports/embedder';
@@ -123,11 +123,11 @@ export class OpenSearchIndex implements SearchIndex {
           const response = await this.search(kind, plan.body);
           const results = response.hits.hits.map((hit) => {
             const record = this.recordOf(kind, hit);
-            return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score) } : record) as IndexedResult<K>;
+            return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score, semantic!.scale) } : record) as IndexedResult<K>;
           });
           return { total: totalOf(response), results };
         }
-        return this.hybrid(kind, query, plan.bodies, plan.lists);
+        return this.hybrid(kind, query, plan.bodies, plan.lists, semantic!.scale);
       });
     } catch (error) {
       throw queryFailure(error, kind);
@@ -157,16 +157,16 @@ export class OpenSearchIndex implements SearchIndex {
     }
   }
 
-  /** The keyword and semantic id lists and their union's count in one `_msearch`, fused; then the page of the fused set. */
-  private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, bodies: Dsl[], lists: ('keyword' | 'semantic')[]): Promise<IndexPage<K>> {
+  /** The keyword and semantic lists and their union's count in one `_msearch`, fused; then the page of the fused set. */
+  private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, bodies: Dsl[], lists: ('keyword' | 'semantic')[], scale: SimilarityScale): Promise<IndexPage<K>> {
     const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
-    const ranked: Record<'keyword' | 'semantic', string[]> = { keyword: [], semantic: [] };
-    lists.forEach((list, i) => {
-      ranked[list] = answeredItem(body.responses[i]).hits.hits.map((hit) => hit._id);
-    });
+    const hitsOf = (list: 'keyword' | 'semantic') => {
+      const at = lists.indexOf(list);
+      // Both lists always take part (an absent one is empty), as in the embedded index.
+      return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ id: hit._id, score: typeof hit._score === 'number' ? hit._score : 0 }));
+    };
     const counted = answeredItem(body.responses[lists.length]);
-    // Both lists always take part (an absent one is empty), as in the embedded index.
-    const fused = fuseRankings([ranked.keyword, ranked.semantic], { weights: HYBRID_LIST_WEIGHTS });
+    const fused = fuseHybrid(hitsOf('keyword'), hitsOf('semantic').map((hit) => ({ id: hit.id, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
     const total = Math.max(fused.length, totalOf(counted));
     if (query.countOnly || total <= query.offset) return { total, results: [] };
     const relevance = new Map(fused.map((hit) => [hit.id, roundedRelevance(hit.relevance)]));

@@ -2,7 +2,7 @@ import { staleBefore } from '../../core/query/applyable';
 import type { ListQuery, OpportunityFilters, SortField, StatusClause } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { HYBRID_RANK_WINDOW, type FusedHit } from '../../core/search/fusion';
-import { cosineOfOpenSearchScore, relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
+import { cosineOfOpenSearchScore, relevanceOfCosine, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
 import { GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVector, OPEN_ENDED_FIELD, SORT_SUBFIELD } from './opensearch-mappings';
 import { keywordClause, knnClause, usableVector, type TermStatistics } from './opensearch-text-clauses';
@@ -15,13 +15,14 @@ import { keywordClause, knnClause, usableVector, type TermStatistics } from './o
  * - keyword: `multi_match` cross_fields (operator or, minimum_should_match MINIMUM_SHOULD_MATCH) of
  *   the keyword terms over title^3, description, funder_name and categories (funders: name^3 and
  *   summary), with the english analyzer stemming both sides, plus a sloppy phrase of all the terms
- *   as a boosting `should`; with a calibrated model, on-topic partial matches follow the full ones
- *   (keywordClause). The text sent is only the terms joined by spaces, so query syntax in
+ *   as a boosting `should`; with a model whose scale gates keywords, a k-NN filter holds every
+ *   match to the floor and on-topic partial matches follow the full ones (keywordClause). The text sent is only the terms joined by spaces, so query syntax in
  *   the user's text is never interpreted (no query_string anywhere).
  * - semantic: a radial k-NN query (`min_score`, OpenSearch 2.14+) with the filters inside it, so
  *   every record above the floor that passes the filters is found, never a top-k then a filter.
- * - hybrid: two id lists (keyword mode's on-topic matches, semantic matches above the floor) and the count of their union in one `_msearch`, fused by reciprocal rank
- *   (core/search/fusion.ts), and the page read by id.
+ * - hybrid: the keyword list (keyword mode's matches, plain BM25) and the semantic list (matches
+ *   above the floor) with their scores, and the count of their union, in one `_msearch`; fused by
+ *   core/search/fusion.ts, and the page read by id.
  */
 
 export type Dsl = Record<string, unknown>;
@@ -155,7 +156,7 @@ export function keywordSearchBody(kind: ResourceKind, query: ListQuery, statisti
 export function semanticSearchBody(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery): Dsl | null {
   if (!semantic.vector || isZeroVector(semantic.vector)) return null;
   return {
-    query: knnClause(semantic.vector, semantic.floor, filterClauses(query)),
+    query: knnClause(semantic.vector, semantic.scale.floor, filterClauses(query)),
     ...pageOf(query, sortClauses(query.sort)),
     // Sorted by a field, hits carry a score (the relevance) only when asked to.
     ...(!query.countOnly && query.sort.field !== 'relevance' ? { track_scores: true } : {}),
@@ -164,30 +165,31 @@ export function semanticSearchBody(kind: ResourceKind, query: ListQuery, semanti
   };
 }
 
-/** A semantic hit's relevance: the cosine similarity clipped to [0, 1]. */
-export function relevanceOfScore(score: number): number {
-  return roundedRelevance(relevanceOfCosine(cosineOfOpenSearchScore(score)));
+/** A semantic hit's relevance: its cosine on the embedder's scale. */
+export function relevanceOfScore(score: number, scale: SimilarityScale): number {
+  return roundedRelevance(relevanceOfCosine(cosineOfOpenSearchScore(score), scale));
 }
 
 const RANK_ORDER: ListQuery['sort'] = { field: 'relevance', order: 'desc' };
 
-/** One ranked list of a hybrid query: ids only, best first, to the rank window. */
+/** One ranked list of a hybrid query: ids and scores, best first, to the rank window. */
 function rankListBody(query: Dsl): Dsl {
   return { query, sort: sortClauses(RANK_ORDER), size: HYBRID_RANK_WINDOW, _source: false, track_total_hits: false };
 }
 
 /**
  * The two lists of a hybrid query, either null when it cannot match anything (no term, no
- * vector), and the count of their union. The keyword list is keyword mode's on-topic matches
- * (keywordClause), or every full match when there is no vector (the degraded answer).
+ * vector), and the count of their union. The keyword list is keyword mode's matches scored by
+ * plain BM25 (untiered, for the fusion), or every full match when there is no vector (the
+ * degraded answer).
  */
 export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null; count: Dsl | null } {
   const filters = filterClauses(query);
-  const terms = query.search ? keywordClause(kind, query.search.text, statistics, semantic, filters) : null;
+  const terms = query.search ? keywordClause(kind, query.search.text, statistics, semantic, filters, false) : null;
   const vector = usableVector(semantic);
   let keyword: Dsl | null = null;
   if (terms) keyword = { bool: { must: [terms], filter: filters } };
-  const similar = vector ? knnClause(vector, semantic.floor, filters) : null;
+  const similar = vector ? knnClause(vector, semantic.scale.floor, filters) : null;
   const either = [keyword, similar].filter((clause): clause is Dsl => clause !== null);
   return {
     keyword: keyword ? rankListBody(keyword) : null,

@@ -62,11 +62,12 @@ export function usableVector(semantic?: SemanticQuery): Float32Array | null {
 /**
  * The keyword query of a search text among the records passing `filters`, or null when no term
  * can match (no results). Full matches hold the minimum-should-match of the counted terms and a
- * telling one; with a calibrated model (a vector and a keyword floor), they must reach the keyword
- * floor's cosine, and partial matches (a partial-tier term and the partial floor's cosine) follow
- * them, behind FULL_MATCH_BOOST. The sloppy phrase of all the terms is a scoring `should`.
+ * telling one. With a query vector and a scale that gates keywords, every match must reach the
+ * floor's cosine, and partial matches (a partial-tier term) are admitted too; `tiered` (keyword
+ * mode) ranks every full match before them, behind FULL_MATCH_BOOST, where hybrid search wants
+ * the plain BM25 of both for its fusion. The sloppy phrase of all the terms is a scoring `should`.
  */
-export function keywordClause(kind: ResourceKind, text: string, statistics?: TermStatistics, semantic?: SemanticQuery, filters: Dsl[] = []): Dsl | null {
+export function keywordClause(kind: ResourceKind, text: string, statistics?: TermStatistics, semantic?: SemanticQuery, filters: Dsl[] = [], tiered = true): Dsl | null {
   const keywords = keywordQueryOf(keywordTermsOf(text), statistics?.frequency, statistics?.documents);
   if (!keywords) return null;
   const minimum = termsQuery(kind, keywords.counted, MINIMUM_SHOULD_MATCH);
@@ -77,23 +78,19 @@ export function keywordClause(kind: ResourceKind, text: string, statistics?: Ter
     phrase.push({ multi_match: { query: keywords.terms.join(' '), type: 'phrase', slop: PHRASE_SLOP, fields: [...PHRASE_FIELDS[kind]], boost: PHRASE_BOOST } });
   }
   const vector = usableVector(semantic);
-  const gated = vector !== null && semantic!.keywordFloor > -1;
-  if (!gated || keywords.partial.length === 0 || semantic!.partialFloor === undefined) {
-    const filter = [...telling, ...(gated ? [knnClause(vector, semantic!.keywordFloor, filters)] : [])];
+  const gate = vector !== null && semantic!.scale.gatesKeywords ? knnClause(vector, semantic!.scale.floor, filters) : null;
+  if (!gate || keywords.partial.length === 0) {
+    const filter = [...telling, ...(gate ? [gate] : [])];
     if (filter.length === 0 && phrase.length === 0) return minimum;
     return { bool: { must: [minimum], ...(filter.length > 0 ? { filter } : {}), ...(phrase.length > 0 ? { should: phrase } : {}) } };
   }
   const full = telling.length > 0 ? { bool: { filter: [minimum, ...telling] } } : minimum;
-  const tiers = [
-    { bool: { filter: [full, knnClause(vector, semantic!.keywordFloor, filters)] } },
-    // Not a full match: one under the keyword floor stays out, whatever the partial floor.
-    { bool: { filter: [termsQuery(kind, keywords.partial), knnClause(vector, semantic!.partialFloor, filters)], must_not: [full] } },
-  ];
+  const ranking = tiered ? [{ constant_score: { filter: full, boost: FULL_MATCH_BOOST } }] : [];
   return {
     bool: {
       must: [termsQuery(kind, keywords.counted)],
-      filter: [{ bool: { should: tiers, minimum_should_match: 1 } }],
-      should: [{ constant_score: { filter: full, boost: FULL_MATCH_BOOST } }, ...phrase],
+      filter: [gate, { bool: { should: [full, termsQuery(kind, keywords.partial)], minimum_should_match: 1 } }],
+      ...(ranking.length + phrase.length > 0 ? { should: [...ranking, ...phrase] } : {}),
     },
   };
 }

@@ -143,12 +143,12 @@ export class SqliteKeywordMatcher {
 
 /**
  * One tier of keyword matches ranked: those that pass the filter mask and, given a floor, whose
- * cosine with the query reaches it, best BM25 first (ties by id).
+ * cosine with the query reaches it, best BM25 first (ties by id), with their BM25.
  */
 export function rankedTier(
   found: KeywordMatches['full'],
   options: { mask?: Uint8Array; floor?: number; cosinesOf: (rowids: Int32Array) => Float32Array; idOf: (rowid: number) => string },
-): Int32Array {
+): { rowids: Int32Array; scores: Float32Array } {
   const { mask, floor } = options;
   // Filters first: they are cheap, and every match they drop is a cosine not computed.
   const rowids = new Int32Array(found.rowids.length);
@@ -171,5 +171,6 @@ export function rankedTier(
     }
     count = onTopic;
   }
-  return rankMatches({ rowids: rowids.subarray(0, count), cosines: scores.subarray(0, count) }, options.idOf).rowids;
+  const ranked = rankMatches({ rowids: rowids.subarray(0, count), cosines: scores.subarray(0, count) }, options.idOf);
+  return { rowids: ranked.rowids, scores: ranked.cosines };
 }

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { ListQuery } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
-import { fuseRankings, HYBRID_LIST_WEIGHTS } from '../../core/search/fusion';
+import { fuseHybrid } from '../../core/search/fusion';
 import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
@@ -12,7 +12,7 @@ import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns'
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { rankedTier, SqliteKeywordMatcher, type KeywordMatches } from './sqlite-keyword-match';
-import { matchesIn, rankMatches, VectorMatrix } from './vector-matrix';
+import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-matrix';
 
 /**
  * The embedded search index: SQLite with FTS5 for keyword search (lambdas/core/search/
@@ -122,11 +122,11 @@ export class SqliteSearchIndex implements SearchIndex {
     const mode = query.search.mode;
     if (mode !== 'keyword' && !semantic) throw new Error(`a ${mode} query needs the query vector`);
     const vectorKey = semantic?.vector ? Buffer.from(semantic.vector.buffer, semantic.vector.byteOffset, semantic.vector.byteLength).toString('base64') : '';
-    const key = JSON.stringify([plan.key, mode, query.search.text, semantic ? [vectorKey, semantic.floor, semantic.keywordFloor, semantic.partialFloor] : null]);
+    const key = JSON.stringify([plan.key, mode, query.search.text, semantic ? [vectorKey, semantic.scale] : null]);
     let ranking = this.rankings.get(key);
     if (!ranking) {
       const generation = this.generation;
-      if (mode === 'keyword') ranking = { rowids: this.onTopicKeywordMatches(plan, query.search.text, semantic) };
+      if (mode === 'keyword') ranking = { rowids: this.keywordMatches(plan, query.search.text, semantic).rowids };
       else if (mode === 'semantic') ranking = await this.semanticRanking(plan, semantic!);
       else ranking = await this.hybridRanking(plan, query.search.text, semantic!);
       // A write while the vectors were scanned may have changed the answer: not kept for others.
@@ -166,28 +166,36 @@ export class SqliteSearchIndex implements SearchIndex {
     return { total, results: this.readDocs(plan.kind, rowids) as unknown as IndexedResult<K>[] };
   }
 
-  /** Every record passing the filters whose cosine reaches the floor, best first (ties by id). */
-  private async semanticRanking(plan: FilterPlan, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Ranking> {
-    if (!semantic.vector) return { rowids: new Int32Array(0), relevance: new Float32Array(0) };
+  /** Every record passing the filters whose cosine reaches the floor, best first (ties by id), with its cosine. */
+  private async semanticMatches(plan: FilterPlan, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Matches> {
+    if (!semantic.vector) return { rowids: new Int32Array(0), cosines: new Float32Array(0) };
     const cosines = cosinesByRowid ?? (await this.vectors[plan.kind].cosinesByRowid(semantic.vector));
-    const ranked = rankMatches(matchesIn(cosines, semantic.floor, this.filterMask(plan)), this.idReader(plan.kind));
-    return { rowids: ranked.rowids, relevance: ranked.cosines.map(relevanceOfCosine) };
+    return rankMatches(matchesIn(cosines, semantic.scale.floor, this.filterMask(plan)), this.idReader(plan.kind));
   }
 
-  /** The on-topic keyword list and the semantic list, fused (lambdas/core/search/fusion.ts): the result set is their union. */
+  private async semanticRanking(plan: FilterPlan, semantic: SemanticQuery): Promise<Ranking> {
+    const matches = await this.semanticMatches(plan, semantic);
+    return { rowids: matches.rowids, relevance: matches.cosines.map((cosine) => relevanceOfCosine(cosine, semantic.scale)) };
+  }
+
+  /** The keyword matches and the semantic matches, fused (lambdas/core/search/fusion.ts): the result set is their union. */
   private async hybridRanking(plan: FilterPlan, text: string, semantic: SemanticQuery): Promise<Ranking> {
     const idOf = this.idReader(plan.kind);
     // One product over every vector serves both lists: the semantic matches and the keyword matches' gate.
     const cosines = semantic.vector ? await this.vectors[plan.kind].cosinesByRowid(semantic.vector) : undefined;
-    const keywordRowids = this.onTopicKeywordMatches(plan, text, semantic, cosines);
-    const semanticRowids = (await this.semanticRanking(plan, semantic, cosines)).rowids;
+    const keyword = this.keywordMatches(plan, text, semantic, cosines);
+    const similar = await this.semanticMatches(plan, semantic, cosines);
     const rowidOf = new Map<string, number>();
-    const idsOf = (rowids: Int32Array) => Array.from(rowids, (rowid) => {
+    const idAt = (rowid: number) => {
       const id = idOf(rowid);
       rowidOf.set(id, rowid);
       return id;
-    });
-    const fused = fuseRankings([idsOf(keywordRowids), idsOf(semanticRowids)], { window: Infinity, weights: HYBRID_LIST_WEIGHTS });
+    };
+    const fused = fuseHybrid(
+      Array.from(keyword.rowids, (rowid, i) => ({ id: idAt(rowid), score: keyword.scores[i]! })),
+      Array.from(similar.rowids, (rowid, i) => ({ id: idAt(rowid), cosine: similar.cosines[i]! })),
+      semantic.scale,
+    );
     return {
       rowids: Int32Array.from(fused, (hit) => rowidOf.get(hit.id)!),
       relevance: Float32Array.from(fused, (hit) => hit.relevance),
@@ -195,32 +203,35 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /**
-   * The keyword matches passing the filters that are on topic, best first: full matches whose
-   * cosine with the query reaches the keyword floor (a record that shares words with the query but
-   * is about something else is not a match), then partial matches that reach the partial floor,
-   * each tier by BM25 (ties by id). Without a query vector (the model is down) or a keyword floor
-   * (-1, no calibrated model), every full match stays; without a partial floor, no partial one.
-   * BM25 must score every match to find the best 20 anyway, so the total and every later page
-   * come from the same pass.
+   * The keyword matches passing the filters, best first, with their BM25: full matches, then
+   * partial ones, each tier by BM25 (ties by id). With a query vector and a scale that gates
+   * keywords, a match's cosine must reach the floor (a record that shares words with the query but
+   * is about something else is no match), and partial matches are admitted; otherwise every full
+   * match stays and no partial one does. BM25 must score every match to find the best 20 anyway,
+   * so the total and every later page come from the same pass.
    */
-  private onTopicKeywordMatches(plan: FilterPlan, text: string, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): Int32Array {
-    const gated = semantic?.vector && semantic.keywordFloor > -1 ? { vector: semantic.vector, keywordFloor: semantic.keywordFloor, partialFloor: semantic.partialFloor } : null;
+  private keywordMatches(plan: FilterPlan, text: string, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): { rowids: Int32Array; scores: Float32Array } {
+    const gate = semantic?.vector && semantic.scale.gatesKeywords ? { vector: semantic.vector, floor: semantic.scale.floor } : null;
+    const none = { rowids: new Int32Array(0), scores: new Float32Array(0) };
     const keywords = this.keywordMatcher.keywordQuery(plan.kind, text);
-    if (!keywords) return new Int32Array(0);
-    const matches = this.keywordMatcher.matches(plan.kind, keywords, gated?.partialFloor !== undefined);
-    const tier = (found: KeywordMatches['full'], floor: number | undefined) => rankedTier(found, {
+    if (!keywords) return none;
+    const matches = this.keywordMatcher.matches(plan.kind, keywords, gate !== null);
+    const tier = (found: KeywordMatches['full']) => rankedTier(found, {
       mask: this.filterMask(plan),
-      floor,
-      cosinesOf: (rowids) => (cosinesByRowid ? Float32Array.from(rowids, (rowid) => cosinesByRowid[rowid] ?? Number.NaN) : this.vectors[plan.kind].cosinesOf(rowids, gated!.vector)),
+      floor: gate?.floor,
+      cosinesOf: (rowids) => (cosinesByRowid ? Float32Array.from(rowids, (rowid) => cosinesByRowid[rowid] ?? Number.NaN) : this.vectors[plan.kind].cosinesOf(rowids, gate!.vector)),
       idOf: this.idReader(plan.kind),
     });
-    const full = tier(matches.full, gated?.keywordFloor);
-    if (gated?.partialFloor === undefined) return full;
-    const partial = tier(matches.partial, gated.partialFloor);
-    const both = new Int32Array(full.length + partial.length);
-    both.set(full);
-    both.set(partial, full.length);
-    return both;
+    const full = tier(matches.full);
+    if (!gate) return full;
+    const partial = tier(matches.partial);
+    const rowids = new Int32Array(full.rowids.length + partial.rowids.length);
+    const scores = new Float32Array(rowids.length);
+    rowids.set(full.rowids);
+    rowids.set(partial.rowids, full.rowids.length);
+    scores.set(full.scores);
+    scores.set(partial.scores, full.rowids.length);
+    return { rowids, scores };
   }
 
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */

@@ -26,18 +26,16 @@ export interface GrantMatch {
   score_components: { topic: number; eligibility: number; award_size: number; deadline: number };
 }
 
-/** A grant that passed the hard filters, with its embedding similarity to the profile. */
+/** A grant that passed the hard filters, with its semantic relevance to the profile (lambdas/core/search/relevance.ts). */
 export interface MatchCandidate {
   grant: Grant;
-  cosine: number;
+  relevance: number;
 }
 
 export interface RankingContext {
   request: MatchRequest;
   location: ApplicantLocation;
   today: string;
-  /** The embedder's semantic floor and the cosine that counts as a perfect topical match. */
-  cosineRange: { floor: number; ceiling: number };
 }
 
 /** The text that stands for the profile's topic, embedded and matched against the grants. */
@@ -55,9 +53,9 @@ const percentOf = (value: number) => Math.round(value * 100);
 export function rankMatches(candidates: readonly MatchCandidate[], context: RankingContext): GrantMatch[] {
   const { request, location, today } = context;
   const weights = MATCH_SCORING.weights;
-  const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, candidates.map((c) => c.grant), context.cosineRange);
-  const scored = candidates.map(({ grant, cosine }) => {
-    const topic = topics.fit(grant, cosine);
+  const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, candidates.map((c) => c.grant));
+  const scored = candidates.map(({ grant, relevance }) => {
+    const topic = topics.fit(grant, relevance);
     const eligibility = eligibilityFit(grant, request.profile, location);
     const awardSize = awardSizeFit(grant, request.profile.annualBudgetUsd);
     const deadline = deadlineFit(grant, today);

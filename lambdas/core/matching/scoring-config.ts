@@ -15,13 +15,12 @@ export const MATCH_SCORING = {
   candidateWindow: 300,
 
   topic: {
-    /** The semantic part of the topic score; the rest is the overlap of key terms. */
-    semanticShare: 0.5,
     /**
-     * Cosine similarity at which the semantic part reaches 1, per embedder; it is 0 at the
-     * embedder's semantic floor (lambdas/core/search/relevance.ts) and linear between.
+     * The semantic part of the topic score; the rest is the overlap of key terms. The semantic part
+     * is the grant's semantic relevance scaled from 0 at the embedder's floor to 1 at its upper
+     * reference (lambdas/core/search/relevance.ts).
      */
-    cosineCeilings: { 'onnx:all-minilm-l6-v2-q': 0.7, 'wink-sg-100d': 0.95, 'bedrock:amazon.titan-embed-text-v2:0': 0.75 } as Readonly<Record<string, number>>,
+    semanticShare: 0.5,
     /** Added to the topic score for each focus keyword the grant mentions, up to the cap. */
     focusKeywordBoost: 0.15,
     focusKeywordBoostCap: 0.35,

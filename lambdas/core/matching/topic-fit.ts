@@ -1,3 +1,4 @@
+import { FLOOR_RELEVANCE } from '../search/relevance';
 import type { Grant } from '../records';
 import { MATCH_SCORING } from './scoring-config';
 import { containsPhrase, documentFrequencies, keyTokens, stemSet, type Token } from './topic-terms';
@@ -60,7 +61,6 @@ export class TopicScorer {
     profileText: string,
     focusKeywords: readonly string[],
     candidates: readonly Grant[],
-    private readonly cosineRange: { floor: number; ceiling: number },
   ) {
     this.profileTokens = keyTokens(profileText);
     for (const token of this.profileTokens) if (!this.profileWords.has(token.stem)) this.profileWords.set(token.stem, token.word);
@@ -70,10 +70,10 @@ export class TopicScorer {
     this.profileMass = [...this.profileWords.keys()].reduce((sum, stem) => sum + this.idf(stem), 0);
   }
 
-  fit(grant: Grant, cosine: number): TopicFit {
+  /** The grant's topical fit, given its semantic relevance to the profile (0.5 at the embedder's floor, 1 at its upper reference). */
+  fit(grant: Grant, relevance: number): TopicFit {
     const terms = this.terms.get(grant.id) ?? termsOfGrant(grant);
-    const { floor, ceiling } = this.cosineRange;
-    const semantic = Math.min(1, Math.max(0, (cosine - floor) / (ceiling - floor)));
+    const semantic = Math.min(1, Math.max(0, (relevance - FLOOR_RELEVANCE) / (1 - FLOOR_RELEVANCE)));
 
     let shared = 0;
     for (const stem of this.profileWords.keys()) {

@@ -1,47 +1,54 @@
 import { LIMITS } from '../query/list-query';
+import { relevanceOfCosine, type SimilarityScale } from './relevance';
 
 /**
- * Reciprocal rank fusion (Cormack et al. 2009): a document's score is the sum over the lists it
- * appears in of 1 / (k + rank). Both search adapters fuse their keyword and k-NN lists here, so
- * hybrid ranking is the same code locally and in AWS.
+ * Hybrid search fuses the keyword and semantic lists by a convex combination of their scores, as
+ * OpenSearch's normalization processor does, in core so both adapters rank alike:
+ *
+ *   relevance = HYBRID_SEMANTIC_WEIGHT × semantic relevance (relevanceOfCosine; 0 when not a semantic match)
+ *             + (1 - HYBRID_SEMANTIC_WEIGHT) × BM25 / the best BM25 of the query's keyword matches (0 when not one)
+ *
+ * The semantic part is on the embedder's calibrated scale, so the fused relevance says how strong
+ * a match is, not only where it ranks: reciprocal rank fusion gave the first result of a weak
+ * query the same relevance as that of a strong one. Chosen on `npm run eval:search`
+ * (docs/benchmarks.md): the combination ranked above rank fusion at every weight from 0.5 to 0.8.
  */
-export const RRF_K = 60;
+export const HYBRID_SEMANTIC_WEIGHT = 0.7;
 
 /**
  * How deep each list is read before fusing (Elasticsearch calls it rank_window_size): as deep as
  * the API pages (offset 10,000 plus a page of 100), so every page of the fused set is reachable.
- * A fixed depth makes the fused order the same for every page of one query, so pages never overlap.
  */
 export const HYBRID_RANK_WINDOW = LIMITS.offsetMax + LIMITS.pageMax;
 
+/** A keyword match and its BM25 score (higher is better). */
+export interface KeywordHit {
+  id: string;
+  score: number;
+}
+
+/** A semantic match and its cosine with the query. */
+export interface SemanticHit {
+  id: string;
+  cosine: number;
+}
+
 export interface FusedHit {
   id: string;
-  /** The fused score scaled to [0, 1]: 1 means first in every list. */
+  /** In [0, 1]: 1 is the query's best keyword match at the top of the semantic scale. */
   relevance: number;
 }
 
-/**
- * The weight of each list in hybrid search, [keyword, semantic]: weighted RRF, as Elasticsearch
- * and Vespa offer it. The semantic list leads (chosen on `npm run eval:search`: nDCG@10 0.567 with
- * [1, 2], 0.55 with [1, 1], 0.54 with [2, 1]).
- */
-export const HYBRID_LIST_WEIGHTS: readonly [number, number] = [1, 2];
-
-export function fuseRankings(lists: readonly (readonly string[])[], options: { k?: number; window?: number; weights?: readonly number[] } = {}): FusedHit[] {
-  const k = options.k ?? RRF_K;
-  const window = options.window ?? HYBRID_RANK_WINDOW;
-  const weights = lists.map((_, i) => options.weights?.[i] ?? 1);
-  const scores = new Map<string, number>();
-  lists.forEach((list, i) => {
-    const depth = Math.min(list.length, window);
-    for (let rank = 1; rank <= depth; rank++) {
-      const id = list[rank - 1]!;
-      scores.set(id, (scores.get(id) ?? 0) + weights[i]! / (k + rank));
-    }
-  });
-  const best = weights.reduce((sum, weight) => sum + weight, 0) / (k + 1);
-  return [...scores]
-    .map(([id, score]) => ({ id, relevance: Math.min(1, score / best) }))
-    // Ties (the same ranks in different lists) break by id, so the order is total and stable.
+/** Every record of either list with its fused relevance, best first, ties by id (so pages never overlap). */
+export function fuseHybrid(keyword: readonly KeywordHit[], semantic: readonly SemanticHit[], scale: SimilarityScale): FusedHit[] {
+  const relevance = new Map<string, number>();
+  for (const hit of semantic) relevance.set(hit.id, HYBRID_SEMANTIC_WEIGHT * relevanceOfCosine(hit.cosine, scale));
+  const best = keyword.reduce((max, hit) => Math.max(max, hit.score), 0);
+  for (const hit of keyword) {
+    const strength = best > 0 ? hit.score / best : 1;
+    relevance.set(hit.id, (relevance.get(hit.id) ?? 0) + (1 - HYBRID_SEMANTIC_WEIGHT) * strength);
+  }
+  return [...relevance]
+    .map(([id, score]) => ({ id, relevance: Math.min(1, score) }))
     .sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

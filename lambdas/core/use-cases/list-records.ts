@@ -1,7 +1,7 @@
 import { searchUnavailable, ServiceError } from '../errors';
 import type { ListQuery, SortField, SortOrder } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import { keywordFloorOf, partialFloorOf } from '../search/relevance';
+import { similarityScaleOf } from '../search/relevance';
 import { describeSpace } from '../search/vector-space';
 import type { Embedder } from '../../ports/embedder';
 import type { IndexedResult, SearchIndex, SemanticQuery } from '../../ports/search-index';
@@ -41,14 +41,12 @@ export interface SearchPorts {
   semanticFloor: number;
 }
 
-function floorsOf(ports: Omit<SearchPorts, 'index'>): Pick<SemanticQuery, 'floor' | 'keywordFloor' | 'partialFloor'> {
-  const { space } = ports.embedder;
-  const partialFloor = partialFloorOf(space, ports.semanticFloor);
-  return { floor: ports.semanticFloor, keywordFloor: keywordFloorOf(space, ports.semanticFloor), ...(partialFloor !== undefined ? { partialFloor } : {}) };
+function scaleOf(ports: Omit<SearchPorts, 'index'>) {
+  return similarityScaleOf(ports.embedder.space, ports.semanticFloor);
 }
 
 /**
- * The query text's vector and the floors; a SEARCH_UNAVAILABLE error when the model does not
+ * The query text's vector and the embedder's similarity scale; a SEARCH_UNAVAILABLE error when the model does not
  * answer (keyword and hybrid search catch it and carry on without the vector).
  */
 export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: string): Promise<SemanticQuery> {
@@ -63,13 +61,13 @@ export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: s
       { cause: error },
     );
   }
-  return { vector: vector ?? null, ...floorsOf(ports) };
+  return { vector: vector ?? null, scale: scaleOf(ports) };
 }
 
 /**
  * A hybrid search whose query could not be embedded still has its keyword half: it is answered
  * from that half alone (the same fusion with an empty semantic list, so relevance stays on the
- * hybrid scale, at most a third) and says so in meta.degraded. Semantic search has no such half and
+ * hybrid scale, at most 1 - HYBRID_SEMANTIC_WEIGHT) and says so in meta.degraded. Semantic search has no such half and
  * stays a 503, as do errors of the index itself.
  */
 async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{ semantic: SemanticQuery; degradedReason?: string }> {
@@ -78,16 +76,16 @@ async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{
   } catch (error) {
     if (!(error instanceof ServiceError) || error.code !== 'SEARCH_UNAVAILABLE') throw error;
     return {
-      semantic: { vector: null, ...floorsOf(ports) },
-      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most 0.33).`,
+      semantic: { vector: null, scale: scaleOf(ports) },
+      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most 0.3).`,
     };
   }
 }
 
 /**
- * Keyword search uses the query vector to drop full matches about something else entirely (the
- * keyword floor) and to admit on-topic partial matches (the partial floor); without the model it
- * answers every full lexical match and no partial one.
+ * Keyword search uses the query vector to hold its matches to the floor (a record that shares
+ * words with the query but is about something else is no match) and to admit partial matches that
+ * reach it; without the model it answers every full lexical match and no partial one.
  */
 async function keywordGate(ports: SearchPorts, text: string): Promise<SemanticQuery | undefined> {
   try {

@@ -47,11 +47,6 @@ export function matchFilters(request: MatchRequest, location: ApplicantLocation)
   return filters;
 }
 
-/** The cosine that scores a perfect topical match for this embedder (scoring-config.ts). */
-export function cosineCeilingOf(embedder: string, floor: number): number {
-  return MATCH_SCORING.topic.cosineCeilings[embedder] ?? floor + (1 - floor) / 2;
-}
-
 /**
  * POST /match-grants-api: the profile's topic is embedded once, the nearest open grants it may
  * apply for are read from the index (candidateWindow of them), and each is scored and explained
@@ -72,13 +67,8 @@ export async function matchGrants(ports: SearchPorts, request: MatchRequest, tod
     today,
   };
   const page = await ports.index.query('grant', query, semantic);
-  const candidates = page.results.map(({ relevance, ...grant }) => ({ grant, cosine: relevance ?? 0 }));
-  const matches = rankMatches(candidates, {
-    request,
-    location,
-    today,
-    cosineRange: { floor: semantic.floor, ceiling: cosineCeilingOf(ports.embedder.space.embedder, semantic.floor) },
-  });
+  const candidates = page.results.map(({ relevance, ...grant }) => ({ grant, relevance: relevance ?? 0 }));
+  const matches = rankMatches(candidates, { request, location, today });
   return { matches, location, applicantType: applicantTypeOf(request.profile), candidates: candidates.length };
 }
 

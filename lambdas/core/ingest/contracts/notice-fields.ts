@@ -3,6 +3,8 @@ import { isStateCode, US_STATE_CODES, US_STATE_NAMES, type StateCode } from '../
 import { closedIfPastDeadline, placeOf } from '../opportunity-fields';
 import { textOf } from '../source-values';
 import { naicsTitleOf } from './naics-titles';
+import { describeNotice } from './notice-description';
+import { pscGroupOf } from './psc-groups';
 
 /** Field rules the contract-notice and contract-award mappers share. */
 
@@ -119,37 +121,12 @@ export interface NoticeFacts {
   award?: { number: string | null; date: string | null; amount: number | null; awardee: string | null };
 }
 
-const usd = (amount: number) => `$${amount.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
-
-/**
- * A short factual description built from a notice's own fields. The SAM.gov API and its mirrors
- * carry only a link to the notice text; without this, keyword search would find such notices by
- * title alone. Every sentence restates a field of the record, so nothing is invented.
- */
+/** The description of a notice without text (notice-description.ts), its codes named. */
 export function composedNoticeDescription(facts: NoticeFacts): string {
-  const sentences: string[] = [];
-  const kind = facts.noticeType ? `${facts.noticeType} notice` : 'Contract notice';
-  const number = facts.solicitationNumber ? ` ${facts.solicitationNumber}` : '';
-  const from = facts.agencies.length > 0 ? ` from ${facts.agencies.join(', ')}` : '';
-  sentences.push(`${kind}${number}${from}.`);
-  if (facts.naics) {
-    const industry = naicsTitleOf(facts.naics);
-    sentences.push(industry ? `Industry: ${industry} (NAICS ${facts.naics}).` : `NAICS ${facts.naics}.`);
-  }
-  if (facts.classificationCode) sentences.push(`Product/service code ${facts.classificationCode}.`);
-  if (facts.setAside) sentences.push(`Set-aside: ${facts.setAside}.`);
-  if (facts.place) sentences.push(`Place of performance: ${facts.place}.`);
-  const award = facts.award;
-  if (award && (award.awardee || award.number || award.amount !== null)) {
-    const parts = [
-      award.number ? `Contract ${award.number}` : 'Contract',
-      award.awardee ? ` awarded to ${award.awardee}` : ' awarded',
-      award.date ? ` on ${award.date}` : '',
-      award.amount !== null ? ` for ${usd(award.amount)}` : '',
-    ];
-    sentences.push(`${parts.join('')}.`);
-  }
-  return sentences.join(' ');
+  return describeNotice(facts, {
+    industry: facts.naics ? naicsTitleOf(facts.naics) : null,
+    productOrService: facts.classificationCode ? pscGroupOf(facts.classificationCode) : null,
+  });
 }
 
 /** "Scott Air Force Base, IL, USA" from whichever parts of a place a feed gives. */
