@@ -1,3 +1,4 @@
+import { idRanksOf } from '../lambdas/adapters/embedded/id-order';
 import { rankMatches, VectorMatrix, type Matches } from '../lambdas/adapters/embedded/vector-matrix';
 import { loadWinkEmbedder } from '../lambdas/adapters/embedded/wink-embedder';
 import { embeddingTextOf } from '../lambdas/core/search/embedding-text';
@@ -44,6 +45,8 @@ export async function benchKnn(vectors: number, repetitions: number, log: (line:
     }
   }
   const mask = new Uint8Array(vectors + 1).fill(1);
+  // Ties break by id: rowid n's id sorts as n does.
+  const ids = idRanksOf(new Map(Array.from({ length: vectors }, (_, i) => [i + 1, String(i + 1).padStart(8, '0')])));
   const [query] = await embedder.embed([SEARCH_TEXT]);
   const floor = semanticFloorOf(embedder.space);
   log(`knn: ${matrix.size} vectors of ${dimensions} dimensions; query "${SEARCH_TEXT}", floor ${floor}`);
@@ -71,7 +74,7 @@ export async function benchKnn(vectors: number, repetitions: number, log: (line:
     result.bareMs.push(await timed(bare));
     let matches: Matches | undefined;
     result.scanMs.push(await timed(async () => { matches = await matrix.matchesAbove(query!, floor, mask); }));
-    result.sortMs.push(await timed(() => rankMatches(matches!, String)));
+    result.sortMs.push(await timed(() => rankMatches(matches!, ids)));
     result.matches = matches!.rowids.length;
   }
   log(`knn: bare loop ${median(result.bareMs).toFixed(2)} ms, index scan ${median(result.scanMs).toFixed(2)} ms (${(median(result.scanMs) / median(result.bareMs)).toFixed(2)}x), sort of ${result.matches} matches ${median(result.sortMs).toFixed(2)} ms`);

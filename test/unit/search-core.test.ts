@@ -12,6 +12,7 @@ import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
 import { listEnvelope, listRecords, semanticQueryOf } from '../../lambdas/core/use-cases/list-records';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
+import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
 import { rankMatches, VectorMatrix, type Matches } from '../../lambdas/adapters/embedded/vector-matrix';
 import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
 
@@ -263,16 +264,21 @@ describe('the exact k-NN matrix', () => {
     }
   });
 
-  it('ranks matches best first with ties by id, negative cosines included', () => {
-    const cosines = Float32Array.from([0.5, -0.25, 0.9, 0.5, -0.75, 0.5, 0]);
-    const rowids = Int32Array.from([10, 11, 12, 13, 14, 15, 16]);
-    const ids = new Map([[10, 'c'], [11, 'x'], [12, 'y'], [13, 'a'], [14, 'z'], [15, 'b'], [16, 'w']]);
-    const ranked = rankMatches({ rowids, cosines }, (rowid) => ids.get(rowid)!);
-    expect(Array.from(ranked.rowids)).toEqual([12, 13, 15, 10, 16, 11, 14]);
-    expect(Array.from(ranked.cosines)).toEqual([0.9, 0.5, 0.5, 0.5, 0, -0.25, -0.75].map(Math.fround));
-    const many = Float32Array.from({ length: 5000 }, (_, i) => Math.sin(i));
-    const order = rankMatches({ rowids: Int32Array.from(many, (_, i) => i), cosines: many }, (rowid) => String(rowid).padStart(5, '0'));
-    expect(Array.from(order.cosines)).toEqual(Array.from(many).sort((a, b) => b - a));
+  it('ranks matches best first with ties by id, negative cosines and zeros included, and gives back each score exactly', () => {
+    const cosines = Float32Array.from([0.5, -0.25, 0.9, 0.5, -0.75, 0.5, 0, -0]);
+    const rowids = Int32Array.from([10, 11, 12, 13, 14, 15, 16, 17]);
+    // Record 99 is not a match: it only takes a place in id order.
+    const ids = idRanksOf(new Map([[10, 'c'], [11, 'x'], [12, 'y'], [13, 'a'], [14, 'z'], [15, 'b'], [16, 'w'], [17, 'v'], [99, 'aa']]));
+    const ranked = rankMatches({ rowids, cosines }, ids);
+    expect(Array.from(ranked.rowids)).toEqual([12, 13, 15, 10, 16, 17, 11, 14]);
+    expect(Array.from(ranked.cosines)).toEqual([0.9, 0.5, 0.5, 0.5, 0, -0, -0.25, -0.75].map(Math.fround));
+    // Long runs of equal scores, as a catalogue with repeated texts has, and arbitrary floats.
+    const many = Float32Array.from({ length: 5000 }, (_, i) => (i % 3 === 0 ? 0.25 : Math.sin(i)));
+    const names = new Map(Array.from(many, (_, i) => [i, `r${String((i * 7919) % 5000).padStart(5, '0')}`]));
+    const order = rankMatches({ rowids: Int32Array.from(many, (_, i) => i), cosines: many }, idRanksOf(names));
+    const expected = Array.from(many, (score, i) => ({ score, id: names.get(i)! })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    expect(Array.from(order.cosines)).toEqual(expected.map((e) => e.score));
+    expect(Array.from(order.rowids, (rowid) => names.get(rowid))).toEqual(expected.map((e) => e.id));
   });
 });
 

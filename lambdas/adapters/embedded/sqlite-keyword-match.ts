@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
 import type { ResourceKind } from '../../core/records';
+import type { IdRanks } from './id-order';
 import { rankMatches } from './vector-matrix';
 
 /**
@@ -147,7 +148,7 @@ export class SqliteKeywordMatcher {
  */
 export function rankedTier(
   found: KeywordMatches['full'],
-  options: { mask?: Uint8Array; floor?: number; cosinesOf: (rowids: Int32Array) => Float32Array; idOf: (rowid: number) => string },
+  options: { mask?: Uint8Array; floor?: number; cosinesOf: (rowids: Int32Array) => Float32Array; ids: IdRanks },
 ): { rowids: Int32Array; scores: Float32Array } {
   const { mask, floor } = options;
   // Filters first: they are cheap, and every match they drop is a cosine not computed.
@@ -171,6 +172,6 @@ export function rankedTier(
     }
     count = onTopic;
   }
-  const ranked = rankMatches({ rowids: rowids.subarray(0, count), cosines: scores.subarray(0, count) }, options.idOf);
+  const ranked = rankMatches({ rowids: rowids.subarray(0, count), cosines: scores.subarray(0, count) }, options.ids);
   return { rowids: ranked.rowids, scores: ranked.cosines };
 }

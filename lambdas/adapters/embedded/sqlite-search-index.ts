@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { ListQuery } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
-import { fuseHybrid } from '../../core/search/fusion';
+import { fusedRelevance } from '../../core/search/fusion';
 import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
@@ -12,6 +12,7 @@ import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns'
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { rankedTier, SqliteKeywordMatcher, type KeywordMatches } from './sqlite-keyword-match';
+import { IdOrder } from './id-order';
 import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-matrix';
 
 /**
@@ -21,7 +22,7 @@ import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-mat
  */
 
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
-type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'> };
+type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; mask?: Uint8Array };
 /** A ranked result set: rowids best first, with their relevance in semantic and hybrid modes. */
 type Ranking = { rowids: Int32Array; relevance?: Float32Array; positionOf?: Map<number, number> };
 
@@ -48,6 +49,11 @@ export class SqliteSearchIndex implements SearchIndex {
    * catalogue with repeated texts has long runs of equal cosines.
    */
   private readonly recordIds: Record<ResourceKind, Map<number, string>> = { grant: new Map(), contract: new Map(), funder: new Map() };
+  private readonly idOrders: Record<ResourceKind, IdOrder> = {
+    grant: new IdOrder(this.recordIds.grant),
+    contract: new IdOrder(this.recordIds.contract),
+    funder: new IdOrder(this.recordIds.funder),
+  };
   private readonly space: VectorSpace;
   /** Bumped by every write, so an answer computed across a write is not cached. */
   private generation = 0;
@@ -170,7 +176,7 @@ export class SqliteSearchIndex implements SearchIndex {
   private async semanticMatches(plan: FilterPlan, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Matches> {
     if (!semantic.vector) return { rowids: new Int32Array(0), cosines: new Float32Array(0) };
     const cosines = cosinesByRowid ?? (await this.vectors[plan.kind].cosinesByRowid(semantic.vector));
-    return rankMatches(matchesIn(cosines, semantic.scale.floor, this.filterMask(plan)), this.idReader(plan.kind));
+    return rankMatches(matchesIn(cosines, semantic.scale.floor, this.filterMask(plan)), this.idOrders[plan.kind].get());
   }
 
   private async semanticRanking(plan: FilterPlan, semantic: SemanticQuery): Promise<Ranking> {
@@ -180,26 +186,26 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** The keyword matches and the semantic matches, fused (lambdas/core/search/fusion.ts): the result set is their union. */
   private async hybridRanking(plan: FilterPlan, text: string, semantic: SemanticQuery): Promise<Ranking> {
-    const idOf = this.idReader(plan.kind);
     // One product over every vector serves both lists: the semantic matches and the keyword matches' gate.
     const cosines = semantic.vector ? await this.vectors[plan.kind].cosinesByRowid(semantic.vector) : undefined;
     const keyword = this.keywordMatches(plan, text, semantic, cosines);
     const similar = await this.semanticMatches(plan, semantic, cosines);
-    const rowidOf = new Map<string, number>();
-    const idAt = (rowid: number) => {
-      const id = idOf(rowid);
-      rowidOf.set(id, rowid);
-      return id;
-    };
-    const fused = fuseHybrid(
-      Array.from(keyword.rowids, (rowid, i) => ({ id: idAt(rowid), score: keyword.scores[i]! })),
-      Array.from(similar.rowids, (rowid, i) => ({ id: idAt(rowid), cosine: similar.cosines[i]! })),
-      semantic.scale,
-    );
-    return {
-      rowids: Int32Array.from(fused, (hit) => rowidOf.get(hit.id)!),
-      relevance: Float32Array.from(fused, (hit) => hit.relevance),
-    };
+    // Fused by rowid in dense arrays: the union can hold most of the catalogue.
+    let size = 0;
+    for (const list of [keyword.rowids, similar.rowids]) for (const rowid of list) size = Math.max(size, rowid + 1);
+    const semanticCosine = new Float32Array(size).fill(Number.NaN);
+    similar.rowids.forEach((rowid, i) => { semanticCosine[rowid] = similar.cosines[i]!; });
+    const keywordScore = new Float32Array(size).fill(Number.NaN);
+    keyword.rowids.forEach((rowid, i) => { keywordScore[rowid] = keyword.scores[i]!; });
+    const best = keyword.scores.reduce((max, score) => Math.max(max, score), 0);
+    const union = new Int32Array(keyword.rowids.length + similar.rowids.length);
+    let count = 0;
+    for (const rowid of similar.rowids) union[count++] = rowid;
+    for (const rowid of keyword.rowids) if (Number.isNaN(semanticCosine[rowid]!)) union[count++] = rowid;
+    const rowids = union.subarray(0, count);
+    const fused = Float32Array.from(rowids, (rowid) => fusedRelevance(semanticCosine[rowid]!, keywordScore[rowid]!, best, semantic.scale));
+    const ranked = rankMatches({ rowids, cosines: fused }, this.idOrders[plan.kind].get());
+    return { rowids: ranked.rowids, relevance: ranked.cosines };
   }
 
   /**
@@ -216,11 +222,12 @@ export class SqliteSearchIndex implements SearchIndex {
     const keywords = this.keywordMatcher.keywordQuery(plan.kind, text);
     if (!keywords) return none;
     const matches = this.keywordMatcher.matches(plan.kind, keywords, gate !== null);
+    const mask = this.filterMask(plan);
     const tier = (found: KeywordMatches['full']) => rankedTier(found, {
-      mask: this.filterMask(plan),
+      mask,
       floor: gate?.floor,
       cosinesOf: (rowids) => (cosinesByRowid ? Float32Array.from(rowids, (rowid) => cosinesByRowid[rowid] ?? Number.NaN) : this.vectors[plan.kind].cosinesOf(rowids, gate!.vector)),
-      idOf: this.idReader(plan.kind),
+      ids: this.idOrders[plan.kind].get(),
     });
     const full = tier(matches.full);
     if (!gate) return full;
@@ -258,10 +265,11 @@ export class SqliteSearchIndex implements SearchIndex {
     return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance[positionOfResult(i)]!) }) as unknown as IndexedResult<K>) };
   }
 
-  /** 1 for each rowid that passes the plan's filters; undefined when there are none. */
+  /** 1 for each rowid that passes the plan's filters (made once a query); undefined when there are none. */
   private filterMask(plan: FilterPlan): Uint8Array | undefined {
     if (plan.filters.where.length === 0 || plan.kind === 'funder') return undefined;
-    return this.filterColumns[plan.kind].mask(plan.query.filters, plan.query.today);
+    plan.mask ??= this.filterColumns[plan.kind].mask(plan.query.filters, plan.query.today);
+    return plan.mask;
   }
 
   /** How many records pass the plan's filters: a count of the mask, where SQLite would scan rows or an index range. */
@@ -271,12 +279,6 @@ export class SqliteSearchIndex implements SearchIndex {
     let count = 0;
     for (let rowid = 0; rowid < mask.length; rowid++) count += mask[rowid]!;
     return count;
-  }
-
-  /** The rowid -> record id lookup, for tie-breaks and fusion. */
-  private idReader(kind: ResourceKind): (rowid: number) => string {
-    const ids = this.recordIds[kind];
-    return (rowid) => ids.get(rowid)!;
   }
 
   private readDocs<K extends ResourceKind>(kind: K, rowids: ArrayLike<number>): RecordByKind[K][] {
@@ -343,6 +345,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   private invalidateCaches(): void {
     this.generation++;
+    for (const order of Object.values(this.idOrders)) order.invalidate();
     this.counts.clear();
     this.pages.clear();
     this.rankings.clear();

@@ -1,3 +1,5 @@
+import { inner } from 'simsimd';
+import type { IdRanks } from './id-order';
 import { dotProducts } from './onnx-dot-products';
 
 /**
@@ -11,43 +13,36 @@ export interface Matches {
   cosines: Float32Array;
 }
 
-/** Room for the position of a match beside its 32-bit score in one exact float64 (2^32 * 2^21 = 2^53). */
-const POSITION_RANGE = 2 ** 21;
+/** Room for a record's place in id order beside its 32-bit score in one exact float64 (2^32 * 2^21 = 2^53). */
+const PLACE_RANGE = 2 ** 21;
 
 /**
  * The matches best first, ties by id: what a relevance-ordered page needs, for every match (the
  * total and later pages come from the same order). Each match is packed into one float64, its
- * cosine's sortable bits above its position, so the whole set sorts with the engine's native
- * numeric sort instead of a comparator call per comparison; equal cosines are then put in id order.
+ * score's sortable bits above its record's place in id order, so the whole set, ties included,
+ * sorts with the engine's native numeric sort and no comparator call.
  */
-export function rankMatches(matches: Matches, idOf: (rowid: number) => string): Matches {
+export function rankMatches(matches: Matches, ids: IdRanks): Matches {
   const count = matches.rowids.length;
-  const order = new Float64Array(count);
+  if (ids.rowidAt.length >= PLACE_RANGE) throw new Error(`cannot rank among ${ids.rowidAt.length} records at once`);
+  const keys = new Float64Array(count);
   const bits = new Uint32Array(matches.cosines.buffer, matches.cosines.byteOffset, count);
-  if (count >= POSITION_RANGE) throw new Error(`cannot rank ${count} matches at once`);
   for (let i = 0; i < count; i++) {
     const raw = bits[i]!;
     // IEEE 754 bits as an unsigned integer in the float's own order, then flipped for descending.
     const ascending = raw & 0x80000000 ? ~raw >>> 0 : (raw | 0x80000000) >>> 0;
-    order[i] = (0xffffffff - ascending) * POSITION_RANGE + i;
+    keys[i] = (0xffffffff - ascending) * PLACE_RANGE + ids.rankOf[matches.rowids[i]!]!;
   }
-  order.sort();
+  keys.sort();
   const rowids = new Int32Array(count);
   const cosines = new Float32Array(count);
+  const sortedBits = new Uint32Array(cosines.buffer);
   for (let i = 0; i < count; i++) {
-    const position = order[i]! % POSITION_RANGE;
-    rowids[i] = matches.rowids[position]!;
-    cosines[i] = matches.cosines[position]!;
-  }
-  for (let start = 0; start < count;) {
-    let end = start + 1;
-    while (end < count && cosines[end] === cosines[start]) end++;
-    if (end - start > 1) {
-      const tied = Array.from(rowids.subarray(start, end), (rowid) => ({ rowid, id: idOf(rowid) }));
-      tied.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      rowids.set(tied.map((entry) => entry.rowid), start);
-    }
-    start = end;
+    const key = keys[i]!;
+    const place = key % PLACE_RANGE;
+    const ascending = 0xffffffff - (key - place) / PLACE_RANGE;
+    rowids[i] = ids.rowidAt[place]!;
+    sortedBits[i] = ascending & 0x80000000 ? ascending & 0x7fffffff : ~ascending >>> 0;
   }
   return { rowids, cosines };
 }
@@ -122,30 +117,16 @@ export class VectorMatrix {
 
   /**
    * The cosine of each given row with the query, in the rows' order; NaN for a row without a
-   * vector. A loop here, not ONNX Runtime: copying thousands of scattered rows out for its MatMul
-   * cost more than the products (at 7,000 rows, 8.5 ms to copy against 7 ms to multiply in place).
+   * vector. Row by row with SimSIMD's SIMD kernels on views of the matrix: copying thousands of
+   * scattered rows out for ONNX Runtime's MatMul cost more than the products, and SimSIMD does a
+   * row in half the time of a JavaScript loop (13,500 rows of 384: 3.7 ms against 6.9).
    */
   cosinesOf(rowids: Int32Array, query: Float32Array): Float32Array {
     const { data, dimensions, slotOfRowid } = this;
     const cosines = new Float32Array(rowids.length);
     for (let i = 0; i < rowids.length; i++) {
       const slot = slotOfRowid[rowids[i]!] ?? -1;
-      if (slot < 0) {
-        cosines[i] = Number.NaN;
-        continue;
-      }
-      // Four running sums, so the products do not wait on one another.
-      let a = 0, b = 0, c = 0, e = 0;
-      const offset = slot * dimensions;
-      let d = 0;
-      for (; d + 3 < dimensions; d += 4) {
-        a += data[offset + d]! * query[d]!;
-        b += data[offset + d + 1]! * query[d + 1]!;
-        c += data[offset + d + 2]! * query[d + 2]!;
-        e += data[offset + d + 3]! * query[d + 3]!;
-      }
-      for (; d < dimensions; d++) a += data[offset + d]! * query[d]!;
-      cosines[i] = a + b + c + e;
+      cosines[i] = slot < 0 ? Number.NaN : inner(query, data.subarray(slot * dimensions, (slot + 1) * dimensions));
     }
     return cosines;
   }

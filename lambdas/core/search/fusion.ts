@@ -39,16 +39,22 @@ export interface FusedHit {
   relevance: number;
 }
 
+/**
+ * One record's fused relevance, from its cosine if it is a semantic match and its BM25 if it is a
+ * keyword match (NaN where it is not), and the best BM25 among the query's keyword matches.
+ */
+export function fusedRelevance(cosine: number, keywordScore: number, bestKeywordScore: number, scale: SimilarityScale): number {
+  const semanticPart = Number.isNaN(cosine) ? 0 : HYBRID_SEMANTIC_WEIGHT * relevanceOfCosine(cosine, scale);
+  const strength = Number.isNaN(keywordScore) ? 0 : bestKeywordScore > 0 ? Math.max(0, keywordScore) / bestKeywordScore : 1;
+  return Math.min(1, semanticPart + (1 - HYBRID_SEMANTIC_WEIGHT) * strength);
+}
+
 /** Every record of either list with its fused relevance, best first, ties by id (so pages never overlap). */
 export function fuseHybrid(keyword: readonly KeywordHit[], semantic: readonly SemanticHit[], scale: SimilarityScale): FusedHit[] {
-  const relevance = new Map<string, number>();
-  for (const hit of semantic) relevance.set(hit.id, HYBRID_SEMANTIC_WEIGHT * relevanceOfCosine(hit.cosine, scale));
+  const cosines = new Map(semantic.map((hit) => [hit.id, hit.cosine]));
+  const scores = new Map(keyword.map((hit) => [hit.id, hit.score]));
   const best = keyword.reduce((max, hit) => Math.max(max, hit.score), 0);
-  for (const hit of keyword) {
-    const strength = best > 0 ? hit.score / best : 1;
-    relevance.set(hit.id, (relevance.get(hit.id) ?? 0) + (1 - HYBRID_SEMANTIC_WEIGHT) * strength);
-  }
-  return [...relevance]
-    .map(([id, score]) => ({ id, relevance: Math.min(1, score) }))
+  return [...new Set([...cosines.keys(), ...scores.keys()])]
+    .map((id) => ({ id, relevance: fusedRelevance(cosines.get(id) ?? Number.NaN, scores.get(id) ?? Number.NaN, best, scale) }))
     .sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
