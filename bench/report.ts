@@ -463,14 +463,15 @@ How:
   scenario notes for what it filters). A result cache in the index answers the repeated URL from
   memory after its first request (the code measured here has one); the distinct variant measures
   the query itself. The search text stays the same, so its vector comes from the stack's memo of
-  recent query vectors (as in AWS), and the model's own time per new query (about 18 ms, "The
+  recent query vectors (as in AWS), and the model's own time per new query (about 2.5 ms, "The
   local embedding model" below) is not in the distinct figures; nor is reading a word's postings
   from FTS5 the first time it is searched ("Where the time goes" below has that cost), since the
-  words repeat too. Keyword search drops full matches under the keyword floor and adds on-topic
-  partial matches (one cosine per candidate); semantic search is exact k-NN over every grant's
-  vector (all-MiniLM-L6-v2, 384 dimensions, the dot products in ONNX Runtime) with the filters
-  applied inside the scan, and ranks every match above the floor; hybrid fuses the two. The issue's latency targets are set for the filtered list and
-  keyword search; semantic and hybrid are reported against the same baseline.
+  words repeat too. Keyword search keeps the lexical matches whose cosine reaches the floor (one
+  cosine per candidate) and adds partial matches that do; semantic search is exact k-NN over every
+  grant's vector (bge-small-en-v1.5, 384 dimensions, the product in ONNX Runtime) with the filters
+  applied inside the scan, and ranks every match above the floor; hybrid fuses the two. The latency
+  targets are set for the filtered list and keyword search; semantic and hybrid are reported
+  against the same baseline.
 - req/s is autocannon's mean of per-second samples, median across rounds. p50/p99 are per-response
   latencies seen by the client, median across rounds. "vs bare node:http" is the median across rounds
   of scenario req/s divided by baseline req/s of the same round. RSS is the VmRSS of the process that
@@ -498,31 +499,36 @@ ${loadSection(run.load, 'long')}
 
 ## Where the time goes without the cache
 
-Profiled at 100,000 grants on 2026-11-25 (each step timed in process, and \`--cpu-prof\` on the
-server under distinct keyword and hybrid load). Earlier the same day the distinct figures were
-keyword 10, semantic 14 and hybrid 5 req/s (bare node:http 7,968), with 82-92% of the server's
-CPU inside SQLite; these changes took them to the figures above:
+Profiled at 100,000 grants on 2026-11-26 (each step timed in process, and the V8 profiler in
+process over 60 distinct queries). "community health" with a distinct filter takes about 7.4 ms
+in keyword mode, 11.8 ms in semantic mode and 18.2 ms in hybrid mode; on 2026-11-25 it took 40,
+15 and 55 ms, and the day before 105, 65 and 150 ms with 82-92% of the server's CPU inside SQLite.
 
 - **Filters** are one pass over the rows' filter columns, held in memory beside the vectors
-  (\`filter-columns.ts\`, property-tested against the SQL it stands in for): about 3 ms for the
-  default "open and live" filter plus an amount. SQLite scanned its row table at about 0.6 µs a
-  row, 60-80 ms whatever the filter. A listing's exact \`pagination.total\` is the count of that
-  mask; its page is still an index walk in SQLite that stops after 20 rows. Liveness is one stored
-  day per row (\`live_until\`), so the listing indexes cover it.
+  (\`filter-columns.ts\`, property-tested against the SQL it stands in for): about 1 ms for the
+  default "open and live" filter plus an amount, made once a query. SQLite scanned its row table
+  at about 0.6 µs a row, 60-80 ms whatever the filter. A listing's exact \`pagination.total\` is the
+  count of that mask; its page is still an index walk in SQLite that stops after 20 rows.
+  Liveness is one stored day per row (\`live_until\`), so the listing indexes cover it.
 - **Keyword search**: FTS5's BM25 is a sum over the query's words, so each word's scored postings
   are read from FTS5 once and kept in memory (LRU, 64 MB, cleared by every write), and a query
-  merges them: about 4 ms for "community health", whose words 13,535 grants share. FTS5 scoring
-  the query itself took about 40 ms, and its near phrase 27 ms more. A word's first search pays for
-  its postings: 166 ms for "community" (in 53,778 grants), 67 ms for "health" (23,337); the
-  distinct scenarios repeat their words, so they do not. What remains per query: FTS5's NEAR over
-  the records holding every word (about 8 ms, now the largest step), the filters, the keyword
-  floor's cosine for each match left (a loop over their vectors in place, about 7 ms for 7,000;
-  copying them out for ONNX Runtime cost more than the products) and the ranking, ties by id.
+  merges them (about 1.4 ms for "community health", whose words 13,535 grants share). The records
+  where the words stand near each other (FTS5's NEAR, for the phrase boost) are kept the same way,
+  by the sequence of words. A word's first search pays for its postings: 166 ms for "community"
+  (in 53,778 grants), 67 ms for "health" (23,337), and a sequence's first search 3 ms for its NEAR;
+  the distinct scenarios repeat their words, so they do not. What remains per query: the filters
+  (about 1 ms), the floor's cosine for each match left (SimSIMD on views of the matrix, about
+  3 ms for the 10,000 left here, half a JavaScript loop's time; the rows are scattered, so it is
+  bound by memory) and the ranking (about 1 ms).
+- **Rankings** break ties by id with one native sort: each match's score and its record's place
+  in id order (kept per kind until a write) are one float64 key. The synthetic catalogue repeats
+  texts, so 13,535 keyword matches had only 3,303 distinct scores, and breaking those ties by
+  comparing ids had cost 7 ms.
 - **Semantic search** is exact: the product of the query with every grant's vector in ONNX
-  Runtime (about 10 ms; \`run\` executes on the event loop's thread, MLAS on both cores), then the
+  Runtime (about 6 ms; \`run\` executes on the event loop's thread, MLAS on both cores), then the
   mask and the ranking of every match above the floor.
-- **Hybrid** takes the keyword floor's cosines from the same product as its semantic list, then
-  fuses the two lists by record id.
+- **Hybrid** takes the keyword matches' cosines from the same product as its semantic list, then
+  fuses the two lists by rowid in dense arrays.
 - **Memory**: the index file is read through a 64 MB SQLite page cache, not memory-mapped; the map
   had counted every page the start-up load touched (about 450 MB) in the server's RSS, for no
   measurable speed.

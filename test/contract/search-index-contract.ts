@@ -329,6 +329,20 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
     });
 
     describe('writes', () => {
+      it('change which records hold the words as a phrase', async () => {
+        const [phrase, apart] = [CATALOGUE[12]!.record, CATALOGUE[13]!.record];
+        // Swap the titles: the phrase moves from record 13 to record 14.
+        await index.upsert('grant', [{ ...phrase, title: apart.title }, { ...apart, title: phrase.title }]);
+        await harness.settle();
+        const found = await ids({ search: 'water systems' });
+        expect(found.indexOf(byN(14))).toBeLessThan(found.indexOf(byN(13)));
+        await index.upsert('grant', [phrase, apart]);
+        await harness.settle();
+        const restored = await ids({ search: 'water systems' });
+        expect(restored.indexOf(byN(13))).toBeLessThan(restored.indexOf(byN(14)));
+      });
+
+
       it('replaces a record and its vector, and removes records', async () => {
         const moved = { ...CATALOGUE[5]!.record, title: 'Arts and policing' };
         await index.upsert('grant', [moved], [unit(1, 0, 0, 0)]);

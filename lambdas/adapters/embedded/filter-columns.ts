@@ -42,6 +42,9 @@ export const FILTER_COLUMNS: readonly (keyof FilterRow)[] = [
 
 const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
+/** An ISO day (YYYY-MM-DD) as the number YYYYMMDD, which orders as the text does. */
+const dayNumber = (day: string) => Number(day.slice(0, 4)) * 10_000 + Number(day.slice(5, 7)) * 100 + Number(day.slice(8, 10));
+
 /** One test of a row by rowid; the mask keeps rows that pass them all. */
 type RowTest = (rowid: number) => boolean;
 
@@ -56,11 +59,14 @@ export class FilterColumns {
   /** One array per column, indexed by rowid: a pass reads one column, not every row's object. */
   private readonly columns = Object.fromEntries(FILTER_COLUMNS.map((column) => [column, []])) as unknown as Columns;
   /**
-   * The columns every search filters on (type, status, amounts), also as typed arrays, so their
-   * passes are tight loops: each search's default filter (open and live) reads them for every row.
-   * A missing amount is NaN, which fails every comparison as NULL does in SQL.
+   * The columns every search filters on (type, status, liveness, amounts), also as typed arrays,
+   * so their passes are tight loops: each search's default filter (open and live) reads them for
+   * every row. A missing amount is NaN, which fails every comparison as NULL does in SQL.
    */
-  private typed = { present: new Uint8Array(0), awarded: new Uint8Array(0), status: new Uint8Array(0), amountMin: new Float64Array(0), amountMax: new Float64Array(0) };
+  private typed = {
+    present: new Uint8Array(0), awarded: new Uint8Array(0), status: new Uint8Array(0), liveUntil: new Int32Array(0),
+    amountMin: new Float64Array(0), amountMax: new Float64Array(0),
+  };
   /** A small code for each stored status (a handful of words), 1-based. */
   private readonly statusCodes = new Map<string, number>();
 
@@ -74,6 +80,7 @@ export class FilterColumns {
     typed.present[rowid] = 1;
     typed.awarded[rowid] = row.awarded;
     typed.status[rowid] = code;
+    typed.liveUntil[rowid] = dayNumber(row.live_until);
     typed.amountMin[rowid] = row.amount_min ?? Number.NaN;
     typed.amountMax[rowid] = row.amount_max ?? Number.NaN;
   }
@@ -83,7 +90,7 @@ export class FilterColumns {
   }
 
   private grow(capacity: number): void {
-    const grown = <T extends Uint8Array | Float64Array>(old: T, make: (n: number) => T): T => {
+    const grown = <T extends Uint8Array | Int32Array | Float64Array>(old: T, make: (n: number) => T): T => {
       const array = make(capacity);
       array.set(old);
       return array;
@@ -93,13 +100,13 @@ export class FilterColumns {
     const { typed } = this;
     this.typed = {
       present: grown(typed.present, bytes), awarded: grown(typed.awarded, bytes), status: grown(typed.status, bytes),
-      amountMin: grown(typed.amountMin, numbers), amountMax: grown(typed.amountMax, numbers),
+      liveUntil: grown(typed.liveUntil, (n) => new Int32Array(n)), amountMin: grown(typed.amountMin, numbers), amountMax: grown(typed.amountMax, numbers),
     };
   }
 
   /** 1 for each rowid whose row passes the filters (every row when there are none). */
   mask(filters: OpportunityFilters | null, today: string): Uint8Array {
-    const { present, awarded, status, amountMin, amountMax } = this.typed;
+    const { present, awarded, status, liveUntil, amountMin, amountMax } = this.typed;
     const mask = present.slice();
     if (!filters) return mask;
     const rows = mask.length;
@@ -113,11 +120,11 @@ export class FilterColumns {
         const code = this.statusCodes.get(clause.stored);
         if (code !== undefined) rule[code]! |= clause.live === undefined ? ANY : clause.live ? LIVE : NOT_LIVE;
       }
-      const liveUntil = this.columns.live_until;
+      const day = dayNumber(today);
       for (let i = 0; i < rows; i++) {
         if (mask[i] === 0) continue;
         const allowed = rule[status[i]!]!;
-        if (allowed !== ANY && (allowed & (liveUntil[i]! >= today ? LIVE : NOT_LIVE)) === 0) mask[i] = 0;
+        if (allowed !== ANY && (allowed & (liveUntil[i]! >= day ? LIVE : NOT_LIVE)) === 0) mask[i] = 0;
       }
     }
     const { minAmount, maxAmount } = filters;

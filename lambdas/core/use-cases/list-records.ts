@@ -1,6 +1,7 @@
 import { searchUnavailable, ServiceError } from '../errors';
 import type { ListQuery, SortField, SortOrder } from '../query/list-query';
 import type { ResourceKind } from '../records';
+import { HYBRID_SEMANTIC_WEIGHT } from '../search/fusion';
 import { similarityScaleOf } from '../search/relevance';
 import { describeSpace } from '../search/vector-space';
 import type { Embedder } from '../../ports/embedder';
@@ -46,8 +47,8 @@ function scaleOf(ports: Omit<SearchPorts, 'index'>) {
 }
 
 /**
- * The query text's vector and the embedder's similarity scale; a SEARCH_UNAVAILABLE error when the model does not
- * answer (keyword and hybrid search catch it and carry on without the vector).
+ * The query text's vector and the embedder's similarity scale; a SEARCH_UNAVAILABLE error when
+ * the model does not answer (keyword and hybrid search catch it and carry on without the vector).
  */
 export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: string): Promise<SemanticQuery> {
   let vector: Float32Array | null | undefined;
@@ -67,8 +68,8 @@ export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: s
 /**
  * A hybrid search whose query could not be embedded still has its keyword half: it is answered
  * from that half alone (the same fusion with an empty semantic list, so relevance stays on the
- * hybrid scale, at most 1 - HYBRID_SEMANTIC_WEIGHT) and says so in meta.degraded. Semantic search has no such half and
- * stays a 503, as do errors of the index itself.
+ * hybrid scale, at most 1 - HYBRID_SEMANTIC_WEIGHT) and says so in meta.degraded. Semantic search
+ * has no such half and stays a 503, as do errors of the index itself.
  */
 async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{ semantic: SemanticQuery; degradedReason?: string }> {
   try {
@@ -77,7 +78,7 @@ async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{
     if (!(error instanceof ServiceError) || error.code !== 'SEARCH_UNAVAILABLE') throw error;
     return {
       semantic: { vector: null, scale: scaleOf(ports) },
-      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most 0.3).`,
+      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most ${Math.round((1 - HYBRID_SEMANTIC_WEIGHT) * 100) / 100}).`,
     };
   }
 }
