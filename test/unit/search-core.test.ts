@@ -279,6 +279,9 @@ describe('the exact k-NN matrix', () => {
     const expected = Array.from(many, (score, i) => ({ score, id: names.get(i)! })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
     expect(Array.from(order.cosines)).toEqual(expected.map((e) => e.score));
     expect(Array.from(order.rowids, (rowid) => names.get(rowid))).toEqual(expected.map((e) => e.id));
+    // A record removed while its query ran (no place in id order, or beyond it) is no match any more.
+    const gone = rankMatches({ rowids: Int32Array.from([10, 12, 98, 500]), cosines: Float32Array.from([0.5, 0.9, 0.7, 0.8]) }, ids);
+    expect(Array.from(gone.rowids)).toEqual([12, 10]);
   });
 });
 

@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import type { ListQuery } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
-import { fusedRelevance } from '../../core/search/fusion';
 import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
@@ -13,6 +12,7 @@ import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { rankedTier, SqliteKeywordMatcher, type KeywordMatches } from './sqlite-keyword-match';
 import { IdOrder } from './id-order';
+import { fuseByRowid } from './rowid-fusion';
 import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-matrix';
 
 /**
@@ -190,21 +190,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const cosines = semantic.vector ? await this.vectors[plan.kind].cosinesByRowid(semantic.vector) : undefined;
     const keyword = this.keywordMatches(plan, text, semantic, cosines);
     const similar = await this.semanticMatches(plan, semantic, cosines);
-    // Fused by rowid in dense arrays: the union can hold most of the catalogue.
-    let size = 0;
-    for (const list of [keyword.rowids, similar.rowids]) for (const rowid of list) size = Math.max(size, rowid + 1);
-    const semanticCosine = new Float32Array(size).fill(Number.NaN);
-    similar.rowids.forEach((rowid, i) => { semanticCosine[rowid] = similar.cosines[i]!; });
-    const keywordScore = new Float32Array(size).fill(Number.NaN);
-    keyword.rowids.forEach((rowid, i) => { keywordScore[rowid] = keyword.scores[i]!; });
-    const best = keyword.scores.reduce((max, score) => Math.max(max, score), 0);
-    const union = new Int32Array(keyword.rowids.length + similar.rowids.length);
-    let count = 0;
-    for (const rowid of similar.rowids) union[count++] = rowid;
-    for (const rowid of keyword.rowids) if (Number.isNaN(semanticCosine[rowid]!)) union[count++] = rowid;
-    const rowids = union.subarray(0, count);
-    const fused = Float32Array.from(rowids, (rowid) => fusedRelevance(semanticCosine[rowid]!, keywordScore[rowid]!, best, semantic.scale));
-    const ranked = rankMatches({ rowids, cosines: fused }, this.idOrders[plan.kind].get());
+    const ranked = fuseByRowid(keyword, similar, semantic.scale, this.idOrders[plan.kind].get());
     return { rowids: ranked.rowids, relevance: ranked.cosines };
   }
 

@@ -23,16 +23,20 @@ const PLACE_RANGE = 2 ** 21;
  * sorts with the engine's native numeric sort and no comparator call.
  */
 export function rankMatches(matches: Matches, ids: IdRanks): Matches {
-  const count = matches.rowids.length;
   if (ids.rowidAt.length >= PLACE_RANGE) throw new Error(`cannot rank among ${ids.rowidAt.length} records at once`);
-  const keys = new Float64Array(count);
-  const bits = new Uint32Array(matches.cosines.buffer, matches.cosines.byteOffset, count);
-  for (let i = 0; i < count; i++) {
+  const bits = new Uint32Array(matches.cosines.buffer, matches.cosines.byteOffset, matches.rowids.length);
+  const packed = new Float64Array(matches.rowids.length);
+  let count = 0;
+  for (let i = 0; i < matches.rowids.length; i++) {
+    const place = ids.rankOf[matches.rowids[i]!];
+    // A record removed while its query ran has no place: it is no match any more.
+    if (place === undefined || place < 0) continue;
     const raw = bits[i]!;
     // IEEE 754 bits as an unsigned integer in the float's own order, then flipped for descending.
     const ascending = raw & 0x80000000 ? ~raw >>> 0 : (raw | 0x80000000) >>> 0;
-    keys[i] = (0xffffffff - ascending) * PLACE_RANGE + ids.rankOf[matches.rowids[i]!]!;
+    packed[count++] = (0xffffffff - ascending) * PLACE_RANGE + place;
   }
+  const keys = packed.subarray(0, count);
   keys.sort();
   const rowids = new Int32Array(count);
   const cosines = new Float32Array(count);
