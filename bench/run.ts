@@ -13,10 +13,11 @@ import { benchKnn } from './knn';
 import { benchLoad } from './load-bench';
 import { LOAD_LONG_MARKERS, LOAD_MARKERS, loadMarkers, loadSection, loadSectionKindOf } from './load-report';
 import { benchMatch } from './match';
-import {
-  COLDSTART_MARKERS, coldStartSection, KNN_MARKERS, knnSection, markedSection, MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection, renderReport, renderSummary,
-  WEBHOOK_MARKERS, webhookSection, withMarkedSection, type BenchRun,
-} from './report';
+import { COLDSTART_MARKERS, coldStartSection } from './coldstart-report';
+import { KNN_MARKERS, knnSection } from './knn-report';
+import { MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection } from './match-report';
+import { markedSection, renderReport, renderSummary, withMarkedSection, type BenchRun } from './report';
+import { WEBHOOK_MARKERS, webhookSection } from './webhook-report';
 import { benchWebhooks } from './webhooks';
 import { EMBEDDING_MODEL_MARKERS, SEARCH_QUALITY_MARKERS } from './search-eval/report';
 

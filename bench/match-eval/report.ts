@@ -1,6 +1,6 @@
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { table } from '../format';
-import { MATCH_QUALITY_MARKERS } from '../report';
+import { MATCH_QUALITY_MARKERS } from '../match-report';
 
 export interface ProfileScore {
   id: string;
