@@ -8,7 +8,12 @@ export const ms = (n: number) => n.toFixed(2);
 export const megabytes = (bytes: number) => (bytes / 1e6).toFixed(0);
 // Two decimals below 1%: the 100,000-grant ratios are that small, and 0.1% would hide a 2x difference.
 export const percent = (ratio: number) => `${(ratio * 100).toFixed(ratio < 0.01 ? 2 : 1)}%`;
+/** Scores (nDCG, cosines, relevance) to three decimals. */
+export const f3 = (n: number) => n.toFixed(3);
 export const duration = (seconds: number) => (seconds < 120 ? `${seconds.toFixed(0)} s` : `${(seconds / 60).toFixed(1)} min`);
+
+/** Free text as one markdown table cell: pipes escaped, whitespace folded, cut to `maxChars`. */
+export const cell = (text: string, maxChars = 110) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, maxChars);
 
 export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;

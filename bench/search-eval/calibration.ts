@@ -9,7 +9,7 @@
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { EmbeddedStack } from '../../local/embedded-stack';
-import { table } from '../format';
+import { cell, f3, table } from '../format';
 import type { OpportunityKind } from './collection';
 import type { LabelledQuery } from './judgements';
 import { scopeParams, type EvalScope } from './scope';
@@ -62,8 +62,7 @@ export async function calibrate(stack: EmbeddedStack, setup: { floor: number; to
   };
 }
 
-const f3 = (n: number) => n.toFixed(3);
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 70);
+const shortCell = (text: string) => cell(text, 70);
 
 export function calibrationLines(calibration: Calibration): string[] {
   const { floor } = calibration;
@@ -76,8 +75,8 @@ export function calibrationLines(calibration: Calibration): string[] {
     const held = of(calibration.holdout);
     return [
       kind,
-      query ? `${f3(query.cosine)} (${cell(query.text)})` : '-',
-      probe ? `${f3(probe.cosine)} (${cell(probe.text)})` : '-',
+      query ? `${f3(query.cosine)} (${shortCell(query.text)})` : '-',
+      probe ? `${f3(probe.cosine)} (${shortCell(probe.text)})` : '-',
       `${held.filter((m) => m.cosine >= floor).length} of ${held.length}`,
     ];
   });
@@ -95,6 +94,6 @@ export function calibrationLines(calibration: Calibration): string[] {
     answeredHoldout.length === 0
       ? `No held-out probe (of ${heldProbes}) reaches the floor.`
       : `Held-out probes whose best record reaches the floor, so semantic and hybrid search answer them (${new Set(answeredHoldout.map((m) => m.text)).size} of ${heldProbes}):`,
-    ...(answeredHoldout.length === 0 ? [] : ['', table(['probe', 'kind', 'best cosine', 'best record'], answeredHoldout.map((m) => [cell(m.text), m.kind, f3(m.cosine), cell(m.title)]))]),
+    ...(answeredHoldout.length === 0 ? [] : ['', table(['probe', 'kind', 'best cosine', 'best record'], answeredHoldout.map((m) => [shortCell(m.text), m.kind, f3(m.cosine), shortCell(m.title)]))]),
   ];
 }

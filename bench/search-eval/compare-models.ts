@@ -10,7 +10,7 @@ import { DEFAULT_SENTENCE_MODEL, SENTENCE_MODELS, type SentenceModelId } from '.
 import { embeddingTextOf } from '../../lambdas/core/search/embedding-text';
 import { fetchModelFiles, ModelFilesMissing, verifiedModelFiles } from '../../local/sentence-model-files';
 import { PROJECT_ROOT } from '../child-processes';
-import { table } from '../format';
+import { f3, table } from '../format';
 import { withMarkedSection } from '../report';
 import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import { searchableCollection, type OpportunityKind } from './collection';
@@ -147,7 +147,6 @@ async function main(): Promise<void> {
     const r = rows.at(-1)!;
     console.log(`${id}: ${r.recordsPerSecond.toFixed(0)} records/s, ${r.queryMs.toFixed(1)} ms a query, nDCG@10 ${r.ndcgNoFloor.toFixed(3)} (no floor), floor ${r.floor}: nDCG@10 ${r.ndcgAtFloor.toFixed(3)}, ${r.zeroAtFloor} queries unanswered, ${r.holdoutAnswered} held-out probes answered, upper reference ${r.upper}`);
   }
-  const f3 = (n: number) => n.toFixed(3);
   const records = corpus.texts.grant.length + corpus.texts.contract.length;
   const section = [
     MARKERS.start,

@@ -4,18 +4,12 @@
  * queries' answers, semantic and hybrid mode (keyword mode carries no relevance).
  */
 import { table } from '../format';
+import { median } from '../summary';
 import type { ScoredRun } from './judgements';
 import type { SystemName } from './systems';
 
 const MODES: readonly SystemName[] = ['semantic', 'hybrid'];
 const GROUPS = ['3', '2', '1', '0', 'unjudged'] as const;
-
-const median = (values: number[]) => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 export function relevanceByGradeLines(run: ScoredRun, depth = 10): string[] {
   const rows = MODES.map((mode) => {

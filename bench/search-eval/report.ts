@@ -1,7 +1,7 @@
 import { SEARCH_MODES } from '../../lambdas/core/query/list-query';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
-import { int, table } from '../format';
+import { cell, f3, int, table } from '../format';
 import { BM25_PARAMS } from './bm25-baseline';
 import type { OpportunityKind } from './collection';
 import type { QueryScore, SystemSummary } from './judgements';
@@ -43,12 +43,9 @@ export interface ReportInput {
   run: ScoredRun;
 }
 
-const f3 = (n: number) => n.toFixed(3);
 const orNa = (n: number | null) => (n === null ? 'n/a' : f3(n));
 const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
 const relevanceOf = (n: number | null) => (n === null ? '-' : n.toFixed(3));
-/** Markdown table cells must not break the row. */
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 110);
 
 function summaryTable({ summary, scores }: ReportInput): string {
   const scored = scores.filter((s) => s.status === 'scored').length;

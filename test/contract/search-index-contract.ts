@@ -329,6 +329,22 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
     });
 
     describe('writes', () => {
+      it('keep ties in id order as records arrive, change and go', async () => {
+        const policing = semanticQuery(unit(1, 0, 0, 0), 0.999);
+        // Records 1 and 8 tie (the same vector); a new record with it, whose id sorts first, joins the tie in front.
+        const first = { ...CATALOGUE[0]!.record, id: '00000000-0000-4000-7000-000000000001', source_id: 'tie' };
+        await index.upsert('grant', [first], [unit(1, 0, 0, 0)]);
+        await harness.settle();
+        expect(await ids({ search: 'policing', search_mode: 'semantic' }, policing)).toEqual([first.id, byN(1), byN(8)]);
+        // An update keeps every place; a removal drops the record from the tie.
+        await index.upsert('grant', [{ ...CATALOGUE[7]!.record, title: 'Police equipment program, reposted' }], [unit(1, 0, 0, 0)]);
+        await index.remove('grant', [first.id]);
+        await harness.settle();
+        expect(await ids({ search: 'policing', search_mode: 'semantic' }, policing)).toEqual([byN(1), byN(8)]);
+        await index.upsert('grant', [CATALOGUE[7]!.record], [CATALOGUE[7]!.vector]);
+        await harness.settle();
+      });
+
       it('change which records hold the words as a phrase', async () => {
         const [phrase, apart] = [CATALOGUE[12]!.record, CATALOGUE[13]!.record];
         // Swap the titles: the phrase moves from record 13 to record 14.

@@ -45,8 +45,8 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
   private readonly vectors: Record<ResourceKind, VectorMatrix>;
   /**
-   * Record id by rowid, in memory: ranking ties and fusion need the ids of many rows, and a
-   * catalogue with repeated texts has long runs of equal cosines.
+   * Record id by rowid, in memory: rankings break ties by id (through idOrders, each record's place
+   * in id order), and a catalogue with repeated texts has long runs of equal scores.
    */
   private readonly recordIds: Record<ResourceKind, Map<number, string>> = { grant: new Map(), contract: new Map(), funder: new Map() };
   private readonly idOrders: Record<ResourceKind, IdOrder> = {
@@ -297,6 +297,8 @@ export class SqliteSearchIndex implements SearchIndex {
       (records as readonly AnyRecord[]).forEach((record, i) => {
         const row = rowOf(record);
         const { rowid } = upsertRow.get(row) as { rowid: number };
+        // Only a new record needs a place in id order; an update keeps its rowid and id.
+        if (!ids.has(rowid)) this.idOrders[kind].invalidate();
         ids.set(rowid, record.id);
         if (kind !== 'funder') this.filterColumns[kind as 'grant' | 'contract'].set(rowid, row as unknown as FilterRow);
         putDoc.run(rowid, JSON.stringify(record));
@@ -324,6 +326,7 @@ export class SqliteSearchIndex implements SearchIndex {
         for (const table of ['rows', 'docs', 'fts', 'vectors']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
         this.vectors[kind].delete(row.rowid);
         this.recordIds[kind].delete(row.rowid);
+        this.idOrders[kind].forget(row.rowid);
         if (kind !== 'funder') this.filterColumns[kind].delete(row.rowid);
       }
     })();
@@ -331,7 +334,6 @@ export class SqliteSearchIndex implements SearchIndex {
 
   private invalidateCaches(): void {
     this.generation++;
-    for (const order of Object.values(this.idOrders)) order.invalidate();
     this.counts.clear();
     this.pages.clear();
     this.rankings.clear();
