@@ -13,8 +13,25 @@ export interface ProfileScore {
   /** hits / min(depth, expected). */
   precision: number;
   violations: string[];
+  /** Stale listings among the matches (violations.ts, staleReasons). */
+  stale: string[];
+  /** Claims of the reasons checked (reason-claims.ts), and the false or unchecked ones. */
+  claims: { checked: number; false: string[] };
   ms: number;
   top: { title: string; score: number; why: string; expected: boolean }[];
+}
+
+export interface NoFitScore {
+  id: string;
+  /** The best topic evidence of any eligible grant. */
+  bestEvidence: number;
+  /** The titles of the matches returned (none expected). */
+  returned: string[];
+}
+
+/** The calibration rule (scoring-config.ts, cutoff): 0.005 above the best evidence of any calibration profile, rounded up to 0.001. */
+export function recommendedCutoff(calibration: readonly NoFitScore[]): number {
+  return Math.ceil((Math.max(0, ...calibration.map((s) => s.bestEvidence)) + 0.005) * 1000) / 1000;
 }
 
 export interface SyntheticCheck {
@@ -33,8 +50,20 @@ const median = (values: number[]) => {
   return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]!;
 };
 
-export function matchQualitySection(scores: ProfileScore[], synthetic: SyntheticCheck, setup: { today: string; depth: number; syntheticDepth: number }): string {
+export function matchQualitySection(
+  scores: ProfileScore[],
+  synthetic: SyntheticCheck,
+  noFit: { calibration: NoFitScore[]; holdout: NoFitScore[] },
+  setup: { today: string; depth: number; syntheticDepth: number },
+): string {
   const violations = scores.reduce((sum, s) => sum + s.violations.length, 0);
+  const stale = scores.reduce((sum, s) => sum + s.stale.length, 0);
+  const claimsChecked = scores.reduce((sum, s) => sum + s.claims.checked, 0);
+  const falseClaims = scores.flatMap((s) => s.claims.false.map((claim) => `${s.id}: ${claim}`));
+  const returned = scores.reduce((sum, s) => sum + s.returned, 0);
+  const hits = scores.reduce((sum, s) => sum + s.hits, 0);
+  const answered = (set: NoFitScore[]) => set.filter((s) => s.returned.length > 0);
+  const cutoff = MATCH_SCORING.cutoff.minEvidence;
   const byType = [...new Set(scores.map((s) => s.applicantType ?? 'not given'))].map((type) => {
     const of = scores.filter((s) => (s.applicantType ?? 'not given') === type);
     return [type, String(of.length), mean(of.map((s) => s.precision)).toFixed(3)];
@@ -57,6 +86,11 @@ export function matchQualitySection(scores: ProfileScore[], synthetic: Synthetic
       [`mean precision@${setup.depth} (labelled good fits in the top ${setup.depth} / min(${setup.depth}, labelled))`, mean(scores.map((s) => s.precision)).toFixed(3)],
       [`mean hits in the top ${setup.depth}`, mean(scores.map((s) => s.hits)).toFixed(2)],
       ['profiles with no labelled fit in the top 10', String(scores.filter((s) => s.hits === 0).length)],
+      ['matches returned per labelled profile (mean; fewer than 10 when the cut-off leaves fewer)', (returned / Math.max(1, scores.length)).toFixed(1)],
+      ['share of returned matches labelled good fits', returned === 0 ? '-' : (hits / returned).toFixed(3)],
+      ['stale listings among the matches (open-ended, posted over three years before the evaluation date)', String(stale)],
+      [`false claims in reasons (${claimsChecked.toLocaleString('en-US')} claims checked mechanically against the records)`, String(falseClaims.length)],
+      [`no-fit profiles answered: calibration (${noFit.calibration.length}) / held out (${noFit.holdout.length})`, `${answered(noFit.calibration).length} / ${answered(noFit.holdout).length}`],
       ['eligibility violations on ../shared/data (closed, ineligible type, 501(c)(3), other state, or labelled unacceptable)', String(violations)],
       [`eligibility violations on the synthetic catalogue (${synthetic.returned} matches checked, top ${setup.syntheticDepth} per profile)`, String(synthetic.violations.length)],
       ['median match time per profile, in process (every grant of ../shared/data in the index)', `${median(scores.map((s) => s.ms)).toFixed(0)} ms`],
@@ -70,9 +104,18 @@ export function matchQualitySection(scores: ProfileScore[], synthetic: Synthetic
     '',
     example ? `Example (${example.id}), the first match: ${example.top[0]?.score ?? '-'} — “${example.top[0]?.title ?? ''}”: ${example.top[0]?.why ?? ''}` : '',
     '',
+    `The cut-off: a match needs topic evidence (the lesser of its semantic part and its word overlap read against ${MATCH_SCORING.cutoff.overlapAtPar.toFixed(2)}) of at least ${cutoff}.`,
+    `By the calibration rule (0.005 above the best evidence any calibration profile reaches) it would be ${recommendedCutoff(noFit.calibration).toFixed(3)} on this run.`,
+    '',
+    table(['no-fit profile', 'set', 'best evidence', 'matches'], [
+      ...noFit.calibration.map((s) => [s.id, 'calibration', s.bestEvidence.toFixed(3), s.returned.length === 0 ? '0' : `${s.returned.length}: ${s.returned.slice(0, 2).join('; ')}`]),
+      ...noFit.holdout.map((s) => [s.id, 'held out', s.bestEvidence.toFixed(3), s.returned.length === 0 ? '0' : `${s.returned.length}: ${s.returned.slice(0, 2).join('; ')}`]),
+    ]),
+    '',
+    ...(falseClaims.length > 0 ? ['False or unchecked claims:', '', ...falseClaims.map((claim) => `- ${claim}`), ''] : []),
     '<details><summary>Per profile: precision@10, hits / min(10, labelled), violations</summary>',
     '',
-    table(['profile', 'type', 'precision@10', 'hits', 'violations'], scores.map((s) => [s.id, s.applicantType ?? '-', s.precision.toFixed(2), `${s.hits} / ${Math.min(setup.depth, s.expected)}`, String(s.violations.length)])),
+    table(['profile', 'type', 'precision@10', 'hits', 'returned', 'violations'], scores.map((s) => [s.id, s.applicantType ?? '-', s.precision.toFixed(2), `${s.hits} / ${Math.min(setup.depth, s.expected)}`, String(s.returned), String(s.violations.length)])),
     '',
     '</details>',
     MATCH_QUALITY_MARKERS.end,

@@ -11,8 +11,10 @@ import { PROJECT_ROOT } from '../child-processes';
 import { MATCH_QUALITY_MARKERS } from '../match-report';
 import { withMarkedSection } from '../report';
 import { idsBySourceKey, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
-import { matchQualitySection, type ProfileScore, type SyntheticCheck } from './report';
-import { eligibilityViolations, type EligibilityProfile } from './violations';
+import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
+import { matchQualitySection, recommendedCutoff, type NoFitScore, type ProfileScore, type SyntheticCheck } from './report';
+import { checkReason } from './reason-claims';
+import { eligibilityViolations, staleReasons, type EligibilityProfile } from './violations';
 import { pinnedClock } from '../search-eval/eval-date';
 
 interface Judged {
@@ -21,6 +23,13 @@ interface Judged {
   title: string;
   grade?: number;
   why: string;
+}
+
+/** A profile written to have no real fit in ../shared/data (no-fit-calibration.json, no-fit-holdout.json). */
+export interface NoFitProfile {
+  id: string;
+  about: string;
+  request: LabelledProfile['request'];
 }
 
 export interface LabelledProfile {
@@ -61,8 +70,14 @@ async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], 
     const { matches } = await matchGrants(stack.services, request, today);
     const ms = performance.now() - started;
     const violations: string[] = [];
+    const stale: string[] = [];
+    const claims = { checked: 0, false: [] as string[] };
     for (const match of matches) {
       const grant = grants.get(match.id)!;
+      for (const why of staleReasons(grant, today)) stale.push(`${grant.title} (${grant.source_id}): ${why}`);
+      const report = checkReason(match.why_it_fits, grant, profile.request.profile, request.focusKeywords, today);
+      claims.checked += report.claims;
+      for (const claim of [...report.false, ...report.unchecked.map((sentence) => `unchecked sentence: ${sentence}`)]) claims.false.push(`${grant.title} (${grant.source_id}): ${claim}`);
       const reasons = eligibilityViolations(grant, profile.request.profile, today);
       if (unacceptable.has(match.id)) reasons.push(`labelled unacceptable: ${unacceptable.get(match.id)}`);
       if (reasons.length > 0) violations.push(`${grant.title} (${grant.source_id}): ${reasons.join('; ')}`);
@@ -76,9 +91,25 @@ async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], 
       hits,
       precision: hits / Math.min(DEPTH, expected.size),
       violations,
+      stale,
+      claims,
       ms,
       top: matches.slice(0, 3).map((match) => ({ title: match.title, score: match.match_score, why: match.why_it_fits, expected: expected.has(match.id) })),
     });
+  }
+  return scores;
+}
+
+/**
+ * The no-fit profiles: each one's best topic evidence (what the cut-off is calibrated on) and the
+ * matches it still gets, which should be none.
+ */
+async function scoreNoFit(stack: EmbeddedStack, profiles: NoFitProfile[], today: string): Promise<NoFitScore[]> {
+  const scores: NoFitScore[] = [];
+  for (const profile of profiles) {
+    const request = parseMatchRequest(JSON.stringify({ ...profile.request, limit: DEPTH }));
+    const outcome = await matchGrants(stack.services, request, today);
+    scores.push({ id: profile.id, bestEvidence: outcome.bestEvidence, returned: outcome.matches.map((m) => m.title) });
   }
   return scores;
 }
@@ -122,28 +153,38 @@ async function main(): Promise<void> {
     return;
   }
   const { evaluation_date: today, profiles } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'match-eval', 'profiles.json'), 'utf8')) as { evaluation_date: string; profiles: LabelledProfile[] };
+  const noFit = (file: string) => (JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'match-eval', file), 'utf8')) as { profiles: NoFitProfile[] }).profiles;
   const stack = await sharedDataCatalogue(DATA_DIR, pinnedClock(today));
   let scores: ProfileScore[];
+  let calibration: NoFitScore[];
+  let holdout: NoFitScore[];
   try {
     scores = await scoreProfiles(stack, profiles, today);
+    calibration = await scoreNoFit(stack, noFit('no-fit-calibration.json'), today);
+    holdout = await scoreNoFit(stack, noFit('no-fit-holdout.json'), today);
   } finally {
     await stack.close();
   }
   const synthetic = await checkSynthetic(profiles, today);
 
   for (const score of scores) {
-    console.log(`${score.id.padEnd(52)} P@10 ${score.precision.toFixed(2)}  ${score.hits}/${Math.min(DEPTH, score.expected)}  violations ${score.violations.length}`);
-    for (const violation of score.violations) console.log(`    ${violation}`);
+    console.log(`${score.id.padEnd(52)} P@10 ${score.precision.toFixed(2)}  ${score.hits}/${Math.min(DEPTH, score.expected)} of ${score.returned}  violations ${score.violations.length}  stale ${score.stale.length}  false claims ${score.claims.false.length}`);
+    for (const problem of [...score.violations, ...score.stale, ...score.claims.false]) console.log(`    ${problem}`);
   }
+  for (const [name, set] of [['calibration', calibration], ['holdout', holdout]] as const) {
+    for (const s of set) console.log(`no-fit ${name.padEnd(12)} ${s.id.padEnd(44)} best evidence ${s.bestEvidence.toFixed(3)}  matches ${s.returned.length}${s.returned.length > 0 ? `: ${s.returned.join(' | ')}` : ''}`);
+  }
+  console.log(`cut-off by the calibration rule: ${recommendedCutoff(calibration).toFixed(3)} (configured ${MATCH_SCORING.cutoff.minEvidence})`);
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   const violationCount = scores.reduce((sum, s) => sum + s.violations.length, 0);
   console.log(`\nmean precision@10 ${mean(scores.map((s) => s.precision)).toFixed(3)}; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);
   for (const violation of synthetic.violations) console.log(`    ${violation}`);
 
-  const section = matchQualitySection(scores, synthetic, { today, depth: DEPTH, syntheticDepth: SYNTHETIC_DEPTH });
+  const section = matchQualitySection(scores, synthetic, { calibration, holdout }, { today, depth: DEPTH, syntheticDepth: SYNTHETIC_DEPTH });
   writeFileSync(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', MATCH_QUALITY_MARKERS, section));
   console.log(`wrote the match quality section of ${REPORT}`);
-  if (violationCount + synthetic.violations.length > 0) process.exitCode = 1;
+  const problems = scores.reduce((sum, s) => sum + s.stale.length + s.claims.false.length, 0);
+  if (violationCount + synthetic.violations.length + problems > 0) process.exitCode = 1;
 }
 
 await main();

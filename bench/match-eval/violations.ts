@@ -33,3 +33,18 @@ export function eligibilityViolations(grant: Grant, profile: EligibilityProfile,
   if (type === 'nonprofit' && profile.is_501c3 === false && grant.requires_501c3 === true) violations.push('needs 501(c)(3) status');
   return violations;
 }
+
+const YEAR_DAYS = 365.25;
+
+/**
+ * Why a grant counts as a stale listing on `today`, written apart from the service's rule
+ * (lambdas/core/query/applyable.ts) as the issue states it: an open-ended listing (no deadline, or
+ * a placeholder one more than ten years away) first posted more than three years ago. Empty when
+ * it is not stale.
+ */
+export function staleReasons(grant: Grant, today: string): string[] {
+  const day = (date: string) => Date.parse(`${date.slice(0, 10)}T00:00:00Z`) / 86_400_000;
+  const openEnded = grant.deadline_date === null || day(grant.deadline_date) - day(today) > 10 * YEAR_DAYS;
+  const ageYears = (day(today) - day(grant.created_at)) / YEAR_DAYS;
+  return openEnded && ageYears > 3 ? [`open-ended and posted ${grant.created_at.slice(0, 10)}, ${ageYears.toFixed(1)} years ago`] : [];
+}

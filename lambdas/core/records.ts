@@ -50,11 +50,29 @@ const opportunityFields = {
   source_id: described(nullable(z.string()), 'Identifier in the origin system (opportunity number, notice id, award id)'),
 };
 
+/** The part of a listing's text a restriction was read from (its eligibility codes need no evidence: they are the listing's own fields). */
+export const EVIDENCE_SOURCES = ['title', 'description', 'eligibility_text'] as const;
+export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
+
+export const EligibilityEvidenceSchema = z.object({
+  field: described(z.enum(['states', 'eligible_applicants']), 'The field this restriction set'),
+  effect: described(z.enum(['only', 'excludes']), 'only: no one else may apply; excludes: these may not apply'),
+  values: described(z.array(z.string()), 'State postal codes or applicant types'),
+  detail: described(nullable(z.string()), 'A narrower group than the applicant type, when the text names one, e.g. "state governments"'),
+  source: described(z.enum(EVIDENCE_SOURCES), 'The part of the listing that says so: title, description or eligibility_text (its additional information on eligibility)'),
+  quote: described(z.string(), 'The listing\'s own words, whitespace collapsed, "…" where cut'),
+});
+export type EligibilityEvidence = z.infer<typeof EligibilityEvidenceSchema>;
+
 export const GrantSchema = z.object({
   ...opportunityFields,
   status: described(z.enum(GRANT_STORED_STATUSES), 'posted, forecasted or closed; a posted grant past its deadline counts as closed in filters'),
   eligible_applicants: described(z.array(z.enum(APPLICANT_TYPES)), 'Applicant types that may apply; empty when the source does not say'),
   requires_501c3: described(nullable(z.boolean()), 'Whether nonprofit applicants need 501(c)(3) status; null when unknown'),
+  eligibility_evidence: z.optional(described(
+    z.array(EligibilityEvidenceSchema),
+    'Restrictions read from the listing\'s own text, each with the part it came from and its words: they set states, narrow eligible_applicants or exclude types. Absent when the text states none; then states (empty: no place restriction stated) and eligible_applicants (empty: unknown) are the listing\'s own fields',
+  )),
 });
 
 export const ContractSchema = z.object({

@@ -5,7 +5,7 @@ import { departmentNameOfAgencyCode, eligibilityFrom, GRANT_FORMATS } from '../.
 import { categoryNamesFrom } from '../../lambdas/core/ingest/grants/funding-categories';
 import type { GrantDraft, MappedRecord, SourceFormat, SourceRecord } from '../../lambdas/core/ingest/mapped-record';
 import { RecordRejected } from '../../lambdas/core/ingest/rejection';
-import { GrantSchema } from '../../lambdas/core/records';
+import { GrantSchema, type Grant } from '../../lambdas/core/records';
 
 /*
  * Expected mapped values of the original-format fixtures in test/fixtures/ingest/, with
@@ -866,10 +866,13 @@ describe.skipIf(!existsSync(GRANTS_FILE))(`../shared/data/grants.jsonl ${existsS
       created_at: '2013-09-20T00:00:00Z',
       status: 'closed',
       listing_url: 'http://www.grants.gov/web/grants/view-opportunity.html?oppId=243215',
-      states: [],
+      // The description limits it to ten states ("… in the following States are eligible to participate: …").
+      states: ['AL', 'CO', 'KY', 'MD', 'NM', 'OH', 'PA', 'TN', 'VA', 'WV'],
+      geography: 'Multi-state: AL, CO, KY, MD, NM, OH, PA, TN, VA, WV',
     });
-    // Ten states are named in the description; descriptions are not scanned for places.
-    expect(record.description).toContain('Alabama, Colorado, Kentucky');
+    const [evidence] = (record as Grant).eligibility_evidence!;
+    expect(evidence).toMatchObject({ field: 'states', effect: 'only', source: 'description', values: ['AL', 'CO', 'KY', 'MD', 'NM', 'OH', 'PA', 'TN', 'VA', 'WV'] });
+    expect(record.description.replace(/\s+/g, ' ')).toContain(evidence!.quote.replace(/…/g, ''));
     expect(names).toEqual(['Office of Surface Mining', 'Department of the Interior']);
   });
 

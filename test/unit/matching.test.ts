@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveApplicantLocation } from '../../lambdas/core/matching/applicant-location';
 import { awardSizeFit, deadlineFit, eligibilityFit } from '../../lambdas/core/matching/grant-fit';
 import { MATCH_LIMITS, parseMatchRequest, type MatchRequest } from '../../lambdas/core/matching/match-request';
-import { rankMatches, type MatchCandidate } from '../../lambdas/core/matching/rank-matches';
+import { rankMatches, type GrantMatch, type MatchCandidate } from '../../lambdas/core/matching/rank-matches';
+import { shortfallNote } from '../../lambdas/core/use-cases/match-grants';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { TopicScorer } from '../../lambdas/core/matching/topic-fit';
 import { keyTokens } from '../../lambdas/core/matching/topic-terms';
@@ -208,7 +209,7 @@ describe('eligibility fit', () => {
 
   it('confirms a listed type; unknown types and a missing profile type are neutral', () => {
     expect(eligibilityFit(grant(), profile({ applicantType: 'nonprofit' }), { kind: 'states', states: ['KS'] })).toEqual({
-      score: e.confirmed * e.national, applicants: { kind: 'confirmed', type: 'nonprofit', everyType: false }, charity501c3: null, geography: { kind: 'national' },
+      score: e.confirmed * e.national, applicants: { kind: 'confirmed', type: 'nonprofit', everyType: false }, narrowerGroup: null, charity501c3: null, geography: { kind: 'unrestricted' },
     });
     expect(eligibilityFit(grant({ eligible_applicants: [] }), profile({ applicantType: 'nonprofit' }), { kind: 'national' }).score).toBeCloseTo(e.unknownApplicantTypes * e.national, 10);
     expect(eligibilityFit(grant(), profile(), { kind: 'national' }).applicants).toEqual({ kind: 'type_not_given', types: ['nonprofit'], everyType: false });
@@ -217,7 +218,7 @@ describe('eligibility fit', () => {
 
   it('scores a grant for the applicant\'s own state above a national one, and a state grant for an unknown location low', () => {
     const inState = eligibilityFit(grant({ states: ['KS', 'MO'] }), profile({ applicantType: 'nonprofit' }), { kind: 'states', states: ['KS'] });
-    expect(inState.geography).toEqual({ kind: 'in_state', states: ['KS'] });
+    expect(inState.geography).toEqual({ kind: 'in_state', states: ['KS'], evidence: null });
     expect(inState.score).toBe(e.inApplicantState);
     const unknown = eligibilityFit(grant({ states: ['TX'] }), profile({ applicantType: 'nonprofit' }), { kind: 'unknown', text: 'Gotham' });
     expect(unknown).toMatchObject({ geography: { kind: 'state_unconfirmed', states: ['TX'] }, score: e.stateGrantUnknownLocation });
@@ -234,9 +235,15 @@ describe('eligibility fit', () => {
 });
 
 describe('topic fit', () => {
-  it('stems key terms and drops stop words and grant boilerplate', () => {
+  it('keys words by inflection, not stem, keeps compounds whole and drops stop words, grant boilerplate and generic verbs', () => {
     expect(keyTokens('Supporting the communities of rural Kansas through program grants').map((t) => t.word)).toEqual(['communities', 'rural', 'Kansas']);
-    expect(keyTokens('communities')[0]!.stem).toBe(keyTokens('community')[0]!.stem);
+    expect(keyTokens('communities')[0]!.key).toBe(keyTokens('community')[0]!.key);
+    // Porter stems collide on these pairs; inflection keys do not.
+    for (const [a, b] of [['community', 'communication'], ['institutional', 'Institute'], ['design', 'designated'], ['residencies', 'resides'], ['arts', 'state-of-the-art'], ['term', 'long-term'], ['after', 'after-school']]) {
+      expect(keyTokens(`the ${a}`).map((t) => t.key), `${a} / ${b}`).not.toEqual(keyTokens(`the ${b}`).map((t) => t.key));
+    }
+    expect(keyTokens('long-term after-school programs using state-of-the-art tools').map((t) => t.word)).toEqual(['long-term', 'after-school', 'state-of-the-art', 'tools']);
+    expect(keyTokens('It builds, delivers and expands high quality care').map((t) => t.word)).toEqual(['quality', 'care']);
     // Names and acronyms keep their capitals; a capital that only starts a sentence does not.
     expect(keyTokens('Clinics treat HIV in Kansas. Rural towns').map((t) => t.word)).toEqual(['clinics', 'treat', 'HIV', 'Kansas', 'rural', 'towns']);
   });
@@ -266,18 +273,30 @@ describe('ranking and reasons', () => {
   const context = { request: req, location: resolveApplicantLocation('rural Kansas'), today: TODAY };
 
   it('returns integer scores from 0 to 100, best first, the same every time', () => {
-    const first = rankMatches(candidates, context);
+    const first = rankMatches(candidates, context).matches;
     expect(first.map((m) => m.match_score)).toEqual([...first.map((m) => m.match_score)].sort((a, b) => b - a));
     for (const m of first) expect(Number.isInteger(m.match_score) && m.match_score >= 0 && m.match_score <= 100).toBe(true);
-    expect(rankMatches([...candidates].reverse(), context)).toEqual(first);
-    expect(first.at(-1)!.id).toBe('00000000-0000-4000-8000-000000000003');
+    expect(rankMatches([...candidates].reverse(), context).matches).toEqual(first);
+    // The arts grant shares no word with the mission: under the cut-off, whatever its eligibility.
+    expect(first.map((m) => m.id).sort()).toEqual(['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002']);
+    expect(rankMatches(candidates, context).belowCutoff).toBe(1);
+  });
+
+  it('returns nothing for a profile whose best candidate is under the cut-off, and drops grants whose text excludes the applicant', () => {
+    const weak = { request: request({ mission: 'We sell handmade wedding cakes' }), location: resolveApplicantLocation(undefined), today: TODAY };
+    expect(rankMatches(candidates, weak)).toMatchObject({ matches: [], belowCutoff: 3 });
+    expect(rankMatches(candidates, weak).bestEvidence).toBeLessThan(MATCH_SCORING.cutoff.minEvidence);
+    const noIndividuals = { ...candidates[0]!, grant: { ...candidates[0]!.grant, eligible_applicants: [], eligibility_evidence: [{ field: 'eligible_applicants' as const, effect: 'excludes' as const, values: ['individual'], detail: null, source: 'eligibility_text' as const, quote: 'Individuals are not eligible.' }] } };
+    const individual = { ...context, request: { ...req, profile: { ...req.profile, applicantType: 'individual' as const } } };
+    expect(rankMatches([noIndividuals], individual)).toEqual({ matches: [], belowCutoff: 0, bestEvidence: 0 });
+    expect(rankMatches([noIndividuals], context).matches).toHaveLength(1);
   });
 
   it('explains each match with its own facts', () => {
-    const byId = new Map(rankMatches(candidates, context).map((m) => [m.id, m]));
+    const byId = new Map(rankMatches(candidates, context).matches.map((m) => [m.id, m]));
     const national = byId.get('00000000-0000-4000-8000-000000000001')!;
     expect(national.why_it_fits).toBe(
-      'It shares your focus on rural health and mentions your keyword “telehealth”. It is open to nonprofits nationwide. '
+      'It shares your focus on rural health and mentions your keyword “telehealth”. It is open to nonprofits with no place restriction in its listing. '
       + 'Its awards of up to $250,000 fit your budget well (31% of your $800,000 budget), and applications close on 2027-01-15 (in 54 days).',
     );
     expect(national.confidence).toBe('high');
@@ -285,31 +304,52 @@ describe('ranking and reasons', () => {
     expect(kansas.why_it_fits).toContain('It is open to nonprofits in Kansas, and nonprofits must hold 501(c)(3) status, as you do.');
     expect(kansas.why_it_fits).toContain('applications close soon, on 2026-11-27 (in 5 days)');
     expect(kansas.why_it_fits).toContain('awards of $10,000 to $100,000 fit your budget well (1.3% to 13% of your $800,000 budget)');
-    const arts = byId.get('00000000-0000-4000-8000-000000000003')!;
-    expect(arts.why_it_fits).toBe(
-      'Its subject (Arts) is close in meaning to your mission, though it shares none of its key words. '
-      + 'It is open nationwide, but the listing does not say which types of applicant may apply, so confirm your eligibility. No application deadline is published.',
+    const unknownTypes = rankMatches([{ ...candidates[0]!, grant: { ...candidates[0]!.grant, eligible_applicants: [], amount_max: null, deadline_date: null } }], context).matches[0]!;
+    expect(unknownTypes.why_it_fits).toBe(
+      'Check your eligibility first: the listing does not say which types of applicant may apply. '
+      + 'It shares your focus on rural health and mentions your keyword “telehealth”. Its listing names no place restriction. No application deadline is published.',
     );
-    expect(arts.confidence).toBe('medium');
-    expect(arts.score_components).toEqual({ topic: 3, eligibility: 54, award_size: 50, deadline: 80 });
+    expect(unknownTypes.confidence).toBe('medium');
+    expect(unknownTypes.score_components).toMatchObject({ eligibility: 54, award_size: 50, deadline: 80 });
+  });
+
+  it('opens with a caveat quoting the listing when its text names a narrower group than the applicant type', () => {
+    const stateOnly = { ...candidates[0]!, grant: { ...candidates[0]!.grant, eligible_applicants: ['municipality' as const], eligibility_evidence: [{ field: 'eligible_applicants' as const, effect: 'only' as const, values: ['municipality'], detail: 'state governments', source: 'eligibility_text' as const, quote: 'Eligibility is limited to State governments.' }] } };
+    const city = { ...context, request: { ...req, profile: { ...req.profile, applicantType: 'municipality' as const, is501c3: undefined } } };
+    const [match] = rankMatches([stateOnly], city).matches;
+    expect(match!.why_it_fits).toMatch(/^Check your eligibility first: only state governments may apply \(its eligibility notes: “Eligibility is limited to State governments\.”\)\. It shares/);
+    expect(match!.confidence).toBe('medium');
+    const e = MATCH_SCORING.eligibility;
+    expect(match!.score_components.eligibility).toBe(Math.round(100 * e.confirmed * e.narrowerGroup * e.national));
   });
 
   it('states award sizes as shares of the budget, in times when over it, and leaves the budget out when none was given', () => {
     const big = { ...candidates[0]!, grant: { ...candidates[0]!.grant, amount_min: 1_700_000, amount_max: 3_400_000 } };
-    expect(rankMatches([big], context)[0]!.why_it_fits).toContain('Its awards of $1,700,000 to $3,400,000 are large for your budget (2.1 to 4.3 times your $800,000 budget)');
+    expect(rankMatches([big], context).matches[0]!.why_it_fits).toContain('Its awards of $1,700,000 to $3,400,000 are large for your budget (2.1 to 4.3 times your $800,000 budget)');
     const small = { ...candidates[0]!, grant: { ...candidates[0]!.grant, amount_min: null, amount_max: 2_000 } };
-    expect(rankMatches([small], context)[0]!.why_it_fits).toContain('Its awards of up to $2,000 are small next to your budget (0.25% of your $800,000 budget)');
+    expect(rankMatches([small], context).matches[0]!.why_it_fits).toContain('Its awards of up to $2,000 are small next to your budget (0.25% of your $800,000 budget)');
     const noBudget = { ...context, request: { ...req, profile: { ...req.profile, annualBudgetUsd: undefined } } };
-    expect(rankMatches([small], noBudget)[0]!.why_it_fits).toContain('It makes awards of up to $2,000, and applications close on 2027-01-15 (in 54 days).');
+    expect(rankMatches([small], noBudget).matches[0]!.why_it_fits).toContain('It makes awards of up to $2,000, and applications close on 2027-01-15 (in 54 days).');
   });
 
   it('says when the location is unknown and a grant is limited to a state', () => {
     const unknownPlace = { ...context, location: resolveApplicantLocation('Gotham') };
-    const [match] = rankMatches([candidates[1]!], unknownPlace);
-    expect(match!.why_it_fits).toContain('only in Kansas (your location “Gotham” names no US state, so check that you qualify)');
+    const [match] = rankMatches([candidates[1]!], unknownPlace).matches;
+    expect(match!.why_it_fits).toMatch(/^Check your eligibility first: it is only for applicants in Kansas, and your location “Gotham” names no US state\. It shares/);
     // The type and the 501(c)(3) status are confirmed; only the place is not.
     expect(match!.confidence).toBe('medium');
-    const [unknownTypes] = rankMatches([{ ...candidates[1]!, grant: { ...candidates[1]!.grant, eligible_applicants: [] } }], unknownPlace);
+    const [unknownTypes] = rankMatches([{ ...candidates[1]!, grant: { ...candidates[1]!.grant, eligible_applicants: [] } }], unknownPlace).matches;
     expect(unknownTypes!.confidence).toBe('low');
+  });
+});
+
+describe('the shortfall note', () => {
+  const outcome = (matches: number, belowCutoff: number) => ({ matches: Array.from({ length: matches }, () => ({}) as GrantMatch), location: { kind: 'national' as const }, applicantType: undefined, candidates: matches + belowCutoff, belowCutoff, bestEvidence: 0 });
+
+  it('says there are no strong matches, or only these, and nothing when the limit is met', () => {
+    expect(shortfallNote(outcome(0, 212), 10)).toBe('No strong matches: 212 other open grants you may apply for were too far from your mission to recommend. Describe your work in more detail, add focus keywords, or check again as new grants are posted.');
+    expect(shortfallNote(outcome(1, 1), 10)).toBe('Only 1 strong match: 1 other open grant you may apply for was too far from your mission to recommend.');
+    expect(shortfallNote(outcome(3, 0), 10)).toBe('Only 3 strong matches: no other open grant you may apply for is near your mission.');
+    expect(shortfallNote(outcome(10, 50), 10)).toBeUndefined();
   });
 });

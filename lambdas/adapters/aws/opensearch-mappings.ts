@@ -50,7 +50,8 @@ const OPPORTUNITY_FIELDS = {
 
 /** Every field but the vector, whose length depends on the embedder (indexMappings). */
 export const INDEX_PROPERTIES: Readonly<Record<ResourceKind, Readonly<Record<string, unknown>>>> = {
-  grant: { ...OPPORTUNITY_FIELDS, eligible_applicants: keyword, requires_501c3: { type: 'boolean' } },
+  // The evidence is read back with the record, never searched: stored in _source only.
+  grant: { ...OPPORTUNITY_FIELDS, eligible_applicants: keyword, requires_501c3: { type: 'boolean' }, eligibility_evidence: { type: 'object', enabled: false } },
   contract: {
     ...OPPORTUNITY_FIELDS, document_url: stored, naics: keyword, primary_contact_email: stored,
     // SQLite compares set-aside codes upper-cased; the normalizer does the same to stored codes.

@@ -1,6 +1,6 @@
 import { daysBetween } from '../dates';
 import type { StateCode } from '../geo';
-import { APPLICANT_TYPES, type ApplicantType, type Grant } from '../records';
+import { APPLICANT_TYPES, type ApplicantType, type EligibilityEvidence, type Grant } from '../records';
 import type { ApplicantLocation } from './applicant-location';
 import type { MatchProfile } from './match-request';
 import { MATCH_SCORING } from './scoring-config';
@@ -27,19 +27,59 @@ export type ApplicantFact =
   | { kind: 'type_not_given'; types: ApplicantType[]; everyType: boolean };
 
 /** Only for grants restricted to 501(c)(3) nonprofits (others have no 501(c)(3) fact). */
-export type Charity501c3Fact = 'holds' | 'not_stated';
+export type Charity501c3Fact = 'holds' | 'not_stated' | 'lacks';
+
+/** Where the listing's own text says who or where may apply, in its words. */
+export interface TextEvidence {
+  source: EligibilityEvidence['source'];
+  quote: string;
+}
 
 export type GeographyFact =
-  | { kind: 'national' }
-  | { kind: 'in_state'; states: StateCode[] }
+  /** Neither the listing's fields nor its text limit where applicants may be. */
+  | { kind: 'unrestricted' }
+  | { kind: 'in_state'; states: StateCode[]; evidence: TextEvidence | null }
   /** A state-specific grant for an applicant whose location is unknown. */
-  | { kind: 'state_unconfirmed'; states: StateCode[] };
+  | { kind: 'state_unconfirmed'; states: StateCode[]; evidence: TextEvidence | null };
 
 export interface EligibilityFit {
   score: number;
   applicants: ApplicantFact;
+  /** The listing's text names a narrower group than the applicant's type ("state governments" of municipality): a caveat. */
+  narrowerGroup: (TextEvidence & { detail: string }) | null;
   charity501c3: Charity501c3Fact | null;
   geography: GeographyFact;
+}
+
+const textEvidenceOf = (evidence: EligibilityEvidence | undefined): TextEvidence | null =>
+  evidence ? { source: evidence.source, quote: evidence.quote } : null;
+
+/**
+ * The hard filters (use-cases/match-grants.ts, matchFilters) as a check of one grant: it is open
+ * on `today` (posted, deadline not passed; the stale-listing rule needs the index), its listed
+ * types include the applicant's or are unknown, a nonprofit without 501(c)(3) status is not sent
+ * to a grant that requires it, and a state grant is for one of the applicant's states (a national
+ * applicant gets national grants only). The index applies them before ranking; ranking checks
+ * again, so no caller can pass it a grant the applicant may not apply for.
+ */
+export function passesHardFilters(grant: Grant, profile: MatchProfile, location: ApplicantLocation, today: string): boolean {
+  if (grant.opportunity_type !== 'open' || grant.status !== 'posted' || (grant.deadline_date !== null && grant.deadline_date < today)) return false;
+  const type = applicantTypeOf(profile);
+  if (type && grant.eligible_applicants.length > 0 && !grant.eligible_applicants.includes(type)) return false;
+  if (type === 'nonprofit' && profile.is501c3 === false && grant.requires_501c3 === true) return false;
+  if (grant.states.length > 0 && location.kind === 'national') return false;
+  if (grant.states.length > 0 && location.kind === 'states' && !grant.states.some((state) => location.states.includes(state))) return false;
+  return !excludedByText(grant, profile);
+}
+
+/**
+ * Whether the listing's text rules the applicant's type out ("Individuals are not eligible"). The
+ * index filters on eligible_applicants; a listing with no eligibility codes keeps [] (unknown)
+ * there, so its text's exclusions are applied here.
+ */
+export function excludedByText(grant: Grant, profile: MatchProfile): boolean {
+  const type = applicantTypeOf(profile);
+  return type !== undefined && (grant.eligibility_evidence ?? []).some((e) => e.field === 'eligible_applicants' && e.effect === 'excludes' && e.values.includes(type));
 }
 
 /**
@@ -62,24 +102,33 @@ export function eligibilityFit(grant: Grant, profile: MatchProfile, location: Ap
     score = everyType ? ELIGIBILITY.confirmed : ELIGIBILITY.applicantTypeNotGiven;
   }
 
+  let narrowerGroup: EligibilityFit['narrowerGroup'] = null;
+  const narrowing = (grant.eligibility_evidence ?? []).find((e) => e.field === 'eligible_applicants' && e.effect === 'only' && e.detail !== null && (type === undefined || e.values.includes(type)));
+  if (narrowing) {
+    narrowerGroup = { source: narrowing.source, quote: narrowing.quote, detail: narrowing.detail! };
+    score *= ELIGIBILITY.narrowerGroup;
+  }
+
   let charity501c3: Charity501c3Fact | null = null;
   if (grant.requires_501c3 === true && (type === 'nonprofit' || type === undefined) && grant.eligible_applicants.includes('nonprofit')) {
-    charity501c3 = profile.is501c3 === true ? 'holds' : 'not_stated';
-    if (charity501c3 === 'not_stated') score *= ELIGIBILITY.unconfirmed501c3;
+    // 'lacks' reaches here only without an applicant type: a nonprofit without the status is filtered out.
+    charity501c3 = profile.is501c3 === true ? 'holds' : profile.is501c3 === false ? 'lacks' : 'not_stated';
+    if (charity501c3 !== 'holds') score *= ELIGIBILITY.unconfirmed501c3;
   }
 
   let geography: GeographyFact;
+  const placeEvidence = textEvidenceOf((grant.eligibility_evidence ?? []).find((e) => e.field === 'states' && e.effect === 'only'));
   if (grant.states.length === 0) {
-    geography = { kind: 'national' };
+    geography = { kind: 'unrestricted' };
     score *= ELIGIBILITY.national;
   } else if (location.kind === 'states') {
-    geography = { kind: 'in_state', states: grant.states.filter((state) => location.states.includes(state)) };
+    geography = { kind: 'in_state', states: grant.states.filter((state) => location.states.includes(state)), evidence: placeEvidence };
     score *= ELIGIBILITY.inApplicantState;
   } else {
-    geography = { kind: 'state_unconfirmed', states: [...grant.states] };
+    geography = { kind: 'state_unconfirmed', states: [...grant.states], evidence: placeEvidence };
     score *= ELIGIBILITY.stateGrantUnknownLocation;
   }
-  return { score, applicants, charity501c3, geography };
+  return { score, applicants, narrowerGroup, charity501c3, geography };
 }
 
 export interface AwardSizeFit {

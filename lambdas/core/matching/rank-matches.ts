@@ -1,6 +1,6 @@
 import type { Grant } from '../records';
 import type { ApplicantLocation } from './applicant-location';
-import { awardSizeFit, deadlineFit, eligibilityFit } from './grant-fit';
+import { awardSizeFit, deadlineFit, eligibilityFit, passesHardFilters } from './grant-fit';
 import type { MatchRequest } from './match-request';
 import { MATCH_SCORING } from './scoring-config';
 import { TopicScorer } from './topic-fit';
@@ -45,16 +45,26 @@ export function profileTopicText(request: MatchRequest): string {
 
 const percentOf = (value: number) => Math.round(value * 100);
 
+export interface RankedMatches {
+  matches: GrantMatch[];
+  /** Eligible candidates left out because their topic evidence is under the minimum (scoring-config.ts, cutoff). */
+  belowCutoff: number;
+  /** The best topic evidence of any eligible candidate: what the cut-off is calibrated on (`npm run eval:match`). */
+  bestEvidence: number;
+}
+
 /**
- * Scores every candidate (scoring-config.ts), explains each score, and returns the best `limit`,
- * highest score first; equal scores are ordered by id, so the same catalogue and request always
- * give the same answer.
+ * Scores every candidate (scoring-config.ts), explains each score, and returns the best `limit`
+ * whose topic fit reaches the minimum, highest score first; equal scores are ordered by id, so the
+ * same catalogue and request always give the same answer. A grant the applicant may not apply
+ * for (passesHardFilters, which also reads exclusions in the listing's text) is dropped first.
  */
-export function rankMatches(candidates: readonly MatchCandidate[], context: RankingContext): GrantMatch[] {
+export function rankMatches(candidates: readonly MatchCandidate[], context: RankingContext): RankedMatches {
   const { request, location, today } = context;
   const weights = MATCH_SCORING.weights;
-  const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, candidates.map((c) => c.grant));
-  const scored = candidates.map(({ grant, relevance }) => {
+  const eligible = candidates.filter(({ grant }) => passesHardFilters(grant, request.profile, location, today));
+  const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, eligible.map((c) => c.grant));
+  const all = eligible.map(({ grant, relevance }) => {
     const topic = topics.fit(grant, relevance);
     const eligibility = eligibilityFit(grant, request.profile, location);
     const awardSize = awardSizeFit(grant, request.profile.annualBudgetUsd);
@@ -62,10 +72,11 @@ export function rankMatches(candidates: readonly MatchCandidate[], context: Rank
     const score = weights.topic * topic.score + weights.eligibility * eligibility.score + weights.award_size * awardSize.score + weights.deadline * deadline.score;
     return { grant, score, topic, eligibility, awardSize, deadline };
   });
+  const scored = all.filter(({ topic }) => topic.evidence >= MATCH_SCORING.cutoff.minEvidence);
   scored.sort((a, b) => b.score - a.score || (a.grant.id < b.grant.id ? -1 : a.grant.id > b.grant.id ? 1 : 0));
 
-  return scored.slice(0, request.limit).map(({ grant, score, topic, eligibility, awardSize, deadline }) => {
-    const unknowns = (eligibility.applicants.kind === 'unknown' || eligibility.charity501c3 === 'not_stated' ? 1 : 0)
+  const matches = scored.slice(0, request.limit).map(({ grant, score, topic, eligibility, awardSize, deadline }): GrantMatch => {
+    const unknowns = (eligibility.applicants.kind === 'unknown' || eligibility.charity501c3 === 'not_stated' || eligibility.charity501c3 === 'lacks' || eligibility.narrowerGroup !== null ? 1 : 0)
       + (eligibility.geography.kind === 'state_unconfirmed' || location.kind === 'unknown' ? 1 : 0);
     return {
       id: grant.id,
@@ -87,4 +98,5 @@ export function rankMatches(candidates: readonly MatchCandidate[], context: Rank
       },
     };
   });
+  return { matches, belowCutoff: all.length - scored.length, bestEvidence: all.reduce((best, { topic }) => Math.max(best, topic.evidence), 0) };
 }

@@ -13,12 +13,30 @@ export const MATCH_SCORING = {
 
   /** How many of the nearest open, eligible grants (by embedding) are scored in full. */
   candidateWindow: 300,
+  /**
+   * Candidates may sit this far below the embedder's search floor (relevance.ts): a mission is a
+   * paragraph, not a query, and its cosines with the grants it fits are lower than a short query's
+   * with its answers. The cut-off, not this floor, decides what is a match.
+   */
+  candidateFloorDrop: 0.1,
+
+  /**
+   * The honest cut-off: a grant whose topic evidence (topic-fit.ts: the lesser of the semantic
+   * part and the overlap read against overlapAtPar) is under minEvidence is no match, however
+   * eligible, so a profile with no real fit in the catalogue gets fewer matches or none, and
+   * meta.note says so. Calibrated by `npm run eval:match` on 14 profiles written to have no fit in
+   * ../shared/data (bench/match-eval/no-fit-calibration.json), by the rule the search floor uses:
+   * 0.005 above the best evidence any of them reaches, rounded up to 0.001; 10 more, written at the
+   * same time, are held out to test it. Calibrated for bge-small-en-v1.5-q; other embedders' cosines
+   * shift the semantic part, so recalibrate with the same command.
+   */
+  cutoff: { minEvidence: 0.25, overlapAtPar: 2 / 3 },
 
   topic: {
     /**
      * The semantic part of the topic score; the rest is the overlap of key terms. The semantic part
-     * is the grant's semantic relevance scaled from 0 at the embedder's floor to 1 at its upper
-     * reference (lambdas/core/search/relevance.ts).
+     * is the grant's cosine scaled from 0 at the candidate floor (the embedder's floor less
+     * candidateFloorDrop) to 1 at its upper reference (lambdas/core/search/relevance.ts).
      */
     semanticShare: 0.5,
     /** Added to the topic score for each focus keyword the grant mentions, up to the cap. */
@@ -37,6 +55,8 @@ export const MATCH_SCORING = {
     unknownApplicantTypes: 0.6,
     /** The profile gives no applicant type and the grant is restricted to some types. */
     applicantTypeNotGiven: 0.6,
+    /** The listing's text names a narrower group than the applicant's type ("state governments only"). */
+    narrowerGroup: 0.6,
     /** The grant is for 501(c)(3) nonprofits and the nonprofit did not say whether it is one. */
     unconfirmed501c3: 0.8,
     /** A grant for the applicant's own state(s). */

@@ -1,7 +1,7 @@
 import { FLOOR_RELEVANCE } from '../search/relevance';
 import type { Grant } from '../records';
 import { MATCH_SCORING } from './scoring-config';
-import { containsPhrase, documentFrequencies, keyTokens, stemSet, type Token } from './topic-terms';
+import { adjacent, containsWords, documentFrequencies, keySet, termsOf, wordsOf, type TextTerms, type Token } from './topic-terms';
 
 const TOPIC = MATCH_SCORING.topic;
 /** At most this many shared terms are cited in a reason. */
@@ -19,28 +19,85 @@ export interface TopicFit {
   sharedTerms: string[];
   /** The focus keywords the grant mentions, as given. */
   keywords: string[];
+  /**
+   * How well both signals agree that the grant is on topic: the lesser of `semantic` and
+   * `overlap` read against overlapAtPar. The cut-off reads this, not the score, because a grant
+   * close in meaning that shares no telling word (a tribal research grant for a tribe's casino
+   * hotel), or one sharing words in another sense, is what a profile with no real fit gets.
+   */
+  evidence: number;
 }
 
 interface GrantTerms {
   /** Title and categories: what the grant is about. */
-  head: Token[];
-  body: Token[];
-  stems: Set<string>;
-  headStems: Set<string>;
+  head: TextTerms;
+  body: TextTerms;
+  keys: Set<string>;
+  headKeys: Set<string>;
 }
 
 function termsOfGrant(grant: Grant): GrantTerms {
-  const head = keyTokens(`${grant.title} . ${grant.categories.join(' . ')}`);
-  const body = keyTokens(grant.description.slice(0, TOPIC.descriptionChars));
-  const headStems = stemSet(head);
-  return { head, body, headStems, stems: new Set([...headStems, ...stemSet(body)]) };
+  const head = termsOf(`${grant.title} . ${grant.categories.join(' . ')}`);
+  const body = termsOf(grant.description.slice(0, TOPIC.descriptionChars));
+  const headKeys = keySet(head.tokens);
+  return { head, body, headKeys, keys: new Set([...headKeys, ...keySet(body.tokens)]) };
 }
 
 interface Citation {
   text: string;
-  stems: string[];
+  keys: string[];
   weight: number;
 }
+
+/** A focus keyword as matching reads it: every word in order, and, for an acronym ("STEM"), its capitals. */
+interface KeywordPhrase {
+  text: string;
+  keys: string[];
+  acronym: string | null;
+}
+
+function keywordPhraseOf(text: string): KeywordPhrase {
+  const words = wordsOf(text);
+  const only = words.length === 1 ? words[0]!.raw : null;
+  return { text, keys: words.map((w) => w.key), acronym: only !== null && only.length > 1 && only === only.toUpperCase() && /\p{L}/u.test(only) ? only : null };
+}
+
+function mentions(terms: TextTerms, phrase: KeywordPhrase): boolean {
+  if (phrase.acronym !== null) return terms.words.some((w) => w.raw === phrase.acronym);
+  return containsWords(terms.words, phrase.keys);
+}
+
+/**
+ * Whether a grant's token is the profile's word in the same sense: an acronym only as that
+ * acronym ("STEM", not "stem cells"); a name only capitalised ("Standing Rock", not "standing");
+ * a common word anywhere but as part of a name in running text (a title's capitals are its style).
+ */
+function sameSense(grantToken: Token, profileToken: Token, inTitle: boolean): boolean {
+  if (grantToken.key !== profileToken.key) return false;
+  if (profileToken.acronym) return grantToken.raw === profileToken.raw;
+  if (grantToken.acronym) return false;
+  if (profileToken.name) return grantToken.raw[0] !== grantToken.raw[0]!.toLowerCase();
+  return inTitle || !grantToken.name;
+}
+
+/**
+ * The grant's own words for a profile term (a word, or two in a row), title first; null when it
+ * does not use them, or only in another sense (sameSense).
+ */
+function grantWordsFor(terms: GrantTerms, wanted: readonly Token[]): string | null {
+  for (const [text, inTitle] of [[terms.head, true], [terms.body, false]] as const) {
+    const tokens = text.tokens;
+    for (let i = 0; i + wanted.length <= tokens.length; i++) {
+      let same = true;
+      for (let j = 0; j < wanted.length && same; j++) same = sameSense(tokens[i + j]!, wanted[j]!, inTitle) && (j === 0 || adjacent(text, i + j - 1));
+      if (same) return tokens.slice(i, i + wanted.length).map((t, j) => (wanted[j]!.acronym || wanted[j]!.name ? t.raw : t.raw.toLowerCase())).join(' ');
+    }
+  }
+  return null;
+}
+
+/** A single word worth citing: four letters or more, or an acronym ("HIV"). */
+const citableWord = (token: Token) => token.acronym || token.key.replace(/-/g, '').length >= 4;
 
 /**
  * Scores the topic of each candidate for one profile. Built once per request, because a term's
@@ -48,13 +105,13 @@ interface Citation {
  * mission ("health") tell them apart less than the ones few share ("telehealth").
  */
 export class TopicScorer {
-  private readonly profileTokens: Token[];
-  /** Each profile stem with the word the profile used for it first. */
-  private readonly profileWords = new Map<string, string>();
-  private readonly keywordPhrases: { text: string; tokens: Token[] }[];
+  private readonly profile: TextTerms;
+  /** Each profile key with its first token. */
+  private readonly profileTerms = new Map<string, Token>();
+  private readonly keywordPhrases: KeywordPhrase[];
   private readonly terms = new Map<string, GrantTerms>();
-  private readonly idf: (stem: string) => number;
-  private readonly share: (stem: string) => number;
+  private readonly idf: (key: string) => number;
+  private readonly share: (key: string) => number;
   private readonly profileMass: number;
 
   constructor(
@@ -62,12 +119,12 @@ export class TopicScorer {
     focusKeywords: readonly string[],
     candidates: readonly Grant[],
   ) {
-    this.profileTokens = keyTokens(profileText);
-    for (const token of this.profileTokens) if (!this.profileWords.has(token.stem)) this.profileWords.set(token.stem, token.word);
-    this.keywordPhrases = focusKeywords.map((text) => ({ text, tokens: keyTokens(text) }));
+    this.profile = termsOf(profileText);
+    for (const token of this.profile.tokens) if (!this.profileTerms.has(token.key)) this.profileTerms.set(token.key, token);
+    this.keywordPhrases = focusKeywords.map(keywordPhraseOf);
     for (const grant of candidates) this.terms.set(grant.id, termsOfGrant(grant));
-    ({ idf: this.idf, share: this.share } = documentFrequencies([...this.terms.values()].map((t) => t.stems)));
-    this.profileMass = [...this.profileWords.keys()].reduce((sum, stem) => sum + this.idf(stem), 0);
+    ({ idf: this.idf, share: this.share } = documentFrequencies([...this.terms.values()].map((t) => t.keys)));
+    this.profileMass = [...this.profileTerms.keys()].reduce((sum, key) => sum + this.idf(key), 0);
   }
 
   /** The grant's topical fit, given its semantic relevance to the profile (0.5 at the embedder's floor, 1 at its upper reference). */
@@ -76,45 +133,53 @@ export class TopicScorer {
     const semantic = Math.min(1, Math.max(0, (relevance - FLOOR_RELEVANCE) / (1 - FLOOR_RELEVANCE)));
 
     let shared = 0;
-    for (const stem of this.profileWords.keys()) {
-      if (terms.stems.has(stem)) shared += this.idf(stem) * (terms.headStems.has(stem) ? 1 : TOPIC.descriptionOnlyWeight);
+    for (const key of this.profileTerms.keys()) {
+      if (terms.keys.has(key)) shared += this.idf(key) * (terms.headKeys.has(key) ? 1 : TOPIC.descriptionOnlyWeight);
     }
     // Saturating: sharing a quarter of the profile's weight is already a strong overlap (0.63).
     const overlap = this.profileMass > 0 ? 1 - Math.exp(-shared / (0.25 * this.profileMass)) : 0;
 
-    const keywords = this.keywordPhrases
-      .filter(({ tokens }) => tokens.length > 0 && (containsPhrase(terms.head, tokens) || containsPhrase(terms.body, tokens)))
-      .map(({ text }) => text);
+    const keywords = this.keywordPhrases.filter((phrase) => mentions(terms.head, phrase) || mentions(terms.body, phrase)).map(({ text }) => text);
     const boost = Math.min(TOPIC.focusKeywordBoostCap, TOPIC.focusKeywordBoost * keywords.length);
     const score = Math.min(1, TOPIC.semanticShare * semantic + (1 - TOPIC.semanticShare) * overlap + boost);
-    return { score, semantic, overlap, sharedTerms: this.citations(terms, keywords), keywords };
+    const evidence = Math.min(semantic, overlap / MATCH_SCORING.cutoff.overlapAtPar);
+    return { score, semantic, overlap, sharedTerms: this.citations(terms, keywords), keywords, evidence };
   }
 
-  /** Two-word phrases of the profile the grant also uses, then single words, by weight, none repeating a keyword. */
+  /**
+   * Two-word phrases of the profile the grant also writes, then single words, by weight, none
+   * repeating a keyword; each cited in the grant's own words, so every citation is a phrase both
+   * texts contain.
+   */
   private citations(terms: GrantTerms, keywords: readonly string[]): string[] {
-    const keywordStems = new Set(this.keywordPhrases.filter(({ text }) => keywords.includes(text)).flatMap(({ tokens }) => tokens.map((t) => t.stem)));
-    const weightOf = (stem: string) => this.idf(stem) * (terms.headStems.has(stem) ? 1 : TOPIC.descriptionOnlyWeight);
+    const keywordKeys = new Set(this.keywordPhrases.filter(({ text }) => keywords.includes(text)).flatMap(({ keys }) => keys));
+    const weightOf = (key: string) => this.idf(key) * (terms.headKeys.has(key) ? 1 : TOPIC.descriptionOnlyWeight);
     const options: Citation[] = [];
     const seenPairs = new Set<string>();
-    for (let i = 1; i < this.profileTokens.length; i++) {
-      const pair = [this.profileTokens[i - 1]!, this.profileTokens[i]!];
-      const key = `${pair[0]!.stem} ${pair[1]!.stem}`;
-      if (pair[0]!.stem === pair[1]!.stem || seenPairs.has(key)) continue;
+    const tokens = this.profile.tokens;
+    for (let i = 0; i + 1 < tokens.length; i++) {
+      const pair = [tokens[i]!, tokens[i + 1]!];
+      const key = `${pair[0]!.key} ${pair[1]!.key}`;
+      if (!adjacent(this.profile, i) || pair[0]!.key === pair[1]!.key || seenPairs.has(key) || !pair.some(citableWord)) continue;
       seenPairs.add(key);
-      if (containsPhrase(terms.head, pair) || containsPhrase(terms.body, pair)) {
-        options.push({ text: `${pair[0]!.word} ${pair[1]!.word}`, stems: [pair[0]!.stem, pair[1]!.stem], weight: weightOf(pair[0]!.stem) + weightOf(pair[1]!.stem) });
-      }
+      if (!terms.keys.has(pair[0]!.key) || !terms.keys.has(pair[1]!.key)) continue;
+      const text = grantWordsFor(terms, pair);
+      if (text !== null) options.push({ text, keys: [pair[0]!.key, pair[1]!.key], weight: weightOf(pair[0]!.key) + weightOf(pair[1]!.key) });
     }
-    for (const [stem, word] of this.profileWords) {
-      if (terms.stems.has(stem) && word.length > 3 && this.share(stem) <= CITED_WORD_MAX_SHARE) options.push({ text: word, stems: [stem], weight: weightOf(stem) });
+    for (const [i, token] of tokens.entries()) {
+      if (this.profileTerms.get(token.key) !== token || !terms.keys.has(token.key) || !citableWord(token) || this.share(token.key) > CITED_WORD_MAX_SHARE) continue;
+      // A word of a longer name ("Standing" of "Standing Rock") is cited only with the rest of it.
+      if (token.name && ((i > 0 && tokens[i - 1]!.name && adjacent(this.profile, i - 1)) || (i + 1 < tokens.length && tokens[i + 1]!.name && adjacent(this.profile, i)))) continue;
+      const text = grantWordsFor(terms, [token]);
+      if (text !== null) options.push({ text, keys: [token.key], weight: weightOf(token.key) });
     }
     options.sort((a, b) => b.weight - a.weight || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
-    const used = new Set(keywordStems);
+    const used = new Set(keywordKeys);
     const cited: string[] = [];
     for (const option of options) {
-      if (option.stems.some((stem) => used.has(stem))) continue;
+      if (option.keys.some((key) => used.has(key))) continue;
       cited.push(option.text);
-      for (const stem of option.stems) used.add(stem);
+      for (const key of option.keys) used.add(key);
       if (cited.length === CITED_TERMS) break;
     }
     return cited;

@@ -1,7 +1,7 @@
 import type { ApplicantType, Grant } from '../records';
 import { listInWords } from '../text';
 import { stateNames, type ApplicantLocation } from './applicant-location';
-import type { AwardSizeFit, DeadlineFit, EligibilityFit } from './grant-fit';
+import type { AwardSizeFit, DeadlineFit, EligibilityFit, TextEvidence } from './grant-fit';
 import type { TopicFit } from './topic-fit';
 
 /**
@@ -13,10 +13,10 @@ import type { TopicFit } from './topic-fit';
 const APPLICANT_NOUNS: Readonly<Record<ApplicantType, string>> = {
   nonprofit: 'nonprofits',
   for_profit: 'for-profit businesses',
-  municipality: 'state and local governments',
-  tribal: 'tribal governments and organisations',
+  municipality: 'state or local governments',
+  tribal: 'tribal governments or organisations',
   individual: 'individuals',
-  academic: 'colleges and universities',
+  academic: 'colleges or universities',
 };
 
 const quoted = (items: readonly string[]) => items.map((item) => `“${item}”`);
@@ -48,36 +48,65 @@ function topicSentence(grant: Grant, topic: TopicFit): string {
   if (topic.sharedTerms.length > 0) parts.push(`shares your focus on ${listInWords(topic.sharedTerms)}`);
   if (topic.keywords.length > 0) parts.push(`mentions your ${topic.keywords.length === 1 ? 'keyword' : 'keywords'} ${listInWords(quoted(topic.keywords))}`);
   if (parts.length > 0) return `It ${parts.join(' and ')}.`;
-  const subject = grant.categories.length > 0 ? `Its subject (${listInWords(grant.categories.slice(0, 2))}) is` : 'Its description is';
+  const subject = grant.categories.length > 0 ? `Its subject (${listInWords(quoted(grant.categories.slice(0, 2)))}) is` : 'Its description is';
   return `${subject} close in meaning to your mission, though it shares none of its key words.`;
 }
 
-function placePhrase(fit: EligibilityFit, location: ApplicantLocation): string {
-  const geography = fit.geography;
-  if (geography.kind === 'in_state') return `in ${stateNames(geography.states)}`;
-  if (geography.kind === 'state_unconfirmed') {
-    const why = location.kind === 'unknown' && location.text ? `your location “${location.text}” names no US state` : 'you did not give your location';
-    return `only in ${stateNames(geography.states)} (${why}, so check that you qualify)`;
-  }
-  return 'nationwide';
+const SOURCE_NAMES: Readonly<Record<TextEvidence['source'], string>> = {
+  title: 'title',
+  description: 'description',
+  eligibility_text: 'eligibility notes',
+};
+
+/** Quotes in a reason are kept short: the grant's own words up to a word boundary, then "…". */
+const QUOTE_CHARS = 140;
+
+function shortQuote(quote: string): string {
+  if (quote.length <= QUOTE_CHARS) return quote;
+  const cut = quote.slice(0, QUOTE_CHARS);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), QUOTE_CHARS / 2)).replace(/[\s,;:.]+$/, '')}…`;
 }
 
-function eligibilitySentence(fit: EligibilityFit, location: ApplicantLocation): string {
-  const place = placePhrase(fit, location);
+const says = (evidence: TextEvidence | null) => (evidence ? ` (its ${SOURCE_NAMES[evidence.source]}: “${shortQuote(evidence.quote)}”)` : '');
+
+/**
+ * What the applicant must confirm before applying, blockers first: who may apply when the listing
+ * does not say or names a narrower group, 501(c)(3) status, and a state limit the profile's
+ * location cannot confirm.
+ */
+function eligibilityCaveats(fit: EligibilityFit, location: ApplicantLocation): string[] {
+  const caveats: string[] = [];
   const applicants = fit.applicants;
-  let sentence: string;
-  if (applicants.kind === 'confirmed') {
-    sentence = applicants.everyType ? `It is open to every type of applicant ${place}` : `It is open to ${APPLICANT_NOUNS[applicants.type]} ${place}`;
-  } else if (applicants.kind === 'unknown') {
-    sentence = `It is open ${place}, but the listing does not say which types of applicant may apply, so confirm your eligibility`;
-  } else if (applicants.everyType) {
-    sentence = `It is open to every type of applicant ${place}`;
-  } else {
-    sentence = `It is open to ${listInWords(applicants.types.map((type) => APPLICANT_NOUNS[type]))} ${place}; you did not say which you are`;
+  if (applicants.kind === 'unknown') caveats.push('the listing does not say which types of applicant may apply');
+  else if (applicants.kind === 'type_not_given' && !applicants.everyType) {
+    caveats.push(`it is open only to ${listInWords(applicants.types.map((type) => APPLICANT_NOUNS[type]))}, and you did not say which you are`);
   }
-  if (fit.charity501c3 === 'holds') sentence += ', and nonprofits must hold 501(c)(3) status, as you do';
-  else if (fit.charity501c3 === 'not_stated') sentence += ', and nonprofits must hold 501(c)(3) status, which you did not confirm';
-  return `${sentence}.`;
+  if (fit.narrowerGroup) caveats.push(`only ${fit.narrowerGroup.detail} may apply${says(fit.narrowerGroup)}`);
+  if (fit.charity501c3 === 'not_stated') caveats.push('nonprofits must hold 501(c)(3) status, which you did not confirm');
+  if (fit.charity501c3 === 'lacks') caveats.push('nonprofits must hold 501(c)(3) status, which you said you do not hold');
+  if (fit.geography.kind === 'state_unconfirmed') {
+    const why = location.kind === 'unknown' && location.text ? `your location “${location.text}” names no US state` : 'you did not give your location';
+    caveats.push(`it is only for applicants in ${stateNames(fit.geography.states)}${says(fit.geography.evidence)}, and ${why}`);
+  }
+  return caveats;
+}
+
+/** The eligibility the listing confirms: the applicant's type, its place (or that it names none), and 501(c)(3) status held. */
+function eligibilitySentence(fit: EligibilityFit): string {
+  const geography = fit.geography;
+  const place = geography.kind === 'in_state'
+    ? `in ${stateNames(geography.states)}${says(geography.evidence)}`
+    : geography.kind === 'unrestricted' ? 'with no place restriction in its listing' : null;
+  const applicants = fit.applicants;
+  let who: string | null = null;
+  if (applicants.kind === 'confirmed') who = applicants.everyType ? 'every type of applicant' : APPLICANT_NOUNS[applicants.type];
+  else if (applicants.kind === 'type_not_given' && applicants.everyType) who = 'every type of applicant';
+  let sentence: string | null = null;
+  if (who) sentence = `It is open to ${who}${place ? ` ${place}` : ''}`;
+  else if (geography.kind === 'in_state') sentence = `It is for applicants ${place}`;
+  else if (geography.kind === 'unrestricted') sentence = 'Its listing names no place restriction';
+  if (fit.charity501c3 === 'holds') sentence = `${sentence ?? 'It is open to nonprofits'}, and nonprofits must hold 501(c)(3) status, as you do`;
+  return sentence ? `${sentence}.` : '';
 }
 
 function awardPhrase(award: AwardSizeFit): string | null {
@@ -100,13 +129,23 @@ function deadlinePhrase(deadline: DeadlineFit): string {
   return days < 14 ? `applications close soon, on ${deadline.date} (${when})` : `applications close on ${deadline.date} (${when})`;
 }
 
+/**
+ * Blockers first: any eligibility caveat opens the reason, then the topic, what the listing
+ * confirms about eligibility, and the award size and deadline.
+ */
 export function whyItFits(
   grant: Grant,
   fits: { topic: TopicFit; eligibility: EligibilityFit; awardSize: AwardSizeFit; deadline: DeadlineFit },
   location: ApplicantLocation,
 ): string {
+  const caveats = eligibilityCaveats(fits.eligibility, location);
   const award = awardPhrase(fits.awardSize);
   const deadline = deadlinePhrase(fits.deadline);
   const timing = award ? `${award}, and ${deadline}.` : `${deadline.charAt(0).toUpperCase()}${deadline.slice(1)}.`;
-  return [topicSentence(grant, fits.topic), eligibilitySentence(fits.eligibility, location), timing].join(' ');
+  return [
+    caveats.length > 0 ? `Check your eligibility first: ${caveats.join('; ')}.` : '',
+    topicSentence(grant, fits.topic),
+    eligibilitySentence(fits.eligibility),
+    timing,
+  ].filter((sentence) => sentence !== '').join(' ');
 }

@@ -17,6 +17,8 @@ export interface MatchResponse {
     profile: { applicant_type: ApplicantType | null; location: ReturnType<typeof describeLocation> };
     /** Open, eligible grants near enough in meaning to be scored. */
     candidates: number;
+    /** Set when fewer than `limit` grants fit well enough to return: why, in plain English. */
+    note?: string;
   };
 }
 
@@ -25,6 +27,9 @@ export interface MatchOutcome {
   location: ApplicantLocation;
   applicantType: ApplicantType | undefined;
   candidates: number;
+  /** Candidates whose topic evidence is under the cut-off. */
+  belowCutoff: number;
+  bestEvidence: number;
 }
 
 /**
@@ -55,7 +60,10 @@ export function matchFilters(request: MatchRequest, location: ApplicantLocation)
 export async function matchGrants(ports: SearchPorts, request: MatchRequest, today: string): Promise<MatchOutcome> {
   const location = resolveApplicantLocation(request.profile.geography);
   const topicText = profileTopicText(request);
-  const semantic = await semanticQueryOf(ports, topicText);
+  const profileQuery = await semanticQueryOf(ports, topicText);
+  // A mission's cosines run lower than a query's (scoring-config.ts, candidateFloorDrop); the cut-off decides what matches.
+  const floor = Math.max(0, profileQuery.scale.floor - MATCH_SCORING.candidateFloorDrop);
+  const semantic = { ...profileQuery, scale: { ...profileQuery.scale, floor } };
   const query: ListQuery & { kind: 'grant' } = {
     kind: 'grant',
     filters: matchFilters(request, location),
@@ -68,11 +76,23 @@ export async function matchGrants(ports: SearchPorts, request: MatchRequest, tod
   };
   const page = await ports.index.query('grant', query, semantic);
   const candidates = page.results.map(({ relevance, ...grant }) => ({ grant, relevance: relevance ?? 0 }));
-  const matches = rankMatches(candidates, { request, location, today });
-  return { matches, location, applicantType: applicantTypeOf(request.profile), candidates: candidates.length };
+  const { matches, belowCutoff, bestEvidence } = rankMatches(candidates, { request, location, today });
+  return { matches, location, applicantType: applicantTypeOf(request.profile), candidates: candidates.length, belowCutoff, bestEvidence };
+}
+
+/** Why a response holds fewer matches than asked for: there are no strong matches, or only these. */
+export function shortfallNote(outcome: MatchOutcome, limit: number): string | undefined {
+  const found = outcome.matches.length;
+  if (found >= limit) return undefined;
+  const weak = outcome.belowCutoff > 0
+    ? `${outcome.belowCutoff.toLocaleString('en-US')} other open ${outcome.belowCutoff === 1 ? 'grant' : 'grants'} you may apply for ${outcome.belowCutoff === 1 ? 'was' : 'were'} too far from your mission to recommend`
+    : 'no other open grant you may apply for is near your mission';
+  if (found === 0) return `No strong matches: ${weak}. Describe your work in more detail, add focus keywords, or check again as new grants are posted.`;
+  return `Only ${found} strong ${found === 1 ? 'match' : 'matches'}: ${weak}.`;
 }
 
 export function matchResponse(outcome: MatchOutcome, request: MatchRequest, elapsedMs: number): MatchResponse {
+  const note = shortfallNote(outcome, request.limit);
   return {
     count: outcome.matches.length,
     matches: outcome.matches,
@@ -81,6 +101,7 @@ export function matchResponse(outcome: MatchOutcome, request: MatchRequest, elap
       limit: request.limit,
       profile: { applicant_type: outcome.applicantType ?? null, location: describeLocation(outcome.location) },
       candidates: outcome.candidates,
+      ...(note === undefined ? {} : { note }),
     },
   };
 }

@@ -10,10 +10,11 @@ import { APPLICANT_TYPES, type ApplicantType } from '../../records';
  * - 25 "Others (see Additional Information on Eligibility)" adds no applicant type: who the
  *   "others" are is only in free text.
  * - Free text (`AdditionalEligibilityInfo`, `AdditionalInformationOnEligibility`, the CSV's
- *   "Additional Information on Eligibility") is not read. In the shared data it is full of
+ *   "Additional Information on Eligibility") is not read here. In the shared data it is full of
  *   negations ("Individuals are not eligible", "For-profit entities are not eligible"), foreign
  *   entities and program-specific limits, so a keyword reading would add wrong types; a record
- *   whose only code is 25 therefore gets [] (unknown) rather than a guess.
+ *   whose only code is 25 gets [] (unknown) from the codes. Clear restrictions in the text are
+ *   read by text-restrictions.ts and combined in eligibility-evidence.ts.
  * - 99 "Unrestricted" is all six types and no 501(c)(3) requirement.
  */
 
@@ -154,3 +155,4 @@ export function eligibilityFrom(values: readonly string[]): Eligibility {
     requires_501c3: requires501c3,
   };
 }
+

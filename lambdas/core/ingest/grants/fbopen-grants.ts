@@ -40,6 +40,7 @@ export const fbopenGrantsFormat: SourceFormat = {
         status: 'posted',
         categories: listOf(ext.FundingActivityCategory),
         eligibility: listOf(ext.EligibilityCategory),
+        eligibilityText: ext.AdditionalEligibilityInfo,
         agencyNames: [source.office, source.agency],
         listingUrl: urlOf(source.listing_url) ?? announcementUrlOf(ext.ObtainFundingOppText),
       },

@@ -3,7 +3,7 @@ import { closedIfPastDeadline, placeOf } from '../opportunity-fields';
 import { reject } from '../rejection';
 import { parseAmount, parseDate, parseDateTime, plainText, textOf, titleOf, urlOf } from '../source-values';
 import { departmentNameOfAgencyCode } from './agency-codes';
-import { eligibilityFrom } from './eligibility';
+import { eligibilityWithText } from './eligibility-evidence';
 import { categoryNamesFrom } from './funding-categories';
 
 /**
@@ -34,6 +34,8 @@ export interface GrantFields {
   readonly categories?: readonly string[];
   /** Eligibility codes, labels or simpler.grants.gov names. */
   readonly eligibility?: readonly string[];
+  /** The listing's free-text eligibility notes ("Additional Information on Eligibility"); HTML or plain text. */
+  readonly eligibilityText?: unknown;
   /** Agency names the source gives, most specific first (raw: tidied and filtered here). */
   readonly agencyNames: readonly unknown[];
   /** A Grants.gov agency code ("HHS-NIH11"): adds the department's official name after the source's names. */
@@ -171,14 +173,16 @@ export function grantFromFields(fields: GrantFields, context: MappingContext): M
   const names = funderNamesOf(fields.agencyNames, fields.agencyCode);
   const archived = fields.archiveDate !== undefined && fields.archiveDate !== null && fields.archiveDate < context.today;
   const status = archived ? 'closed' : closedIfPastDeadline(fields.status, fields.deadline, context.today);
+  const description = plainText(fields.description);
+  // No Grants.gov feed has a place field: where and who may apply beyond the codes is read from the text.
+  const eligibility = eligibilityWithText(fields.eligibility ?? [], { title, description, eligibilityText: plainText(fields.eligibilityText) || null });
   const record: GrantDraft = {
     title,
-    description: plainText(fields.description),
+    description,
     ...awardRangeOf(fields.awardFloor, fields.awardCeiling),
     deadline_date: fields.deadline,
     archive_date: fields.archiveDate ?? null,
-    // No Grants.gov feed has a place field, and descriptions are not scanned: federal means national.
-    ...placeOf([]),
+    ...placeOf(eligibility.states),
     listing_url: fields.listingUrl,
     created_at: fields.postedAt,
     categories: categoryNamesFrom(fields.categories ?? []),
@@ -187,7 +191,9 @@ export function grantFromFields(fields: GrantFields, context: MappingContext): M
     source: 'grants.gov',
     source_id: sourceId,
     status,
-    ...eligibilityFrom(fields.eligibility ?? []),
+    eligible_applicants: eligibility.eligible_applicants,
+    requires_501c3: eligibility.requires_501c3,
+    ...(eligibility.evidence.length > 0 ? { eligibility_evidence: eligibility.evidence } : {}),
   };
   return { kind: 'grant', record, funder: { names } };
 }

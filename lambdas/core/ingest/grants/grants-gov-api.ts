@@ -117,6 +117,7 @@ function mapFetchedOpportunity(source: SourceRecord, context: MappingContext) {
       status,
       categories: valuesOf(listField('fundingActivityCategories')),
       eligibility: valuesOf(listField('applicantTypes')),
+      eligibilityText: detail.applicantEligibilityDesc,
       agencyNames: [detail.agencyName, objectField(data, 'agencyDetails').agencyName, objectField(data, 'topAgencyDetails').agencyName],
       agencyCode: firstText(data, 'owningAgencyCode') ?? firstText(detail, 'agencyCode'),
       listingUrl: grantsGovListingUrl(data.id) ?? announcementUrlOf(detail.fundingDescLinkUrl),

@@ -33,6 +33,7 @@ function mapTrackerCsvRow(source: SourceRecord, context: MappingContext) {
       deadline: parseDate(source[deadlineField], deadlineField),
       postedAt: grantsGovDateTime(source['Post Date'], 'Post Date'),
       status,
+      eligibilityText: source['Additional Information on Eligibility'],
       agencyNames: [],
       agencyCode: source.Agency,
       listingUrl: urlOf(source.URL),
@@ -62,6 +63,7 @@ function mapApiRecord(source: SourceRecord, context: MappingContext) {
       status,
       categories: valuesOf(field('funding_categories')),
       eligibility: valuesOf(field('applicant_types')),
+      eligibilityText: field('applicant_eligibility_description'),
       agencyNames: [field('agency_name'), source.top_level_agency_name, summary.top_agency_name],
       agencyCode: firstText(source, 'agency_code', 'agency') ?? field('agency_code'),
       listingUrl:
