@@ -11,11 +11,11 @@ const CITED_WORD_MAX_SHARE = 0.5;
 
 export interface TopicFit {
   score: number;
-  /** The embedding similarity, scaled from the floor (0) to the embedder's ceiling (1). */
+  /** The embedding similarity, scaled from the candidate floor (0) to the embedder's upper reference (1). */
   semantic: number;
   /** Share of the profile's key-term weight the grant shares, saturating (0 to 1). */
   overlap: number;
-  /** The profile's words (or two-word phrases) the grant shares, most telling first, as the profile writes them. */
+  /** The profile's words (or two-word phrases) the grant shares, most telling first, in the grant's own words. */
   sharedTerms: string[];
   /** The focus keywords the grant mentions, as given. */
   keywords: string[];
@@ -127,7 +127,7 @@ export class TopicScorer {
     this.profileMass = [...this.profileTerms.keys()].reduce((sum, key) => sum + this.idf(key), 0);
   }
 
-  /** The grant's topical fit, given its semantic relevance to the profile (0.5 at the embedder's floor, 1 at its upper reference). */
+  /** The grant's topical fit, given its semantic relevance to the profile (0.5 at the candidate floor, 1 at the upper reference). */
   fit(grant: Grant, relevance: number): TopicFit {
     const terms = this.terms.get(grant.id) ?? termsOfGrant(grant);
     const semantic = Math.min(1, Math.max(0, (relevance - FLOOR_RELEVANCE) / (1 - FLOOR_RELEVANCE)));
