@@ -5,18 +5,22 @@ import { MATCH_QUALITY_MARKERS } from '../match-report';
 export interface ProfileScore {
   id: string;
   applicantType: string | null;
-  /** Grants labelled as good fits. */
+  /** Grants labelled as good fits that the profile may apply for on the evaluation date. */
   expected: number;
+  /** Labelled fits that are closed, stale or not open to the profile on the evaluation date, so not counted. */
+  labelledNotApplyable: number;
   returned: number;
   /** Labelled good fits among the matches returned. */
   hits: number;
-  /** hits / min(depth, expected). */
-  precision: number;
+  /** hits / min(depth, expected); null when no labelled fit is applyable (the profile then has no real fit). */
+  precision: number | null;
   violations: string[];
   /** Stale listings among the matches (violations.ts, staleReasons). */
   stale: string[];
   /** Claims of the reasons checked (reason-claims.ts), and the false or unchecked ones. */
   claims: { checked: number; false: string[] };
+  /** Matches nobody has judged for this profile: what the pool missed. */
+  unjudged: number;
   ms: number;
   top: { title: string; score: number; why: string; expected: boolean }[];
 }
@@ -57,6 +61,7 @@ export function matchQualitySection(
   setup: { today: string; depth: number; syntheticDepth: number },
 ): string {
   const violations = scores.reduce((sum, s) => sum + s.violations.length, 0);
+  const withFits = scores.filter((s) => s.precision !== null);
   const stale = scores.reduce((sum, s) => sum + s.stale.length, 0);
   const claimsChecked = scores.reduce((sum, s) => sum + s.claims.checked, 0);
   const falseClaims = scores.flatMap((s) => s.claims.false.map((claim) => `${s.id}: ${claim}`));
@@ -66,7 +71,7 @@ export function matchQualitySection(
   const cutoff = MATCH_SCORING.cutoff.minEvidence;
   const byType = [...new Set(scores.map((s) => s.applicantType ?? 'not given'))].map((type) => {
     const of = scores.filter((s) => (s.applicantType ?? 'not given') === type);
-    return [type, String(of.length), mean(of.map((s) => s.precision)).toFixed(3)];
+    return [type, String(of.length), mean(of.flatMap((s) => (s.precision === null ? [] : [s.precision]))).toFixed(3)];
   });
   const weights = MATCH_SCORING.weights;
   const example = scores.find((s) => s.top.length > 0 && s.top[0]!.expected) ?? scores[0];
@@ -78,16 +83,20 @@ export function matchQualitySection(
     `embedded stack with the clock pinned to ${setup.today} (the evaluation date: importers close what is past its deadline on that day,`,
     `and "open" is judged on it), then ${scores.length} organisation profiles (bench/match-eval/profiles.json: a mission in the organisation's own words,`,
     'sector, geography, applicant type, 501(c)(3) status, budget and focus keywords) sent through the endpoint\'s code. For each profile the',
-    'labels list the grants a grant writer would shortlist (made by reading the open grants, not by running the matcher) and grants it must',
-    `never get: on-topic ones that are closed or forecasted, exclude its applicant type, or need 501(c)(3) status it lacks. Weights: topic ${weights.topic},`,
+    'labels list the grants a grant writer would shortlist (first by reading the open grants, then by judging blind a pool of the matcher\'s',
+    'top 10, with and without its cut-off, and an independent BM25 ranking\'s: profiles.json, "pooling") and grants it must never get:',
+    `on-topic ones that are closed or forecasted, exclude its applicant type, or need 501(c)(3) status it lacks. Weights: topic ${weights.topic},`,
     `eligibility ${weights.eligibility}, award size ${weights.award_size}, deadline ${weights.deadline} (docs/matching.md).`,
     '',
     table(['measure', 'value'], [
-      [`mean precision@${setup.depth} (labelled good fits in the top ${setup.depth} / min(${setup.depth}, labelled))`, mean(scores.map((s) => s.precision)).toFixed(3)],
+      [`mean precision@${setup.depth} (labelled good fits in the top ${setup.depth} / min(${setup.depth}, labelled fits it may apply for), over the ${withFits.length} profiles with one`, mean(withFits.map((s) => s.precision!)).toFixed(3)],
+      [`labelled profiles whose every labelled fit is closed, stale or not open to it on ${setup.today} (no real fit: scored by what they get)`, `${scores.length - withFits.length}: ${scores.filter((s) => s.precision === null).map((s) => `${s.id} (${s.returned} returned)`).join(', ')}`],
+      ['labelled fits not counted because the profile may not apply for them on the evaluation date', String(scores.reduce((sum, s) => sum + s.labelledNotApplyable, 0))],
       [`mean hits in the top ${setup.depth}`, mean(scores.map((s) => s.hits)).toFixed(2)],
-      ['profiles with no labelled fit in the top 10', String(scores.filter((s) => s.hits === 0).length)],
+      ['profiles with an applyable labelled fit and none of them in the top 10', String(withFits.filter((s) => s.hits === 0).length)],
       ['matches returned per labelled profile (mean; fewer than 10 when the cut-off leaves fewer)', (returned / Math.max(1, scores.length)).toFixed(1)],
       ['share of returned matches labelled good fits', returned === 0 ? '-' : (hits / returned).toFixed(3)],
+      ['returned matches nobody has judged (labels are pooled: profiles.json, "pooling")', String(scores.reduce((sum, s) => sum + s.unjudged, 0))],
       ['stale listings among the matches (open-ended, posted over three years before the evaluation date)', String(stale)],
       [`false claims in reasons (${claimsChecked.toLocaleString('en-US')} claims checked mechanically against the records)`, String(falseClaims.length)],
       [`no-fit profiles answered: calibration (${noFit.calibration.length}) / held out (${noFit.holdout.length})`, `${answered(noFit.calibration).length} / ${answered(noFit.holdout).length}`],
@@ -96,7 +105,8 @@ export function matchQualitySection(
       ['median match time per profile, in process (every grant of ../shared/data in the index)', `${median(scores.map((s) => s.ms)).toFixed(0)} ms`],
     ]),
     '',
-    'All open grants in ../shared/data are national (federal notices carry no state restriction), so geography cannot exclude anything there;',
+    'Almost every open grant in ../shared/data names no place restriction (federal notices rarely limit by state; the few whose text does are read at import),',
+    'so geography excludes little there;',
     `the same profiles also run against the synthetic catalogue (${synthetic.openGrants.toLocaleString('en-US')} open grants, ${synthetic.stateSpecificOpen.toLocaleString('en-US')} of them for particular states and ${synthetic.restrictedOpen.toLocaleString('en-US')} restricted`,
     `to some applicant types), where ${synthetic.stateSpecific} of the ${synthetic.returned} matches returned were state-specific, every one checked against the profile\'s state.`,
     '',
@@ -115,7 +125,7 @@ export function matchQualitySection(
     ...(falseClaims.length > 0 ? ['False or unchecked claims:', '', ...falseClaims.map((claim) => `- ${claim}`), ''] : []),
     '<details><summary>Per profile: precision@10, hits / min(10, labelled), violations</summary>',
     '',
-    table(['profile', 'type', 'precision@10', 'hits', 'returned', 'violations'], scores.map((s) => [s.id, s.applicantType ?? '-', s.precision.toFixed(2), `${s.hits} / ${Math.min(setup.depth, s.expected)}`, String(s.returned), String(s.violations.length)])),
+    table(['profile', 'type', 'precision@10', 'hits', 'returned', 'violations'], scores.map((s) => [s.id, s.applicantType ?? '-', s.precision?.toFixed(2) ?? '-', `${s.hits} / ${Math.min(setup.depth, s.expected)}`, String(s.returned), String(s.violations.length)])),
     '',
     '</details>',
     MATCH_QUALITY_MARKERS.end,

@@ -38,6 +38,8 @@ export interface LabelledProfile {
   request: { profile: EligibilityProfile & { mission: string }; focus_keywords?: string[]; limit?: number };
   expected: Judged[];
   unacceptable: Judged[];
+  /** Pooled grants judged not to fit (profiles.json, pooling). */
+  not_fit?: Judged[];
 }
 
 const DATA_DIR = join(PROJECT_ROOT, 'bench', '.data', 'match-eval');
@@ -63,7 +65,10 @@ async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], 
   };
   const scores: ProfileScore[] = [];
   for (const profile of profiles) {
-    const expected = new Set(profile.expected.map((judged) => idOf(profile, judged)));
+    // A labelled fit the profile may not apply for on the evaluation date (closed, stale, another
+    // state or type, by violations.ts) is no result the service may return, so it is not counted.
+    const labelled = profile.expected.map((judged) => idOf(profile, judged));
+    const expected = new Set(labelled.filter((id) => eligibilityViolations(grants.get(id)!, profile.request.profile, today).length === 0 && staleReasons(grants.get(id)!, today).length === 0));
     const unacceptable = new Map(profile.unacceptable.map((judged) => [idOf(profile, judged), judged.why]));
     const request = parseMatchRequest(JSON.stringify({ ...profile.request, limit: DEPTH }));
     const started = performance.now();
@@ -83,16 +88,19 @@ async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], 
       if (reasons.length > 0) violations.push(`${grant.title} (${grant.source_id}): ${reasons.join('; ')}`);
     }
     const hits = matches.filter((match) => expected.has(match.id)).length;
+    const judged = new Set([...expected, ...unacceptable.keys(), ...(profile.not_fit ?? []).map((j) => idOf(profile, j))]);
     scores.push({
       id: profile.id,
       applicantType: profile.request.profile.applicant_type ?? null,
       expected: expected.size,
+      labelledNotApplyable: labelled.length - expected.size,
       returned: matches.length,
       hits,
-      precision: hits / Math.min(DEPTH, expected.size),
+      precision: expected.size === 0 ? null : hits / Math.min(DEPTH, expected.size),
       violations,
       stale,
       claims,
+      unjudged: matches.filter((match) => !judged.has(match.id)).length,
       ms,
       top: matches.slice(0, 3).map((match) => ({ title: match.title, score: match.match_score, why: match.why_it_fits, expected: expected.has(match.id) })),
     });
@@ -168,7 +176,7 @@ async function main(): Promise<void> {
   const synthetic = await checkSynthetic(profiles, today);
 
   for (const score of scores) {
-    console.log(`${score.id.padEnd(52)} P@10 ${score.precision.toFixed(2)}  ${score.hits}/${Math.min(DEPTH, score.expected)} of ${score.returned}  violations ${score.violations.length}  stale ${score.stale.length}  false claims ${score.claims.false.length}`);
+    console.log(`${score.id.padEnd(52)} P@10 ${score.precision?.toFixed(2) ?? ' -  '}  ${score.hits}/${Math.min(DEPTH, score.expected)} of ${score.returned}  violations ${score.violations.length}  stale ${score.stale.length}  false claims ${score.claims.false.length}`);
     for (const problem of [...score.violations, ...score.stale, ...score.claims.false]) console.log(`    ${problem}`);
   }
   for (const [name, set] of [['calibration', calibration], ['holdout', holdout]] as const) {
@@ -176,8 +184,9 @@ async function main(): Promise<void> {
   }
   console.log(`cut-off by the calibration rule: ${recommendedCutoff(calibration).toFixed(3)} (configured ${MATCH_SCORING.cutoff.minEvidence})`);
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const withFits = scores.filter((s) => s.precision !== null);
   const violationCount = scores.reduce((sum, s) => sum + s.violations.length, 0);
-  console.log(`\nmean precision@10 ${mean(scores.map((s) => s.precision)).toFixed(3)}; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);
+  console.log(`\nmean precision@10 ${mean(withFits.map((s) => s.precision!)).toFixed(3)} over ${withFits.length} profiles with an applyable labelled fit; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);
   for (const violation of synthetic.violations) console.log(`    ${violation}`);
 
   const section = matchQualitySection(scores, synthetic, { calibration, holdout }, { today, depth: DEPTH, syntheticDepth: SYNTHETIC_DEPTH });
