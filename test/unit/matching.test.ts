@@ -251,14 +251,14 @@ describe('topic fit', () => {
   it('scales the semantic relevance from the floor (0.5) to 1, cites shared phrases and boosts focus keywords found', () => {
     const candidates = [grant(), grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Bridge Repair', description: 'Highway bridges and culverts.', categories: ['Transportation'] })];
     const scorer = new TopicScorer('We run rural health clinics and telehealth services', ['telehealth', 'oncology'], candidates);
-    const fit = scorer.fit(candidates[0]!, 0.75);
+    const fit = scorer.explain(candidates[0]!, scorer.fit(candidates[0]!, 0.75));
     expect(fit.semantic).toBeCloseTo(0.5, 10);
     expect(fit.keywords).toEqual(['telehealth']);
     expect(fit.sharedTerms).toContain('rural health');
     expect(fit.sharedTerms).not.toContain('telehealth'); // cited as a keyword instead
     const { semanticShare, focusKeywordBoost } = MATCH_SCORING.topic;
     expect(fit.score).toBeCloseTo(Math.min(1, semanticShare * 0.5 + (1 - semanticShare) * fit.overlap + focusKeywordBoost), 10);
-    const offTopic = scorer.fit(candidates[1]!, 0.45);
+    const offTopic = scorer.explain(candidates[1]!, scorer.fit(candidates[1]!, 0.45));
     expect(offTopic).toMatchObject({ semantic: 0, overlap: 0, sharedTerms: [], keywords: [] });
   });
 });
@@ -351,5 +351,18 @@ describe('the shortfall note', () => {
     expect(shortfallNote(outcome(1, 1), 10)).toBe('Only 1 strong match: 1 other open grant you may apply for was too far from your mission to recommend.');
     expect(shortfallNote(outcome(3, 0), 10)).toBe('Only 3 strong matches: no other open grant you may apply for is near your mission.');
     expect(shortfallNote(outcome(10, 50), 10)).toBeUndefined();
+  });
+});
+
+describe('grant terms', () => {
+  it('are read from the grant given, not from an earlier grant of the same id', () => {
+    const before = grant({ title: 'Telehealth Network Grants', description: 'Telehealth networks for rural clinics.' });
+    const first = new TopicScorer('We run rural clinics and telehealth', [], [before]);
+    expect(first.explain(before, first.fit(before, 0.9)).sharedTerms).toContain('rural clinics');
+    const after = { ...before, description: 'Broadband for schools.' };
+    const second = new TopicScorer('We run rural clinics and telehealth', [], [after]);
+    const fit = second.explain(after, second.fit(after, 0.9));
+    expect(fit.sharedTerms).not.toContain('clinics');
+    expect(fit.sharedTerms).not.toContain('rural clinics');
   });
 });

@@ -36,6 +36,8 @@ export interface RankingContext {
   request: MatchRequest;
   location: ApplicantLocation;
   today: string;
+  /** Eligible grants near enough to the mission to be candidates, of which these are the nearest (the index's total; defaults to the candidates given). */
+  population?: number;
 }
 
 /** The text that stands for the profile's topic, embedded and matched against the grants. */
@@ -63,7 +65,7 @@ export function rankMatches(candidates: readonly MatchCandidate[], context: Rank
   const { request, location, today } = context;
   const weights = MATCH_SCORING.weights;
   const eligible = candidates.filter(({ grant }) => passesHardFilters(grant, request.profile, location, today));
-  const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, eligible.map((c) => c.grant));
+  const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, eligible.map((c) => c.grant), context.population);
   const all = eligible.map(({ grant, relevance }) => {
     const topic = topics.fit(grant, relevance);
     const eligibility = eligibilityFit(grant, request.profile, location);
@@ -84,7 +86,7 @@ export function rankMatches(candidates: readonly MatchCandidate[], context: Rank
       funder: grant.funder_name,
       funder_id: grant.funder_id,
       match_score: Math.min(100, Math.max(0, Math.round(score * 100))),
-      why_it_fits: whyItFits(grant, { topic, eligibility, awardSize, deadline }, location),
+      why_it_fits: whyItFits(grant, { topic: topics.explain(grant, topic), eligibility, awardSize, deadline }, location),
       deadline: grant.deadline_date,
       url: grant.listing_url,
       amount_min: grant.amount_min,

@@ -9,14 +9,13 @@ const CITED_TERMS = 3;
 /** A single word most candidates share says little about this grant, so it is not cited alone. */
 const CITED_WORD_MAX_SHARE = 0.5;
 
-export interface TopicFit {
+/** A candidate's topic score, with what it was computed from; `TopicScorer.explain` adds the terms a reason cites. */
+export interface TopicScore {
   score: number;
   /** The embedding similarity, scaled from the candidate floor (0) to the embedder's upper reference (1). */
   semantic: number;
   /** Share of the profile's key-term weight the grant shares, saturating (0 to 1). */
   overlap: number;
-  /** The profile's words (or two-word phrases) the grant shares, most telling first, in the grant's own words. */
-  sharedTerms: string[];
   /** The focus keywords the grant mentions, as given. */
   keywords: string[];
   /**
@@ -26,6 +25,11 @@ export interface TopicFit {
    * hotel), or one sharing words in another sense, is what a profile with no real fit gets.
    */
   evidence: number;
+}
+
+export interface TopicFit extends TopicScore {
+  /** The profile's words (or two-word phrases) the grant shares, most telling first, in the grant's own words. */
+  sharedTerms: string[];
 }
 
 interface GrantTerms {
@@ -114,21 +118,23 @@ export class TopicScorer {
   private readonly share: (key: string) => number;
   private readonly profileMass: number;
 
+  /** `population`: how many eligible grants the candidates were the nearest of (the index's total), for term rarity. */
   constructor(
     profileText: string,
     focusKeywords: readonly string[],
     candidates: readonly Grant[],
+    population = candidates.length,
   ) {
     this.profile = termsOf(profileText);
     for (const token of this.profile.tokens) if (!this.profileTerms.has(token.key)) this.profileTerms.set(token.key, token);
     this.keywordPhrases = focusKeywords.map(keywordPhraseOf);
     for (const grant of candidates) this.terms.set(grant.id, termsOfGrant(grant));
-    ({ idf: this.idf, share: this.share } = documentFrequencies([...this.terms.values()].map((t) => t.keys)));
+    ({ idf: this.idf, share: this.share } = documentFrequencies([...this.terms.values()].map((t) => t.keys), population));
     this.profileMass = [...this.profileTerms.keys()].reduce((sum, key) => sum + this.idf(key), 0);
   }
 
   /** The grant's topical fit, given its semantic relevance to the profile (0.5 at the candidate floor, 1 at the upper reference). */
-  fit(grant: Grant, relevance: number): TopicFit {
+  fit(grant: Grant, relevance: number): TopicScore {
     const terms = this.terms.get(grant.id) ?? termsOfGrant(grant);
     const semantic = Math.min(1, Math.max(0, (relevance - FLOOR_RELEVANCE) / (1 - FLOOR_RELEVANCE)));
 
@@ -143,7 +149,15 @@ export class TopicScorer {
     const boost = Math.min(TOPIC.focusKeywordBoostCap, TOPIC.focusKeywordBoost * keywords.length);
     const score = Math.min(1, TOPIC.semanticShare * semantic + (1 - TOPIC.semanticShare) * overlap + boost);
     const evidence = Math.min(semantic, overlap / MATCH_SCORING.cutoff.overlapAtPar);
-    return { score, semantic, overlap, sharedTerms: this.citations(terms, keywords), keywords, evidence };
+    return { score, semantic, overlap, keywords, evidence };
+  }
+
+  /**
+   * The score with the terms its reason cites. Finding a term in the grant's own words reads its
+   * text term by term, so it is done only for the matches returned, not for every candidate.
+   */
+  explain(grant: Grant, score: TopicScore): TopicFit {
+    return { ...score, sharedTerms: this.citations(this.terms.get(grant.id) ?? termsOfGrant(grant), score.keywords) };
   }
 
   /**

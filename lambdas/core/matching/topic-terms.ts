@@ -168,12 +168,16 @@ export function containsWords(words: readonly Word[], keysInOrder: readonly stri
  * frequency, so a term most of them share ("health" for a health mission) weighs less than one
  * few share.
  */
-export function documentFrequencies(documents: readonly ReadonlySet<string>[]): { idf: (key: string) => number; share: (key: string) => number } {
+export function documentFrequencies(documents: readonly ReadonlySet<string>[], population = documents.length): { idf: (key: string) => number; share: (key: string) => number } {
   const counts = new Map<string, number>();
   for (const set of documents) for (const key of set) counts.set(key, (counts.get(key) ?? 0) + 1);
   const n = documents.length;
+  // Rarity is measured against every eligible grant near the mission, not only those scored: in a
+  // large catalogue the scored window crowds around the mission's topic, and a word all of it
+  // shares ("transit" for a transit mission) is still rare among the grants the window was cut from.
+  const N = Math.max(n, population);
   return {
-    idf: (key) => Math.log(1 + (n + 1) / ((counts.get(key) ?? 0) + 0.5)),
+    idf: (key) => Math.log(1 + (N + 1) / ((counts.get(key) ?? 0) + 0.5)),
     share: (key) => (n === 0 ? 0 : (counts.get(key) ?? 0) / n),
   };
 }

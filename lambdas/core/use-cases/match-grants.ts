@@ -76,7 +76,7 @@ export async function matchGrants(ports: SearchPorts, request: MatchRequest, tod
   };
   const page = await ports.index.query('grant', query, semantic);
   const candidates = page.results.map(({ relevance, ...grant }) => ({ grant, relevance: relevance ?? 0 }));
-  const { matches, belowCutoff, bestEvidence } = rankMatches(candidates, { request, location, today });
+  const { matches, belowCutoff, bestEvidence } = rankMatches(candidates, { request, location, today, population: page.total });
   return { matches, location, applicantType: applicantTypeOf(request.profile), candidates: candidates.length, belowCutoff, bestEvidence };
 }
 
