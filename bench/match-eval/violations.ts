@@ -10,8 +10,9 @@ export interface EligibilityProfile {
 
 /**
  * Why a grant must not be matched to a profile, by the interface's rules, written out here
- * independently of the service's filters: not open on `today`, the wrong applicant type, a
- * 501(c)(3) requirement the nonprofit does not meet, or another state. Empty when it may apply.
+ * independently of the service's filters: not open on `today`, the wrong applicant type (listed, or
+ * excluded by the listing's text), a 501(c)(3) requirement the nonprofit does not meet, or another
+ * state. Empty when it may apply.
  */
 export function eligibilityViolations(grant: Grant, profile: EligibilityProfile, today: string): string[] {
   const violations: string[] = [];
@@ -31,6 +32,8 @@ export function eligibilityViolations(grant: Grant, profile: EligibilityProfile,
     violations.push(`open to ${grant.eligible_applicants.join(', ')}, not ${type}`);
   }
   if (type === 'nonprofit' && profile.is_501c3 === false && grant.requires_501c3 === true) violations.push('needs 501(c)(3) status');
+  const excluded = (grant.eligibility_evidence ?? []).find((e) => e.effect === 'excludes' && type !== undefined && e.values.includes(type));
+  if (excluded) violations.push(`its ${excluded.source.replace('_', ' ')} excludes ${type}: “${excluded.quote}”`);
   return violations;
 }
 

@@ -57,7 +57,7 @@ export interface RankedMatches {
 
 /**
  * Scores every candidate (scoring-config.ts), explains each score, and returns the best `limit`
- * whose topic fit reaches the minimum, highest score first; equal scores are ordered by id, so the
+ * whose topic evidence reaches the cut-off, highest score first; equal scores are ordered by id, so the
  * same catalogue and request always give the same answer. A grant the applicant may not apply
  * for (passesHardFilters, which also reads exclusions in the listing's text) is dropped first.
  */
