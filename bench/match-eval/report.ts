@@ -14,6 +14,8 @@ export interface ProfileScore {
   hits: number;
   /** hits / min(depth, expected); null when no labelled fit is applyable (the profile then has no real fit). */
   precision: number | null;
+  /** The same for the BM25 baseline's top 10 (bm25-baseline.ts). */
+  baselinePrecision: number | null;
   violations: string[];
   /** Stale listings among the matches (violations.ts, staleReasons). */
   stale: string[];
@@ -90,6 +92,8 @@ export function matchQualitySection(
     '',
     table(['measure', 'value'], [
       [`mean precision@${setup.depth} (labelled good fits in the top ${setup.depth} / min(${setup.depth}, labelled fits it may apply for), over the ${withFits.length} profiles with one`, mean(withFits.map((s) => s.precision!)).toFixed(3)],
+      [`the same for an independent BM25 baseline's top ${setup.depth} (bench/match-eval/bm25-baseline.ts: mission, sector and keywords over the grants the profile may apply for; no cut-off)`, mean(withFits.map((s) => s.baselinePrecision!)).toFixed(3)],
+      [`profiles where the matcher's precision@${setup.depth} is below the baseline's (per-profile losses in the table below)`, String(withFits.filter((s) => s.precision! < s.baselinePrecision!).length)],
       [`labelled profiles whose every labelled fit is closed, stale or not open to it on ${setup.today} (no real fit: scored by what they get)`, `${scores.length - withFits.length}: ${scores.filter((s) => s.precision === null).map((s) => `${s.id} (${s.returned} returned)`).join(', ')}`],
       ['labelled fits not counted because the profile may not apply for them on the evaluation date', String(scores.reduce((sum, s) => sum + s.labelledNotApplyable, 0))],
       [`mean hits in the top ${setup.depth}`, mean(scores.map((s) => s.hits)).toFixed(2)],
@@ -125,7 +129,7 @@ export function matchQualitySection(
     ...(falseClaims.length > 0 ? ['False or unchecked claims:', '', ...falseClaims.map((claim) => `- ${claim}`), ''] : []),
     '<details><summary>Per profile: precision@10, hits / min(10, labelled), violations</summary>',
     '',
-    table(['profile', 'type', 'precision@10', 'hits', 'returned', 'violations'], scores.map((s) => [s.id, s.applicantType ?? '-', s.precision?.toFixed(2) ?? '-', `${s.hits} / ${Math.min(setup.depth, s.expected)}`, String(s.returned), String(s.violations.length)])),
+    table(['profile', 'type', 'precision@10', 'BM25 baseline', 'hits', 'returned', 'violations'], scores.map((s) => [s.id, s.applicantType ?? '-', s.precision?.toFixed(2) ?? '-', s.baselinePrecision?.toFixed(2) ?? '-', `${s.hits} / ${Math.min(setup.depth, s.expected)}`, String(s.returned), String(s.violations.length)])),
     '',
     '</details>',
     MATCH_QUALITY_MARKERS.end,

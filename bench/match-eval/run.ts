@@ -13,6 +13,7 @@ import { withMarkedSection } from '../report';
 import { idsBySourceKey, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { matchQualitySection, recommendedCutoff, type NoFitScore, type ProfileScore, type SyntheticCheck } from './report';
+import { Bm25Baseline } from './bm25-baseline';
 import { checkReason } from './reason-claims';
 import { eligibilityViolations, staleReasons, type EligibilityProfile } from './violations';
 import { pinnedClock } from '../search-eval/eval-date';
@@ -35,7 +36,7 @@ export interface NoFitProfile {
 export interface LabelledProfile {
   id: string;
   about: string;
-  request: { profile: EligibilityProfile & { mission: string }; focus_keywords?: string[]; limit?: number };
+  request: { profile: EligibilityProfile & { mission: string; sector?: string }; focus_keywords?: string[]; limit?: number };
   expected: Judged[];
   unacceptable: Judged[];
   /** Pooled grants judged not to fit (profiles.json, pooling). */
@@ -58,6 +59,7 @@ async function grantsById(stack: EmbeddedStack): Promise<Map<string, Grant>> {
 async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], today: string): Promise<ProfileScore[]> {
   const ids = await idsBySourceKey(stack, 'grant');
   const grants = await grantsById(stack);
+  const baseline = new Bm25Baseline(grants.values(), today);
   const idOf = (profile: LabelledProfile, judged: Judged) => {
     const id = ids.get(`${judged.source}|${judged.source_id}`);
     if (!id) throw new Error(`profile ${profile.id}: no grant ${judged.source} ${judged.source_id} (${judged.title}) in the catalogue`);
@@ -88,6 +90,8 @@ async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], 
       if (reasons.length > 0) violations.push(`${grant.title} (${grant.source_id}): ${reasons.join('; ')}`);
     }
     const hits = matches.filter((match) => expected.has(match.id)).length;
+    const baselineTop = baseline.top([profile.request.profile.mission, profile.request.profile.sector ?? '', ...(profile.request.focus_keywords ?? [])].join(' '), profile.request.profile, DEPTH);
+    const baselineHits = baselineTop.filter((id) => expected.has(id)).length;
     const judged = new Set([...expected, ...unacceptable.keys(), ...(profile.not_fit ?? []).map((j) => idOf(profile, j))]);
     scores.push({
       id: profile.id,
@@ -97,6 +101,7 @@ async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], 
       returned: matches.length,
       hits,
       precision: expected.size === 0 ? null : hits / Math.min(DEPTH, expected.size),
+      baselinePrecision: expected.size === 0 ? null : baselineHits / Math.min(DEPTH, expected.size),
       violations,
       stale,
       claims,
@@ -176,7 +181,7 @@ async function main(): Promise<void> {
   const synthetic = await checkSynthetic(profiles, today);
 
   for (const score of scores) {
-    console.log(`${score.id.padEnd(52)} P@10 ${score.precision?.toFixed(2) ?? ' -  '}  ${score.hits}/${Math.min(DEPTH, score.expected)} of ${score.returned}  violations ${score.violations.length}  stale ${score.stale.length}  false claims ${score.claims.false.length}`);
+    console.log(`${score.id.padEnd(52)} P@10 ${score.precision?.toFixed(2) ?? ' -  '} (BM25 ${score.baselinePrecision?.toFixed(2) ?? ' -  '})  ${score.hits}/${Math.min(DEPTH, score.expected)} of ${score.returned}  violations ${score.violations.length}  stale ${score.stale.length}  false claims ${score.claims.false.length}`);
     for (const problem of [...score.violations, ...score.stale, ...score.claims.false]) console.log(`    ${problem}`);
   }
   for (const [name, set] of [['calibration', calibration], ['holdout', holdout]] as const) {
@@ -186,7 +191,7 @@ async function main(): Promise<void> {
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   const withFits = scores.filter((s) => s.precision !== null);
   const violationCount = scores.reduce((sum, s) => sum + s.violations.length, 0);
-  console.log(`\nmean precision@10 ${mean(withFits.map((s) => s.precision!)).toFixed(3)} over ${withFits.length} profiles with an applyable labelled fit; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);
+  console.log(`\nmean precision@10 ${mean(withFits.map((s) => s.precision!)).toFixed(3)} (BM25 baseline ${mean(withFits.map((s) => s.baselinePrecision!)).toFixed(3)}) over ${withFits.length} profiles with an applyable labelled fit; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);
   for (const violation of synthetic.violations) console.log(`    ${violation}`);
 
   const section = matchQualitySection(scores, synthetic, { calibration, holdout }, { today, depth: DEPTH, syntheticDepth: SYNTHETIC_DEPTH });
