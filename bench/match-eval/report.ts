@@ -1,5 +1,7 @@
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { table } from '../format';
+import { mean } from '../search-eval/metrics';
+import { median } from '../summary';
 import { MATCH_QUALITY_MARKERS } from '../match-report';
 
 export interface ProfileScore {
@@ -49,12 +51,6 @@ export interface SyntheticCheck {
   stateSpecific: number;
   violations: string[];
 }
-
-const mean = (values: number[]) => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]!;
-};
 
 export function matchQualitySection(
   scores: ProfileScore[],

@@ -15,6 +15,7 @@ import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { matchQualitySection, recommendedCutoff, type NoFitScore, type ProfileScore, type SyntheticCheck } from './report';
 import { Bm25Baseline } from './bm25-baseline';
 import { checkReason } from './reason-claims';
+import { mean } from '../search-eval/metrics';
 import { eligibilityViolations, staleReasons, type EligibilityProfile } from './violations';
 import { pinnedClock } from '../search-eval/eval-date';
 
@@ -188,7 +189,6 @@ async function main(): Promise<void> {
     for (const s of set) console.log(`no-fit ${name.padEnd(12)} ${s.id.padEnd(44)} best evidence ${s.bestEvidence.toFixed(3)}  matches ${s.returned.length}${s.returned.length > 0 ? `: ${s.returned.join(' | ')}` : ''}`);
   }
   console.log(`cut-off by the calibration rule: ${recommendedCutoff(calibration).toFixed(3)} (configured ${MATCH_SCORING.cutoff.minEvidence})`);
-  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   const withFits = scores.filter((s) => s.precision !== null);
   const violationCount = scores.reduce((sum, s) => sum + s.violations.length, 0);
   console.log(`\nmean precision@10 ${mean(withFits.map((s) => s.precision!)).toFixed(3)} (BM25 baseline ${mean(withFits.map((s) => s.baselinePrecision!)).toFixed(3)}) over ${withFits.length} profiles with an applyable labelled fit; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);

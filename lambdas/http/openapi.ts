@@ -1,11 +1,13 @@
 import * as z from 'zod/mini';
 import { apiRoute, jsonResult, type ApiEvent, type ApiResult } from './api-gateway';
 import { ERROR_CODES } from '../core/errors';
-import { MATCH_LIMITS, MatchRequestSchema } from '../core/matching/match-request';
+import { MatchRequestSchema } from '../core/matching/match-request';
 import { LIMITS, LIST_PARAMS } from '../core/query/list-query';
 import { SEMANTIC_SEARCH_LIMITS, SEMANTIC_SEARCH_TYPES } from '../core/query/semantic-search-request';
 import { paramJsonSchema } from '../core/query/params';
 import { ContractSchema, FunderSchema, GrantSchema, type ResourceKind } from '../core/records';
+import { ACCESS_RESPONSES, errorResponse, RATE_LIMIT_HEADERS, ref, SEARCH_UNAVAILABLE } from './openapi-components';
+import { MATCH_RESPONSE, matchGrantsOperation } from './openapi-match';
 
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas and parameter specs the handlers
@@ -18,29 +20,6 @@ const RESOURCES: { kind: ResourceKind; path: string; schema: string; plural: str
   { kind: 'funder', path: '/funders-api', schema: 'Funder', plural: 'funders' },
 ];
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: ref('Error') } },
-});
-
-/** On every answer to an authenticated key (DESIGN.md section 3). */
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Daily request quota of the key\'s tier; -1 means unlimited', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left until 00:00 UTC; -1 means unlimited', schema: { type: 'integer' } },
-} as const;
-
-/** The answers of the authorizer and the quota, shared by every data route. */
-const ACCESS_RESPONSES = {
-  401: errorResponse('Missing, malformed, unknown, revoked or rotated-out API key (UNAUTHORIZED)'),
-  403: errorResponse('The key\'s tier has no API access (FORBIDDEN)'),
-  429: {
-    ...errorResponse('Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC'),
-    headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds until the quota resets at 00:00 UTC', schema: { type: 'integer' } } },
-  },
-};
-
 /** In semantic and hybrid modes (DESIGN.md section 3). */
 const RELEVANCE = {
   type: 'number',
@@ -51,7 +30,6 @@ const RELEVANCE = {
 
 const withRelevance = (schema: string) => ({ allOf: [ref(schema), { type: 'object', properties: { relevance: RELEVANCE } }] });
 
-const SEARCH_UNAVAILABLE = errorResponse('SEARCH_UNAVAILABLE: the search index is unreachable, or a semantic search or a match while the embedding model is; get-by-id keeps working, and keyword search while only the model is down');
 const LIST_SEARCH_UNAVAILABLE = errorResponse('SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is. Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working');
 
 function listOperation(kind: ResourceKind, schema: string, plural: string) {
@@ -122,105 +100,6 @@ function semanticSearchOperation() {
     },
   };
 }
-
-function matchGrantsOperation(requestSchema: Record<string, unknown>) {
-  return {
-    operationId: 'matchGrants',
-    summary: 'The open grants an organisation should apply for, each with a 0-100 match score and a plain-English reason',
-    description: [
-      'Pro and developer tiers only (others: 403 NO_API_ACCESS). Only open grants (posted, deadline today or later, or none) that the profile may apply for are returned:',
-      'a grant whose listed applicant types exclude profile.applicant_type, one for 501(c)(3) nonprofits when is_501c3 is false, and a state-specific grant for another state',
-      '(or any state-specific grant for a national applicant) are never returned. The score weighs topic (semantic similarity of the grant to mission, sector and focus keywords, plus shared key terms),',
-      'eligibility confidence, award size against annual_budget_usd, and time to the deadline; docs/matching.md gives every weight and curve.',
-      'why_it_fits states the facts behind the score. A geography naming no US state is treated as unknown (meta.profile.location.resolved_as) and lowers confidence.',
-      'Unknown fields are ignored; naics_code and certifications are accepted and do not affect scoring. The same catalogue and request give the same answer.',
-    ].join(' '),
-    tags: ['matching'],
-    requestBody: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: requestSchema,
-          examples: {
-            ruralHealth: {
-              value: {
-                profile: { mission: 'We run community health clinics and telehealth for farm families in western Kansas.', sector: 'community health', geography: 'rural Kansas', applicant_type: 'nonprofit', is_501c3: true, annual_budget_usd: 850000 },
-                focus_keywords: ['rural health', 'telehealth'],
-                limit: 10,
-              },
-            },
-          },
-        },
-      },
-    },
-    responses: {
-      200: { description: 'The matches, highest score first (ties by id)', headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: ref('MatchResponse') } } },
-      400: errorResponse('The body is not a JSON object, or a field is missing, of the wrong type or out of range; error.details names it'),
-      ...ACCESS_RESPONSES,
-      403: errorResponse('The key\'s tier has no API access (FORBIDDEN), or no grant matching: basic (NO_API_ACCESS)'),
-      500: errorResponse('Internal error'),
-      503: SEARCH_UNAVAILABLE,
-    },
-  };
-}
-
-const MATCH_RESPONSE = {
-  type: 'object',
-  required: ['count', 'matches', 'meta'],
-  properties: {
-    count: { type: 'integer', description: 'Number of matches returned' },
-    matches: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'title', 'funder', 'funder_id', 'match_score', 'why_it_fits', 'deadline', 'url', 'amount_min', 'amount_max', 'confidence', 'score_components'],
-        properties: {
-          id: { type: 'string', format: 'uuid', description: 'The grant (GET /grants-api/{id})' },
-          title: { type: 'string' },
-          funder: { type: 'string', description: 'The funder\'s name' },
-          funder_id: { type: 'string', format: 'uuid' },
-          match_score: { type: 'integer', minimum: 0, maximum: 100 },
-          why_it_fits: { type: 'string', description: 'Plain English, blockers first: any eligibility caveat to check ("Check your eligibility first: ..."), then the profile\'s words and focus keywords the grant also uses (in the grant\'s own words), who may apply and where as the listing says, award size against the budget, and the deadline. Every claim is true of the listing' },
-          deadline: { type: ['string', 'null'], format: 'date' },
-          url: { type: ['string', 'null'], format: 'uri', description: 'The listing' },
-          amount_min: { type: ['number', 'null'] },
-          amount_max: { type: ['number', 'null'] },
-          confidence: { type: 'string', enum: ['high', 'medium', 'low'], description: 'high: the listing names your applicant type and your location is known; each unknown (types not listed, 501(c)(3) status not given, location not resolved) lowers it one step' },
-          score_components: {
-            type: 'object',
-            required: ['topic', 'eligibility', 'award_size', 'deadline'],
-            description: 'Each component of the score, 0 to 100, before weighting (docs/matching.md)',
-            properties: Object.fromEntries(['topic', 'eligibility', 'award_size', 'deadline'].map((name) => [name, { type: 'integer', minimum: 0, maximum: 100 }])),
-          },
-        },
-      },
-    },
-    meta: {
-      type: 'object',
-      required: ['response_time_ms', 'limit', 'profile', 'candidates'],
-      properties: {
-        response_time_ms: { type: 'number' },
-        limit: { type: 'integer', minimum: 1, maximum: MATCH_LIMITS.max },
-        profile: {
-          type: 'object',
-          description: 'What the profile was understood as',
-          properties: {
-            applicant_type: { type: ['string', 'null'], description: 'The type scored with; nonprofit when only is_501c3: true was given' },
-            location: {
-              type: 'object',
-              properties: {
-                resolved_as: { type: 'string', enum: ['states', 'national', 'unknown'] },
-                states: { type: 'array', items: { type: 'string' } },
-              },
-            },
-          },
-        },
-        candidates: { type: 'integer', description: 'Open grants the profile may apply for that were close enough in meaning to be scored (at most 300)' },
-        note: { type: 'string', description: 'Present when fewer than limit matches are returned: no strong matches (count 0), or only these; candidates whose topic fit is under the calibrated minimum are never returned (docs/matching.md, "The cut-off")' },
-      },
-    },
-  },
-};
 
 function getOperation(schema: string, plural: string) {
   return {

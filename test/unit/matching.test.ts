@@ -6,7 +6,9 @@ import { rankMatches, type GrantMatch, type MatchCandidate } from '../../lambdas
 import { shortfallNote } from '../../lambdas/core/use-cases/match-grants';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { TopicScorer } from '../../lambdas/core/matching/topic-fit';
-import { keyTokens } from '../../lambdas/core/matching/topic-terms';
+import { termsOf } from '../../lambdas/core/matching/topic-terms';
+
+const keyTokens = (text: string) => termsOf(text).tokens;
 import { ServiceError } from '../../lambdas/core/errors';
 import { APPLICANT_TYPES, type Grant } from '../../lambdas/core/records';
 import { matchFilters } from '../../lambdas/core/use-cases/match-grants';

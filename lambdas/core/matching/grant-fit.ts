@@ -77,7 +77,7 @@ export function passesHardFilters(grant: Grant, profile: MatchProfile, location:
  * index filters on eligible_applicants; a listing with no eligibility codes keeps [] (unknown)
  * there, so its text's exclusions are applied here.
  */
-export function excludedByText(grant: Grant, profile: MatchProfile): boolean {
+function excludedByText(grant: Grant, profile: MatchProfile): boolean {
   const type = applicantTypeOf(profile);
   return type !== undefined && (grant.eligibility_evidence ?? []).some((e) => e.field === 'eligible_applicants' && e.effect === 'excludes' && e.values.includes(type));
 }

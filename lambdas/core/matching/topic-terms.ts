@@ -59,7 +59,7 @@ const SINGULAR_S = /(?:ss|us|is|ous|ws|(?:phys|econom|mathemat|eth|polit|statist
 const US_PLURAL = /(?:campus|virus|focus|bonus|status|census|consensus|syllabus|prospectus|corpus|apparatus|stimulus|nexus|fetus|sinus|surplus|genus|bus)es$/;
 
 /** "communities" -> "community", "clinics" -> "clinic", "churches" -> "church"; anything else as it is. */
-export function inflectionKey(word: string): string {
+function inflectionKey(word: string): string {
   const lower = word.toLowerCase();
   // Names keep their "s": "Kansas", "Texas", "Atlas".
   if (word[0] !== lower[0] && lower.endsWith('as')) return lower;
@@ -139,18 +139,8 @@ export function termsOf(text: string): TextTerms {
   return { words, tokens };
 }
 
-/** The key terms of a text (termsOf(text).tokens). */
-export function keyTokens(text: string): Token[] {
-  return termsOf(text).tokens;
-}
-
 export function keySet(tokens: readonly Token[]): Set<string> {
   return new Set(tokens.map((t) => t.key));
-}
-
-/** The phrase's word keys, every word counted (stop words too) and hyphens read as spaces: "two-year college" is ["two", "year", "college"]. */
-export function phraseKeys(phrase: string): string[] {
-  return wordsOf(phrase).map((w) => w.key);
 }
 
 /** Whether the words contain the phrase's keys in a row (so "two-year college" needs "two", "year" and "college" in that order). */
