@@ -102,6 +102,8 @@ export function checkReason(why: string, grant: Grant, profile: ReasonProfile, f
       }
     }
     const subject = /^Its subject \((.+)\) is close in meaning to your mission/.exec(sentence);
+    // A judgement of meaning, with nothing in it to check but the categories it names.
+    if (/^Its description is close in meaning to your mission as a whole, though no word of it is telling enough to cite\.$/.test(sentence)) understood = true;
     if (subject) {
       understood = true;
       for (const [, category] of subject[1]!.matchAll(/“([^”]+)”/g)) claim(grant.categories.includes(category!), `category “${category}” is not the grant's`);

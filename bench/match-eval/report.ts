@@ -38,8 +38,13 @@ export interface NoFitScore {
 }
 
 /** The calibration rule (scoring-config.ts, cutoff): 0.005 above the best evidence of any calibration profile, rounded up to 0.001. */
-export function recommendedCutoff(calibration: readonly NoFitScore[]): number {
-  return Math.ceil((Math.max(0, ...calibration.map((s) => s.bestEvidence)) + 0.005) * 1000) / 1000;
+/** The cut-off by the calibration rule (scoring-config.ts, cutoff): strong 0.005 above the calibration profiles' best evidence, minimum at the median of their bests. */
+export function recommendedCutoff(calibration: readonly NoFitScore[]): { strongEvidence: number; minEvidence: number } {
+  const bests = calibration.map((s) => s.bestEvidence);
+  return {
+    strongEvidence: Math.ceil((Math.max(0, ...bests) + 0.005) * 1000) / 1000,
+    minEvidence: Math.ceil(median(bests) * 1000) / 1000,
+  };
 }
 
 export interface SyntheticCheck {
@@ -66,12 +71,13 @@ export function matchQualitySection(
   const returned = scores.reduce((sum, s) => sum + s.returned, 0);
   const hits = scores.reduce((sum, s) => sum + s.hits, 0);
   const answered = (set: NoFitScore[]) => set.filter((s) => s.returned.length > 0);
-  const cutoff = MATCH_SCORING.cutoff.minEvidence;
+  const cutoff = MATCH_SCORING.cutoff;
+  const recommended = recommendedCutoff(noFit.calibration);
   const byType = [...new Set(scores.map((s) => s.applicantType ?? 'not given'))].map((type) => {
     const of = scores.filter((s) => (s.applicantType ?? 'not given') === type);
     return [type, String(of.length), mean(of.flatMap((s) => (s.precision === null ? [] : [s.precision]))).toFixed(3)];
   });
-  const weights = MATCH_SCORING.weights;
+  const { practicalShare, practicalWeights } = MATCH_SCORING;
   const example = scores.find((s) => s.top.length > 0 && s.top[0]!.expected) ?? scores[0];
   return [
     MATCH_QUALITY_MARKERS.start,
@@ -83,8 +89,8 @@ export function matchQualitySection(
     'sector, geography, applicant type, 501(c)(3) status, budget and focus keywords) sent through the endpoint\'s code. For each profile the',
     'labels list the grants a grant writer would shortlist (first by reading the open grants, then by judging blind a pool of the matcher\'s',
     'top 10, with and without its cut-off, and an independent BM25 ranking\'s: profiles.json, "pooling") and grants it must never get:',
-    `on-topic ones that are closed or forecasted, exclude its applicant type, or need 501(c)(3) status it lacks. Weights: topic ${weights.topic},`,
-    `eligibility ${weights.eligibility}, award size ${weights.award_size}, deadline ${weights.deadline} (docs/matching.md).`,
+    'on-topic ones that are closed or forecasted, exclude its applicant type, or need 501(c)(3) status it lacks. Score: topic ×',
+    `(1 − ${practicalShare} + ${practicalShare} × (eligibility × ${practicalWeights.eligibility} + award size × ${practicalWeights.award_size} + deadline × ${practicalWeights.deadline})) (docs/matching.md).`,
     '',
     table(['measure', 'value'], [
       [`mean precision@${setup.depth} (labelled good fits in the top ${setup.depth} / min(${setup.depth}, labelled fits it may apply for), over the ${withFits.length} profiles with one`, mean(withFits.map((s) => s.precision!)).toFixed(3)],
@@ -114,8 +120,8 @@ export function matchQualitySection(
     '',
     example ? `Example (${example.id}), the first match: ${example.top[0]?.score ?? '-'} — “${example.top[0]?.title ?? ''}”: ${example.top[0]?.why ?? ''}` : '',
     '',
-    `The cut-off: a match needs topic evidence (the lesser of its semantic part and its word overlap read against ${MATCH_SCORING.cutoff.overlapAtPar.toFixed(2)}) of at least ${cutoff}.`,
-    `By the calibration rule (0.005 above the best evidence any calibration profile reaches) it would be ${recommendedCutoff(noFit.calibration).toFixed(3)} on this run.`,
+    `The cut-off reads topic evidence (the lesser of a grant's semantic part and its lexical part read against ${cutoff.lexicalAtPar}): a profile gets matches only if some candidate reaches ${cutoff.strongEvidence}, and then every candidate reaching ${cutoff.minEvidence}.`,
+    `By the calibration rule (strong: 0.005 above the best evidence any calibration profile reaches; minimum: the median of their bests) they would be ${recommended.strongEvidence.toFixed(3)} and ${recommended.minEvidence.toFixed(3)} on this run.`,
     '',
     table(['no-fit profile', 'set', 'best evidence', 'matches'], [
       ...noFit.calibration.map((s) => [s.id, 'calibration', s.bestEvidence.toFixed(3), s.returned.length === 0 ? '0' : `${s.returned.length}: ${s.returned.slice(0, 2).join('; ')}`]),

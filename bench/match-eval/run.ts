@@ -188,7 +188,8 @@ async function main(): Promise<void> {
   for (const [name, set] of [['calibration', calibration], ['holdout', holdout]] as const) {
     for (const s of set) console.log(`no-fit ${name.padEnd(12)} ${s.id.padEnd(44)} best evidence ${s.bestEvidence.toFixed(3)}  matches ${s.returned.length}${s.returned.length > 0 ? `: ${s.returned.join(' | ')}` : ''}`);
   }
-  console.log(`cut-off by the calibration rule: ${recommendedCutoff(calibration).toFixed(3)} (configured ${MATCH_SCORING.cutoff.minEvidence})`);
+  const recommended = recommendedCutoff(calibration);
+  console.log(`cut-off by the calibration rule: strong ${recommended.strongEvidence.toFixed(3)}, minimum ${recommended.minEvidence.toFixed(3)} (configured ${MATCH_SCORING.cutoff.strongEvidence}, ${MATCH_SCORING.cutoff.minEvidence})`);
   const withFits = scores.filter((s) => s.precision !== null);
   const violationCount = scores.reduce((sum, s) => sum + s.violations.length, 0);
   console.log(`\nmean precision@10 ${mean(withFits.map((s) => s.precision!)).toFixed(3)} (BM25 baseline ${mean(withFits.map((s) => s.baselinePrecision!)).toFixed(3)}) over ${withFits.length} profiles with an applyable labelled fit; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);

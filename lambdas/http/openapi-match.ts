@@ -12,7 +12,7 @@ export function matchGrantsOperation(requestSchema: Record<string, unknown>) {
       'a grant whose listed applicant types exclude profile.applicant_type or whose own text excludes it, one for 501(c)(3) nonprofits when is_501c3 is false, and a state-specific grant for another state',
       '(or any state-specific grant for a national applicant; states include limits read from the listing\'s text) are never returned. The score weighs topic (semantic similarity of the grant to mission, sector and focus keywords, plus shared key terms),',
       'eligibility confidence, award size against annual_budget_usd, and time to the deadline; docs/matching.md gives every weight and curve.',
-      'A grant whose meaning and words do not both agree with the mission (topic evidence under a calibrated minimum) is never returned, so a profile with no real fit gets fewer than limit matches, or none, with meta.note saying so.',
+      'A profile gets matches only when some grant\'s meaning and words both agree with the mission (topic evidence over a calibrated strong level), and then only grants over a calibrated minimum, so a profile with no real fit gets fewer than limit matches, or none, with meta.note saying so.',
       'why_it_fits opens with any eligibility caveat, then states the facts behind the score, each true of the listing. A geography naming no US state is treated as unknown (meta.profile.location.resolved_as) and lowers confidence.',
       'Unknown fields are ignored; naics_code and certifications are accepted and do not affect scoring. The same catalogue and request give the same answer.',
     ].join(' '),

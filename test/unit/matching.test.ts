@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveApplicantLocation } from '../../lambdas/core/matching/applicant-location';
 import { awardSizeFit, deadlineFit, eligibilityFit } from '../../lambdas/core/matching/grant-fit';
 import { MATCH_LIMITS, parseMatchRequest, type MatchRequest } from '../../lambdas/core/matching/match-request';
-import { rankMatches, type GrantMatch, type MatchCandidate } from '../../lambdas/core/matching/rank-matches';
+import { cutoffFor, rankMatches, type GrantMatch, type MatchCandidate } from '../../lambdas/core/matching/rank-matches';
 import { shortfallNote } from '../../lambdas/core/use-cases/match-grants';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { TopicScorer } from '../../lambdas/core/matching/topic-fit';
@@ -259,9 +259,23 @@ describe('topic fit', () => {
     expect(fit.sharedTerms).toContain('rural health');
     expect(fit.sharedTerms).not.toContain('telehealth'); // cited as a keyword instead
     const { semanticShare, focusKeywordBoost } = MATCH_SCORING.topic;
-    expect(fit.score).toBeCloseTo(Math.min(1, semanticShare * 0.5 + (1 - semanticShare) * fit.overlap + focusKeywordBoost), 10);
+    // The only candidate sharing terms has the best BM25, so its lexical rank part is 1.
+    expect(fit.lexical).toBeGreaterThan(0);
+    expect(fit.lexical).toBeLessThan(1);
+    expect(fit.score).toBeCloseTo(Math.min(1, semanticShare * 0.5 + (1 - semanticShare) * 1 + focusKeywordBoost), 10);
     const offTopic = scorer.explain(candidates[1]!, scorer.fit(candidates[1]!, 0.45));
-    expect(offTopic).toMatchObject({ semantic: 0, overlap: 0, sharedTerms: [], keywords: [] });
+    expect(offTopic).toMatchObject({ semantic: 0, lexical: 0, evidence: 0, sharedTerms: [], keywords: [] });
+  });
+  it('ranks with words that say who applies, but takes no topic evidence from them', () => {
+    const tribalResearch = grant({ title: 'Tribal Undergraduate Research Training', description: 'Research training for tribal college students in biomedical science.', categories: ['Education'] });
+    const bridges = grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Bridge Repair', description: 'Highway bridges and culverts.', categories: ['Transportation'] });
+    const casino = new TopicScorer('Our tribal enterprise is expanding its casino hotel and resort', [], [tribalResearch, bridges]);
+    const fit = casino.fit(tribalResearch, 0.9);
+    expect(fit.lexical).toBe(0);
+    expect(fit.evidence).toBe(0);
+    expect(fit.score).toBeGreaterThan(casino.fit(bridges, 0.9).score); // "tribal" still ranks it
+    const college = new TopicScorer('Our tribal college runs undergraduate research training in biomedical science', [], [tribalResearch, bridges]);
+    expect(college.fit(tribalResearch, 0.9).lexical).toBeGreaterThan(0);
   });
 });
 
@@ -292,6 +306,38 @@ describe('ranking and reasons', () => {
     const individual = { ...context, request: { ...req, profile: { ...req.profile, applicantType: 'individual' as const } } };
     expect(rankMatches([noIndividuals], individual)).toEqual({ matches: [], belowCutoff: 0, bestEvidence: 0 });
     expect(rankMatches([noIndividuals], context).matches).toHaveLength(1);
+  });
+
+  it('returns nothing unless some candidate is a strong match, and then every candidate over the minimum', () => {
+    const { strongEvidence, minEvidence } = MATCH_SCORING.cutoff;
+    expect(strongEvidence).toBeGreaterThan(minEvidence);
+    expect(cutoffFor(strongEvidence - 0.001)).toBe(Number.POSITIVE_INFINITY);
+    expect(cutoffFor(strongEvidence)).toBe(minEvidence);
+    // A grant on topic, but far in meaning, is no strong match: alone it gets nothing; beside a strong match it is returned.
+    const second = { ...candidates[1]!, relevance: 0.6 };
+    const alone = rankMatches([second], context);
+    expect(alone.bestEvidence).toBeLessThan(strongEvidence);
+    expect(alone.matches).toEqual([]);
+    const both = rankMatches([candidates[0]!, second], context);
+    expect(both.bestEvidence).toBeGreaterThanOrEqual(strongEvidence);
+    expect(both.matches.map((m) => m.id)).toContain(second.grant.id);
+  });
+
+  it('ranks by topic first: eligibility, award size and deadline move a score by at most a fifth', () => {
+    // The same listing twice: nearer in meaning with every practical part poor, and farther with every one ideal.
+    const onTopic = { relevance: 0.87, grant: { ...candidates[0]!.grant, eligible_applicants: [], amount_max: 100_000_000, deadline_date: TODAY } };
+    const convenient = { relevance: 0.7, grant: { ...candidates[0]!.grant, id: '00000000-0000-4000-8000-000000000009', amount_max: 250_000 } };
+    const nearer = rankMatches([convenient, onTopic], context).matches;
+    expect(nearer.map((m) => m.id)).toEqual([onTopic.grant.id, convenient.grant.id]);
+    expect(nearer[1]!.score_components.topic).toBeLessThan(nearer[0]!.score_components.topic);
+    expect(nearer[1]!.score_components.eligibility).toBeGreaterThan(nearer[0]!.score_components.eligibility);
+    for (const m of nearer) {
+      const c = m.score_components;
+      const w = MATCH_SCORING.practicalWeights;
+      const practical = (w.eligibility * c.eligibility + w.award_size * c.award_size + w.deadline * c.deadline) / 100;
+      expect(m.match_score).toBeGreaterThanOrEqual(Math.round(c.topic * (1 - MATCH_SCORING.practicalShare)) - 1);
+      expect(m.match_score).toBeCloseTo(c.topic * (1 - MATCH_SCORING.practicalShare + MATCH_SCORING.practicalShare * practical), -0.5);
+    }
   });
 
   it('explains each match with its own facts', () => {

@@ -47,3 +47,14 @@ function forms(verb: string): string[] {
 
 /** Keyed as topic-terms keys words (singular), so "activities" is "activity". */
 export const GENERIC_WORDS: ReadonlySet<string> = new Set([...NOTICE_WORDS, ...VERBS.flatMap(forms), ...IRREGULAR_FORMS, ...MODIFIERS]);
+
+/**
+ * Words that say who applies, not what the work is: a tribe's casino and a tribal research
+ * program share "tribal" and nothing else. They rank (a tribal health mission is nearer tribal
+ * health grants) but are no evidence of a topic fit (topic-fit.ts), which the cut-off reads.
+ */
+export const APPLICANT_WORDS: ReadonlySet<string> = new Set([
+  'tribe', 'tribal', 'native', 'indian', 'indigenous', 'university', 'college', 'nonprofit', 'non-profit', 'charity',
+  'business', 'company', 'startup', 'firm', 'entrepreneur', 'city', 'county', 'municipal', 'municipality', 'government',
+  'institution', 'department', 'council', 'individual',
+]);

@@ -49,21 +49,27 @@ const percentOf = (value: number) => Math.round(value * 100);
 
 export interface RankedMatches {
   matches: GrantMatch[];
-  /** Eligible candidates left out because their topic evidence is under the minimum (scoring-config.ts, cutoff). */
+  /** Eligible candidates left out because their topic evidence is under the cut-off (scoring-config.ts, cutoff). */
   belowCutoff: number;
   /** The best topic evidence of any eligible candidate: what the cut-off is calibrated on (`npm run eval:match`). */
   bestEvidence: number;
 }
 
+/** The cut-off (scoring-config.ts): nothing unless some candidate is a strong match, then every candidate over the minimum. */
+export function cutoffFor(bestEvidence: number): number {
+  const { strongEvidence, minEvidence } = MATCH_SCORING.cutoff;
+  return bestEvidence >= strongEvidence ? minEvidence : Number.POSITIVE_INFINITY;
+}
+
 /**
  * Scores every candidate (scoring-config.ts), explains each score, and returns the best `limit`
- * whose topic evidence reaches the cut-off, highest score first; equal scores are ordered by id, so the
- * same catalogue and request always give the same answer. A grant the applicant may not apply
- * for (passesHardFilters, which also reads exclusions in the listing's text) is dropped first.
+ * over the cut-off, highest score first; equal scores are ordered by id, so the same catalogue
+ * and request always give the same answer. A grant the applicant may not apply for
+ * (passesHardFilters, which also reads exclusions in the listing's text) is dropped first.
  */
 export function rankMatches(candidates: readonly MatchCandidate[], context: RankingContext): RankedMatches {
   const { request, location, today } = context;
-  const weights = MATCH_SCORING.weights;
+  const { practicalShare, practicalWeights } = MATCH_SCORING;
   const eligible = candidates.filter(({ grant }) => passesHardFilters(grant, request.profile, location, today));
   const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, eligible.map((c) => c.grant), context.population);
   const all = eligible.map(({ grant, relevance }) => {
@@ -71,10 +77,13 @@ export function rankMatches(candidates: readonly MatchCandidate[], context: Rank
     const eligibility = eligibilityFit(grant, request.profile, location);
     const awardSize = awardSizeFit(grant, request.profile.annualBudgetUsd);
     const deadline = deadlineFit(grant, today);
-    const score = weights.topic * topic.score + weights.eligibility * eligibility.score + weights.award_size * awardSize.score + weights.deadline * deadline.score;
+    const practical = practicalWeights.eligibility * eligibility.score + practicalWeights.award_size * awardSize.score + practicalWeights.deadline * deadline.score;
+    const score = topic.score * (1 - practicalShare + practicalShare * practical);
     return { grant, score, topic, eligibility, awardSize, deadline };
   });
-  const scored = all.filter(({ topic }) => topic.evidence >= MATCH_SCORING.cutoff.minEvidence);
+  const bestEvidence = all.reduce((best, { topic }) => Math.max(best, topic.evidence), 0);
+  const cutoff = cutoffFor(bestEvidence);
+  const scored = all.filter(({ topic }) => topic.evidence >= cutoff);
   scored.sort((a, b) => b.score - a.score || (a.grant.id < b.grant.id ? -1 : a.grant.id > b.grant.id ? 1 : 0));
 
   const matches = scored.slice(0, request.limit).map(({ grant, score, topic, eligibility, awardSize, deadline }): GrantMatch => {
@@ -100,5 +109,5 @@ export function rankMatches(candidates: readonly MatchCandidate[], context: Rank
       },
     };
   });
-  return { matches, belowCutoff: all.length - scored.length, bestEvidence: all.reduce((best, { topic }) => Math.max(best, topic.evidence), 0) };
+  return { matches, belowCutoff: all.length - scored.length, bestEvidence };
 }

@@ -2,14 +2,19 @@
  * Every number grant matching scores with, in one place; docs/matching.md explains each one and
  * `npm run eval:match` measures them. A match score is
  *
- *   100 × (topic × weights.topic + eligibility × weights.eligibility
- *          + award_size × weights.award_size + deadline × weights.deadline)
+ *   100 × topic × (1 − practicalShare + practicalShare × practical)
+ *   practical = eligibility × 0.5 + award_size × 0.3 + deadline × 0.2   (practicalWeights)
  *
- * with each component in [0, 1]. Hard eligibility (a grant the applicant may not apply for, one
- * for another state, one that is not open) is never scored: those grants are filtered out first.
+ * with each component in [0, 1]: the topic decides the order, and what the applicant can do about
+ * it (how sure its eligibility is, the award's size, the time left) moves a score by at most
+ * practicalShare of itself. As a sum the practical parts outweighed the topic's spread, which is
+ * narrow: an unrelated grant open to everyone outranked the grant a mission was written for.
+ * Hard eligibility (a grant the applicant may not apply for, one for another state, one that is
+ * not open) is never scored: those grants are filtered out first.
  */
 export const MATCH_SCORING = {
-  weights: { topic: 0.6, eligibility: 0.2, award_size: 0.12, deadline: 0.08 },
+  practicalShare: 0.2,
+  practicalWeights: { eligibility: 0.5, award_size: 0.3, deadline: 0.2 },
 
   /** How many of the nearest open, eligible grants (by embedding) are scored in full. */
   candidateWindow: 300,
@@ -21,31 +26,38 @@ export const MATCH_SCORING = {
   candidateFloorDrop: 0.1,
 
   /**
-   * The honest cut-off: a grant whose topic evidence (topic-fit.ts: the lesser of the semantic
-   * part and the overlap read against overlapAtPar) is under minEvidence is no match, however
-   * eligible, so a profile with no real fit in the catalogue gets fewer matches or none, and
-   * meta.note says so. Calibrated by `npm run eval:match` on 14 profiles written to have no fit in
-   * ../shared/data (bench/match-eval/no-fit-calibration.json), by the rule the search floor uses:
-   * 0.005 above the best evidence any of them reaches, rounded up to 0.001; 10 more, written at the
-   * same time, are held out to test it. Calibrated for bge-small-en-v1.5-q; other embedders' cosines
-   * shift the semantic part, so recalibrate with the same command.
+   * The honest cut-off, on topic evidence (topic-fit.ts: the lesser of the semantic part and the
+   * lexical part read against lexicalAtPar), calibrated by `npm run eval:match` on 14 profiles
+   * written to have no fit in ../shared/data (bench/match-eval/no-fit-calibration.json); 10 more,
+   * written at the same time, are held out to test it. Two levels:
+   *
+   * - strongEvidence: a profile gets matches only if some candidate reaches it: 0.005 above the
+   *   best evidence any calibration profile reaches (rounded up to 0.001), so a profile with no
+   *   real fit gets none, and meta.note says so.
+   * - minEvidence: a profile that has a strong match also gets the other candidates that reach
+   *   this: the median of the calibration profiles' best evidence (rounded up to 0.001), so no
+   *   returned grant is weaker than what a typical profile with no fit finds nearest.
+   *
+   * Calibrated for bge-small-en-v1.5-q; other embedders' cosines shift the semantic part, so
+   * recalibrate with the same command.
    */
-  cutoff: { minEvidence: 0.25, overlapAtPar: 2 / 3 },
+  cutoff: { strongEvidence: 0.279, minEvidence: 0.12, lexicalAtPar: 0.1 },
 
   topic: {
     /**
-     * The semantic part of the topic score; the rest is the overlap of key terms. The semantic part
-     * is the grant's cosine scaled from 0 at the candidate floor (the embedder's floor less
-     * candidateFloorDrop) to 1 at its upper reference (lambdas/core/search/relevance.ts).
+     * The semantic part of the topic score, as hybrid search weighs it (lambdas/core/search/fusion.ts);
+     * the rest is the grant's BM25 for the profile's key terms against the best candidate's. The
+     * semantic part is the grant's cosine scaled from 0 at the candidate floor (the embedder's
+     * floor less candidateFloorDrop) to 1 at its upper reference (lambdas/core/search/relevance.ts).
      */
-    semanticShare: 0.5,
+    semanticShare: 0.7,
     /** Added to the topic score for each focus keyword the grant mentions, up to the cap. */
-    focusKeywordBoost: 0.15,
+    focusKeywordBoost: 0.1,
     focusKeywordBoostCap: 0.35,
-    /** Key-term overlap reads the title, the categories and this much of the description. */
+    /** Lexical matching reads the title, the categories and this much of the description. */
     descriptionChars: 4_000,
-    /** A term found in the title or categories counts fully; one found only in the description counts this much. */
-    descriptionOnlyWeight: 0.6,
+    /** A reason cites terms by weight: one found only in the description weighs this much of one in the title or categories. */
+    citedDescriptionWeight: 0.6,
   },
 
   eligibility: {

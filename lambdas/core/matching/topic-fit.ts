@@ -1,5 +1,6 @@
 import { FLOOR_RELEVANCE } from '../search/relevance';
 import type { Grant } from '../records';
+import { APPLICANT_WORDS } from './generic-words';
 import { MATCH_SCORING } from './scoring-config';
 import { adjacent, containsWords, documentFrequencies, keySet, termsOf, wordsOf, type TextTerms, type Token } from './topic-terms';
 
@@ -14,13 +15,17 @@ export interface TopicScore {
   score: number;
   /** The embedding similarity, scaled from the candidate floor (0) to the embedder's upper reference (1). */
   semantic: number;
-  /** Share of the profile's key-term weight the grant shares, saturating (0 to 1). */
-  overlap: number;
+  /**
+   * BM25 of the profile's key terms (mission, sector and focus keywords) in the grant, as a share
+   * of the most any grant could score: every term, saturated (0 to 1). Words that only say who
+   * applies ("tribal", "university": APPLICANT_WORDS) are left out: they are no evidence of a topic.
+   */
+  lexical: number;
   /** The focus keywords the grant mentions, as given. */
   keywords: string[];
   /**
    * How well both signals agree that the grant is on topic: the lesser of `semantic` and
-   * `overlap` read against overlapAtPar. The cut-off reads this, not the score, because a grant
+   * `lexical` read against lexicalAtPar. The cut-off reads this, not the score, because a grant
    * close in meaning that shares no telling word (a tribal research grant for a tribe's casino
    * hotel), or one sharing words in another sense, is what a profile with no real fit gets.
    */
@@ -38,13 +43,27 @@ interface GrantTerms {
   body: TextTerms;
   keys: Set<string>;
   headKeys: Set<string>;
+  /** How often each key occurs in the title, categories and description read. */
+  frequency: Map<string, number>;
+  length: number;
 }
 
 function termsOfGrant(grant: Grant): GrantTerms {
   const head = termsOf(`${grant.title} . ${grant.categories.join(' . ')}`);
   const body = termsOf(grant.description.slice(0, TOPIC.descriptionChars));
   const headKeys = keySet(head.tokens);
-  return { head, body, headKeys, keys: new Set([...headKeys, ...keySet(body.tokens)]) };
+  const frequency = new Map<string, number>();
+  for (const token of [...head.tokens, ...body.tokens]) frequency.set(token.key, (frequency.get(token.key) ?? 0) + 1);
+  return { head, body, headKeys, keys: new Set([...headKeys, ...keySet(body.tokens)]), frequency, length: head.tokens.length + body.tokens.length };
+}
+
+/** Okapi BM25's term-frequency saturation and length normalisation, at Lucene's defaults. */
+const BM25 = { k1: 1.2, b: 0.75 } as const;
+
+/** A grant's BM25 for the profile's key terms: all of them (ranking), and without the applicant words (evidence). */
+interface Bm25 {
+  all: number;
+  topic: number;
 }
 
 interface Citation {
@@ -116,7 +135,13 @@ export class TopicScorer {
   private readonly terms = new Map<string, GrantTerms>();
   private readonly idf: (key: string) => number;
   private readonly share: (key: string) => number;
-  private readonly profileMass: number;
+  /** The keys lexical matching scores: the profile's and its focus keywords'. */
+  private readonly lexicalKeys: string[];
+  /** BM25 of a grant holding every lexical key but the applicant words at saturation: what `lexical` is a share of. */
+  private readonly lexicalCeiling: number;
+  private readonly averageLength: number;
+  private readonly bm25 = new Map<string, Bm25>();
+  private readonly bestBm25: number;
 
   /** `population`: how many eligible grants the candidates were the nearest of (the index's total), for term rarity. */
   constructor(
@@ -130,7 +155,25 @@ export class TopicScorer {
     this.keywordPhrases = focusKeywords.map(keywordPhraseOf);
     for (const grant of candidates) this.terms.set(grant.id, termsOfGrant(grant));
     ({ idf: this.idf, share: this.share } = documentFrequencies([...this.terms.values()].map((t) => t.keys), population));
-    this.profileMass = [...this.profileTerms.keys()].reduce((sum, key) => sum + this.idf(key), 0);
+    this.lexicalKeys = [...new Set([...this.profileTerms.keys(), ...this.keywordPhrases.flatMap(({ keys }) => keys)])];
+    this.lexicalCeiling = this.lexicalKeys.reduce((sum, key) => sum + (APPLICANT_WORDS.has(key) ? 0 : this.idf(key) * (BM25.k1 + 1)), 0);
+    const lengths = [...this.terms.values()].map((t) => t.length);
+    this.averageLength = lengths.length === 0 ? 1 : Math.max(1, lengths.reduce((sum, l) => sum + l, 0) / lengths.length);
+    for (const [id, terms] of this.terms) this.bm25.set(id, this.bm25Of(terms));
+    this.bestBm25 = Math.max(0, ...[...this.bm25.values()].map(({ all }) => all));
+  }
+
+  private bm25Of(terms: GrantTerms): Bm25 {
+    const norm = BM25.k1 * (1 - BM25.b + BM25.b * (terms.length / this.averageLength));
+    const score = { all: 0, topic: 0 };
+    for (const key of this.lexicalKeys) {
+      const f = terms.frequency.get(key);
+      if (f === undefined) continue;
+      const part = (this.idf(key) * f * (BM25.k1 + 1)) / (f + norm);
+      score.all += part;
+      if (!APPLICANT_WORDS.has(key)) score.topic += part;
+    }
+    return score;
   }
 
   /** The grant's topical fit, given its semantic relevance to the profile (0.5 at the candidate floor, 1 at the upper reference). */
@@ -138,18 +181,16 @@ export class TopicScorer {
     const terms = this.terms.get(grant.id) ?? termsOfGrant(grant);
     const semantic = Math.min(1, Math.max(0, (relevance - FLOOR_RELEVANCE) / (1 - FLOOR_RELEVANCE)));
 
-    let shared = 0;
-    for (const key of this.profileTerms.keys()) {
-      if (terms.keys.has(key)) shared += this.idf(key) * (terms.headKeys.has(key) ? 1 : TOPIC.descriptionOnlyWeight);
-    }
-    // Saturating: sharing a quarter of the profile's weight is already a strong overlap (0.63).
-    const overlap = this.profileMass > 0 ? 1 - Math.exp(-shared / (0.25 * this.profileMass)) : 0;
+    const bm25 = this.bm25.get(grant.id) ?? this.bm25Of(terms);
+    const lexical = this.lexicalCeiling > 0 ? Math.min(1, bm25.topic / this.lexicalCeiling) : 0;
+    // Ranked as hybrid search ranks: BM25 against the best of the candidates (lambdas/core/search/fusion.ts).
+    const lexicalRank = this.bestBm25 > 0 ? Math.min(1, bm25.all / this.bestBm25) : 0;
 
     const keywords = this.keywordPhrases.filter((phrase) => mentions(terms.head, phrase) || mentions(terms.body, phrase)).map(({ text }) => text);
     const boost = Math.min(TOPIC.focusKeywordBoostCap, TOPIC.focusKeywordBoost * keywords.length);
-    const score = Math.min(1, TOPIC.semanticShare * semantic + (1 - TOPIC.semanticShare) * overlap + boost);
-    const evidence = Math.min(semantic, overlap / MATCH_SCORING.cutoff.overlapAtPar);
-    return { score, semantic, overlap, keywords, evidence };
+    const score = Math.min(1, TOPIC.semanticShare * semantic + (1 - TOPIC.semanticShare) * lexicalRank + boost);
+    const evidence = Math.min(semantic, lexical / MATCH_SCORING.cutoff.lexicalAtPar);
+    return { score, semantic, lexical, keywords, evidence };
   }
 
   /**
@@ -167,7 +208,7 @@ export class TopicScorer {
    */
   private citations(terms: GrantTerms, keywords: readonly string[]): string[] {
     const keywordKeys = new Set(this.keywordPhrases.filter(({ text }) => keywords.includes(text)).flatMap(({ keys }) => keys));
-    const weightOf = (key: string) => this.idf(key) * (terms.headKeys.has(key) ? 1 : TOPIC.descriptionOnlyWeight);
+    const weightOf = (key: string) => this.idf(key) * (terms.headKeys.has(key) ? 1 : TOPIC.citedDescriptionWeight);
     const options: Citation[] = [];
     const seenPairs = new Set<string>();
     const tokens = this.profile.tokens;

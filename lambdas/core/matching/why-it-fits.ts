@@ -49,7 +49,8 @@ function topicSentence(grant: Grant, topic: TopicFit): string {
   if (topic.keywords.length > 0) parts.push(`mentions your ${topic.keywords.length === 1 ? 'keyword' : 'keywords'} ${listInWords(quoted(topic.keywords))}`);
   if (parts.length > 0) return `It ${parts.join(' and ')}.`;
   const subject = grant.categories.length > 0 ? `Its subject (${listInWords(quoted(grant.categories.slice(0, 2)))}) is` : 'Its description is';
-  return `${subject} close in meaning to your mission, though it shares none of its key words.`;
+  // It may share words too common among the candidates, or too short, to cite (topic-fit.ts).
+  return `${subject} close in meaning to your mission as a whole, though no word of it is telling enough to cite.`;
 }
 
 const SOURCE_NAMES: Readonly<Record<TextEvidence['source'], string>> = {
