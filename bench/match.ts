@@ -129,17 +129,21 @@ export const MATCH_PROFILES: readonly MatchProfileBody[] = [
   },
 ];
 
-export type MatchScenarioName = 'baseline' | 'match' | 'match-distinct';
+export type MatchScenarioName = 'baseline' | 'match' | 'match-distinct' | 'match-distinct-1';
 
 export interface MatchScenario {
   name: MatchScenarioName;
   label: string;
+  /** MATCH_CONNECTIONS unless set. */
+  connections?: number;
 }
 
 export const MATCH_SCENARIOS: readonly MatchScenario[] = [
   { name: 'baseline', label: 'bare node:http, fixed match response' },
   { name: 'match', label: `the ${MATCH_PROFILES.length} profiles in rotation, the same ${MATCH_PROFILES.length} bodies over and over` },
   { name: 'match-distinct', label: `the same profiles, every request's mission made unique` },
+  // One caller at a time: the latency a request sees when it waits behind no other.
+  { name: 'match-distinct-1', label: 'match-distinct with one connection', connections: 1 },
 ];
 
 /**
@@ -265,12 +269,12 @@ export async function benchMatch(grants: number, options: BenchOptions, log: (li
 
     const serverFor = (name: MatchScenarioName) => (name === 'baseline' ? baseline! : api);
     // The baseline gets the same POSTs (any path answers), so both sides parse the same requests.
-    const nextRequestFor = (name: MatchScenarioName) => (name === 'match-distinct' ? nextDistinct : nextRepeated);
+    const nextRequestFor = (name: MatchScenarioName) => (name === 'match-distinct' || name === 'match-distinct-1' ? nextDistinct : nextRepeated);
     const run = async (name: MatchScenarioName, durationSeconds: number) => {
       const server = serverFor(name);
       try {
         const measured = await measure(`${new URL(server.baseUrl).origin}${matchPath}`, {
-          connections: MATCH_CONNECTIONS,
+          connections: MATCH_SCENARIOS.find((scenario) => scenario.name === name)?.connections ?? MATCH_CONNECTIONS,
           durationSeconds,
           nextRequest: nextRequestFor(name),
           headers,
