@@ -250,6 +250,12 @@ describe('topic fit', () => {
     expect(keyTokens('Clinics treat HIV in Kansas. Rural towns').map((t) => t.word)).toEqual(['clinics', 'treat', 'HIV', 'Kansas', 'rural', 'towns']);
   });
 
+  it('finds a focus keyword only as whole words, never inside a longer compound', () => {
+    const medication = grant({ description: 'This fund funds medication-assisted treatment.' });
+    const scorer = new TopicScorer('We treat opioid use disorder', ['medication', 'medication-assisted treatment', 'assisted treatment'], [medication]);
+    expect(scorer.fit(medication, 0.9).keywords).toEqual(['medication-assisted treatment']);
+  });
+
   it('scales the semantic relevance from the floor (0.5) to 1, cites shared phrases and boosts focus keywords found', () => {
     const candidates = [grant(), grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Bridge Repair', description: 'Highway bridges and culverts.', categories: ['Transportation'] })];
     const scorer = new TopicScorer('We run rural health clinics and telehealth services', ['telehealth', 'oncology'], candidates);

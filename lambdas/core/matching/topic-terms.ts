@@ -143,11 +143,16 @@ export function keySet(tokens: readonly Token[]): Set<string> {
   return new Set(tokens.map((t) => t.key));
 }
 
-/** Whether the words contain the phrase's keys in a row (so "two-year college" needs "two", "year" and "college" in that order). */
+/**
+ * Whether the words contain the phrase's keys in a row (so "two-year college" needs "two", "year"
+ * and "college" in that order), and not as part of a longer compound: "medication-assisted" does
+ * not contain "medication".
+ */
 export function containsWords(words: readonly Word[], keysInOrder: readonly string[]): boolean {
   if (keysInOrder.length === 0) return false;
   outer: for (let i = 0; i + keysInOrder.length <= words.length; i++) {
     for (let j = 0; j < keysInOrder.length; j++) if (words[i + j]!.key !== keysInOrder[j]) continue outer;
+    if ((i > 0 && words[i - 1]!.joinedToNext) || words[i + keysInOrder.length - 1]!.joinedToNext) continue;
     return true;
   }
   return false;
