@@ -37,7 +37,6 @@ export interface NoFitScore {
   returned: string[];
 }
 
-/** The calibration rule (scoring-config.ts, cutoff): 0.005 above the best evidence of any calibration profile, rounded up to 0.001. */
 /** The cut-off by the calibration rule (scoring-config.ts, cutoff): strong 0.005 above the calibration profiles' best evidence, minimum at the median of their bests. */
 export function recommendedCutoff(calibration: readonly NoFitScore[]): { strongEvidence: number; minEvidence: number } {
   const bests = calibration.map((s) => s.bestEvidence);
