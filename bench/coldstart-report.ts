@@ -1,6 +1,6 @@
 import { BUNDLE_BUDGET_BYTES } from './bundles';
 import { summariseColdStart, type ColdStartBenchResult } from './coldstart';
-import { duration, int, machineLines, ms, percent, table } from './format';
+import { int, machineLines, ms, percent, table } from './format';
 import { median } from './summary';
 
 /** The "Bundles and cold start" section of docs/benchmarks.md (`npm run bench -- --parts coldstart`). */
@@ -70,8 +70,7 @@ export function coldStartSection(result: ColdStartBenchResult | null): string {
     '- Node here is the machine\'s, not the runtime\'s Node 22, and a shared machine\'s figures swing by tens of percent',
     '  between runs: compare the ratios, within one run.',
     '',
-    ...machineLines(machine),
-    `The part took ${duration(result.seconds)}. Code measured: ${machine.code}.`,
+    ...machineLines(machine, result.seconds),
     COLDSTART_MARKERS.end,
   ].join('\n');
 }

@@ -20,11 +20,15 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** The machine facts every part's section ends with: a section may be rewritten alone, so the report's header need not describe its run. */
-export function machineLines(machine: MachineInfo): string[] {
+/**
+ * The machine facts and the part's duration every part's section ends with: a section may be
+ * rewritten alone, so the report's header need not describe its run.
+ */
+export function machineLines(machine: MachineInfo, seconds: number): string[] {
   const load = machine.loadAverage.map((n) => n.toFixed(2)).join(' / ');
   return [
     `Machine: \`nproc\` ${machine.cpus} (${machine.cpuModel}), ${(machine.memoryBytes / 2 ** 30).toFixed(1)} GiB RAM, Node ${machine.node}, shared`,
     `(load average ${load} when the part started). Run ${machine.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
+    `The part took ${duration(seconds)}. Code measured: ${machine.code}.`,
   ];
 }

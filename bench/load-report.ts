@@ -152,8 +152,7 @@ export function loadSection(result: LoadBenchResult | null, kind: LoadSectionKin
     `  ${RSS_REFERENCE_SECONDS} s must grow less than ${RSS_GROWTH_LIMIT * 100}% between the two, or the run fails. Every sample is kept in \`bench/.data/load-*.json\`.`,
     '- The load generator shares the machine\'s CPUs with the server.',
     '',
-    ...machineLines(machine),
-    `The part took ${duration(result.seconds)}. Code measured: ${machine.code}.`,
+    ...machineLines(machine, result.seconds),
     markers.end,
   ].join('\n');
 }

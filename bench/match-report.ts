@@ -80,8 +80,7 @@ export function matchSection(match: MatchBenchResult | null): string {
       `peak ${megabytes(match.apiMemory.afterRuns.peakRssBytes)} MB (VmHWM). Baseline server: ${megabytes(match.baselineMemory.rssBytes)} MB.` +
       (rebuild === null ? '' : ` The search index was rebuilt at this part's first start (${duration(rebuild)} to ready), then the server restarted.`),
     '',
-    ...machineLines(machine),
-    `The part took ${duration(match.seconds)}. Code measured: ${machine.code}.`,
+    ...machineLines(machine, match.seconds),
     MATCH_MARKERS.end,
   ].join('\n');
 }

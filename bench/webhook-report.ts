@@ -1,4 +1,4 @@
-import { duration, int, machineLines, ms, percent, table } from './format';
+import { int, machineLines, ms, percent, table } from './format';
 import { median } from './summary';
 import { summariseWebhookScenario, type WebhookBenchResult } from './webhooks';
 
@@ -88,8 +88,7 @@ export function webhookSection(result: WebhookBenchResult | null): string {
     '  the same probe sees stalls of 100 to 250 ms (CPU steal of 25 to 50%, 2026-11-22), which any write or delivery can',
     '  meet: the p99s swing with them, so the p50 is the figure to compare across changes.',
     '',
-    ...machineLines(machine),
-    `The part took ${duration(result.seconds)}. Code measured: ${machine.code}.`,
+    ...machineLines(machine, result.seconds),
     WEBHOOK_MARKERS.end,
   ].join('\n');
 }

@@ -69,7 +69,7 @@ export function passesHardFilters(grant: Grant, profile: MatchProfile, location:
   if (type === 'nonprofit' && profile.is501c3 === false && grant.requires_501c3 === true) return false;
   if (grant.states.length > 0 && location.kind === 'national') return false;
   if (grant.states.length > 0 && location.kind === 'states' && !grant.states.some((state) => location.states.includes(state))) return false;
-  return !excludedByText(grant, profile);
+  return type === undefined || !excludedByText(grant, type);
 }
 
 /**
@@ -77,9 +77,8 @@ export function passesHardFilters(grant: Grant, profile: MatchProfile, location:
  * index filters on eligible_applicants; a listing with no eligibility codes keeps [] (unknown)
  * there, so its text's exclusions are applied here.
  */
-function excludedByText(grant: Grant, profile: MatchProfile): boolean {
-  const type = applicantTypeOf(profile);
-  return type !== undefined && (grant.eligibility_evidence ?? []).some((e) => e.field === 'eligible_applicants' && e.effect === 'excludes' && e.values.includes(type));
+function excludedByText(grant: Grant, type: ApplicantType): boolean {
+  return (grant.eligibility_evidence ?? []).some((e) => e.field === 'eligible_applicants' && e.effect === 'excludes' && e.values.includes(type));
 }
 
 /**

@@ -154,11 +154,11 @@ export class TopicScorer {
     for (const token of this.profile.tokens) if (!this.profileTerms.has(token.key)) this.profileTerms.set(token.key, token);
     this.keywordPhrases = focusKeywords.map(keywordPhraseOf);
     for (const grant of candidates) this.terms.set(grant.id, termsOfGrant(grant));
-    ({ idf: this.idf, share: this.share } = documentFrequencies([...this.terms.values()].map((t) => t.keys), population));
+    const scored = [...this.terms.values()];
+    ({ idf: this.idf, share: this.share } = documentFrequencies(scored.map((t) => t.keys), population));
     this.lexicalKeys = [...new Set([...this.profileTerms.keys(), ...this.keywordPhrases.flatMap(({ keys }) => keys)])];
     this.lexicalCeiling = this.lexicalKeys.reduce((sum, key) => sum + (APPLICANT_WORDS.has(key) ? 0 : this.idf(key) * (BM25.k1 + 1)), 0);
-    const lengths = [...this.terms.values()].map((t) => t.length);
-    this.averageLength = lengths.length === 0 ? 1 : Math.max(1, lengths.reduce((sum, l) => sum + l, 0) / lengths.length);
+    this.averageLength = scored.length === 0 ? 1 : Math.max(1, scored.reduce((sum, t) => sum + t.length, 0) / scored.length);
     for (const [id, terms] of this.terms) this.bm25.set(id, this.bm25Of(terms));
     this.bestBm25 = Math.max(0, ...[...this.bm25.values()].map(({ all }) => all));
   }

@@ -155,4 +155,3 @@ export function eligibilityFrom(values: readonly string[]): Eligibility {
     requires_501c3: requires501c3,
   };
 }
-
