@@ -52,13 +52,17 @@ export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = 
   return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), { space, endpoint });
 }
 
+/** The SDK's own attempts per adapter attempt (the first and one retry). */
+const SDK_ATTEMPTS = 2;
+
 /**
- * Titan over Bedrock. The SDK's own retries are off (maxAttempts 1) so the adapter's backoff with
- * jitter is the only pacing; `pacing` differs between a request waiting for one query vector and
- * the indexer embedding batches.
+ * Titan over Bedrock. The SDK retries once itself (maxAttempts 2: a dropped connection is tried
+ * again after the SDK's own short backoff), and the adapter's backoff with full jitter paces
+ * everything after that; `pacing` differs between a request waiting for one query vector and the
+ * indexer embedding batches. Attempts multiply: at most 2 × (retries + 1) calls per text.
  */
 export function bedrockEmbedder(env: NodeJS.ProcessEnv, pacing: Pick<BedrockEmbedderOptions, 'retries' | 'maxDelayMs' | 'maxConcurrency'> = {}): Embedder {
-  return new BedrockEmbedder(traced(new BedrockRuntimeClient({ maxAttempts: 1 })), { dimensions: titanDimensionsFromEnv(env), ...pacing });
+  return new BedrockEmbedder(traced(new BedrockRuntimeClient({ maxAttempts: SDK_ATTEMPTS })), { dimensions: titanDimensionsFromEnv(env), ...pacing });
 }
 
 /** A caller waits for its query vector: two quick retries, then 503 rather than an API Gateway timeout. */

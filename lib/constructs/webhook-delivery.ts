@@ -33,6 +33,12 @@ export interface WebhookDeliveryProps {
   readonly logRemovalPolicy: RemovalPolicy;
   /** Messages per sender invocation, attempted in parallel. @default 10 */
   readonly senderBatchSize?: number;
+  /**
+   * Sender invocations at once (the SQS event source's maximum concurrency, 2 to 1,000). Without
+   * a cap, SQS scales its pollers with the backlog, so a burst of events or a slow subscriber
+   * could take the account's Lambda concurrency from the API. @default 5 (50 attempts in flight)
+   */
+  readonly senderMaxConcurrency?: number;
   /** @default 10 */
   readonly fanOutRetryAttempts?: number;
 }
@@ -78,6 +84,7 @@ export class WebhookDelivery extends Construct {
       .bindWebhookQueue(props.queue, props.deadLetterQueue);
     this.sender.lambdaFunction.addEventSource(new SqsEventSource(props.queue, {
       batchSize: props.senderBatchSize ?? 10,
+      maxConcurrency: props.senderMaxConcurrency ?? 5,
       reportBatchItemFailures: true,
     }));
 

@@ -56,11 +56,11 @@ describe('webhook delivery', () => {
     expect(outputs[STACK_OUTPUTS.webhookDeadLetterQueueUrl]?.Value).toEqual({ Ref: STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue });
   });
 
-  it('drives the sender from the webhook queue, ten messages at a time, with partial batch failures', () => {
+  it('drives the sender from the webhook queue, ten messages at a time, at most five invocations at once, with partial batch failures', () => {
     const [mapping] = mappingOf(sender.id);
     expect(mappingOf(sender.id)).toHaveLength(1);
     expect(JSON.stringify(mapping!.Properties!.EventSourceArn)).toContain(STATEFUL_LOGICAL_IDS.webhookQueue);
-    expect(mapping!.Properties).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(mapping!.Properties).toMatchObject({ BatchSize: 10, ScalingConfig: { MaximumConcurrency: 5 }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
     // SQS advises a visibility timeout of six times the function's timeout.
     expect(sender.properties.Timeout).toBe(60);
   });

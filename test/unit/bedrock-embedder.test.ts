@@ -116,6 +116,23 @@ describe('BedrockEmbedder', () => {
     expect(sleeps).toHaveLength(3);
   });
 
+  it('retries a call that got no answer: a model or SDK timeout, a connection reset or refused', async () => {
+    const networkError = (code: string) => Object.assign(new Error(`socket ${code}`), { code });
+    const { client, requests } = fakeBedrock({
+      failures: [
+        serviceError('ModelTimeoutException', 408),
+        Object.assign(new Error('Connection timed out after 3000 ms'), { name: 'TimeoutError' }),
+        networkError('ECONNRESET'),
+        networkError('ECONNREFUSED'),
+      ],
+    });
+    const { embedder, sleeps } = embedderOver(client);
+    const [vector] = await embedder.embed(['police equipment']);
+    expect(vector).toHaveLength(256);
+    expect(requests).toHaveLength(5);
+    expect(sleeps).toHaveLength(4);
+  });
+
   it('backs off exponentially with full jitter, up to a ceiling', async () => {
     const failures = Array.from({ length: 6 }, () => serviceError('ServiceUnavailableException', 503));
     const jitter = [0.9, 0.1, 0.5, 0.99, 0.3, 0.7];

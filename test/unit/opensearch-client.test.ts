@@ -138,6 +138,27 @@ describe('OpenSearchHttpClient errors', () => {
     expect(openSearch.requests).toHaveLength(2);
   });
 
+  it('a 429 (queue full) is tried again; every retry waits a jittered delay under a ceiling that doubles', async () => {
+    let failures = 3;
+    openSearch.respond = () => (failures-- > 0 ? { status: 429, json: { error: { type: 'es_rejected_execution_exception', reason: 'queue full' }, status: 429 } } : { json: { hits: { hits: [] } } });
+    const waits: number[] = [];
+    const client = new OpenSearchHttpClient({ node: openSearch.endpoint, maxRetries: 3, backoff: { baseMs: 100, maxMs: 300 }, random: () => 0.5, sleep: async (ms) => { waits.push(ms); } });
+    await expect(client.search({ index: 'gcf-grants', body: {} })).resolves.toMatchObject({ body: { hits: { hits: [] } } });
+    expect(openSearch.requests).toHaveLength(4);
+    // Half of each ceiling: 100, 200, then 400 capped at 300.
+    expect(waits).toEqual([50, 100, 150]);
+
+    openSearch.reset();
+    openSearch.respond = () => ({ status: 429, json: { error: { type: 'es_rejected_execution_exception' }, status: 429 } });
+    const spread: number[] = [];
+    const randoms = [0, 0.999];
+    const giving = new OpenSearchHttpClient({ node: openSearch.endpoint, maxRetries: 2, random: () => randoms.shift()!, sleep: async (ms) => { spread.push(ms); } });
+    await expect(giving.search({ index: 'gcf-grants', body: {} })).rejects.toMatchObject({ name: 'ResponseError', statusCode: 429 });
+    // The default ceiling: 50 ms, then 100 ms; full jitter spans all of it.
+    expect(spread[0]).toBe(0);
+    expect(spread[1]).toBeCloseTo(99.9, 5);
+  });
+
   it('an unreachable domain is a ConnectionError, tried maxRetries more times', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -150,6 +150,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         type: 'knn_vector', dimension: 4, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
       });
       expect(created.settings.index).toMatchObject({ knn: true, auto_expand_replicas: '0-1', max_result_window: 10_100 });
+      // Slow logs reach CloudWatch only over an index's own thresholds.
+      expect(created.settings.index).toMatchObject({ 'search.slowlog.threshold.query.warn': '1s', 'indexing.slowlog.threshold.index.warn': '2s' });
       // The vector goes into `embedding`; a null vector leaves the field out.
       expect(ndjson(openSearch.requests[3]!.body)).toEqual([
         { index: { _index: 'gcf-funders', _id: 'f-1' } }, { ...funder('f-1', 'National Science Foundation'), embedding: [0.5, 0.5, 0.5, 0.5] },

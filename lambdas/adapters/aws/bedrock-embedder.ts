@@ -1,4 +1,5 @@
 import { InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
+import { fullJitterDelayMs, sleepMs } from '../../core/retry/full-jitter';
 import type { Embedder, VectorSpace } from '../../ports/embedder';
 
 export const TITAN_TEXT_V2 = 'amazon.titan-embed-text-v2:0';
@@ -7,8 +8,16 @@ export type TitanDimensions = (typeof TITAN_DIMENSIONS)[number];
 
 /** Titan Text Embeddings V2 refuses inputs over 50,000 characters (or 8,192 tokens). */
 const MAX_INPUT_CHARS = 50_000;
-/** Failures that say "not now" rather than "never": the same request may succeed later. */
-const TRANSIENT_ERROR_NAMES = new Set(['ThrottlingException', 'ServiceUnavailableException', 'ModelNotReadyException']);
+/**
+ * Failures that say "not now" rather than "never": the same request may succeed later. Besides
+ * Bedrock's own (throttled, unavailable, model loading or timing out), the SDK's for a request
+ * that got no answer: its timeout, and a connection refused, reset or cut.
+ */
+const TRANSIENT_ERROR_NAMES = new Set([
+  'ThrottlingException', 'ServiceUnavailableException', 'ModelNotReadyException', 'ModelTimeoutException',
+  'TimeoutError', 'RequestTimeout', 'RequestTimeoutException',
+]);
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** The one call the adapter makes: a BedrockRuntimeClient, or a test double. */
 export interface BedrockRuntimeLike {
@@ -33,8 +42,9 @@ export interface BedrockEmbedderOptions {
 /**
  * Titan Text Embeddings V2 over InvokeModel, one call per text with bounded concurrency. Transient
  * failures are retried with exponential backoff and full jitter, so a burst of throttling spreads
- * out instead of retrying in lockstep. The SDK client retries throttling too (3 attempts by
- * default), multiplying these: `maxAttempts: 1` on the client leaves the pacing to this adapter.
+ * out instead of retrying in lockstep; a call that got no answer (a timeout, a connection reset)
+ * is retried the same way. The SDK client's own retries multiply these, so the composition root
+ * keeps them to one (aws-search.ts).
  * Errors never quote the text: it can hold personal data.
  */
 export class BedrockEmbedder implements Embedder {
@@ -55,7 +65,7 @@ export class BedrockEmbedder implements Embedder {
     this.retries = integerAtLeast(0, 'retries', options.retries ?? 6);
     this.baseDelayMs = options.baseDelayMs ?? 200;
     this.maxDelayMs = options.maxDelayMs ?? 20_000;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? sleepMs;
     this.random = options.random ?? Math.random;
   }
 
@@ -85,9 +95,8 @@ export class BedrockEmbedder implements Embedder {
     }
   }
 
-  /** Full jitter: a uniform delay below a ceiling that doubles with each attempt. */
   private backoffMs(attempt: number): number {
-    return this.random() * Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    return fullJitterDelayMs(attempt, { baseMs: this.baseDelayMs, maxMs: this.maxDelayMs }, this.random);
   }
 
   private vectorOf(body: Uint8Array | undefined, which: string): Float32Array {
@@ -117,13 +126,14 @@ function truncated(text: string): string {
 
 interface ServiceError {
   name?: string;
+  code?: string;
   $metadata?: { httpStatusCode?: number };
 }
 
 function isTransient(error: unknown): boolean {
-  const { name, $metadata } = (error ?? {}) as ServiceError;
+  const { name, code, $metadata } = (error ?? {}) as ServiceError;
   const status = $metadata?.httpStatusCode;
-  return TRANSIENT_ERROR_NAMES.has(name ?? '') || status === 429 || (status !== undefined && status >= 500);
+  return TRANSIENT_ERROR_NAMES.has(name ?? '') || TRANSIENT_NETWORK_CODES.has(code ?? '') || status === 429 || (status !== undefined && status >= 500);
 }
 
 /** The error's name and HTTP status only: a service message may echo the input. */

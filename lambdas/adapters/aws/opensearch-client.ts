@@ -6,6 +6,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, Provider } from '@smithy/types';
+import { fullJitterDelayMs, sleepMs, type BackoffCeiling } from '../../core/retry/full-jitter';
 
 /**
  * What the OpenSearch adapter (opensearch-index.ts) asks of a client: the few document and index
@@ -67,8 +68,13 @@ export interface OpenSearchHttpClientOptions {
   node: string;
   /** Signs every request with SigV4 for the `es` service; unsigned without. */
   signing?: { region: string; credentials: AwsCredentialIdentity | Provider<AwsCredentialIdentity> };
-  /** Attempts after the first on a broken connection or a 502/503/504 answer (default 2). */
+  /** Attempts after the first on a broken connection or a 429/502/503/504 answer (default 2). */
   maxRetries?: number;
+  /** The backoff before each retry: full jitter under a ceiling from baseMs, doubling (default 50 ms to 1 s). */
+  backoff?: BackoffCeiling;
+  sleep?: (ms: number) => Promise<void>;
+  /** A number in [0, 1): the jitter source. */
+  random?: () => number;
   /** Per attempt (default 30 s). */
   requestTimeoutMs?: number;
 }
@@ -106,7 +112,10 @@ class NodeSha256 {
   }
 }
 
-const RETRIED_STATUSES = new Set([502, 503, 504]);
+/** Too many requests (the domain's search or write queue is full) and the gateway's "not now" answers. */
+const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+/** Short: a search waits on these within its 8 s deadline, and the SDK-less client has no other pacing. */
+const DEFAULT_BACKOFF: BackoffCeiling = { baseMs: 50, maxMs: 1_000 };
 const JSON_TYPE = 'application/json';
 const NDJSON_TYPE = 'application/x-ndjson';
 
@@ -129,9 +138,9 @@ const segment = (name: string) => encodeURIComponent(name);
 /**
  * A small OpenSearch client over node:http(s): the subset of the REST API that OpenSearchIndex
  * uses, SigV4-signed for an Amazon OpenSearch Service domain (credentials from the caller, e.g.
- * the SDK's default provider chain). Kept-alive connections; a broken connection or a 502/503/504
- * is tried again (each attempt signed afresh); any other non-2xx answer is an
- * OpenSearchResponseError.
+ * the SDK's default provider chain). Kept-alive connections; a broken connection or a
+ * 429/502/503/504 is tried again after a jittered, doubling backoff (each attempt signed afresh);
+ * any other non-2xx answer is an OpenSearchResponseError.
  */
 export class OpenSearchHttpClient implements OpenSearchApi {
   private readonly url: URL;
@@ -139,6 +148,9 @@ export class OpenSearchHttpClient implements OpenSearchApi {
   private readonly agent: http.Agent;
   private readonly maxRetries: number;
   private readonly requestTimeoutMs: number;
+  private readonly backoff: BackoffCeiling;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
 
   constructor(options: OpenSearchHttpClientOptions) {
     this.url = new URL(options.node);
@@ -149,6 +161,9 @@ export class OpenSearchHttpClient implements OpenSearchApi {
     this.agent = this.url.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
     this.maxRetries = options.maxRetries ?? 2;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.sleep = options.sleep ?? sleepMs;
+    this.random = options.random ?? Math.random;
   }
 
   search(params: { index: string; body: Record<string, unknown> }): Promise<OpenSearchResponse> {
@@ -175,6 +190,7 @@ export class OpenSearchHttpClient implements OpenSearchApi {
   private async request(method: string, path: string, body?: string, contentType?: string): Promise<OpenSearchResponse> {
     const what = `OpenSearch ${method} ${path}`;
     for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) await this.sleep(fullJitterDelayMs(attempt, this.backoff, this.random));
       let answer: { statusCode: number; text: string };
       try {
         answer = await this.send(method, path, body, contentType);

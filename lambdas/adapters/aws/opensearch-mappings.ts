@@ -94,6 +94,15 @@ export const INDEX_SETTINGS = {
   knn: true,
   // The deepest page the API serves (offset up to 10,000 plus a page of 100).
   max_result_window: LIMITS.offsetMax + LIMITS.pageMax,
+  // The domain publishes slow logs to CloudWatch (SearchDomain), but a node logs only what passes
+  // an index's thresholds, and none are set by default. A search has 8 s in all and runs in tens
+  // of milliseconds; a bulk write of a batch of records in well under a second.
+  'search.slowlog.threshold.query.warn': '1s',
+  'search.slowlog.threshold.query.info': '250ms',
+  'search.slowlog.threshold.fetch.warn': '500ms',
+  'search.slowlog.threshold.fetch.info': '100ms',
+  'indexing.slowlog.threshold.index.warn': '2s',
+  'indexing.slowlog.threshold.index.info': '500ms',
   analysis: {
     normalizer: {
       lowercase: { type: 'custom', filter: ['lowercase'] },
