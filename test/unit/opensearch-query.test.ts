@@ -332,18 +332,15 @@ describe('semantic search', () => {
     expect((knnClause(Float32Array.of(1), 0, []) as { knn: { embedding: { min_score: number } } }).knn.embedding.min_score).toBe(0.5);
   });
 
-  it('puts the filters inside the knn clause (efficient filtering, never a top-k then a filter), with no k', () => {
+  it('filters beside a radial knn clause with no k (every vector over the floor, so never a top-k then a filter), not in its own filter, which 2.19 cannot rewrite', () => {
     const body = semanticSearchBody('grant', q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }), semantic(0.5))!;
     expect(body.query).toEqual({
-      knn: {
-        embedding: {
-          vector: [1, 0, 0, 0],
-          min_score: 0.75,
-          filter: { bool: { filter: [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }] } },
-        },
+      bool: {
+        must: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }],
+        filter: [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }],
       },
     });
-    expect(JSON.stringify(body)).not.toMatch(/"k":|post_filter/);
+    expect(JSON.stringify(body)).not.toMatch(/"k":|post_filter|"knn":\{"embedding":\{[^}]*"filter"/);
   });
 
   it('the full body: relevance order, from/size, exact total, _source without the vector', () => {
@@ -405,7 +402,7 @@ describe('hybrid search', () => {
     const bodies = hybridRankBodies('grant', query, semantic(0.5));
     const filters = [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }];
     const keywordQuery = { bool: { must: [keywordDsl('police equipment')], filter: filters } };
-    const knnQuery = { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75, filter: { bool: { filter: filters } } } } };
+    const knnQuery = { bool: { must: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }], filter: filters } };
     expect(bodies.keyword).toEqual({ query: keywordQuery, ...idsOnly });
     expect(bodies.semantic).toEqual({ query: knnQuery, ...idsOnly });
     expect(bodies.count).toEqual({ query: { bool: { should: [keywordQuery, knnQuery], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
@@ -428,7 +425,7 @@ describe('hybrid search', () => {
     expect(filtered.keyword).toEqual({
       query: {
         bool: {
-          must: [{ bool: { must: [keywordDsl('police')], filter: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75, filter: { bool: { filter: [{ terms: { states: ['TX'] } }] } } } } }] } }],
+          must: [{ bool: { must: [keywordDsl('police')], filter: [{ bool: { must: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }], filter: [{ terms: { states: ['TX'] } }] } }] } }],
           filter: [{ terms: { states: ['TX'] } }],
         },
       },
@@ -451,7 +448,7 @@ describe('hybrid search', () => {
     const gate = semantic(0.4, true);
     const filters = [{ terms: { states: ['TX'] } }];
     const clause = keywordClause('grant', 'police equipment programs', statistics, gate, filters)!;
-    const knn = { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.7, filter: { bool: { filter: filters } } } } };
+    const knn = { bool: { must: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.7 } } }], filter: filters } };
     const anyTerm = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_FIELDS, operator: 'or' } });
     const full = { bool: { filter: [minimumOf('police equipment programs'), anyTerm('police equipment')] } };
     const phrase = { multi_match: { query: 'police equipment programs', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } };

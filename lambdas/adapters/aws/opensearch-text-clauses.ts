@@ -95,15 +95,15 @@ export function keywordClause(kind: ResourceKind, text: string, statistics?: Ter
   };
 }
 
-/** The radial k-NN query: every vector whose cosine reaches the floor, among the records passing the filters. */
+/**
+ * The radial k-NN query: every vector whose cosine reaches the floor, among the records passing
+ * the filters. The filters sit beside the k-NN query in a bool, not in its own `filter`: on
+ * OpenSearch 2.19 (k-NN 2.19.1.0), a filter that rewrites itself (any date range does) makes the
+ * k-NN query rebuild itself without min_score, and the search fails with "[knn] requires exactly
+ * one of k, distance or score to be set". A radial search has no top-k cut, so filtering beside it
+ * keeps exactly the same records, with the same scores.
+ */
 export function knnClause(vector: Float32Array, floor: number, filters: Dsl[]): Dsl {
-  return {
-    knn: {
-      [VECTOR_FIELD]: {
-        vector: Array.from(vector),
-        min_score: openSearchScoreOfCosine(floor),
-        ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}),
-      },
-    },
-  };
+  const knn = { knn: { [VECTOR_FIELD]: { vector: Array.from(vector), min_score: openSearchScoreOfCosine(floor) } } };
+  return filters.length > 0 ? { bool: { must: [knn], filter: filters } } : knn;
 }
