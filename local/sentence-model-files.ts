@@ -9,7 +9,7 @@ import type { SentenceModelFiles } from '../lambdas/adapters/embedded/onnx-embed
 /** Gitignored, beside the checkout's code, and outside node_modules so `npm ci` keeps it. */
 export const MODEL_CACHE_DIR = fileURLToPath(new URL('../.cache/models', import.meta.url));
 /** Pinned, so every machine unpacks with the same code (Maven's default for a bare goal is years old). */
-const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1';
+export const DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.8.1';
 
 export const FETCH_MODEL_COMMAND = 'npm run fetch-model';
 
