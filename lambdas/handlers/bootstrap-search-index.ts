@@ -1,7 +1,9 @@
 import type { IndexCheck, OpenSearchIndex } from '../adapters/aws/opensearch-index';
+import { statusOf } from '../adapters/aws/opensearch-responses';
 import { openSearchIndexFor } from '../composition/aws-search';
 import { awsTelemetry } from '../composition/aws-telemetry';
 import { RESOURCE_KINDS } from '../core/records';
+import { fullJitterDelayMs, sleepMs, type BackoffCeiling } from '../core/retry/full-jitter';
 import { logger } from '../http/api-gateway';
 import { lambdaHandler } from '../http/lambda-handler';
 import type { VectorSpace } from '../ports/embedder';
@@ -11,7 +13,8 @@ import type { VectorSpace } from '../ports/embedder';
  * resource (CDK Provider framework). On Create and Update it makes each kind's versioned index and
  * alias where missing, in the vector space of the resource's properties, and checks the ones that
  * exist. An index that records another vector space fails the deployment with the remedy, so a
- * new embedder is never deployed against old vectors. Delete does nothing: the indices are data
+ * new embedder is never deployed against old vectors. A 403 is retried for about 30 s (IAM
+ * propagation to a domain created in the same deployment). Delete does nothing: the indices are data
  * (retained with the domain), and the stream and the admin CLI can always rebuild them.
  */
 
@@ -38,6 +41,34 @@ export function vectorSpaceOfProperties(properties: BootstrapEvent['ResourceProp
   return { embedder, dimensions };
 }
 
+/**
+ * How long the bootstrap retries a 403. The function's role and the domain's access policy are
+ * created in the same deployment, and IAM takes some seconds to reach the domain's nodes; until
+ * then every signed request is refused. Only here: at run time a 403 is a real misconfiguration.
+ */
+export interface ForbiddenRetry {
+  forMs: number;
+  backoff: BackoffCeiling;
+  sleep: (ms: number) => Promise<void>;
+  now: () => number;
+  random: () => number;
+}
+
+export const FORBIDDEN_RETRY: ForbiddenRetry = { forMs: 30_000, backoff: { baseMs: 500, maxMs: 5_000 }, sleep: sleepMs, now: Date.now, random: Math.random };
+
+async function retriedWhileForbidden<T>(attempt: () => Promise<T>, retry: ForbiddenRetry): Promise<T> {
+  const deadline = retry.now() + retry.forMs;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (statusOf(error) !== 403 || retry.now() >= deadline) throw error;
+      logger.warn('the search domain refused the bootstrap (403); IAM may still be reaching it, trying again', { tries });
+      await retry.sleep(fullJitterDelayMs(tries, retry.backoff, retry.random));
+    }
+  }
+}
+
 function describeCheck(check: IndexCheck): string {
   return `${check.status} ${check.indices.join(', ')}`;
 }
@@ -45,13 +76,15 @@ function describeCheck(check: IndexCheck): string {
 export async function bootstrapSearchIndices(
   event: BootstrapEvent,
   indexFor: (space: VectorSpace) => Pick<OpenSearchIndex, 'ensureIndices'>,
+  retry: ForbiddenRetry = FORBIDDEN_RETRY,
 ): Promise<BootstrapResponse> {
   if (event.RequestType === 'Delete') {
     logger.info('search indices retained on delete');
     return { PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_RESOURCE_ID };
   }
   const space = vectorSpaceOfProperties(event.ResourceProperties);
-  const checks = await indexFor(space).ensureIndices(RESOURCE_KINDS);
+  const index = indexFor(space);
+  const checks = await retriedWhileForbidden(() => index.ensureIndices(RESOURCE_KINDS), retry);
   logger.info('search indices checked', { space, checks });
   const mismatches = checks.filter((check) => check.status === 'mismatch');
   if (mismatches.length > 0) {

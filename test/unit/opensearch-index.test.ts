@@ -661,6 +661,30 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       await expect(bootstrapSearchIndices(event('Update'), indexFor)).rejects.toThrow(/gcf-grants .*wink-sg-100d \(100 dimensions\).* gcf-contracts /);
     });
 
+    it('retries a 403 for about 30 s (IAM reaching a new domain), then succeeds; a 403 past that, or any other refusal, fails at once', async () => {
+      let clock = 0;
+      const waits: number[] = [];
+      const retry = { forMs: 30_000, backoff: { baseMs: 500, maxMs: 5_000 }, random: () => 0.5, now: () => clock, sleep: async (ms: number) => { waits.push(ms); clock += ms; } };
+      let refusals = 3;
+      openSearch.respond = () => (refusals-- > 0 ? { status: 403, json: { message: 'no permissions for [indices:admin/mappings/get]' } } : undefined);
+      await expect(bootstrapSearchIndices(event('Create'), indexFor, retry)).resolves.toMatchObject({ Data: { grant: 'created gcf-grants-v1' } });
+      expect(waits).toEqual([250, 500, 1_000]);
+
+      openSearch.reset();
+      clock = 0;
+      waits.length = 0;
+      openSearch.respond = () => ({ status: 403, json: { message: 'no permissions' } });
+      await expect(bootstrapSearchIndices(event('Create'), indexFor, retry)).rejects.toMatchObject({ statusCode: 403 });
+      expect(clock).toBeGreaterThanOrEqual(30_000);
+      expect(clock).toBeLessThan(40_000);
+
+      openSearch.reset();
+      waits.length = 0;
+      openSearch.respond = () => ({ status: 400, json: { error: { type: 'illegal_argument_exception' } } });
+      await expect(bootstrapSearchIndices(event('Create'), indexFor, retry)).rejects.toMatchObject({ statusCode: 400 });
+      expect(waits).toEqual([]);
+    });
+
     it('Delete retains the indices (no request)', async () => {
       await expect(bootstrapSearchIndices(event('Delete'), indexFor)).resolves.toEqual({ PhysicalResourceId: PHYSICAL_RESOURCE_ID });
       expect(calls()).toEqual([]);
