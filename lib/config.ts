@@ -14,6 +14,15 @@ export interface DedicatedMasterSettings {
 }
 
 /** Sizing of the OpenSearch domain that serves list, filter, sort, count and search. */
+/**
+ * Replicas per shard of every index: one copy of each shard in every zone the domain spans (never
+ * more copies than data nodes). A one-zone domain keeps none; two zones keep one; three keep two,
+ * which is also what Multi-AZ with Standby requires (copies a multiple of the zone count).
+ */
+export function indexReplicasOf(search: Pick<SearchDomainSettings, 'availabilityZoneCount' | 'dataNodeCount'>): number {
+  return Math.min(search.availabilityZoneCount, search.dataNodeCount) - 1;
+}
+
 export interface SearchDomainSettings {
   readonly engineVersion: EngineVersion;
   /** e.g. `t3.small.search`, `r7g.large.search`. */

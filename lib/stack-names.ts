@@ -12,6 +12,8 @@ export const STACK_OUTPUTS = {
   recordsTableName: 'RecordsTableName',
   /** On the stateful stack: the search domain's endpoint (host name), for `admin reindex --target aws`. */
   searchDomainEndpoint: 'SearchDomainEndpoint',
+  /** On the stateful stack: the replicas each index gets, for `admin reindex --target aws --rebuild`. */
+  searchIndexReplicas: 'SearchIndexReplicas',
   /** On the stateful stack: the webhook queue and its dead-letter queue, for `admin webhooks replay --target aws`. */
   webhookQueueUrl: 'WebhookQueueUrl',
   webhookDeadLetterQueueUrl: 'WebhookDeadLetterQueueUrl',

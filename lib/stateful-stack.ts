@@ -15,7 +15,7 @@ import type { Construct } from 'constructs';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
-import type { StageConfig } from './config';
+import { indexReplicasOf, type StageConfig } from './config';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { SearchDomain } from './constructs/search-domain';
 import { STACK_OUTPUTS } from './stack-names';
@@ -131,6 +131,10 @@ export class StatefulStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.searchDomainEndpoint, {
       description: 'The search domain endpoint (admin CLI: npm run admin -- reindex --target aws)',
       value: this.searchDomain.domainEndpoint,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.searchIndexReplicas, {
+      description: 'Replicas of each search index: one per extra zone (admin CLI: npm run admin -- reindex --target aws --rebuild)',
+      value: String(indexReplicasOf(config.search)),
     });
   }
 

@@ -5,7 +5,7 @@ import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
-import type { FunctionGroup, StageConfig } from './config';
+import { indexReplicasOf, type FunctionGroup, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
 import { TIER_NAMES } from '../lambdas/core/auth/tiers';
@@ -85,6 +85,7 @@ export class StatelessStack extends Stack {
 
     this.searchBootstrap = new SearchIndexBootstrap(this, 'SearchIndexBootstrap', {
       searchDomain: props.searchDomain,
+      indexReplicas: indexReplicasOf(config.search),
       embeddings: config.embeddings,
       projectRoot: props.projectRoot,
       serviceName: config.serviceName,
@@ -132,6 +133,7 @@ export class StatelessStack extends Stack {
     this.indexer = new RecordIndexer(this, 'RecordIndexer', {
       table: props.recordsTable,
       searchDomain: props.searchDomain,
+      indexReplicas: indexReplicasOf(config.search),
       embeddings: config.embeddings,
       failureQueue: props.indexerFailureQueue,
       projectRoot: props.projectRoot,

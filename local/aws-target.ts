@@ -87,7 +87,10 @@ async function searchEnvironmentOf(options: AwsTargetOptions & { searchEndpoint?
     ? 'amazon.titan-embed-text-v2:0'
     : await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingModel, 'embedding model', '--embedding-dimensions');
   const dimensions = await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingDimensions, 'embedding dimensions', '--embedding-dimensions', options.embeddingDimensions);
+  // A rebuilt index gets the stage's replicas; a domain named by hand (--search-endpoint) gets the default.
+  const replicas = options.searchEndpoint ? undefined : await stackOutput(options, 'stateful', STACK_OUTPUTS.searchIndexReplicas, 'search index replicas', '--search-endpoint');
   const env = {
+    ...(replicas === undefined ? {} : { SEARCH_INDEX_REPLICAS: replicas }),
     SEARCH_DOMAIN_ENDPOINT: endpoint.startsWith('http') ? endpoint : `https://${endpoint}`,
     AWS_REGION: region,
     EMBEDDING_MODEL: model,

@@ -46,10 +46,19 @@ export function openSearchClient(endpoint: string, region: string): OpenSearchHt
   return new OpenSearchHttpClient({ node: endpoint, signing: { region, credentials: defaultProvider() } });
 }
 
+/** SEARCH_INDEX_REPLICAS, set on the functions that may create an index (lib: indexReplicasOf); undefined elsewhere. */
+function indexReplicasFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const value = env.SEARCH_INDEX_REPLICAS;
+  if (value === undefined || value === '') return undefined;
+  const replicas = Number(value);
+  if (!Number.isInteger(replicas) || replicas < 0) throw new Error(`SEARCH_INDEX_REPLICAS must be a whole number, got "${value}"`);
+  return replicas;
+}
+
 /** The OpenSearch adapter (with ensureIndices and rebuild), for the functions, the bootstrap and the admin CLI. */
 export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = vectorSpaceFromEnv(env)): OpenSearchIndex {
   const endpoint = requireEnv(env, 'SEARCH_DOMAIN_ENDPOINT');
-  return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), { space, endpoint });
+  return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), { space, endpoint, replicas: indexReplicasFromEnv(env) });
 }
 
 /** The SDK's own attempts per adapter attempt (the first and one retry). */

@@ -13,6 +13,8 @@ import { ServiceFunction } from './service-function';
 export interface RecordIndexerProps {
   readonly table: ITable;
   readonly searchDomain: IDomain;
+  /** Replicas of each index it creates: one per extra zone of the domain (lib/config.ts indexReplicasOf). */
+  readonly indexReplicas: number;
   /** Records are embedded at index time with this model (vectors cached in the table by text hash). */
   readonly embeddings: EmbeddingSettings;
   /** Where stream batches go (as pointers) once retries are exhausted, for replay. */
@@ -57,7 +59,7 @@ export class RecordIndexer extends Construct {
       .bindRecordsTableWriter(props.table)
       .bindEmbeddingCache(props.table)
       .bindEmbeddings(props.embeddings)
-      .bindSearchDomainWriter(props.searchDomain);
+      .bindSearchDomainWriter(props.searchDomain, props.indexReplicas);
 
     this.function.lambdaFunction.addEventSource(new DynamoEventSource(props.table, {
       startingPosition: StartingPosition.TRIM_HORIZON,

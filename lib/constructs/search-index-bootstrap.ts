@@ -9,6 +9,8 @@ import { ServiceFunction } from './service-function';
 
 export interface SearchIndexBootstrapProps {
   readonly searchDomain: IDomain;
+  /** Replicas of each index it creates: one per extra zone of the domain (lib/config.ts indexReplicasOf). */
+  readonly indexReplicas: number;
   readonly embeddings: EmbeddingSettings;
   readonly projectRoot: string;
   readonly serviceName: string;
@@ -37,7 +39,7 @@ export class SearchIndexBootstrap extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
       projectRoot: props.projectRoot,
-    }).bindSearchDomainWriter(props.searchDomain);
+    }).bindSearchDomainWriter(props.searchDomain, props.indexReplicas);
 
     const provider = new Provider(this, 'Provider', {
       onEventHandler: this.function.lambdaFunction,

@@ -14,6 +14,7 @@ import type { EmbeddingSettings } from '../config';
 export const FUNCTION_ENV = {
   recordsTableName: 'RECORDS_TABLE_NAME',
   searchDomainEndpoint: 'SEARCH_DOMAIN_ENDPOINT',
+  searchIndexReplicas: 'SEARCH_INDEX_REPLICAS',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   embeddingModel: 'EMBEDDING_MODEL',
   embeddingDimensions: 'EMBEDDING_DIMENSIONS',
@@ -201,9 +202,13 @@ export class ServiceFunction extends Construct {
     return this.bindItemsByPrefix(table, ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], ['embedding#*']);
   }
 
-  /** Index writes on the search domain (bulk upserts and deletes), through SEARCH_DOMAIN_ENDPOINT. */
-  bindSearchDomainWriter(domain: IDomain): this {
+  /**
+   * Index writes on the search domain (bulk upserts and deletes), through SEARCH_DOMAIN_ENDPOINT;
+   * an index the function creates gets `indexReplicas` replicas (lib/config.ts indexReplicasOf).
+   */
+  bindSearchDomainWriter(domain: IDomain, indexReplicas: number): this {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchDomainEndpoint, `https://${domain.domainEndpoint}`);
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchIndexReplicas, String(indexReplicas));
     domain.grantReadWrite(this.lambdaFunction);
     return this;
   }

@@ -67,7 +67,14 @@ if (!url) {
         'index.max_result_window': '10100',
         'index.search.slowlog.threshold.query.warn': '1s',
         'index.indexing.slowlog.threshold.index.warn': '2s',
+        'index.auto_expand_replicas': '0-1',
       });
+      // A deployment's replica count (one per extra zone) is a fixed number instead.
+      const zoned = new OpenSearchIndex(client, { space: SPACE, endpoint: url, aliasPrefix: `${prefix}-zoned`, replicas: 2 });
+      await zoned.ensureIndices(['funder']);
+      const zonedSettings = await fetch(`${url}/${prefix}-zoned-funders-v1/_settings?flat_settings=true`).then((r) => r.json()) as Record<string, { settings: Record<string, string> }>;
+      expect(zonedSettings[`${prefix}-zoned-funders-v1`]!.settings).toMatchObject({ 'index.number_of_replicas': '2' });
+      expect(zonedSettings[`${prefix}-zoned-funders-v1`]!.settings).not.toHaveProperty('index.auto_expand_replicas');
     });
 
     it('writes through _bulk, finds the records once refreshed, and removes them', async () => {

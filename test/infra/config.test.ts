@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/tier-quotas-env';
 import { DEFAULT_TIER_QUOTAS } from '../../lambdas/core/auth/tier-quotas';
 import { API_ROUTES } from '../../lib/api-routes';
-import { isEphemeralStageName, mergeOverrides, stageConfig, stageOverridesFromContext } from '../../lib/config';
+import { indexReplicasOf, isEphemeralStageName, mergeOverrides, stageConfig, stageOverridesFromContext } from '../../lib/config';
 import { gatewayQuotaOf } from '../../lib/constructs/api-access';
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { type CfnResource, referencedLogicalIds, resourcesOfType, synthStage } from './synth-stacks';
@@ -169,6 +169,16 @@ describe('stage config in the stacks', () => {
       [...API_ROUTES.map((route) => [route.method, 5]), ['Deadline', 1]].sort(),
     );
     expect(functions(dev.stateless).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toEqual([]);
+  });
+
+  it('gives each index one replica per extra zone (never more copies than data nodes), to the functions that create indices and to the admin CLI', () => {
+    expect([[1, 1], [2, 2], [3, 3], [3, 6], [2, 1], [3, 2]].map(([zones, nodes]) => indexReplicasOf({ availabilityZoneCount: zones as 1 | 2 | 3, dataNodeCount: nodes! }))).toEqual([0, 1, 2, 2, 0, 1]);
+    for (const [stage, replicas] of [[prod, '1'], [dev, '0']] as const) {
+      const creators = functions(stage.stateless).filter((fn) => 'SEARCH_INDEX_REPLICAS' in envOf(fn));
+      expect(creators.map((fn) => String(fn.Properties?.Description).replace(/[:(].*/, '').trim()).sort()).toEqual(['Deploy-time bootstrap of the search indices and aliases', 'Indexer']);
+      for (const fn of creators) expect(envOf(fn).SEARCH_INDEX_REPLICAS).toBe(replicas);
+      stage.stateful.hasOutput('SearchIndexReplicas', { Value: replicas });
+    }
   });
 
   it('sizes the search domain from the stage: dedicated masters in prod, none in dev', () => {

@@ -150,6 +150,12 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         type: 'knn_vector', dimension: 4, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
       });
       expect(created.settings.index).toMatchObject({ knn: true, auto_expand_replicas: '0-1', max_result_window: 10_100 });
+      // No replica count given (a single node): one replica once a second node joins.
+      expect(created.settings.index).not.toHaveProperty('number_of_replicas');
+      // A deployment's count replaces it: a fixed number, which Multi-AZ domains need.
+      const zoned = createIndexBody('grant', SPACE, 'gcf-grants', 2) as { settings: { index: Record<string, unknown> } };
+      expect(zoned.settings.index).toMatchObject({ number_of_replicas: 2, knn: true });
+      expect(zoned.settings.index).not.toHaveProperty('auto_expand_replicas');
       // Slow logs reach CloudWatch only over an index's own thresholds.
       expect(created.settings.index).toMatchObject({ 'search.slowlog.threshold.query.warn': '1s', 'indexing.slowlog.threshold.index.warn': '2s' });
       // The vector goes into `embedding`; a null vector leaves the field out.

@@ -53,6 +53,8 @@ export interface OpenSearchIndexOptions {
   recheckAfterMs?: number;
   /** How long a query may take in all before it is a 503 (default QUERY_TIMEOUT_MS). */
   queryTimeoutMs?: number;
+  /** Replicas of each index it creates (one per extra zone of the domain); unset: one once a second node joins. */
+  replicas?: number;
 }
 
 /** What ensureIndices found or did for one kind. */
@@ -92,6 +94,7 @@ export class OpenSearchIndex implements SearchIndex {
   private readonly queryTimeoutMs: number;
   readonly space: VectorSpace;
   readonly endpoint: string | undefined;
+  private readonly replicas: number | undefined;
   private readonly aliases: Readonly<Record<ResourceKind, string>>;
   private readonly termCounts = new TermStatisticsCache();
 
@@ -101,6 +104,7 @@ export class OpenSearchIndex implements SearchIndex {
     this.endpoint = options.endpoint;
     this.recheckAfterMs = options.recheckAfterMs ?? 60_000;
     this.queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+    this.replicas = options.replicas;
     const prefix = options.aliasPrefix;
     this.aliases = prefix ? { grant: `${prefix}-grants`, contract: `${prefix}-contracts`, funder: `${prefix}-funders` } : INDEX_ALIASES;
   }
@@ -219,7 +223,7 @@ export class OpenSearchIndex implements SearchIndex {
   private async create(kind: ResourceKind): Promise<'created' | 'raced'> {
     const alias = this.aliases[kind];
     try {
-      await this.client.indices.create({ index: `${alias}-${FIRST_INDEX_VERSION}`, body: createIndexBody(kind, this.space, alias) });
+      await this.client.indices.create({ index: `${alias}-${FIRST_INDEX_VERSION}`, body: createIndexBody(kind, this.space, alias, this.replicas) });
       return 'created';
     } catch (error) {
       if (errorTypeOf(error) === 'resource_already_exists_exception' || /resource_already_exists_exception/.test(String((error as Error).message))) return 'raced';
@@ -294,7 +298,7 @@ export class OpenSearchIndex implements SearchIndex {
   async rebuild<K extends ResourceKind>(kind: K, fill: (write: RebuildWrite<K>) => Promise<void>, options: { version?: string; now?: Date } = {}): Promise<RebuildResult> {
     const alias = this.aliases[kind];
     const index = `${alias}-${options.version ?? timestampVersion(options.now ?? new Date())}`;
-    await this.client.indices.create({ index, body: createIndexBody(kind, this.space) });
+    await this.client.indices.create({ index, body: createIndexBody(kind, this.space, undefined, this.replicas) });
     let documents = 0;
     let replaced: string[];
     try {

@@ -88,8 +88,6 @@ export function indexMappings(kind: ResourceKind, space: VectorSpace): Record<st
 
 export const INDEX_SETTINGS = {
   number_of_shards: 1,
-  // One replica once the domain has a second data node; none on a one-node dev domain.
-  auto_expand_replicas: '0-1',
   // k-NN can only be enabled when the index is made.
   knn: true,
   // The deepest page the API serves (offset up to 10,000 plus a page of 100).
@@ -111,10 +109,19 @@ export const INDEX_SETTINGS = {
   },
 } as const;
 
+/**
+ * Replicas: the number the deployment asks for (one per extra zone: lib/config.ts
+ * indexReplicasOf), or, with none given (a single node, a test domain), one as soon as a second
+ * data node joins.
+ */
+function replicaSettings(replicas: number | undefined): Record<string, unknown> {
+  return replicas === undefined ? { auto_expand_replicas: '0-1' } : { number_of_replicas: replicas };
+}
+
 /** The body that creates a kind's index (with its alias when given). */
-export function createIndexBody(kind: ResourceKind, space: VectorSpace, alias?: string): Record<string, unknown> {
+export function createIndexBody(kind: ResourceKind, space: VectorSpace, alias?: string, replicas?: number): Record<string, unknown> {
   return {
-    settings: { index: INDEX_SETTINGS },
+    settings: { index: { ...INDEX_SETTINGS, ...replicaSettings(replicas) } },
     mappings: indexMappings(kind, space),
     ...(alias ? { aliases: { [alias]: {} } } : {}),
   };
