@@ -7,10 +7,11 @@ import { noMetrics, type MetricsRecorder } from '../ports/metrics';
 import { logger } from './api-gateway';
 
 /**
- * The indexer in AWS: the records table's stream -> the search index and the change outbox. Each
- * stream record is processed on its own and in order (two writes of one record in a batch must
- * reach the index in stream order), so one that fails is reported back (partial batch response)
- * and retried from there without redoing the records before it. After each batch, IndexerLagSeconds
+ * The indexer in AWS: the records table's stream -> the search index and the change outbox. A
+ * batch is indexed as one: each record's last write, its texts embedded in one call, one `_bulk`
+ * per kind, and every change's event. If that fails, the batch is indexed again record by record
+ * in stream order, so the one that fails is found and reported back (partial batch response) and
+ * retried from there without redoing the records before it. After each batch, IndexerLagSeconds
  * is the largest age among its records (now minus the stream's ApproximateCreationDateTime): how
  * far the search index trailed the table.
  */
@@ -29,8 +30,22 @@ export function streamIndexerHandler(ports: () => IndexerPorts, metrics: Metrics
     }
   }
 
+  async function indexBatch(records: readonly DynamoDBRecord[]): Promise<boolean> {
+    const changes = records.map(recordChangeOf).filter((change) => change !== null);
+    try {
+      const events = await indexRecordChanges(changes, ports());
+      logger.debug('indexed a batch', { records: records.length, changes: changes.length, events });
+      return true;
+    } catch (error) {
+      logger.warn('could not index the batch as one; indexing its records one by one to find the failing one', { records: records.length, error });
+      return false;
+    }
+  }
+
   return async (event, context) => {
-    const response = await processPartialResponse(event, indexStreamRecord, processor, { context, processInParallel: false });
+    const response = (await indexBatch(event.Records))
+      ? { batchItemFailures: [] }
+      : await processPartialResponse(event, indexStreamRecord, processor, { context, processInParallel: false });
     const created = event.Records.map((record) => record.dynamodb?.ApproximateCreationDateTime).filter((at): at is number => typeof at === 'number');
     if (created.length > 0) {
       const lagSeconds = Math.max(0, ports().clock.now().getTime() / 1000 - Math.min(...created));

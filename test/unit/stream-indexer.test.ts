@@ -40,9 +40,12 @@ function memoryPorts(failOn: string) {
   const vectors = new Map<string, Float32Array | null>();
   const removed: string[] = [];
   const events: ChangeEvent[] = [];
+  /** The ids of each upsert call, one list per call (one `_bulk` each in OpenSearch). */
+  const upsertCalls: string[][] = [];
   const index: SearchIndex = {
     async query() { throw new Error('not used'); },
     async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], recordVectors?: readonly (Float32Array | null)[]) {
+      upsertCalls.push(records.map((record) => record.id));
       records.forEach((record, i) => {
         if (record.id === failOn) throw new Error('index refused');
         indexed.set(`${kind}#${record.id}`, record);
@@ -57,7 +60,7 @@ function memoryPorts(failOn: string) {
     clock: { now: () => new Date('2026-11-22T10:00:00Z') },
     embeddings: { embedder: countingEmbedder(), cache: memoryEmbeddingCache() },
   };
-  return { ports, indexed, vectors, removed, events };
+  return { ports, indexed, vectors, removed, events, upsertCalls };
 }
 
 describe('the stream indexer handler', () => {
@@ -87,6 +90,20 @@ describe('the stream indexer handler', () => {
       ['funder.updated', 'f-1', 'U.S. National Science Foundation'],
     ]);
     expect(events[1]!.content_hash).toBe(contentHashOf(renamed));
+  });
+
+  it('indexes a batch as one: each record\'s last write only, its texts embedded in one call, one upsert per kind; an event for every change', async () => {
+    const { ports, indexed, removed, events, upsertCalls } = memoryPorts('none');
+    const science = funder('f-2', 'Office of Science');
+    const batch = [records[0]!, records[1]!, streamRecord('INSERT', { pk: 'funder#f-2', sk: 'record' }, undefined, item(science)), records[4]!];
+    const response = await streamIndexerHandler(() => ports)({ Records: batch }, {} as Context, () => {});
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(upsertCalls).toEqual([['f-1', 'f-2']]);
+    expect(indexed.get('funder#f-1')).toEqual(renamed);
+    // One embedding call, for the two final texts (the first name of f-1 is never embedded).
+    expect((ports.embeddings.embedder as ReturnType<typeof countingEmbedder>).embedded).toHaveLength(2);
+    expect(removed).toEqual(['funder#f-9']);
+    expect(events.map((e) => [e.event, e.record_id])).toEqual([['funder.created', 'f-1'], ['funder.updated', 'f-1'], ['funder.created', 'f-2']]);
   });
 
   it('gives a replayed batch the same event ids, so receivers can drop duplicates', async () => {

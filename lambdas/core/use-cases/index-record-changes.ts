@@ -14,16 +14,30 @@ export interface IndexerPorts {
   embeddings: EmbeddingPorts;
 }
 
+/** Each record's last change among `changes` (in stream order): what the index must end up holding. */
+function lastChangePerRecord(changes: readonly RecordChange[]): RecordChange[] {
+  const last = new Map<string, RecordChange>();
+  for (const change of changes) {
+    const key = `${change.kind}#${change.id}`;
+    last.delete(key);
+    last.set(key, change);
+  }
+  return [...last.values()];
+}
+
 /**
  * The indexer: the one place a write becomes visible to search and becomes a change event. In AWS
- * the DynamoDB stream calls it; locally the record store calls it after each write. The index is
- * updated before the event is queued, so a consumer told of a change can already find the record.
+ * the DynamoDB stream calls it with a batch; locally the record store calls it after each write.
+ * The index gets each record's last state only, embedded once, in one write per kind; the outbox
+ * gets an event for every change. The index is updated before the events are queued, so a
+ * consumer told of a change can already find the record.
  */
 export async function indexRecordChanges(allChanges: readonly RecordChange[], ports: IndexerPorts): Promise<number> {
   // A write that changed nothing is no change (DynamoDB Streams do not even report one).
   const changes = allChanges.filter((change) => !change.after || change.before?.contentHash !== change.after.contentHash);
+  const finalStates = lastChangePerRecord(changes);
   for (const kind of RESOURCE_KINDS) {
-    const ofKind = changes.filter((change) => change.kind === kind);
+    const ofKind = finalStates.filter((change) => change.kind === kind);
     const upserts = ofKind.flatMap((change) => (change.after ? [change.after.record as RecordByKind[typeof kind]] : []));
     const removals = ofKind.filter((change) => !change.after).map((change) => change.id);
     if (upserts.length > 0) await ports.index.upsert(kind as ResourceKind, upserts, await embedRecords(kind, upserts, ports.embeddings));
