@@ -48,6 +48,11 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
     reason: 'The CDK custom-resource Provider framework invokes any version of the index bootstrap function it was created for, and nothing else.',
   },
   {
+    finding: /^AwsSolutions-IAM5\[Resource::<ApiLoggingRoleFunction[A-F0-9]+\.Arn>:\*\]$/,
+    path: /\/ApiLoggingRole\/Provider\/framework-onEvent\//,
+    reason: 'The CDK custom-resource Provider framework invokes any version of the logging-role check function it was created for, and nothing else.',
+  },
+  {
     finding: /^AwsSolutions-L1$/,
     path: ANY,
     reason: 'Every function runs on Node.js 22, the runtime the bundles target (esbuild target node22) and the service is tested on; moving to a newer runtime is a deliberate upgrade, not a drift to the latest.',

@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
 import { indexReplicasOf, type FunctionGroup, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
+import { ApiLoggingPrerequisite } from './constructs/api-logging-prerequisite';
 import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
 import { TIER_NAMES } from '../lambdas/core/auth/tiers';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
@@ -42,6 +43,8 @@ export class StatelessStack extends Stack {
   readonly indexer: RecordIndexer;
   readonly access: ApiAccess;
   readonly searchBootstrap: SearchIndexBootstrap;
+  /** Absent on a stage that owns the account's API Gateway logging role. */
+  readonly apiLoggingRole?: ApiLoggingPrerequisite;
   readonly webhooks: WebhookDelivery;
   /** Alarms to the stage's SNS topic (e-mail from config), and the dashboard that shows what they watch. */
   readonly alarms: ServiceAlarms;
@@ -71,6 +74,16 @@ export class StatelessStack extends Stack {
       // The authorizer names each caller's usage-plan key (usageIdentifierKey); clients send only their Bearer key.
       apiKeySource: ApiKeySourceType.AUTHORIZER,
     });
+    if (!config.api.manageAccountCloudWatchRole) {
+      // The stage enables logging, which API Gateway refuses without the account's role: check it first.
+      const loggingRole = (this.apiLoggingRole = new ApiLoggingPrerequisite(this, 'ApiLoggingRole', {
+        projectRoot: props.projectRoot,
+        serviceName: config.serviceName,
+        logRetention: config.functions.logRetention,
+        logRemovalPolicy: config.statefulRemovalPolicy,
+      }));
+      this.api.restApi.deploymentStage.node.addDependency(loggingRole.resource);
+    }
 
     this.access = new ApiAccess(this, 'Access', {
       restApi: this.api.restApi,
@@ -179,6 +192,7 @@ export class StatelessStack extends Stack {
       { label: 'WebhookSender', function: this.webhooks.sender.lambdaFunction, kind: 'background' },
       { label: 'DeadlineScanner', function: this.webhooks.deadlineScanner.lambdaFunction, kind: 'background' },
       { label: 'SearchIndexBootstrap', function: this.searchBootstrap.function.lambdaFunction, kind: 'background' },
+      ...(this.apiLoggingRole ? [{ label: 'ApiLoggingRoleCheck', function: this.apiLoggingRole.function.lambdaFunction, kind: 'background' } as const] : []),
     ];
     const metrics = new ServiceMetrics({
       serviceName: config.serviceName,

@@ -45,10 +45,11 @@ describe('service functions', () => {
     'lambdas/handlers/match-grants.ts': 'search',
   } as const;
 
-  it('creates exactly one function per route, the indexer, the authorizer, the index bootstrap and its provider, the three webhook functions, and nothing else', () => {
+  it('creates exactly one function per route, the indexer, the authorizer, the index bootstrap and the logging-role check with their providers, the three webhook functions, and nothing else', () => {
     expect([...functions.keys()].sort()).toEqual([
       'lambdas/handlers/authorize-request.ts',
       'lambdas/handlers/bootstrap-search-index.ts',
+      'lambdas/handlers/check-api-logging-role.ts',
       'lambdas/handlers/fan-out-change-events.ts',
       'lambdas/handlers/get-contract.ts',
       'lambdas/handlers/get-funder.ts',
@@ -63,9 +64,9 @@ describe('service functions', () => {
       'lambdas/handlers/semantic-search.ts',
       'lambdas/handlers/send-webhooks.ts',
     ]);
-    // The sixteenth is the custom-resource Provider framework's onEvent function.
+    // The others are the custom-resource Provider framework's onEvent functions.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
-    expect(others.map(([id]) => id)).toEqual([expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/)]);
+    expect(others.map(([id]) => id).sort()).toEqual([expect.stringMatching(/^ApiLoggingRoleProviderframeworkonEvent/), expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/)]);
   });
 
   it('runs every function on Node 22, arm64, with X-Ray, source maps and its own log group', () => {
@@ -74,12 +75,12 @@ describe('service functions', () => {
       expect(properties.Architectures, entry).toEqual(['arm64']);
       expect(properties.TracingConfig, entry).toEqual({ Mode: 'Active' });
       expect(properties.Handler, entry).toBe('index.handler');
-      expect(properties.MemorySize, entry).toBe(entry.endsWith('bootstrap-search-index.ts') ? 256 : 512);
+      expect(properties.MemorySize, entry).toBe(entry.endsWith('bootstrap-search-index.ts') ? 256 : entry.endsWith('check-api-logging-role.ts') ? 128 : 512);
       // Route functions must answer before API Gateway's 29 s; the stream indexer may take a minute;
       // the authorizer is two reads; the deploy-time bootstrap creates indices; the webhook sender
       // attempts ten deliveries of 10 s at most in parallel; the deadline scan pages the index.
       const timeouts: Record<string, number> = {
-        'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10, 'lambdas/handlers/bootstrap-search-index.ts': 120,
+        'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10, 'lambdas/handlers/bootstrap-search-index.ts': 120, 'lambdas/handlers/check-api-logging-role.ts': 30,
         'lambdas/handlers/send-webhooks.ts': 60, 'lambdas/handlers/fan-out-change-events.ts': 60, 'lambdas/handlers/scan-deadlines.ts': 600,
       };
       expect(properties.Timeout, entry).toBe(timeouts[entry] ?? 15);
@@ -92,9 +93,9 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    // One per function (nine routes, the indexer, the authorizer, the bootstrap and its provider,
-    // three for webhooks) and the API access log.
-    expect(logGroups).toHaveLength(17);
+    // One per function (nine routes, the indexer, the authorizer, the bootstrap and the logging-role
+    // check with their providers, three for webhooks) and the API access log.
+    expect(logGroups).toHaveLength(19);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
