@@ -5,6 +5,7 @@
 //   npm run eval:search                          # writes the section of docs/benchmarks.md
 //   npm run eval:search -- --pool pool.json      # also writes the judging pool (or EVAL_POOL=pool.json)
 //   npm run eval:search -- --scope applyable     # only what the default listing shows (scope.ts)
+//   npm run eval:search -- --index opensearch    # also on the OpenSearch adapter (OPENSEARCH_URL, or a node it starts)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,8 @@ import { SEARCH_QUALITY_MARKERS, searchQualitySection } from './report';
 import { allSystems, SYSTEMS, type SystemName } from './systems';
 import { EVAL_SCOPES, type EvalScope } from './scope';
 import { calibrate } from './calibration';
+import { ENGINE_COMPARISON_MARKERS, engineComparisonSection } from './engine-comparison';
+import { openSearchEvalIndex } from './opensearch-index';
 import { targetChecks, verdict } from './targets';
 
 /** Awards are never in a default search, and embedding their 16,000 records costs minutes. */
@@ -33,12 +36,15 @@ const REPORT = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
 const DEPTH = 50;
 
 
-function options(): { pool: string | null; scope: EvalScope } {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { pool: { type: 'string' }, scope: { type: 'string', default: 'catalogue' } } });
+const INDEXES = ['embedded', 'opensearch'] as const;
+
+function options(): { pool: string | null; scope: EvalScope; openSearch: boolean } {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { pool: { type: 'string' }, scope: { type: 'string', default: 'catalogue' }, index: { type: 'string', default: 'embedded' } } });
   const pool = values.pool ?? process.env.EVAL_POOL ?? null;
   const scope = values.scope as EvalScope;
   if (!EVAL_SCOPES.includes(scope)) throw new Error(`--scope must be one of ${EVAL_SCOPES.join(', ')}`);
-  return { pool: pool ? resolve(pool) : null, scope };
+  if (!(INDEXES as readonly string[]).includes(values.index!)) throw new Error(`--index must be one of ${INDEXES.join(', ')}`);
+  return { pool: pool ? resolve(pool) : null, scope, openSearch: values.index === 'opensearch' };
 }
 
 function loadQueries(): { queries: LabelledQuery[]; probes: string[]; holdout: string[] } {
@@ -61,7 +67,7 @@ async function main(): Promise<void> {
     console.error(`eval:search: skipped, ../shared/data is absent (${SHARED_DATA})`);
     return;
   }
-  const { pool: poolFile, scope } = options();
+  const { pool: poolFile, scope, openSearch } = options();
   const { queries, probes, holdout } = loadQueries();
   const stack = await sharedDataCatalogue(DATA_DIR, pinnedClock(EVAL_DATE), FILES);
   try {
@@ -120,6 +126,21 @@ async function main(): Promise<void> {
     });
     writeFileSync(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', SEARCH_QUALITY_MARKERS, section));
     console.log(`wrote the search quality section of ${REPORT}`);
+
+    if (openSearch) {
+      const engine = await openSearchEvalIndex(stack, DATA_DIR);
+      try {
+        const onOpenSearch = await scoreQueries(queries, idsBySource, collections, allSystems(engine.stack, collections, EVAL_DATE, scope), DEPTH);
+        const compared = Object.fromEntries(SYSTEMS.map((system) => [system, summarise(onOpenSearch.scores, system)])) as Record<SystemName, SystemSummary>;
+        console.log('on OpenSearch:');
+        logSummary(compared);
+        const comparison = engineComparisonSection({ evalDate: EVAL_DATE, engine: 'a single OpenSearch 2.19.1 node with the k-NN plugin (npm run engines)', embedded: run.scores, openSearch: onOpenSearch.scores });
+        writeFileSync(REPORT, withMarkedSection(readFileSync(REPORT, 'utf8'), ENGINE_COMPARISON_MARKERS, comparison));
+        console.log(`wrote the search engines section of ${REPORT}`);
+      } finally {
+        await engine.close();
+      }
+    }
   } finally {
     await stack.close();
   }

@@ -31,8 +31,9 @@ export interface SemanticQuery {
  *   partial matches (a telling term, fewer than the minimum) that reach it follow the full ones;
  *   without one, every full match and no partial one.
  * - semantic: the records passing the filters whose vector's cosine with the query vector is at
- *   least the floor, all of them (the filters apply inside the k-NN search, never after a top-k
- *   cut); relevance is relevanceOfCosine. A null vector matches nothing.
+ *   least the floor, all of them (an exact scan of the filtered records: never a top-k cut, never
+ *   an approximate graph search that can miss one); relevance is relevanceOfCosine. A null vector
+ *   matches nothing.
  * - hybrid: the keyword matches (as keyword mode) and the semantic matches, fused by fuseHybrid
  *   (lambdas/core/search/fusion.ts) from the keyword list's BM25 scores and the semantic list's
  *   cosines; the results are the union (total is its size, never a window), relevance the fused

@@ -372,4 +372,33 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
     });
   });
+
+  describe(`SearchIndex contract at scale: ${name}`, () => {
+    let harness: ContractHarness;
+    // Enough records that an engine searches a graph rather than scanning (OpenSearch's HNSW).
+    const CROWD = 3_000;
+    /** A record's vector: the crowd spread around policing (x), three water grants (y) far from it. */
+    const crowdVector = (n: number) => unit(1, 0.3 * Math.sin(n), 0.3 * Math.cos(n), 0.2 * Math.sin(3 * n));
+    const WATER = [unit(0.05, 1, 0, 0), unit(0, 1, 0.05, 0), unit(0, 1, 0, 0.05)];
+
+    beforeAll(async () => {
+      harness = await start();
+      for (let first = 0; first < CROWD; first += 500) {
+        const batch = Array.from({ length: Math.min(500, CROWD - first) }, (_, i) => first + i);
+        await harness.index.upsert('grant', batch.map((n) => grant(1_000 + n, `Police program ${n}`, 'Equipment.', { deadline_date: '2027-01-01' })), batch.map(crowdVector));
+      }
+      await harness.index.upsert('grant', WATER.map((_, i) => grant(10_000 + i, `Water system ${i}`, 'Pipes.', { deadline_date: '2027-01-01' })), WATER);
+      await harness.settle();
+    }, 120_000);
+    afterAll(async () => harness?.close());
+
+    it('finds every record above the floor, however far from the rest of the catalogue, with and without filters', async () => {
+      const water = WATER.map((_, i) => grant(10_000 + i, '', '').id).sort();
+      for (const params of [{}, { deadline_before: '2027-06-01' }, { status: 'open' }] as Record<string, string>[]) {
+        const page = await harness.index.query('grant', query({ search: 'water', search_mode: 'semantic', limit: '100', ...params }), semanticQuery(unit(0, 1, 0, 0), 0.99));
+        expect(page.results.map((r) => r.id).sort(), JSON.stringify(params)).toEqual(water);
+        expect(page.total).toBe(3);
+      }
+    });
+  });
 }

@@ -325,27 +325,34 @@ describe('keyword search', () => {
   });
 });
 
+/** The exact similarity scan knnClause builds: every filtered record with a vector, scored by knn_score, kept from min_score. */
+function exactScan(vector: number[], minScore: number, filters: unknown[] = []) {
+  return {
+    script_score: {
+      query: { bool: { filter: [{ exists: { field: 'embedding' } }, ...filters] } },
+      script: { source: 'knn_score', lang: 'knn', params: { field: 'embedding', query_value: vector, space_type: 'cosinesimil' } },
+      min_score: minScore,
+    },
+  };
+}
+const minScoreOf = (clause: unknown) => (clause as { script_score: { min_score: number } }).script_score.min_score;
+
 describe('semantic search', () => {
-  it('a radial k-NN query: min_score is the floor as an OpenSearch cosinesimil score, (1 + cos) / 2', () => {
-    expect(knnClause(Float32Array.of(0.5, 0.5, 0.5, 0.5), 0.3, [])).toEqual({ knn: { embedding: { vector: [0.5, 0.5, 0.5, 0.5], min_score: 0.65 } } });
-    expect((knnClause(Float32Array.of(1), 0.8, []) as { knn: { embedding: { min_score: number } } }).knn.embedding.min_score).toBeCloseTo(0.9, 12);
-    expect((knnClause(Float32Array.of(1), 0, []) as { knn: { embedding: { min_score: number } } }).knn.embedding.min_score).toBe(0.5);
+  it('an exact similarity scan: min_score is the floor as an OpenSearch cosinesimil score, (1 + cos) / 2', () => {
+    expect(knnClause(Float32Array.of(0.5, 0.5, 0.5, 0.5), 0.3, [])).toEqual(exactScan([0.5, 0.5, 0.5, 0.5], 0.65));
+    expect(minScoreOf(knnClause(Float32Array.of(1), 0.8, []))).toBeCloseTo(0.9, 12);
+    expect(minScoreOf(knnClause(Float32Array.of(1), 0, []))).toBe(0.5);
   });
 
-  it('filters beside a radial knn clause with no k (every vector over the floor, so never a top-k then a filter), not in its own filter, which 2.19 cannot rewrite', () => {
+  it('scans the filtered records exactly: no k-NN graph search (whose radial search missed matches on OpenSearch 2.19), no top-k cut, no post-filter', () => {
     const body = semanticSearchBody('grant', q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }), semantic(0.5))!;
-    expect(body.query).toEqual({
-      bool: {
-        must: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }],
-        filter: [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }],
-      },
-    });
-    expect(JSON.stringify(body)).not.toMatch(/"k":|post_filter|"knn":\{"embedding":\{[^}]*"filter"/);
+    expect(body.query).toEqual(exactScan([1, 0, 0, 0], 0.75, [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }]));
+    expect(JSON.stringify(body)).not.toMatch(/"k":|post_filter|"knn":/);
   });
 
   it('the full body: relevance order, from/size, exact total, _source without the vector', () => {
     expect(semanticSearchBody('funder', q({ search: 'science', search_mode: 'semantic', limit: '5', offset: '5' }, 'funder'), semantic(0.3))).toEqual({
-      query: { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.65 } } },
+      query: exactScan([1, 0, 0, 0], 0.65),
       sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
       from: 5,
       size: 5,
@@ -402,7 +409,7 @@ describe('hybrid search', () => {
     const bodies = hybridRankBodies('grant', query, semantic(0.5));
     const filters = [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }];
     const keywordQuery = { bool: { must: [keywordDsl('police equipment')], filter: filters } };
-    const knnQuery = { bool: { must: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }], filter: filters } };
+    const knnQuery = exactScan([1, 0, 0, 0], 0.75, filters);
     expect(bodies.keyword).toEqual({ query: keywordQuery, ...idsOnly });
     expect(bodies.semantic).toEqual({ query: knnQuery, ...idsOnly });
     expect(bodies.count).toEqual({ query: { bool: { should: [keywordQuery, knnQuery], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
@@ -413,7 +420,7 @@ describe('hybrid search', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', opportunity_type: 'all' });
     // Floor 0.5: min_score (1 + 0.5) / 2 = 0.75, for the keyword matches and the semantic list alike.
     const onTopic = hybridRankBodies('grant', query, semantic(0.5, true));
-    const floorKnn = { knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } };
+    const floorKnn = exactScan([1, 0, 0, 0], 0.75);
     const phrase = { multi_match: { query: 'police equipment', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } };
     const gated = { bool: { must: [minimumOf('police equipment')], filter: [floorKnn], should: [phrase] } };
     const keywordQuery = { bool: { must: [gated], filter: [] } };
@@ -425,7 +432,7 @@ describe('hybrid search', () => {
     expect(filtered.keyword).toEqual({
       query: {
         bool: {
-          must: [{ bool: { must: [keywordDsl('police')], filter: [{ bool: { must: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.75 } } }], filter: [{ terms: { states: ['TX'] } }] } }] } }],
+          must: [{ bool: { must: [keywordDsl('police')], filter: [exactScan([1, 0, 0, 0], 0.75, [{ terms: { states: ['TX'] } }])] } }],
           filter: [{ terms: { states: ['TX'] } }],
         },
       },
@@ -448,7 +455,7 @@ describe('hybrid search', () => {
     const gate = semantic(0.4, true);
     const filters = [{ terms: { states: ['TX'] } }];
     const clause = keywordClause('grant', 'police equipment programs', statistics, gate, filters)!;
-    const knn = { bool: { must: [{ knn: { embedding: { vector: [1, 0, 0, 0], min_score: 0.7 } } }], filter: filters } };
+    const knn = exactScan([1, 0, 0, 0], 0.7, filters);
     const anyTerm = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_FIELDS, operator: 'or' } });
     const full = { bool: { filter: [minimumOf('police equipment programs'), anyTerm('police equipment')] } };
     const phrase = { multi_match: { query: 'police equipment programs', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } };
@@ -545,6 +552,6 @@ describe('index mapping', () => {
   });
 
   it('unit vectors pass through as numbers', () => {
-    expect((knnClause(unit(3, 4), 0.5, []) as { knn: { embedding: { vector: number[] } } }).knn.embedding.vector.map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0.6, 0.8]);
+    expect((knnClause(unit(3, 4), 0.5, []) as { script_score: { script: { params: { query_value: number[] } } } }).script_score.script.params.query_value.map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0.6, 0.8]);
   });
 });

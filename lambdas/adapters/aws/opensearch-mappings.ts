@@ -61,12 +61,11 @@ export const INDEX_PROPERTIES: Readonly<Record<ResourceKind, Readonly<Record<str
 };
 
 /**
- * The vector field. Engine: Lucene's HNSW, because it is the engine whose radial search
- * (`min_score`) returns every vector above the threshold with the filter applied inside the graph
- * search (and falls back to an exact scan when the filter is selective). Faiss supports both too,
- * but caps a radial search at index.max_result_window hits per segment, supports `cosinesimil`
- * only from OpenSearch 2.19, and its similarity-space radial thresholds have had engine bugs
- * (k-NN #2982, #3335). Lucene scores cosinesimil as (1 + cos) / 2 in every version.
+ * The vector field. Searches read it with an exact scan (opensearch-text-clauses.ts knnClause):
+ * radial search over the graph missed records above the threshold on a real 2.19 node. The field
+ * keeps Lucene's HNSW method because the k-NN plugin needs a method for a knn_vector in a k-NN
+ * index, and Lucene is the engine this test setup can run (Faiss and NMSLIB need native libraries,
+ * DESIGN.md section 5); it also scores cosinesimil as (1 + cos) / 2 in every version.
  */
 export function vectorFieldMapping(space: VectorSpace): Record<string, unknown> {
   return {

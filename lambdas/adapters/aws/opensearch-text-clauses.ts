@@ -96,14 +96,24 @@ export function keywordClause(kind: ResourceKind, text: string, statistics?: Ter
 }
 
 /**
- * The radial k-NN query: every vector whose cosine reaches the floor, among the records passing
- * the filters. The filters sit beside the k-NN query in a bool, not in its own `filter`: on
- * OpenSearch 2.19 (k-NN 2.19.1.0), a filter that rewrites itself (any date range does) makes the
- * k-NN query rebuild itself without min_score, and the search fails with "[knn] requires exactly
- * one of k, distance or score to be set". A radial search has no top-k cut, so filtering beside it
- * keeps exactly the same records, with the same scores.
+ * Every record passing the filters whose vector's cosine reaches the floor, scored by it: an exact
+ * scan (the k-NN plugin's `knn_score` script, the same (1 + cos) / 2 score as a k-NN query), as
+ * the embedded index scans. Not the radial k-NN query (`knn` with `min_score`), which real
+ * OpenSearch 2.19 showed to be wrong twice:
+ * - on the Lucene engine, its HNSW traversal only walks nodes above the threshold, so it stops at
+ *   an entry point below it: on ../shared/data a query with three records above the floor got none
+ *   (the eval's "lead-paint-homes"), differently from one run to the next;
+ * - with a filter that rewrites itself (any date range) inside it, the query rebuilt itself
+ *   without min_score and failed ("[knn] requires exactly one of k, distance or score to be set").
+ * A scan costs one dot product per filtered record, which the catalogue's size allows; it works in
+ * a filter context too (the keyword gate), where min_score still applies.
  */
 export function knnClause(vector: Float32Array, floor: number, filters: Dsl[]): Dsl {
-  const knn = { knn: { [VECTOR_FIELD]: { vector: Array.from(vector), min_score: openSearchScoreOfCosine(floor) } } };
-  return filters.length > 0 ? { bool: { must: [knn], filter: filters } } : knn;
+  return {
+    script_score: {
+      query: { bool: { filter: [{ exists: { field: VECTOR_FIELD } }, ...filters] } },
+      script: { source: 'knn_score', lang: 'knn', params: { field: VECTOR_FIELD, query_value: Array.from(vector), space_type: 'cosinesimil' } },
+      min_score: openSearchScoreOfCosine(floor),
+    },
+  };
 }
