@@ -8,6 +8,7 @@ import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructI
 import { indexReplicasOf, type FunctionGroup, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiLoggingPrerequisite } from './constructs/api-logging-prerequisite';
+import { VectorBackfill } from './constructs/vector-backfill';
 import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
 import { TIER_NAMES } from '../lambdas/core/auth/tiers';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
@@ -43,6 +44,7 @@ export class StatelessStack extends Stack {
   readonly indexer: RecordIndexer;
   readonly access: ApiAccess;
   readonly searchBootstrap: SearchIndexBootstrap;
+  readonly vectorBackfill: VectorBackfill;
   /** Absent on a stage that owns the account's API Gateway logging role. */
   readonly apiLoggingRole?: ApiLoggingPrerequisite;
   readonly webhooks: WebhookDelivery;
@@ -157,6 +159,19 @@ export class StatelessStack extends Stack {
     });
     this.indexer.function.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
 
+    this.vectorBackfill = new VectorBackfill(this, 'VectorBackfill', {
+      table: props.recordsTable,
+      searchDomain: props.searchDomain,
+      indexReplicas: indexReplicasOf(config.search),
+      embeddings: config.embeddings,
+      projectRoot: props.projectRoot,
+      serviceName: config.serviceName,
+      memorySizeMb: config.functions.memorySizeMb,
+      logRetention: config.functions.logRetention,
+      logRemovalPolicy: config.statefulRemovalPolicy,
+    });
+    this.vectorBackfill.function.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
+
     this.webhooks = new WebhookDelivery(this, 'Webhooks', {
       table: props.recordsTable,
       searchDomain: props.searchDomain,
@@ -192,6 +207,7 @@ export class StatelessStack extends Stack {
       { label: 'WebhookSender', function: this.webhooks.sender.lambdaFunction, kind: 'background' },
       { label: 'DeadlineScanner', function: this.webhooks.deadlineScanner.lambdaFunction, kind: 'background' },
       { label: 'SearchIndexBootstrap', function: this.searchBootstrap.function.lambdaFunction, kind: 'background' },
+      { label: 'VectorBackfill', function: this.vectorBackfill.function.lambdaFunction, kind: 'background' },
       ...(this.apiLoggingRole ? [{ label: 'ApiLoggingRoleCheck', function: this.apiLoggingRole.function.lambdaFunction, kind: 'background' } as const] : []),
     ];
     const metrics = new ServiceMetrics({

@@ -4,10 +4,13 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { BedrockEmbedder, TITAN_DIMENSIONS, TITAN_TEXT_V2, type BedrockEmbedderOptions, type TitanDimensions } from '../adapters/aws/bedrock-embedder';
 import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
 import { DynamoEmbeddingCache } from '../adapters/aws/dynamo-embedding-cache';
+import { DynamoRecordStore } from '../adapters/aws/dynamo-record-store';
+import { DynamoVectorBacklog } from '../adapters/aws/dynamo-vector-backlog';
 import { OpenSearchHttpClient } from '../adapters/aws/opensearch-client';
 import { OpenSearchIndex } from '../adapters/aws/opensearch-index';
 import { measuredEmbedder, measuredSearchIndex } from '../core/search/measured';
 import { memoizedEmbedder } from '../core/search/memoized-embedder';
+import type { BackfillPorts } from '../core/use-cases/backfill-vectors';
 import type { IndexerPorts } from '../core/use-cases/index-record-changes';
 import { systemClock } from '../ports/clock';
 import type { Embedder, VectorSpace } from '../ports/embedder';
@@ -91,7 +94,10 @@ export function awsSearchServices(): Services {
   return cachedServices;
 }
 
-/** The indexer's ports: the index it writes, the outbox and the embedding cache in the records table, and Bedrock. */
+/**
+ * The indexer's ports: the index it writes, the outbox, the embedding cache and the vector backlog
+ * in the records table, and Bedrock.
+ */
 export function createAwsIndexerPorts(env: NodeJS.ProcessEnv = process.env): IndexerPorts {
   const dynamo = traced(new DynamoDBClient({}));
   const tableName = requireEnv(env, 'RECORDS_TABLE_NAME');
@@ -100,6 +106,21 @@ export function createAwsIndexerPorts(env: NodeJS.ProcessEnv = process.env): Ind
     outbox: new DynamoChangeOutbox(dynamo, tableName),
     clock: systemClock,
     embeddings: { embedder: measuredEmbedder(bedrockEmbedder(env), awsTelemetry.metrics), cache: new DynamoEmbeddingCache(dynamo, tableName) },
+    vectorBacklog: new DynamoVectorBacklog(dynamo, tableName),
+    metrics: awsTelemetry.metrics,
+  };
+}
+
+/** The vector backfill's ports: the records it reads again, the index, Bedrock and its cache, the backlog. */
+export function createAwsBackfillPorts(env: NodeJS.ProcessEnv = process.env): BackfillPorts {
+  const dynamo = traced(new DynamoDBClient({}));
+  const tableName = requireEnv(env, 'RECORDS_TABLE_NAME');
+  return {
+    store: new DynamoRecordStore(dynamo, tableName),
+    index: openSearchIndexFor(env),
+    embeddings: { embedder: measuredEmbedder(bedrockEmbedder(env), awsTelemetry.metrics), cache: new DynamoEmbeddingCache(dynamo, tableName) },
+    backlog: new DynamoVectorBacklog(dynamo, tableName),
+    metrics: awsTelemetry.metrics,
   };
 }
 

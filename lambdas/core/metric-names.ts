@@ -36,4 +36,10 @@ export const METRIC_NAMES = {
   webhookRetried: 'WebhookRetried',
   /** Per indexer batch: the largest age of its stream records, now minus ApproximateCreationDateTime (Seconds). */
   indexerLagSeconds: 'IndexerLagSeconds',
+  /** Records the indexer wrote without their vector because the embedding model failed (Count). */
+  recordsIndexedWithoutVector: 'RecordsIndexedWithoutVector',
+  /** Per backfill run: records still waiting for their vector when it started, up to its batch (Count). */
+  vectorBacklog: 'VectorBacklog',
+  /** Records the backfill gave their vector (Count). */
+  vectorsBackfilled: 'VectorsBackfilled',
 } as const;

@@ -229,6 +229,17 @@ export class ServiceAlarms extends Construct {
         widget: DASHBOARD_WIDGETS.authorizerFailures,
       },
       {
+        anchor: 'vectors-waiting',
+        metric: metrics.vectorBacklog(),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        // Four 15-minute backfill runs in a row: an hour.
+        evaluationPeriods: 4,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        summary: 'Records indexed without their vector (the embedding model failed when they were written) have waited over an hour for the backfill: listings and keyword search find them, semantic search, hybrid ranking and matching do not.',
+        widget: DASHBOARD_WIDGETS.vectorBacklog,
+      },
+      {
         anchor: 'embedding-failures',
         metric: metrics.embeddingFailures(),
         threshold: 0,
@@ -236,7 +247,7 @@ export class ServiceAlarms extends Construct {
         // Two 5-minute windows in a row: one throttled burst that the next minute absorbs does not page.
         evaluationPeriods: 2,
         treatMissingData: TreatMissingData.NOT_BREACHING, // no failures, no data
-        summary: 'Calls to the Bedrock embedding model have failed for 10 minutes: semantic search and matching answer 503 SEARCH_UNAVAILABLE, hybrid search answers keyword matches only (meta.degraded), and indexer batches with new record text fail and retry, so the index falls behind.',
+        summary: 'Calls to the Bedrock embedding model have failed for 10 minutes: semantic search and matching answer 503 SEARCH_UNAVAILABLE, hybrid search answers keyword matches only (meta.degraded), and the indexer writes new and changed records without their vector (they wait for the backfill).',
         widget: DASHBOARD_WIDGETS.searchLatencyByMode,
       },
       ...throttleAlarms(metrics),

@@ -32,6 +32,7 @@ export const DASHBOARD_WIDGETS = {
   searchFreeStorage: 'OpenSearch free storage',
   searchLatency: 'OpenSearch search latency',
   indexerLag: 'Indexer lag',
+  vectorBacklog: 'Records waiting for their vector',
   webhookQueueAge: 'Webhook queue: age of the oldest message',
   deadLetterQueues: 'Dead-letter queues',
   webhookSuccessRate: 'Webhook success rate',
@@ -156,6 +157,9 @@ export class ServiceDashboard extends Construct {
       ], {
         leftAnnotations: [{ value: ALARM_THRESHOLDS.indexerLagSeconds, label: 'lag alarm' }],
         leftYAxis: { min: 0, label: 's', showUnits: false },
+      }),
+      graph(DASHBOARD_WIDGETS.vectorBacklog, [metrics.vectorBacklog(), metrics.recordsIndexedWithoutVector(), metrics.vectorsBackfilled()], {
+        leftYAxis: { min: 0, label: 'records', showUnits: false },
       }),
       graph(DASHBOARD_WIDGETS.webhookQueueAge, [metrics.webhookOldestMessageAge()], {
         leftAnnotations: [{ value: ALARM_THRESHOLDS.webhookOldestMessageSeconds, label: 'age alarm' }],

@@ -157,6 +157,11 @@ export class ServiceFunction extends Construct {
     return this.bindItemsByPrefix(table, ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], ['event#*']);
   }
 
+  /** Takes records off the vector backlog ("vector-backlog#*") once they have their vector; the indexer adds them with its table writes. */
+  bindVectorBacklogConsumer(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], ['vector-backlog#*']);
+  }
+
   /** The deadline scan's markers ("deadline-sent#*"): one event per subscription, record and deadline. */
   bindDeadlineLedger(table: ITable): this {
     return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:PutItem'], ['deadline-sent#*']);

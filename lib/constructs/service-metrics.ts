@@ -180,6 +180,19 @@ export class ServiceMetrics {
     });
   }
 
+  /** Records waiting for their vector, as each 15-minute backfill run finds them (up to its batch). */
+  vectorBacklog(): Metric {
+    return this.own(METRIC_NAMES.vectorBacklog, { statistic: Stats.MAXIMUM, period: Duration.minutes(15), label: 'Records waiting for a vector (max)' });
+  }
+
+  recordsIndexedWithoutVector(): Metric {
+    return this.own(METRIC_NAMES.recordsIndexedWithoutVector, { statistic: Stats.SUM, label: 'Indexed without a vector' });
+  }
+
+  vectorsBackfilled(): Metric {
+    return this.own(METRIC_NAMES.vectorsBackfilled, { statistic: Stats.SUM, label: 'Vectors backfilled' });
+  }
+
   indexerLagSeconds(): Metric {
     return this.own(METRIC_NAMES.indexerLagSeconds, { statistic: Stats.MAXIMUM, label: 'IndexerLagSeconds (max)' });
   }

@@ -175,7 +175,7 @@ describe('stage config in the stacks', () => {
     expect([[1, 1], [2, 2], [3, 3], [3, 6], [2, 1], [3, 2]].map(([zones, nodes]) => indexReplicasOf({ availabilityZoneCount: zones as 1 | 2 | 3, dataNodeCount: nodes! }))).toEqual([0, 1, 2, 2, 0, 1]);
     for (const [stage, replicas] of [[prod, '1'], [dev, '0']] as const) {
       const creators = functions(stage.stateless).filter((fn) => 'SEARCH_INDEX_REPLICAS' in envOf(fn));
-      expect(creators.map((fn) => String(fn.Properties?.Description).replace(/[:(].*/, '').trim()).sort()).toEqual(['Deploy-time bootstrap of the search indices and aliases', 'Indexer']);
+      expect(creators.map((fn) => String(fn.Properties?.Description).replace(/[:(].*/, '').trim()).sort()).toEqual(['Deploy-time bootstrap of the search indices and aliases', 'Indexer', 'Vector backfill']);
       for (const fn of creators) expect(envOf(fn).SEARCH_INDEX_REPLICAS).toBe(replicas);
       stage.stateful.hasOutput('SearchIndexReplicas', { Value: replicas });
     }

@@ -65,9 +65,10 @@ const EXPECTED = {
   'indexer-errors': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/Lambda', 'Errors', 'Sum', 300]] },
   'indexer-lag': { threshold: 300, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', expression: 'MAX([FILL(lag, 0), FILL(iteratorAgeMs, 0) / 1000])', metrics: [[METRICS_NAMESPACE, METRIC_NAMES.indexerLagSeconds, 'Maximum', 300], ['AWS/Lambda', 'IteratorAge', 'Maximum', 300]] },
   'authorizer-failures': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['GcfDataService/gcf-data-service-prod', 'AuthorizerFailures', 'Sum', 300]] },
+  'vectors-waiting': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 4, datapoints: 4, missing: 'notBreaching', metrics: [[METRICS_NAMESPACE, 'VectorBacklog', 'Maximum', 900]] },
   'embedding-failures': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 2, datapoints: 2, missing: 'notBreaching', metrics: [[METRICS_NAMESPACE, METRIC_NAMES.embeddingFailures, 'Sum', 300]] },
   'lambda-throttles-api': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', throttledFunctions: 10 },
-  'lambda-throttles-background': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', throttledFunctions: 6 },
+  'lambda-throttles-background': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', throttledFunctions: 7 },
 } as const;
 
 describe('service alarms', () => {

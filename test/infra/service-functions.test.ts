@@ -45,9 +45,10 @@ describe('service functions', () => {
     'lambdas/handlers/match-grants.ts': 'search',
   } as const;
 
-  it('creates exactly one function per route, the indexer, the authorizer, the index bootstrap and the logging-role check with their providers, the three webhook functions, and nothing else', () => {
+  it('creates exactly one function per route, the indexer and its vector backfill, the authorizer, the index bootstrap and the logging-role check with their providers, the three webhook functions, and nothing else', () => {
     expect([...functions.keys()].sort()).toEqual([
       'lambdas/handlers/authorize-request.ts',
+      'lambdas/handlers/backfill-vectors.ts',
       'lambdas/handlers/bootstrap-search-index.ts',
       'lambdas/handlers/check-api-logging-role.ts',
       'lambdas/handlers/fan-out-change-events.ts',
@@ -80,7 +81,7 @@ describe('service functions', () => {
       // the authorizer is two reads; the deploy-time bootstrap creates indices; the webhook sender
       // attempts ten deliveries of 10 s at most in parallel; the deadline scan pages the index.
       const timeouts: Record<string, number> = {
-        'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10, 'lambdas/handlers/bootstrap-search-index.ts': 120, 'lambdas/handlers/check-api-logging-role.ts': 30,
+        'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10, 'lambdas/handlers/bootstrap-search-index.ts': 120, 'lambdas/handlers/check-api-logging-role.ts': 30, 'lambdas/handlers/backfill-vectors.ts': 300,
         'lambdas/handlers/send-webhooks.ts': 60, 'lambdas/handlers/fan-out-change-events.ts': 60, 'lambdas/handlers/scan-deadlines.ts': 600,
       };
       expect(properties.Timeout, entry).toBe(timeouts[entry] ?? 15);
@@ -93,9 +94,9 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    // One per function (nine routes, the indexer, the authorizer, the bootstrap and the logging-role
-    // check with their providers, three for webhooks) and the API access log.
-    expect(logGroups).toHaveLength(19);
+    // One per function (nine routes, the indexer and its vector backfill, the authorizer, the
+    // bootstrap and the logging-role check with their providers, three for webhooks) and the API access log.
+    expect(logGroups).toHaveLength(20);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);

@@ -1,8 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEmbeddingCache } from '../../lambdas/adapters/aws/dynamo-embedding-cache';
+import { startDynaliteTable, type DynaliteTable } from '../support/dynalite-table';
 
 const TABLE = 'gcf-records';
 const DAY_SECONDS = 86_400;
@@ -41,34 +40,18 @@ function leaveHalfOfBatchGetsUnprocessed(client: DynamoDBClient, times: number) 
 }
 
 describe('DynamoEmbeddingCache on dynalite', () => {
-  const server = dynalite({ createTableMs: 0 });
-  let endpoint = '';
-  const clientFor = () => new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  let table: DynaliteTable;
+  const clientFor = () => table.client();
   let client: DynamoDBClient;
 
   beforeAll(async () => {
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    table = await startDynaliteTable(TABLE);
     client = clientFor();
-    await client.send(new CreateTableCommand({
-      TableName: TABLE,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }));
-    // dynalite reports the table only once it turns ACTIVE, a tick or more after creating it.
-    for (let attempt = 0; attempt < 500; attempt++) {
-      const status = await client.send(new DescribeTableCommand({ TableName: TABLE })).then((out) => out.Table?.TableStatus, () => undefined);
-      if (status === 'ACTIVE') return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error('the test table did not become ACTIVE');
   });
 
   afterAll(async () => {
     client.destroy();
-    await new Promise((resolve) => server.close(resolve));
+    await table.close();
   });
 
   it('returns 250 vectors bit for bit, in batches larger than one request holds', async () => {
