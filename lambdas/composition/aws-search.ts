@@ -68,17 +68,34 @@ export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = 
 const SDK_ATTEMPTS = 2;
 
 /**
+ * How long one call to Titan may take, and to connect (the SDK sets no limit, so a call that hangs
+ * would wait for the function's own timeout and no TimeoutError would ever be retried). Titan
+ * answers one text in well under a second.
+ */
+export interface BedrockTimeouts {
+  requestMs: number;
+  connectionMs: number;
+}
+const BATCH_TIMEOUTS: BedrockTimeouts = { requestMs: 10_000, connectionMs: 3_000 };
+
+/**
  * Titan over Bedrock. The SDK retries once itself (maxAttempts 2: a dropped connection is tried
  * again after the SDK's own short backoff), and the adapter's backoff with full jitter paces
  * everything after that; `pacing` differs between a request waiting for one query vector and the
  * indexer embedding batches. Attempts multiply: at most 2 × (retries + 1) calls per text.
  */
-export function bedrockEmbedder(env: NodeJS.ProcessEnv, pacing: Pick<BedrockEmbedderOptions, 'retries' | 'maxDelayMs' | 'maxConcurrency'> = {}): Embedder {
-  return new BedrockEmbedder(traced(new BedrockRuntimeClient({ maxAttempts: SDK_ATTEMPTS })), { dimensions: titanDimensionsFromEnv(env), ...pacing });
+export function bedrockEmbedder(
+  env: NodeJS.ProcessEnv,
+  pacing: Pick<BedrockEmbedderOptions, 'retries' | 'maxDelayMs' | 'maxConcurrency'> = {},
+  timeouts: BedrockTimeouts = BATCH_TIMEOUTS,
+): Embedder {
+  const client = new BedrockRuntimeClient({ maxAttempts: SDK_ATTEMPTS, requestHandler: { requestTimeout: timeouts.requestMs, connectionTimeout: timeouts.connectionMs } });
+  return new BedrockEmbedder(traced(client), { dimensions: titanDimensionsFromEnv(env), ...pacing });
 }
 
-/** A caller waits for its query vector: two quick retries, then 503 rather than an API Gateway timeout. */
+/** A caller waits for its query vector: two quick retries of short calls, then 503 rather than an API Gateway timeout. */
 const QUERY_PACING = { retries: 2, maxDelayMs: 1_000 } as const;
+const QUERY_TIMEOUTS: BedrockTimeouts = { requestMs: 2_000, connectionMs: 1_000 };
 /** Query vectors a warm function remembers (a few hundred KB at 1,024 dimensions). */
 const REMEMBERED_QUERIES = 256;
 
@@ -89,7 +106,7 @@ export function awsSearchServices(): Services {
   cachedServices ??= createAwsServices(process.env, {
     index: (env) => measuredSearchIndex(openSearchIndexFor(env), awsTelemetry.metrics),
     // Timed inside the memo: EmbeddingLatency is Bedrock's, not a remembered vector's.
-    embedder: (env) => memoizedEmbedder(measuredEmbedder(bedrockEmbedder(env, QUERY_PACING), awsTelemetry.metrics), REMEMBERED_QUERIES),
+    embedder: (env) => memoizedEmbedder(measuredEmbedder(bedrockEmbedder(env, QUERY_PACING, QUERY_TIMEOUTS), awsTelemetry.metrics), REMEMBERED_QUERIES),
   });
   return cachedServices;
 }
