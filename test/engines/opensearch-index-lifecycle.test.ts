@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeOnEngine } from './engine-suite';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
@@ -12,8 +13,6 @@ import type { VectorSpace } from '../../lambdas/ports/embedder';
  * that swaps the alias to a fresh index while the old one serves until the swap.
  */
 
-const url = process.env.OPENSEARCH_URL;
-const required = Boolean(process.env.GCF_ENGINES_REQUIRED);
 const SPACE: VectorSpace = { embedder: 'engine-test', dimensions: 4 };
 const TODAY = '2026-11-22';
 
@@ -27,79 +26,72 @@ const grant = (n: number, title: string): Grant => ({
 
 const search = (text: string) => parseListQuery('grant', { search: [text], search_mode: ['keyword'] }, TODAY) as ListQuery & { kind: 'grant' };
 
-if (!url) {
-  describe('OpenSearchIndex lifecycle on OpenSearch 2.19', () => {
-    if (required) it('runs against the engine npm run test:engines starts', () => { throw new Error('OPENSEARCH_URL is not set: npm run test:engines sets it to the OpenSearch node it starts'); });
-    else it.skip('skipped here: `npm run test:engines` runs it against a real OpenSearch 2.19 node (or set OPENSEARCH_URL)', () => {});
+describeOnEngine('OpenSearchIndex lifecycle on OpenSearch 2.19', 'OPENSEARCH_URL', (url) => {
+  const client = new OpenSearchHttpClient({ node: url });
+  const prefix = `gcf-lifecycle-${Date.now()}`;
+  const adapter = (space: VectorSpace = SPACE) => new OpenSearchIndex(client, { space, endpoint: url, aliasPrefix: prefix });
+  const ids = async (index: OpenSearchIndex, text: string) => (await index.query('grant', search(text))).results.map((g) => g.title);
+
+  beforeAll(async () => {
+    const checks = await adapter().ensureIndices(RESOURCE_KINDS);
+    expect(checks.map((check) => check.status)).toEqual(['created', 'created', 'created']);
   });
-} else {
-  describe('OpenSearchIndex lifecycle on OpenSearch 2.19', () => {
-    const client = new OpenSearchHttpClient({ node: url });
-    const prefix = `gcf-lifecycle-${Date.now()}`;
-    const adapter = (space: VectorSpace = SPACE) => new OpenSearchIndex(client, { space, endpoint: url, aliasPrefix: prefix });
-    const ids = async (index: OpenSearchIndex, text: string) => (await index.query('grant', search(text))).results.map((g) => g.title);
 
-    beforeAll(async () => {
-      const checks = await adapter().ensureIndices(RESOURCE_KINDS);
-      expect(checks.map((check) => check.status)).toEqual(['created', 'created', 'created']);
+  afterAll(async () => {
+    await client.indices.delete({ index: `${prefix}-*` }).catch(() => undefined);
+  });
+
+  it('bootstraps once: a second run finds the indices, and a run with another vector space reports a mismatch without touching them', async () => {
+    expect((await adapter().ensureIndices(RESOURCE_KINDS)).map((check) => [check.kind, check.status, check.indices])).toEqual([
+      ['grant', 'found', [`${prefix}-grants-v1`]], ['contract', 'found', [`${prefix}-contracts-v1`]], ['funder', 'found', [`${prefix}-funders-v1`]],
+    ]);
+    const [mismatch] = await adapter({ embedder: 'another-model', dimensions: 8 }).ensureIndices(['grant']);
+    expect(mismatch).toMatchObject({ status: 'mismatch', found: SPACE });
+    expect(mismatch!.message).toContain(REBUILD_REMEDY);
+  });
+
+  it('creates indices the engine accepts with every setting the mappings module asks for', async () => {
+    const { body } = await client.indices.getMapping({ index: `${prefix}-grants` });
+    const mapping = (body as Record<string, { mappings: { properties: Record<string, { type: string; method?: { engine: string } }> } }>)[`${prefix}-grants-v1`]!.mappings;
+    expect(mapping.properties.embedding).toMatchObject({ type: 'knn_vector', method: { engine: 'lucene' } });
+    const settings = await fetch(`${url}/${prefix}-grants-v1/_settings?flat_settings=true`).then((r) => r.json()) as Record<string, { settings: Record<string, string> }>;
+    expect(settings[`${prefix}-grants-v1`]!.settings).toMatchObject({
+      'index.knn': 'true',
+      'index.max_result_window': '10100',
+      'index.search.slowlog.threshold.query.warn': '1s',
+      'index.indexing.slowlog.threshold.index.warn': '2s',
+      'index.auto_expand_replicas': '0-1',
     });
+    // A deployment's replica count (one per extra zone) is a fixed number instead.
+    const zoned = new OpenSearchIndex(client, { space: SPACE, endpoint: url, aliasPrefix: `${prefix}-zoned`, replicas: 2 });
+    await zoned.ensureIndices(['funder']);
+    const zonedSettings = await fetch(`${url}/${prefix}-zoned-funders-v1/_settings?flat_settings=true`).then((r) => r.json()) as Record<string, { settings: Record<string, string> }>;
+    expect(zonedSettings[`${prefix}-zoned-funders-v1`]!.settings).toMatchObject({ 'index.number_of_replicas': '2' });
+    expect(zonedSettings[`${prefix}-zoned-funders-v1`]!.settings).not.toHaveProperty('index.auto_expand_replicas');
+  });
 
-    afterAll(async () => {
-      await client.indices.delete({ index: `${prefix}-*` }).catch(() => undefined);
-    });
+  it('writes through _bulk, finds the records once refreshed, and removes them', async () => {
+    const index = adapter();
+    await index.upsert('grant', [grant(1, 'Police radios'), grant(2, 'Police body cameras')], [Float32Array.of(1, 0, 0, 0), null]);
+    await client.indices.refresh({ index: `${prefix}-grants` });
+    expect((await ids(index, 'police')).sort()).toEqual(['Police body cameras', 'Police radios']);
+    await index.remove('grant', [grant(2, '').id]);
+    await client.indices.refresh({ index: `${prefix}-grants` });
+    expect(await ids(index, 'police')).toEqual(['Police radios']);
+  });
 
-    it('bootstraps once: a second run finds the indices, and a run with another vector space reports a mismatch without touching them', async () => {
-      expect((await adapter().ensureIndices(RESOURCE_KINDS)).map((check) => [check.kind, check.status, check.indices])).toEqual([
-        ['grant', 'found', [`${prefix}-grants-v1`]], ['contract', 'found', [`${prefix}-contracts-v1`]], ['funder', 'found', [`${prefix}-funders-v1`]],
-      ]);
-      const [mismatch] = await adapter({ embedder: 'another-model', dimensions: 8 }).ensureIndices(['grant']);
-      expect(mismatch).toMatchObject({ status: 'mismatch', found: SPACE });
-      expect(mismatch!.message).toContain(REBUILD_REMEDY);
-    });
-
-    it('creates indices the engine accepts with every setting the mappings module asks for', async () => {
-      const { body } = await client.indices.getMapping({ index: `${prefix}-grants` });
-      const mapping = (body as Record<string, { mappings: { properties: Record<string, { type: string; method?: { engine: string } }> } }>)[`${prefix}-grants-v1`]!.mappings;
-      expect(mapping.properties.embedding).toMatchObject({ type: 'knn_vector', method: { engine: 'lucene' } });
-      const settings = await fetch(`${url}/${prefix}-grants-v1/_settings?flat_settings=true`).then((r) => r.json()) as Record<string, { settings: Record<string, string> }>;
-      expect(settings[`${prefix}-grants-v1`]!.settings).toMatchObject({
-        'index.knn': 'true',
-        'index.max_result_window': '10100',
-        'index.search.slowlog.threshold.query.warn': '1s',
-        'index.indexing.slowlog.threshold.index.warn': '2s',
-        'index.auto_expand_replicas': '0-1',
-      });
-      // A deployment's replica count (one per extra zone) is a fixed number instead.
-      const zoned = new OpenSearchIndex(client, { space: SPACE, endpoint: url, aliasPrefix: `${prefix}-zoned`, replicas: 2 });
-      await zoned.ensureIndices(['funder']);
-      const zonedSettings = await fetch(`${url}/${prefix}-zoned-funders-v1/_settings?flat_settings=true`).then((r) => r.json()) as Record<string, { settings: Record<string, string> }>;
-      expect(zonedSettings[`${prefix}-zoned-funders-v1`]!.settings).toMatchObject({ 'index.number_of_replicas': '2' });
-      expect(zonedSettings[`${prefix}-zoned-funders-v1`]!.settings).not.toHaveProperty('index.auto_expand_replicas');
-    });
-
-    it('writes through _bulk, finds the records once refreshed, and removes them', async () => {
-      const index = adapter();
-      await index.upsert('grant', [grant(1, 'Police radios'), grant(2, 'Police body cameras')], [Float32Array.of(1, 0, 0, 0), null]);
-      await client.indices.refresh({ index: `${prefix}-grants` });
-      expect((await ids(index, 'police')).sort()).toEqual(['Police body cameras', 'Police radios']);
-      await index.remove('grant', [grant(2, '').id]);
-      await client.indices.refresh({ index: `${prefix}-grants` });
+  it('rebuilds into a new index and swaps the alias to it, deleting the old one', async () => {
+    const index = adapter();
+    const result = await index.rebuild('grant', async (write) => {
+      await write([grant(3, 'Police training')], [Float32Array.of(0, 1, 0, 0)]);
+      // The old index keeps serving while the new one fills.
       expect(await ids(index, 'police')).toEqual(['Police radios']);
-    });
-
-    it('rebuilds into a new index and swaps the alias to it, deleting the old one', async () => {
-      const index = adapter();
-      const result = await index.rebuild('grant', async (write) => {
-        await write([grant(3, 'Police training')], [Float32Array.of(0, 1, 0, 0)]);
-        // The old index keeps serving while the new one fills.
-        expect(await ids(index, 'police')).toEqual(['Police radios']);
-        await write([grant(4, 'Police vehicles')]);
-      }, { version: 'v2' });
-      expect(result).toEqual({ index: `${prefix}-grants-v2`, replaced: [`${prefix}-grants-v1`], documents: 2 });
-      expect((await ids(adapter(), 'police')).sort()).toEqual(['Police training', 'Police vehicles']);
-      const { body } = await client.indices.getAlias({ name: `${prefix}-grants` });
-      expect(Object.keys(body as object)).toEqual([`${prefix}-grants-v2`]);
-      await expect(fetch(`${url}/${prefix}-grants-v1`).then((r) => r.status)).resolves.toBe(404);
-    });
+      await write([grant(4, 'Police vehicles')]);
+    }, { version: 'v2' });
+    expect(result).toEqual({ index: `${prefix}-grants-v2`, replaced: [`${prefix}-grants-v1`], documents: 2 });
+    expect((await ids(adapter(), 'police')).sort()).toEqual(['Police training', 'Police vehicles']);
+    const { body } = await client.indices.getAlias({ name: `${prefix}-grants` });
+    expect(Object.keys(body as object)).toEqual([`${prefix}-grants-v2`]);
+    await expect(fetch(`${url}/${prefix}-grants-v1`).then((r) => r.status)).resolves.toBe(404);
   });
-}
+});
