@@ -150,6 +150,26 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
     await webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'test over', updated_at: clock.now().toISOString() });
   });
 
+  it('loses no event when the queue refuses the send (it does not exist): the outbox keeps it, and the retried fan-out queues it', async () => {
+    const { subscription } = await addSubscription({ webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}/refused`, events: ['grant.created'] }, 'local', clock.now());
+    await stack.services.store.put('grant', [grants[5]!]);
+    const records = await outboxRecords();
+    expect(records).toHaveLength(1);
+    const refusing = new SqsDeliveryQueue(sqs, `${queueUrl}-missing`, deadLetterUrl);
+    const fanOut = (q: SqsDeliveryQueue) => changeFanOutHandler(() => ({ webhooks, log, queue: q, clock, outbox: new DynamoChangeOutbox(dynamo, LOCAL_TABLE_NAME) }))({ Records: records }, context, () => undefined);
+    // Its only record failed: the whole batch fails, and the stream hands it over again.
+    await expect(fanOut(refusing)).rejects.toThrow('All records failed processing');
+    expect(await outboxRecords()).toHaveLength(1);
+    expect((await log.list(subscription.subscription_id, 5)).map((d) => d.status)).toEqual(['pending']);
+    // The stream hands the batch over again; the queue now takes it.
+    expect(await fanOut(queue)).toEqual({ batchItemFailures: [] });
+    expect(await outboxRecords()).toHaveLength(0);
+    expect((await poll()).messages).toHaveLength(1);
+    expect(received.filter((path) => path === '/refused')).toHaveLength(1);
+    expect((await log.list(subscription.subscription_id, 5)).map((d) => d.status)).toEqual(['delivered']);
+    await webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'test over', updated_at: clock.now().toISOString() });
+  });
+
   it('leaves a message it reports as failed on the queue, where SQS hands it over again after the visibility timeout', async () => {
     const subscription = await subscribeAndQueue('/partial', grants.slice(3, 5));
     const flaky = { broken: '' };
