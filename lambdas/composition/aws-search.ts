@@ -141,6 +141,13 @@ export function createAwsBackfillPorts(env: NodeJS.ProcessEnv = process.env): Ba
   };
 }
 
+let cachedBackfillPorts: BackfillPorts | undefined;
+
+export function awsBackfillPorts(): BackfillPorts {
+  cachedBackfillPorts ??= createAwsBackfillPorts();
+  return cachedBackfillPorts;
+}
+
 let cachedIndexerPorts: IndexerPorts | undefined;
 
 export function awsIndexerPorts(): IndexerPorts {
