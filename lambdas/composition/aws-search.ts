@@ -58,10 +58,15 @@ function indexReplicasFromEnv(env: NodeJS.ProcessEnv): number | undefined {
   return replicas;
 }
 
-/** The OpenSearch adapter (with ensureIndices and rebuild), for the functions, the bootstrap and the admin CLI. */
+/**
+ * The OpenSearch adapter (with ensureIndices and rebuild), for the functions, the bootstrap and the
+ * admin CLI. SEARCH_INDEX_ALIAS_PREFIX, unset in a deployment, gives the aliases another prefix so
+ * that several runs can share one engine (the local AWS mode, the runtime SDK check).
+ */
 export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = vectorSpaceFromEnv(env)): OpenSearchIndex {
   const endpoint = requireEnv(env, 'SEARCH_DOMAIN_ENDPOINT');
-  return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), { space, endpoint, replicas: indexReplicasFromEnv(env) });
+  const aliasPrefix = env.SEARCH_INDEX_ALIAS_PREFIX || undefined;
+  return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), { space, endpoint, replicas: indexReplicasFromEnv(env), aliasPrefix });
 }
 
 /** The SDK's own attempts per adapter attempt (the first and one retry). */
@@ -93,6 +98,22 @@ export function bedrockEmbedder(
   return new BedrockEmbedder(traced(client), { dimensions: titanDimensionsFromEnv(env), ...pacing });
 }
 
+/**
+ * Titan, timed and counted (EmbeddingLatency, EmbeddingFailures), with each failed call's cause in
+ * the log: the indexer carries on without vectors and hybrid search without its semantic half, so
+ * the metric says that the model failed and this line says why. Never the texts themselves.
+ */
+function observedBedrock(embedder: Embedder): Embedder {
+  const measured = measuredEmbedder(embedder, awsTelemetry.metrics);
+  return {
+    space: measured.space,
+    embed: (texts, purpose) => measured.embed(texts, purpose).catch((error: unknown) => {
+      awsTelemetry.logger.warn('Bedrock could not embed', { texts: texts.length, purpose: purpose ?? 'document', error: error as Error });
+      throw error;
+    }),
+  };
+}
+
 /** A caller waits for its query vector: two quick retries of short calls, then 503 rather than an API Gateway timeout. */
 const QUERY_PACING = { retries: 2, maxDelayMs: 1_000 } as const;
 const QUERY_TIMEOUTS: BedrockTimeouts = { requestMs: 2_000, connectionMs: 1_000 };
@@ -106,7 +127,7 @@ export function awsSearchServices(): Services {
   cachedServices ??= createAwsServices(process.env, {
     index: (env) => measuredSearchIndex(openSearchIndexFor(env), awsTelemetry.metrics),
     // Timed inside the memo: EmbeddingLatency is Bedrock's, not a remembered vector's.
-    embedder: (env) => memoizedEmbedder(measuredEmbedder(bedrockEmbedder(env, QUERY_PACING, QUERY_TIMEOUTS), awsTelemetry.metrics), REMEMBERED_QUERIES),
+    embedder: (env) => memoizedEmbedder(observedBedrock(bedrockEmbedder(env, QUERY_PACING, QUERY_TIMEOUTS)), REMEMBERED_QUERIES),
   });
   return cachedServices;
 }
@@ -122,7 +143,7 @@ export function createAwsIndexerPorts(env: NodeJS.ProcessEnv = process.env): Ind
     index: openSearchIndexFor(env),
     outbox: new DynamoChangeOutbox(dynamo, tableName),
     clock: systemClock,
-    embeddings: { embedder: measuredEmbedder(bedrockEmbedder(env), awsTelemetry.metrics), cache: new DynamoEmbeddingCache(dynamo, tableName) },
+    embeddings: { embedder: observedBedrock(bedrockEmbedder(env)), cache: new DynamoEmbeddingCache(dynamo, tableName) },
     vectorBacklog: new DynamoVectorBacklog(dynamo, tableName),
     metrics: awsTelemetry.metrics,
   };
@@ -135,7 +156,7 @@ export function createAwsBackfillPorts(env: NodeJS.ProcessEnv = process.env): Ba
   return {
     store: new DynamoRecordStore(dynamo, tableName),
     index: openSearchIndexFor(env),
-    embeddings: { embedder: measuredEmbedder(bedrockEmbedder(env), awsTelemetry.metrics), cache: new DynamoEmbeddingCache(dynamo, tableName) },
+    embeddings: { embedder: observedBedrock(bedrockEmbedder(env)), cache: new DynamoEmbeddingCache(dynamo, tableName) },
     backlog: new DynamoVectorBacklog(dynamo, tableName),
     metrics: awsTelemetry.metrics,
   };

@@ -12,7 +12,7 @@ import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-st
 import { SqsDeliveryQueue } from '../../lambdas/adapters/aws/sqs-delivery-queue';
 import { httpWebhookTransport } from '../../lambdas/adapters/http-webhook-transport';
 import type { Grant } from '../../lambdas/core/records';
-import type { DeliveryPorts } from '../../lambdas/core/use-cases/deliver-webhook';
+import { replayDelivery, type DeliveryPorts } from '../../lambdas/core/use-cases/deliver-webhook';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
 import { changeFanOutHandler } from '../../lambdas/http/change-fan-out';
@@ -130,7 +130,7 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
     await webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'test over', updated_at: clock.now().toISOString() });
   });
 
-  it('re-queues a failed attempt with its real delay, and dead-letters the delivery after the last one', async () => {
+  it('re-queues a failed attempt with its real delay, dead-letters the delivery after the last one, and delivers it on replay', async () => {
     const subscription = await subscribeAndQueue('/down', [grants[2]!]);
     failing.add('/down');
     const sentAt = Date.now();
@@ -147,6 +147,12 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
     expect(Messages.map((m) => JSON.parse(m.Body!))).toEqual([{ delivery_id: delivery!.delivery_id }]);
     for (const m of Messages) await sqs.send(new DeleteMessageCommand({ QueueUrl: deadLetterUrl, ReceiptHandle: m.ReceiptHandle! }));
     failing.delete('/down');
+    // The receiver is back: a replay (`admin webhooks replay --target aws`) queues it afresh, and the sender delivers it.
+    expect(await replayDelivery({ log, queue, clock }, delivery!.delivery_id)).toMatchObject({ status: 'pending', attempts: 0 });
+    const replayed = await poll();
+    expect(replayed.messages.map((m) => JSON.parse(m.Body!))).toEqual([{ delivery_id: delivery!.delivery_id }]);
+    expect(received.filter((path) => path === '/down')).toHaveLength(4);
+    expect(await log.get(delivery!.delivery_id)).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204 });
     await webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'test over', updated_at: clock.now().toISOString() });
   });
 
