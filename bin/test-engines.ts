@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { ENGINE_ENV, ENGINE_NAMES, startEngine, stopEngine } from '../local/engines/engine-processes';
 
 /** The suites that run against the engines (each also runs, or skips, inside `npm test`). */
-const ENGINE_SUITES = ['test/integration/search-index-contract.test.ts', 'test/engines'];
+const ENGINE_SUITES = ['test/integration/search-index-contract.test.ts', 'test/engines', 'test/reliability/search-domain-faults-on-engine.test.ts'];
 
 async function main(): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env, GCF_ENGINES_REQUIRED: '1' };

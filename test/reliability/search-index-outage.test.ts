@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '../../lib/config';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody } from '../../lambdas/adapters/aws/opensearch-mappings';
@@ -9,6 +8,7 @@ import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
 import { serveOverHttp, type ServedApi } from '../support/api-server';
 import { startStandInOpenSearch, type StandInOpenSearch, type StandInRequest } from '../support/stand-in-opensearch';
 import { startFaultyDomain, type DomainMode, type FaultyDomain } from './helpers/faulty-domain';
+import { searchRoutes, type SearchRoutes } from './helpers/search-routes';
 
 /**
  * The search domain down while the API runs: the API's handlers over real HTTP, with records in
@@ -21,15 +21,13 @@ import { startFaultyDomain, type DomainMode, type FaultyDomain } from './helpers
  */
 
 const SMALL = { funders: 10, grants: 60, contracts: 20, awardedGrants: 4, awardedContracts: 2 };
-/** The API functions' timeout (every stage's default): a 503 must be sent before it. */
-const FUNCTION_TIMEOUT_MS = stageConfig('prod').functions.timeout.toMilliseconds();
 
 let stack: EmbeddedStack;
 let openSearch: StandInOpenSearch;
 let domain: FaultyDomain;
 let served: ServedApi;
-let baseUrl: string;
 let keys: LocalKeys;
+let routes: SearchRoutes;
 const records: Record<ResourceKind, AnyRecord[]> = { grant: [], contract: [], funder: [] };
 
 const kindOfPath = (path: string) => RESOURCE_KINDS.find((kind) => path.startsWith(`/${INDEX_ALIASES[kind]}/`))!;
@@ -64,7 +62,7 @@ beforeAll(async () => {
   const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: domain.endpoint }), { space, endpoint: domain.endpoint });
   ({ keys } = await ensureLocalKeys(stack.services));
   served = await serveOverHttp({ ...stack.services, index }, stack.services);
-  baseUrl = served.baseUrl;
+  routes = searchRoutes(served.baseUrl, keys.developer, domain.endpoint);
 });
 afterAll(async () => {
   await served?.close();
@@ -73,56 +71,10 @@ afterAll(async () => {
   await stack?.close();
 });
 
-interface Answer { status: number; body: any; headers: Headers; ms: number }
-
-async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
-  const started = performance.now();
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${keys.developer}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // left as text
-  }
-  return { status: res.status, body: parsed, headers: res.headers, ms: performance.now() - started };
-}
-
-/** Every route that reads the search index. */
-const SEARCHES: [string, () => Promise<Answer>][] = [
-  ['plain list', () => call('GET', '/grants-api?limit=5')],
-  ['count_only', () => call('GET', '/contracts-api?count_only=true')],
-  ['funders list', () => call('GET', '/funders-api?limit=5')],
-  ['keyword search', () => call('GET', '/grants-api?search=community%20health')],
-  ['semantic search (list)', () => call('GET', '/grants-api?search=community%20health&search_mode=semantic')],
-  ['hybrid search', () => call('GET', '/grants-api?search=community%20health&search_mode=hybrid')],
-  ['POST /semantic-search', () => call('POST', '/semantic-search', { query: 'rural broadband', limit: 5 })],
-  ['POST /match-grants-api', () => call('POST', '/match-grants-api', { profile: { mission: 'community health clinics', organization_type: 'nonprofit' } })],
-];
-
-async function expectSearchesAnswer(expected: 200 | 503, label: string): Promise<void> {
-  // All at once, as callers would keep coming during an outage.
-  const answers = await Promise.all(SEARCHES.map(async ([name, run]) => [name, await run()] as const));
-  for (const [name, answer] of answers) {
-    expect(answer.status, `${label}: ${name}: ${JSON.stringify(answer.body)}`).toBe(expected);
-    expect(answer.headers.get('x-ratelimit-limit'), `${label}: ${name}`).toBe('-1');
-    if (expected === 503) {
-      expect(answer.body, `${label}: ${name}`).toEqual({ error: { code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/^The search service .*try again shortly$/) } });
-      // No endpoint, port or stack trace for the caller.
-      expect(JSON.stringify(answer.body), `${label}: ${name}`).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${new URL(domain.endpoint).port}|\\bat \\w+ \\(`));
-      expect(answer.ms, `${label}: ${name} answered in ${Math.round(answer.ms)} ms`).toBeLessThan(FUNCTION_TIMEOUT_MS - 2_000);
-    }
-  }
-}
-
 async function expectGetByIdWorks(label: string): Promise<void> {
   for (const [kind, path] of [['grant', 'grants-api'], ['contract', 'contracts-api'], ['funder', 'funders-api']] as const) {
     const record = records[kind][3]!;
-    const answer = await call('GET', `/${path}/${record.id}`);
+    const answer = await routes.call('GET', `/${path}/${record.id}`);
     expect(answer.status, `${label}: get ${kind}`).toBe(200);
     expect(answer.body, `${label}: get ${kind}`).toEqual(record);
   }
@@ -130,7 +82,7 @@ async function expectGetByIdWorks(label: string): Promise<void> {
 
 describe('search index outage', () => {
   it('with the domain up, every search route answers 200 (the baseline)', async () => {
-    await expectSearchesAnswer(200, 'up');
+    await routes.expectSearchesAnswer(200, 'up');
   });
 
   const OUTAGES: [string, DomainMode][] = [
@@ -142,12 +94,12 @@ describe('search index outage', () => {
   it.each(OUTAGES)('a domain %s: search is 503 SEARCH_UNAVAILABLE in time, get-by-id works, and search is back when the domain is', async (_name, mode) => {
     await domain.setMode(mode);
     try {
-      await expectSearchesAnswer(503, mode);
+      await routes.expectSearchesAnswer(503, mode);
       await expectGetByIdWorks(mode);
     } finally {
       await domain.setMode('up');
     }
     // Back without a restart: no failure is remembered, and stale connections are replaced.
-    await expectSearchesAnswer(200, `after ${mode}`);
+    await routes.expectSearchesAnswer(200, `after ${mode}`);
   }, 60_000);
 });

@@ -2,12 +2,17 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
- * A search domain that goes down on request: a loopback proxy in front of a working stand-in
- * that, by `mode`, forwards (up), answers 503 as an overloaded domain does, resets each connection
- * as a request arrives, accepts requests and never answers, or closes its port (connection
- * refused) and opens it again on the same port when set back.
+ * A search domain that goes down on request: a loopback proxy in front of a working domain (a
+ * stand-in, or a real OpenSearch node) that, by `mode`, forwards (up), answers 503 as an
+ * overloaded domain does, answers 429 as a node whose search queue is full does, forwards each
+ * request only after SLOW_DOMAIN_MS (a domain slower than the query deadline), resets each
+ * connection as a request arrives, accepts requests and never answers, or closes its port
+ * (connection refused) and opens it again on the same port when set back.
  */
-export type DomainMode = 'up' | '503' | 'reset' | 'hang' | 'down';
+export type DomainMode = 'up' | '503' | '429' | 'slow' | 'reset' | 'hang' | 'down';
+
+/** How long the `slow` domain holds each request before forwarding it: past the 8 s query deadline. */
+export const SLOW_DOMAIN_MS = 9_000;
 
 export interface FaultyDomain {
   endpoint: string;
@@ -35,12 +40,28 @@ export async function startFaultyDomain(upstream: string): Promise<FaultyDomain>
       res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'cluster_block_exception', reason: 'overloaded' }, status: 503 }));
       return;
     }
-    const forward = httpRequest({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    if (mode === '429') {
+      req.resume();
+      res.writeHead(429, { 'content-type': 'application/json' }).end(JSON.stringify({
+        error: { type: 'es_rejected_execution_exception', reason: 'rejected execution of coordinating operation [search queue is full]' }, status: 429,
+      }));
+      return;
+    }
+    if (mode === 'slow') {
+      const timer = setTimeout(() => forward(req, res), SLOW_DOMAIN_MS);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    forward(req, res);
+  };
+
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const upstreamRequest = httpRequest({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
+    upstreamRequest.on('error', () => res.destroy());
+    req.pipe(upstreamRequest);
   };
 
   let server!: Server;
