@@ -27,7 +27,7 @@ export interface BenchOptions {
   coldStartRuns: number;
 }
 
-export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'webhooks', 'coldstart', 'load'] as const;
+export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'opensearch', 'webhooks', 'coldstart', 'load'] as const;
 export const DEFAULT_LOAD_DURATION_SECONDS = 60;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 

@@ -135,6 +135,7 @@ Every part is reported side by side with a baseline measured in the same run, on
 | ingest | import of ../shared/data | reading and mapping the same files without a store |
 | knn | exact k-NN over 100,000 vectors | a bare dot-product loop over the same vectors |
 | match | \`POST /match-grants-api\` | bare \`node:http\` serving a real match response |
+| opensearch | list, keyword, semantic and hybrid search at the biggest size on OpenSearch 2.19 | the embedded index over the same grants, and bare \`node:http\` |
 | webhooks | webhook delivery | a bare \`node:http\` POST loop to the same receiver |
 | coldstart | every Lambda bundle's size and init time | an empty handler bundled the same way |
 | load | every kind of request at once, and the server's RSS over time | bare \`node:http\` under the same connections and requests |
@@ -148,6 +149,7 @@ npm run bench -- --rounds 5 --warmup 5 --out /tmp/bench.md
 npm run bench -- --parts ingest                 # only the ingest section of this file
 npm run bench -- --parts knn                    # only the exact k-NN section
 npm run bench -- --parts match                  # only the grant matching section
+npm run bench -- --parts opensearch             # only the OpenSearch section (starts the node through mvn; the first run fills it)
 npm run bench -- --parts webhooks               # only the webhook delivery section (about 2 min)
 npm run bench -- --parts coldstart              # only the bundles and cold start section (about 2 min)
 npm run bench -- --parts load                   # only the mixed load section (60 s of load, --load-duration to change)
@@ -157,7 +159,7 @@ npm run eval:search && npm run eval:match       # the search and match quality s
 
 \`--parts\` (\`BENCH_PARTS\`, default ${BENCH_PARTS.join(',')}) picks what runs; without \`api\`, only the sections of
 the parts that ran are rewritten and the rest of the existing report is kept. A run with \`api\` but
-without \`ingest\`, \`knn\`, \`match\`, \`webhooks\`, \`coldstart\` or \`load\` keeps the ingest, exact k-NN, grant matching, webhook delivery, cold start or load section of the existing report. The search quality and match
+without \`ingest\`, \`knn\`, \`match\`, \`opensearch\`, \`webhooks\`, \`coldstart\` or \`load\` keeps the ingest, exact k-NN, grant matching, OpenSearch, webhook delivery, cold start or load section of the existing report. The search quality and match
 quality sections come from \`npm run eval:search\` and \`npm run eval:match\` and are kept by every bench run.
 
 Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`

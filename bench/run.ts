@@ -1,4 +1,4 @@
-// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching, webhook delivery, the Lambda bundles' sizes and cold start, and the mixed load run with the server's RSS over time; see docs/benchmarks.md.
+// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching, search on OpenSearch beside the embedded index, webhook delivery, the Lambda bundles' sizes and cold start, and the mixed load run with the server's RSS over time; see docs/benchmarks.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { benchCatalogue, type CatalogueResult } from './bench-catalogue';
@@ -16,6 +16,8 @@ import { benchMatch } from './match';
 import { COLDSTART_MARKERS, coldStartSection } from './coldstart-report';
 import { KNN_MARKERS, knnSection } from './knn-report';
 import { MATCH_MARKERS, MATCH_QUALITY_MARKERS, matchSection } from './match-report';
+import { benchOpenSearch } from './opensearch';
+import { OPENSEARCH_MARKERS, openSearchSection } from './opensearch-report';
 import { markedSection, renderReport, renderSummary, withMarkedSection, type BenchRun } from './report';
 import { WEBHOOK_MARKERS, webhookSection } from './webhook-report';
 import { benchWebhooks } from './webhooks';
@@ -44,6 +46,7 @@ async function main(): Promise<void> {
     for (const grants of options.sizes) catalogues.push(await benchCatalogue(grants, options, log));
   }
   const match = options.parts.includes('match') ? await benchMatch(Math.max(...options.sizes), options, log) : null;
+  const openSearch = options.parts.includes('opensearch') ? await benchOpenSearch(Math.max(...options.sizes), options, log) : null;
   const loadGrants = Math.max(...options.sizes);
   const load = options.parts.includes('load')
     ? await benchLoad({
@@ -67,7 +70,7 @@ async function main(): Promise<void> {
     // `--parts coldstart` / `npm run bench:load` runs when this one left them out; the new report keeps them.
     let report = renderReport(run);
     const kept = [
-      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ...(ingest ? [] : [INGEST_MARKERS]), ...(knn ? [] : [KNN_MARKERS]), ...(match ? [] : [MATCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
+      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ...(ingest ? [] : [INGEST_MARKERS]), ...(knn ? [] : [KNN_MARKERS]), ...(match ? [] : [MATCH_MARKERS]), ...(openSearch ? [] : [OPENSEARCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
       // Of the load sections, the one for the other length of run (or both, without the load part).
       ...[LOAD_MARKERS, LOAD_LONG_MARKERS].filter((markers) => !load || markers !== loadMarkers(loadSectionKindOf(load.durationSeconds))),
     ];
@@ -83,6 +86,7 @@ async function main(): Promise<void> {
     if (ingest) report = withMarkedSection(report, INGEST_MARKERS, ingestSection(run));
     if (knn) report = withMarkedSection(report, KNN_MARKERS, knnSection(knn));
     if (match) report = withMarkedSection(report, MATCH_MARKERS, matchSection(match));
+    if (openSearch) report = withMarkedSection(report, OPENSEARCH_MARKERS, openSearchSection(openSearch, machine, options.connections, options.rounds, options.durationSeconds));
     if (webhooks) report = withMarkedSection(report, WEBHOOK_MARKERS, webhookSection(webhooks));
     if (coldstart) report = withMarkedSection(report, COLDSTART_MARKERS, coldStartSection(coldstart));
     if (load) report = withMarkedSection(report, loadMarkers(loadSectionKindOf(load.durationSeconds)), loadSection(load));

@@ -71,14 +71,17 @@ function q(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQu
   return parseListQuery(kind, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), TODAY) as ListQuery & { kind: 'grant' };
 }
 
-/** A search response as OpenSearch gives it; `_source` carries what the stored document would. */
+/**
+ * A search response as OpenSearch gives it: a page's hits carry `_id` and the stored document in
+ * `_source`; a hybrid rank list's (no stored fields, the id doc value) carry `fields.id` instead.
+ */
 function hits(list: { id: string; score?: number | null; source?: Record<string, unknown> }[], total = list.length) {
   return {
     took: 1, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
     hits: {
       total: { value: total, relation: 'eq' },
       max_score: null,
-      hits: list.map((hit) => ({ _index: 'gcf-grants-v1', _id: hit.id, _score: hit.score ?? null, ...(hit.source ? { _source: hit.source } : {}) })),
+      hits: list.map((hit) => ({ _index: 'gcf-grants-v1', _score: hit.score ?? null, ...(hit.source ? { _id: hit.id, _source: hit.source } : { fields: { id: [hit.id] } }) })),
     },
   };
 }

@@ -398,7 +398,7 @@ describe('semantic search', () => {
 
 describe('hybrid search', () => {
   // Sorted by _score, so every hit carries its score: the fusion needs both lists' scores.
-  const idsOnly = { sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }], size: HYBRID_RANK_WINDOW, _source: false, track_total_hits: false };
+  const idsOnly = { sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }], size: HYBRID_RANK_WINDOW, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
 
   it('the rank window is as deep as the API pages (offset 10,000 plus a page of 100)', () => {
     expect(HYBRID_RANK_WINDOW).toBe(10_100);

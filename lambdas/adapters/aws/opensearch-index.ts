@@ -8,7 +8,7 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import type { OpenSearchApi } from './opensearch-client';
 import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
-import { hybridPageRequest, msearchLines, planQuery, relevanceOfScore, type Dsl } from './opensearch-query';
+import { hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, type Dsl } from './opensearch-query';
 import { termCountBodies, type TermStatistics } from './opensearch-text-clauses';
 import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
@@ -127,7 +127,7 @@ export class OpenSearchIndex implements SearchIndex {
     const hitsOf = (list: 'keyword' | 'semantic') => {
       const at = lists.indexOf(list);
       // Both lists always take part (an absent one is empty), as in the embedded index.
-      return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ id: hit._id, score: typeof hit._score === 'number' ? hit._score : 0 }));
+      return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ id: rankedIdOf(hit), score: typeof hit._score === 'number' ? hit._score : 0 }));
     };
     const counted = answeredItem(body.responses[lists.length]);
     const fused = fuseHybrid(hitsOf('keyword'), hitsOf('semantic').map((hit) => ({ id: hit.id, cosine: cosineOfOpenSearchScore(hit.score) })), scale);

@@ -4,6 +4,7 @@ import type { ResourceKind } from '../../core/records';
 import { HYBRID_RANK_WINDOW, type FusedHit } from '../../core/search/fusion';
 import { cosineOfOpenSearchScore, relevanceOfCosine, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
+import type { SearchHit } from './opensearch-responses';
 import { GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVector, OPEN_ENDED_FIELD, SORT_SUBFIELD } from './opensearch-mappings';
 import { keywordClause, knnClause, usableVector, type TermStatistics } from './opensearch-text-clauses';
 
@@ -172,9 +173,20 @@ export function relevanceOfScore(score: number, scale: SimilarityScale): number 
 
 const RANK_ORDER: ListQuery['sort'] = { field: 'relevance', order: 'desc' };
 
-/** One ranked list of a hybrid query: ids and scores, best first, to the rank window. */
+/**
+ * One ranked list of a hybrid query: ids and scores, best first, to the rank window. The ids come
+ * from the `id` field's doc values, not the stored `_id`: fetching a thousand stored fields means
+ * decompressing their blocks, which cost a 5,000-grant index 60 ms of the list's 65.
+ */
 function rankListBody(query: Dsl): Dsl {
-  return { query, sort: sortClauses(RANK_ORDER), size: HYBRID_RANK_WINDOW, _source: false, track_total_hits: false };
+  return { query, sort: sortClauses(RANK_ORDER), size: HYBRID_RANK_WINDOW, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
+}
+
+/** The record id of a ranked list's hit (rankListBody): its `id` doc value. */
+export function rankedIdOf(hit: SearchHit): string {
+  const id = hit.fields?.id?.[0];
+  if (typeof id !== 'string') throw new Error('a ranked hit came back without its id doc value');
+  return id;
 }
 
 /**
