@@ -49,6 +49,7 @@ export interface OpenSearchBenchResult {
 
 const FILL_RECORD = 'opensearch-fill.json';
 const OS_API_READY_TIMEOUT_MS = 5 * 60_000;
+const WARMUP_FLOOR_SECONDS = 5;
 
 /** The grants of the bench's data folder in the node's indices `<prefix>-*`, unless an earlier run left them complete. */
 async function fillIndices(client: OpenSearchHttpClient, url: string, prefix: string, dataDir: string, log: (line: string) => void): Promise<OpenSearchFill> {
@@ -142,15 +143,20 @@ export async function benchOpenSearch(grants: number, options: BenchOptions, log
 
     const list: { name: BenchScenarioName }[] = [{ name: 'baseline' }, ...OPENSEARCH_SCENARIOS.flatMap((name) => (['embedded', 'opensearch'] as const).map((backend) => ({ name: `${backend}:${name}` as const })))];
     const run = async (name: BenchScenarioName, durationSeconds: number) => {
-      if (name === 'baseline') return measure(`${baseline!.baseUrl}/`, { connections: options.connections, durationSeconds, headers: headers.embedded });
-      const backend = name.split(':')[0] as Backend;
-      const measured = await measure(servers[backend].baseUrl, { connections: options.connections, durationSeconds, nextPath: nextPaths.get(name), headers: headers[backend] });
-      // Requests autocannon abandoned may still be in flight; one more answers after them.
-      await probe(`${servers[backend].baseUrl}${BASELINE_PAGE_PATH}`, headers[backend]);
-      return measured;
+      try {
+        if (name === 'baseline') return await measure(`${baseline!.baseUrl}/`, { connections: options.connections, durationSeconds, headers: headers.embedded });
+        const backend = name.split(':')[0] as Backend;
+        const measured = await measure(servers[backend].baseUrl, { connections: options.connections, durationSeconds, nextPath: nextPaths.get(name), headers: headers[backend] });
+        // Requests autocannon abandoned may still be in flight; one more answers after them.
+        await probe(`${servers[backend].baseUrl}${BASELINE_PAGE_PATH}`, headers[backend]);
+        return measured;
+      } catch (error) {
+        throw new Error(`${name}: ${(error as Error).message}`);
+      }
     };
     const rssOf = (name: BenchScenarioName) => readProcessMemory((name === 'baseline' ? baseline! : servers[name.split(':')[0] as Backend]).child.pid).rssBytes;
-    if (options.warmupSeconds > 0) for (const { name } of list) await run(name, options.warmupSeconds);
+    // A search on OpenSearch at this size can take longer than a short warm-up under load: warm each for at least WARMUP_FLOOR_SECONDS.
+    if (options.warmupSeconds > 0) for (const { name } of list) await run(name, Math.max(options.warmupSeconds, WARMUP_FLOOR_SECONDS));
     const rounds: Round<BenchScenarioName>[] = [];
     for (let i = 1; i <= options.rounds; i++) {
       const round = {} as Round<BenchScenarioName>;

@@ -413,7 +413,7 @@ describe('hybrid search', () => {
     expect(bodies.keyword).toEqual({ query: keywordQuery, ...idsOnly });
     expect(bodies.semantic).toEqual({ query: knnQuery, ...idsOnly });
     expect(bodies.count).toEqual({ query: { bool: { should: [keywordQuery, knnQuery], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(planQuery('grant', query, semantic(0.5))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'] });
+    expect(planQuery('grant', query, semantic(0.5))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'], totalAt: 2 });
   });
 
   it('a keyword match must also reach the floor (a radial k-NN among the filters) when the scale gates keywords, unless there is no vector', () => {
@@ -425,8 +425,10 @@ describe('hybrid search', () => {
     const gated = { bool: { must: [minimumOf('police equipment')], filter: [floorKnn], should: [phrase] } };
     const keywordQuery = { bool: { must: [gated], filter: [] } };
     expect(onTopic.keyword).toEqual({ query: keywordQuery, ...idsOnly });
-    expect(onTopic.semantic).toEqual({ query: floorKnn, ...idsOnly });
-    expect(onTopic.count).toEqual({ query: { bool: { should: [keywordQuery, floorKnn], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    // Every keyword match passes the semantic list's clause, so that list counts the union itself: no count body, one scan fewer.
+    expect(onTopic.semantic).toEqual({ query: floorKnn, ...idsOnly, track_total_hits: true });
+    expect(onTopic.count).toBeNull();
+    expect(planQuery('grant', query, semantic(0.5, true))).toEqual({ type: 'hybrid', bodies: [onTopic.keyword, onTopic.semantic], lists: ['keyword', 'semantic'], totalAt: 1 });
     // The filters go inside the gate's k-NN too.
     const filtered = hybridRankBodies('grant', q({ search: 'police', search_mode: 'hybrid', states: 'TX', opportunity_type: 'all' }), semantic(0.5, true));
     expect(filtered.keyword).toEqual({
@@ -482,12 +484,14 @@ describe('hybrid search', () => {
   it('a null vector leaves the keyword list alone; no keyword term leaves the semantic list; neither means no request; the count comes last', () => {
     const keywordOnly = q({ search: 'police', search_mode: 'hybrid' });
     const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector());
-    expect(planQuery('grant', keywordOnly, withoutVector())).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'] });
+    expect(planQuery('grant', keywordOnly, withoutVector())).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'], totalAt: 1 });
     const semanticOnly = q({ search: 'the', search_mode: 'hybrid' });
     const semanticLists = hybridRankBodies('grant', semanticOnly, semantic());
     expect(semanticLists.keyword).toBeNull();
     expect(semanticLists.count).toEqual({ query: { bool: { should: [semanticLists.semantic!.query], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(planQuery('grant', semanticOnly, semantic())).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'] });
+    expect(planQuery('grant', semanticOnly, semantic())).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'], totalAt: 1 });
+    // With a gating scale the semantic list counts itself.
+    expect(planQuery('grant', semanticOnly, semantic(0.5, true))).toMatchObject({ type: 'hybrid', lists: ['semantic'], totalAt: 0 });
     expect(hybridRankBodies('grant', semanticOnly, withoutVector())).toEqual({ keyword: null, semantic: null, count: null });
     expect(planQuery('grant', semanticOnly, withoutVector())).toEqual({ type: 'none' });
   });

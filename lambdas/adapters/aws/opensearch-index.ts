@@ -8,10 +8,12 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import type { OpenSearchApi } from './opensearch-client';
 import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
-import { hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, type Dsl } from './opensearch-query';
+import { hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, type Dsl, type QueryPlan } from './opensearch-query';
 import { termCountBodies, type TermStatistics } from './opensearch-text-clauses';
 import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
+
+type HybridPlan = Extract<QueryPlan, { type: 'hybrid' }>;
 
 export { INDEX_ALIASES } from './opensearch-mappings';
 export { REBUILD_REMEDY, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
@@ -91,7 +93,7 @@ export class OpenSearchIndex implements SearchIndex {
           });
           return { total: totalOf(response), results };
         }
-        return this.hybrid(kind, query, plan.bodies, plan.lists, semantic!.scale);
+        return this.hybrid(kind, query, plan, semantic!.scale);
       });
     } catch (error) {
       throw queryFailure(error, kind);
@@ -122,14 +124,14 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   /** The keyword and semantic lists and their union's count in one `_msearch`, fused; then the page of the fused set. */
-  private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, bodies: Dsl[], lists: ('keyword' | 'semantic')[], scale: SimilarityScale): Promise<IndexPage<K>> {
+  private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, { bodies, lists, totalAt }: HybridPlan, scale: SimilarityScale): Promise<IndexPage<K>> {
     const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
     const hitsOf = (list: 'keyword' | 'semantic') => {
       const at = lists.indexOf(list);
       // Both lists always take part (an absent one is empty), as in the embedded index.
       return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ id: rankedIdOf(hit), score: typeof hit._score === 'number' ? hit._score : 0 }));
     };
-    const counted = answeredItem(body.responses[lists.length]);
+    const counted = answeredItem(body.responses[totalAt]);
     const fused = fuseHybrid(hitsOf('keyword'), hitsOf('semantic').map((hit) => ({ id: hit.id, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
     const total = Math.max(fused.length, totalOf(counted));
     if (query.countOnly || total <= query.offset) return { total, results: [] };

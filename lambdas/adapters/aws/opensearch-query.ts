@@ -193,7 +193,9 @@ export function rankedIdOf(hit: SearchHit): string {
  * The two lists of a hybrid query, either null when it cannot match anything (no term, no
  * vector), and the count of their union. The keyword list is keyword mode's matches scored by
  * plain BM25 (untiered, for the fusion), or every full match when there is no vector (the
- * degraded answer).
+ * degraded answer). When the scale gates keywords, every keyword match passes the semantic
+ * list's own clause, so the union is the semantic list: it counts its total itself, and `count`
+ * is null, which spares the engine a second exact scan of every filtered vector.
  */
 export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null; count: Dsl | null } {
   const filters = filterClauses(query);
@@ -202,6 +204,9 @@ export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic:
   let keyword: Dsl | null = null;
   if (terms) keyword = { bool: { must: [terms], filter: filters } };
   const similar = vector ? knnClause(vector, semantic.scale.floor, filters) : null;
+  if (similar && semantic.scale.gatesKeywords) {
+    return { keyword: keyword ? rankListBody(keyword) : null, semantic: { ...rankListBody(similar), track_total_hits: true }, count: null };
+  }
   const either = [keyword, similar].filter((clause): clause is Dsl => clause !== null);
   return {
     keyword: keyword ? rankListBody(keyword) : null,
@@ -245,10 +250,11 @@ export type QueryPlan =
   /** One `_search`; `scored` means the hits' scores are cosines to turn into relevance. */
   | { type: 'search'; body: Dsl; scored: boolean }
   /**
-   * One `_msearch` of the lists present, then the count of their union (the total: the lists stop
-   * at the rank window); the fused lists are [keyword, semantic], an absent one empty.
+   * One `_msearch` of the lists present, then the count of their union when a list does not count
+   * it (the total: the lists stop at the rank window); `totalAt` is the response that holds the
+   * total. The fused lists are [keyword, semantic], an absent one empty.
    */
-  | { type: 'hybrid'; bodies: Dsl[]; lists: ('keyword' | 'semantic')[] };
+  | { type: 'hybrid'; bodies: Dsl[]; lists: ('keyword' | 'semantic')[]; totalAt: number };
 
 export function planQuery(kind: ResourceKind, query: ListQuery, semantic?: SemanticQuery, statistics?: TermStatistics): QueryPlan {
   const mode = query.search?.mode ?? 'keyword';
@@ -263,6 +269,8 @@ export function planQuery(kind: ResourceKind, query: ListQuery, semantic?: Seman
   }
   const lists = hybridRankBodies(kind, query, semantic, statistics);
   const present = (['keyword', 'semantic'] as const).filter((list) => lists[list] !== null);
-  if (present.length === 0 || !lists.count) return { type: 'none' };
-  return { type: 'hybrid', bodies: [...present.map((list) => lists[list]!), lists.count], lists: [...present] };
+  if (present.length === 0) return { type: 'none' };
+  const bodies = present.map((list) => lists[list]!);
+  if (!lists.count) return { type: 'hybrid', bodies, lists: [...present], totalAt: present.indexOf('semantic') };
+  return { type: 'hybrid', bodies: [...bodies, lists.count], lists: [...present], totalAt: present.length };
 }
