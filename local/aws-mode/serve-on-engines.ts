@@ -1,6 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-indices';
+import { CHANGE_EVENT_SK, RECORD_SK } from '../../lambdas/adapters/aws/records-table';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
 import { claimDataDir } from '../data-dir-lock';
 import { ENGINE_ENV, ENGINE_NAMES, healthy, readState, startEngine, stopEngine } from '../engines/engine-processes';
@@ -22,7 +25,7 @@ import { StreamEventSource } from './table-stream';
 
 export interface EnginesModeOptions {
   dataDir: string;
-  /** Seed the synthetic catalogue into a new table (partial specs override the defaults), or not. */
+  /** Seed the synthetic catalogue into a table not yet seeded (with this many grants; catalogueWithGrants), or not. */
   seed: false | { grants?: number };
   /** Public source files to import into a new table instead. */
   sources: readonly string[];
@@ -95,20 +98,25 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const functions = buildLocalAwsFunctions(process.env, embedder, LOCAL_AWS_REGION);
 
     // The search indices' deploy-time bootstrap (a CloudFormation custom resource in AWS).
-    const bootstrap = await functions.bootstrap({ RequestType: 'Create', ResourceProperties: { Embedder: embedder.space.embedder, Dimensions: String(embedder.space.dimensions) } }) as { Data?: Record<string, string> };
+    const bootstrap = await functions.bootstrap({ RequestType: 'Create', ResourceProperties: { Embedder: embedder.space.embedder, Dimensions: String(embedder.space.dimensions) } })
+      .catch((error: Error) => {
+        // The running engine holds indices another embedder built (GCF_EMBEDDER changed): here they are derived state.
+        if (!error.message.includes(REBUILD_REMEDY)) throw error;
+        throw new Error(`${error.message} Locally: \`npm run engines -- stop opensearch\`, then start again on a fresh engine.`);
+      }) as { Data?: Record<string, string> };
     say(`search indices: ${Object.entries(bootstrap.Data ?? {}).map(([kind, check]) => `${kind} ${check}`).join('; ')}`);
     const filled = await fillIndicesFromTable(functions, { tableCreated: table.created, indicesCreated: Object.values(bootstrap.Data ?? {}).every((check) => check.startsWith('created')) });
     if (filled) say(filled);
 
-    const mapping = (name: string, handler: typeof functions.indexer, filter: (r: import('aws-lambda').DynamoDBRecord) => boolean) => new StreamEventSource(table.stream, handler, functions.context(name, 60_000), {
+    const mapping = (name: string, handler: typeof functions.indexer, filter: (r: DynamoDBRecord) => boolean) => new StreamEventSource(table.stream, handler, functions.context(name, 60_000), {
       name, ...STREAM_MAPPING, filter,
       onError: (error, records) => say(`${name}: a batch of ${records.length} failed (${(error as Error).message}); retrying as the event source mapping would`),
       onGivenUp: (records, error) => say(`${name}: gave up ${records.length} stream record(s) after ${STREAM_MAPPING.retryAttempts} retries (${(error as Error).message}); in AWS they go to the failure queue: npm run admin -- reindex catches the index up`),
     });
     // The filters lib/ gives the mappings: record items to the indexer; new and rewritten outbox items to the fan-out.
-    const sortKeyOf = (r: import('aws-lambda').DynamoDBRecord) => (r.dynamodb?.Keys as Record<string, { S?: string }> | undefined)?.sk?.S;
-    const indexer = mapping('indexer', functions.indexer, (r) => sortKeyOf(r) === 'record');
-    const fanOut = mapping('webhook-fan-out', functions.fanOut, (r) => sortKeyOf(r) === 'event' && (r.eventName === 'INSERT' || r.eventName === 'MODIFY'));
+    const sortKeyOf = (r: DynamoDBRecord) => (r.dynamodb?.Keys as Record<string, { S?: string }> | undefined)?.sk?.S;
+    const indexer = mapping('indexer', functions.indexer, (r) => sortKeyOf(r) === RECORD_SK);
+    const fanOut = mapping('webhook-fan-out', functions.fanOut, (r) => sortKeyOf(r) === CHANGE_EVENT_SK && (r.eventName === 'INSERT' || r.eventName === 'MODIFY'));
     indexer.start();
     fanOut.start();
     cleanups.push(async () => {
