@@ -40,9 +40,8 @@ const SENDER_BATCH_SIZE = 10;
 const DRAIN_ON_STOP_MS = 15_000;
 
 /** Each engine: the one already running (left running at the end), or one started now (stopped at the end). */
-async function engines(say: (message: string) => void): Promise<{ urls: Record<EngineName, string>; started: EngineName[] }> {
+async function engines(say: (message: string) => void, started: EngineName[]): Promise<Record<EngineName, string>> {
   const urls = {} as Record<EngineName, string>;
-  const started: EngineName[] = [];
   for (const name of ENGINE_NAMES) {
     const running = readState(name);
     if (running && (await healthy(running))) {
@@ -52,12 +51,12 @@ async function engines(say: (message: string) => void): Promise<{ urls: Record<E
     }
     say(`${name}: starting (npm run engines -- start ${name}; fetched through mvn on first use)…`);
     const startedAt = Date.now();
-    const state = await startEngine(name);
     started.push(name);
+    const state = await startEngine(name);
     say(`${name}: ${state.url} (ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s; ${ENGINE_ENV[name]})`);
     urls[name] = state.url;
   }
-  return { urls, started };
+  return urls;
 }
 
 export async function serveOnEngines(options: EnginesModeOptions): Promise<void> {
@@ -72,13 +71,25 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
       }
     }
   };
+  // From the first step: an interrupted start stops what it had started too.
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping…');
+    await cleanUp();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
   try {
     mkdirSync(options.dataDir, { recursive: true });
     cleanups.push(claimDataDir(options.dataDir));
-    const { urls, started } = await engines(say);
+    const started: EngineName[] = [];
     cleanups.push(async () => {
       for (const name of started) say(`${name}: ${(await stopEngine(name)) ? 'stopped' : 'was not running'}`);
     });
+    const urls = await engines(say, started);
     const embedder = await loadLocalEmbedder({ onProgress: say });
     say(`embedder: ${describeSpace(embedder.space)}, in process, in place of Bedrock (Titan), which cannot be reached from here`);
     const table = await startLocalTable(options.dataDir);
@@ -158,17 +169,6 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     say(`table ${LOCAL_AWS_TABLE_NAME} at ${table.endpoint} (dynalite with an emulated stream); webhook queue ${queues.queueUrl}`);
     say(`admin commands against it: AWS_ENDPOINT_URL_DYNAMODB=${table.endpoint} AWS_ENDPOINT_URL_SQS=${urls.elasticmq} AWS_REGION=${LOCAL_AWS_REGION} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local npm run admin -- <command> --target aws --table-name ${LOCAL_AWS_TABLE_NAME}`);
     say(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${resolve(keys.file!)}").developer')" "${baseUrl}/grants-api?limit=2")`);
-
-    let stopping = false;
-    const shutdown = async () => {
-      if (stopping) return;
-      stopping = true;
-      say('stopping…');
-      await cleanUp();
-      process.exit(0);
-    };
-    process.on('SIGINT', shutdown);
-    process.on('SIGTERM', shutdown);
   } catch (error) {
     await cleanUp();
     throw error;
