@@ -19,6 +19,9 @@ import { indexReplicasOf, type StageConfig } from './config';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { SearchDomain } from './constructs/search-domain';
 import { STACK_OUTPUTS } from './stack-names';
+import {
+  WEBHOOK_DEAD_LETTER_RETENTION_SECONDS, WEBHOOK_MAX_RECEIVES, WEBHOOK_QUEUE_RETENTION_SECONDS, WEBHOOK_SENDER_TIMEOUT_SECONDS, WEBHOOK_VISIBILITY_TIMEOUT_SECONDS,
+} from './webhook-queue-settings';
 
 /** Logical IDs of the stateful resources; changing one replaces (and empties) the resource. */
 export const STATEFUL_LOGICAL_IDS = {
@@ -29,14 +32,9 @@ export const STATEFUL_LOGICAL_IDS = {
   webhookDeadLetterQueue: 'WebhookDeadLetterQueue',
 } as const;
 
-/**
- * The webhook sender's Lambda timeout: ten deliveries of a batch are attempted in parallel, each
- * cut off after 10 s. The queue's visibility timeout is six times it, as AWS advises for an
- * SQS event source.
- */
-export const WEBHOOK_SENDER_TIMEOUT = Duration.seconds(60);
-/** Receives of one message before SQS moves it to the DLQ: only unexpected errors count (a failing receiver is retried by re-queueing). */
-export const WEBHOOK_MAX_RECEIVES = 5;
+/** The webhook sender's Lambda timeout; the queue's visibility timeout is six times it (lib/webhook-queue-settings.ts). */
+export const WEBHOOK_SENDER_TIMEOUT = Duration.seconds(WEBHOOK_SENDER_TIMEOUT_SECONDS);
+export { WEBHOOK_MAX_RECEIVES };
 
 /** DynamoDB attribute names the record store adapter relies on. */
 export const RECORDS_TABLE_KEYS = {
@@ -104,11 +102,11 @@ export class StatefulStack extends Stack {
     };
 
     this.indexerFailureQueue = durableQueue(STATEFUL_LOGICAL_IDS.indexerFailureQueue, { retentionPeriod: Duration.days(14) });
-    const webhookDeadLetterQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue, { retentionPeriod: Duration.days(14) });
+    const webhookDeadLetterQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue, { retentionPeriod: Duration.seconds(WEBHOOK_DEAD_LETTER_RETENTION_SECONDS) });
     this.webhookDeadLetterQueue = webhookDeadLetterQueue;
     const webhookQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookQueue, {
-      visibilityTimeout: Duration.seconds(6 * WEBHOOK_SENDER_TIMEOUT.toSeconds()),
-      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.seconds(WEBHOOK_VISIBILITY_TIMEOUT_SECONDS),
+      retentionPeriod: Duration.seconds(WEBHOOK_QUEUE_RETENTION_SECONDS),
       deadLetterQueue: { queue: webhookDeadLetterQueue, maxReceiveCount: WEBHOOK_MAX_RECEIVES },
     });
     this.webhookQueue = webhookQueue;

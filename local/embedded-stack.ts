@@ -1,11 +1,11 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { basename, dirname, join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { dirname, join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { claimDataDir } from './data-dir-lock';
+import { ensureTable } from './local-table';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
@@ -14,7 +14,6 @@ import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-le
 import { LocalWebhookDispatcher, type LocalWebhookOptions } from './webhook-dispatcher';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
-import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedding-cache';
@@ -40,20 +39,12 @@ import { memoizedEmbedder } from '../lambdas/core/search/memoized-embedder';
  */
 
 export const LOCAL_TABLE_NAME = 'gcf-records';
-/** Where `npm start` and the admin CLI keep state unless told otherwise. */
-export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.local', import.meta.url));
+export { DEFAULT_DATA_DIR, importedDataDirFor } from './data-dirs';
 const INDEX_FILE = 'index.sqlite';
 /** Record vectors by text hash: kept apart from the index, so rebuilding the index re-embeds nothing. */
 const EMBEDDINGS_FILE = 'embeddings.sqlite';
 /** Query vectors the stack remembers (384 floats each). */
 const REMEMBERED_QUERIES = 256;
-const IMPORTS_DIR = fileURLToPath(new URL('../.local-imports', import.meta.url));
-
-/** The state folder for a catalogue imported from public source files (`npm start -- --data <folder>`). */
-export function importedDataDirFor(sources: readonly string[]): string {
-  const name = sources.map((source) => basename(source).replace(/\.[^.]*$/, '')).join('+').replace(/[^A-Za-z0-9+_-]+/g, '-');
-  return join(IMPORTS_DIR, name.slice(0, 80) || 'catalogue');
-}
 
 /** Deletes the derived search index (with SQLite's WAL files); the next start rebuilds it from the store. */
 export function removeLocalIndex(dataDir: string): void {
@@ -115,37 +106,6 @@ export interface EmbeddedStack {
   close(): Promise<void>;
 }
 
-/** Creates the local table as the stateful stack defines it; says whether the table has the funder index. */
-async function ensureTable(client: DynamoDBClient): Promise<{ funderIndex: boolean }> {
-  try {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
-    return { funderIndex: (Table?.GlobalSecondaryIndexes ?? []).some((index) => index.IndexName === FUNDER_INDEX.name) };
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-  }
-  await client.send(new CreateTableCommand({
-    TableName: LOCAL_TABLE_NAME,
-    AttributeDefinitions: [
-      { AttributeName: 'pk', AttributeType: 'S' },
-      { AttributeName: 'sk', AttributeType: 'S' },
-      { AttributeName: FUNDER_INDEX.partitionKey, AttributeType: 'S' },
-    ],
-    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-    GlobalSecondaryIndexes: [{
-      IndexName: FUNDER_INDEX.name,
-      KeySchema: [{ AttributeName: FUNDER_INDEX.partitionKey, KeyType: 'HASH' }],
-      Projection: { ProjectionType: 'ALL' },
-    }],
-    BillingMode: 'PAY_PER_REQUEST',
-  }));
-  // Even with createTableMs 0, dynalite answers "not found" until the table turns ACTIVE on a later tick.
-  for (let attempt = 0; attempt < 500; attempt++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
-    if (Table?.TableStatus === 'ACTIVE') return { funderIndex: true };
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`local table ${LOCAL_TABLE_NAME} did not become ACTIVE`);
-}
 
 /**
  * The local search index. One built with another embedder's vectors (the adapter refuses it) is
@@ -201,7 +161,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  const { funderIndex } = await ensureTable(client);
+  const { funderIndex } = await ensureTable(client, LOCAL_TABLE_NAME);
 
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME, { funderIndex });
   const storedOutbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);

@@ -99,16 +99,16 @@ export function bedrockEmbedder(
 }
 
 /**
- * Titan, timed and counted (EmbeddingLatency, EmbeddingFailures), with each failed call's cause in
- * the log: the indexer carries on without vectors and hybrid search without its semantic half, so
- * the metric says that the model failed and this line says why. Never the texts themselves.
+ * The model (Titan), timed and counted (EmbeddingLatency, EmbeddingFailures), with each failed
+ * call's cause in the log: the indexer carries on without vectors and hybrid search without its
+ * semantic half, so the metric says that the model failed and this line says why. Never the texts.
  */
-function observedBedrock(embedder: Embedder): Embedder {
+function observedEmbedder(embedder: Embedder): Embedder {
   const measured = measuredEmbedder(embedder, awsTelemetry.metrics);
   return {
     space: measured.space,
     embed: (texts, purpose) => measured.embed(texts, purpose).catch((error: unknown) => {
-      awsTelemetry.logger.warn('Bedrock could not embed', { texts: texts.length, purpose: purpose ?? 'document', error: error as Error });
+      awsTelemetry.logger.warn('the embedding model could not embed', { texts: texts.length, purpose: purpose ?? 'document', error: error as Error });
       throw error;
     }),
   };
@@ -120,15 +120,42 @@ const QUERY_TIMEOUTS: BedrockTimeouts = { requestMs: 2_000, connectionMs: 1_000 
 /** Query vectors a warm function remembers (a few hundred KB at 1,024 dimensions). */
 const REMEMBERED_QUERIES = 256;
 
-let cachedServices: Services | undefined;
+/**
+ * Where vectors come from: Bedrock (Titan) in AWS. The local AWS mode (`npm start -- --engines`)
+ * passes the local sentence model instead, as Bedrock cannot be reached from this machine; every
+ * other adapter stays the one the functions build.
+ */
+export interface EmbeddingSource {
+  /** The vector space the search indices are built in. */
+  space(): VectorSpace;
+  /** For a request waiting on its query vector. */
+  queryEmbedder(): Embedder;
+  /** For the indexer and the backfill, which embed records in batches. */
+  recordEmbedder(): Embedder;
+}
+
+/** Titan over Bedrock, in the space EMBEDDING_MODEL and EMBEDDING_DIMENSIONS name. */
+export function bedrockEmbeddings(env: NodeJS.ProcessEnv): EmbeddingSource {
+  return {
+    space: () => vectorSpaceFromEnv(env),
+    queryEmbedder: () => bedrockEmbedder(env, QUERY_PACING, QUERY_TIMEOUTS),
+    recordEmbedder: () => bedrockEmbedder(env),
+  };
+}
 
 /** For functions that list and search. */
-export function awsSearchServices(): Services {
-  cachedServices ??= createAwsServices(process.env, {
-    index: (env) => measuredSearchIndex(openSearchIndexFor(env), awsTelemetry.metrics),
-    // Timed inside the memo: EmbeddingLatency is Bedrock's, not a remembered vector's.
-    embedder: (env) => memoizedEmbedder(observedBedrock(bedrockEmbedder(env, QUERY_PACING, QUERY_TIMEOUTS)), REMEMBERED_QUERIES),
+export function createAwsSearchServices(env: NodeJS.ProcessEnv = process.env, embeddings: EmbeddingSource = bedrockEmbeddings(env)): Services {
+  return createAwsServices(env, {
+    index: (env) => measuredSearchIndex(openSearchIndexFor(env, embeddings.space()), awsTelemetry.metrics),
+    // Timed inside the memo: EmbeddingLatency is the model's, not a remembered vector's.
+    embedder: () => memoizedEmbedder(observedEmbedder(embeddings.queryEmbedder()), REMEMBERED_QUERIES),
   });
+}
+
+let cachedServices: Services | undefined;
+
+export function awsSearchServices(): Services {
+  cachedServices ??= createAwsSearchServices();
   return cachedServices;
 }
 
@@ -136,27 +163,27 @@ export function awsSearchServices(): Services {
  * The indexer's ports: the index it writes, the outbox, the embedding cache and the vector backlog
  * in the records table, and Bedrock.
  */
-export function createAwsIndexerPorts(env: NodeJS.ProcessEnv = process.env): IndexerPorts {
+export function createAwsIndexerPorts(env: NodeJS.ProcessEnv = process.env, embeddings: EmbeddingSource = bedrockEmbeddings(env)): IndexerPorts {
   const dynamo = traced(new DynamoDBClient({}));
   const tableName = requireEnv(env, 'RECORDS_TABLE_NAME');
   return {
-    index: openSearchIndexFor(env),
+    index: openSearchIndexFor(env, embeddings.space()),
     outbox: new DynamoChangeOutbox(dynamo, tableName),
     clock: systemClock,
-    embeddings: { embedder: observedBedrock(bedrockEmbedder(env)), cache: new DynamoEmbeddingCache(dynamo, tableName) },
+    embeddings: { embedder: observedEmbedder(embeddings.recordEmbedder()), cache: new DynamoEmbeddingCache(dynamo, tableName) },
     vectorBacklog: new DynamoVectorBacklog(dynamo, tableName),
     metrics: awsTelemetry.metrics,
   };
 }
 
 /** The vector backfill's ports: the records it reads again, the index, Bedrock and its cache, the backlog. */
-export function createAwsBackfillPorts(env: NodeJS.ProcessEnv = process.env): BackfillPorts {
+export function createAwsBackfillPorts(env: NodeJS.ProcessEnv = process.env, embeddings: EmbeddingSource = bedrockEmbeddings(env)): BackfillPorts {
   const dynamo = traced(new DynamoDBClient({}));
   const tableName = requireEnv(env, 'RECORDS_TABLE_NAME');
   return {
     store: new DynamoRecordStore(dynamo, tableName),
-    index: openSearchIndexFor(env),
-    embeddings: { embedder: observedBedrock(bedrockEmbedder(env)), cache: new DynamoEmbeddingCache(dynamo, tableName) },
+    index: openSearchIndexFor(env, embeddings.space()),
+    embeddings: { embedder: observedEmbedder(embeddings.recordEmbedder()), cache: new DynamoEmbeddingCache(dynamo, tableName) },
     backlog: new DynamoVectorBacklog(dynamo, tableName),
     metrics: awsTelemetry.metrics,
   };

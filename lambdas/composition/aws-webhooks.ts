@@ -44,20 +44,28 @@ let adapters: AwsWebhookAdapters | undefined;
 /** Built on first use, once per cold start. */
 export const awsWebhookAdapters = () => (adapters ??= createAwsWebhookAdapters());
 
+/** The sender's ports: one attempt per message, over HTTPS to public addresses only (the handler's DeliveryOptions say which). */
+export function createAwsDeliveryPorts(adapters: AwsWebhookAdapters): DeliveryPorts {
+  const { webhooks, log, queue } = adapters;
+  return { webhooks, log, queue, transport: httpWebhookTransport, resolver: dnsHostResolver, clock: systemClock, random: Math.random };
+}
+
 let deliveryPorts: DeliveryPorts | undefined;
 
-/** The sender's ports: one attempt per message, over HTTPS to public addresses only. */
 export function awsDeliveryPorts(): DeliveryPorts {
-  const { webhooks, log, queue } = awsWebhookAdapters();
-  deliveryPorts ??= { webhooks, log, queue, transport: httpWebhookTransport, resolver: dnsHostResolver, clock: systemClock, random: Math.random };
+  deliveryPorts ??= createAwsDeliveryPorts(awsWebhookAdapters());
   return deliveryPorts;
+}
+
+/** The fan-out's ports: change events from the outbox to deliveries on the queue, then out of the outbox. */
+export function createAwsFanOutPorts(adapters: AwsWebhookAdapters): ChangeFanOutPorts {
+  const { dynamo, tableName, webhooks, log, queue } = adapters;
+  return { webhooks, log, queue, clock: systemClock, outbox: new DynamoChangeOutbox(dynamo, tableName) };
 }
 
 let fanOutPorts: ChangeFanOutPorts | undefined;
 
-/** The fan-out's ports: change events from the outbox to deliveries on the queue, then out of the outbox. */
 export function awsFanOutPorts(): ChangeFanOutPorts {
-  const { dynamo, tableName, webhooks, log, queue } = awsWebhookAdapters();
-  fanOutPorts ??= { webhooks, log, queue, clock: systemClock, outbox: new DynamoChangeOutbox(dynamo, tableName) };
+  fanOutPorts ??= createAwsFanOutPorts(awsWebhookAdapters());
   return fanOutPorts;
 }

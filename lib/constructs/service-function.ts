@@ -7,21 +7,11 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WEBHOOK_QUEUE_ENV } from '../../lambdas/composition/webhook-env';
+import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import type { EmbeddingSettings } from '../config';
 
-/** Environment variables the handlers' composition root reads. */
-export const FUNCTION_ENV = {
-  recordsTableName: 'RECORDS_TABLE_NAME',
-  searchDomainEndpoint: 'SEARCH_DOMAIN_ENDPOINT',
-  searchIndexReplicas: 'SEARCH_INDEX_REPLICAS',
-  serviceName: 'POWERTOOLS_SERVICE_NAME',
-  embeddingModel: 'EMBEDDING_MODEL',
-  embeddingDimensions: 'EMBEDDING_DIMENSIONS',
-  semanticFloor: 'SEMANTIC_FLOOR',
-  webhookQueueUrl: WEBHOOK_QUEUE_ENV.queueUrl,
-  webhookDeadLetterQueueUrl: WEBHOOK_QUEUE_ENV.deadLetterQueueUrl,
-} as const;
+/** Environment variables the handlers' composition root reads (defined without CDK imports, for the local AWS mode too). */
+export { FUNCTION_ENV };
 
 /**
  * OpenSearch read APIs that are sent as POST (query bodies). Everything else a reader needs is GET

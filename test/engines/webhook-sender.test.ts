@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import type { Context, DynamoDBRecord, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeOnEngine } from './engine-suite';
 import { DynamoChangeOutbox } from '../../lambdas/adapters/aws/dynamo-change-outbox';
@@ -20,6 +20,7 @@ import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
 import { WEBHOOK_MAX_RECEIVES } from '../../lib/stateful-stack';
 import { LOCAL_TABLE_NAME, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+import { pollSqsOnce, type PollResult, type SqsLambdaHandler } from '../../local/aws-mode/sqs-event-source';
 
 /**
  * The webhook sender's handler on a real SQS-compatible queue (ElasticMQ, `npm run test:engines`
@@ -54,20 +55,9 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
   });
 
   /** One poll of Lambda's SQS event source: receive, run the handler, delete what it did not report. */
-  async function poll(ports: DeliveryPorts = deliveryPorts(), waitSeconds = 5): Promise<{ messages: Message[]; failures: string[] }> {
-    const { Messages: messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: waitSeconds, MessageSystemAttributeNames: ['All'] }));
-    if (messages.length === 0) return { messages, failures: [] };
-    const event: SQSEvent = {
-      Records: messages.map((m) => ({
-        messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, md5OfBody: m.MD5OfBody!, messageAttributes: {},
-        attributes: m.Attributes as unknown as SQSEvent['Records'][number]['attributes'],
-        eventSource: 'aws:sqs', eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks', awsRegion: 'us-east-1',
-      })),
-    };
-    const response = (await webhookSenderHandler(() => ports, QUICK)(event, context, () => undefined)) as SQSBatchResponse;
-    const failures = response.batchItemFailures.map((f) => f.itemIdentifier);
-    for (const m of messages) if (!failures.includes(m.MessageId!)) await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: m.ReceiptHandle! }));
-    return { messages, failures };
+  async function poll(ports: DeliveryPorts = deliveryPorts(), waitSeconds = 5): Promise<PollResult> {
+    const source = { sqs, queueUrl, queueArn: 'arn:aws:sqs:us-east-1:000000000000:webhooks', region: 'us-east-1' };
+    return pollSqsOnce(source, webhookSenderHandler(() => ports, QUICK) as SqsLambdaHandler, () => context, { waitSeconds });
   }
 
   /** Stream records of the outbox items, for the fan-out handler. */

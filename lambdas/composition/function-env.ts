@@ -1,0 +1,18 @@
+import { WEBHOOK_QUEUE_ENV } from './webhook-env';
+
+/**
+ * Environment variables the handlers' composition root reads, as ServiceFunction's bind* helpers
+ * set them. Kept free of CDK imports: the local AWS mode (`npm start -- --engines`) sets the same
+ * names without loading aws-cdk-lib.
+ */
+export const FUNCTION_ENV = {
+  recordsTableName: 'RECORDS_TABLE_NAME',
+  searchDomainEndpoint: 'SEARCH_DOMAIN_ENDPOINT',
+  searchIndexReplicas: 'SEARCH_INDEX_REPLICAS',
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  embeddingModel: 'EMBEDDING_MODEL',
+  embeddingDimensions: 'EMBEDDING_DIMENSIONS',
+  semanticFloor: 'SEMANTIC_FLOOR',
+  webhookQueueUrl: WEBHOOK_QUEUE_ENV.queueUrl,
+  webhookDeadLetterQueueUrl: WEBHOOK_QUEUE_ENV.deadLetterQueueUrl,
+} as const;

@@ -1,0 +1,55 @@
+import { resolve } from 'node:path';
+import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
+import { localAuthorizer, localRoutes } from './api-routes';
+import { ensureLocalKeys } from './local-keys';
+import { startEmbeddedStack } from './embedded-stack';
+import { ingestReporter } from './ingest-report';
+import { createApiServer, listen } from './http-server';
+
+/** `npm start` on the embedded stack (dynalite + SQLite FTS5): the route handlers on the embedded services. */
+export async function serveEmbedded(options: { dataDir: string; sources: string[]; grants?: number; port: number; host: string }): Promise<void> {
+  const { dataDir, sources, grants, port } = options;
+  const stack = await startEmbeddedStack({
+    dataDir,
+    seed: sources.length > 0 ? false : grants === undefined ? true : { grants },
+    onProgress: (m) => console.log(m),
+    // Change events go to webhook subscriptions (npm run admin -- webhooks add), with the production retry schedule.
+    webhooks: {},
+  });
+  if (sources.length > 0) {
+    const imported = stack.importedCatalogue;
+    if (imported && imported.sources.join('\n') === sources.join('\n')) {
+      console.log(`serving the catalogue imported ${imported.importedAt} (to refresh: npm run admin -- ingest <files> --data-dir ${dataDir})`);
+    } else {
+      console.log(`importing ${sources.join(', ')}…`);
+      const reporter = ingestReporter({ rejectionsFile: resolve(dataDir, 'ingest-rejections.tsv'), showProgress: true });
+      const result = await ingestFiles(sources, stack.services, { onProgress: reporter.onProgress, onRejected: reporter.onRejected })
+        .catch(async (error: Error) => {
+          await stack.close();
+          throw error;
+        });
+      for (const line of reporter.finish(result)) console.log(line);
+      await stack.markImported(sources);
+    }
+  }
+  const localKeys = await ensureLocalKeys(stack.services, dataDir);
+  if (localKeys.created) {
+    console.log(`created one API key per tier, saved to ${localKeys.file} (keep them; only their hashes are stored):`);
+    for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
+  }
+  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
+  const baseUrl = await listen(server, port, options.host).catch(async (error: NodeJS.ErrnoException) => {
+    await stack.close();
+    throw error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use: set PORT to another one`) : error;
+  });
+  console.log(`state: ${dataDir}`);
+  console.log(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`);
+
+  const shutdown = async () => {
+    server.close();
+    await stack.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}

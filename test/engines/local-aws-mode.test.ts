@@ -1,0 +1,213 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeOnEngine } from './engine-suite';
+import { DynamoKeyStore } from '../../lambdas/adapters/aws/dynamo-key-store';
+import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
+import { hashApiKey } from '../../lambdas/core/auth/api-keys';
+import type { Grant } from '../../lambdas/core/records';
+import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
+import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import { systemClock, utcDate } from '../../lambdas/ports/clock';
+import { catalogueWithGrants } from '../../local/aws-mode/local-aws-catalogue';
+import { LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME } from '../../local/aws-mode/local-aws-resources';
+import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+import { runAdmin } from '../support/admin-cli';
+
+/**
+ * `npm start -- --engines` end to end, over real HTTP: the server in a child process on the
+ * engines `npm run test:engines` started (it reuses them and leaves them running), seeded with a
+ * small synthetic catalogue through the emulated stream. Expected records come from the same
+ * deterministic generator the server seeded from.
+ */
+
+const GRANTS = 200;
+const STARTUP_MS = 240_000;
+const LOCAL_CREDENTIALS = { AWS_REGION: LOCAL_AWS_REGION, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
+
+interface Received {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OPENSEARCH_URL', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gcf-local-aws-'));
+  let server: ChildProcess;
+  let output = '';
+  let baseUrl = '';
+  let tableEndpoint = '';
+  let keys: Record<string, string> = {};
+  let grants: Grant[] = [];
+  let receiver: Server;
+  let receiverUrl = '';
+  const received: Received[] = [];
+
+  const get = async (path: string, key: string | null = keys.developer!) => {
+    const response = await fetch(`${baseUrl}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    return { status: response.status, body: await response.json() as Record<string, any>, headers: response.headers };
+  };
+  const post = async (path: string, body: string) => {
+    const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${keys.developer}`, 'content-type': 'application/json' }, body });
+    return { status: response.status, body: await response.json() as Record<string, any> };
+  };
+  async function eventually<T>(probe: () => Promise<T | undefined>, what: string, ms = 60_000): Promise<T> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  beforeAll(async () => {
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+    server = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--engines', '--grants', String(GRANTS), '--data-dir', dataDir], {
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    server.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    server.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    baseUrl = await eventually(async () => {
+      if (server.exitCode !== null) throw new Error(`npm start -- --engines exited with ${server.exitCode}:\n${output}`);
+      return /API ready at (\S+)/.exec(output)?.[1];
+    }, 'the server to be ready', STARTUP_MS);
+    tableEndpoint = /table gcf-records at (\S+)/.exec(output)![1]!;
+    keys = JSON.parse(readFileSync(join(dataDir, 'keys.json'), 'utf8')) as Record<string, string>;
+    const spec = { ...catalogueWithGrants(GRANTS), today: utcDate(systemClock) };
+    grants = [...generateGrants(spec, generateFunders(spec))].flat();
+  }, STARTUP_MS + 10_000);
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    await new Promise<void>((resolve) => receiver?.close(() => resolve()));
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('says what it runs: the engines it reused, the local embedder in place of Bedrock, the search indices it bootstrapped', () => {
+    expect(output).toMatch(/opensearch: reusing the one at http:\/\/127\.0\.0\.1:\d+/);
+    expect(output).toMatch(/elasticmq: reusing the one at http:\/\/127\.0\.0\.1:\d+/);
+    expect(output).toContain('in place of Bedrock');
+    expect(output).toMatch(/search indices: grant (created|found) gcf-grants-v\d+/);
+  });
+
+  it('lists the seeded grants from OpenSearch, all of them with opportunity_type=all, newest first', async () => {
+    const all = await get('/grants-api?opportunity_type=all&count_only=true');
+    expect(all.status).toBe(200);
+    expect(all.body.pagination).toEqual({ total: grants.length });
+    const page = await get('/grants-api?opportunity_type=all&limit=5');
+    expect(page.status).toBe(200);
+    const expected = [...grants].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)).slice(0, 5);
+    expect(page.body.results.map((r: Grant) => r.created_at)).toEqual(expected.map((g) => g.created_at));
+    expect(page.body.results.map((r: Grant) => r.id).every((id: string) => grants.some((g) => g.id === id))).toBe(true);
+  });
+
+  it('gets a grant by id from the table, and answers 404 for an unknown one', async () => {
+    const grant = grants[17]!;
+    const found = await get(`/grants-api/${grant.id}`);
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({ id: grant.id, title: grant.title, funder_name: grant.funder_name });
+    expect(await get('/grants-api/00000000-0000-4000-8000-000000000000')).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+  });
+
+  it('counts a tier\'s requests against its daily quota in the table, as the functions do without API Gateway\'s usage plans', async () => {
+    const first = await get('/funders-api?limit=1', keys.basic!);
+    const second = await get('/funders-api?limit=1', keys.basic!);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
+    expect(await get('/funders-api?limit=1', keys.free!)).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
+  });
+
+  it('finds a grant by the words of its title (BM25 on OpenSearch)', async () => {
+    const grant = grants.find((g) => g.opportunity_type === 'open' && grants.filter((o) => o.title === g.title).length === 1)!;
+    const { status, body } = await get(`/grants-api?search=${encodeURIComponent(grant.title)}&opportunity_type=all&limit=5`);
+    expect(status).toBe(200);
+    expect(body.meta.sort_by).toBe('relevance');
+    expect(body.results[0]).toMatchObject({ id: grant.id, title: grant.title });
+  });
+
+  it('finds a grant by meaning (k-NN on OpenSearch with the local embedder\'s vectors)', async () => {
+    const grant = grants.find((g) => g.opportunity_type === 'open' && g.status === 'posted' && grants.filter((o) => o.description === g.description).length === 1)!;
+    const { status, body } = await post('/semantic-search', JSON.stringify({ query: grant.description, limit: 3 }));
+    expect(status).toBe(200);
+    expect(body.results[0]).toMatchObject({ id: grant.id, title: grant.title });
+    expect(body.results[0].relevance).toBeGreaterThan(0.9);
+    expect(body.results[0].relevance).toBeLessThanOrEqual(1);
+  });
+
+  it('answers bad input with the service\'s 400 error body, and a bad key with the gateway\'s 401', async () => {
+    const bad = await get('/grants-api?limit=abc');
+    expect([bad.status, bad.body]).toEqual([400, { error: { code: 'INVALID_PARAMETER', message: 'Invalid parameter: limit', details: [{ field: 'limit', issue: 'must be an integer from 1 to 100' }] } }]);
+    expect(await get('/grants-api/not-a-uuid')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_PARAMETER' } } });
+    expect(await post('/semantic-search', '{"query":')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_PARAMETER' } } });
+    const refused = await get('/grants-api', 'gcf_live_00000000000000000000000000000000');
+    expect([refused.status, refused.body]).toEqual([401, { error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key' } }]);
+  });
+
+  it('indexes what the admin CLI writes to the table through the emulated stream, and delivers its grant.created webhooks through ElasticMQ', async () => {
+    const dynamo = new DynamoDBClient({ endpoint: tableEndpoint, region: LOCAL_AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const keyStore = new DynamoKeyStore(dynamo, LOCAL_AWS_TABLE_NAME);
+    const developer = (await keyStore.findByHash(hashApiKey(keys.developer!)))!;
+    const { secret } = await addSubscription(
+      { webhooks: new DynamoWebhookStore(dynamo, LOCAL_AWS_TABLE_NAME), keys: keyStore, resolver: { resolve: async () => ['127.0.0.1'] } },
+      { keyId: developer.key_id, url: `${receiverUrl}/hooks`, events: ['grant.created'] }, 'local', new Date(),
+    );
+    dynamo.destroy();
+
+    const ingest = await runAdmin(['ingest', 'test/fixtures/ingest/grants-gov-extract-v2.xml', '--target', 'aws', '--table-name', LOCAL_AWS_TABLE_NAME], {
+      ...LOCAL_CREDENTIALS, AWS_ENDPOINT_URL_DYNAMODB: tableEndpoint, AWS_PROFILE: undefined,
+    });
+    expect(ingest.code, ingest.stderr).toBe(0);
+    expect(ingest.stdout).toContain('3 imported, 0 rejected');
+
+    const title = 'Pilot Effectiveness Trials for Suicide Prevention Interventions in Youth (R34 Clinical Trial Required)';
+    const indexed = await eventually(async () => {
+      const { body } = await get(`/grants-api?search=${encodeURIComponent('suicide prevention interventions youth pilot trials')}&opportunity_type=all&limit=3`);
+      return body.results?.[0]?.title === title ? body.results[0] as Grant : undefined;
+    }, 'the imported grant in the search index');
+    expect(await get(`/grants-api/${indexed.id}`)).toMatchObject({ status: 200, body: { id: indexed.id, title } });
+
+    const delivery = await eventually(async () => received.find((r) => JSON.parse(r.body).data?.id === indexed.id), 'the grant.created webhook');
+    expect(delivery.path).toBe('/hooks');
+    expect(JSON.parse(delivery.body)).toMatchObject({ event: 'grant.created', data: { id: indexed.id, title } });
+    expect(verifyWebhookSignature(delivery.body, delivery.headers['x-service-signature'] as string, secret)).toBe(true);
+    await eventually(async () => (received.length >= 3 ? true : undefined), 'a webhook for each of the 3 imported grants');
+    expect(new Set(received.map((r) => JSON.parse(r.body).event))).toEqual(new Set(['grant.created']));
+
+    // Nothing secret reaches the server's output.
+    for (const key of Object.values(keys)) expect(output).not.toContain(key);
+    expect(output).not.toContain(secret);
+  });
+
+  it('stops what it started on SIGTERM, leaving the engines it reused running', async () => {
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('stopping…');
+    expect(output).not.toMatch(/opensearch: stopped|elasticmq: stopped/);
+    const health = await fetch(`${process.env.OPENSEARCH_URL}/_cluster/health`);
+    expect(health.ok).toBe(true);
+  });
+});
