@@ -3,6 +3,7 @@ import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import { localAuthorizer, localRoutes } from './api-routes';
 import { ensureLocalKeys } from './local-keys';
 import { startEmbeddedStack } from './embedded-stack';
+import { catalogueWithGrants } from './synthetic-catalogue';
 import { ingestReporter } from './ingest-report';
 import { createApiServer, listen } from './http-server';
 
@@ -11,7 +12,7 @@ export async function serveEmbedded(options: { dataDir: string; sources: string[
   const { dataDir, sources, grants, port } = options;
   const stack = await startEmbeddedStack({
     dataDir,
-    seed: sources.length > 0 ? false : grants === undefined ? true : { grants },
+    seed: sources.length > 0 ? false : grants === undefined ? true : catalogueWithGrants(grants),
     onProgress: (m) => console.log(m),
     // Change events go to webhook subscriptions (npm run admin -- webhooks add), with the production retry schedule.
     webhooks: {},

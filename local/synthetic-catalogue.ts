@@ -36,6 +36,27 @@ export const DEFAULT_CATALOGUE: Readonly<Omit<CatalogueSpec, 'today'>> = {
   awardedContracts: 150,
 };
 
+/**
+ * The default catalogue with `grants` grants (`npm start -- --grants N`, with or without
+ * --engines). The other kinds keep their default counts while at least half the grants stay open
+ * (700 grants or more); below that every kind shrinks in the default proportions, so a small
+ * catalogue still has mostly open grants (`--grants 200` used to fail: 350 awarded grants).
+ */
+export function catalogueWithGrants(grants?: number): Omit<CatalogueSpec, 'today'> {
+  if (grants === undefined) return DEFAULT_CATALOGUE;
+  if (grants >= DEFAULT_CATALOGUE.awardedGrants * 2) return { ...DEFAULT_CATALOGUE, grants };
+  const share = grants / DEFAULT_CATALOGUE.grants;
+  const scaled = (count: number, least: number) => Math.max(least, Math.round(count * share));
+  return {
+    ...DEFAULT_CATALOGUE,
+    grants,
+    funders: scaled(DEFAULT_CATALOGUE.funders, 2),
+    contracts: scaled(DEFAULT_CATALOGUE.contracts, 1),
+    awardedGrants: Math.min(grants - 1, scaled(DEFAULT_CATALOGUE.awardedGrants, 0)),
+    awardedContracts: scaled(DEFAULT_CATALOGUE.awardedContracts, 0),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Randomness
 

@@ -7,7 +7,7 @@ import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
 import { utcDate, type Clock } from '../../lambdas/ports/clock';
 import type { RecordStore } from '../../lambdas/ports/record-store';
 import { ingestReporter } from '../ingest-report';
-import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from '../synthetic-catalogue';
+import { catalogueWithGrants, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from '../synthetic-catalogue';
 import type { LocalAwsFunctions } from './lambda-functions';
 
 /**
@@ -77,23 +77,4 @@ async function writeCatalogue(store: RecordStore, clock: Clock, options: SeedOpt
   for (const batch of generateGrants(spec, funders)) await store.put('grant', batch);
   for (const batch of generateContracts(spec, funders)) await store.put('contract', batch);
   return { spec };
-}
-
-/**
- * The default catalogue with `grants` grants. Below the default size the other kinds shrink in
- * the default proportions (a small catalogue for a quick start or a test); above it they keep
- * their default counts, as the embedded stack's --grants does.
- */
-export function catalogueWithGrants(grants?: number): Omit<CatalogueSpec, 'today'> {
-  if (grants === undefined) return DEFAULT_CATALOGUE;
-  const share = Math.min(1, grants / DEFAULT_CATALOGUE.grants);
-  const scaled = (count: number, least: number) => Math.max(least, Math.round(count * share));
-  return {
-    ...DEFAULT_CATALOGUE,
-    grants,
-    funders: scaled(DEFAULT_CATALOGUE.funders, 2),
-    contracts: scaled(DEFAULT_CATALOGUE.contracts, 1),
-    awardedGrants: Math.min(grants, scaled(DEFAULT_CATALOGUE.awardedGrants, 0)),
-    awardedContracts: scaled(DEFAULT_CATALOGUE.awardedContracts, 0),
-  };
 }

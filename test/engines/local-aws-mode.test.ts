@@ -14,7 +14,7 @@ import type { Grant } from '../../lambdas/core/records';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
 import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
 import { systemClock, utcDate } from '../../lambdas/ports/clock';
-import { catalogueWithGrants } from '../../local/aws-mode/local-aws-catalogue';
+import { catalogueWithGrants } from '../../local/synthetic-catalogue';
 import { LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME } from '../../local/aws-mode/local-aws-resources';
 import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { runAdmin } from '../support/admin-cli';

@@ -4,6 +4,7 @@ import { US_STATE_CODES, statesMentionedIn } from '../../lambdas/core/geo';
 import { SET_ASIDE_CODES } from '../../lambdas/core/query/list-query';
 import { ContractSchema, FunderSchema, GrantSchema, type Contract, type Funder, type Grant } from '../../lambdas/core/records';
 import {
+  catalogueWithGrants,
   DEFAULT_CATALOGUE,
   generateContracts,
   generateFunders,
@@ -247,5 +248,22 @@ describe('synthetic catalogue', () => {
     }
     expect(count).toBe(100_000);
     expect(largestBatch).toBe(5_000);
+  });
+});
+
+describe('catalogueWithGrants (npm start -- --grants N)', () => {
+  it('keeps the default counts of the other kinds from 700 grants up, and the default catalogue without a size', () => {
+    expect(catalogueWithGrants()).toEqual(DEFAULT_CATALOGUE);
+    expect(catalogueWithGrants(5_000)).toEqual({ ...DEFAULT_CATALOGUE, grants: 5_000 });
+    expect(catalogueWithGrants(100_000)).toEqual({ ...DEFAULT_CATALOGUE, grants: 100_000 });
+    expect(catalogueWithGrants(700)).toEqual({ ...DEFAULT_CATALOGUE, grants: 700 });
+  });
+
+  it.each([1, 2, 50, 200, 349, 699])('shrinks every kind in proportion below that, so %i grants generate with mostly open ones', (grants) => {
+    const spec = { ...catalogueWithGrants(grants), today: '2026-11-26' };
+    expect(spec.awardedGrants).toBeLessThan(Math.max(1, grants / 2));
+    const generated = [...generateGrants(spec, generateFunders(spec))].flat();
+    expect(generated).toHaveLength(grants);
+    expect(generated.filter((g) => g.opportunity_type === 'open').length).toBe(grants - spec.awardedGrants);
   });
 });
