@@ -12,7 +12,7 @@ import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-st
 import { hashApiKey } from '../../lambdas/core/auth/api-keys';
 import type { Grant } from '../../lambdas/core/records';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
-import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 import { systemClock, utcDate } from '../../lambdas/ports/clock';
 import { catalogueWithGrants } from '../../local/synthetic-catalogue';
 import { LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME } from '../../local/aws-mode/local-aws-resources';
@@ -192,7 +192,7 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     const delivery = await eventually(async () => received.find((r) => JSON.parse(r.body).data?.id === indexed.id), 'the grant.created webhook');
     expect(delivery.path).toBe('/hooks');
     expect(JSON.parse(delivery.body)).toMatchObject({ event: 'grant.created', data: { id: indexed.id, title } });
-    expect(verifyWebhookSignature(delivery.body, delivery.headers['x-service-signature'] as string, secret)).toBe(true);
+    expect(verifyServiceSignature(delivery.body, delivery.headers['x-service-signature'] as string, secret)).toBe(true);
     await eventually(async () => (received.length >= 3 ? true : undefined), 'a webhook for each of the 3 imported grants');
     expect(new Set(received.map((r) => JSON.parse(r.body).event))).toEqual(new Set(['grant.created']));
 

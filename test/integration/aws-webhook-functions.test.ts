@@ -15,7 +15,7 @@ import type { DeliveryPorts } from '../../lambdas/core/use-cases/deliver-webhook
 import type { ChangeFanOutPorts } from '../../lambdas/core/use-cases/fan-out-events';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
-import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import { verifyServiceSignature, verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
 import { changeFanOutHandler } from '../../lambdas/http/change-fan-out';
 import { deadlineScanHandler } from '../../lambdas/http/deadline-scan';
 import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
@@ -150,7 +150,10 @@ describe('webhook functions in AWS', () => {
     const arrived = received.filter((r) => r.path === '/changes');
     expect(arrived).toHaveLength(3);
     const { secret } = (await webhooks.get(subscription.subscription_id))!;
-    for (const request of arrived) expect(verifyWebhookSignature(request.body, String(request.headers['x-service-signature']), secret)).toBe(true);
+    for (const request of arrived) {
+      expect(verifyServiceSignature(request.body, String(request.headers['x-service-signature']), secret)).toBe(true);
+      expect(verifyWebhookSignature(request.body, request.headers, secret, { now: clock.now() })).toBe(true);
+    }
     expect(arrived.map((r) => (JSON.parse(r.body) as { data: Grant }).data.id).sort()).toEqual(grants.slice(0, 3).map((g) => g.id).sort());
     expect((await log.list(subscription.subscription_id, 10)).every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
     await sender(sqsEventOf(requeued), context, noCallback);

@@ -6,7 +6,8 @@ import type { Grant } from '../../lambdas/core/records';
 import { replayDelivery } from '../../lambdas/core/use-cases/deliver-webhook';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription, rotateSecret } from '../../lambdas/core/use-cases/manage-webhooks';
-import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import { Webhook } from 'standardwebhooks';
+import { verifyServiceSignature, verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
 import type { Delivery } from '../../lambdas/ports/delivery-log';
 import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
@@ -95,7 +96,11 @@ describe('webhook delivery on the embedded stack', () => {
     for (let i = 0; i < 100 && receivedAt('/changes').length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
 
     const bodies = receivedAt('/changes').map((r) => {
-      expect(verifyWebhookSignature(r.body, String(r.headers['x-service-signature']), secret)).toBe(true);
+      expect(verifyServiceSignature(r.body, String(r.headers['x-service-signature']), secret)).toBe(true);
+      // Standard Webhooks, checked by the standardwebhooks package as a receiver would, and by our own verifier.
+      expect(new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).toEqual(JSON.parse(r.body));
+      expect(verifyWebhookSignature(r.body, r.headers, secret)).toBe(true);
+      expect(r.headers['webhook-id']).toBe(r.headers['x-service-event-id']);
       expect(r.headers['x-service-event-id']).toMatch(/^[0-9a-f-]{36}$/);
       expect(Date.parse(String(r.headers['x-service-timestamp']))).not.toBeNaN();
       return JSON.parse(r.body) as { event: string; data: Grant };
@@ -165,7 +170,7 @@ describe('webhook delivery on the embedded stack', () => {
     }).sort();
     expect(ids('/deadlines')).toEqual([soon.id, today0.id].sort());
     expect(ids('/deadlines-wide')).toEqual([soon.id, later.id, today0.id].sort());
-    expect(verifyWebhookSignature(receivedAt('/deadlines')[0]!.body, String(receivedAt('/deadlines')[0]!.headers['x-service-signature']), secret)).toBe(true);
+    expect(verifyServiceSignature(receivedAt('/deadlines')[0]!.body, String(receivedAt('/deadlines')[0]!.headers['x-service-signature']), secret)).toBe(true);
 
     // The deadline moves: a new reminder for the new date (once more to each window it is in).
     await stack.services.store.put('grant', [{ ...soon, deadline_date: inDays(1) }]);
@@ -179,8 +184,14 @@ describe('webhook delivery on the embedded stack', () => {
     await stack.services.store.put('grant', [grants[4]!]);
     expect((await settledDelivery(subscription.subscription_id)).status).toBe('delivered');
     const [request] = receivedAt('/rotating');
-    expect(verifyWebhookSignature(request!.body, String(request!.headers['x-service-signature']), oldSecret)).toBe(true);
-    expect(verifyWebhookSignature(request!.body, String(request!.headers['x-service-signatures']), oldSecret)).toBe(true);
-    expect(verifyWebhookSignature(request!.body, String(request!.headers['x-service-signatures']), newSecret)).toBe(true);
+    expect(verifyServiceSignature(request!.body, String(request!.headers['x-service-signature']), oldSecret)).toBe(true);
+    expect(verifyServiceSignature(request!.body, String(request!.headers['x-service-signatures']), oldSecret)).toBe(true);
+    expect(verifyServiceSignature(request!.body, String(request!.headers['x-service-signatures']), newSecret)).toBe(true);
+    // Two Standard Webhooks signatures, space-separated: receivers on either secret verify.
+    expect(String(request!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [oldSecret, newSecret]) {
+      expect(new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>)).toEqual(JSON.parse(request!.body));
+      expect(verifyWebhookSignature(request!.body, request!.headers, secret)).toBe(true);
+    }
   });
 });

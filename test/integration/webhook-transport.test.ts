@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpWebhookTransport } from '../../lambdas/adapters/http-webhook-transport';
 import { deliveryHeaders, RESPONSE_BODY_LIMIT, webhookBody } from '../../lambdas/core/webhooks/delivery-policy';
-import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 
 /** The sender's HTTP side against a real receiver on loopback that misbehaves on request. */
 
@@ -61,7 +61,7 @@ describe('HTTP webhook transport', () => {
     expect(result).toMatchObject({ status: 204, error: null });
     const got = received.at(-1)!;
     expect(got.path).toBe('/ok');
-    expect(verifyWebhookSignature(got.body, String(got.headers['x-service-signature']), secret)).toBe(true);
+    expect(verifyServiceSignature(got.body, String(got.headers['x-service-signature']), secret)).toBe(true);
     expect(got.headers['x-service-event-id']).toBe('evt-1');
     expect(got.headers['content-type']).toBe('application/json');
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Grant } from '../../lambdas/core/records';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
-import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 import type { Delivery } from '../../lambdas/ports/delivery-log';
 import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
@@ -97,7 +97,7 @@ describe('webhooks to a flapping receiver', () => {
     const bodies = new Map<string, Set<string>>();
     for (const request of receiver.received) {
       expect(expectedIds.has(eventIdOf(request))).toBe(true);
-      expect(verifyWebhookSignature(request.body, String(request.headers['x-service-signature']), secret)).toBe(true);
+      expect(verifyServiceSignature(request.body, String(request.headers['x-service-signature']), secret)).toBe(true);
       bodies.set(eventIdOf(request), (bodies.get(eventIdOf(request)) ?? new Set()).add(request.body));
     }
     expect([...bodies.values()].every((set) => set.size === 1)).toBe(true);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processDelivery, replayDelivery, type DeliveryPorts } from '../../lambdas/core/use-cases/deliver-webhook';
-import { verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 import type { Delivery, DeliveryLog } from '../../lambdas/ports/delivery-log';
 import type { DeliveryMessage } from '../../lambdas/ports/delivery-queue';
 import type { AttemptResult, WebhookAttempt } from '../../lambdas/ports/webhook-transport';
@@ -69,7 +69,7 @@ describe('processDelivery', () => {
     expect(await h.process()).toBe('delivered');
     const [attempt] = h.attempts;
     expect(attempt).toMatchObject({ url: 'https://hooks.example.com/gcf', addresses: ['93.184.216.34'], body: h.body, timeoutMs: 10_000 });
-    expect(verifyWebhookSignature(h.body, attempt!.headers['X-Service-Signature'], 'whsec_secret')).toBe(true);
+    expect(verifyServiceSignature(h.body, attempt!.headers['X-Service-Signature'], 'whsec_secret')).toBe(true);
     expect(attempt!.headers['X-Service-Event-Id']).toBe('evt_1');
     expect(h.deliveries.get('dlv_1')).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204, last_latency_ms: 12, delivered_at: '2026-11-22T10:00:00.000Z' });
     // A redelivered queue message sends nothing again.

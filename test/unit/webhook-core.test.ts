@@ -3,16 +3,28 @@ import { describe, expect, it } from 'vitest';
 import { DestinationRefused, parseWebhookUrl, resolveDestination, type DestinationMode } from '../../lambdas/core/webhooks/destination-policy';
 import { isWebhookEvent, kindOfEvent, WEBHOOK_EVENTS } from '../../lambdas/core/webhooks/events';
 import { deliveryHeaders, nextRetryDelay, RETRY_SCHEDULE_SECONDS, retryAfterSeconds, verdictOf, webhookBody } from '../../lambdas/core/webhooks/delivery-policy';
-import { isWebhookSecret, newWebhookSecret, signWebhookPayload, verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
+import { Webhook } from 'standardwebhooks';
+import {
+  isWebhookSecret, newWebhookSecret, signStandardWebhook, signWebhookPayload, standardWebhookHeaders, standardWebhooksSecret, verifyServiceSignature, verifyWebhookSignature,
+} from '../../lambdas/core/webhooks/signature';
 
 describe('webhook signatures', () => {
   const secret = newWebhookSecret();
   const body = '{"event":"grant.created","data":{"id":"x","title":"Café — “quotes”"}}';
 
-  it('makes whsec_ secrets of 32 random bytes', () => {
-    expect(isWebhookSecret(secret)).toBe(true);
-    expect(Buffer.from(secret.slice('whsec_'.length), 'base64url')).toHaveLength(32);
+  it('makes whsec_ secrets of 33 random bytes whose base64 is also base64url, so any Standard Webhooks library reads them', () => {
+    for (let i = 0; i < 50; i++) {
+      const made = newWebhookSecret();
+      expect(isWebhookSecret(made)).toBe(true);
+      expect(made).toMatch(/^whsec_[A-Za-z0-9]{44}$/);
+      expect(Buffer.from(made.slice('whsec_'.length), 'base64')).toHaveLength(33);
+      expect(standardWebhooksSecret(made)).toBe(made);
+    }
     expect(newWebhookSecret()).not.toBe(secret);
+    // A secret made before (32 bytes, base64url) is still a secret; its Standard Webhooks form is the same key in base64.
+    const older = `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}`;
+    expect(isWebhookSecret(older)).toBe(true);
+    expect(standardWebhooksSecret(older)).toBe(`whsec_${Buffer.alloc(32, 0xfb).toString('base64')}`);
   });
 
   it('signs the exact bytes with HMAC-SHA256 keyed by the secret, as a receiver recomputes it', () => {
@@ -24,24 +36,72 @@ describe('webhook signatures', () => {
 
   it('verifies a valid signature and rejects any change to the body, the secret or the header', () => {
     const header = signWebhookPayload(body, secret);
-    expect(verifyWebhookSignature(body, header, secret)).toBe(true);
-    expect(verifyWebhookSignature(Buffer.from(body), header, secret)).toBe(true);
-    expect(verifyWebhookSignature(`${body} `, header, secret)).toBe(false);
-    expect(verifyWebhookSignature(body, header, newWebhookSecret())).toBe(false);
-    expect(verifyWebhookSignature(body, header.toUpperCase(), secret)).toBe(false);
-    expect(verifyWebhookSignature(body, header.slice(0, -1), secret)).toBe(false);
-    expect(verifyWebhookSignature(body, `sha1=${header.slice(7)}`, secret)).toBe(false);
-    expect(verifyWebhookSignature(body, '', secret)).toBe(false);
-    expect(verifyWebhookSignature(body, null, secret)).toBe(false);
-    expect(verifyWebhookSignature(body, header, '')).toBe(false);
+    expect(verifyServiceSignature(body, header, secret)).toBe(true);
+    expect(verifyServiceSignature(Buffer.from(body), header, secret)).toBe(true);
+    expect(verifyServiceSignature(`${body} `, header, secret)).toBe(false);
+    expect(verifyServiceSignature(body, header, newWebhookSecret())).toBe(false);
+    expect(verifyServiceSignature(body, header.toUpperCase(), secret)).toBe(false);
+    expect(verifyServiceSignature(body, header.slice(0, -1), secret)).toBe(false);
+    expect(verifyServiceSignature(body, `sha1=${header.slice(7)}`, secret)).toBe(false);
+    expect(verifyServiceSignature(body, '', secret)).toBe(false);
+    expect(verifyServiceSignature(body, null, secret)).toBe(false);
+    expect(verifyServiceSignature(body, header, '')).toBe(false);
   });
 
   it('accepts any one of several signatures, as sent during a secret rotation', () => {
     const old = newWebhookSecret();
     const both = `${signWebhookPayload(body, old)}, ${signWebhookPayload(body, secret)}`;
-    expect(verifyWebhookSignature(body, both, secret)).toBe(true);
-    expect(verifyWebhookSignature(body, both, old)).toBe(true);
+    expect(verifyServiceSignature(body, both, secret)).toBe(true);
+    expect(verifyServiceSignature(body, both, old)).toBe(true);
+    expect(verifyServiceSignature(body, both, newWebhookSecret())).toBe(false);
+  });
+});
+
+describe('Standard Webhooks signatures', () => {
+  const secret = newWebhookSecret();
+  const body = '{"event":"grant.created","data":{"id":"x","title":"Café — “quotes”"}}';
+  const sentAt = new Date('2026-11-26T10:00:00Z');
+  const at = (seconds: number) => new Date(sentAt.getTime() + seconds * 1000);
+  const headers = standardWebhookHeaders('evt-1', sentAt, body, [secret]);
+
+  it('signs "id.timestamp.body" as the spec defines it: HMAC-SHA256 keyed by the secret\'s bytes, base64, after v1,', () => {
+    expect(headers['webhook-id']).toBe('evt-1');
+    expect(headers['webhook-timestamp']).toBe(String(sentAt.getTime() / 1000));
+    const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+    expect(headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`evt-1.${sentAt.getTime() / 1000}.${body}`).digest('base64')}`);
+    expect(signStandardWebhook('evt-1', sentAt.getTime() / 1000, body, standardWebhooksSecret(secret))).toBe(headers['webhook-signature']);
+  });
+
+  it('verifies within the tolerance and refuses a replay: an old or future timestamp, another id, another body, another secret', () => {
+    expect(verifyWebhookSignature(body, headers, secret, { now: at(60) })).toBe(true);
+    expect(verifyWebhookSignature(Buffer.from(body), headers, secret, { now: at(-60) })).toBe(true);
+    expect(verifyWebhookSignature(body, headers, secret, { now: at(301) })).toBe(false);
+    expect(verifyWebhookSignature(body, headers, secret, { now: at(-301) })).toBe(false);
+    expect(verifyWebhookSignature(body, headers, secret, { now: at(3_600), toleranceSeconds: 3_601 })).toBe(true);
+    expect(verifyWebhookSignature(body, { ...headers, 'webhook-id': 'evt-2' }, secret, { now: sentAt })).toBe(false);
+    expect(verifyWebhookSignature(body, { ...headers, 'webhook-timestamp': String(sentAt.getTime() / 1000 + 1) }, secret, { now: sentAt })).toBe(false);
+    expect(verifyWebhookSignature(`${body} `, headers, secret, { now: sentAt })).toBe(false);
+    expect(verifyWebhookSignature(body, headers, newWebhookSecret(), { now: sentAt })).toBe(false);
+    for (const missing of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+      expect(verifyWebhookSignature(body, { ...headers, [missing]: undefined }, secret, { now: sentAt })).toBe(false);
+    }
+    expect(verifyWebhookSignature(body, { ...headers, 'webhook-timestamp': '2026-11-26T10:00:00Z' }, secret, { now: sentAt })).toBe(false);
+    // Header names as any HTTP stack may spell them.
+    expect(verifyWebhookSignature(body, { 'Webhook-Id': headers['webhook-id'], 'WEBHOOK-TIMESTAMP': headers['webhook-timestamp'], 'webhook-signature': headers['webhook-signature'] }, secret, { now: sentAt })).toBe(true);
+  });
+
+  it('signs with every secret during a rotation, space-separated, and either verifies (ours and the standardwebhooks package)', () => {
+    const old = newWebhookSecret();
+    const both = standardWebhookHeaders('evt-1', new Date(), body, [old, secret]);
+    expect(both['webhook-signature']!.split(' ')).toHaveLength(2);
+    for (const key of [old, secret]) {
+      expect(verifyWebhookSignature(body, both, key)).toBe(true);
+      expect(new Webhook(key).verify(body, both)).toEqual(JSON.parse(body));
+    }
     expect(verifyWebhookSignature(body, both, newWebhookSecret())).toBe(false);
+    // An older base64url secret: the package takes its standard form.
+    const older = `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}`;
+    expect(new Webhook(standardWebhooksSecret(older)).verify(body, standardWebhookHeaders('evt-3', new Date(), body, [older]))).toEqual(JSON.parse(body));
   });
 });
 
@@ -130,19 +190,22 @@ describe('webhook delivery policy', () => {
     expect(JSON.parse(body)).toEqual({ event: 'grant.created', data: { id: 'g1', title: 'T', amount_max: 5, deadline_date: null } });
     const headers = deliveryHeaders(body, { ...subscription, previous_secret: null, previous_secret_valid_until: null }, 'evt-1', new Date('2026-11-22T10:00:00Z'));
     expect(headers).toMatchObject({ 'Content-Type': 'application/json', 'X-Service-Event-Id': 'evt-1', 'X-Service-Timestamp': '2026-11-22T10:00:00.000Z' });
-    expect(verifyWebhookSignature(body, headers['X-Service-Signature'], 'whsec_new')).toBe(true);
+    expect(verifyServiceSignature(body, headers['X-Service-Signature'], 'whsec_new')).toBe(true);
     expect(headers['X-Service-Signatures']).toBe(headers['X-Service-Signature']);
+    // Standard Webhooks beside it: the event id, this attempt's time in unix seconds, one signature.
+    expect(headers).toMatchObject({ 'webhook-id': 'evt-1', 'webhook-timestamp': String(Date.parse('2026-11-22T10:00:00Z') / 1000) });
+    expect(verifyWebhookSignature(body, headers, 'whsec_new', { now: new Date('2026-11-22T10:00:00Z') })).toBe(true);
   });
 
   it('signs with both secrets during a rotation (the old one in X-Service-Signature), and with the new one after', () => {
     const during = deliveryHeaders(body, subscription, 'evt-1', new Date('2026-11-22T11:59:59Z'));
-    expect(verifyWebhookSignature(body, during['X-Service-Signature'], 'whsec_old')).toBe(true);
-    expect(verifyWebhookSignature(body, during['X-Service-Signature'], 'whsec_new')).toBe(false);
-    expect(verifyWebhookSignature(body, during['X-Service-Signatures'], 'whsec_old')).toBe(true);
-    expect(verifyWebhookSignature(body, during['X-Service-Signatures'], 'whsec_new')).toBe(true);
+    expect(verifyServiceSignature(body, during['X-Service-Signature'], 'whsec_old')).toBe(true);
+    expect(verifyServiceSignature(body, during['X-Service-Signature'], 'whsec_new')).toBe(false);
+    expect(verifyServiceSignature(body, during['X-Service-Signatures'], 'whsec_old')).toBe(true);
+    expect(verifyServiceSignature(body, during['X-Service-Signatures'], 'whsec_new')).toBe(true);
     const after = deliveryHeaders(body, subscription, 'evt-1', new Date('2026-11-22T12:00:00Z'));
-    expect(verifyWebhookSignature(body, after['X-Service-Signature'], 'whsec_new')).toBe(true);
-    expect(verifyWebhookSignature(body, after['X-Service-Signatures'], 'whsec_old')).toBe(false);
+    expect(verifyServiceSignature(body, after['X-Service-Signature'], 'whsec_new')).toBe(true);
+    expect(verifyServiceSignature(body, after['X-Service-Signatures'], 'whsec_old')).toBe(false);
   });
 
   it('counts only a 2xx as delivered, a 410 as gone, and anything else (redirects, errors, no answer) as a retry', () => {

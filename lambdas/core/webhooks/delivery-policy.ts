@@ -1,5 +1,5 @@
 import type { WebhookSubscription } from '../../ports/webhook-store';
-import { signWebhookPayload, SIGNATURE_HEADER } from './signature';
+import { signWebhookPayload, SIGNATURE_HEADER, standardWebhookHeaders } from './signature';
 
 /**
  * How one event reaches one subscriber: the body (serialised once, so the bytes signed are the
@@ -37,15 +37,17 @@ export function signingSecrets(subscription: Pick<WebhookSubscription, 'secret' 
 }
 
 /**
- * The headers of one attempt. X-Service-Signature is signed with the old secret during a
- * rotation, so receivers that have not switched keep verifying; X-Service-Signatures carries
- * both, for receivers that have.
+ * The headers of one attempt. The Standard Webhooks headers sign the event id, this attempt's
+ * time and the body, with every secret that signs now (both during a rotation). Of the
+ * interface's own, X-Service-Signature is signed with the old secret during a rotation, so
+ * receivers that have not switched keep verifying; X-Service-Signatures carries both.
  */
 export function deliveryHeaders(body: string, subscription: Parameters<typeof signingSecrets>[0], eventId: string, now: Date): Record<string, string> {
   const { primary, all } = signingSecrets(subscription, now);
   return {
     'Content-Type': 'application/json',
     'User-Agent': 'gcf-webhooks/1',
+    ...standardWebhookHeaders(eventId, now, body, all),
     [SIGNATURE_HEADER]: signWebhookPayload(body, primary),
     [SIGNATURES_HEADER]: all.map((secret) => signWebhookPayload(body, secret)).join(', '),
     [EVENT_ID_HEADER]: eventId,
