@@ -23,6 +23,8 @@ import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { systemClock, utcDate } from '../lambdas/ports/clock';
 import { AwsTargetError, awsChangeFanOutPorts, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts, type WebhookQueueOptions } from '../local/aws-target';
 import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
+import { sendTestEvent } from '../lambdas/core/use-cases/test-webhook';
+import { httpWebhookTransport } from '../lambdas/adapters/http-webhook-transport';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import { fanOutChangeEvents, type ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
@@ -299,7 +301,7 @@ function printSubscription(subscription: ListedSubscription): void {
 
 const SUBSCRIPTION_COLUMNS = ['subscription id', 'key id', 'state', 'url', 'events', 'deadline window', 'created', 'rotation'];
 
-const webhooksCommand = program.command('webhooks').description('webhook subscriptions of developer keys: add, list, disable, enable, rotate-secret, deliveries, replay, fan-out');
+const webhooksCommand = program.command('webhooks').description('webhook subscriptions of developer keys: add, list, disable, enable, rotate-secret, test, deliveries, replay, fan-out');
 
 withTargetOptions(webhooksCommand.command('add'))
   .description('subscribe a developer key\'s URL to events; the signing secret is shown once')
@@ -318,7 +320,7 @@ withTargetOptions(webhooksCommand.command('add'))
       console.log(`subscription ${subscription.subscription_id} for key ${subscription.key_id}: ${subscription.url}`);
       console.log(`events  ${subscription.events.join(', ')}; deadlines ${subscription.days_before} days ahead`);
       console.log(`secret  ${secret}`);
-      console.error('the secret is shown this once: store it where your receiver verifies X-Service-Signature (docs/webhooks.md)');
+      console.error('the secret is shown this once: store it where your receiver verifies the signatures (docs/webhooks.md)');
     });
   });
 
@@ -369,6 +371,22 @@ withTargetOptions(webhooksCommand.command('rotate-secret'))
       console.log(`subscription ${subscription.subscription_id}: new secret issued; the old one also signs until ${subscription.previous_secret_valid_until}`);
       console.log(`secret  ${secret}`);
       console.error('the secret is shown this once: store it now');
+    });
+  });
+
+withTargetOptions(webhooksCommand.command('test'))
+  .description('send a signed webhook.test event to a subscription now, wait for the answer, and print its code and latency (not queued, retried or logged)')
+  .argument('<subscription-id>')
+  .action(async (subscriptionId: string, opts: TargetOptions) => {
+    await withWebhookPorts(opts, async ({ webhooks, resolver }, mode) => {
+      const result = await sendTestEvent({ webhooks, resolver, transport: httpWebhookTransport, clock: systemClock }, subscriptionId, mode);
+      const answer = result.status === null ? `no answer (${result.error})` : `${result.status} in ${Math.round(result.latencyMs)} ms`;
+      console.log(`webhook.test ${result.eventId} to ${result.url}: ${answer}`);
+      if (result.responseExcerpt) console.log(`response  ${result.responseExcerpt.slice(0, 300)}`);
+      if (result.verdict !== 'delivered') {
+        console.error(result.verdict === 'gone' ? 'the receiver answered 410 Gone: a real delivery would disable the subscription' : 'a real delivery would be retried: only a 2xx within 10 s counts as delivered');
+        process.exitCode = 1;
+      }
     });
   });
 

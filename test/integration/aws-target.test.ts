@@ -15,6 +15,7 @@ import { startStandInOpenSearch, type StandInOpenSearch } from '../support/stand
 import { startStandInSqs, type StandInSqs } from '../support/stand-in-sqs';
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
+import type { WebhookSubscription } from '../../lambdas/ports/webhook-store';
 import type { Grant } from '../../lambdas/core/records';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
@@ -153,13 +154,27 @@ describe('admin --target aws (against local stand-ins)', () => {
     expect(sqs.sent).toEqual([]);
   });
 
-  it('scan-deadlines --target aws reads the stage\'s search domain and queues each reminder once on its webhook queue', async () => {
+  /** A subscription in the stage's table, as `webhooks add` stores one. */
+  async function storedSubscription(subscription: Pick<WebhookSubscription, 'subscription_id' | 'url' | 'events' | 'days_before'>): Promise<DynamoWebhookStore> {
     const client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const store = new DynamoWebhookStore(client, LOCAL_TABLE_NAME);
     const now = new Date().toISOString();
-    await new DynamoWebhookStore(client, LOCAL_TABLE_NAME).create({
-      subscription_id: 'whk_deadlines', key_id: 'key_1', url: 'https://hooks.example.org/gcf', events: ['grant.deadline_approaching'], days_before: 5,
-      state: 'active', disabled_reason: null, secret: 'whsec_test', previous_secret: null, previous_secret_valid_until: null, created_at: now, updated_at: now,
-    });
+    await store.create({ ...subscription, key_id: 'key_1', state: 'active', disabled_reason: null, secret: 'whsec_test', previous_secret: null, previous_secret_valid_until: null, created_at: now, updated_at: now });
+    return store;
+  }
+
+  it('webhooks test --target aws reads the subscription from the stage\'s table and applies the AWS destination rules', async () => {
+    // Stored as a stage may hold one whose name has since come to resolve to loopback (DNS rebinding).
+    const store = await storedSubscription({ subscription_id: 'whk_rebound', url: 'https://localhost:9/gcf', events: ['grant.created'], days_before: 7 });
+    const refused = await admin('webhooks', 'test', 'whk_rebound', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME).catch((error: { code: number; stdout: string; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 1, stdout: expect.stringMatching(/^webhook\.test [0-9a-f-]{36} to https:\/\/localhost:9\/gcf: no answer \(webhook URL refused: localhost is a loopback name\)$/m) });
+    await expect(admin('webhooks', 'test', 'whk_nope', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME)).rejects.toMatchObject({ stderr: expect.stringContaining('no subscription whk_nope') });
+    await store.update('whk_rebound', { state: 'disabled', disabled_reason: 'test over', updated_at: new Date().toISOString() });
+  });
+
+  it('scan-deadlines --target aws reads the stage\'s search domain and queues each reminder once on its webhook queue', async () => {
+    await storedSubscription({ subscription_id: 'whk_deadlines', url: 'https://hooks.example.org/gcf', events: ['grant.deadline_approaching'], days_before: 5 });
+    const client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const deadline = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     const [grant] = (await stack.services.store.scan('grant')[Symbol.asyncIterator]().next()).value as Grant[];
     const due = { ...grant!, status: 'posted', deadline_date: deadline };

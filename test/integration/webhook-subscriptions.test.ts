@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription, enableSubscription, listedSubscription, rotateSecret, type WebhookPorts } from '../../lambdas/core/use-cases/manage-webhooks';
@@ -38,7 +41,7 @@ describe('webhook subscriptions (use cases on the embedded store)', () => {
 
   it('stores a developer key\'s https subscription with every event by default, and never lists its secret', async () => {
     const { secret, subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/gcf' }, 'aws', now);
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9]{44}$/);
     expect(subscription).toMatchObject({ key_id: developerKey, url: 'https://hooks.example.com/gcf', events: [...WEBHOOK_EVENTS], days_before: 7, state: 'active', secret });
     expect(await stack.webhooks.get(subscription.subscription_id)).toEqual(subscription);
     const listed = listedSubscription((await stack.webhooks.list(developerKey))[0]!, now);
@@ -151,4 +154,53 @@ describe('admin webhooks (the CLI)', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no webhook subscription whk_nope');
   }, 240_000);
+
+  it('test sends a signed webhook.test event now and prints the answer; a failing receiver, a disabled or unknown subscription exit 1', async () => {
+    const received: { url: string; body: string; headers: IncomingHttpHeaders }[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ url: req.url ?? '', body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+        res.writeHead(req.url === '/down' ? 503 : 204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    try {
+      const developer = keyIdOf((await admin('keys', 'create', '--tier', 'developer', '--owner', 'test@example.org')).stdout);
+      const add = async (path: string) => {
+        const added = await admin('webhooks', 'add', '--key-id', developer, '--url', `${base}${path}`, '--events', 'grant.created');
+        return { id: /^subscription (whk_\w+) for key/m.exec(added.stdout)![1]!, secret: /^secret {2}(whsec_\S+)$/m.exec(added.stdout)![1]! };
+      };
+      const up = await add('/up');
+      const tested = await admin('webhooks', 'test', up.id);
+      expect(tested.code).toBe(0);
+      expect(tested.stdout).toMatch(new RegExp(`^webhook\\.test [0-9a-f-]{36} to ${base}/up: 204 in \\d+ ms$`, 'm'));
+      expect(received).toHaveLength(1);
+      // Signed as every delivery is: the standardwebhooks package verifies it, and the event id is the one printed.
+      expect(new Webhook(up.secret).verify(received[0]!.body, received[0]!.headers as Record<string, string>)).toMatchObject({ event: 'webhook.test', data: { subscription_id: up.id } });
+      expect(tested.stdout).toContain(`webhook.test ${String(received[0]!.headers['webhook-id'])} `);
+      // A test event is not a delivery: nothing in the delivery log.
+      expect((await admin('webhooks', 'deliveries', up.id)).stdout).toContain('(no deliveries)');
+
+      const down = await add('/down');
+      const failing = await admin('webhooks', 'test', down.id);
+      expect(failing.code).toBe(1);
+      expect(failing.stdout).toMatch(/: 503 in \d+ ms$/m);
+      expect(failing.stderr).toContain('a real delivery would be retried');
+
+      expect((await admin('webhooks', 'disable', up.id)).code).toBe(0);
+      const disabled = await admin('webhooks', 'test', up.id);
+      expect(disabled.code).toBe(1);
+      expect(disabled.stderr.trim()).toBe(`admin: subscription ${up.id} is disabled (disabled by an operator): enable it first, then test it`);
+      const unknown = await admin('webhooks', 'test', 'whk_nope');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr.trim()).toBe('admin: no subscription whk_nope');
+      expect(received).toHaveLength(2);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  }, 120_000);
 });

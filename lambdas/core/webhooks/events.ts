@@ -8,6 +8,13 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * The event `webhooks test` sends (body `{"event": "webhook.test", "data": {"subscription_id",
+ * "sent_at", "message"}}`), signed like every delivery. Not one of WEBHOOK_EVENTS: no subscription
+ * asks for it and nothing else sends it.
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
 export function isWebhookEvent(value: string): value is WebhookEvent {
   return (WEBHOOK_EVENTS as readonly string[]).includes(value);
 }
