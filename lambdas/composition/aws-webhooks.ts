@@ -10,7 +10,7 @@ import type { DeliveryPorts } from '../core/use-cases/deliver-webhook';
 import type { ChangeFanOutPorts } from '../core/use-cases/fan-out-events';
 import { systemClock } from '../ports/clock';
 import { requireEnv } from './aws';
-import { traced } from './aws-telemetry';
+import { awsTelemetry, traced } from './aws-telemetry';
 import { WEBHOOK_QUEUE_ENV } from './webhook-env';
 
 /**
@@ -47,7 +47,7 @@ export const awsWebhookAdapters = () => (adapters ??= createAwsWebhookAdapters()
 /** The sender's ports: one attempt per message, over HTTPS to public addresses only (the handler's DeliveryOptions say which). */
 export function createAwsDeliveryPorts(adapters: AwsWebhookAdapters): DeliveryPorts {
   const { webhooks, log, queue } = adapters;
-  return { webhooks, log, queue, transport: httpWebhookTransport, resolver: dnsHostResolver, clock: systemClock, random: Math.random };
+  return { webhooks, log, queue, transport: httpWebhookTransport, resolver: dnsHostResolver, clock: systemClock, random: Math.random, metrics: awsTelemetry.metrics };
 }
 
 let deliveryPorts: DeliveryPorts | undefined;

@@ -11,6 +11,8 @@ export const METRIC_DIMENSIONS = {
   route: 'route',
   /** keyword | semantic | hybrid. */
   searchMode: 'mode',
+  /** A webhook subscription's id. */
+  subscription: 'subscription',
 } as const;
 
 export const METRIC_NAMES = {
@@ -34,6 +36,12 @@ export const METRIC_NAMES = {
   webhookFailed: 'WebhookFailed',
   /** Webhook attempts that failed and were queued again (Count). */
   webhookRetried: 'WebhookRetried',
+  /** Attempts to one subscription's receiver (dimension `subscription`): the failure rate's denominator. */
+  webhookSubscriptionAttempts: 'WebhookSubscriptionAttempts',
+  /** Attempts to one subscription's receiver that got no 2xx (dimension `subscription`). */
+  webhookSubscriptionFailures: 'WebhookSubscriptionFailures',
+  /** At each failed attempt, seconds since its receiver began failing (no dimension): the webhook-receiver-failing alarm's metric. */
+  webhookReceiverFailingSeconds: 'WebhookReceiverFailingSeconds',
   /** Per indexer batch: the largest age of its stream records, now minus ApproximateCreationDateTime (Seconds). */
   indexerLagSeconds: 'IndexerLagSeconds',
   /** Records the indexer wrote without their vector because the embedding model failed (Count). */

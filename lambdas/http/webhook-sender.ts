@@ -3,7 +3,7 @@ import type { SQSHandler, SQSRecord } from 'aws-lambda';
 import { deliveryMessageOf } from '../adapters/aws/sqs-delivery-queue';
 import { METRIC_NAMES } from '../core/metric-names';
 import { processDelivery, type DeliveryOptions, type DeliveryOutcome, type DeliveryPorts } from '../core/use-cases/deliver-webhook';
-import type { DeliveryLog, DeliveryStatus } from '../ports/delivery-log';
+import type { Delivery, DeliveryLog } from '../ports/delivery-log';
 import { noMetrics, type MetricName, type MetricsRecorder } from '../ports/metrics';
 import { logger } from './api-gateway';
 
@@ -15,13 +15,13 @@ const OUTCOME_METRICS: Partial<Record<DeliveryOutcome, MetricName>> = {
   retrying: METRIC_NAMES.webhookRetried,
 };
 
-/** The log, noting the status each attempt saves: a duplicate SQS message returns the stored status without one. */
-function notingLog(log: DeliveryLog, saved: (status: DeliveryStatus) => void): DeliveryLog {
+/** The log, noting the status (and subscription) each attempt saves: a duplicate SQS message returns the stored status without one. */
+function notingLog(log: DeliveryLog, saved: (delivery: Delivery) => void): DeliveryLog {
   return {
     create: (delivery) => log.create(delivery),
     get: (deliveryId) => log.get(deliveryId),
     save: (delivery) => {
-      saved(delivery.status);
+      saved(delivery);
       return log.save(delivery);
     },
     list: (subscriptionId, limit) => log.list(subscriptionId, limit),
@@ -49,11 +49,13 @@ export function webhookSenderHandler(ports: () => DeliveryPorts, options: Delive
     }
     try {
       const base = ports();
-      let saved: DeliveryStatus | undefined;
-      const outcome = await processDelivery({ ...base, log: notingLog(base.log, (status) => { saved = status; }) }, message, options);
+      let saved: Delivery | undefined;
+      const outcome = await processDelivery({ ...base, log: notingLog(base.log, (delivery) => { saved = delivery; }) }, message, options);
       const metric = OUTCOME_METRICS[outcome];
-      if (metric && saved === outcome) metrics.record(metric, 'Count', 1);
-      logger.info('webhook attempt', { deliveryId: message.delivery_id, outcome, receiveCount: record.attributes.ApproximateReceiveCount });
+      if (metric && saved?.status === outcome) metrics.record(metric, 'Count', 1);
+      logger.info('webhook attempt', {
+        deliveryId: message.delivery_id, subscriptionId: saved?.subscription_id, outcome, statusCode: saved?.last_status_code ?? null, receiveCount: record.attributes.ApproximateReceiveCount,
+      });
     } catch (error) {
       logger.error('webhook attempt failed unexpectedly; SQS will redeliver it', { deliveryId: message.delivery_id, error: error as Error });
       throw error;

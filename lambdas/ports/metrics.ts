@@ -9,6 +9,7 @@ export interface MetricDimensions {
   /** The API route, e.g. `GET /grants-api/{id}`. */
   route?: string;
   searchMode?: SearchMode;
+  subscription?: string;
 }
 
 /**

@@ -19,6 +19,12 @@ export interface WebhookSubscription {
   /** The secret before the last rotation, still signing (beside the new one) until previous_secret_valid_until. */
   previous_secret: string | null;
   previous_secret_valid_until: string | null;
+  /**
+   * When the receiver's current run of failed attempts began (the first failure after a success);
+   * null or absent while it answers. After RECEIVER_FAILURE_LIMIT_MS of failing the subscription is
+   * disabled.
+   */
+  failing_since?: string | null;
   created_at: string;
   updated_at: string;
 }

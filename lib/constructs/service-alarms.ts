@@ -167,6 +167,16 @@ export class ServiceAlarms extends Construct {
         widget: DASHBOARD_WIDGETS.webhookQueueAge,
       },
       {
+        anchor: 'webhook-receiver-failing',
+        metric: metrics.webhookReceiverFailingSeconds(),
+        threshold: ALARM_THRESHOLDS.webhookReceiverFailingSeconds,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING, // no failed attempts, no data
+        summary: 'A webhook subscription\'s receiver has failed every attempt for 30 minutes: its events are being retried (and reach the dead-letter queue after about 45 hours); after 3 days the subscription is disabled.',
+        widget: DASHBOARD_WIDGETS.webhookReceivers,
+      },
+      {
         anchor: 'search-cluster-red',
         metric: metrics.searchClusterRed(),
         threshold: 1,

@@ -37,6 +37,7 @@ export const DASHBOARD_WIDGETS = {
   deadLetterQueues: 'Dead-letter queues',
   webhookSuccessRate: 'Webhook success rate',
   webhookDeliveries: 'Webhook deliveries',
+  webhookReceivers: 'Failing webhook receivers',
 } as const;
 
 /** A per-route widget's title is the route itself, e.g. `GET /grants-api/{id}`. */
@@ -164,6 +165,12 @@ export class ServiceDashboard extends Construct {
       graph(DASHBOARD_WIDGETS.webhookQueueAge, [metrics.webhookOldestMessageAge()], {
         leftAnnotations: [{ value: ALARM_THRESHOLDS.webhookOldestMessageSeconds, label: 'age alarm' }],
         leftYAxis: { min: 0, label: 's', showUnits: false },
+      }),
+      graph(DASHBOARD_WIDGETS.webhookReceivers, [metrics.webhookReceiverFailingSeconds()], {
+        right: [metrics.webhookFailuresBySubscription()],
+        leftAnnotations: [{ value: ALARM_THRESHOLDS.webhookReceiverFailingSeconds, label: 'failing-receiver alarm' }],
+        leftYAxis: { min: 0, label: 's', showUnits: false },
+        rightYAxis: { min: 0, label: 'failed attempts', showUnits: false },
       }),
       graph(DASHBOARD_WIDGETS.deadLetterQueues, [metrics.deadLetters('webhook'), metrics.deadLetters('indexer')], {
         leftYAxis: { min: 0, label: 'messages', showUnits: false },

@@ -45,6 +45,8 @@ export const ALARM_THRESHOLDS = {
   api5xxRatePercent: 1,
   apiLatencyP99Ms: 2000,
   webhookOldestMessageSeconds: 900,
+  /** A subscription's receiver failing every attempt for this long pages (receivers are disabled after 3 days). */
+  webhookReceiverFailingSeconds: 1_800,
   indexerLagSeconds: 300,
   /** Share of a data node's EBS volume below which its free storage alarms. */
   searchFreeStorageShare: 0.2,
@@ -168,6 +170,17 @@ export class ServiceMetrics {
 
   webhookRetried(): Metric {
     return this.own(METRIC_NAMES.webhookRetried, { statistic: Stats.SUM, label: 'Retried' });
+  }
+
+  /** The longest a failing receiver had been failing at any attempt in the period (core/webhooks/receiver-health.ts). */
+  webhookReceiverFailingSeconds(): Metric {
+    return this.own(METRIC_NAMES.webhookReceiverFailingSeconds, { statistic: Stats.MAXIMUM, label: 'Longest-failing receiver (s)' });
+  }
+
+  /** Each subscription's failed attempts, one line per subscription (a SEARCH over the `subscription` dimension). */
+  webhookFailuresBySubscription(): MathExpression {
+    const search = `{${METRICS_NAMESPACE},${METRIC_DIMENSIONS.subscription},service} MetricName="${METRIC_NAMES.webhookSubscriptionFailures}" service="${this.props.serviceName}"`;
+    return new MathExpression({ expression: `SEARCH('${search}', 'Sum', 300)`, usingMetrics: {}, label: 'Failed attempts by subscription', period: FIVE_MINUTES });
   }
 
   /** Delivered / (delivered + failed), in percent; no data when nothing finished. */

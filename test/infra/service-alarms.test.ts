@@ -59,6 +59,7 @@ const EXPECTED = {
   'webhook-dlq': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]] },
   'indexer-failure-queue': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]] },
   'webhook-queue-age': { threshold: 900, comparison: 'GreaterThanThreshold', evaluationPeriods: 3, datapoints: 3, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateAgeOfOldestMessage', 'Maximum', 60]] },
+  'webhook-receiver-failing': { threshold: 1800, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [[METRICS_NAMESPACE, METRIC_NAMES.webhookReceiverFailingSeconds, 'Maximum', 300]] },
   'search-cluster-red': { threshold: 1, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'missing', metrics: [['AWS/ES', 'ClusterStatus.red', 'Maximum', 60]] },
   'search-cluster-yellow': { threshold: 1, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 5, datapoints: 5, missing: 'missing', metrics: [['AWS/ES', 'ClusterStatus.yellow', 'Maximum', 60]] },
   'search-free-storage': { threshold: 10_240, comparison: 'LessThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'missing', metrics: [['AWS/ES', 'FreeStorageSpace', 'Minimum', 300]] },

@@ -71,6 +71,14 @@ describe('webhook subscriptions (use cases on the embedded store)', () => {
     expect((await stack.webhooks.get(subscription.subscription_id))!.state).toBe('disabled');
   });
 
+  it('enabling starts the receiver\'s failure run afresh, so one disabled after 3 days of failures is not disabled again at once', async () => {
+    const { subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/recovered' }, 'aws', now);
+    await stack.webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'the receiver has failed every attempt since …', failing_since: '2026-11-19T10:00:00.000Z' });
+    const enabled = await enableSubscription(ports, subscription.subscription_id, 'aws', now);
+    expect(enabled).toMatchObject({ state: 'active', disabled_reason: null, failing_since: null });
+    expect((await stack.webhooks.get(subscription.subscription_id))!.failing_since).toBeNull();
+  });
+
   it('rotates the secret, keeping the old one for the grace period', async () => {
     const { secret: first, subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/rotate' }, 'aws', now);
     const { secret: second, subscription: rotated } = await rotateSecret(stack.webhooks, subscription.subscription_id, 2, now);

@@ -4,6 +4,7 @@ import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 import type { Delivery, DeliveryLog } from '../../lambdas/ports/delivery-log';
 import type { DeliveryMessage } from '../../lambdas/ports/delivery-queue';
 import type { AttemptResult, WebhookAttempt } from '../../lambdas/ports/webhook-transport';
+import { recordingMetrics } from '../support/recording-metrics';
 import type { WebhookStore, WebhookSubscription } from '../../lambdas/ports/webhook-store';
 
 /** The sender's decisions, one message at a time, with in-memory doubles for its ports. */
@@ -49,6 +50,7 @@ function harness(answers: (Partial<AttemptResult> | Error)[], dns: Record<string
     resolver: { resolve: async (host) => dns[host] ?? [] },
     clock: { now: () => now },
     random: () => 0.5,
+    metrics: recordingMetrics(),
   };
   const body = '{"event":"grant.created","data":{"id":"g1"}}';
   deliveries.set('dlv_1', {
@@ -119,5 +121,52 @@ describe('processDelivery', () => {
     expect(await h.process()).toBe('retrying');
     expect(h.attempts).toHaveLength(0);
     expect(h.deliveries.get('dlv_1')!.last_error).toMatch(/10\.0\.0\.7 is a private address/);
+  });
+});
+
+describe('a failing receiver (its failure run)', () => {
+  /** A fresh pending delivery of the same event, as the next event to the same receiver would be. */
+  const nextDelivery = (h: ReturnType<typeof harness>) => {
+    h.deliveries.set('dlv_1', { ...h.deliveries.get('dlv_1')!, status: 'pending', attempts: 0, next_attempt_at: null });
+    return h.process();
+  };
+  const recorded = (h: ReturnType<typeof harness>) => (h.ports.metrics as ReturnType<typeof recordingMetrics>).recorded;
+
+  it('marks when the run began, counts each attempt per subscription, and ends the run at the first 2xx', async () => {
+    const h = harness([{ status: 503 }, { status: 500 }, { status: 204 }]);
+    expect(await h.process()).toBe('retrying');
+    expect(h.subscriptions.get('whk_1')!.failing_since).toBe('2026-11-22T10:00:00.000Z');
+    h.advance(600);
+    expect(await h.process()).toBe('retrying');
+    // The run's start stays where it was; the metric says how long it has lasted.
+    expect(h.subscriptions.get('whk_1')!.failing_since).toBe('2026-11-22T10:00:00.000Z');
+    expect(recorded(h).filter((m) => m.name === 'WebhookReceiverFailingSeconds').map((m) => m.value)).toEqual([0, 600]);
+    h.advance(3_600);
+    expect(await h.process()).toBe('delivered');
+    expect(h.subscriptions.get('whk_1')!.failing_since).toBeNull();
+    expect(recorded(h).filter((m) => m.name === 'WebhookSubscriptionAttempts').map((m) => m.dimensions)).toEqual([{ subscription: 'whk_1' }, { subscription: 'whk_1' }, { subscription: 'whk_1' }]);
+    expect(recorded(h).filter((m) => m.name === 'WebhookSubscriptionFailures')).toHaveLength(2);
+  });
+
+  it('disables the subscription once its receiver has failed every attempt for 3 days, saying why; later deliveries are skipped', async () => {
+    const h = harness([]);
+    expect(await h.process()).toBe('retrying');
+    h.advance(3 * 86_400 - 1);
+    expect(await nextDelivery(h)).toBe('retrying');
+    expect(h.subscriptions.get('whk_1')!.state).toBe('active');
+    h.advance(1);
+    expect(await nextDelivery(h)).toBe('retrying');
+    expect(h.subscriptions.get('whk_1')).toMatchObject({
+      state: 'disabled', disabled_reason: 'the receiver has failed every attempt since 2026-11-22T10:00:00.000Z (3 days); fix it, then enable the subscription',
+    });
+    expect(await nextDelivery(h)).toBe('skipped');
+    expect(h.attempts).toHaveLength(3);
+  });
+
+  it('does not count a 410 Gone as a failure run: it disables the subscription at once, as before', async () => {
+    const h = harness([{ status: 410 }]);
+    expect(await h.process()).toBe('gone');
+    expect(h.subscriptions.get('whk_1')!.failing_since).toBeUndefined();
+    expect(h.subscriptions.get('whk_1')!.state).toBe('disabled');
   });
 });

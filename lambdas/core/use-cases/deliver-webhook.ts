@@ -4,8 +4,11 @@ import type { Clock } from '../../ports/clock';
 import type { Delivery, DeliveryLog } from '../../ports/delivery-log';
 import type { DeliveryMessage, DeliveryQueue } from '../../ports/delivery-queue';
 import type { HostResolver } from '../../ports/host-resolver';
+import type { MetricsRecorder } from '../../ports/metrics';
 import type { AttemptResult, WebhookTransport } from '../../ports/webhook-transport';
-import type { WebhookStore } from '../../ports/webhook-store';
+import type { WebhookStore, WebhookSubscription } from '../../ports/webhook-store';
+import { METRIC_NAMES } from '../metric-names';
+import { failingSeconds, receiverHealthAfter } from '../webhooks/receiver-health';
 
 export interface DeliveryPorts {
   webhooks: WebhookStore;
@@ -15,6 +18,8 @@ export interface DeliveryPorts {
   resolver: HostResolver;
   clock: Clock;
   random: () => number;
+  /** Each attempt per subscription, and how long a failing receiver has failed (the on-call alarm). */
+  metrics?: MetricsRecorder;
 }
 
 export interface DeliveryOptions {
@@ -82,6 +87,7 @@ export async function processDelivery(ports: DeliveryPorts, message: DeliveryMes
     updated_at: ports.clock.now().toISOString(),
   };
   const verdict = verdictOf(result.status);
+  if (verdict !== 'gone') await noteReceiverHealth(ports, subscription, verdict === 'delivered', now);
   if (verdict === 'delivered') {
     await ports.log.save({ ...attempted, status: 'delivered', delivered_at: attempted.updated_at, next_attempt_at: null });
     return 'delivered';
@@ -101,6 +107,36 @@ export async function processDelivery(ports: DeliveryPorts, message: DeliveryMes
   await ports.log.save({ ...attempted, status: 'retrying', next_attempt_at: nextAttemptAt });
   await ports.queue.send(message, Math.min(delay, ports.queue.maxDelaySeconds));
   return 'retrying';
+}
+
+/**
+ * The subscription's failure run after an attempt (core/webhooks/receiver-health.ts): stored only
+ * when it begins or ends, so a failing receiver costs no write per attempt; a run of 3 days
+ * disables the subscription. Counted per subscription for its failure rate.
+ */
+async function noteReceiverHealth(ports: DeliveryPorts, subscription: WebhookSubscription, delivered: boolean, now: Date): Promise<void> {
+  const dimensions = { subscription: subscription.subscription_id };
+  ports.metrics?.record(METRIC_NAMES.webhookSubscriptionAttempts, 'Count', 1, dimensions);
+  if (!delivered) ports.metrics?.record(METRIC_NAMES.webhookSubscriptionFailures, 'Count', 1, dimensions);
+  const change = receiverHealthAfter(subscription, delivered, now);
+  const updatedAt = now.toISOString();
+  switch (change.kind) {
+    case 'none':
+      return;
+    case 'recovered':
+      await ports.webhooks.update(subscription.subscription_id, { failing_since: null, updated_at: updatedAt });
+      return;
+    case 'began':
+      await ports.webhooks.update(subscription.subscription_id, { failing_since: change.failingSince, updated_at: updatedAt });
+      ports.metrics?.record(METRIC_NAMES.webhookReceiverFailingSeconds, 'Seconds', 0);
+      return;
+    case 'failing':
+      ports.metrics?.record(METRIC_NAMES.webhookReceiverFailingSeconds, 'Seconds', failingSeconds(change.failingSince, now));
+      return;
+    case 'disable':
+      ports.metrics?.record(METRIC_NAMES.webhookReceiverFailingSeconds, 'Seconds', failingSeconds(change.failingSince, now));
+      await ports.webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: change.reason, updated_at: updatedAt });
+  }
 }
 
 /** Sends a failed (or any finished) delivery again: a fresh schedule, the same event id and body. */

@@ -88,13 +88,17 @@ export async function disableSubscription(webhooks: WebhookStore, subscriptionId
   return webhooks.update(subscriptionId, { state: 'disabled', disabled_reason: reason, updated_at: now.toISOString() });
 }
 
-/** Enabling checks the destination again (its name may resolve elsewhere now) and the key's tier. */
+/**
+ * Enabling checks the destination again (its name may resolve elsewhere now) and the key's tier,
+ * and starts the receiver's failure run afresh: a subscription disabled after 3 days of failures
+ * gets 3 more days, not an immediate second disable.
+ */
 export async function enableSubscription(ports: WebhookPorts, subscriptionId: string, mode: DestinationMode, now: Date): Promise<WebhookSubscription> {
   const subscription = await existing(ports.webhooks, subscriptionId);
   const key = await ports.keys.get(subscription.key_id);
   if (!key || key.revoked_at !== null || !TIERS[key.tier].webhooks) throw new WebhookConflict(`key ${subscription.key_id} is revoked or no longer on the developer tier`);
   await resolveDestination(subscription.url, mode, ports.resolver);
-  return ports.webhooks.update(subscriptionId, { state: 'active', disabled_reason: null, updated_at: now.toISOString() });
+  return ports.webhooks.update(subscriptionId, { state: 'active', disabled_reason: null, failing_since: null, updated_at: now.toISOString() });
 }
 
 /** A new secret (shown once); the old one keeps signing, beside it, for the grace period. */
