@@ -328,6 +328,27 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
     });
 
+    describe('restricted to some records (ids: a saved search\'s matches among changed records)', () => {
+      const CASES: [string, Record<string, string>, SemanticQuery | undefined][] = [
+        ['a listing', { status: 'open,closed' }, undefined],
+        ['a filtered listing', { states: 'TX', include_national: 'true' }, undefined],
+        ['a keyword search', { search: 'equipment', status: 'open,closed' }, undefined],
+        ['a semantic search', { search: 'equipment', search_mode: 'semantic', status: 'open,closed' }, semanticQuery(unit(0, 0.1, 1, 0), 0.9)],
+        ['a hybrid search with a gating floor', { search: 'equipment', search_mode: 'hybrid' }, semanticQuery(unit(1, 0, 0, 0), 0.95, true)],
+      ];
+      it.each(CASES)('%s: exactly the records among them that the unrestricted query returns', async (_name, params, semantic) => {
+        const all = new Set(await ids(params, semantic));
+        // Every other record of the catalogue, matching or not, and an id no record has.
+        const some = [...CATALOGUE.filter((_, i) => i % 2 === 0).map((c) => c.record.id), '00000000-0000-4000-8000-00000000dead'];
+        const restricted = await index.query('grant', { ...query(params), ids: some }, semantic);
+        const expected = some.filter((id) => all.has(id));
+        expect(restricted.results.map((r) => r.id).sort()).toEqual([...expected].sort());
+        expect(restricted.total).toBe(expected.length);
+        // In the unrestricted query's order.
+        expect(restricted.results.map((r) => r.id)).toEqual([...all].filter((id) => expected.includes(id)));
+      });
+    });
+
     describe('writes', () => {
       it('keep ties in id order as records arrive, change and go', async () => {
         const policing = semanticQuery(unit(1, 0, 0, 0), 0.999);

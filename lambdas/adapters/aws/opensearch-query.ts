@@ -70,10 +70,10 @@ export function escapeWildcard(text: string): string {
 }
 
 /** One filter clause per filter of the query, in the order of OpportunityFilters (none for funders). */
-export function filterClauses(query: Pick<ListQuery, 'filters' | 'today'>): Dsl[] {
+export function filterClauses(query: Pick<ListQuery, 'filters' | 'today' | 'ids'>): Dsl[] {
   const f: OpportunityFilters | null = query.filters;
-  if (!f) return [];
-  const clauses: Dsl[] = [];
+  const clauses: Dsl[] = query.ids ? [{ ids: { values: [...query.ids] } }] : [];
+  if (!f) return clauses;
   if (f.opportunityType !== 'all') clauses.push({ term: { opportunity_type: f.opportunityType } });
   if (f.status) clauses.push(anyOf(f.status.map((clause) => statusClause(clause, query.today))));
   if (f.category) clauses.push({ term: { categories: f.category.toLowerCase() } });

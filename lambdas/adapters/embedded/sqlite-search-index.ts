@@ -124,21 +124,48 @@ export class SqliteSearchIndex implements SearchIndex {
 
   async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
     const plan = this.filterPlan(kind, query);
-    if (!query.search) return this.listing(plan, query);
-    const mode = query.search.mode;
+    if (!query.search) return query.ids ? this.listingAmong(plan, query, query.ids) : this.listing(plan, query);
+    const ranking = await this.rankingOf(plan, query.search, semantic);
+    return this.pageOfRanking(plan, query, query.ids ? this.rankingAmong(plan.kind, ranking, query.ids) : ranking);
+  }
+
+  /** A search's whole ranked set, cached until the next write. */
+  private async rankingOf(plan: FilterPlan, search: NonNullable<ListQuery['search']>, semantic?: SemanticQuery): Promise<Ranking> {
+    const mode = search.mode;
     if (mode !== 'keyword' && !semantic) throw new Error(`a ${mode} query needs the query vector`);
     const vectorKey = semantic?.vector ? Buffer.from(semantic.vector.buffer, semantic.vector.byteOffset, semantic.vector.byteLength).toString('base64') : '';
-    const key = JSON.stringify([plan.key, mode, query.search.text, semantic ? [vectorKey, semantic.scale] : null]);
+    const key = JSON.stringify([plan.key, mode, search.text, semantic ? [vectorKey, semantic.scale] : null]);
     let ranking = this.rankings.get(key);
     if (!ranking) {
       const generation = this.generation;
-      if (mode === 'keyword') ranking = { rowids: this.keywordMatches(plan, query.search.text, semantic).rowids };
+      if (mode === 'keyword') ranking = { rowids: this.keywordMatches(plan, search.text, semantic).rowids };
       else if (mode === 'semantic') ranking = await this.semanticRanking(plan, semantic!);
-      else ranking = await this.hybridRanking(plan, query.search.text, semantic!);
+      else ranking = await this.hybridRanking(plan, search.text, semantic!);
       // A write while the vectors were scanned may have changed the answer: not kept for others.
       if (generation === this.generation) this.rankings.set(key, ranking);
     }
-    return this.pageOfRanking(plan, query, ranking);
+    return ranking;
+  }
+
+  /** The ranked set's records among `ids` (ListQuery.ids), in its order, with their relevance. */
+  private rankingAmong(kind: ResourceKind, ranking: Ranking, ids: readonly string[]): Ranking {
+    const wanted = new Set(ids);
+    const kept: number[] = [];
+    for (let i = 0; i < ranking.rowids.length; i++) if (wanted.has(this.recordIds[kind].get(ranking.rowids[i]!)!)) kept.push(i);
+    return {
+      rowids: Int32Array.from(kept, (i) => ranking.rowids[i]!),
+      ...(ranking.relevance ? { relevance: Float32Array.from(kept, (i) => ranking.relevance![i]!) } : {}),
+    };
+  }
+
+  /** A listing's records among `ids` (ListQuery.ids): the same filters and order, with the id test added. */
+  private listingAmong<K extends ResourceKind>(plan: FilterPlan, query: ListQuery, ids: readonly string[]): IndexPage<K> {
+    const where = [...plan.filters.where, 'r.id IN (SELECT value FROM json_each(?))'];
+    const rowids = this.statement(`SELECT r.rowid FROM ${plan.kind}_rows r WHERE ${where.join(' AND ')} ORDER BY ${orderSql(plan.kind, query)}`)
+      .pluck()
+      .all(...plan.filters.params, JSON.stringify(ids)) as number[];
+    if (query.countOnly) return { total: rowids.length, results: [] };
+    return { total: rowids.length, results: this.readDocs(plan.kind, rowids.slice(query.offset, query.offset + query.limit)) as unknown as IndexedResult<K>[] };
   }
 
   private filterPlan(kind: ResourceKind, query: ListQuery): FilterPlan {

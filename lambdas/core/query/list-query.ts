@@ -71,6 +71,12 @@ export interface ListQuery {
   countOnly: boolean;
   /** The UTC date the query is evaluated on: "open" and "closed" depend on it. */
   today: string;
+  /**
+   * Only these records, among those the query matches: which of a batch of changed records a saved
+   * search (a webhook subscription's filter) matches, with the list's own semantics. Set by the
+   * saved-search matcher; not a list parameter.
+   */
+  ids?: readonly string[];
 }
 
 const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] => [
