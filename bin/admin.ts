@@ -24,6 +24,9 @@ import { systemClock, utcDate } from '../lambdas/ports/clock';
 import { AwsTargetError, awsChangeFanOutPorts, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts, type WebhookQueueOptions } from '../local/aws-target';
 import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
 import { sendTestEvent } from '../lambdas/core/use-cases/test-webhook';
+import { InvalidFilter, kindsOfEvents } from '../lambdas/core/webhooks/saved-search';
+import { savedSearchCount } from '../lambdas/core/use-cases/match-saved-search';
+import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
 import { httpWebhookTransport } from '../lambdas/adapters/http-webhook-transport';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import { fanOutChangeEvents, type ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
@@ -279,9 +282,9 @@ async function withDeliveryLog<T>(opts: TargetOptions, run: (log: DeliveryLog) =
 }
 
 /** The subscriptions, keys and resolver of the target; its URL rules follow it (https only in AWS). */
-async function withWebhookPorts<T>(opts: TargetOptions, run: (ports: WebhookPorts, mode: DestinationMode) => Promise<T>): Promise<T> {
+async function withWebhookPorts<T>(opts: TargetOptions, run: (ports: WebhookPorts & { savedSearch?: SearchPorts }, mode: DestinationMode) => Promise<T>): Promise<T> {
   if (opts.target === 'local') {
-    return withLocalStack(opts.dataDir, (stack) => run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver }, 'local'));
+    return withLocalStack(opts.dataDir, (stack) => run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver, savedSearch: stack.services }, 'local'));
   }
   const ports = await awsWebhookPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
   try {
@@ -294,12 +297,12 @@ async function withWebhookPorts<T>(opts: TargetOptions, run: (ports: WebhookPort
 function printSubscription(subscription: ListedSubscription): void {
   console.log([
     subscription.subscription_id, subscription.key_id, subscription.state + (subscription.disabled_reason ? ` (${subscription.disabled_reason})` : ''),
-    subscription.url, subscription.events.join(','), `${subscription.days_before} days`, subscription.created_at,
+    subscription.url, subscription.events.join(','), `${subscription.days_before} days`, subscription.filter ?? '-', subscription.created_at,
     subscription.rotating ? `old secret valid until ${subscription.previous_secret_valid_until}` : '-',
   ].join('\t'));
 }
 
-const SUBSCRIPTION_COLUMNS = ['subscription id', 'key id', 'state', 'url', 'events', 'deadline window', 'created', 'rotation'];
+const SUBSCRIPTION_COLUMNS = ['subscription id', 'key id', 'state', 'url', 'events', 'deadline window', 'filter', 'created', 'rotation'];
 
 const webhooksCommand = program.command('webhooks').description('webhook subscriptions of developer keys: add, list, disable, enable, rotate-secret, test, deliveries, replay, fan-out');
 
@@ -313,12 +316,21 @@ withTargetOptions(webhooksCommand.command('add'))
     if (!Number.isInteger(days) || days < DEADLINE_WINDOW_DAYS.min || days > DEADLINE_WINDOW_DAYS.max) throw new InvalidArgumentError(`must be a whole number of days from ${DEADLINE_WINDOW_DAYS.min} to ${DEADLINE_WINDOW_DAYS.max}`);
     return days;
   }, DEADLINE_WINDOW_DAYS.default)
-  .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number }) => {
+  .option('--filter <query>', 'a saved search: list parameters, e.g. "states=KS&include_national=true&category=Health&search=rural clinics&search_mode=hybrid"; only events whose record it matches are sent')
+  .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number; filter?: string }) => {
     await withWebhookPorts(opts, async (ports, mode) => {
       const now = new Date();
-      const { secret, subscription } = await addSubscription(ports, { keyId: opts.keyId, url: opts.url, events: opts.events, daysBefore: opts.daysBefore }, mode, now);
+      const { secret, subscription } = await addSubscription(ports, { keyId: opts.keyId, url: opts.url, events: opts.events, daysBefore: opts.daysBefore, filter: opts.filter }, mode, now);
       console.log(`subscription ${subscription.subscription_id} for key ${subscription.key_id}: ${subscription.url}`);
       console.log(`events  ${subscription.events.join(', ')}; deadlines ${subscription.days_before} days ahead`);
+      if (subscription.filter) {
+        console.log(`filter  ${subscription.filter}`);
+        if (ports.savedSearch) {
+          const counts = await Promise.all(kindsOfEvents(subscription.events).map(async (kind) => `${await savedSearchCount(ports.savedSearch!, subscription.filter!, kind, utcDate(systemClock))} ${kind}s`));
+          const none = counts.every((count) => count.startsWith('0 '));
+          console.log(`matches ${counts.join(', ')} today${none ? ': none yet; accepted, it sends when a record matches' : ''}`);
+        }
+      }
       console.log(`secret  ${secret}`);
       console.error('the secret is shown this once: store it where your receiver verifies the signatures (docs/webhooks.md)');
     });
@@ -436,7 +448,9 @@ withQueueOptions(withTargetOptions(webhooksCommand.command('replay')))
 
 withQueueOptions(withTargetOptions(webhooksCommand.command('fan-out')))
   .description('fan out the change events still in the outbox (in AWS: those whose stream batch ended in IndexerFailureQueue); safe to repeat')
-  .action(async (opts: TargetOptions & WebhookQueueOptions) => {
+  .option('--search-endpoint <host>', 'aws: the search domain (to match saved searches), skipping the stack lookup')
+  .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
+  .action(async (opts: TargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string }) => {
     const fanOut = async (ports: ChangeFanOutPorts & { outbox: ChangeOutbox }, sentBy: string) => {
       let events = 0;
       let made = 0;
@@ -447,10 +461,13 @@ withQueueOptions(withTargetOptions(webhooksCommand.command('fan-out')))
       console.log(`${events} change event${events === 1 ? '' : 's'} fanned out: ${made} deliver${made === 1 ? 'y' : 'ies'} queued; ${sentBy} sends them`);
     };
     if (opts.target === 'local') {
-      await withLocalStack(opts.dataDir, (stack) => fanOut({ webhooks: stack.webhooks, log: stack.deliveries, outbox: stack.outbox, queue: UNTIL_SERVER_STARTS, clock: systemClock }, 'npm start'));
+      await withLocalStack(opts.dataDir, (stack) => fanOut({ webhooks: stack.webhooks, log: stack.deliveries, outbox: stack.outbox, queue: UNTIL_SERVER_STARTS, clock: systemClock, savedSearch: stack.services }, 'npm start'));
       return;
     }
-    const ports = await awsChangeFanOutPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, queueUrl: opts.queueUrl, deadLetterQueueUrl: opts.deadLetterQueueUrl });
+    const ports = await awsChangeFanOutPorts({
+      stage: opts.stage, region: opts.region, tableName: opts.tableName, queueUrl: opts.queueUrl, deadLetterQueueUrl: opts.deadLetterQueueUrl,
+      searchEndpoint: opts.searchEndpoint, embeddingDimensions: opts.embeddingDimensions,
+    });
     try {
       await fanOut(ports, 'the webhook sender');
     } finally {
@@ -468,6 +485,7 @@ withQueueOptions(withTargetOptions(program.command('scan-deadlines')))
       await withLocalStack(opts.dataDir, async (stack) => {
         report(await scanDeadlines({
           webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: UNTIL_SERVER_STARTS,
+          savedSearch: stack.services,
         }), 'npm start');
       });
       return;
@@ -513,7 +531,7 @@ local
 program.parseAsync().catch((error: Error) => {
   // Expected failures (a missing file, an unknown stage) are one clear line; anything else also names its type.
   const expected = error instanceof SourceFileError || error instanceof AwsTargetError || error instanceof KeyStateConflict
-    || error instanceof WebhookConflict || error instanceof DestinationRefused;
+    || error instanceof WebhookConflict || error instanceof DestinationRefused || error instanceof InvalidFilter;
   console.error(`admin: ${expected ? error.message : `${error.name}: ${error.message}`}`);
   process.exit(1);
 });

@@ -23,7 +23,7 @@ import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { systemClock } from '../lambdas/ports/clock';
 import { DynamoEmbeddingCache } from '../lambdas/adapters/aws/dynamo-embedding-cache';
 import type { OpenSearchIndex } from '../lambdas/adapters/aws/opensearch-index';
-import { bedrockEmbedder, openSearchIndexFor, vectorSpaceFromEnv } from '../lambdas/composition/aws-search';
+import { bedrockEmbedder, createAwsSearchServices, openSearchIndexFor, vectorSpaceFromEnv } from '../lambdas/composition/aws-search';
 import type { EmbeddingPorts } from '../lambdas/core/use-cases/embed-records';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
 import type { KeyStore } from '../lambdas/ports/key-store';
@@ -183,12 +183,21 @@ export async function awsDeliveryQueuePorts(options: AwsTargetOptions & WebhookQ
   return { log, queue, close: () => { close(); closeQueue(); } };
 }
 
-/** The outbox, subscriptions, delivery log and webhook queue of a stage: `webhooks fan-out --target aws`. */
-export async function awsChangeFanOutPorts(options: AwsTargetOptions & WebhookQueueOptions): Promise<ChangeFanOutPorts & { outbox: ChangeOutbox; close(): void }> {
+/**
+ * The outbox, subscriptions, delivery log and webhook queue of a stage: `webhooks fan-out --target
+ * aws`. With the search domain found (from the stack or --search-endpoint), saved searches are
+ * matched as the fan-out function matches them; without it, a fan-out that meets one fails with
+ * what is missing.
+ */
+export async function awsChangeFanOutPorts(
+  options: AwsTargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string },
+): Promise<ChangeFanOutPorts & { outbox: ChangeOutbox; close(): void }> {
   const tableName = await recordsTableOf(options);
   const client = new DynamoDBClient({ region: options.region });
   const { queue, close } = await webhookQueueOf(options);
+  const search = await searchEnvironmentOf(options, options.region ?? (await client.config.region())).catch(() => null);
   return {
+    ...(search ? { savedSearch: createAwsSearchServices(search.env) } : {}),
     webhooks: new DynamoWebhookStore(client, tableName),
     log: new DynamoDeliveryLog(client, tableName),
     outbox: new DynamoChangeOutbox(client, tableName),
@@ -213,6 +222,8 @@ export async function awsDeadlineScanPorts(
     index: openSearchIndexFor(env, space),
     queue,
     clock: systemClock,
+    // Saved searches are matched as the deadline scanner matches them: the list's services (OpenSearch, Bedrock).
+    savedSearch: createAwsSearchServices(env),
     close: () => { client.destroy(); close(); },
   };
 }

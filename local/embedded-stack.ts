@@ -213,16 +213,18 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   }
 
   const deadlineLedger = new DynamoDeadlineLedger(client, LOCAL_TABLE_NAME);
+  // Query vectors are remembered, as the AWS functions do: paging through one search, or changing
+  // its filters, asks for the same vector again, and the model takes 10-20 ms a text.
+  const queryEmbedder = memoizedEmbedder(embedder, REMEMBERED_QUERIES);
   if (options.webhooks) {
     // Started after seeding: a seeded catalogue's events have no subscriber to go to.
-    webhookDispatcher = new LocalWebhookDispatcher({ outbox: storedOutbox, webhooks, log: deliveries, clock, index, ledger: deadlineLedger }, options.webhooks);
+    const savedSearch = { index, embedder: queryEmbedder, semanticFloor };
+    webhookDispatcher = new LocalWebhookDispatcher({ outbox: storedOutbox, webhooks, log: deliveries, clock, index, ledger: deadlineLedger, savedSearch }, options.webhooks);
     await webhookDispatcher.start();
   }
 
   return {
-    // Query vectors are remembered, as the AWS functions do: paging through one search, or changing
-    // its filters, asks for the same vector again, and the model takes 10-20 ms a text.
-    services: { store, index, embedder: memoizedEmbedder(embedder, REMEMBERED_QUERIES), semanticFloor, clock, meter, keys },
+    services: { store, index, embedder: queryEmbedder, semanticFloor, clock, meter, keys },
     outbox,
     webhooks,
     deliveries,

@@ -7,6 +7,7 @@ import type { ChangeEvent } from '../lambdas/core/change-feed';
 import { processDelivery, type DeliveryOptions, type DeliveryPorts } from '../lambdas/core/use-cases/deliver-webhook';
 import { fanOutChangeEvents } from '../lambdas/core/use-cases/fan-out-events';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
+import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
 import type { DeadlineLedger } from '../lambdas/ports/deadline-ledger';
 import type { SearchIndex } from '../lambdas/ports/search-index';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
@@ -50,7 +51,7 @@ export class LocalWebhookDispatcher {
   private closed = false;
 
   constructor(
-    private readonly ports: { outbox: ChangeOutbox; webhooks: WebhookStore; log: DynamoDeliveryLog; clock: Clock; index: SearchIndex; ledger: DeadlineLedger },
+    private readonly ports: { outbox: ChangeOutbox; webhooks: WebhookStore; log: DynamoDeliveryLog; clock: Clock; index: SearchIndex; ledger: DeadlineLedger; savedSearch?: SearchPorts },
     private readonly options: LocalWebhookOptions = {},
   ) {
     this.queue = new InProcessDeliveryQueue({
@@ -89,8 +90,8 @@ export class LocalWebhookDispatcher {
 
   /** `*.deadline_approaching` for every subscription whose window a deadline has entered (scanDeadlines). */
   scanDeadlines(): Promise<number> {
-    const { webhooks, log, clock, index, ledger } = this.ports;
-    return scanDeadlines({ webhooks, log, clock, index, ledger, queue: this.queue });
+    const { webhooks, log, clock, index, ledger, savedSearch } = this.ports;
+    return scanDeadlines({ webhooks, log, clock, index, ledger, queue: this.queue, savedSearch });
   }
 
   private scheduleDeadlineScan(): void {
@@ -126,8 +127,8 @@ export class LocalWebhookDispatcher {
   private async dispatch(events: readonly ChangeEvent[]): Promise<void> {
     if (events.length === 0) return;
     const subscriptions = await this.subscriptions();
-    const { log, clock, outbox } = this.ports;
-    await fanOutChangeEvents({ webhooks: { list: async () => subscriptions }, log, queue: this.queue, clock, outbox }, events);
+    const { log, clock, outbox, savedSearch } = this.ports;
+    await fanOutChangeEvents({ webhooks: { list: async () => subscriptions }, log, queue: this.queue, clock, outbox, savedSearch }, events);
   }
 
   private async subscriptions(): Promise<WebhookSubscription[]> {

@@ -62,10 +62,3 @@ export function createAwsFanOutPorts(adapters: AwsWebhookAdapters): ChangeFanOut
   const { dynamo, tableName, webhooks, log, queue } = adapters;
   return { webhooks, log, queue, clock: systemClock, outbox: new DynamoChangeOutbox(dynamo, tableName) };
 }
-
-let fanOutPorts: ChangeFanOutPorts | undefined;
-
-export function awsFanOutPorts(): ChangeFanOutPorts {
-  fanOutPorts ??= createAwsFanOutPorts(awsWebhookAdapters());
-  return fanOutPorts;
-}

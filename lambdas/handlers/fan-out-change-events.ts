@@ -1,5 +1,5 @@
 import { awsTelemetry } from '../composition/aws-telemetry';
-import { awsFanOutPorts } from '../composition/aws-webhooks';
+import { awsFanOutPorts } from '../composition/aws-fan-out';
 import { changeFanOutHandler } from '../http/change-fan-out';
 import { lambdaHandler } from '../http/lambda-handler';
 

@@ -8,6 +8,11 @@ export interface WebhookSubscription {
   events: WebhookEvent[];
   /** `*.deadline_approaching` fires this many days (or fewer) before a deadline. */
   days_before: number;
+  /**
+   * A saved search: list parameters (a normalised query string, core/webhooks/saved-search.ts);
+   * only events whose record it matches are sent. Null or absent: every event subscribed to.
+   */
+  filter?: string | null;
   state: 'active' | 'disabled';
   /** Why it was disabled: by an operator, or by the receiver answering 410 Gone. */
   disabled_reason: string | null;

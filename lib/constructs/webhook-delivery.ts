@@ -96,7 +96,10 @@ export class WebhookDelivery extends Construct {
     })
       .bindWebhookDeliveries(props.table)
       .bindChangeOutboxConsumer(props.table)
-      .bindWebhookQueue(props.queue, props.deadLetterQueue);
+      .bindWebhookQueue(props.queue, props.deadLetterQueue)
+      // Saved searches (subscription filters) are matched by the list's own query, on the index.
+      .bindSearchDomain(props.searchDomain)
+      .bindEmbeddings(props.embeddings);
     this.fanOut.lambdaFunction.addEventSource(new DynamoEventSource(props.table, {
       startingPosition: StartingPosition.TRIM_HORIZON,
       batchSize: 100,
@@ -119,7 +122,8 @@ export class WebhookDelivery extends Construct {
       .bindDeadlineLedger(props.table)
       .bindWebhookQueue(props.queue, props.deadLetterQueue)
       .bindSearchDomain(props.searchDomain)
-      .bindVectorSpace(props.embeddings);
+      // A semantic or hybrid saved search embeds its query to match the records due.
+      .bindEmbeddings(props.embeddings);
 
     const at = utcTimeOf(props.deadlineScanAtUtc);
     this.deadlineSchedule = new Rule(this, 'DeadlineSchedule', {

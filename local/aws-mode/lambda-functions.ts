@@ -68,8 +68,9 @@ export function buildLocalAwsFunctions(env: NodeJS.ProcessEnv, embedder: Embedde
   const backfillPorts = createAwsBackfillPorts(env, embeddings);
   const webhookAdapters = createAwsWebhookAdapters(env);
   const deliveryPorts = createAwsDeliveryPorts(webhookAdapters);
-  const fanOutPorts = createAwsFanOutPorts(webhookAdapters);
-  const deadlinePorts = createAwsDeadlineScanPorts(webhookAdapters, openSearchIndexFor(env, embedder.space));
+  // As the fan-out and deadline-scan functions compose them (aws-fan-out.ts, aws-deadline-scan.ts): saved searches through the list's services.
+  const fanOutPorts = { ...createAwsFanOutPorts(webhookAdapters), savedSearch: searchServices };
+  const deadlinePorts = createAwsDeadlineScanPorts(webhookAdapters, openSearchIndexFor(env, embedder.space), searchServices);
   const context = (functionName: string, timeoutMs = 30_000) => lambdaContext(`gcf-local-${functionName}`, region, timeoutMs);
 
   const records = () => recordServices;

@@ -64,8 +64,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
 });
 
-async function subscribe(path: string, events: string[]) {
-  return addSubscription({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}${path}`, events }, 'local', new Date());
+async function subscribe(path: string, events: string[], filter?: string) {
+  return addSubscription({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}${path}`, events, filter }, 'local', new Date());
 }
 
 async function settledDelivery(subscriptionId: string, eventId?: string): Promise<Delivery> {
@@ -176,6 +176,35 @@ describe('webhook delivery on the embedded stack', () => {
     await stack.services.store.put('grant', [{ ...soon, deadline_date: inDays(1) }]);
     expect(await scan()).toBe(2);
     expect(await scan()).toBe(0);
+  });
+
+  it('sends a saved search only the created, updated and deadline events whose record its filter matches, as the list would', async () => {
+    const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const live = (grant: Grant, states: Grant['states'], deadline: string): Grant => ({ ...grant, status: 'posted', deadline_date: deadline, archive_date: null, created_at: new Date().toISOString(), states, geography: null });
+    const { subscription: kansas } = await subscribe('/kansas', ['grant.created', 'grant.updated', 'grant.deadline_approaching'], 'states=KS');
+    const { subscription: everything } = await subscribe('/everything', ['grant.created']);
+    await stack.webhooks.update(kansas.subscription_id, { days_before: 5 });
+    expect(kansas.filter).toBe('states=KS');
+    const inKansas = live(grants[9]!, ['KS'], inDays(3));
+    const inTexas = live(grants[10]!, ['TX'], inDays(3));
+    await stack.services.store.put('grant', [inKansas, inTexas]);
+    await stack.webhookDispatcher!.settle();
+    for (let i = 0; i < 100 && receivedAt('/everything').length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    const sent = (path: string) => receivedAt(path).map((r) => JSON.parse(r.body) as { event: string; data: Grant }).map((b) => `${b.event} ${b.data.id}`).sort();
+    expect(sent('/everything')).toEqual([`grant.created ${inKansas.id}`, `grant.created ${inTexas.id}`].sort());
+    expect(sent('/kansas')).toEqual([`grant.created ${inKansas.id}`]);
+    // It moves to Texas: no longer a match, so its update is not sent; a Texas grant moving to Kansas is.
+    await stack.services.store.put('grant', [{ ...inKansas, states: ['TX'] }, { ...inTexas, states: ['KS'] }]);
+    await stack.webhookDispatcher!.settle();
+    for (let i = 0; i < 100 && receivedAt('/kansas').length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(sent('/kansas')).toEqual([`grant.created ${inKansas.id}`, `grant.updated ${inTexas.id}`].sort());
+    // Deadline reminders: both are due in 3 days; only the one in Kansas now matches.
+    expect(await stack.webhookDispatcher!.scanDeadlines()).toBeGreaterThanOrEqual(1);
+    await stack.webhookDispatcher!.settle();
+    for (let i = 0; i < 100 && receivedAt('/kansas').length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(sent('/kansas').filter((line) => line.startsWith('grant.deadline_approaching'))).toEqual([`grant.deadline_approaching ${inTexas.id}`]);
+    await stack.webhooks.update(everything.subscription_id, { state: 'disabled', disabled_reason: 'test over' });
+    await stack.webhooks.update(kansas.subscription_id, { state: 'disabled', disabled_reason: 'test over' });
   });
 
   it('signs with both secrets during a rotation', async () => {

@@ -163,6 +163,29 @@ describe('admin webhooks (the CLI)', () => {
     expect(unknown.stderr).toContain('no webhook subscription whk_nope');
   }, 240_000);
 
+  it('add --filter stores a saved search, says how many records it matches today, and refuses a filter the list would refuse', async () => {
+    const developer = keyIdOf((await admin('keys', 'create', '--tier', 'developer', '--owner', 'filters@example.org')).stdout);
+    const added = await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/kansas', '--events', 'grant.created,grant.deadline_approaching', '--filter', 'states=KS&include_national=true');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain('filter  include_national=true&states=KS');
+    expect(added.stdout).toMatch(/^matches \d+ grants today/m);
+    const none = await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/none', '--events', 'grant.created', '--filter', 'search=qwxzzkv vbnmq');
+    expect(none.stdout).toContain('matches 0 grants today: none yet; accepted, it sends when a record matches');
+    const listed = await admin('webhooks', 'list', '--key-id', developer);
+    expect(listed.stdout.split('\n')[0]).toContain('\tfilter\t');
+    expect(listed.stdout).toMatch(/\thttp:\/\/127\.0\.0\.1:9\/kansas\tgrant\.created,grant\.deadline_approaching\t7 days\tinclude_national=true&states=KS\t/);
+    const refusals: [string, string][] = [
+      ['states=XX', 'admin: invalid filter: states: '],
+      ['colour=blue', 'admin: invalid filter: colour: is not a parameter of the grant list'],
+      ['limit=5', 'admin: invalid filter: limit: shapes a page of results, not which records match: not a filter parameter'],
+    ];
+    for (const [filter, message] of refusals) {
+      const refused = await admin('webhooks', 'add', '--key-id', developer, '--url', `http://127.0.0.1:9/${encodeURIComponent(filter)}`, '--events', 'grant.created', '--filter', filter);
+      expect(refused.code, filter).toBe(1);
+      expect(refused.stderr.trim().split('\n'), filter).toEqual([expect.stringContaining(message)]);
+    }
+  }, 120_000);
+
   it('test sends a signed webhook.test event now and prints the answer; a failing receiver, a disabled or unknown subscription exit 1', async () => {
     const received: { url: string; body: string; headers: IncomingHttpHeaders }[] = [];
     const receiver = createServer((req, res) => {

@@ -1,12 +1,15 @@
 import { v5 as uuidv5 } from 'uuid';
 import type { ChangeEvent } from '../change-feed';
 import { webhookBody } from '../webhooks/delivery-policy';
-import type { WebhookEvent } from '../webhooks/events';
+import { kindOfEvent, type WebhookEvent } from '../webhooks/events';
+import { kindsOfEvents } from '../webhooks/saved-search';
 import type { ChangeOutbox } from '../../ports/change-outbox';
-import type { Clock } from '../../ports/clock';
+import { utcDate, type Clock } from '../../ports/clock';
 import type { Delivery, DeliveryLog } from '../../ports/delivery-log';
 import type { DeliveryQueue } from '../../ports/delivery-queue';
-import type { WebhookStore } from '../../ports/webhook-store';
+import type { WebhookStore, WebhookSubscription } from '../../ports/webhook-store';
+import type { SearchPorts } from './list-records';
+import { savedSearchMatches } from './match-saved-search';
 
 const DELIVERY_ID_NAMESPACE = '6f1b2b0e-3f0b-4c55-9d55-6f5f3c8f0a11';
 
@@ -20,7 +23,28 @@ export interface FanOutPorts {
   log: DeliveryLog;
   queue: DeliveryQueue;
   clock: Clock;
+  /** The list's search ports, to match subscriptions' saved searches (filters); needed once any subscription has one. */
+  savedSearch?: SearchPorts;
 }
+
+/** The ids of the events' records each filtered subscription's saved search matches, one index query per subscription and kind. */
+async function savedSearchMatchesOf(ports: FanOutPorts, subscriptions: readonly WebhookSubscription[], events: readonly OutgoingEvent[]): Promise<Map<string, Set<string>>> {
+  const matches = new Map<string, Set<string>>();
+  const today = utcDate(ports.clock);
+  for (const subscription of subscriptions) {
+    if (!subscription.filter) continue;
+    if (!ports.savedSearch) throw new Error(`subscription ${subscription.subscription_id} has a filter, but this fan-out has no search index to match it`);
+    const matched = new Set<string>();
+    for (const kind of kindsOfEvents(subscription.events)) {
+      const ids = [...new Set(events.filter((e) => subscription.events.includes(e.event) && kindOfEvent(e.event) === kind).map(recordIdOf))];
+      if (ids.length > 0) for (const id of await savedSearchMatches(ports.savedSearch, subscription.filter, kind, ids, today)) matched.add(id);
+    }
+    matches.set(subscription.subscription_id, matched);
+  }
+  return matches;
+}
+
+const recordIdOf = (event: OutgoingEvent) => (event.data as { id: string }).id;
 
 /** An event to deliver: a change event of the feed, or a deadline event of the scan. */
 export interface OutgoingEvent {
@@ -34,18 +58,22 @@ export function outgoingOfChange(change: ChangeEvent): OutgoingEvent {
 }
 
 /**
- * Turns events into deliveries: one per active subscription to the event's kind, logged as
+ * Turns events into deliveries: one per active subscription to the event's kind (whose saved
+ * search, if it has one, matches the event's record), logged as
  * pending and queued at once. Safe to repeat: a delivery that exists is not logged again (and
  * queued again only while it is still pending). Returns how many deliveries were made.
  */
 export async function fanOutEvents(ports: FanOutPorts, events: readonly OutgoingEvent[]): Promise<number> {
   if (events.length === 0) return 0;
   const subscriptions = (await ports.webhooks.list()).filter((s) => s.state === 'active');
+  const savedSearchMatched = await savedSearchMatchesOf(ports, subscriptions, events);
+  const wants = (subscription: WebhookSubscription, event: OutgoingEvent) =>
+    subscription.events.includes(event.event) && (!subscription.filter || savedSearchMatched.get(subscription.subscription_id)!.has(recordIdOf(event)));
   let made = 0;
   for (const event of events) {
     const body = webhookBody(event.event, event.data);
     // An event's deliveries are independent of each other: they are logged and queued together.
-    const outcomes = await Promise.all(subscriptions.filter((s) => s.events.includes(event.event)).map(async (subscription) => {
+    const outcomes = await Promise.all(subscriptions.filter((s) => wants(s, event)).map(async (subscription) => {
       const now = ports.clock.now().toISOString();
       const delivery: Delivery = {
         delivery_id: deliveryIdOf(event.event_id, subscription.subscription_id),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TIERS } from '../auth/tiers';
 import { resolveDestination, type DestinationMode } from '../webhooks/destination-policy';
 import { DEADLINE_WINDOW_DAYS, isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/events';
+import { kindsOfEvents, normalisedFilter } from '../webhooks/saved-search';
 import { newWebhookSecret } from '../webhooks/signature';
 import type { HostResolver } from '../../ports/host-resolver';
 import type { KeyStore } from '../../ports/key-store';
@@ -47,7 +48,7 @@ export function parseDaysBefore(days: number | undefined): number {
 
 export async function addSubscription(
   ports: WebhookPorts,
-  request: { keyId: string; url: string; events?: readonly string[]; daysBefore?: number },
+  request: { keyId: string; url: string; events?: readonly string[]; daysBefore?: number; filter?: string },
   mode: DestinationMode,
   now: Date,
 ): Promise<{ secret: string; subscription: WebhookSubscription }> {
@@ -57,6 +58,8 @@ export async function addSubscription(
   if (!TIERS[key.tier].webhooks) throw new WebhookConflict(`webhooks need the developer tier; key ${request.keyId} is ${key.tier}`);
   const events = parseEvents(request.events);
   const daysBefore = parseDaysBefore(request.daysBefore);
+  // A saved search, checked as the list endpoints check their parameters, for each kind of record the events carry.
+  const filter = request.filter === undefined ? null : normalisedFilter(request.filter, kindsOfEvents(events), now.toISOString().slice(0, 10));
   const { url } = await resolveDestination(request.url, mode, ports.resolver);
   const secret = newWebhookSecret();
   const subscription: WebhookSubscription = {
@@ -65,6 +68,7 @@ export async function addSubscription(
     url: url.toString(),
     events,
     days_before: daysBefore,
+    filter,
     state: 'active',
     disabled_reason: null,
     secret,
