@@ -33,11 +33,12 @@ async function savedSearchMatchesOf(ports: FanOutPorts, subscriptions: readonly 
   const today = utcDate(ports.clock);
   for (const subscription of subscriptions) {
     if (!subscription.filter) continue;
-    if (!ports.savedSearch) throw new Error(`subscription ${subscription.subscription_id} has a filter, but this fan-out has no search index to match it`);
     const matched = new Set<string>();
     for (const kind of kindsOfEvents(subscription.events)) {
       const ids = [...new Set(events.filter((e) => subscription.events.includes(e.event) && kindOfEvent(e.event) === kind).map(recordIdOf))];
-      if (ids.length > 0) for (const id of await savedSearchMatches(ports.savedSearch, subscription.filter, kind, ids, today)) matched.add(id);
+      if (ids.length === 0) continue;
+      if (!ports.savedSearch) throw new Error(`subscription ${subscription.subscription_id} has a filter, but this fan-out has no search index to match it`);
+      for (const id of await savedSearchMatches(ports.savedSearch, subscription.filter, kind, ids, today)) matched.add(id);
     }
     matches.set(subscription.subscription_id, matched);
   }
