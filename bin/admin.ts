@@ -21,7 +21,7 @@ import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../lambdas/p
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { systemClock, utcDate } from '../lambdas/ports/clock';
-import { AwsTargetError, awsChangeFanOutPorts, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsWebhookPorts, type WebhookQueueOptions } from '../local/aws-target';
+import { AwsTargetError, awsChangeFanOutPorts, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsIngestPorts, awsKeyPorts, awsReindexPorts, awsSavedSearchPorts, awsWebhookPorts, type WebhookQueueOptions } from '../local/aws-target';
 import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
 import { sendTestEvent } from '../lambdas/core/use-cases/test-webhook';
 import { InvalidFilter, kindsOfEvents } from '../lambdas/core/webhooks/saved-search';
@@ -316,8 +316,10 @@ withTargetOptions(webhooksCommand.command('add'))
     if (!Number.isInteger(days) || days < DEADLINE_WINDOW_DAYS.min || days > DEADLINE_WINDOW_DAYS.max) throw new InvalidArgumentError(`must be a whole number of days from ${DEADLINE_WINDOW_DAYS.min} to ${DEADLINE_WINDOW_DAYS.max}`);
     return days;
   }, DEADLINE_WINDOW_DAYS.default)
+  .option('--search-endpoint <host>', 'aws: the search domain (to count what --filter matches), skipping the stack lookup')
+  .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
   .option('--filter <query>', 'a saved search: list parameters, e.g. "states=KS&include_national=true&category=Health&search=rural clinics&search_mode=hybrid"; only events whose record it matches are sent')
-  .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number; filter?: string }) => {
+  .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number; filter?: string; searchEndpoint?: string; embeddingDimensions?: string }) => {
     await withWebhookPorts(opts, async (ports, mode) => {
       const now = new Date();
       const { secret, subscription } = await addSubscription(ports, { keyId: opts.keyId, url: opts.url, events: opts.events, daysBefore: opts.daysBefore, filter: opts.filter }, mode, now);
@@ -325,10 +327,13 @@ withTargetOptions(webhooksCommand.command('add'))
       console.log(`events  ${subscription.events.join(', ')}; deadlines ${subscription.days_before} days ahead`);
       if (subscription.filter) {
         console.log(`filter  ${subscription.filter}`);
-        if (ports.savedSearch) {
-          const counts = await Promise.all(kindsOfEvents(subscription.events).map(async (kind) => `${await savedSearchCount(ports.savedSearch!, subscription.filter!, kind, utcDate(systemClock))} ${kind}s`));
+        const search = ports.savedSearch ? { ports: ports.savedSearch } : await awsSavedSearchPorts(opts);
+        if ('ports' in search) {
+          const counts = await Promise.all(kindsOfEvents(subscription.events).map(async (kind) => `${await savedSearchCount(search.ports, subscription.filter!, kind, utcDate(systemClock))} ${kind}s`));
           const none = counts.every((count) => count.startsWith('0 '));
           console.log(`matches ${counts.join(', ')} today${none ? ': none yet; accepted, it sends when a record matches' : ''}`);
+        } else {
+          console.error(`not counted what the filter matches today (${search.missing})`);
         }
       }
       console.log(`secret  ${secret}`);

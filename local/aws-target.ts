@@ -12,6 +12,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsDeliveryQueue } from '../lambdas/adapters/aws/sqs-delivery-queue';
 import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
 import type { DeadlineScanPorts } from '../lambdas/core/use-cases/scan-deadlines';
+import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
 import type { ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
@@ -154,6 +155,23 @@ export async function awsWebhookPorts(options: AwsTargetOptions): Promise<Webhoo
     resolver: dnsHostResolver,
     close: () => client.destroy(),
   };
+}
+
+/**
+ * The list's search services of a stage (its search domain and Bedrock), for counting what a saved
+ * search matches today (`webhooks add --filter --target aws`); null, with why, when the domain
+ * cannot be found from the stack outputs or --search-endpoint.
+ */
+export async function awsSavedSearchPorts(options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string }): Promise<{ ports: SearchPorts } | { missing: string }> {
+  const client = new DynamoDBClient({ region: options.region });
+  try {
+    const { env } = await searchEnvironmentOf(options, options.region ?? (await client.config.region()));
+    return { ports: createAwsSearchServices(env) };
+  } catch (error) {
+    return { missing: (error as Error).message };
+  } finally {
+    client.destroy();
+  }
 }
 
 export async function awsDeliveryLog(options: AwsTargetOptions): Promise<{ log: DeliveryLog; close(): void }> {
