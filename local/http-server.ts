@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ServiceError, type ErrorCode } from '../lambdas/core/errors';
 import type { Principal } from '../lambdas/core/use-cases/authenticate';
-import { jsonResult, type ApiEvent, type ApiResult } from '../lambdas/http/api-gateway';
+import { jsonResult, REQUEST_ID_HEADER, withRequestId, type ApiEvent, type ApiResult } from '../lambdas/http/api-gateway';
 import type { LocalRoute } from './api-routes';
 
 /** The authorizer API Gateway runs before a protected route: the Authorization header values in, a principal out (or a 401). */
@@ -33,8 +33,8 @@ function compile(route: LocalRoute): CompiledRoute {
 }
 
 /** Errors API Gateway itself would answer (no route, unreadable request), in the service's error body. */
-function jsonError(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
-  writeResult(res, jsonResult(status, { error: { code, message } }));
+function jsonError(res: ServerResponse, requestId: string, status: number, code: ErrorCode, message: string): void {
+  writeResult(res, withRequestId(jsonResult(status, { error: { code, message } }), requestId));
 }
 
 async function readBody(req: IncomingMessage): Promise<string | null> {
@@ -48,7 +48,7 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : null;
 }
 
-function toEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: RegExpMatchArray, body: string | null): ApiEvent {
+function toEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: RegExpMatchArray, body: string | null, requestId: string): ApiEvent {
   // Maps, not object literals: a parameter or header named __proto__, constructor or
   // hasOwnProperty is a name like any other (on a literal it would hit Object.prototype).
   const multiQuery = new Map<string, string[]>();
@@ -75,7 +75,7 @@ function toEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: Re
     body,
     isBase64Encoded: false,
     requestContext: {
-      requestId: randomUUID(),
+      requestId,
       stage: 'functions',
       httpMethod: req.method ?? 'GET',
       path: url.pathname,
@@ -114,9 +114,10 @@ export function requestUrl(target: string): URL | null {
 
 /** An error answer written straight to the socket, for requests that never become a request/response pair. */
 function endWithError(socket: Duplex, status: number, code: ErrorCode, message: string, head = false): void {
-  const body = JSON.stringify({ error: { code, message } });
+  const requestId = randomUUID();
+  const body = JSON.stringify({ error: { code, message, request_id: requestId } });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n`
     // A response to HEAD has the headers of the answer but never its body (RFC 9110 section 9.3.2).
     + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
   );
@@ -144,35 +145,37 @@ function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPacket?: Bu
 export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer): Server {
   const compiled = routes.map(compile);
   const server = createServer(async (req, res) => {
+    // One id a request, as API Gateway gives one: in the response header, any error body, and the event the handlers log.
+    const requestId = randomUUID();
     try {
       const url = requestUrl(req.url ?? '/');
-      if (!url) return jsonError(res, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
-      if (!url.pathname.startsWith(`${BASE_PATH}/`)) return jsonError(res, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
+      if (!url) return jsonError(res, requestId, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
+      if (!url.pathname.startsWith(`${BASE_PATH}/`)) return jsonError(res, requestId, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
       const resourcePath = url.pathname.slice(BASE_PATH.length);
       const matching = compiled.map((route) => ({ route, match: resourcePath.match(route.pattern) })).filter((m) => m.match);
       const hit = matching.find((m) => m.route.method === req.method);
       // As in API Gateway, which cannot tell an unknown method from an unknown path: both are 404.
-      if (!hit) return jsonError(res, 404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
+      if (!hit) return jsonError(res, requestId, 404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
       const body = await readBody(req);
-      const event = toEvent(req, url, hit.route, hit.match!, body);
+      const event = toEvent(req, url, hit.route, hit.match!, body, requestId);
       if (hit.route.authenticated) {
         let principal: Principal;
         try {
           principal = await authorize(headerValues(event, 'authorization'));
         } catch (error) {
           // API Gateway answers a refused authorizer itself, with its UNAUTHORIZED gateway response.
-          if (error instanceof ServiceError) return jsonError(res, error.status, error.code, error.message);
+          if (error instanceof ServiceError) return jsonError(res, requestId, error.status, error.code, error.message);
           throw error;
         }
         // What the AWS authorizer passes on as context (lambdas/http/request-authorizer.ts).
         event.requestContext.authorizer = { principalId: principal.keyId, keyId: principal.keyId, tier: principal.tier };
       }
-      writeResult(res, await hit.route.handler(event));
+      writeResult(res, withRequestId(await hit.route.handler(event), requestId));
     } catch (error) {
       // Malformed percent-encoding and oversized bodies are the client's fault; anything else is ours.
-      if (error instanceof URIError) return jsonError(res, 400, 'INVALID_PARAMETER', 'Malformed percent-encoding in the path');
-      if (error instanceof Error && error.message === 'body too large') return jsonError(res, 413, 'INVALID_PARAMETER', 'Request body over 1 MiB');
-      jsonError(res, 500, 'INTERNAL', 'Internal error');
+      if (error instanceof URIError) return jsonError(res, requestId, 400, 'INVALID_PARAMETER', 'Malformed percent-encoding in the path');
+      if (error instanceof Error && error.message === 'body too large') return jsonError(res, requestId, 413, 'INVALID_PARAMETER', 'Request body over 1 MiB');
+      jsonError(res, requestId, 500, 'INTERNAL', 'Internal error');
     }
   });
   server.on('clientError', answerUnparsableRequest);

@@ -54,6 +54,26 @@ export function errorResult(error: unknown, event: ApiEvent): ApiResult {
   return jsonResult(500, { error: { code: 'INTERNAL', message: 'Internal error; it has been logged' } });
 }
 
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/**
+ * The answer with its request id: the `X-Request-Id` header on every response, and
+ * `error.request_id` in every error body, so a caller can quote it and on-call can find the
+ * request's log lines (which carry the same id). API Gateway's id in AWS; the local server's own.
+ */
+export function withRequestId(result: ApiResult, requestId: string | undefined): ApiResult {
+  if (!requestId) return result;
+  const headers = { ...result.headers, [REQUEST_ID_HEADER]: requestId };
+  if (result.statusCode < 400 || result.isBase64Encoded) return { ...result, headers };
+  try {
+    const body = JSON.parse(result.body) as { error?: Record<string, unknown> };
+    if (!body.error || typeof body.error !== 'object') return { ...result, headers };
+    return { ...result, headers, body: JSON.stringify({ ...body, error: { ...body.error, request_id: requestId } }) };
+  } catch {
+    return { ...result, headers };
+  }
+}
+
 /** Wraps a route so that every failure becomes the JSON error body, never a raw 500. */
 export function apiRoute(run: (event: ApiEvent, startedAt: number) => Promise<ApiResult>): (event: ApiEvent) => Promise<ApiResult> {
   return async (event) => {

@@ -3,7 +3,7 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { Callback, Context, Handler } from 'aws-lambda';
 import { METRIC_NAMES } from '../core/metric-names';
 import type { FlushableMetrics } from '../ports/metrics';
-import { errorResult, keyIdPrefixOf, type ApiEvent, type ApiResult } from './api-gateway';
+import { errorResult, keyIdPrefixOf, withRequestId, type ApiEvent, type ApiResult } from './api-gateway';
 import { principalOf } from './authenticated-route';
 
 /** What the wrapper uses of Powertools Tracer (a test passes a double). */
@@ -95,7 +95,7 @@ export function apiHandler(route: string, telemetry: Telemetry, fn: (event: ApiE
     metrics.record(METRIC_NAMES.requests, 'Count', 1, { route });
     metrics.record(METRIC_NAMES.errors, 'Count', result.statusCode >= 500 ? 1 : 0, { route });
     metrics.record(METRIC_NAMES.latency, 'Milliseconds', latencyMs, { route });
-    return result;
+    return withRequestId(result, requestId);
   });
   // The local server: the bare route (see lambdaHandler).
   return (event, context) => (context ? observed(event, context) : fn(event));

@@ -222,6 +222,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
                   type: 'array',
                   items: { type: 'object', required: ['field', 'issue'], properties: { field: { type: 'string' }, issue: { type: 'string' } } },
                 },
+                request_id: { type: 'string', description: 'The request\'s id, also sent as the X-Request-Id header: quote it when asking about a failed request.' },
               },
             },
           },

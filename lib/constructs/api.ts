@@ -85,7 +85,9 @@ export const GATEWAY_ERROR_RESPONSES: readonly GatewayErrorResponse[] = [
 
 function errorBodyTemplate(response: GatewayErrorResponse): string {
   const message = response.messageExpression ?? JSON.stringify(response.message ?? '');
-  return `{"error":{"code":${JSON.stringify(response.code)},"message":${message}}}`;
+  // The request id the functions' responses carry as X-Request-Id and error.request_id; a gateway response
+  // cannot set a header from it, but API Gateway adds its x-amzn-RequestId header with the same id.
+  return `{"error":{"code":${JSON.stringify(response.code)},"message":${message},"request_id":"$context.requestId"}}`;
 }
 
 // Deliberately without headers, API keys or the authorizer context: access logs must not hold secrets.

@@ -91,8 +91,8 @@ describe('service API', () => {
       expect(response?.ResponseParameters, type).toEqual({ 'gatewayresponse.header.Content-Type': "'application/json'" });
       const template = (response?.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
       // Substitute the mapping-template variables to check the body is JSON of the right shape.
-      const body = JSON.parse(template.replace('$context.error.messageString', '"Some message"').replace('$context.requestId', 'abc'));
-      expect(body, type).toEqual({ error: { code, message: expect.any(String) } });
+      const body = JSON.parse(template.replace('$context.error.messageString', '"Some message"').replaceAll('$context.requestId', 'abc'));
+      expect(body, type).toEqual({ error: { code, message: expect.any(String), request_id: 'abc' } });
       expect(body.error.message.length, type).toBeGreaterThan(0);
     }
     // A 5xx must never echo API Gateway's (possibly internal) error message.

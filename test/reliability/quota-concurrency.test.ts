@@ -76,7 +76,7 @@ function expectExactQuota(answers: Answer[], quota: number): void {
   expect(passed.map((a) => Number(a.remaining)).sort((a, b) => a - b)).toEqual(Array.from({ length: quota }, (_, i) => i));
   expect(new Set(answers.map((a) => a.limit))).toEqual(new Set([String(quota)]));
   for (const answer of refused) {
-    expect(answer.body).toEqual({ error: { code: 'RATE_LIMITED', message: `Daily quota of ${quota} requests reached; it resets at 00:00 UTC` } });
+    expect(answer.body).toEqual({ error: { code: 'RATE_LIMITED', message: `Daily quota of ${quota} requests reached; it resets at 00:00 UTC`, request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
     expect(answer.remaining).toBe('0');
     expect(answer.retryAfter).toBe('43200'); // 12:00 UTC -> 00:00 UTC
   }

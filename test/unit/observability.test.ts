@@ -145,8 +145,9 @@ describe('apiHandler (every route)', () => {
     const failing = apiHandler(ROUTE, t, async () => { throw new Error('boom'); });
     let answer: Awaited<ReturnType<typeof failing>> | undefined;
     await stdoutLines(async () => { answer = await failing(apiEvent(), lambdaContext()); });
-    expect(answer).toMatchObject({ statusCode: 500 });
-    expect(JSON.parse(answer!.body)).toEqual({ error: { code: 'INTERNAL', message: 'Internal error; it has been logged' } });
+    expect(answer).toMatchObject({ statusCode: 500, headers: { 'X-Request-Id': 'apigw-request-1' } });
+    // API Gateway's request id, for the caller to quote: the same id the request's log lines carry.
+    expect(JSON.parse(answer!.body)).toEqual({ error: { code: 'INTERNAL', message: 'Internal error; it has been logged', request_id: 'apigw-request-1' } });
     expect(metrics.recorded.find((m) => m.name === 'Errors')).toMatchObject({ value: 1, dimensions: { route: ROUTE } });
   });
 

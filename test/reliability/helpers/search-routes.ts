@@ -53,7 +53,7 @@ export function searchRoutes(baseUrl: string, apiKey: string, domainEndpoint: st
       expect(answer.status, `${label}: ${name}: ${JSON.stringify(answer.body)}`).toBe(expected);
       expect(answer.headers.get('x-ratelimit-limit'), `${label}: ${name}`).toBe('-1');
       if (expected === 503) {
-        expect(answer.body, `${label}: ${name}`).toEqual({ error: { code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/^The search service .*try again shortly$/) } });
+        expect(answer.body, `${label}: ${name}`).toEqual({ error: { code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/^The search service .*try again shortly$/), request_id: answer.headers.get('x-request-id') } });
         // No endpoint, port or stack trace for the caller.
         expect(JSON.stringify(answer.body), `${label}: ${name}`).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${new URL(domainEndpoint).port}|\\bat \\w+ \\(`));
         expect(answer.ms, `${label}: ${name} answered in ${Math.round(answer.ms)} ms`).toBeLessThan(FUNCTION_TIMEOUT_MS - 2_000);
