@@ -159,11 +159,13 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
 
   it('answers bad input with the service\'s 400 error body, and a bad key with the gateway\'s 401', async () => {
     const bad = await get('/grants-api?limit=abc');
-    expect([bad.status, bad.body]).toEqual([400, { error: { code: 'INVALID_PARAMETER', message: 'Invalid parameter: limit', details: [{ field: 'limit', issue: 'must be an integer from 1 to 100' }] } }]);
+    expect([bad.status, bad.body]).toEqual([400, {
+      error: { code: 'INVALID_PARAMETER', message: 'Invalid parameter: limit', details: [{ field: 'limit', issue: 'must be an integer from 1 to 100' }], request_id: bad.headers.get('x-request-id') },
+    }]);
     expect(await get('/grants-api/not-a-uuid')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_PARAMETER' } } });
     expect(await post('/semantic-search', '{"query":')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_PARAMETER' } } });
     const refused = await get('/grants-api', 'gcf_live_00000000000000000000000000000000');
-    expect([refused.status, refused.body]).toEqual([401, { error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key' } }]);
+    expect([refused.status, refused.body]).toEqual([401, { error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key', request_id: refused.headers.get('x-request-id') } }]);
   });
 
   it('indexes what the admin CLI writes to the table through the emulated stream, and delivers its grant.created webhooks through ElasticMQ', async () => {
