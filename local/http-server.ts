@@ -34,7 +34,7 @@ function compile(route: LocalRoute): CompiledRoute {
 
 /** Errors API Gateway itself would answer (no route, unreadable request), in the service's error body. */
 function jsonError(res: ServerResponse, requestId: string, status: number, code: ErrorCode, message: string): void {
-  writeResult(res, withRequestId(jsonResult(status, { error: { code, message } }), requestId));
+  writeResult(res, withRequestId(jsonResult(status, { error: { code, message, request_id: requestId } }), requestId));
 }
 
 async function readBody(req: IncomingMessage): Promise<string | null> {

@@ -41,8 +41,11 @@ export function jsonResult(statusCode: number, body: unknown, headers: Record<st
 }
 
 export function errorResult(error: unknown, event: ApiEvent): ApiResult {
+  // The request's id, for the caller to quote (withRequestId sends it as X-Request-Id too).
+  const requestId = event.requestContext?.requestId;
+  const id = requestId ? { request_id: requestId } : {};
   if (error instanceof ServiceError) {
-    const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+    const body = { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}), ...id } };
     if (error.status >= 500) {
       const cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : undefined;
       logger.error('request failed', { code: error.code, path: event.path, error: error.message, cause });
@@ -50,28 +53,20 @@ export function errorResult(error: unknown, event: ApiEvent): ApiResult {
     return jsonResult(error.status, body);
   }
   // Never leak internals to the client; the log keeps the stack (path only: no headers, no body).
-  logger.error('unhandled error', { path: event.path, requestId: event.requestContext?.requestId, error: error as Error });
-  return jsonResult(500, { error: { code: 'INTERNAL', message: 'Internal error; it has been logged' } });
+  logger.error('unhandled error', { path: event.path, requestId, error: error as Error });
+  return jsonResult(500, { error: { code: 'INTERNAL', message: 'Internal error; it has been logged', ...id } });
 }
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /**
- * The answer with its request id: the `X-Request-Id` header on every response, and
- * `error.request_id` in every error body, so a caller can quote it and on-call can find the
- * request's log lines (which carry the same id). API Gateway's id in AWS; the local server's own.
+ * The answer with its request id in the `X-Request-Id` header, on every response, so a caller can
+ * quote it and on-call can find the request's log lines (which carry the same id); error bodies
+ * carry it as `error.request_id` where they are made (errorResult). API Gateway's id in AWS; the
+ * local server's own.
  */
 export function withRequestId(result: ApiResult, requestId: string | undefined): ApiResult {
-  if (!requestId) return result;
-  const headers = { ...result.headers, [REQUEST_ID_HEADER]: requestId };
-  if (result.statusCode < 400 || result.isBase64Encoded) return { ...result, headers };
-  try {
-    const body = JSON.parse(result.body) as { error?: Record<string, unknown> };
-    if (!body.error || typeof body.error !== 'object') return { ...result, headers };
-    return { ...result, headers, body: JSON.stringify({ ...body, error: { ...body.error, request_id: requestId } }) };
-  } catch {
-    return { ...result, headers };
-  }
+  return requestId ? { ...result, headers: { ...result.headers, [REQUEST_ID_HEADER]: requestId } } : result;
 }
 
 /** Wraps a route so that every failure becomes the JSON error body, never a raw 500. */
