@@ -62,20 +62,7 @@ export async function processDelivery(ports: DeliveryPorts, message: DeliveryMes
     return 'skipped';
   }
 
-  let result: AttemptResult;
-  try {
-    const destination = await resolveDestination(subscription.url, options.mode, ports.resolver);
-    result = await ports.transport.send({
-      url: destination.url.toString(),
-      addresses: destination.addresses,
-      body: delivery.body,
-      headers: deliveryHeaders(delivery.body, subscription, delivery.event_id, now),
-      timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
-    });
-  } catch (error) {
-    if (!(error instanceof DestinationRefused)) throw error;
-    result = { status: null, retryAfter: null, responseExcerpt: '', latencyMs: 0, error: error.message };
-  }
+  const result = await attemptWebhook(ports, subscription, delivery.body, delivery.event_id, now, options.mode, options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
 
   const attempted: Delivery = {
     ...delivery,
@@ -107,6 +94,29 @@ export async function processDelivery(ports: DeliveryPorts, message: DeliveryMes
   await ports.log.save({ ...attempted, status: 'retrying', next_attempt_at: nextAttemptAt });
   await ports.queue.send(message, Math.min(delay, ports.queue.maxDelaySeconds));
   return 'retrying';
+}
+
+/**
+ * One signed POST of `body` to the subscription's URL, its destination checked first (DNS
+ * rebinding): a refused destination is a failed attempt with its reason, never a request. Every
+ * delivery attempt and `webhooks test` send through here.
+ */
+export async function attemptWebhook(
+  ports: Pick<DeliveryPorts, 'transport' | 'resolver'>,
+  subscription: WebhookSubscription,
+  body: string,
+  eventId: string,
+  now: Date,
+  mode: DestinationMode,
+  timeoutMs: number,
+): Promise<AttemptResult> {
+  try {
+    const destination = await resolveDestination(subscription.url, mode, ports.resolver);
+    return await ports.transport.send({ url: destination.url.toString(), addresses: destination.addresses, body, headers: deliveryHeaders(body, subscription, eventId, now), timeoutMs });
+  } catch (error) {
+    if (!(error instanceof DestinationRefused)) throw error;
+    return { status: null, retryAfter: null, responseExcerpt: '', latencyMs: 0, error: error.message };
+  }
 }
 
 /**

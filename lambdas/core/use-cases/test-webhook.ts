@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DestinationRefused, resolveDestination, type DestinationMode } from '../webhooks/destination-policy';
-import { DELIVERY_TIMEOUT_MS, deliveryHeaders, verdictOf, webhookBody, type AttemptVerdict } from '../webhooks/delivery-policy';
+import type { DestinationMode } from '../webhooks/destination-policy';
+import { DELIVERY_TIMEOUT_MS, verdictOf, webhookBody, type AttemptVerdict } from '../webhooks/delivery-policy';
 import { WEBHOOK_TEST_EVENT } from '../webhooks/events';
 import type { Clock } from '../../ports/clock';
 import type { HostResolver } from '../../ports/host-resolver';
 import type { WebhookTransport } from '../../ports/webhook-transport';
 import { WebhookConflict, type WebhookStore } from '../../ports/webhook-store';
+import { attemptWebhook } from './deliver-webhook';
 
 export interface TestEventPorts {
   webhooks: WebhookStore;
@@ -42,13 +43,6 @@ export async function sendTestEvent(ports: TestEventPorts, subscriptionId: strin
   const now = ports.clock.now();
   const eventId = randomUUID();
   const body = webhookBody(WEBHOOK_TEST_EVENT, { subscription_id: subscription.subscription_id, sent_at: now.toISOString(), message: 'A test event sent by an operator; it carries no record.' });
-  const report = (result: Omit<TestEventResult, 'eventId' | 'url' | 'verdict'>): TestEventResult => ({ eventId, url: subscription.url, verdict: verdictOf(result.status), ...result });
-  try {
-    const destination = await resolveDestination(subscription.url, mode, ports.resolver);
-    const result = await ports.transport.send({ url: destination.url.toString(), addresses: destination.addresses, body, headers: deliveryHeaders(body, subscription, eventId, now), timeoutMs });
-    return report({ status: result.status, latencyMs: result.latencyMs, error: result.error, responseExcerpt: result.responseExcerpt });
-  } catch (error) {
-    if (!(error instanceof DestinationRefused)) throw error;
-    return report({ status: null, latencyMs: 0, error: error.message, responseExcerpt: '' });
-  }
+  const result = await attemptWebhook(ports, subscription, body, eventId, now, mode, timeoutMs);
+  return { eventId, url: subscription.url, verdict: verdictOf(result.status), status: result.status, latencyMs: result.latencyMs, error: result.error, responseExcerpt: result.responseExcerpt };
 }
