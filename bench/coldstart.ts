@@ -50,19 +50,24 @@ export interface ColdStartBenchResult {
   seconds: number;
 }
 
-/** Lambda's environment, as far as the bundles' module init looks at it. */
-function lambdaEnvironment(name: string): NodeJS.ProcessEnv {
+/**
+ * Lambda's environment, as far as the bundles' module init and handlers look at it, plus the
+ * function's own variables (the runtime SDK check, test/support/runtime-sdk.ts, runs bundles in it too).
+ */
+export function lambdaEnvironment(name: string, variables: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     NODE_OPTIONS: '--enable-source-maps',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
-    AWS_LAMBDA_FUNCTION_NAME: `gcf-bench-${name}`,
+    AWS_LAMBDA_FUNCTION_NAME: `gcf-${name}`,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_REGION: 'us-east-1',
-    POWERTOOLS_SERVICE_NAME: 'gcf-bench',
+    POWERTOOLS_SERVICE_NAME: `gcf-${name}`,
     // No credentials are looked up at init; these keep any lookup local if one ever is.
     AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...variables,
   };
 }
 

@@ -20,7 +20,8 @@ import { RUNTIME_SDK_FLOOR } from '../../lib/constructs/service-function';
 import { lambdaEntries } from '../../bench/bundles';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { startDynaliteTable, type DynaliteTable } from '../support/dynalite-table';
-import { bundleForRuntime, installRuntimeSdk, invokeBundle, lambdaEnvironment, resolvedFrom, runtimeSdkAt, type LambdaBundle } from '../support/runtime-sdk';
+import { lambdaEnvironment } from '../../bench/coldstart';
+import { bundleForRuntime, installRuntimeSdk, invokeBundle, resolvedFrom, runtimeSdkAt, type LambdaBundle } from '../support/runtime-sdk';
 import { startStandInBedrock, type StandInBedrock } from '../support/stand-in-bedrock';
 
 /**
@@ -63,6 +64,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
     // X-Ray has no daemon here; the handlers' own code is what is under test.
     POWERTOOLS_TRACE_ENABLED: 'false',
+    ...(process.env.RUNTIME_SDK_DEBUG ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}),
   });
   const invoke = (name: string, event?: unknown) => invokeBundle(bundles.get(name)!.file, env(name), event);
   const apiEvent = (path: string, overrides: Record<string, unknown>) => ({

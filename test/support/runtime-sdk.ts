@@ -69,23 +69,6 @@ export async function installRuntimeSdk({ version, dir }: RuntimeSdk, packages: 
   }
 }
 
-/** Lambda's environment as far as module init and the handlers look at it, plus the function's own variables. */
-export function lambdaEnvironment(name: string, variables: Record<string, string>): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    NODE_OPTIONS: '--enable-source-maps',
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
-    AWS_LAMBDA_FUNCTION_NAME: `gcf-${name}`,
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'runtime-sdk', AWS_SECRET_ACCESS_KEY: 'runtime-sdk',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    POWERTOOLS_SERVICE_NAME: `gcf-${name}`,
-    ...variables,
-    ...(process.env.RUNTIME_SDK_DEBUG ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}),
-  };
-}
-
 // Imports the bundle, invokes its handler with the event (when one is given) and prints the result
 // on a line of its own; Powertools writes its logs to stdout too. Exits at once: the SDK's
 // keep-alive sockets would hold the process open.
