@@ -67,15 +67,6 @@ describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEA
     }
   }
 
-  async function expectGetByIdWorks(label: string): Promise<void> {
-    for (const [kind, path] of [['grant', 'grants-api'], ['contract', 'contracts-api'], ['funder', 'funders-api']] as const) {
-      const record = records[kind][3]!;
-      const answer = await routes.call('GET', `/${path}/${record.id}`);
-      expect(answer.status, `${label}: get ${kind}`).toBe(200);
-      expect(answer.body, `${label}: get ${kind}`).toEqual(record);
-    }
-  }
-
   it('with the domain up, every search route answers 200 from the engine (the baseline)', async () => {
     await expectRealAnswers('up');
   }, 60_000);
@@ -90,7 +81,7 @@ describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEA
     const before = domain.requests;
     try {
       await routes.expectSearchesAnswer(503, mode);
-      await expectGetByIdWorks(mode);
+      await routes.expectGetByIdWorks(records, mode);
       // 429 is retried with backoff before the route gives up: more requests than routes reached the domain.
       if (mode === '429') expect(domain.requests - before).toBeGreaterThan(8);
     } finally {

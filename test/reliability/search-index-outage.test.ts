@@ -71,15 +71,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function expectGetByIdWorks(label: string): Promise<void> {
-  for (const [kind, path] of [['grant', 'grants-api'], ['contract', 'contracts-api'], ['funder', 'funders-api']] as const) {
-    const record = records[kind][3]!;
-    const answer = await routes.call('GET', `/${path}/${record.id}`);
-    expect(answer.status, `${label}: get ${kind}`).toBe(200);
-    expect(answer.body, `${label}: get ${kind}`).toEqual(record);
-  }
-}
-
 describe('search index outage', () => {
   it('with the domain up, every search route answers 200 (the baseline)', async () => {
     await routes.expectSearchesAnswer(200, 'up');
@@ -95,7 +86,7 @@ describe('search index outage', () => {
     await domain.setMode(mode);
     try {
       await routes.expectSearchesAnswer(503, mode);
-      await expectGetByIdWorks(mode);
+      await routes.expectGetByIdWorks(records, mode);
     } finally {
       await domain.setMode('up');
     }

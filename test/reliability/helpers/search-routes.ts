@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { AnyRecord, ResourceKind } from '../../../lambdas/core/records';
 import { stageConfig } from '../../../lib/config';
 
 /** The API functions' timeout (every stage's default): a 503 must be sent before it. */
@@ -10,6 +11,8 @@ export interface SearchRoutes {
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer>;
   /** Every route that reads the search index, all at once (callers keep coming during an outage), each answering `expected`. */
   expectSearchesAnswer(expected: 200 | 503, label: string): Promise<Map<string, Answer>>;
+  /** Get-by-id reads the store, not the index: the fourth record of each kind comes back whole. */
+  expectGetByIdWorks(records: Record<ResourceKind, AnyRecord[]>, label: string): Promise<void>;
 }
 
 /**
@@ -62,5 +65,14 @@ export function searchRoutes(baseUrl: string, apiKey: string, domainEndpoint: st
     return new Map(answers);
   }
 
-  return { call, expectSearchesAnswer };
+  async function expectGetByIdWorks(records: Record<ResourceKind, AnyRecord[]>, label: string): Promise<void> {
+    for (const [kind, path] of [['grant', 'grants-api'], ['contract', 'contracts-api'], ['funder', 'funders-api']] as const) {
+      const record = records[kind][3]!;
+      const answer = await call('GET', `/${path}/${record.id}`);
+      expect(answer.status, `${label}: get ${kind}`).toBe(200);
+      expect(answer.body, `${label}: get ${kind}`).toEqual(record);
+    }
+  }
+
+  return { call, expectSearchesAnswer, expectGetByIdWorks };
 }
