@@ -7,7 +7,7 @@ import { OpenSearchHttpClient } from '../lambdas/adapters/aws/opensearch-client'
 import { OpenSearchIndex } from '../lambdas/adapters/aws/opensearch-index';
 import { localAuthorizer, localRoutes } from '../local/api-routes';
 import { startEmbeddedStack } from '../local/embedded-stack';
-import { createApiServer, listen } from '../local/http-server';
+import { closeOnSignals, createApiServer, listen } from '../local/http-server';
 import { ensureLocalKeys } from '../local/local-keys';
 
 const [url, aliasPrefix, stateDir] = process.argv.slice(2);
@@ -21,10 +21,4 @@ const baseUrl = await listen(server, 0, '127.0.0.1');
 console.log(`keys in ${file}`);
 console.log(`API ready at ${baseUrl}`);
 
-const shutdown = async () => {
-  server.close();
-  await stack.close();
-  process.exit(0);
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+closeOnSignals(server, () => stack.close());

@@ -195,3 +195,14 @@ export async function listen(server: Server, port: number, host = '127.0.0.1'): 
   const { port: actual } = server.address() as AddressInfo;
   return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual}${BASE_PATH}`;
 }
+
+/** On SIGINT or SIGTERM: stop taking requests, close what the server runs on (`close`), and exit. */
+export function closeOnSignals(server: Server, close: () => Promise<void>): void {
+  const shutdown = async () => {
+    server.close();
+    await close();
+    process.exit(0);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}

@@ -5,7 +5,7 @@ import { ensureLocalKeys } from './local-keys';
 import { startEmbeddedStack } from './embedded-stack';
 import { catalogueWithGrants } from './synthetic-catalogue';
 import { ingestReporter } from './ingest-report';
-import { createApiServer, listen } from './http-server';
+import { closeOnSignals, createApiServer, listen } from './http-server';
 
 /** `npm start` on the embedded stack (dynalite + SQLite FTS5): the route handlers on the embedded services. */
 export async function serveEmbedded(options: { dataDir: string; sources: string[]; grants?: number; port: number; host: string }): Promise<void> {
@@ -46,11 +46,5 @@ export async function serveEmbedded(options: { dataDir: string; sources: string[
   console.log(`state: ${dataDir}`);
   console.log(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`);
 
-  const shutdown = async () => {
-    server.close();
-    await stack.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  closeOnSignals(server, () => stack.close());
 }
