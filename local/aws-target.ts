@@ -213,9 +213,9 @@ export async function awsChangeFanOutPorts(
   const tableName = await recordsTableOf(options);
   const client = new DynamoDBClient({ region: options.region });
   const { queue, close } = await webhookQueueOf(options);
-  const search = await searchEnvironmentOf(options, options.region ?? (await client.config.region())).catch(() => null);
+  const search = await awsSavedSearchPorts(options);
   return {
-    ...(search ? { savedSearch: createAwsSearchServices(search.env) } : {}),
+    ...('ports' in search ? { savedSearch: search.ports } : {}),
     webhooks: new DynamoWebhookStore(client, tableName),
     log: new DynamoDeliveryLog(client, tableName),
     outbox: new DynamoChangeOutbox(client, tableName),
