@@ -1,0 +1,263 @@
+// The admin CLI's webhook commands (`webhooks …`, `scan-deadlines`): subscriptions, deliveries, replays, fan-out and the deadline scan.
+import { Command, InvalidArgumentError } from 'commander';
+import { systemClock, utcDate } from '../lambdas/ports/clock';
+import {
+  awsChangeFanOutPorts, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsSavedSearchPorts, awsWebhookPorts, type WebhookQueueOptions,
+} from '../local/aws-target';
+import { replayDelivery } from '../lambdas/core/use-cases/deliver-webhook';
+import { sendTestEvent } from '../lambdas/core/use-cases/test-webhook';
+import { kindsOfEvents } from '../lambdas/core/webhooks/saved-search';
+import { savedSearchCount } from '../lambdas/core/use-cases/match-saved-search';
+import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
+import { httpWebhookTransport } from '../lambdas/adapters/http-webhook-transport';
+import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
+import { fanOutChangeEvents, type ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
+import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
+import type { DeliveryLog } from '../lambdas/ports/delivery-log';
+import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
+import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
+import type { DestinationMode } from '../lambdas/core/webhooks/destination-policy';
+import { DEADLINE_WINDOW_DAYS, WEBHOOK_EVENTS } from '../lambdas/core/webhooks/events';
+import {
+  addSubscription, DEFAULT_SECRET_GRACE_HOURS, disableSubscription, enableSubscription, listedSubscription, rotateSecret, type ListedSubscription, type WebhookPorts,
+} from '../lambdas/core/use-cases/manage-webhooks';
+import { WebhookConflict } from '../lambdas/ports/webhook-store';
+import { withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
+
+/** Adds `webhooks` and `scan-deadlines` to the admin program. */
+export function addWebhookCommands(program: Command): void {
+  const UNTIL_SERVER_STARTS: DeliveryQueue = { maxDelaySeconds: 900, send: async () => {}, deadLetter: async () => {} };
+
+  /** The delivery log of the target (the embedded stack's, or the stage's table). */
+  async function withDeliveryLog<T>(opts: TargetOptions, run: (log: DeliveryLog) => Promise<T>): Promise<T> {
+    if (opts.target === 'local') return withLocalStack(opts.dataDir, (stack) => run(stack.deliveries));
+    const ports = await awsDeliveryLog({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
+    try {
+      return await run(ports.log);
+    } finally {
+      ports.close();
+    }
+  }
+
+  /** The subscriptions, keys and resolver of the target; its URL rules follow it (https only in AWS). */
+  async function withWebhookPorts<T>(opts: TargetOptions, run: (ports: WebhookPorts & { savedSearch?: SearchPorts }, mode: DestinationMode) => Promise<T>): Promise<T> {
+    if (opts.target === 'local') {
+      return withLocalStack(opts.dataDir, (stack) => run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver, savedSearch: stack.services }, 'local'));
+    }
+    const ports = await awsWebhookPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
+    try {
+      return await run(ports, 'aws');
+    } finally {
+      ports.close();
+    }
+  }
+
+  function printSubscription(subscription: ListedSubscription): void {
+    console.log([
+      subscription.subscription_id, subscription.key_id, subscription.state + (subscription.disabled_reason ? ` (${subscription.disabled_reason})` : ''),
+      subscription.url, subscription.events.join(','), `${subscription.days_before} days`, subscription.filter ?? '-', subscription.created_at,
+      subscription.rotating ? `old secret valid until ${subscription.previous_secret_valid_until}` : '-',
+    ].join('\t'));
+  }
+
+  const SUBSCRIPTION_COLUMNS = ['subscription id', 'key id', 'state', 'url', 'events', 'deadline window', 'filter', 'created', 'rotation'];
+
+  const webhooksCommand = program.command('webhooks').description('webhook subscriptions of developer keys: add, list, disable, enable, rotate-secret, test, deliveries, replay, fan-out');
+
+  withTargetOptions(webhooksCommand.command('add'))
+    .description('subscribe a developer key\'s URL to events; the signing secret is shown once')
+    .requiredOption('--key-id <id>', 'the developer key the subscription belongs to')
+    .requiredOption('--url <url>', 'https URL (local mode also: http to localhost / 127.0.0.1 / ::1); private, loopback, link-local and metadata addresses are refused')
+    .option('--events <names>', `comma-separated events (default: all of ${WEBHOOK_EVENTS.join(', ')})`, (value: string) => value.split(',').map((name) => name.trim()).filter((name) => name !== ''))
+    .option('--days-before <days>', `deadline_approaching fires this many days before a deadline (${DEADLINE_WINDOW_DAYS.min}-${DEADLINE_WINDOW_DAYS.max})`, (value: string) => {
+      const days = Number(value);
+      if (!Number.isInteger(days) || days < DEADLINE_WINDOW_DAYS.min || days > DEADLINE_WINDOW_DAYS.max) throw new InvalidArgumentError(`must be a whole number of days from ${DEADLINE_WINDOW_DAYS.min} to ${DEADLINE_WINDOW_DAYS.max}`);
+      return days;
+    }, DEADLINE_WINDOW_DAYS.default)
+    .option('--search-endpoint <host>', 'aws: the search domain (to count what --filter matches), skipping the stack lookup')
+    .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
+    .option('--filter <query>', 'a saved search: list parameters, e.g. "states=KS&include_national=true&category=Health&search=rural clinics&search_mode=hybrid"; only events whose record it matches are sent')
+    .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number; filter?: string; searchEndpoint?: string; embeddingDimensions?: string }) => {
+      await withWebhookPorts(opts, async (ports, mode) => {
+        const now = new Date();
+        const { secret, subscription } = await addSubscription(ports, { keyId: opts.keyId, url: opts.url, events: opts.events, daysBefore: opts.daysBefore, filter: opts.filter }, mode, now);
+        console.log(`subscription ${subscription.subscription_id} for key ${subscription.key_id}: ${subscription.url}`);
+        console.log(`events  ${subscription.events.join(', ')}; deadlines ${subscription.days_before} days ahead`);
+        if (subscription.filter) {
+          console.log(`filter  ${subscription.filter}`);
+          const search = ports.savedSearch ? { ports: ports.savedSearch } : await awsSavedSearchPorts(opts);
+          if ('ports' in search) {
+            const counts = await Promise.all(kindsOfEvents(subscription.events).map(async (kind) => `${await savedSearchCount(search.ports, subscription.filter!, kind, utcDate(systemClock))} ${kind}s`));
+            const none = counts.every((count) => count.startsWith('0 '));
+            console.log(`matches ${counts.join(', ')} today${none ? ': none yet; accepted, it sends when a record matches' : ''}`);
+          } else {
+            console.error(`not counted what the filter matches today (${search.missing})`);
+          }
+        }
+        console.log(`secret  ${secret}`);
+        console.error('the secret is shown this once: store it where your receiver verifies the signatures (docs/webhooks.md)');
+      });
+    });
+
+  withTargetOptions(webhooksCommand.command('list'))
+    .description('subscriptions (never their secrets)')
+    .option('--key-id <id>', 'only this key\'s')
+    .action(async (opts: TargetOptions & { keyId?: string }) => {
+      await withWebhookPorts(opts, async ({ webhooks }) => {
+        const now = new Date();
+        const subscriptions = await webhooks.list(opts.keyId);
+        console.log(SUBSCRIPTION_COLUMNS.join('\t'));
+        for (const subscription of subscriptions) printSubscription(listedSubscription(subscription, now));
+        if (subscriptions.length === 0) console.log('(no subscriptions)');
+      });
+    });
+
+  withTargetOptions(webhooksCommand.command('disable'))
+    .description('stop deliveries to a subscription (events are not kept for it while disabled)')
+    .argument('<subscription-id>')
+    .action(async (subscriptionId: string, opts: TargetOptions) => {
+      await withWebhookPorts(opts, async ({ webhooks }) => {
+        const subscription = await disableSubscription(webhooks, subscriptionId, 'disabled by an operator', new Date());
+        console.log(`subscription ${subscription.subscription_id} disabled`);
+      });
+    });
+
+  withTargetOptions(webhooksCommand.command('enable'))
+    .description('resume a disabled subscription (its URL is checked again)')
+    .argument('<subscription-id>')
+    .action(async (subscriptionId: string, opts: TargetOptions) => {
+      await withWebhookPorts(opts, async (ports, mode) => {
+        const subscription = await enableSubscription(ports, subscriptionId, mode, new Date());
+        console.log(`subscription ${subscription.subscription_id} enabled`);
+      });
+    });
+
+  withTargetOptions(webhooksCommand.command('rotate-secret'))
+    .description('issue a new signing secret; deliveries carry signatures by both secrets for the grace period')
+    .argument('<subscription-id>')
+    .option('--grace-hours <hours>', 'how long the old secret keeps signing beside the new one', (v: string) => {
+      const hours = Number(v);
+      if (!Number.isFinite(hours) || hours < 0 || hours > 24 * 30) throw new InvalidArgumentError('must be a number of hours from 0 to 720');
+      return hours;
+    }, DEFAULT_SECRET_GRACE_HOURS)
+    .action(async (subscriptionId: string, opts: TargetOptions & { graceHours: number }) => {
+      await withWebhookPorts(opts, async ({ webhooks }) => {
+        const { secret, subscription } = await rotateSecret(webhooks, subscriptionId, opts.graceHours, new Date());
+        console.log(`subscription ${subscription.subscription_id}: new secret issued; the old one also signs until ${subscription.previous_secret_valid_until}`);
+        console.log(`secret  ${secret}`);
+        console.error('the secret is shown this once: store it now');
+      });
+    });
+
+  withTargetOptions(webhooksCommand.command('test'))
+    .description('send a signed webhook.test event to a subscription now, wait for the answer, and print its code and latency (not queued, retried or logged)')
+    .argument('<subscription-id>')
+    .action(async (subscriptionId: string, opts: TargetOptions) => {
+      await withWebhookPorts(opts, async ({ webhooks, resolver }, mode) => {
+        const result = await sendTestEvent({ webhooks, resolver, transport: httpWebhookTransport, clock: systemClock }, subscriptionId, mode);
+        const answer = result.status === null ? `no answer (${result.error})` : `${result.status} in ${Math.round(result.latencyMs)} ms`;
+        console.log(`webhook.test ${result.eventId} to ${result.url}: ${answer}`);
+        if (result.responseExcerpt) console.log(`response  ${result.responseExcerpt.slice(0, 300)}`);
+        if (result.verdict !== 'delivered') {
+          console.error(result.verdict === 'gone' ? 'the receiver answered 410 Gone: a real delivery would disable the subscription' : 'a real delivery would be retried: only a 2xx within 10 s counts as delivered');
+          process.exitCode = 1;
+        }
+      });
+    });
+
+  withTargetOptions(webhooksCommand.command('deliveries'))
+    .description('a subscription\'s delivery log, newest first: status, attempts, last response code, latency')
+    .argument('<subscription-id>')
+    .option('--limit <n>', 'how many', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('must be a whole number from 1 to 1000');
+      return n;
+    }, 50)
+    .action(async (subscriptionId: string, opts: TargetOptions & { limit: number }) => {
+      await withDeliveryLog(opts, async (log) => {
+        const deliveries = await log.list(subscriptionId, opts.limit);
+        console.log(['delivery id', 'event', 'event id', 'status', 'attempts', 'last code', 'latency ms', 'last error', 'created', 'next attempt'].join('\t'));
+        for (const d of deliveries) {
+          console.log([d.delivery_id, d.event, d.event_id, d.status, d.attempts, d.last_status_code ?? '-', d.last_latency_ms ?? '-', d.last_error ?? '-', d.created_at, d.next_attempt_at ?? '-'].join('\t'));
+        }
+        if (deliveries.length === 0) console.log('(no deliveries)');
+      });
+    });
+
+  const withQueueOptions = (command: Command) => command
+    .option('--queue-url <url>', 'aws: the webhook queue, skipping the stack lookup')
+    .option('--dead-letter-queue-url <url>', 'aws: the webhook dead-letter queue, skipping the stack lookup');
+
+  withQueueOptions(withTargetOptions(webhooksCommand.command('replay')))
+    .description('send a delivery again (a failed one from the dead-letter queue, or any other): a fresh retry schedule, the same event id and body')
+    .argument('<delivery-id>')
+    .action(async (deliveryId: string, opts: TargetOptions & WebhookQueueOptions) => {
+      const replay = async (log: DeliveryLog, queue: DeliveryQueue, sentBy: string) => {
+        const replayed = await replayDelivery({ log, queue, clock: systemClock }, deliveryId);
+        if (!replayed) throw new WebhookConflict(`no delivery ${deliveryId}`);
+        console.log(`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; ${sentBy} sends it`);
+      };
+      if (opts.target === 'local') {
+        await withDeliveryLog(opts, (log) => replay(log, UNTIL_SERVER_STARTS, 'npm start'));
+        return;
+      }
+      const ports = await awsDeliveryQueuePorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, queueUrl: opts.queueUrl, deadLetterQueueUrl: opts.deadLetterQueueUrl });
+      try {
+        await replay(ports.log, ports.queue, 'the webhook sender');
+      } finally {
+        ports.close();
+      }
+    });
+
+  withQueueOptions(withTargetOptions(webhooksCommand.command('fan-out')))
+    .description('fan out the change events still in the outbox (in AWS: those whose stream batch ended in IndexerFailureQueue); safe to repeat')
+    .option('--search-endpoint <host>', 'aws: the search domain (to match saved searches), skipping the stack lookup')
+    .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
+    .action(async (opts: TargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string }) => {
+      const fanOut = async (ports: ChangeFanOutPorts & { outbox: ChangeOutbox }, sentBy: string) => {
+        let events = 0;
+        let made = 0;
+        for await (const page of ports.outbox.scan()) {
+          events += page.length;
+          made += await fanOutChangeEvents(ports, page);
+        }
+        console.log(`${events} change event${events === 1 ? '' : 's'} fanned out: ${made} deliver${made === 1 ? 'y' : 'ies'} queued; ${sentBy} sends them`);
+      };
+      if (opts.target === 'local') {
+        await withLocalStack(opts.dataDir, (stack) => fanOut({ webhooks: stack.webhooks, log: stack.deliveries, outbox: stack.outbox, queue: UNTIL_SERVER_STARTS, clock: systemClock, savedSearch: stack.services }, 'npm start'));
+        return;
+      }
+      const ports = await awsChangeFanOutPorts({
+        stage: opts.stage, region: opts.region, tableName: opts.tableName, queueUrl: opts.queueUrl, deadLetterQueueUrl: opts.deadLetterQueueUrl,
+        searchEndpoint: opts.searchEndpoint, embeddingDimensions: opts.embeddingDimensions,
+      });
+      try {
+        await fanOut(ports, 'the webhook sender');
+      } finally {
+        ports.close();
+      }
+    });
+
+  withQueueOptions(withTargetOptions(program.command('scan-deadlines')))
+    .description('queue *.deadline_approaching for the open grants and contracts whose deadline is within a subscription\'s window (once per record and deadline); locally npm start sends them and also scans daily, in AWS the schedule runs it daily')
+    .option('--search-endpoint <host>', 'aws: the search domain, skipping the stack lookup')
+    .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
+    .action(async (opts: TargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string }) => {
+      const report = (made: number, sentBy: string) => console.log(`${made} deadline reminder${made === 1 ? '' : 's'} queued; ${sentBy} sends them`);
+      if (opts.target === 'local') {
+        await withLocalStack(opts.dataDir, async (stack) => {
+          report(await scanDeadlines({
+            webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: UNTIL_SERVER_STARTS,
+            savedSearch: stack.services,
+          }), 'npm start');
+        });
+        return;
+      }
+      const ports = await awsDeadlineScanPorts({ ...opts, stage: opts.stage, region: opts.region, tableName: opts.tableName });
+      try {
+        report(await scanDeadlines(ports), 'the webhook sender');
+      } finally {
+        ports.close();
+      }
+    });
+}
