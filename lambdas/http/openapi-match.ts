@@ -1,5 +1,6 @@
 import { MATCH_LIMITS } from '../core/matching/match-request';
-import { ACCESS_RESPONSES, errorResponse, RATE_LIMIT_HEADERS, ref, SEARCH_UNAVAILABLE } from './openapi-components';
+import { commonResponses, okResponse, ref } from './openapi-components';
+import { MATCH_EXAMPLE } from './openapi-examples';
 
 /** POST /match-grants-api in the OpenAPI document: the operation and its response schema. */
 
@@ -35,12 +36,11 @@ export function matchGrantsOperation(requestSchema: Record<string, unknown>) {
       },
     },
     responses: {
-      200: { description: 'The matches, highest score first (ties by id)', headers: RATE_LIMIT_HEADERS, content: { 'application/json': { schema: ref('MatchResponse') } } },
-      400: errorResponse('The body is not a JSON object, or a field is missing, of the wrong type or out of range; error.details names it'),
-      ...ACCESS_RESPONSES,
-      403: errorResponse('The key\'s tier has no API access (FORBIDDEN), or no grant matching: basic (NO_API_ACCESS)'),
-      500: errorResponse('Internal error'),
-      503: SEARCH_UNAVAILABLE,
+      200: okResponse('The matches, highest score first (ties by id)', { 'application/json': { schema: ref('MatchResponse'), examples: { ruralHealth: { value: MATCH_EXAMPLE } } } }),
+      ...commonResponses({
+        400: 'The body is not a JSON object, or a field is missing, of the wrong type or out of range; error.details names it',
+        403: 'The key\'s tier has no API access (FORBIDDEN), or no grant matching: basic (NO_API_ACCESS)',
+      }),
     },
   };
 }
@@ -48,6 +48,7 @@ export function matchGrantsOperation(requestSchema: Record<string, unknown>) {
 export const MATCH_RESPONSE = {
   type: 'object',
   required: ['count', 'matches', 'meta'],
+  additionalProperties: false,
   properties: {
     count: { type: 'integer', description: 'Number of matches returned' },
     matches: {
@@ -55,6 +56,7 @@ export const MATCH_RESPONSE = {
       items: {
         type: 'object',
         required: ['id', 'title', 'funder', 'funder_id', 'match_score', 'why_it_fits', 'deadline', 'url', 'amount_min', 'amount_max', 'confidence', 'score_components'],
+        additionalProperties: false,
         properties: {
           id: { type: 'string', format: 'uuid', description: 'The grant (GET /grants-api/{id})' },
           title: { type: 'string' },
@@ -70,6 +72,7 @@ export const MATCH_RESPONSE = {
           score_components: {
             type: 'object',
             required: ['topic', 'eligibility', 'award_size', 'deadline'],
+            additionalProperties: false,
             description: 'Each component of the score, 0 to 100, before weighting (docs/matching.md)',
             properties: Object.fromEntries(['topic', 'eligibility', 'award_size', 'deadline'].map((name) => [name, { type: 'integer', minimum: 0, maximum: 100 }])),
           },
@@ -79,6 +82,7 @@ export const MATCH_RESPONSE = {
     meta: {
       type: 'object',
       required: ['response_time_ms', 'limit', 'profile', 'candidates'],
+      additionalProperties: false,
       properties: {
         response_time_ms: { type: 'number' },
         limit: { type: 'integer', minimum: 1, maximum: MATCH_LIMITS.max },

@@ -13,6 +13,7 @@ import { createApiServer, listen } from '../../local/http-server';
 import { runAdmin } from '../support/admin-cli';
 import { startTestApi, type TestApi } from '../support/api-server';
 import { rawRequest } from '../support/raw-http';
+import { conformingFetch } from '../support/openapi-conformance';
 
 /**
  * Authentication, tiers, quotas and rate-limit headers over real HTTP, against the embedded
@@ -261,8 +262,8 @@ describe('admin keys (the CLI)', () => {
     const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
     const baseUrl = await listen(server, 0);
     try {
-      for (const k of [key, newKey, newKey]) expect((await fetch(`${baseUrl}/grants-api?limit=1`, { headers: { Authorization: `Bearer ${k}` } })).status).toBe(200);
-      expect((await fetch(`${baseUrl}/grants-api?limit=999`, { headers: { Authorization: `Bearer ${newKey}` } })).status).toBe(400);
+      for (const k of [key, newKey, newKey]) expect((await conformingFetch(`${baseUrl}/grants-api?limit=1`, { headers: { Authorization: `Bearer ${k}` } })).status).toBe(200);
+      expect((await conformingFetch(`${baseUrl}/grants-api?limit=999`, { headers: { Authorization: `Bearer ${newKey}` } })).status).toBe(400);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stack.close();

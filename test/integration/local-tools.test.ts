@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDataDir, DataDirInUseError } from '../../local/data-dir-lock';
 import { startEmbeddedStack } from '../../local/embedded-stack';
+import { conformingFetch } from '../support/openapi-conformance';
 
 const run = promisify(execFile);
 const SMALL = { funders: 15, grants: 90, contracts: 40, awardedGrants: 10, awardedContracts: 5 };
@@ -87,10 +88,10 @@ describe('npm start -- --data <folder>', () => {
     try {
       expect(first.output).toContain(`importing ${fixtures}`);
       expect(first.output).toMatch(/^rejected\s+3$/m); // the malformed fixtures
-      const grants = await (await fetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`, auth)).json() as any;
+      const grants = await (await conformingFetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`, auth)).json() as any;
       expect(grants.pagination.total).toBe(18);
       expect(grants.results.every((grant: { source: string }) => grant.source !== 'synthetic')).toBe(true);
-      const contracts = await (await fetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`, auth)).json() as any;
+      const contracts = await (await conformingFetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`, auth)).json() as any;
       expect(contracts.pagination.total).toBe(6);
     } finally {
       await first.stop();
@@ -100,7 +101,7 @@ describe('npm start -- --data <folder>', () => {
       expect(second.output).toContain('serving the catalogue imported');
       expect(second.output).not.toContain('importing');
       expect(second.output).not.toContain('created one API key per tier'); // the keys of the first start stay
-      const grants = await (await fetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`, auth)).json() as any;
+      const grants = await (await conformingFetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`, auth)).json() as any;
       expect(grants.pagination.total).toBe(18);
     } finally {
       await second.stop();

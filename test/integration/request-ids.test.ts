@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api-server';
+import { conformingFetch } from '../support/openapi-conformance';
 
 /**
  * Request ids over real HTTP on the local server: every response carries X-Request-Id, every
@@ -15,7 +16,7 @@ beforeAll(async () => {
 afterAll(async () => api?.close());
 
 async function call(path: string, key: string | null = api.keys.developer, init: RequestInit = {}) {
-  const response = await fetch(`${api.baseUrl}${path}`, { ...init, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(init.headers ?? {}) } });
+  const response = await conformingFetch(`${api.baseUrl}${path}`, { ...init, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(init.headers ?? {}) } });
   const text = await response.text();
   return { status: response.status, requestId: response.headers.get('x-request-id'), body: text ? (JSON.parse(text) as Record<string, any>) : null };
 }

@@ -6,6 +6,7 @@ import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import type { Clock } from '../../lambdas/ports/clock';
 import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { serveOverHttp, type ServedApi } from '../support/api-server';
+import { conformingFetch } from '../support/openapi-conformance';
 
 /**
  * The daily quota under a burst: 500 requests at once over real HTTP against one key, and two
@@ -47,7 +48,7 @@ interface Answer {
 
 /** One request with the key, answered. */
 async function request(key: string, path: string): Promise<Answer> {
-  const res = await fetch(`${baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+  const res = await conformingFetch(`${baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
   return {
     status: res.status,
     body: await res.json() as Answer['body'],

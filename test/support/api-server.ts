@@ -3,6 +3,7 @@ import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
 import { startEmbeddedStack, type EmbeddedStack, type EmbeddedStackOptions } from '../../local/embedded-stack';
 import type { Services } from '../../lambdas/ports/services';
 import { createApiServer, listen } from '../../local/http-server';
+import { openApiConformance } from './openapi-conformance';
 
 export interface TestApi {
   baseUrl: string;
@@ -16,7 +17,11 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-async function parsedResponse(res: Response): Promise<{ status: number; body: any; headers: Headers }> {
+/**
+ * The response, its body parsed when it is JSON, after checking it against docs/openapi.json:
+ * every response the integration suite gets through TestApi is one the document describes.
+ */
+async function parsedResponse(method: string, res: Response): Promise<{ status: number; body: any; headers: Headers }> {
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -24,6 +29,7 @@ async function parsedResponse(res: Response): Promise<{ status: number; body: an
   } catch {
     // Left as text: the assertion on it will say what came back.
   }
+  openApiConformance().assertConforms(method, new URL(res.url).pathname, res.status, res.headers, body);
   return { status: res.status, body, headers: res.headers };
 }
 
@@ -61,10 +67,10 @@ export async function startTestApi(options: EmbeddedStackOptions = {}): Promise<
     stack,
     keys,
     async get(path, { key = keys.developer, headers = {} } = {}) {
-      return parsedResponse(await fetch(`${baseUrl}${path}`, { headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers } }));
+      return parsedResponse('GET', await fetch(`${baseUrl}${path}`, { headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers } }));
     },
     async post(path, body, { key = keys.developer, headers = {} } = {}) {
-      return parsedResponse(await fetch(`${baseUrl}${path}`, {
+      return parsedResponse('POST', await fetch(`${baseUrl}${path}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { AnyRecord, ResourceKind } from '../../../lambdas/core/records';
 import { stageConfig } from '../../../lib/config';
+import { conformingFetch } from '../../support/openapi-conformance';
 
 /** The API functions' timeout (every stage's default): a 503 must be sent before it. */
 export const FUNCTION_TIMEOUT_MS = stageConfig('prod').functions.timeout.toMilliseconds();
@@ -24,7 +25,7 @@ export interface SearchRoutes {
 export function searchRoutes(baseUrl: string, apiKey: string, domainEndpoint: string): SearchRoutes {
   async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
     const started = performance.now();
-    const res = await fetch(`${baseUrl}${path}`, {
+    const res = await conformingFetch(`${baseUrl}${path}`, {
       method,
       headers: { Authorization: `Bearer ${apiKey}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
