@@ -4,6 +4,7 @@ import { MatchRequestSchema } from '../core/matching/match-request';
 import { LIMITS, LIST_PARAMS } from '../core/query/list-query';
 import { SEMANTIC_SEARCH_LIMITS, SEMANTIC_SEARCH_TYPES } from '../core/query/semantic-search-request';
 import { paramJsonSchema } from '../core/query/params';
+import { NON_BLANK_PATTERN } from '../core/query/wire-patterns';
 import type { ResourceKind } from '../core/records';
 import { commonResponses, errorResponse, okResponse, ref, REQUEST_ID_HEADERS } from './openapi-components';
 import { listExamples, RECORD_EXAMPLES, SEMANTIC_SEARCH_EXAMPLE } from './openapi-examples';
@@ -64,9 +65,9 @@ function semanticSearchOperation() {
             type: 'object',
             required: ['query'],
             properties: {
-              query: { type: 'string', minLength: 1, maxLength: LIMITS.searchMaxLength, description: 'What to look for, in plain language' },
-              type: { type: 'string', enum: types, description: 'Search only this kind; both when omitted' },
-              limit: { type: 'integer', minimum: 1, maximum: SEMANTIC_SEARCH_LIMITS.max, default: SEMANTIC_SEARCH_LIMITS.default },
+              query: { type: 'string', minLength: 1, maxLength: LIMITS.searchMaxLength, pattern: NON_BLANK_PATTERN, description: 'What to look for, in plain language' },
+              type: { type: ['string', 'null'], enum: [...types, null], description: 'Search only this kind; both when omitted or null' },
+              limit: { type: ['integer', 'null'], minimum: 1, maximum: SEMANTIC_SEARCH_LIMITS.max, default: SEMANTIC_SEARCH_LIMITS.default, description: 'The default when omitted or null' },
             },
           },
           examples: { both: { value: { query: 'mental health support for first responders' } }, contracts: { value: { query: 'janitorial services', type: 'contracts', limit: 20 } } },

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { anyCasePattern, NON_BLANK_PATTERN } from '../query/wire-patterns';
 import { invalidParameters, type FieldIssue } from '../errors';
 import { jsonObjectBody } from '../json-body';
 import { APPLICANT_TYPES, described, type ApplicantType } from '../records';
@@ -25,16 +26,22 @@ const shortText = (description: string) =>
  * The request body. Unknown fields are ignored (zod objects strip them); null is the same as an
  * absent optional field. This schema is also the OpenAPI document's request body.
  */
+/** What applicantTypeOf takes: a type in any case, its "_" written as "_" or a run of spaces and hyphens, padded with spaces. */
+const APPLICANT_TYPE_PATTERN = new RegExp(`^\\s*(?:${APPLICANT_TYPES.map((type) => type.split('_').map(anyCasePattern).join('(?:_|[\\s-]+)')).join('|')})\\s*$`);
+
 export const MatchRequestSchema = z.object({
   profile: described(z.object({
     mission: described(
-      z.string(expected('a string')).check(z.maxLength(MATCH_LIMITS.missionMaxLength, `must be at most ${MATCH_LIMITS.missionMaxLength} characters`)),
+      z.string(expected('a string')).check(
+        z.maxLength(MATCH_LIMITS.missionMaxLength, `must be at most ${MATCH_LIMITS.missionMaxLength} characters`),
+        z.regex(new RegExp(NON_BLANK_PATTERN), 'must not be empty'),
+      ),
       'What the organisation does, in its own words: the primary signal',
     ),
     sector: shortText('Focus area, e.g. "community health"; improves topical ranking'),
     geography: shortText('Where the applicant is: a state ("Texas", "tx"), a place ("Austin, TX", "rural Kansas") or national ("nationwide", "USA")'),
     applicant_type: z.optional(z.nullable(described(
-      z.string(expected(`one of: ${APPLICANT_TYPES.join(', ')}`)),
+      z.string(expected(`one of: ${APPLICANT_TYPES.join(', ')}`)).check(z.regex(APPLICANT_TYPE_PATTERN, `must be one of: ${APPLICANT_TYPES.join(', ')}`)),
       `One of ${APPLICANT_TYPES.join(', ')} (case and "-" / " " for "_" are forgiven)`,
     ))),
     is_501c3: z.optional(z.nullable(described(z.boolean(expected('true or false')), 'Whether the organisation holds 501(c)(3) status'))),
@@ -53,7 +60,10 @@ export const MatchRequestSchema = z.object({
   }, expected('an object with at least a mission')), 'The organisation looking for grants'),
   focus_keywords: z.optional(z.nullable(described(
     z.array(
-      z.string(expected('a string')).check(z.maxLength(MATCH_LIMITS.focusKeywordMaxLength, `must be at most ${MATCH_LIMITS.focusKeywordMaxLength} characters`)),
+      z.string(expected('a string')).check(
+        z.maxLength(MATCH_LIMITS.focusKeywordMaxLength, `must be at most ${MATCH_LIMITS.focusKeywordMaxLength} characters`),
+        z.regex(new RegExp(NON_BLANK_PATTERN), 'must not be empty'),
+      ),
       expected('an array of strings'),
     ).check(z.maxLength(MATCH_LIMITS.focusKeywords, `must hold at most ${MATCH_LIMITS.focusKeywords} keywords`)),
     'Words or phrases a grant should mention; each one found boosts its topic score',

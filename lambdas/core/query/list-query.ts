@@ -106,7 +106,7 @@ const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec
   { name: 'include_national', description: `With states, also return national ${noun}`, kind: { type: 'boolean' }, default: false },
   { name: 'geography', description: 'Deprecated, best effort: national, state, local, international, or a place name canonicalised to states. Prefer states.', kind: { type: 'text', maxLength: 100 }, deprecated: true },
   { name: 'deadline_after', description: 'Deadline strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
-  { name: 'deadline_before', description: 'Deadline strictly before this date (YYYY-MM-DD)', kind: { type: 'date' } },
+  { name: 'deadline_before', description: 'Deadline strictly before this date (YYYY-MM-DD); must be later than deadline_after', kind: { type: 'date' } },
   { name: 'posted_after', description: 'Created strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
   { name: 'min_amount', description: 'Keeps records whose amount_max is at least this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },
   { name: 'max_amount', description: 'Keeps records whose amount_min is at most this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { FieldIssue } from '../errors';
-import { isStateCode, type StateCode } from '../geo';
+import { isStateCode, US_STATE_CODES, type StateCode } from '../geo';
+import { anyCaseChoice, listPattern, NON_BLANK_PATTERN } from './wire-patterns';
 
 /**
  * Declarative query-parameter specs. One spec drives parsing, the 400 message naming the field,
@@ -59,7 +60,7 @@ function parseOne(kind: ParamKind, raw: string): Parsed {
       return { ok: true, value: n };
     }
     case 'number': {
-      const n = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(raw.trim()) ? Number(raw) : NaN;
+      const n = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
       if (!Number.isFinite(n) || n < kind.min || n > kind.max) {
         return { ok: false, issue: `must be a number from ${kind.min} to ${kind.max}` };
       }
@@ -137,7 +138,7 @@ export function parseParams(
   return { values, issues };
 }
 
-/** The JSON Schema of one parameter, for the OpenAPI document. */
+/** The JSON Schema of one parameter, for the OpenAPI document: exactly what parseOne accepts. */
 export function paramJsonSchema(kind: ParamKind): Record<string, unknown> {
   switch (kind.type) {
     case 'integer':
@@ -151,12 +152,12 @@ export function paramJsonSchema(kind: ParamKind): Record<string, unknown> {
     case 'enum':
       return { type: 'string', enum: [...kind.values] };
     case 'enumList':
-      return { type: 'string', description: `Comma-separated, any of: ${kind.values.join(', ')}` };
+      return { type: 'string', pattern: listPattern(anyCaseChoice(kind.values), MAX_LIST_ITEMS), description: `Comma-separated, any of: ${kind.values.join(', ')}`, examples: [kind.values.slice(0, 2).join(',')] };
     case 'stateList':
-      return { type: 'string', pattern: '^[A-Za-z]{2}(,[A-Za-z]{2})*$', examples: ['CA,NY'] };
+      return { type: 'string', pattern: listPattern(anyCaseChoice(US_STATE_CODES), MAX_LIST_ITEMS), examples: ['CA,NY'] };
     case 'patternList':
-      return { type: 'string', examples: [kind.example] };
+      return { type: 'string', pattern: listPattern(kind.pattern.source.replace(/^\^|\$$/g, ''), MAX_LIST_ITEMS), examples: [kind.example] };
     case 'text':
-      return { type: 'string', minLength: 1, maxLength: kind.maxLength };
+      return { type: 'string', minLength: 1, maxLength: kind.maxLength, pattern: NON_BLANK_PATTERN };
   }
 }
