@@ -7,6 +7,7 @@ import { SEMANTIC_SEARCH_LIMITS, SEMANTIC_SEARCH_TYPES } from '../core/query/sem
 import { paramJsonSchema } from '../core/query/params';
 import { ContractSchema, FunderSchema, GrantSchema, type ResourceKind } from '../core/records';
 import { ACCESS_RESPONSES, errorResponse, RATE_LIMIT_HEADERS, ref, SEARCH_UNAVAILABLE } from './openapi-components';
+import { FACETS_SCHEMA } from './openapi-facets';
 import { MATCH_RESPONSE, matchGrantsOperation } from './openapi-match';
 
 /**
@@ -173,6 +174,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
                 returned: { type: 'integer' },
               },
             },
+            facets: ref('Facets'),
             meta,
           },
         },
@@ -206,8 +208,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         CountEnvelope: {
           type: 'object',
           required: ['pagination', 'meta'],
-          properties: { pagination: { type: 'object', required: ['total'], properties: { total: { type: 'integer' } } }, meta },
+          properties: { pagination: { type: 'object', required: ['total'], properties: { total: { type: 'integer' } } }, facets: ref('Facets'), meta },
         },
+        Facets: FACETS_SCHEMA,
         Error: {
           type: 'object',
           required: ['error'],

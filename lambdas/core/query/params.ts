@@ -13,7 +13,8 @@ export type ParamKind =
   | { type: 'date' }
   | { type: 'enum'; values: readonly string[] }
   | { type: 'enumList'; values: readonly string[] }
-  | { type: 'stateList' }
+  /** `national`: a word accepted beside the codes (lower-cased), for the records with no state restriction. */
+  | { type: 'stateList'; national?: string }
   | { type: 'patternList'; pattern: RegExp; example: string; hint: string }
   | { type: 'text'; maxLength: number };
 
@@ -43,6 +44,11 @@ function parseList(raw: string, check: (item: string) => string | null, what: st
     if (!out.includes(normalised)) out.push(normalised);
   }
   return { ok: true, value: out };
+}
+
+function stateListItem(item: string, national: string | undefined): string | null {
+  if (national !== undefined && item.toLowerCase() === national) return national;
+  return isStateCode(item.toUpperCase()) ? item.toUpperCase() : null;
 }
 
 function clip(text: string): string {
@@ -87,7 +93,7 @@ function parseOne(kind: ParamKind, raw: string): Parsed {
       return parsed;
     }
     case 'stateList':
-      return parseList(raw, (item) => (isStateCode(item.toUpperCase()) ? item.toUpperCase() : null), '2-letter US state or territory postal codes');
+      return parseList(raw, (item) => stateListItem(item, kind.national), kind.national ? `2-letter US state or territory postal codes, or ${kind.national}` : '2-letter US state or territory postal codes');
     case 'patternList':
       return parseList(raw, (item) => (kind.pattern.test(item) ? item.toUpperCase() : null), kind.hint);
     case 'text': {
@@ -152,8 +158,10 @@ export function paramJsonSchema(kind: ParamKind): Record<string, unknown> {
       return { type: 'string', enum: [...kind.values] };
     case 'enumList':
       return { type: 'string', description: `Comma-separated, any of: ${kind.values.join(', ')}` };
-    case 'stateList':
-      return { type: 'string', pattern: '^[A-Za-z]{2}(,[A-Za-z]{2})*$', examples: ['CA,NY'] };
+    case 'stateList': {
+      const item = kind.national ? `([A-Za-z]{2}|${kind.national})` : '[A-Za-z]{2}';
+      return { type: 'string', pattern: `^${item}(,${item})*$`, examples: ['CA,NY'] };
+    }
     case 'patternList':
       return { type: 'string', examples: [kind.example] };
     case 'text':
