@@ -118,7 +118,8 @@ export function rankedTermValues(values: Iterable<FacetValue>): FacetValue[] {
   return [...values]
     .filter((v) => v.count > 0)
     .sort((a, b) => b.count - a.count || compareCodePoints(termKeyOf(a.value), termKeyOf(b.value)))
-    .slice(0, FACET_VALUE_CAP);
+    .slice(0, FACET_VALUE_CAP)
+    .map(({ value, count }) => ({ value, count }));
 }
 
 /**
