@@ -129,14 +129,19 @@ export function rankedTermValues(values: Iterable<FacetValue>): FacetValue[] {
 export class TermTally {
   private readonly groups = new Map<string, { value: string; count: number; id: string }>();
   private readonly seen = new Set<string>();
+  /** The key of each spelling met: a catalogue repeats a few hundred names across its records. */
+  private readonly keys = new Map<string, string>();
 
   /** One record's values (duplicates within a record count once). */
   add(id: string, values: readonly string[]): void {
     this.seen.clear();
     for (const value of values) {
-      const key = termKeyOf(value);
-      if (this.seen.has(key)) continue;
-      this.seen.add(key);
+      let key = this.keys.get(value);
+      if (key === undefined) this.keys.set(value, (key = termKeyOf(value)));
+      if (values.length > 1) {
+        if (this.seen.has(key)) continue;
+        this.seen.add(key);
+      }
       const group = this.groups.get(key);
       if (!group) this.groups.set(key, { value, count: 1, id });
       else {
@@ -186,7 +191,9 @@ export class FacetCounter {
   private readonly terms: Record<TermFacetName, TermTally> = { category: new TermTally(), states: new TermTally(), funder: new TermTally() };
   private readonly windows: DeadlineWindow[];
   private readonly wanted: ReadonlySet<FacetName>;
-  private readonly statusValues = new Map<string, string>();
+  /** By stored status: the value when live, and when not. */
+  private readonly statusValues = new Map<string, [string, string]>();
+  private readonly deadlineBuckets = new Map<string | null, DeadlineBucket>();
 
   constructor(private readonly kind: OpportunityKind, private readonly names: readonly FacetName[], today: string) {
     this.windows = deadlineWindows(today);
@@ -196,17 +203,22 @@ export class FacetCounter {
   add(record: FacetRecord): void {
     const { wanted } = this;
     if (wanted.has('status')) bump(this.statuses, this.statusValueOf(record.status, record.live));
-    if (wanted.has('deadline_within')) bump(this.deadlines, deadlineBucketOf(record.deadline_date, this.windows));
+    if (wanted.has('deadline_within')) bump(this.deadlines, this.deadlineBucketOf(record.deadline_date));
     if (wanted.has('category')) this.terms.category.add(record.id, record.categories);
     if (wanted.has('states')) this.terms.states.add(record.id, record.states.length > 0 ? record.states : [NATIONAL_STATE_VALUE]);
     if (wanted.has('funder')) this.terms.funder.add(record.id, [record.funder_name]);
   }
 
   private statusValueOf(stored: string, live: boolean): string {
-    const key = `${stored}|${live}`;
-    let value = this.statusValues.get(key);
-    if (value === undefined) this.statusValues.set(key, (value = statusFacetValueOf(this.kind, stored, live)));
-    return value;
+    let values = this.statusValues.get(stored);
+    if (values === undefined) this.statusValues.set(stored, (values = [statusFacetValueOf(this.kind, stored, true), statusFacetValueOf(this.kind, stored, false)]));
+    return values[live ? 0 : 1];
+  }
+
+  private deadlineBucketOf(deadline: string | null): DeadlineBucket {
+    let bucket = this.deadlineBuckets.get(deadline);
+    if (bucket === undefined) this.deadlineBuckets.set(deadline, (bucket = deadlineBucketOf(deadline, this.windows)));
+    return bucket;
   }
 
   facets(): Facets {

@@ -102,6 +102,15 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   },
 ];
 
+const FACETS_DESCRIPTION = `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode). `
+  + 'status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query\'s own status returns exactly that count for each value the query\'s status holds (without status, opportunity_type=open holds open and forecasted). '
+  + 'category: each of a record\'s categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). '
+  + `states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under ${NATIONAL_STATE_VALUE} (the records include_national adds: states=${NATIONAL_STATE_VALUE} returns them). `
+  + 'funder: the funder name. '
+  + `category, states and funder list only values with a count, most first (ties by value), at most ${FACET_VALUE_CAP}. `
+  + 'deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). '
+  + 'Funders have no facets.';
+
 const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec[] => [
   { name: 'status', description: `Comma-separated statuses (${statuses.join(', ')}). Without it, opportunity_type=open returns what can be applied for: ${noun === 'grants' ? 'posted grants whose deadline, archive date and listing have not lapsed, and forecasted ones' : 'active solicitations whose deadline and archive date have not passed'}`, kind: { type: 'enumList', values: statuses } },
   { name: 'opportunity_type', description: 'open (default; applyable only), awarded (previously funded), or all', kind: { type: 'enum', values: OPPORTUNITY_TYPE_FILTERS }, default: 'open' },
@@ -116,15 +125,6 @@ const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec
   { name: 'max_amount', description: 'Keeps records whose amount_min is at most this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },
   { name: 'facets', description: FACETS_DESCRIPTION, kind: { type: 'enumList', values: FACET_NAMES } },
 ];
-
-const FACETS_DESCRIPTION = `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode). `
-  + 'status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> with the same other parameters returns exactly that count. '
-  + 'category: each of a record\'s categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). '
-  + `states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under ${NATIONAL_STATE_VALUE} (the records include_national adds: states=${NATIONAL_STATE_VALUE} returns them). `
-  + 'funder: the funder name. '
-  + `category, states and funder list only values with a count, most first (ties by value), at most ${FACET_VALUE_CAP}. `
-  + 'deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). '
-  + 'Funders have no facets.';
 
 export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
   grant: [...commonParams('grant', 'title and description'), ...opportunityParams(GRANT_STATUS_FILTERS, 'grants')],
