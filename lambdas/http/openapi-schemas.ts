@@ -3,6 +3,7 @@ import { ERROR_CODES } from '../core/errors';
 import { LIMITS } from '../core/query/list-query';
 import { ContractSchema, FunderSchema, GrantSchema } from '../core/records';
 import { ref } from './openapi-components';
+import { FACETS_SCHEMA } from './openapi-facets';
 import { MATCH_RESPONSE } from './openapi-match';
 
 /**
@@ -75,6 +76,7 @@ function listPage(schema: string): JsonSchema {
     properties: {
       results: { type: 'array', items: listedRecord(schema) },
       pagination: ref('Pagination'),
+      facets: ref('Facets'),
       meta: ref('ListMeta'),
     },
   };
@@ -87,6 +89,7 @@ const COUNT_ENVELOPE = {
   description: 'count_only=true: the total, no results',
   properties: {
     pagination: { type: 'object', required: ['total'], additionalProperties: false, properties: { total: { type: 'integer', minimum: 0 } } },
+    facets: ref('Facets'),
     meta: ref('ListMeta'),
   },
 };
@@ -149,6 +152,7 @@ export function componentSchemas(): Record<string, unknown> {
     ContractPage: listPage('Contract'),
     FunderPage: listPage('Funder'),
     CountEnvelope: COUNT_ENVELOPE,
+    Facets: FACETS_SCHEMA,
     Pagination: PAGINATION,
     ListMeta: LIST_META,
     SemanticSearchResponse: SEMANTIC_SEARCH_RESPONSE,

@@ -1,3 +1,4 @@
+import type { Facets } from '../core/query/facets';
 import type { ListQuery } from '../core/query/list-query';
 import type { RecordByKind, ResourceKind } from '../core/records';
 import type { SimilarityScale } from '../core/search/relevance';
@@ -8,6 +9,8 @@ export interface IndexPage<K extends ResourceKind> {
   total: number;
   /** Empty when the query was count_only. */
   results: IndexedResult<K>[];
+  /** The facets the query asked for (ListQuery.facets), counted over the whole result set; absent when none were asked. */
+  facets?: Facets;
 }
 
 /** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the embedder's similarity scale. */
@@ -40,6 +43,9 @@ export interface SemanticQuery {
  *   score.
  * - relevance order is score descending, ties by id ascending (asc order is the exact reverse);
  *   an explicit sort field orders the same set by that field, nulls last, ties by id.
+ * - facets (only when ListQuery.facets asks, grants and contracts): counted over the whole result
+ *   set `total` counts, in every mode (hybrid: the union), never a page or a rank window, with the
+ *   definitions of lambdas/core/query/facets.ts.
  */
 export interface SearchIndex {
   query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>>;

@@ -6,6 +6,7 @@ import { HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
 import { relevanceOfCosine, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
+import { describeSearchIndexFacetsContract } from './search-index-facets-contract';
 
 /**
  * The behaviour every SearchIndex adapter owes the service (the port's doc comment), as one suite
@@ -393,6 +394,8 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
     });
   });
+
+  describeSearchIndexFacetsContract(name, start);
 
   describe(`SearchIndex contract at scale: ${name}`, () => {
     let harness: ContractHarness;

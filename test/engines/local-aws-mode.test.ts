@@ -18,6 +18,7 @@ import { catalogueWithGrants } from '../../local/synthetic-catalogue';
 import { LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME } from '../../local/aws-mode/local-aws-resources';
 import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { runAdmin } from '../support/admin-cli';
+import { matches } from '../support/oracle';
 
 /**
  * `npm start -- --engines` end to end, over real HTTP: the server in a child process on the
@@ -121,6 +122,21 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     const expected = [...grants].sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)).slice(0, 5);
     expect(page.body.results.map((r: Grant) => r.created_at)).toEqual(expected.map((g) => g.created_at));
     expect(page.body.results.map((r: Grant) => r.id).every((id: string) => grants.some((g) => g.id === id))).toBe(true);
+  });
+
+  it('counts facets with OpenSearch aggregations over the whole result set, as a plain count of the seeded grants says', async () => {
+    const { status, body } = await get('/grants-api?opportunity_type=all&facets=status,states,deadline_within&limit=1');
+    expect(status).toBe(200);
+    expect(body.results).toHaveLength(1);
+    const today = utcDate(systemClock);
+    expect(body.facets.status).toEqual(['open', 'forecasted', 'closed'].map((value) => ({ value, count: grants.filter((g) => matches(g, { opportunity_type: 'all', status: value }, today)).length })));
+    expect(body.facets.deadline_within.map((v: { value: string }) => v.value)).toEqual(['7', '30', '90', 'later', 'none', 'passed']);
+    expect(body.facets.deadline_within.reduce((sum: number, v: { count: number }) => sum + v.count, 0)).toBe(grants.length);
+    expect(body.facets.states).toContainEqual({ value: 'national', count: grants.filter((g) => g.states.length === 0).length });
+    for (const { value, count } of body.facets.states.slice(0, 4)) {
+      expect((await get(`/grants-api?opportunity_type=all&states=${value}&count_only=true`)).body.pagination.total, `states=${value}`).toBe(count);
+      expect(count).toBe(grants.filter((g) => (value === 'national' ? g.states.length === 0 : (g.states as string[]).includes(value))).length);
+    }
   });
 
   it('gets a grant by id from the table, and answers 404 for an unknown one', async () => {

@@ -25,7 +25,7 @@ const opportunity: Record<string, Case> = {
   sort_by: { valid: ['created_at', 'deadline_date', 'amount_min', 'amount_max', 'title'], invalid: ['name', 'relevance'] },
   opportunity_type: { valid: ['open', 'awarded', 'all'], invalid: ['expired'] },
   category: { valid: ['Health'], invalid: ['c'.repeat(101)] },
-  states: { valid: ['CA', 'ca,ny,PR'], invalid: ['CAL', 'CA,ZZ', 'CA,'] },
+  states: { valid: ['CA', 'ca,ny,PR', 'national', 'TX,National'], invalid: ['CAL', 'CA,ZZ', 'CA,', 'nationwide'] },
   include_national: { valid: ['true', '0'], invalid: ['yes'] },
   geography: { valid: ['national', 'Texas', 'Local: Austin, TX'], invalid: ['g'.repeat(101)] },
   deadline_after: { valid: ['2026-01-31'], invalid: ['2026-02-30', '2026-1-31', 'tomorrow'] },
@@ -33,6 +33,7 @@ const opportunity: Record<string, Case> = {
   posted_after: { valid: ['2024-02-29'], invalid: ['2023-02-29', '2026-00-10'] },
   min_amount: { valid: ['0', '25000.50'], invalid: ['-1', 'ten', '1e400'] },
   max_amount: { valid: ['1000000'], invalid: ['-100', 'NaN'] },
+  facets: { valid: ['status', 'category,states,funder,deadline_within', 'DEADLINE_WITHIN'], invalid: ['agency', 'status,', 'status,status2'] },
 };
 const CASES: Record<ResourceKind, Record<string, Case>> = {
   grant: { ...opportunity, status: { valid: ['open', 'posted', 'closed', 'forecasted', 'upcoming', 'open,upcoming'], invalid: ['archived', 'open,'] } },

@@ -38,6 +38,8 @@ describe('a saved search\'s filter', () => {
     expect(refused('colour=blue')).toBe('invalid filter: colour: is not a parameter of the grant list');
     expect(refused('naics=5415', ['grant', 'contract'])).toBe('invalid filter: naics: is not a parameter of the grant list');
     expect(refused('limit=5&sort_by=title')).toMatch(/^invalid filter: limit: shapes a page of results, not which records match: not a filter parameter; sort_by: shapes/);
+    expect(refused('facets=status')).toMatch(/^invalid filter: facets: shapes a page of results/);
+    expect(normalisedFilter('states=national', ['grant'], '2026-11-26')).toBe('states=national');
     expect(refused('search_mode=semantic')).toMatch(/^invalid filter: search_mode: semantic search needs a search term/);
     expect(refused('deadline_after=2027-01-01&deadline_before=2026-12-01')).toMatch(/deadline_before: must be later than deadline_after/);
     expect(refused('')).toBe('invalid filter: filter: names no parameter (leave --filter out to get every event)');

@@ -74,7 +74,7 @@ describe('the embedded index filter columns', () => {
     fc.assert(fc.property(fc.array(row, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 39 }), fc.array(filters, { minLength: 1, maxLength: 5 }), (rows, deleted, queries) => {
       const db = new Database(':memory:');
       for (const stmt of schemaDdl()) db.exec(stmt);
-      const insert = db.prepare(`INSERT INTO grant_rows (rowid, id, title, ${FILTER_COLUMNS.join(', ')}) VALUES (@rowid, @id, 'a title', ${FILTER_COLUMNS.map((c) => `@${c}`).join(', ')})`);
+      const insert = db.prepare(`INSERT INTO grant_rows (rowid, id, title, funder_name, category_names, ${FILTER_COLUMNS.join(', ')}) VALUES (@rowid, @id, 'a title', 'a funder', '[]', ${FILTER_COLUMNS.map((c) => `@${c}`).join(', ')})`);
       const columns = new FilterColumns();
       rows.forEach((r, i) => {
         insert.run({ ...r, rowid: i + 1, id: `g${i}` });

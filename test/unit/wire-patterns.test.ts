@@ -27,7 +27,8 @@ describe('list parameter patterns agree with the parser', () => {
   it.each([
     ['status', ['open', 'OPEN', 'Posted', 'closed', 'forecasted', 'upcoming', 'opened']],
     ['set_aside', ['SBA', 'sba', '8a', '8AN', 'WOSB', 'wosbss', 'XYZ']],
-    ['states', ['CA', 'ny', 'Tx', 'ZZ', 'C', 'CAL', 'pr']],
+    ['states', ['CA', 'ny', 'Tx', 'ZZ', 'C', 'CAL', 'pr', 'national', 'National', 'nation']],
+    ['facets', ['status', 'Category', 'states', 'funder', 'deadline_within', 'deadline']],
     ['naics', ['54', '541512', '5415120', '5', 'ab']],
     ['category', ['Health', 'education', ' ']],
     ['search', ['rural', 'health', '  ', '\u0007']],

@@ -2,6 +2,7 @@ import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core
 import { fuseHybrid } from '../../core/search/fusion';
 import { keywordTermsOf } from '../../core/search/keyword-query';
 import { cosineOfOpenSearchScore, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
+import type { Facets } from '../../core/query/facets';
 import type { ListQuery } from '../../core/query/list-query';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
@@ -10,6 +11,7 @@ import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, typ
 import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
 import { hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, type Dsl, type QueryPlan } from './opensearch-query';
 import { termCountBodies, type TermStatistics } from './opensearch-text-clauses';
+import { facetsOfAggregations, noFacets } from './opensearch-facets';
 import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
 
@@ -77,13 +79,13 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
-    if (planQuery(kind, query, semantic).type === 'none') return { total: 0, results: [] };
+    if (planQuery(kind, query, semantic).type === 'none') return { total: 0, results: [], ...noFacets(kind, query) };
     try {
       return await this.withinDeadline(async () => {
         const usesKeywords = query.search !== undefined && query.search.mode !== 'semantic';
         const statistics = usesKeywords ? await this.termStatistics(kind, keywordTermsOf(query.search!.text)) : undefined;
         const plan = planQuery(kind, query, semantic, statistics);
-        if (plan.type === 'none') return { total: 0, results: [] };
+        if (plan.type === 'none') return { total: 0, results: [], ...noFacets(kind, query) };
         await this.indices.verify(kind, plan.type === 'hybrid' || plan.scored ? 'vectors' : 'read');
         if (plan.type === 'search') {
           const response = await this.search(kind, plan.body);
@@ -91,7 +93,7 @@ export class OpenSearchIndex implements SearchIndex {
             const record = this.recordOf(kind, hit);
             return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score, semantic!.scale) } : record) as IndexedResult<K>;
           });
-          return { total: totalOf(response), results };
+          return { total: totalOf(response), results, ...this.facetsOf(kind, query, response) };
         }
         return this.hybrid(kind, query, plan, semantic!.scale);
       });
@@ -134,7 +136,8 @@ export class OpenSearchIndex implements SearchIndex {
     const counted = answeredItem(body.responses[totalAt]);
     const fused = fuseHybrid(hitsOf('keyword'), hitsOf('semantic').map((hit) => ({ id: hit.id, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
     const total = Math.max(fused.length, totalOf(counted));
-    if (query.countOnly || total <= query.offset) return { total, results: [] };
+    const facets = this.facetsOf(kind, query, counted);
+    if (query.countOnly || total <= query.offset) return { total, results: [], ...facets };
     const relevance = new Map(fused.map((hit) => [hit.id, roundedRelevance(hit.relevance)]));
     const page = hybridPageRequest(kind, query, fused);
     const response = await this.search(kind, page.body);
@@ -144,7 +147,13 @@ export class OpenSearchIndex implements SearchIndex {
       hits = page.ids.flatMap((id) => byId.get(id) ?? []);
     }
     const results = hits.map((hit) => ({ ...this.recordOf(kind, hit), relevance: relevance.get(hit._id) ?? 0 }) as IndexedResult<K>);
-    return { total, results };
+    return { total, results, ...facets };
+  }
+
+  /** The facets the query asked for, from the aggregations of the response that counted its whole match set. */
+  private facetsOf(kind: ResourceKind, query: ListQuery, response: SearchResponse): { facets?: Facets } {
+    if (!query.facets || kind === 'funder') return {};
+    return { facets: facetsOfAggregations(kind, query.facets, response.aggregations) };
   }
 
   private async search(kind: ResourceKind, body: Dsl): Promise<SearchResponse> {

@@ -4,6 +4,7 @@ import type { ResourceKind } from '../../core/records';
 import { HYBRID_RANK_WINDOW, type FusedHit } from '../../core/search/fusion';
 import { cosineOfOpenSearchScore, relevanceOfCosine, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
+import { facetAggregationsOf } from './opensearch-facets';
 import type { SearchHit } from './opensearch-responses';
 import { GEOGRAPHY_LEVEL_FIELD, INTERNAL_FIELDS, isZeroVector, OPEN_ENDED_FIELD, SORT_SUBFIELD } from './opensearch-mappings';
 import { keywordClause, knnClause, usableVector, type TermStatistics } from './opensearch-text-clauses';
@@ -150,6 +151,7 @@ export function keywordSearchBody(kind: ResourceKind, query: ListQuery, statisti
     ...pageOf(query, sortClauses(query.sort)),
     track_total_hits: true,
     _source: sourceOf(kind),
+    ...facetAggregationsOf(kind, query),
   };
 }
 
@@ -163,6 +165,8 @@ export function semanticSearchBody(kind: ResourceKind, query: ListQuery, semanti
     ...(!query.countOnly && query.sort.field !== 'relevance' ? { track_scores: true } : {}),
     track_total_hits: true,
     _source: sourceOf(kind),
+    // The script's min_score drops records under the floor from the matches, so from the aggregations too.
+    ...facetAggregationsOf(kind, query),
   };
 }
 
@@ -191,7 +195,7 @@ export function rankedIdOf(hit: SearchHit): string {
 
 /**
  * The two lists of a hybrid query, either null when it cannot match anything (no term, no
- * vector), and the count of their union. The keyword list is keyword mode's matches scored by
+ * vector), and the count of their union (and the facets asked, over the whole union). The keyword list is keyword mode's matches scored by
  * plain BM25 (untiered, for the fusion), or every full match when there is no vector (the
  * degraded answer). When the scale gates keywords, every keyword match passes the semantic
  * list's own clause, so the union is the semantic list: it counts its total itself, and `count`
@@ -205,13 +209,13 @@ export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic:
   if (terms) keyword = { bool: { must: [terms], filter: filters } };
   const similar = vector ? knnClause(vector, semantic.scale.floor, filters) : null;
   if (similar && semantic.scale.gatesKeywords) {
-    return { keyword: keyword ? rankListBody(keyword) : null, semantic: { ...rankListBody(similar), track_total_hits: true }, count: null };
+    return { keyword: keyword ? rankListBody(keyword) : null, semantic: { ...rankListBody(similar), track_total_hits: true, ...facetAggregationsOf(kind, query) }, count: null };
   }
   const either = [keyword, similar].filter((clause): clause is Dsl => clause !== null);
   return {
     keyword: keyword ? rankListBody(keyword) : null,
     semantic: similar ? rankListBody(similar) : null,
-    count: either.length > 0 ? { query: { bool: { should: either, minimum_should_match: 1 } }, size: 0, track_total_hits: true } : null,
+    count: either.length > 0 ? { query: { bool: { should: either, minimum_should_match: 1 } }, size: 0, track_total_hits: true, ...facetAggregationsOf(kind, query) } : null,
   };
 }
 

@@ -1,11 +1,12 @@
 import { ServiceError, searchUnavailable } from '../../core/errors';
 import type { ResourceKind } from '../../core/records';
 import { VectorSpaceMismatch } from '../../core/search/vector-space';
+import type { Aggregations } from './opensearch-facets';
 
 /** What the search domain answers, and what its failures mean to the API. */
 
 export interface SearchHit { _id: string; _score?: number | null; _source?: Record<string, unknown>; fields?: Record<string, unknown[]> }
-export interface SearchResponse { hits: { total?: number | { value: number }; hits: SearchHit[] } }
+export interface SearchResponse { hits: { total?: number | { value: number }; hits: SearchHit[] }; aggregations?: Aggregations }
 export interface MsearchItem extends Partial<SearchResponse> { status?: number; error?: { type?: string; reason?: string } }
 
 /** A query given up at its deadline (named as the clients name their timeouts, so it maps to 503 like them). */

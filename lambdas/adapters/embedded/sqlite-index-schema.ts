@@ -8,7 +8,7 @@ import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type G
  * table holding the public JSON, a contentless FTS5 table and a vector table, all sharing the
  * rowid. A new SCHEMA_VERSION drops and rebuilds the index from the record store.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * live_until of a record nothing ends: a day after any `today`, so liveness is one range test
@@ -55,7 +55,8 @@ function opportunityDdl(kind: 'grant' | 'contract'): string[] {
       rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, created_at TEXT NOT NULL,
       deadline_date TEXT, live_until TEXT NOT NULL, amount_min REAL, amount_max REAL, status TEXT NOT NULL, awarded INTEGER NOT NULL,
       categories TEXT NOT NULL, states_lo INTEGER NOT NULL, states_hi INTEGER NOT NULL, national INTEGER NOT NULL,
-      geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT, applicants INTEGER NOT NULL, requires_501c3 INTEGER)`,
+      geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT, applicants INTEGER NOT NULL, requires_501c3 INTEGER,
+      funder_name TEXT NOT NULL, category_names TEXT NOT NULL)`,
     `CREATE TABLE ${kind}_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
     `CREATE TABLE ${kind}_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
     FTS_TABLE(kind),
@@ -122,6 +123,9 @@ export function opportunityRow(record: Grant | Contract): Record<string, unknown
     set_aside: 'set_aside_code' in record && record.set_aside_code ? record.set_aside_code.toUpperCase() : null,
     applicants: 'eligible_applicants' in record ? applicantMask(record.eligible_applicants) : 0,
     requires_501c3: 'requires_501c3' in record && record.requires_501c3 !== null ? Number(record.requires_501c3) : null,
+    // Read by the facets only (facet-columns.ts).
+    funder_name: record.funder_name,
+    category_names: JSON.stringify(record.categories),
   };
 }
 

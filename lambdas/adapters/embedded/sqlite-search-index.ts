@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import type { Facets } from '../../core/query/facets';
 import type { ListQuery } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
@@ -8,6 +9,7 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { QueryCache } from './query-cache';
 import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns';
+import { FACET_COLUMNS, FacetColumns, type FacetRow } from './facet-columns';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { rankedTier, SqliteKeywordMatcher, type KeywordMatches } from './sqlite-keyword-match';
@@ -43,6 +45,9 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly keywordMatcher: SqliteKeywordMatcher;
   /** The rows' filter columns in memory, for the filters of searches (filter-columns.ts). */
   private readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
+  /** What the facets read of each row, in memory likewise (facet-columns.ts). */
+  private readonly facetColumns = { grant: new FacetColumns(), contract: new FacetColumns() };
+  private readonly facetCounts = new QueryCache<Facets>(1000);
   private readonly vectors: Record<ResourceKind, VectorMatrix>;
   /**
    * Record id by rowid, in memory: rankings break ties by id (through idOrders, each record's place
@@ -101,10 +106,13 @@ export class SqliteSearchIndex implements SearchIndex {
   private loadVectors(): void {
     for (const kind of ['grant', 'contract', 'funder'] as const) {
       const ids = this.recordIds[kind];
-      const columns = kind === 'funder' ? '' : `, ${FILTER_COLUMNS.join(', ')}`;
-      for (const row of this.db.prepare(`SELECT rowid, id${columns} FROM ${kind}_rows`).iterate() as Iterable<FilterRow & { rowid: number; id: string }>) {
+      const columns = kind === 'funder' ? '' : `, ${[...FILTER_COLUMNS, ...FACET_COLUMNS].join(', ')}`;
+      for (const row of this.db.prepare(`SELECT rowid, id${columns} FROM ${kind}_rows`).iterate() as Iterable<FilterRow & FacetRow & { rowid: number; id: string }>) {
         ids.set(row.rowid, row.id);
-        if (kind !== 'funder') this.filterColumns[kind].set(row.rowid, row);
+        if (kind !== 'funder') {
+          this.filterColumns[kind].set(row.rowid, row);
+          this.facetColumns[kind].set(row.rowid, row);
+        }
       }
       const matrix = this.vectors[kind];
       for (const row of this.db.prepare(`SELECT rowid, vector FROM ${kind}_vectors`).iterate() as Iterable<{ rowid: number; vector: Buffer }>) {
@@ -164,8 +172,9 @@ export class SqliteSearchIndex implements SearchIndex {
     const rowids = this.statement(`SELECT r.rowid FROM ${plan.kind}_rows r WHERE ${where.join(' AND ')} ORDER BY ${orderSql(plan.kind, query)}`)
       .pluck()
       .all(...plan.filters.params, JSON.stringify(ids)) as number[];
-    if (query.countOnly) return { total: rowids.length, results: [] };
-    return { total: rowids.length, results: this.readDocs(plan.kind, rowids.slice(query.offset, query.offset + query.limit)) as unknown as IndexedResult<K>[] };
+    const facets = this.facetsOf(plan, query, { rowids });
+    if (query.countOnly) return { total: rowids.length, results: [], ...facets };
+    return { total: rowids.length, results: this.readDocs(plan.kind, rowids.slice(query.offset, query.offset + query.limit)) as unknown as IndexedResult<K>[], ...facets };
   }
 
   private filterPlan(kind: ResourceKind, query: ListQuery): FilterPlan {
@@ -186,7 +195,8 @@ export class SqliteSearchIndex implements SearchIndex {
       total = this.countOf(plan);
       this.counts.set(plan.key, total);
     }
-    if (query.countOnly || total <= query.offset) return { total, results: [] };
+    const facets = this.listingFacets(plan, query);
+    if (query.countOnly || total <= query.offset) return { total, results: [], ...facets };
     const order = orderSql(plan.kind, query);
     const pageKey = JSON.stringify([plan.key, order, query.limit, query.offset]);
     let rowids = this.pages.get(pageKey);
@@ -196,7 +206,27 @@ export class SqliteSearchIndex implements SearchIndex {
       rowids = this.statement(`SELECT r.rowid ${from} ORDER BY ${order} LIMIT ? OFFSET ?`).pluck().all(...plan.filters.params, query.limit, query.offset) as number[];
       this.pages.set(pageKey, rowids);
     }
-    return { total, results: this.readDocs(plan.kind, rowids) as unknown as IndexedResult<K>[] };
+    return { total, results: this.readDocs(plan.kind, rowids) as unknown as IndexedResult<K>[], ...facets };
+  }
+
+  /** A listing's facets, cached until the next write like its total. */
+  private listingFacets(plan: FilterPlan, query: ListQuery): { facets?: Facets } {
+    if (!query.facets || plan.kind === 'funder') return {};
+    const key = JSON.stringify([plan.key, query.today, query.facets]);
+    let facets = this.facetCounts.get(key);
+    if (!facets) {
+      const mask = this.filterMask(plan);
+      facets = this.facetsOf(plan, query, mask ? { mask } : { all: true }).facets!;
+      this.facetCounts.set(key, facets);
+    }
+    return { facets };
+  }
+
+  /** The facets the query asks for (none for funders), over the whole result set given. */
+  private facetsOf(plan: FilterPlan, query: ListQuery, rows: Parameters<FacetColumns['count']>[3]): { facets?: Facets } {
+    if (!query.facets || plan.kind === 'funder') return {};
+    const ids = this.recordIds[plan.kind];
+    return { facets: this.facetColumns[plan.kind].count(plan.kind, query.facets, query.today, rows, (rowid) => ids.get(rowid)!) };
   }
 
   /** Every record passing the filters whose cosine reaches the floor, best first (ties by id), with its cosine. */
@@ -257,7 +287,8 @@ export class SqliteSearchIndex implements SearchIndex {
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */
   private pageOfRanking<K extends ResourceKind>(plan: FilterPlan, query: ListQuery, ranking: Ranking): IndexPage<K> {
     const total = ranking.rowids.length;
-    if (query.countOnly || total <= query.offset) return { total, results: [] };
+    const facets = this.facetsOf(plan, query, { rowids: ranking.rowids });
+    if (query.countOnly || total <= query.offset) return { total, results: [], ...facets };
     let page: ArrayLike<number>;
     let positionOfResult: (i: number) => number;
     if (query.sort.field === 'relevance') {
@@ -274,8 +305,8 @@ export class SqliteSearchIndex implements SearchIndex {
     }
     const docs = this.readDocs(plan.kind, page);
     const { relevance } = ranking;
-    if (!relevance) return { total, results: docs as unknown as IndexedResult<K>[] };
-    return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance[positionOfResult(i)]!) }) as unknown as IndexedResult<K>) };
+    if (!relevance) return { total, results: docs as unknown as IndexedResult<K>[], ...facets };
+    return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance[positionOfResult(i)]!) }) as unknown as IndexedResult<K>), ...facets };
   }
 
   /** 1 for each rowid that passes the plan's filters (made once a query); undefined when there are none. */
@@ -327,7 +358,10 @@ export class SqliteSearchIndex implements SearchIndex {
         // Only a new record needs a place in id order; an update keeps its rowid and id.
         if (!ids.has(rowid)) this.idOrders[kind].invalidate();
         ids.set(rowid, record.id);
-        if (kind !== 'funder') this.filterColumns[kind as 'grant' | 'contract'].set(rowid, row as unknown as FilterRow);
+        if (kind !== 'funder') {
+          this.filterColumns[kind as 'grant' | 'contract'].set(rowid, row as unknown as FilterRow);
+          this.facetColumns[kind as 'grant' | 'contract'].set(rowid, row as unknown as FacetRow);
+        }
         putDoc.run(rowid, JSON.stringify(record));
         dropText.run(rowid);
         putText.run(rowid, ...textColumnsOf(kind, record));
@@ -354,7 +388,10 @@ export class SqliteSearchIndex implements SearchIndex {
         this.vectors[kind].delete(row.rowid);
         this.recordIds[kind].delete(row.rowid);
         this.idOrders[kind].forget(row.rowid);
-        if (kind !== 'funder') this.filterColumns[kind].delete(row.rowid);
+        if (kind !== 'funder') {
+          this.filterColumns[kind].delete(row.rowid);
+          this.facetColumns[kind].delete(row.rowid);
+        }
       }
     })();
   }
@@ -362,6 +399,7 @@ export class SqliteSearchIndex implements SearchIndex {
   private invalidateCaches(): void {
     this.generation++;
     this.counts.clear();
+    this.facetCounts.clear();
     this.pages.clear();
     this.rankings.clear();
     this.keywordMatcher.clear();

@@ -1,7 +1,9 @@
 import { invalidParameters, type FieldIssue } from '../errors';
 import { GEOGRAPHY_LEVELS, statesMentionedIn, type GeographyLevel, type StateCode } from '../geo';
 import type { ApplicantType, ResourceKind } from '../records';
+import { FACET_NAMES, FACET_VALUE_CAP, NATIONAL_STATE_VALUE, type FacetName } from './facets';
 import { parseParams, type ParamSpec } from './params';
+import { statusClauses } from './status-clauses';
 
 export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -77,6 +79,8 @@ export interface ListQuery {
    * saved-search matcher; not a list parameter.
    */
   ids?: readonly string[];
+  /** Facet counts to add over the whole filtered result set (facets.ts); grants and contracts only. */
+  facets?: FacetName[];
 }
 
 const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] => [
@@ -98,11 +102,20 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   },
 ];
 
+const FACETS_DESCRIPTION = `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode). `
+  + 'status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query\'s own status returns exactly that count for each value the query\'s status holds (without status, opportunity_type=open holds open and forecasted). '
+  + 'category: each of a record\'s categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). '
+  + `states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under ${NATIONAL_STATE_VALUE} (the records include_national adds: states=${NATIONAL_STATE_VALUE} returns them). `
+  + 'funder: the funder name. '
+  + `category, states and funder list only values with a count, most first (ties by value), at most ${FACET_VALUE_CAP}. `
+  + 'deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). '
+  + 'Funders have no facets.';
+
 const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec[] => [
   { name: 'status', description: `Comma-separated statuses (${statuses.join(', ')}). Without it, opportunity_type=open returns what can be applied for: ${noun === 'grants' ? 'posted grants whose deadline, archive date and listing have not lapsed, and forecasted ones' : 'active solicitations whose deadline and archive date have not passed'}`, kind: { type: 'enumList', values: statuses } },
   { name: 'opportunity_type', description: 'open (default; applyable only), awarded (previously funded), or all', kind: { type: 'enum', values: OPPORTUNITY_TYPE_FILTERS }, default: 'open' },
   { name: 'category', description: 'Category name (case-insensitive exact match)', kind: { type: 'text', maxLength: 100 } },
-  { name: 'states', description: `Comma-separated postal codes; state-specific ${noun} only unless include_national=true`, kind: { type: 'stateList' } },
+  { name: 'states', description: `Comma-separated postal codes; state-specific ${noun} only unless include_national=true. ${NATIONAL_STATE_VALUE} among them stands for the ${noun} with no state restriction, as include_national=true does (states=${NATIONAL_STATE_VALUE} alone: only those)`, kind: { type: 'stateList', national: NATIONAL_STATE_VALUE } },
   { name: 'include_national', description: `With states, also return national ${noun}`, kind: { type: 'boolean' }, default: false },
   { name: 'geography', description: 'Deprecated, best effort: national, state, local, international, or a place name canonicalised to states. Prefer states.', kind: { type: 'text', maxLength: 100 }, deprecated: true },
   { name: 'deadline_after', description: 'Deadline strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
@@ -110,6 +123,7 @@ const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec
   { name: 'posted_after', description: 'Created strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
   { name: 'min_amount', description: 'Keeps records whose amount_max is at least this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },
   { name: 'max_amount', description: 'Keeps records whose amount_min is at most this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },
+  { name: 'facets', description: FACETS_DESCRIPTION, kind: { type: 'enumList', values: FACET_NAMES } },
 ];
 
 export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
@@ -123,24 +137,6 @@ export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
   funder: commonParams('funder', 'name and summary'),
 };
 
-function statusClauses(kind: ResourceKind, statuses: string[]): StatusClause[] {
-  const clauses: StatusClause[] = [];
-  const add = (clause: StatusClause) => {
-    if (!clauses.some((c) => c.stored === clause.stored && c.live === clause.live)) clauses.push(clause);
-  };
-  for (const status of statuses) {
-    if (status === 'open') add({ stored: kind === 'grant' ? 'posted' : 'open', live: true });
-    else if (status === 'posted') add({ stored: 'posted' });
-    else if (status === 'forecasted' || status === 'upcoming') add({ stored: 'forecasted', live: true });
-    else if (status === 'closed') {
-      add({ stored: 'closed' });
-      add({ stored: kind === 'grant' ? 'posted' : 'open', live: false });
-      if (kind === 'grant') add({ stored: 'forecasted', live: false });
-    }
-  }
-  return clauses;
-}
-
 /**
  * What can be applied for, the default of opportunity_type=open without a status filter (as
  * Grants.gov and Simpler.Grants.gov search by default): live posted and forecasted grants, live
@@ -148,6 +144,13 @@ function statusClauses(kind: ResourceKind, statuses: string[]): StatusClause[] {
  */
 export function applyableStatusClauses(kind: Exclude<ResourceKind, 'funder'>): StatusClause[] {
   return kind === 'grant' ? [{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }] : [{ stored: 'open', live: true }];
+}
+
+/** `national` in the states list is include_national=true; alone, it keeps only the national records (an empty state list with include_national). */
+function statesFilterOf(states: string[] | undefined, includeNational: boolean): Pick<OpportunityFilters, 'states' | 'includeNational'> {
+  if (!states) return { states: undefined, includeNational };
+  const codes = states.filter((s) => s !== NATIONAL_STATE_VALUE) as StateCode[];
+  return { states: codes, includeNational: includeNational || codes.length < states.length };
 }
 
 function parseGeography(text: string): OpportunityFilters['geography'] {
@@ -177,6 +180,9 @@ export function parseListQuery(
   if (mode && mode !== 'keyword' && !search) {
     extra.push({ field: 'search_mode', issue: `${mode} search needs a search term` });
   }
+  if (kind === 'funder' && query.facets !== undefined) {
+    extra.push({ field: 'facets', issue: `funders have no facets; facets (${FACET_NAMES.join(', ')}) are counted on the grant and contract lists` });
+  }
   if (v.sort_by === 'relevance' && !search) extra.push({ field: 'sort_by', issue: 'relevance needs a search term' });
   if (v.deadline_after && v.deadline_before && (v.deadline_after as string) >= (v.deadline_before as string)) {
     extra.push({ field: 'deadline_before', issue: 'must be later than deadline_after' });
@@ -197,8 +203,7 @@ export function parseListQuery(
         ? statusClauses(kind, v.status as string[])
         : v.opportunity_type === 'open' ? applyableStatusClauses(kind) : undefined,
       category: v.category as string | undefined,
-      states: v.states as StateCode[] | undefined,
-      includeNational: v.include_national as boolean,
+      ...statesFilterOf(v.states as string[] | undefined, v.include_national as boolean),
       geography: v.geography ? parseGeography(v.geography as string) : undefined,
       deadlineAfter: v.deadline_after as string | undefined,
       deadlineBefore: v.deadline_before as string | undefined,
@@ -214,5 +219,6 @@ export function parseListQuery(
     offset: v.offset as number,
     countOnly: v.count_only as boolean,
     today,
+    ...(v.facets ? { facets: v.facets as FacetName[] } : {}),
   };
 }

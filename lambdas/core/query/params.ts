@@ -14,7 +14,8 @@ export type ParamKind =
   | { type: 'date' }
   | { type: 'enum'; values: readonly string[] }
   | { type: 'enumList'; values: readonly string[] }
-  | { type: 'stateList' }
+  /** `national`: a word accepted beside the codes (lower-cased), for the records with no state restriction. */
+  | { type: 'stateList'; national?: string }
   | { type: 'patternList'; pattern: RegExp; example: string; hint: string }
   | { type: 'text'; maxLength: number };
 
@@ -44,6 +45,11 @@ function parseList(raw: string, check: (item: string) => string | null, what: st
     if (!out.includes(normalised)) out.push(normalised);
   }
   return { ok: true, value: out };
+}
+
+function stateListItem(item: string, national: string | undefined): string | null {
+  if (national !== undefined && item.toLowerCase() === national) return national;
+  return isStateCode(item.toUpperCase()) ? item.toUpperCase() : null;
 }
 
 function clip(text: string): string {
@@ -88,7 +94,7 @@ function parseOne(kind: ParamKind, raw: string): Parsed {
       return parsed;
     }
     case 'stateList':
-      return parseList(raw, (item) => (isStateCode(item.toUpperCase()) ? item.toUpperCase() : null), '2-letter US state or territory postal codes');
+      return parseList(raw, (item) => stateListItem(item, kind.national), kind.national ? `2-letter US state or territory postal codes, or ${kind.national}` : '2-letter US state or territory postal codes');
     case 'patternList':
       return parseList(raw, (item) => (kind.pattern.test(item) ? item.toUpperCase() : null), kind.hint);
     case 'text': {
@@ -154,7 +160,7 @@ export function paramJsonSchema(kind: ParamKind): Record<string, unknown> {
     case 'enumList':
       return { type: 'string', pattern: listPattern(anyCaseChoice(kind.values), MAX_LIST_ITEMS), description: `Comma-separated, any of: ${kind.values.join(', ')}`, examples: [kind.values.slice(0, 2).join(',')] };
     case 'stateList':
-      return { type: 'string', pattern: listPattern(anyCaseChoice(US_STATE_CODES), MAX_LIST_ITEMS), examples: ['CA,NY'] };
+      return { type: 'string', pattern: listPattern(anyCaseChoice(kind.national ? [...US_STATE_CODES, kind.national] : US_STATE_CODES), MAX_LIST_ITEMS), examples: ['CA,NY'] };
     case 'patternList':
       return { type: 'string', pattern: listPattern(kind.pattern.source.replace(/^\^|\$$/g, ''), MAX_LIST_ITEMS), examples: [kind.example] };
     case 'text':

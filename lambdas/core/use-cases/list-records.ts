@@ -1,4 +1,5 @@
 import { searchUnavailable, ServiceError } from '../errors';
+import type { Facets } from '../query/facets';
 import type { ListQuery, SortField, SortOrder } from '../query/list-query';
 import type { ResourceKind } from '../records';
 import { HYBRID_SEMANTIC_WEIGHT } from '../search/fusion';
@@ -20,11 +21,14 @@ export interface ListMeta {
 export interface ListEnvelope<K extends ResourceKind> {
   results: IndexedResult<K>[];
   pagination: { total: number; limit: number; offset: number; returned: number };
+  /** Only when the query asked for facets (ListQuery.facets). */
+  facets?: Facets;
   meta: ListMeta;
 }
 
 export interface CountEnvelope {
   pagination: { total: number };
+  facets?: Facets;
   meta: ListMeta;
 }
 
@@ -32,6 +36,7 @@ export interface ListOutcome<K extends ResourceKind> {
   query: ListQuery & { kind: K };
   total: number;
   results: IndexedResult<K>[];
+  facets?: Facets;
   /** Set when a hybrid search lost its semantic half (the embedding model did not answer). */
   degradedReason?: string;
 }
@@ -105,7 +110,8 @@ export async function listRecords<K extends ResourceKind>(ports: SearchPorts, qu
   else if (query.search && mode === 'semantic') semantic = await semanticQueryOf(ports, query.search.text);
   else if (query.search && mode === 'hybrid') ({ semantic, degradedReason } = await hybridOrKeywordQuery(ports, query.search.text));
   const page = await ports.index.query(query.kind, query, semantic);
-  return { query, total: page.total, results: page.results, ...(degradedReason ? { degradedReason } : {}) };
+  if (query.facets && !page.facets) throw new Error(`the search index answered a ${query.kind} query without the facets it asked for`);
+  return { query, total: page.total, results: page.results, ...(query.facets ? { facets: page.facets } : {}), ...(degradedReason ? { degradedReason } : {}) };
 }
 
 /** The list envelope of interface section 2; count_only drops results (DESIGN.md section 3). */
@@ -117,10 +123,12 @@ export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, el
     order: query.sort.order,
     ...(outcome.degradedReason ? { degraded: true as const, degraded_reason: outcome.degradedReason } : {}),
   };
-  if (query.countOnly) return { pagination: { total }, meta };
+  const facets = outcome.facets ? { facets: outcome.facets } : {};
+  if (query.countOnly) return { pagination: { total }, ...facets, meta };
   return {
     results,
     pagination: { total, limit: query.limit, offset: query.offset, returned: results.length },
+    ...facets,
     meta,
   };
 }

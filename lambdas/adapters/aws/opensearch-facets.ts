@@ -1,0 +1,105 @@
+import {
+  deadlineWindows, emptyFacets, FACET_VALUE_CAP, fixedValues, NATIONAL_STATE_VALUE, rankedTermValues, statusFacetClauses, STATUS_FACET_VALUES,
+  DEADLINE_BUCKETS, termKeyOf, type FacetName, type Facets, type FacetValue, type OpportunityKind,
+} from '../../core/query/facets';
+import type { ListQuery } from '../../core/query/list-query';
+import type { ResourceKind } from '../../core/records';
+import { SORT_SUBFIELD } from './opensearch-mappings';
+import { statusClause, type Dsl } from './opensearch-query';
+
+/**
+ * The facets of a query (lambdas/core/query/facets.ts) as OpenSearch aggregations over the query's
+ * whole match set, whatever its page: `filters` aggregations for the fixed values (status, the
+ * deadline windows) and `terms` for the records' own values. Each index has one shard
+ * (INDEX_SETTINGS), where a terms aggregation's top values and counts are exact; TERM_SHARD_SIZE
+ * keeps them exact on more shards too, up to that many distinct values a shard.
+ *
+ * A term facet groups values as the keyword fields index them: categories and the funder name
+ * through the lower-casing normalizer (as the category filter matches), states as they are. A
+ * group is named by the spelling of the record with the smallest id (a one-hit `top_hits`), as
+ * the embedded index names it.
+ */
+
+export const TERM_SHARD_SIZE = 10_000;
+const PREFIX = 'facet_';
+const NATIONAL_AGG = `${PREFIX}states_national`;
+
+const TERM_FIELDS: Record<'category' | 'states' | 'funder', { field: string; source?: string }> = {
+  category: { field: 'categories', source: 'categories' },
+  states: { field: 'states' },
+  funder: { field: `funder_name.${SORT_SUBFIELD}`, source: 'funder_name' },
+};
+
+function anyOf(clauses: Dsl[]): Dsl {
+  return { bool: { should: clauses, minimum_should_match: 1 } };
+}
+
+function termsAggregation(facet: keyof typeof TERM_FIELDS): Dsl {
+  const { field, source } = TERM_FIELDS[facet];
+  return {
+    terms: { field, size: FACET_VALUE_CAP, shard_size: TERM_SHARD_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] },
+    ...(source ? { aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }], _source: { includes: [source] } } } } } : {}),
+  };
+}
+
+function deadlineAggregation(today: string): Dsl {
+  const filters: Dsl = {};
+  for (const w of deadlineWindows(today)) {
+    filters[w.value] = w.missing
+      ? { bool: { must_not: [{ exists: { field: 'deadline_date' } }] } }
+      : { range: { deadline_date: { ...(w.from ? { gte: w.from } : {}), ...(w.to ? { lte: w.to } : {}) } } };
+  }
+  return { filters: { filters } };
+}
+
+/** The `aggs` of a query's facets; nothing when it asks none (or lists funders). */
+export function facetAggregationsOf(kind: ResourceKind, query: Pick<ListQuery, 'facets' | 'today'>): { aggs?: Dsl } {
+  if (!query.facets || query.facets.length === 0 || kind === 'funder') return {};
+  const aggs: Dsl = {};
+  for (const name of query.facets) {
+    if (name === 'status') {
+      const filters = Object.fromEntries(statusFacetClauses(kind).map(({ value, clauses }) => [value, anyOf(clauses.map((c) => statusClause(c, query.today)))]));
+      aggs[`${PREFIX}status`] = { filters: { filters } };
+    } else if (name === 'deadline_within') aggs[`${PREFIX}deadline_within`] = deadlineAggregation(query.today);
+    else {
+      aggs[`${PREFIX}${name}`] = termsAggregation(name);
+      // An empty `states` indexes no value: the national records are the ones missing the field.
+      if (name === 'states') aggs[NATIONAL_AGG] = { missing: { field: 'states' } };
+    }
+  }
+  return { aggs };
+}
+
+interface TermBucket { key: string; doc_count: number; spelling?: { hits: { hits: { _source?: Record<string, unknown> }[] } } }
+export type Aggregations = Record<string, { buckets?: TermBucket[] | Record<string, { doc_count: number }>; doc_count?: number }>;
+
+function spellingOf(bucket: TermBucket, source: string | undefined): string {
+  if (!source) return bucket.key;
+  const found = bucket.spelling?.hits.hits[0]?._source?.[source];
+  const spellings = Array.isArray(found) ? found : [found];
+  return (spellings.find((s): s is string => typeof s === 'string' && termKeyOf(s) === bucket.key)) ?? bucket.key;
+}
+
+/** The facets a query asked for, from its response's aggregations (facetAggregationsOf). */
+export function facetsOfAggregations(kind: OpportunityKind, names: readonly FacetName[], aggregations: Aggregations | undefined): Facets {
+  if (!aggregations) throw new Error('the search domain answered a facet query without its aggregations');
+  const facets: Facets = {};
+  for (const name of names) {
+    const agg = aggregations[`${PREFIX}${name}`];
+    if (name === 'status' || name === 'deadline_within') {
+      const buckets = (agg?.buckets ?? {}) as Record<string, { doc_count: number }>;
+      const counts = new Map(Object.entries(buckets).map(([value, b]) => [value, b.doc_count]));
+      facets[name] = fixedValues(name === 'status' ? STATUS_FACET_VALUES[kind] : DEADLINE_BUCKETS, counts);
+      continue;
+    }
+    const values: FacetValue[] = ((agg?.buckets ?? []) as TermBucket[]).map((b) => ({ value: spellingOf(b, TERM_FIELDS[name].source), count: b.doc_count }));
+    if (name === 'states') values.push({ value: NATIONAL_STATE_VALUE, count: aggregations[NATIONAL_AGG]?.doc_count ?? 0 });
+    facets[name] = rankedTermValues(values);
+  }
+  return facets;
+}
+
+/** The facets of a query that matches nothing (no request is made). */
+export function noFacets(kind: ResourceKind, query: Pick<ListQuery, 'facets'>): { facets?: Facets } {
+  return query.facets && kind !== 'funder' ? { facets: emptyFacets(kind, query.facets) } : {};
+}
