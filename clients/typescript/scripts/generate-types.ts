@@ -1,6 +1,6 @@
 // Regenerates src/api-types.ts from the service's OpenAPI document: `npm run client:types` at the
-// repository root, after `npm run openapi`. test/client/generated-types.test.ts fails when the
-// committed file is stale.
+// repository root (`npm run openapi` runs it after writing the document).
+// test/client/generated-types.test.ts fails when the committed file is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';

@@ -58,10 +58,10 @@ export interface DataServiceClient {
 }
 
 /** openapi-fetch's answer: the data of a 2xx, or an ApiError thrown for anything else. */
-function dataOrThrow<T>(result: { data?: T; error?: unknown; response: Response }): T {
+function dataOrThrow<T>(result: { data?: T; error?: unknown; response: Response }, now: () => number): T {
   const { response } = result;
   if (response.ok) return result.data as T;
-  const waitMs = retryAfterMs(response.headers.get('retry-after'), Date.now());
+  const waitMs = retryAfterMs(response.headers.get('retry-after'), now());
   throw apiErrorFrom(response, result.error, waitMs === undefined ? undefined : Math.ceil(waitMs / 1000));
 }
 
@@ -71,6 +71,7 @@ function dataOrThrow<T>(result: { data?: T; error?: unknown; response: Response 
  */
 export function createClient(options: ClientOptions): DataServiceClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const now = (options.retry && options.retry.now) || Date.now;
   const raw = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { ...options.headers, Authorization: `Bearer ${options.apiKey}` },
@@ -85,9 +86,9 @@ export function createClient(options: ClientOptions): DataServiceClient {
   };
 
   const list = async <R extends ListResource>(resource: R, query: ListQuery<R> = {} as ListQuery<R>) =>
-    dataOrThrow(await untyped.GET(LIST_PATHS[resource], { params: { query } })) as ListPage<R>;
+    dataOrThrow(await untyped.GET(LIST_PATHS[resource], { params: { query } }), now) as ListPage<R>;
   const get = async <R extends ListResource>(resource: R, id: string) =>
-    dataOrThrow(await untyped.GET(RECORD_PATHS[resource], { params: { path: { id } } })) as RecordType<R>;
+    dataOrThrow(await untyped.GET(RECORD_PATHS[resource], { params: { path: { id } } }), now) as RecordType<R>;
 
   return {
     raw,
@@ -96,7 +97,7 @@ export function createClient(options: ClientOptions): DataServiceClient {
     listContracts: (query) => list('contracts', query),
     listFunders: (query) => list('funders', query),
     async count(resource, query) {
-      const body = dataOrThrow(await untyped.GET(LIST_PATHS[resource], { params: { query: { ...query, count_only: true } } }));
+      const body = dataOrThrow(await untyped.GET(LIST_PATHS[resource], { params: { query: { ...query, count_only: true } } }), now);
       return (body as { pagination: { total: number } }).pagination.total;
     },
     paginate: (resource, query) => listItems(list, resource, query),
@@ -105,7 +106,7 @@ export function createClient(options: ClientOptions): DataServiceClient {
     getGrant: (id) => get('grants', id),
     getContract: (id) => get('contracts', id),
     getFunder: (id) => get('funders', id),
-    semanticSearch: async (body) => dataOrThrow(await untyped.POST('/semantic-search', { body })) as SemanticSearchResponse,
-    matchGrants: async (body) => dataOrThrow(await untyped.POST('/match-grants-api', { body })) as MatchResponse,
+    semanticSearch: async (body) => dataOrThrow(await untyped.POST('/semantic-search', { body }), now) as SemanticSearchResponse,
+    matchGrants: async (body) => dataOrThrow(await untyped.POST('/match-grants-api', { body }), now) as MatchResponse,
   };
 }

@@ -27,12 +27,14 @@ export async function* listPages<R extends ListResource>(
     const page = await fetchPage(resource, (cursor === undefined ? { ...base, offset } : { ...base, cursor }) as ListQuery<R>);
     yield page;
     const { returned, total, next_cursor: next } = page.pagination;
+    // An empty page is the last, whatever it says next (no endless walk on a misbehaving server).
+    if (returned === 0) return;
     if (next) {
       cursor = next;
       continue;
     }
-    // A cursor page without a next cursor is the last; so is an empty page.
-    if (cursor !== undefined || returned === 0) return;
+    // A cursor page without a next cursor is the last.
+    if (cursor !== undefined) return;
     offset += returned;
     if (offset >= total) return;
     if (offset > OFFSET_MAX) throw new PagingLimitError(total, offset);
