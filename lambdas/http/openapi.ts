@@ -9,6 +9,7 @@ import type { ResourceKind } from '../core/records';
 import { commonResponses, errorResponse, okResponse, ref, REQUEST_ID_HEADERS } from './openapi-components';
 import { listExamples, RECORD_EXAMPLES, SEMANTIC_SEARCH_EXAMPLE } from './openapi-examples';
 import { matchGrantsOperation } from './openapi-match';
+import { CSV_EXPORT_HEADERS, csvDescription, csvExample } from './openapi-csv';
 import { componentSchemas, exactRecord } from './openapi-schemas';
 
 /**
@@ -39,12 +40,16 @@ function listOperation(kind: ResourceKind, schema: string, plural: string, total
       schema: { ...paramJsonSchema(spec.kind), ...(spec.default !== undefined ? { default: spec.default } : {}) },
     })),
     responses: {
-      200: okResponse(`A page of ${plural}, or only the total when count_only=true`, {
-        'application/json': {
-          schema: { oneOf: [ref(`${schema}Page`), ref('CountEnvelope')] },
-          examples: listExamples(kind, total),
-        },
-      }),
+      200: {
+        ...okResponse(`A page of ${plural}, or only the total when count_only=true, or with format=csv (or Accept: text/csv) a CSV export`, {
+          'application/json': {
+            schema: { oneOf: [ref(`${schema}Page`), ref('CountEnvelope')] },
+            examples: listExamples(kind, total),
+          },
+          'text/csv': { schema: { type: 'string', description: csvDescription(kind) }, example: csvExample(kind) },
+        }),
+        headers: { ...okResponse('', {}).headers, ...CSV_EXPORT_HEADERS },
+      },
       ...commonResponses({ 400: 'A parameter is malformed; error.details names each field', 503: LIST_SEARCH_UNAVAILABLE }),
     },
   };

@@ -1,7 +1,8 @@
 import { parseMatchRequest } from '../core/matching/match-request';
-import { parseListQuery } from '../core/query/list-query';
+import { CSV_MAX_ROWS, parseListQuery } from '../core/query/list-query';
 import { parseSemanticSearchRequest } from '../core/query/semantic-search-request';
 import type { ResourceKind } from '../core/records';
+import { exportFileName, exportRecords } from '../core/use-cases/export-records';
 import { getRecord } from '../core/use-cases/get-record';
 import { listEnvelope, listRecords } from '../core/use-cases/list-records';
 import { matchGrants, matchResponse } from '../core/use-cases/match-grants';
@@ -10,13 +11,20 @@ import { utcDate } from '../ports/clock';
 import type { ServicesProvider } from '../ports/services';
 import { jsonResult, queryParams, requestBody } from './api-gateway';
 import { authenticatedRoute } from './authenticated-route';
+import { acceptsCsv, csvResult } from './csv-result';
 import { FLOOR_RELEVANCE } from '../core/search/relevance';
 
-/** GET /<resource>-api: parse the query string, ask the index, wrap in the list envelope. */
+/** GET /<resource>-api: parse the query string, ask the index, wrap in the list envelope (or export it as CSV). */
 export function listRoute(kind: ResourceKind, services: ServicesProvider) {
   return authenticatedRoute('api', services, async (event, startedAt) => {
     const ports = services();
-    const query = parseListQuery(kind, queryParams(event), utcDate(ports.clock));
+    const params = queryParams(event);
+    const today = utcDate(ports.clock);
+    const query = parseListQuery(kind, params, today, { acceptsCsv: acceptsCsv(event) });
+    if (query.format === 'csv') {
+      const file = await exportRecords(ports, query, params.limit ? query.limit : CSV_MAX_ROWS);
+      return csvResult(file, exportFileName(kind, today));
+    }
     const outcome = await listRecords(ports, query);
     return jsonResult(200, listEnvelope(outcome, performance.now() - startedAt));
   });

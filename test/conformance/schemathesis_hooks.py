@@ -32,6 +32,6 @@ def filter_case(ctx, case):
         return False  # deadline_before: "must be later than deadline_after"
     if not _blank(query.get("cursor")):
         return False  # cursor: only a next_cursor the service sent is one; any other string is refused
-    if str(query.get("format", "")).strip().lower() == "csv" and _true(query.get("count_only", "")):
-        return False  # format: "csv cannot be combined with count_only"
+    if str(query.get("format", "")).strip().lower() == "csv" and (_true(query.get("count_only", "")) or not _blank(query.get("facets"))):
+        return False  # format: "Not with count_only or facets"
     return True

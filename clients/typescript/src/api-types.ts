@@ -519,6 +519,8 @@ export interface operations {
                 order?: "asc" | "desc";
                 /** @description Return only pagination.total */
                 count_only?: boolean;
+                /** @description json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to 10,000 rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets */
+                format?: "json" | "csv";
                 /** @description Search text, matched against title and description */
                 search?: string;
                 /** @description keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query; records with fewer of them follow when the embedding model finds them on topic), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result */
@@ -557,7 +559,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of grants, or only the total when count_only=true */
+            /** @description A page of grants, or only the total when count_only=true, or with format=csv (or Accept: text/csv) a CSV export */
             200: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -566,10 +568,25 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description CSV only: attachment; filename="<kind>-<date>.csv" */
+                    "Content-Disposition"?: string;
+                    /** @description CSV only: the records the query matches */
+                    "X-Total-Count"?: number;
+                    /** @description CSV only: the records in this file (at most 10,000, and at most 5 MB of CSV) */
+                    "X-Export-Rows"?: number;
+                    /** @description CSV only: true when the file holds every record from offset to the end of the result */
+                    "X-Export-Complete"?: boolean;
+                    /** @description CSV only, when the file is incomplete: the offset the next file starts at (past 10,000, page the JSON list with cursors) */
+                    "X-Export-Next-Offset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GrantPage"] | components["schemas"]["CountEnvelope"];
+                    /**
+                     * @example id,title,funder_name,funder_id,status,opportunity_type,deadline_date,archive_date,amount_min,amount_max,categories,states,geography,project_end_date,listing_url,source,source_id,created_at,eligible_applicants,requires_501c3
+                     *     06ac5267-9605-5c94-9f2b-d47a37b0b098,Innovations for Healthy Living - Improving Minority Health and Eliminating Health Disparities (R43/R44 - Clinical Trial Optional),National Institutes of Health,13c1d59c-bcf1-5b4d-8b58-b0656c61ba94,posted,open,2026-12-09,,,,Education; Food and Nutrition; Health,,National,,https://www.grants.gov/search-results-detail/352882,grants.gov,RFA-MD-24-006,2024-03-08T00:00:00Z,for_profit,
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description A parameter is malformed; error.details names each field */
@@ -790,6 +807,8 @@ export interface operations {
                 order?: "asc" | "desc";
                 /** @description Return only pagination.total */
                 count_only?: boolean;
+                /** @description json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to 10,000 rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets */
+                format?: "json" | "csv";
                 /** @description Search text, matched against title and description */
                 search?: string;
                 /** @description keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query; records with fewer of them follow when the embedding model finds them on topic), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result */
@@ -832,7 +851,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of contracts, or only the total when count_only=true */
+            /** @description A page of contracts, or only the total when count_only=true, or with format=csv (or Accept: text/csv) a CSV export */
             200: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -841,10 +860,25 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description CSV only: attachment; filename="<kind>-<date>.csv" */
+                    "Content-Disposition"?: string;
+                    /** @description CSV only: the records the query matches */
+                    "X-Total-Count"?: number;
+                    /** @description CSV only: the records in this file (at most 10,000, and at most 5 MB of CSV) */
+                    "X-Export-Rows"?: number;
+                    /** @description CSV only: true when the file holds every record from offset to the end of the result */
+                    "X-Export-Complete"?: boolean;
+                    /** @description CSV only, when the file is incomplete: the offset the next file starts at (past 10,000, page the JSON list with cursors) */
+                    "X-Export-Next-Offset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContractPage"] | components["schemas"]["CountEnvelope"];
+                    /**
+                     * @example id,title,funder_name,funder_id,status,opportunity_type,deadline_date,archive_date,amount_min,amount_max,categories,states,geography,project_end_date,listing_url,source,source_id,created_at,naics,set_aside_code,primary_contact_email,document_url
+                     *     21b21bf0-ec54-5309-9d1e-82006357093d,Modernization of Logistics and Finance Business Systems - Open and Continuous Call for Solutions (CFS),Department of the Army,cee19b13-3563-513a-aa53-29d55c2c2e43,open,open,2031-06-02,2031-06-17,,,Information Technology,VA,Virginia,,https://sam.gov/workspace/contract/opp/4c21fb33e5ad4c3aa309281d54aa929b/view,sam.gov,4c21fb33e5ad4c3aa309281d54aa929b,2026-06-03T00:00:00Z,541512,,,
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description A parameter is malformed; error.details names each field */
@@ -1065,6 +1099,8 @@ export interface operations {
                 order?: "asc" | "desc";
                 /** @description Return only pagination.total */
                 count_only?: boolean;
+                /** @description json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to 10,000 rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets */
+                format?: "json" | "csv";
                 /** @description Search text, matched against name and summary */
                 search?: string;
                 /** @description keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query; records with fewer of them follow when the embedding model finds them on topic), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result */
@@ -1076,7 +1112,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of funders, or only the total when count_only=true */
+            /** @description A page of funders, or only the total when count_only=true, or with format=csv (or Accept: text/csv) a CSV export */
             200: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1085,10 +1121,25 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
+                    /** @description CSV only: attachment; filename="<kind>-<date>.csv" */
+                    "Content-Disposition"?: string;
+                    /** @description CSV only: the records the query matches */
+                    "X-Total-Count"?: number;
+                    /** @description CSV only: the records in this file (at most 10,000, and at most 5 MB of CSV) */
+                    "X-Export-Rows"?: number;
+                    /** @description CSV only: true when the file holds every record from offset to the end of the result */
+                    "X-Export-Complete"?: boolean;
+                    /** @description CSV only, when the file is incomplete: the offset the next file starts at (past 10,000, page the JSON list with cursors) */
+                    "X-Export-Next-Offset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FunderPage"] | components["schemas"]["CountEnvelope"];
+                    /**
+                     * @example id,name,website,summary,source,source_id,created_at
+                     *     9d838d6f-63a5-5c52-bfb9-fdd47dc382a2,Immediate Office of the Secretary of Agriculture,,IMMEDIATE OFFICE OF THE SECRETARY OF AGRICULTURE,sam.gov,100151964,2015-06-04T04:00:00Z
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description A parameter is malformed; error.details names each field */

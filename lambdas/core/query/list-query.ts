@@ -27,6 +27,12 @@ export const SET_ASIDE_CODES = [
   'LAS', 'IEE', 'ISBEE', 'BICIV', 'VSA', 'VSS',
 ] as const;
 
+export const LIST_FORMATS = ['json', 'csv'] as const;
+export type ListFormat = (typeof LIST_FORMATS)[number];
+
+/** Rows one CSV export holds at most (lambdas/core/export/csv-export.ts keeps it under the response size too). */
+export const CSV_MAX_ROWS = 10_000;
+
 export const LIMITS = { pageMax: 100, pageDefault: 20, offsetMax: 10_000, searchMaxLength: 500, amountMax: 1e13 } as const;
 
 /**
@@ -71,6 +77,8 @@ export interface ListQuery {
   limit: number;
   offset: number;
   countOnly: boolean;
+  /** How the answer is sent: json (the envelope; also when absent) or csv (an export: lambdas/core/export). The index ignores it. */
+  format?: ListFormat;
   /** The UTC date the query is evaluated on: "open" and "closed" depend on it. */
   today: string;
   /**
@@ -93,6 +101,11 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   },
   { name: 'order', description: `asc or desc. Default: ${kind === 'funder' ? 'asc for name, desc otherwise' : 'desc'}`, kind: { type: 'enum', values: ['asc', 'desc'] } },
   { name: 'count_only', description: 'Return only pagination.total', kind: { type: 'boolean' }, default: false },
+  {
+    name: 'format',
+    description: `json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to ${CSV_MAX_ROWS.toLocaleString('en-US')} rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets`,
+    kind: { type: 'enum', values: LIST_FORMATS },
+  },
   { name: 'search', description: `Search text, matched against ${searchedFields}`, kind: { type: 'text', maxLength: LIMITS.searchMaxLength } },
   {
     name: 'search_mode',
@@ -172,6 +185,7 @@ export function parseListQuery(
   kind: ResourceKind,
   query: Readonly<Record<string, readonly string[] | undefined>>,
   today: string,
+  options: { acceptsCsv?: boolean } = {},
 ): ListQuery {
   const { values: v, issues } = parseParams(LIST_PARAMS[kind], query);
   const extra: FieldIssue[] = [];
@@ -187,6 +201,9 @@ export function parseListQuery(
   if (v.deadline_after && v.deadline_before && (v.deadline_after as string) >= (v.deadline_before as string)) {
     extra.push({ field: 'deadline_before', issue: 'must be later than deadline_after' });
   }
+  const format = (v.format as ListFormat | undefined) ?? (options.acceptsCsv ? 'csv' : 'json');
+  if (format === 'csv' && v.count_only) extra.push({ field: 'format', issue: 'csv cannot be combined with count_only: a CSV export holds the records; count_only=true alone gives the total' });
+  if (format === 'csv' && v.facets) extra.push({ field: 'facets', issue: 'facets are not part of a CSV export: ask the JSON list for them' });
   const all = [...issues, ...extra];
   if (all.length > 0) throw invalidParameters(all);
 
@@ -218,6 +235,7 @@ export function parseListQuery(
     limit: v.limit as number,
     offset: v.offset as number,
     countOnly: v.count_only as boolean,
+    format,
     today,
     ...(v.facets ? { facets: v.facets as FacetName[] } : {}),
   };

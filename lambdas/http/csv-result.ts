@@ -1,0 +1,39 @@
+import type { CsvExport } from '../core/use-cases/export-records';
+import type { ApiEvent, ApiResult } from './api-gateway';
+
+/**
+ * Whether the Accept header asks for CSV over JSON: text/csv with a higher quality than
+ * application/json (absent, or only a wildcard, counts as not asked). format= in the query wins over it.
+ */
+export function acceptsCsv(event: ApiEvent): boolean {
+  const accept = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+  if (!accept) return false;
+  const quality = (type: string) => {
+    for (const part of accept.split(',')) {
+      const [media, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+      if (media !== type) continue;
+      const q = params.find((p) => p.startsWith('q='));
+      const value = q ? Number(q.slice(2)) : 1;
+      return Number.isFinite(value) ? value : 0;
+    }
+    return 0;
+  };
+  return quality('text/csv') > quality('application/json');
+}
+
+/** The export as a download, with headers that say how much of the result it holds. */
+export function csvResult(file: CsvExport, fileName: string): ApiResult {
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="${fileName}"`,
+      'X-Total-Count': String(file.total),
+      'X-Export-Rows': String(file.rows),
+      'X-Export-Complete': String(file.complete),
+      ...(file.nextOffset !== undefined ? { 'X-Export-Next-Offset': String(file.nextOffset) } : {}),
+      ...(file.degradedReason ? { 'X-Export-Degraded': file.degradedReason } : {}),
+    },
+    body: file.body,
+  };
+}
