@@ -33,8 +33,8 @@ function compile(route: LocalRoute): CompiledRoute {
 }
 
 /** Errors API Gateway itself would answer (no route, unreadable request), in the service's error body. */
-function jsonError(res: ServerResponse, requestId: string, status: number, code: ErrorCode, message: string): void {
-  writeResult(res, withRequestId(jsonResult(status, { error: { code, message, request_id: requestId } }), requestId));
+function jsonError(res: ServerResponse, requestId: string, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  writeResult(res, withRequestId(jsonResult(status, { error: { code, message, request_id: requestId } }, headers), requestId));
 }
 
 async function readBody(req: IncomingMessage): Promise<string | null> {
@@ -154,7 +154,11 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
       const resourcePath = url.pathname.slice(BASE_PATH.length);
       const matching = compiled.map((route) => ({ route, match: resourcePath.match(route.pattern) })).filter((m) => m.match);
       const hit = matching.find((m) => m.route.method === req.method);
-      // As in API Gateway, which cannot tell an unknown method from an unknown path: both are 404.
+      if (!hit && matching.length > 0) {
+        // A known path asked with a method it does not serve; API Gateway answers the same (lib/constructs/api.ts).
+        const allowed = [...new Set(matching.map((m) => m.route.method))].join(', ');
+        return jsonError(res, requestId, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not served here; this path serves ${allowed}`, { Allow: allowed });
+      }
       if (!hit) return jsonError(res, requestId, 404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
       const body = await readBody(req);
       const event = toEvent(req, url, hit.route, hit.match!, body, requestId);

@@ -219,6 +219,11 @@ const ROUTES: { method: string; pattern: RegExp; authenticated: boolean }[] = [
 ];
 
 /** The route API Gateway would pick for the request (the resources of interface section 4), or null. */
+/** Whether some route serves the request's path, with whatever method. */
+function pathHasRoutes(req: FuzzRequest): boolean {
+  return ROUTES.some((route) => routeOf({ ...req, method: route.method }) !== null);
+}
+
 function routeOf(req: FuzzRequest): RouteInfo | null {
   // An origin-form target is a path, "//" and all (RFC 9112 section 3.2.1); an absolute-form one a whole URL.
   let pathname: string;
@@ -260,8 +265,11 @@ function checkResponse(req: FuzzRequest, res: RawHttpResponse): void {
   if (res.status >= 500) fail(`5xx answer`);
   if (res.status < 200) fail(`no final status`);
   const head = req.method === 'HEAD';
+  // A CSV export (format=csv, or an Accept header preferring it) is the one 2xx that is not JSON.
+  const csvExport = res.status === 200 && /^text\/csv; charset=utf-8$/.test(res.headers['content-type']?.[0] ?? '') && /^\/functions\/v1\/(grants|contracts|funders)-api\/?(\?|$)/.test(req.target);
+  if (csvExport && !res.body.startsWith('id,')) fail('a CSV export without its header row');
   let json: any;
-  if (!head) {
+  if (!head && !csvExport) {
     try {
       json = JSON.parse(res.body);
     } catch {
@@ -282,7 +290,9 @@ function checkResponse(req: FuzzRequest, res: RawHttpResponse): void {
   const shape = httpShape(req);
   if (shape === 'bad' && res.status < 400) fail('malformed HTTP accepted');
   const route = shape === 'bad' ? null : routeOf(req);
-  if (shape === 'good' && route === null && res.status !== 404) fail('no route, yet not 404');
+  const pathServed = shape === 'good' && route === null && pathHasRoutes(req);
+  if (pathServed && res.status !== 405) fail('a known path with a method it does not serve, yet not 405');
+  if (shape === 'good' && route === null && !pathServed && res.status !== 404) fail('no route, yet not 404');
   // Only a well-formed request is known to reach the authorizer; of the others, those the routes answered (2xx).
   const reachedAuthorizer = route !== null && route.authenticated && !route.undecodable && bodyBytes(req) <= MAX_BODY_BYTES && (shape === 'good' || res.status < 300);
   if (route?.authenticated && tier === null && res.status < 400) fail('a protected route answered without a valid key');

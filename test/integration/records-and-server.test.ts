@@ -64,8 +64,9 @@ describe('single records over HTTP', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
     const post = await fetch(`${api.baseUrl}/grants-api`, { method: 'POST', body: '{}' });
-    expect(post.status).toBe(404); // as API Gateway answers an unknown method
-    expect(((await post.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET');
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
   });
 
   it('a write reaches the list, its count and get-by-id at once (local change feed, caches invalidated)', async () => {

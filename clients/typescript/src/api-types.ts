@@ -487,7 +487,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "INVALID_PARAMETER" | "UNAUTHORIZED" | "FORBIDDEN" | "NO_API_ACCESS" | "NOT_FOUND" | "RATE_LIMITED" | "SEARCH_UNAVAILABLE" | "INTERNAL";
+                code: "INVALID_PARAMETER" | "UNAUTHORIZED" | "FORBIDDEN" | "NO_API_ACCESS" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SEARCH_UNAVAILABLE" | "INTERNAL";
                 message: string;
                 details?: {
                     field: string;
