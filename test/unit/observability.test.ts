@@ -183,6 +183,24 @@ describe('apiHandler (every route)', () => {
     expect(events).toEqual(expect.arrayContaining([`open ## ${ROUTE}`, `annotate route=${ROUTE}`, `close ## ${ROUTE}`]));
   });
 
+  it('puts the CORS headers for the request\'s Origin on every answer, 2xx and 5xx, and none for an origin not allowed', async () => {
+    const { telemetry: t } = telemetry();
+    const origins = ['https://app.example.org'];
+    const withOrigin = (origin: string) => ({ ...apiEvent(), headers: { ...apiEvent().headers, origin } });
+    const answers: Awaited<ReturnType<ReturnType<typeof apiHandler>>>[] = [];
+    await stdoutLines(async () => {
+      answers.push(await apiHandler(ROUTE, t, ok, origins)(withOrigin('https://app.example.org'), lambdaContext()));
+      answers.push(await apiHandler(ROUTE, t, async () => { throw new Error('boom'); }, origins)(withOrigin('https://app.example.org'), lambdaContext()));
+      answers.push(await apiHandler(ROUTE, t, ok, origins)(withOrigin('https://elsewhere.example'), lambdaContext()));
+      answers.push(await apiHandler(ROUTE, t, ok, ANY_ORIGIN)(apiEvent(), lambdaContext()));
+    });
+    expect(answers.map((a) => [a.statusCode, a.headers?.['Access-Control-Allow-Origin'], a.headers?.Vary])).toEqual([
+      [200, 'https://app.example.org', 'Origin'], [500, 'https://app.example.org', 'Origin'], [200, undefined, 'Origin'], [200, '*', undefined],
+    ]);
+    expect(answers[1]!.headers?.['Access-Control-Expose-Headers']).toContain('X-Request-Id');
+    expect(Object.keys(answers[2]!.headers ?? {}).filter((name) => name.startsWith('Access-Control-'))).toEqual([]);
+  });
+
   it('called without a Lambda context (the local server), is the bare route: no log line, no metrics', async () => {
     const { telemetry: t, metrics } = telemetry();
     const lines = await stdoutLines(() => apiHandler(ROUTE, t, ok, ANY_ORIGIN)(apiEvent()));
