@@ -10,7 +10,7 @@ import { ENGINE_ENV, ENGINE_NAMES, healthy, readState, startEngine, stopEngine }
 import type { EngineName } from '../engines/engine-artifacts';
 import { loadLocalEmbedder } from '../local-embedder';
 import { applyLambdaEnvironment, lambdaEnvironment } from './lambda-environment';
-import type { CorsOrigins } from '../../lambdas/http/cors';
+import { allowsAnyOrigin, type CorsOrigins } from '../../lambdas/http/cors';
 import { ensureWebhookQueues, LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME, startLocalTable } from './local-aws-resources';
 import { startSqsEventSource } from './sqs-event-source';
 import { StreamEventSource } from './table-stream';
@@ -170,6 +170,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
       server.closeAllConnections();
     }));
     say(`state: ${options.dataDir}`);
+    say(`CORS: ${allowsAnyOrigin(options.corsOrigins) ? 'any origin' : options.corsOrigins.join(', ')} (--cors-origins)`);
     say(`table ${LOCAL_AWS_TABLE_NAME} at ${table.endpoint} (dynalite with an emulated stream); webhook queue ${queues.queueUrl}`);
     say(`admin commands against it: AWS_ENDPOINT_URL_DYNAMODB=${table.endpoint} AWS_ENDPOINT_URL_SQS=${urls.elasticmq} AWS_REGION=${LOCAL_AWS_REGION} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local npm run admin -- <command> --target aws --table-name ${LOCAL_AWS_TABLE_NAME}`);
     say(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${resolve(keys.file!)}").developer')" "${baseUrl}/grants-api?limit=2")`);
