@@ -27,12 +27,12 @@ export const DOCS_ASSET_PATH = '/docs/scalar.js';
 function mountScript(version: string): string {
   return `(() => {
   const base = location.pathname.replace(/\\/docs\\/?$/, '');
-  const show = (message) => { document.getElementById('api-reference').textContent = message; };
+  const show = (message) => { document.getElementById('reference').textContent = message; };
   const script = document.createElement('script');
   script.src = base + ${JSON.stringify(`${DOCS_ASSET_PATH}?v=${version}`)};
   script.onerror = () => show('The API reference could not load its script from ' + script.src + '.');
-  script.onload = () => Scalar.createApiReference('#api-reference', {
-    url: base + '/openapi.json',
+  script.onload = () => Scalar.createApiReference('#reference', {
+    url: location.origin + base + '/openapi.json',
     servers: [{ url: location.origin + base, description: 'This API' }],
     authentication: { preferredSecurityScheme: 'bearerAuth' },
     withDefaultFonts: false,
@@ -80,7 +80,8 @@ export function docsPageHtml(): string {
 <link rel="icon" href="data:,">
 </head>
 <body>
-<div id="api-reference">Loading the API reference (it needs JavaScript)...</div>
+<!-- Not id="api-reference": the standalone bundle would read that element as an inline document. -->
+<div id="reference">Loading the API reference (it needs JavaScript)...</div>
 <script>${MOUNT_SCRIPT}</script>
 </body>
 </html>

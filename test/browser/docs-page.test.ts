@@ -30,6 +30,8 @@ let operations: Operation[];
 /** Every URL the page asked for, from the first request on. */
 const requested: string[] = [];
 const pageErrors: string[] = [];
+/** What the page logged as errors (a refused request, a blocked resource, a renderer failure). */
+const consoleErrors: string[] = [];
 
 describe.skipIf(!hasChromium)(`the docs page in headless Chromium (${hasChromium ? CHROMIUM : `skipped: ${CHROMIUM} is not installed`})`, () => {
   beforeAll(async () => {
@@ -41,6 +43,7 @@ describe.skipIf(!hasChromium)(`the docs page in headless Chromium (${hasChromium
     context.on('request', (request) => requested.push(request.url()));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
     await page.goto(`${api.baseUrl}/docs`);
     await page.getByRole('button', { name: /Test Request/ }).first().waitFor({ timeout: 60_000 });
   }, 180_000);
@@ -69,6 +72,8 @@ describe.skipIf(!hasChromium)(`the docs page in headless Chromium (${hasChromium
     const elsewhere = requested.filter((url) => !url.startsWith('data:') && !url.startsWith('blob:') && new URL(url).origin !== origin);
     expect(elsewhere).toEqual([]);
     expect(pageErrors).toEqual([]);
+    // Nothing refused by the Content-Security-Policy, no failed load.
+    expect(consoleErrors).toEqual([]);
   });
 
   it('sends GET /grants-api from the try-it panel with a key and shows the 200', async () => {
