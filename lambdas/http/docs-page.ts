@@ -15,8 +15,7 @@ import { apiRoute, type ApiEvent, type ApiResult } from './api-gateway';
 /** The pinned renderer version: the asset URL carries it, so the asset can be cached for a year. */
 export const SCALAR_VERSION = dependencies['@scalar/api-reference'];
 
-/** Under the version root, next to the page: the relative paths the page's script resolves. */
-export const DOCS_PATH = '/docs';
+/** The renderer's bundle, under the version root (lib/api-routes.ts serves it). */
 export const DOCS_ASSET_PATH = '/docs/scalar.js';
 
 /**
