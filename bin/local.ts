@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { expandSourcePaths } from '../lambdas/adapters/source-files/read-source-files';
 import { claimDataDir } from '../local/data-dir-lock';
 import { DEFAULT_DATA_DIR, importedDataDirFor, LOCAL_AWS_DATA_DIR } from '../local/data-dirs';
+import { CORS_ORIGINS_ENV, parseCorsOrigins, type CorsOrigins } from '../lambdas/http/cors';
 
 function fail(message: string): never {
   console.error(`npm start: ${message}`);
@@ -24,6 +25,8 @@ const { values: flags } = parseArgs({
     data: { type: 'string', multiple: true },
     // The AWS adapters on real engines (npm run engines) instead of the embedded stack.
     engines: { type: 'boolean', default: false },
+    // The origins browser apps may call from: comma-separated, or * (the default); also CORS_ALLOWED_ORIGINS.
+    'cors-origins': { type: 'string' },
   },
 });
 
@@ -34,6 +37,14 @@ if (grants !== undefined && !(Number.isInteger(grants) && grants >= 1)) fail('--
 const port = Number(process.env.PORT ?? 3000);
 if (!(Number.isInteger(port) && port >= 0 && port < 65536)) fail(`PORT must be a port number, got ${process.env.PORT}`);
 const host = process.env.HOST ?? '127.0.0.1';
+let corsOrigins: CorsOrigins;
+try {
+  corsOrigins = flags['cors-origins'] !== undefined
+    ? parseCorsOrigins(flags['cors-origins'], '--cors-origins')
+    : parseCorsOrigins(process.env[CORS_ORIGINS_ENV], CORS_ORIGINS_ENV);
+} catch (error) {
+  fail((error as Error).message);
+}
 
 try {
   expandSourcePaths(sources); // a missing or unreadable --data path fails before any state is touched
@@ -46,10 +57,10 @@ try {
   }
   if (flags.engines) {
     const { serveOnEngines } = await import('../local/aws-mode/serve-on-engines');
-    await serveOnEngines({ dataDir, sources, seed: sources.length > 0 ? false : { grants }, port, host, say: (m) => console.log(m) });
+    await serveOnEngines({ dataDir, sources, seed: sources.length > 0 ? false : { grants }, port, host, corsOrigins, say: (m) => console.log(m) });
   } else {
     const { serveEmbedded } = await import('../local/serve-embedded');
-    await serveEmbedded({ dataDir, sources, grants, port, host });
+    await serveEmbedded({ dataDir, sources, grants, port, host, corsOrigins });
   }
 } catch (error) {
   fail((error as Error).message);

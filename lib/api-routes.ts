@@ -10,7 +10,7 @@ export interface ApiRouteDefinition {
   /** Handler entry relative to the project root; it exports `handler`. */
   readonly entry: string;
   readonly bindings: readonly RouteBinding[];
-  /** Served without an API key (the OpenAPI document); every other route needs one. */
+  /** Served without an API key (the OpenAPI document and the docs page); every other route needs one. */
   readonly public?: boolean;
 }
 
@@ -29,6 +29,10 @@ export const API_ROUTES: readonly ApiRouteDefinition[] = [
   { method: 'POST', path: '/match-grants-api', entry: 'lambdas/handlers/match-grants.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records', 'usage'] },
   { method: 'GET', path: '/openapi.json', entry: 'lambdas/handlers/openapi.ts', bindings: [], public: true },
+  // The interactive reference (lambdas/http/docs-page.ts) and the renderer's bundle it loads, which
+  // has a function of its own: only that one carries the 4.8 MB asset.
+  { method: 'GET', path: '/docs', entry: 'lambdas/handlers/docs-page.ts', bindings: [], public: true },
+  { method: 'GET', path: '/docs/scalar.js', entry: 'lambdas/handlers/docs-asset.ts', bindings: [], public: true },
 ];
 
 /** `lambdas/handlers/get-grant.ts` -> `GetGrant`: a stable construct id per route. */

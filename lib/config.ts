@@ -4,6 +4,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { parseTierQuotas, tierQuotasWith, type TierQuota, type TierQuotas } from '../lambdas/core/auth/tier-quotas';
 import type { TierName } from '../lambdas/core/auth/tiers';
+import { ANY_ORIGIN, checkCorsOrigins, type CorsOrigins } from '../lambdas/http/cors';
 
 /** Dedicated master nodes: cluster management on nodes of their own, so a busy data node cannot stall the cluster. */
 export interface DedicatedMasterSettings {
@@ -70,6 +71,13 @@ export interface ApiSettings {
    * account-wide singleton, so exactly one stage per account should own it (or it is set up by hand).
    */
   readonly manageAccountCloudWatchRole: boolean;
+  /**
+   * The origins whose browser apps may call the API (CORS): `['*']` (the default: any site; keys
+   * travel in the Authorization header, never in cookies) or exact origins such as
+   * `https://app.example.org`. Preflights, the functions' answers and the gateway's own error
+   * answers carry the matching Access-Control-Allow-Origin.
+   */
+  readonly corsOrigins: CorsOrigins;
 }
 
 export interface WebhookSettings {
@@ -238,6 +246,7 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
       accessLogRetention: ephemeral ? RetentionDays.ONE_WEEK : RetentionDays.ONE_YEAR,
       manageAccountCloudWatchRole: false,
       ...definedOnly(overrides.api),
+      corsOrigins: checkCorsOrigins(overrides.api?.corsOrigins ?? ANY_ORIGIN, 'Api: corsOrigins'),
     },
     webhooks,
     tierQuotas: tierQuotasWith(parseTierQuotas(overrides.tierQuotas ?? {}, 'tierQuotas')),
@@ -287,7 +296,7 @@ const StageContextSchema = z.strictObject({
       Object.fromEntries(FUNCTION_GROUPS.map((group) => [group, optionalNullable(z.number())])) as Record<FunctionGroup, z.ZodOptional<z.ZodNullable<z.ZodNumber>>>,
     )),
   })),
-  api: z.optional(z.strictObject({ manageAccountCloudWatchRole: z.optional(z.boolean()) })),
+  api: z.optional(z.strictObject({ manageAccountCloudWatchRole: z.optional(z.boolean()), corsOrigins: z.optional(z.array(z.string())) })),
   webhooks: z.optional(z.strictObject({ deadlineScanAtUtc: z.optional(z.string()) })),
   // Checked by parseTierQuotas, the same check the functions run on TIER_QUOTAS.
   tierQuotas: z.optional(z.unknown()),

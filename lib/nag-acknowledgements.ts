@@ -64,8 +64,8 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
   },
   {
     finding: /^AwsSolutions-APIG4$/,
-    path: /\/Api\/RestApi\/Default\/v1\/openapi\.json\/GET\/Resource$/,
-    reason: 'The OpenAPI document is public by the interface: clients read it before they have a key. Every other method has the authorizer.',
+    path: /\/Api\/RestApi\/Default\/v1\/(openapi\.json|docs|docs\/scalar\.js)\/GET\/Resource$/,
+    reason: 'The OpenAPI document and the docs page rendered from it (with its script) are public by the interface: clients read them before they have a key. Every other GET or POST has the authorizer.',
   },
   {
     finding: /^AwsSolutions-APIG2$/,

@@ -12,6 +12,7 @@ import { VectorBackfill } from './constructs/vector-backfill';
 import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
 import { TIER_NAMES } from '../lambdas/core/auth/tiers';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
+import { FUNCTION_ENV } from '../lambdas/composition/function-env';
 import { ApiAccess } from './constructs/api-access';
 import { RecordIndexer } from './constructs/record-indexer';
 import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
@@ -75,6 +76,7 @@ export class StatelessStack extends Stack {
       manageAccountCloudWatchRole: config.api.manageAccountCloudWatchRole,
       // The authorizer names each caller's usage-plan key (usageIdentifierKey); clients send only their Bearer key.
       apiKeySource: ApiKeySourceType.AUTHORIZER,
+      corsOrigins: config.api.corsOrigins,
     });
     if (!config.api.manageAccountCloudWatchRole) {
       // The stage enables logging, which API Gateway refuses without the account's role: check it first.
@@ -128,6 +130,8 @@ export class StatelessStack extends Stack {
       for (const binding of route.bindings) {
         bind[binding](fn);
       }
+      // The origins whose answers carry CORS headers, as the preflights and gateway responses name them.
+      fn.lambdaFunction.addEnvironment(FUNCTION_ENV.corsAllowedOrigins, JSON.stringify(config.api.corsOrigins));
       this.api.addRoute({
         method: route.method,
         path: route.path,

@@ -1,15 +1,17 @@
+import { docsAssetRoute, docsPageRoute } from '../lambdas/http/docs-page';
 import { openApiRoute } from '../lambdas/http/openapi';
 import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
 import { getRoute, listRoute, matchGrantsRoute, semanticSearchRoute } from '../lambdas/http/routes';
 import { authenticate } from '../lambdas/core/use-cases/authenticate';
 import type { Services } from '../lambdas/ports/services';
 import type { LocalAuthorizer } from './http-server';
+import { readScalarStandalone } from './scalar-bundle';
 
 export interface LocalRoute {
   method: 'GET' | 'POST';
   /** API Gateway resource path under /functions/v1, e.g. /grants-api/{id}. */
   resource: string;
-  /** Whether the authorizer runs first (every data route; the OpenAPI document is public). */
+  /** Whether the authorizer runs first (every data route; the OpenAPI document and the docs page are public). */
   authenticated: boolean;
   handler: (event: ApiEvent) => Promise<ApiResult>;
 }
@@ -32,5 +34,7 @@ export function localRoutes(services: Services): LocalRoute[] {
     { method: 'POST', resource: '/semantic-search', authenticated: true, handler: semanticSearchRoute(provider) },
     { method: 'POST', resource: '/match-grants-api', authenticated: true, handler: matchGrantsRoute(provider) },
     { method: 'GET', resource: '/openapi.json', authenticated: false, handler: openApiRoute() },
+    { method: 'GET', resource: '/docs', authenticated: false, handler: docsPageRoute() },
+    { method: 'GET', resource: '/docs/scalar.js', authenticated: false, handler: docsAssetRoute(readScalarStandalone) },
   ];
 }

@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { ServiceError, type ErrorCode } from '../lambdas/core/errors';
 import type { Principal } from '../lambdas/core/use-cases/authenticate';
 import { jsonResult, REQUEST_ID_HEADER, withRequestId, type ApiEvent, type ApiResult } from '../lambdas/http/api-gateway';
+import { ANY_ORIGIN, corsResponseHeaders, preflightHeaders, withCorsHeaders, type CorsOrigins } from '../lambdas/http/cors';
 import type { LocalRoute } from './api-routes';
 
 /** The authorizer API Gateway runs before a protected route: the Authorization header values in, a principal out (or a 401). */
@@ -25,7 +26,9 @@ interface CompiledRoute extends LocalRoute {
 
 function compile(route: LocalRoute): CompiledRoute {
   const paramNames: string[] = [];
-  const source = route.resource.replace(/\{(\w+)\}/g, (_m, name: string) => {
+  // Literal characters of the path (the dot of /openapi.json) match only themselves.
+  const literal = route.resource.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  const source = literal.replace(/\{(\w+)\}/g, (_m, name: string) => {
     paramNames.push(name);
     return '([^/]+)';
   });
@@ -33,8 +36,8 @@ function compile(route: LocalRoute): CompiledRoute {
 }
 
 /** Errors API Gateway itself would answer (no route, unreadable request), in the service's error body. */
-function jsonError(res: ServerResponse, requestId: string, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
-  writeResult(res, withRequestId(jsonResult(status, { error: { code, message, request_id: requestId } }, headers), requestId));
+function errorAnswer(requestId: string, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): ApiResult {
+  return jsonResult(status, { error: { code, message, request_id: requestId } }, headers);
 }
 
 async function readBody(req: IncomingMessage): Promise<string | null> {
@@ -112,12 +115,22 @@ export function requestUrl(target: string): URL | null {
   }
 }
 
+/**
+ * The Origin header line of a request Node could not parse, read from the bytes it got (a best
+ * effort: undefined when that line is not among them or is itself unreadable).
+ */
+export function originInRawRequest(raw: Buffer | undefined): string | undefined {
+  const match = raw?.toString('latin1').match(/\r\norigin:[ \t]*([\x21-\x7e]+)[ \t]*\r\n/i);
+  return match?.[1];
+}
+
 /** An error answer written straight to the socket, for requests that never become a request/response pair. */
-function endWithError(socket: Duplex, status: number, code: ErrorCode, message: string, head = false): void {
+function endWithError(socket: Duplex, status: number, code: ErrorCode, message: string, cors: Record<string, string>, head = false): void {
   const requestId = randomUUID();
   const body = JSON.stringify({ error: { code, message, request_id: requestId } });
+  const corsLines = Object.entries(cors).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n`
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n${corsLines}`
     // A response to HEAD has the headers of the answer but never its body (RFC 9110 section 9.3.2).
     + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
   );
@@ -129,7 +142,7 @@ function endWithError(socket: Duplex, status: number, code: ErrorCode, message: 
  * 16 KiB limit, broken framing) gets the service's JSON error body too. Node's own answer is a
  * bare "400 Bad Request" with no body; API Gateway's is a JSON gateway response.
  */
-function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex, corsOrigins: CorsOrigins): void {
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   // A reset connection, or a response already on its way (a pipelined request): nothing can be written.
   if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
@@ -137,29 +150,58 @@ function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPacket?: Bu
     return;
   }
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  if (error.code === 'HPE_HEADER_OVERFLOW') return endWithError(socket, 431, 'INVALID_PARAMETER', 'Request headers over 16 KiB', head);
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT') return endWithError(socket, 408, 'INVALID_PARAMETER', 'The request did not arrive in time', head);
-  endWithError(socket, 400, 'INVALID_PARAMETER', 'Malformed HTTP request', head);
+  const cors = corsResponseHeaders(corsOrigins, originInRawRequest(error.rawPacket));
+  if (error.code === 'HPE_HEADER_OVERFLOW') return endWithError(socket, 431, 'INVALID_PARAMETER', 'Request headers over 16 KiB', cors, head);
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT') return endWithError(socket, 408, 'INVALID_PARAMETER', 'The request did not arrive in time', cors, head);
+  endWithError(socket, 400, 'INVALID_PARAMETER', 'Malformed HTTP request', cors, head);
 }
 
-export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer): Server {
+export interface ApiServerOptions {
+  /**
+   * The origins browser apps may call from (lambdas/http/cors.ts): `['*']` (the default, as a
+   * stage's default) or exact origins. Every answer carries the CORS headers for the request's
+   * Origin, and OPTIONS on a route is its preflight, as API Gateway answers them.
+   */
+  corsOrigins?: CorsOrigins;
+}
+
+/** The request's Origin header (Node keeps the first of repeated ones). */
+function originOf(req: IncomingMessage): string | undefined {
+  return typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+}
+
+export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer, options: ApiServerOptions = {}): Server {
+  const corsOrigins = options.corsOrigins ?? ANY_ORIGIN;
   const compiled = routes.map(compile);
   const server = createServer(async (req, res) => {
     // One id a request, as API Gateway gives one: in the response header, any error body, and the event the handlers log.
     const requestId = randomUUID();
+    const origin = originOf(req);
+    // Every answer, the routes' and the server's own, with its request id and CORS headers.
+    const answer = (result: ApiResult) => {
+      const identified = withRequestId(result, requestId);
+      writeResult(res, { ...identified, headers: withCorsHeaders(identified.headers, corsOrigins, origin) });
+    };
+    const fail = (status: number, code: ErrorCode, message: string) => answer(errorAnswer(requestId, status, code, message));
     try {
       const url = requestUrl(req.url ?? '/');
-      if (!url) return jsonError(res, requestId, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
-      if (!url.pathname.startsWith(`${BASE_PATH}/`)) return jsonError(res, requestId, 404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
+      if (!url) return fail(404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
+      if (!url.pathname.startsWith(`${BASE_PATH}/`)) return fail(404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
       const resourcePath = url.pathname.slice(BASE_PATH.length);
       const matching = compiled.map((route) => ({ route, match: resourcePath.match(route.pattern) })).filter((m) => m.match);
+      if (req.method === 'OPTIONS' && matching.length > 0) {
+        // A CORS preflight, answered before any authorizer as API Gateway's mock OPTIONS methods are.
+        req.resume();
+        const headers = preflightHeaders(corsOrigins, origin, matching.map((m) => m.route.method));
+        return writeResult(res, withRequestId({ statusCode: 204, headers, body: '' }, requestId));
+      }
       const hit = matching.find((m) => m.route.method === req.method);
       if (!hit && matching.length > 0) {
         // A known path asked with a method it does not serve; API Gateway answers the same (lib/constructs/api.ts).
-        const allowed = [...new Set(matching.map((m) => m.route.method))].join(', ');
-        return jsonError(res, requestId, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not served here; this path serves ${allowed}`, { Allow: allowed });
+        const allowed = [...new Set([...matching.map((m) => m.route.method), 'OPTIONS'])].join(', ');
+        return answer(errorAnswer(requestId, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not served here; this path serves ${allowed}`, { Allow: allowed }));
       }
-      if (!hit) return jsonError(res, requestId, 404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
+      if (!hit) return fail(404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
       const body = await readBody(req);
       const event = toEvent(req, url, hit.route, hit.match!, body, requestId);
       if (hit.route.authenticated) {
@@ -168,23 +210,23 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
           principal = await authorize(headerValues(event, 'authorization'));
         } catch (error) {
           // API Gateway answers a refused authorizer itself, with its UNAUTHORIZED gateway response.
-          if (error instanceof ServiceError) return jsonError(res, requestId, error.status, error.code, error.message);
+          if (error instanceof ServiceError) return fail(error.status, error.code, error.message);
           throw error;
         }
         // What the AWS authorizer passes on as context (lambdas/http/request-authorizer.ts).
         event.requestContext.authorizer = { principalId: principal.keyId, keyId: principal.keyId, tier: principal.tier };
       }
-      writeResult(res, withRequestId(await hit.route.handler(event), requestId));
+      answer(await hit.route.handler(event));
     } catch (error) {
       // Malformed percent-encoding and oversized bodies are the client's fault; anything else is ours.
-      if (error instanceof URIError) return jsonError(res, requestId, 400, 'INVALID_PARAMETER', 'Malformed percent-encoding in the path');
-      if (error instanceof Error && error.message === 'body too large') return jsonError(res, requestId, 413, 'INVALID_PARAMETER', 'Request body over 1 MiB');
-      jsonError(res, requestId, 500, 'INTERNAL', 'Internal error');
+      if (error instanceof URIError) return fail(400, 'INVALID_PARAMETER', 'Malformed percent-encoding in the path');
+      if (error instanceof Error && error.message === 'body too large') return fail(413, 'INVALID_PARAMETER', 'Request body over 1 MiB');
+      fail(500, 'INTERNAL', 'Internal error');
     }
   });
-  server.on('clientError', answerUnparsableRequest);
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => answerUnparsableRequest(error, socket, corsOrigins));
   // Node hands CONNECT to this event and, without a listener, drops the connection unanswered: no route has that method.
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => endWithError(socket, 404, 'NOT_FOUND', `No route for ${req.method} ${req.url}`));
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => endWithError(socket, 404, 'NOT_FOUND', `No route for ${req.method} ${req.url}`, corsResponseHeaders(corsOrigins, originOf(req))));
   return server;
 }
 

@@ -6,9 +6,10 @@ import { startEmbeddedStack } from './embedded-stack';
 import { catalogueWithGrants } from './synthetic-catalogue';
 import { ingestReporter } from './ingest-report';
 import { closeOnSignals, createApiServer, listen } from './http-server';
+import { allowsAnyOrigin, type CorsOrigins } from '../lambdas/http/cors';
 
 /** `npm start` on the embedded stack (dynalite + SQLite FTS5): the route handlers on the embedded services. */
-export async function serveEmbedded(options: { dataDir: string; sources: string[]; grants?: number; port: number; host: string }): Promise<void> {
+export async function serveEmbedded(options: { dataDir: string; sources: string[]; grants?: number; port: number; host: string; corsOrigins: CorsOrigins }): Promise<void> {
   const { dataDir, sources, grants, port } = options;
   const stack = await startEmbeddedStack({
     dataDir,
@@ -38,12 +39,13 @@ export async function serveEmbedded(options: { dataDir: string; sources: string[
     console.log(`created one API key per tier, saved to ${localKeys.file} (keep them; only their hashes are stored):`);
     for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
   }
-  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
+  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), { corsOrigins: options.corsOrigins });
   const baseUrl = await listen(server, port, options.host).catch(async (error: NodeJS.ErrnoException) => {
     await stack.close();
     throw error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use: set PORT to another one`) : error;
   });
   console.log(`state: ${dataDir}`);
+  console.log(`CORS: ${allowsAnyOrigin(options.corsOrigins) ? 'any origin' : options.corsOrigins.join(', ')} (--cors-origins)`);
   console.log(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`);
 
   closeOnSignals(server, () => stack.close());

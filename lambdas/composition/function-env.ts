@@ -1,3 +1,4 @@
+import { CORS_ORIGINS_ENV } from '../http/cors';
 import { WEBHOOK_QUEUE_ENV } from './webhook-env';
 
 /**
@@ -15,4 +16,6 @@ export const FUNCTION_ENV = {
   semanticFloor: 'SEMANTIC_FLOOR',
   webhookQueueUrl: WEBHOOK_QUEUE_ENV.queueUrl,
   webhookDeadLetterQueueUrl: WEBHOOK_QUEUE_ENV.deadLetterQueueUrl,
+  /** The API functions' allowed CORS origins, a JSON array (lambdas/http/cors.ts). */
+  corsAllowedOrigins: CORS_ORIGINS_ENV,
 } as const;

@@ -1,6 +1,7 @@
 import { awsSearchServices } from '../composition/aws-search';
+import { awsCorsOrigins } from '../composition/aws-cors';
 import { awsTelemetry } from '../composition/aws-telemetry';
 import { apiHandler } from '../http/lambda-handler';
 import { listRoute } from '../http/routes';
 
-export const handler = apiHandler('GET /funders-api', awsTelemetry, listRoute('funder', awsSearchServices));
+export const handler = apiHandler('GET /funders-api', awsTelemetry, listRoute('funder', awsSearchServices), awsCorsOrigins);

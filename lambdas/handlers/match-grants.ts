@@ -1,6 +1,7 @@
 import { awsSearchServices } from '../composition/aws-search';
+import { awsCorsOrigins } from '../composition/aws-cors';
 import { awsTelemetry } from '../composition/aws-telemetry';
 import { apiHandler } from '../http/lambda-handler';
 import { matchGrantsRoute } from '../http/routes';
 
-export const handler = apiHandler('POST /match-grants-api', awsTelemetry, matchGrantsRoute(awsSearchServices));
+export const handler = apiHandler('POST /match-grants-api', awsTelemetry, matchGrantsRoute(awsSearchServices), awsCorsOrigins);

@@ -1,6 +1,7 @@
 import { awsSearchServices } from '../composition/aws-search';
+import { awsCorsOrigins } from '../composition/aws-cors';
 import { awsTelemetry } from '../composition/aws-telemetry';
 import { apiHandler } from '../http/lambda-handler';
 import { semanticSearchRoute } from '../http/routes';
 
-export const handler = apiHandler('POST /semantic-search', awsTelemetry, semanticSearchRoute(awsSearchServices));
+export const handler = apiHandler('POST /semantic-search', awsTelemetry, semanticSearchRoute(awsSearchServices), awsCorsOrigins);

@@ -5,6 +5,7 @@ import { METRIC_NAMES } from '../core/metric-names';
 import type { FlushableMetrics } from '../ports/metrics';
 import { errorResult, keyIdPrefixOf, withRequestId, type ApiEvent, type ApiResult } from './api-gateway';
 import { principalOf } from './authenticated-route';
+import { originHeaderOf, withCorsHeaders, type CorsOrigins } from './cors';
 
 /** What the wrapper uses of Powertools Tracer (a test passes a double). */
 export type HandlerTracer = Pick<Tracer, 'getSegment' | 'setSegment' | 'annotateColdStart' | 'addServiceNameAnnotation' | 'addErrorAsMetadata' | 'putAnnotation'>;
@@ -70,9 +71,11 @@ export function lambdaHandler<E, R>(name: string, telemetry: Telemetry, fn: Hand
  * latency, the key id's prefix and tier, API Gateway's request id on every line of the
  * invocation; never a key, header or body) and the route's Requests, Errors (1 for a 5xx, else 0,
  * so their average is the 5xx rate) and Latency metrics. `route` is the metric dimension, e.g.
- * `GET /grants-api/{id}`: the method and path of the route in lib/api-routes.ts.
+ * `GET /grants-api/{id}`: the method and path of the route in lib/api-routes.ts. Every answer, 2xx to
+ * 5xx, carries the CORS headers for the request's Origin under `corsOrigins` (the stage's allowed
+ * origins, composition/aws-cors.ts): none when that origin is not allowed.
  */
-export function apiHandler(route: string, telemetry: Telemetry, fn: (event: ApiEvent) => Promise<ApiResult>): (event: ApiEvent, context?: Context) => Promise<ApiResult> {
+export function apiHandler(route: string, telemetry: Telemetry, fn: (event: ApiEvent) => Promise<ApiResult>, corsOrigins: CorsOrigins): (event: ApiEvent, context?: Context) => Promise<ApiResult> {
   const { logger, metrics, tracer } = telemetry;
   const observed = lambdaHandler(route, telemetry, async (event: ApiEvent) => {
     const startedAt = performance.now();
@@ -95,7 +98,8 @@ export function apiHandler(route: string, telemetry: Telemetry, fn: (event: ApiE
     metrics.record(METRIC_NAMES.requests, 'Count', 1, { route });
     metrics.record(METRIC_NAMES.errors, 'Count', result.statusCode >= 500 ? 1 : 0, { route });
     metrics.record(METRIC_NAMES.latency, 'Milliseconds', latencyMs, { route });
-    return withRequestId(result, requestId);
+    const answer = withRequestId(result, requestId);
+    return { ...answer, headers: withCorsHeaders(answer.headers, corsOrigins, originHeaderOf(event.headers)) };
   });
   // The local server: the bare route (see lambdaHandler).
   return (event, context) => (context ? observed(event, context) : fn(event));

@@ -1,4 +1,4 @@
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Lazy, type RemovalPolicy } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -17,6 +17,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { ErrorCode } from '../../lambdas/core/errors';
+import { allowedMethods, allowsAnyOrigin, CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, type CorsOrigins } from '../../lambdas/http/cors';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -50,6 +51,8 @@ export interface ServiceApiProps {
    * key further), protecting the functions and the search domain. @default 500 requests/s, bursts of 1,000
    */
   readonly throttling?: { readonly rateLimit: number; readonly burstLimit: number };
+  /** The origins browser apps may call from (lib/config.ts `api.corsOrigins`): `['*']` or exact origins. */
+  readonly corsOrigins: CorsOrigins;
 }
 
 interface GatewayErrorResponse {
@@ -90,6 +93,21 @@ function errorBodyTemplate(response: GatewayErrorResponse): string {
   return `{"error":{"code":${JSON.stringify(response.code)},"message":${message},"request_id":"$context.requestId"}}`;
 }
 
+/**
+ * The CORS headers of the gateway's own answers (errors raised before or instead of a function).
+ * A gateway response can only send fixed values or request parameters, with no condition, so it
+ * cannot echo an Origin only when it is listed: with several origins it names the first, and the
+ * apps on the others see a gateway error (a refused key, a throttle) as a failed request
+ * (docs/deploy.md says so). Echoing method.request.header.Origin would allow every origin.
+ */
+export function gatewayCorsHeaders(origins: CorsOrigins): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': `'${origins[0]}'`,
+    'Access-Control-Expose-Headers': `'${CORS_EXPOSED_HEADERS.join(', ')}'`,
+    ...(allowsAnyOrigin(origins) ? {} : { Vary: "'Origin'" }),
+  };
+}
+
 // Deliberately without headers, API keys or the authorizer context: access logs must not hold secrets.
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
@@ -124,10 +142,14 @@ export class ServiceApi extends Construct {
   readonly versionRoot: IResource;
   readonly accessLogGroup: LogGroup;
   private readonly defaultMethodOptions: MethodOptions | undefined;
+  private readonly corsOrigins: CorsOrigins;
+  /** The methods of each resource that has routes, which its CORS preflight allows. */
+  private readonly resourceMethods = new Map<IResource, HttpMethod[]>();
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
     this.defaultMethodOptions = props.defaultMethodOptions;
+    this.corsOrigins = props.corsOrigins;
 
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
       retention: props.accessLogRetention,
@@ -161,7 +183,7 @@ export class ServiceApi extends Construct {
       this.restApi.addGatewayResponse(`GatewayResponse${response.type.responseType}`, {
         type: response.type,
         statusCode: response.statusCode,
-        responseHeaders: { 'Content-Type': "'application/json'" },
+        responseHeaders: { 'Content-Type': "'application/json'", ...gatewayCorsHeaders(props.corsOrigins) },
         templates: { 'application/json': errorBodyTemplate(response) },
       });
     }
@@ -178,11 +200,33 @@ export class ServiceApi extends Construct {
 
   addRoute(route: ServiceApiRoute): Method {
     const resource = route.path === '/' ? this.versionRoot : this.versionRoot.resourceForPath(route.path.replace(/^\//, ''));
+    this.allowPreflight(resource).push(route.method);
     return resource.addMethod(
       route.method,
       // Test invocations from the console are not worth an extra resource policy per method.
       new LambdaIntegration(route.handler, { proxy: true, allowTestInvoke: false }),
       { ...this.defaultMethodOptions, ...route.methodOptions },
     );
+  }
+
+  /**
+   * The resource's CORS preflight, added with its first route: an OPTIONS method with a mock
+   * integration and no authorizer that answers 204 with the allowed origin (the request's own
+   * when several are listed), the resource's methods (filled in at synthesis, as routes are
+   * added one by one), the headers clients send, and a max age. Returns the methods list to add to.
+   */
+  private allowPreflight(resource: IResource): HttpMethod[] {
+    const known = this.resourceMethods.get(resource);
+    if (known) return known;
+    const methods: HttpMethod[] = [];
+    this.resourceMethods.set(resource, methods);
+    resource.addCorsPreflight({
+      allowOrigins: [...this.corsOrigins],
+      allowMethods: [Lazy.string({ produce: () => allowedMethods(methods).join(',') })],
+      allowHeaders: [...CORS_ALLOWED_HEADERS],
+      maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+      statusCode: 204,
+    });
+    return methods;
   }
 }

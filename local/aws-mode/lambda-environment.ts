@@ -1,4 +1,5 @@
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
+import type { CorsOrigins } from '../../lambdas/http/cors';
 
 /**
  * Every environment variable the functions read in the local AWS mode, in one place. The
@@ -25,6 +26,8 @@ export interface LocalAwsResources {
   deadLetterQueueUrl: string;
   searchEndpoint: string;
   semanticFloor?: number;
+  /** The API functions' allowed CORS origins (default: any). */
+  corsOrigins?: CorsOrigins;
 }
 
 export function lambdaEnvironment(resources: LocalAwsResources): Record<string, string> {
@@ -35,6 +38,8 @@ export function lambdaEnvironment(resources: LocalAwsResources): Record<string, 
     [FUNCTION_ENV.webhookQueueUrl]: resources.queueUrl,
     [FUNCTION_ENV.webhookDeadLetterQueueUrl]: resources.deadLetterQueueUrl,
     ...(resources.semanticFloor === undefined ? {} : { [FUNCTION_ENV.semanticFloor]: String(resources.semanticFloor) }),
+    // As ServiceApi sets it on every API function (lib/stateless-stack.ts).
+    ...(resources.corsOrigins === undefined ? {} : { [FUNCTION_ENV.corsAllowedOrigins]: JSON.stringify(resources.corsOrigins) }),
     AWS_REGION: resources.region,
     AWS_DEFAULT_REGION: resources.region,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

@@ -11,6 +11,8 @@ import type { ApiEvent, ApiResult } from '../../lambdas/http/api-gateway';
 import { changeFanOutHandler } from '../../lambdas/http/change-fan-out';
 import { deadlineScanHandler } from '../../lambdas/http/deadline-scan';
 import { apiHandler, lambdaHandler } from '../../lambdas/http/lambda-handler';
+import { CORS_ORIGINS_ENV, parseCorsOrigins } from '../../lambdas/http/cors';
+import { docsAssetRoute, docsPageRoute } from '../../lambdas/http/docs-page';
 import { openApiRoute } from '../../lambdas/http/openapi';
 import { requestAuthorizerHandler } from '../../lambdas/http/request-authorizer';
 import { getRoute, listRoute, matchGrantsRoute, semanticSearchRoute } from '../../lambdas/http/routes';
@@ -24,6 +26,7 @@ import type { Services } from '../../lambdas/ports/services';
 import { API_ROUTES } from '../../lib/api-routes';
 import type { LocalRoute } from '../api-routes';
 import type { LocalAuthorizer } from '../http-server';
+import { readScalarStandalone } from '../scalar-bundle';
 import { lambdaContext } from './lambda-context';
 import type { SqsLambdaHandler } from './sqs-event-source';
 import type { StreamHandler } from './table-stream';
@@ -86,12 +89,17 @@ export function buildLocalAwsFunctions(env: NodeJS.ProcessEnv, embedder: Embedde
     'lambdas/handlers/semantic-search.ts': semanticSearchRoute(search),
     'lambdas/handlers/match-grants.ts': matchGrantsRoute(search),
     'lambdas/handlers/openapi.ts': openApiRoute(),
+    'lambdas/handlers/docs-page.ts': docsPageRoute(),
+    // The bundle the Lambda inlines at build time, read from the same installed package.
+    'lambdas/handlers/docs-asset.ts': docsAssetRoute(readScalarStandalone),
   };
+  // As the API functions' composition root reads it (composition/aws-cors.ts).
+  const corsOrigins = parseCorsOrigins(env[CORS_ORIGINS_ENV], CORS_ORIGINS_ENV);
   const routes = API_ROUTES.map((route): LocalRoute => {
     const fn = routeFunctions[route.entry];
     if (!fn) throw new Error(`the local AWS mode has no function for ${route.entry}: add it to local/aws-mode/lambda-functions.ts`);
     const name = `${route.method} ${route.path}`;
-    const handler = apiHandler(name, awsTelemetry, fn);
+    const handler = apiHandler(name, awsTelemetry, fn, corsOrigins);
     const invocation = context(route.entry.replace(/^.*\//, '').replace(/\.ts$/, ''));
     return { method: route.method as LocalRoute['method'], resource: route.path, authenticated: !route.public, handler: (event) => handler(event, invocation()) };
   });

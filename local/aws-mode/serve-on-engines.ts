@@ -10,6 +10,7 @@ import { ENGINE_ENV, ENGINE_NAMES, healthy, readState, startEngine, stopEngine }
 import type { EngineName } from '../engines/engine-artifacts';
 import { loadLocalEmbedder } from '../local-embedder';
 import { applyLambdaEnvironment, lambdaEnvironment } from './lambda-environment';
+import { allowsAnyOrigin, type CorsOrigins } from '../../lambdas/http/cors';
 import { ensureWebhookQueues, LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME, startLocalTable } from './local-aws-resources';
 import { startSqsEventSource } from './sqs-event-source';
 import { StreamEventSource } from './table-stream';
@@ -31,6 +32,8 @@ export interface EnginesModeOptions {
   sources: readonly string[];
   port: number;
   host: string;
+  /** The origins browser apps may call from (`--cors-origins`), given to the functions as the CDK gives them. */
+  corsOrigins: CorsOrigins;
   say: (message: string) => void;
 }
 
@@ -98,6 +101,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const env = lambdaEnvironment({
       region: LOCAL_AWS_REGION, tableName: LOCAL_AWS_TABLE_NAME, dynamoEndpoint: table.endpoint, sqsEndpoint: urls.elasticmq,
       queueUrl: queues.queueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl, searchEndpoint: urls.opensearch,
+      corsOrigins: options.corsOrigins,
     });
     // As Lambda does: the environment first, then the functions' code (which reads it as it loads).
     applyLambdaEnvironment(env);
@@ -157,7 +161,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const timers = startSchedules(functions, say);
     cleanups.push(() => timers.stop());
 
-    const server = createApiServer(functions.routes, functions.authorize);
+    const server = createApiServer(functions.routes, functions.authorize, { corsOrigins: options.corsOrigins });
     const baseUrl = await listen(server, options.port, options.host).catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'EADDRINUSE' ? new Error(`port ${options.port} is in use: set PORT to another one`) : error;
     });
@@ -166,6 +170,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
       server.closeAllConnections();
     }));
     say(`state: ${options.dataDir}`);
+    say(`CORS: ${allowsAnyOrigin(options.corsOrigins) ? 'any origin' : options.corsOrigins.join(', ')} (--cors-origins)`);
     say(`table ${LOCAL_AWS_TABLE_NAME} at ${table.endpoint} (dynalite with an emulated stream); webhook queue ${queues.queueUrl}`);
     say(`admin commands against it: AWS_ENDPOINT_URL_DYNAMODB=${table.endpoint} AWS_ENDPOINT_URL_SQS=${urls.elasticmq} AWS_REGION=${LOCAL_AWS_REGION} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local npm run admin -- <command> --target aws --table-name ${LOCAL_AWS_TABLE_NAME}`);
     say(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${resolve(keys.file!)}").developer')" "${baseUrl}/grants-api?limit=2")`);

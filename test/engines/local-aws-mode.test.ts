@@ -28,6 +28,8 @@ import { matches } from '../support/oracle';
  */
 
 const GRANTS = 200;
+/** Given with --cors-origins: the functions read it from CORS_ALLOWED_ORIGINS, as the CDK sets it. */
+const APP_ORIGIN = 'https://app.example.org';
 const STARTUP_MS = 240_000;
 const LOCAL_CREDENTIALS = { AWS_REGION: LOCAL_AWS_REGION, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
 
@@ -80,7 +82,7 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-    server = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--engines', '--grants', String(GRANTS), '--data-dir', dataDir], {
+    server = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--engines', '--grants', String(GRANTS), '--data-dir', dataDir, '--cors-origins', APP_ORIGIN], {
       env: { ...process.env, PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -171,6 +173,21 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     expect(body.results[0]).toMatchObject({ id: grant.id, title: grant.title });
     expect(body.results[0].relevance).toBeGreaterThan(0.9);
     expect(body.results[0].relevance).toBeLessThanOrEqual(1);
+  });
+
+  it('answers CORS for the origins given: preflights without a key, the functions\' answers for a listed origin only, and the docs page', async () => {
+    expect(output).toContain(`CORS: ${APP_ORIGIN} (--cors-origins)`);
+    const preflight = await fetch(`${baseUrl}/semantic-search`, { method: 'OPTIONS', headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect([preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-methods')]).toEqual([APP_ORIGIN, 'POST, OPTIONS']);
+    const listed = await fetch(`${baseUrl}/grants-api?limit=1`, { headers: { origin: APP_ORIGIN, authorization: `Bearer ${keys.developer}` } });
+    expect([listed.status, listed.headers.get('access-control-allow-origin'), listed.headers.get('vary')]).toEqual([200, APP_ORIGIN, 'Origin']);
+    const other = await fetch(`${baseUrl}/grants-api?limit=1`, { headers: { origin: 'https://elsewhere.example', authorization: `Bearer ${keys.developer}` } });
+    expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([200, null]);
+    const docs = await fetch(`${baseUrl}/docs`);
+    expect([docs.status, docs.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    const script = await fetch(`${baseUrl}/docs/scalar.js`);
+    expect([script.status, script.headers.get('content-type'), (await script.text()).length > 4_000_000]).toEqual([200, 'text/javascript; charset=utf-8', true]);
   });
 
   it('answers bad input with the service\'s 400 error body, and a bad key with the gateway\'s 401', async () => {

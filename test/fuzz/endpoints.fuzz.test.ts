@@ -250,6 +250,11 @@ function routeOf(req: FuzzRequest): RouteInfo | null {
   return null;
 }
 
+/** Whether some route (of any method) serves the request's path: an OPTIONS there is its CORS preflight. */
+function hasRouteAtPath(req: FuzzRequest): boolean {
+  return ROUTES.some((route) => routeOf({ ...req, method: route.method }) !== null);
+}
+
 function bodyBytes(req: FuzzRequest): number {
   return req.body === undefined ? 0 : Buffer.isBuffer(req.body) ? req.body.length : Buffer.byteLength(req.body, 'utf8');
 }
@@ -264,6 +269,14 @@ function checkResponse(req: FuzzRequest, res: RawHttpResponse): void {
   };
   if (res.status >= 500) fail(`5xx answer`);
   if (res.status < 200) fail(`no final status`);
+  // CORS (any origin, the default): on every answer, the server's own parser errors and 404s included.
+  if (res.headers['access-control-allow-origin']?.[0] !== '*') fail('answer without Access-Control-Allow-Origin: *');
+  if (req.method === 'OPTIONS' && httpShape(req) === 'good' && hasRouteAtPath(req)) {
+    // A preflight, answered before any key check as API Gateway's mock OPTIONS methods are (lambdas/http/cors.ts).
+    if (res.status !== 204 || res.body !== '') fail('a preflight was not 204 with no body');
+    if (!/^(GET|POST), OPTIONS$/.test(res.headers['access-control-allow-methods']?.[0] ?? '')) fail('a preflight without Access-Control-Allow-Methods');
+    return;
+  }
   const head = req.method === 'HEAD';
   // A CSV export (format=csv, or an Accept header preferring it) is the one 2xx that is not JSON.
   const csvExport = res.status === 200 && /^text\/csv; charset=utf-8$/.test(res.headers['content-type']?.[0] ?? '') && /^\/functions\/v1\/(grants|contracts|funders)-api\/?(\?|$)/.test(req.target);

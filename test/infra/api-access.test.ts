@@ -22,13 +22,13 @@ describe('API access', () => {
     expect(authorizer.Properties).toMatchObject({ Type: 'REQUEST', IdentitySource: 'method.request.header.Authorization', AuthorizerResultTtlInSeconds: 60 });
   });
 
-  it('guards every data route with the authorizer and a usage-plan key; the OpenAPI document stays public', () => {
+  it('guards every data route with the authorizer and a usage-plan key; the OpenAPI document and the docs page stay public', () => {
     const routes = wiredMethods(stateless);
-    expect(routes).toHaveLength(9);
+    expect(routes).toHaveLength(11);
     for (const method of methods) {
       const resource = JSON.stringify(method.Properties?.ResourceId);
       const route = routes.find((r) => r.integration === method.Properties?.Integration)!;
-      if (route.path.endsWith('/openapi.json')) {
+      if (/\/(openapi\.json|docs|docs\/scalar\.js)$/.test(route.path)) {
         expect(method.Properties, resource).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
       } else {
         expect(method.Properties, route.path).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });

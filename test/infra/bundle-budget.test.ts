@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../lib/api-routes';
 import { ServiceFunction } from '../../lib/constructs/service-function';
 import { PROJECT_ROOT } from '../../lib/project-root';
-import { AUTHORIZER_ENTRY, BUNDLE_BUDGET_BYTES, bundleEntry, lambdaEntries, type Bundle } from '../../bench/bundles';
+import { AUTHORIZER_ENTRY, BUNDLE_BUDGET_BYTES, bundleBudgetOf, bundleEntry, lambdaEntries, OWN_BUNDLE_BUDGETS_BYTES, type Bundle } from '../../bench/bundles';
+import { docsAssetRoute } from '../../lambdas/http/docs-page';
+import { readScalarStandalone } from '../../local/scalar-bundle';
 
 /**
  * Issue 8's bundle budget: each API function's minified bundle (every route's and the
@@ -30,7 +32,7 @@ describe('Lambda bundle budget', () => {
     expect(lambdaEntries().filter((e) => !e.api).map((e) => e.name)).toEqual(expect.arrayContaining(['index-record-changes', 'send-webhooks', 'bootstrap-search-index']));
   });
 
-  it(`keeps each API function at or under ${kb(BUNDLE_BUDGET_BYTES)}`, () => {
+  it(`keeps each API function at or under ${kb(BUNDLE_BUDGET_BYTES)}, or the budget of its own`, () => {
     const lines = lambdaEntries().map(({ entry, api }) => {
       const bundle = bundles.get(entry)!;
       const top = bundle.contributions.slice(0, 4).map(([owner, bytes]) => `${owner} ${kb(bytes)}`).join(', ');
@@ -38,9 +40,27 @@ describe('Lambda bundle budget', () => {
     });
     console.log(`Lambda bundles (minified index.mjs; budget ${kb(BUNDLE_BUDGET_BYTES)} for API functions):\n${lines.join('\n')}`);
     const over = lambdaEntries()
-      .filter(({ entry, api }) => api && bundles.get(entry)!.bytes > BUNDLE_BUDGET_BYTES)
-      .map(({ entry }) => `${entry}: ${kb(bundles.get(entry)!.bytes)} (largest parts: ${bundles.get(entry)!.contributions.slice(0, 5).map(([owner, bytes]) => `${owner} ${kb(bytes)}`).join(', ')})`);
-    expect(over, `over the ${kb(BUNDLE_BUDGET_BYTES)} budget`).toEqual([]);
+      .filter(({ entry, api }) => api && bundles.get(entry)!.bytes > bundleBudgetOf(entry))
+      .map(({ entry }) => `${entry}: ${kb(bundles.get(entry)!.bytes)} over ${kb(bundleBudgetOf(entry))} (largest parts: ${bundles.get(entry)!.contributions.slice(0, 5).map(([owner, bytes]) => `${owner} ${kb(bytes)}`).join(', ')})`);
+    expect(over, 'over budget').toEqual([]);
+  });
+
+  it('gives a budget of its own only to the docs asset function, which is the Scalar bundle and the house handler', () => {
+    expect(Object.keys(OWN_BUNDLE_BUDGETS_BYTES)).toEqual(['lambdas/handlers/docs-asset.ts']);
+    const asset = bundles.get('lambdas/handlers/docs-asset.ts')!;
+    const page = bundles.get('lambdas/handlers/docs-page.ts')!;
+    expect(asset.contributions[0]![0]).toBe('@scalar/api-reference');
+    // Everything else in it is what the small public routes carry.
+    expect(asset.bytes - asset.contributions[0]![1]).toBeLessThan(page.bytes + 20_000);
+    expect(page.bytes).toBeLessThan(BUNDLE_BUDGET_BYTES);
+  });
+
+  it('answers GET /docs/scalar.js within Lambda\'s 6 MB response payload, JSON-encoded as the proxy result', async () => {
+    const result = await docsAssetRoute(readScalarStandalone)({} as never);
+    const payloadBytes = Buffer.byteLength(JSON.stringify(result));
+    console.log(`GET /docs/scalar.js proxy response: ${kb(payloadBytes)} of Lambda's 6,291.5 KB`);
+    expect(result.statusCode).toBe(200);
+    expect(payloadBytes).toBeLessThan(6 * 1024 * 1024 * 0.9);
   });
 
   it('bundles nothing the runtime provides, and not the full OpenSearch client', () => {

@@ -12,6 +12,8 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /v1/semantic-search': 'lambdas/handlers/semantic-search.ts',
   'POST /v1/match-grants-api': 'lambdas/handlers/match-grants.ts',
   'GET /v1/openapi.json': 'lambdas/handlers/openapi.ts',
+  'GET /v1/docs': 'lambdas/handlers/docs-page.ts',
+  'GET /v1/docs/scalar.js': 'lambdas/handlers/docs-asset.ts',
 };
 
 describe('service API', () => {
@@ -45,7 +47,7 @@ describe('service API', () => {
     for (const [route, entry] of Object.entries(EXPECTED_ROUTES)) {
       expect(routes[route], route).toBe(`${route} (${entry})`);
     }
-    expect(new Set(methods.map((method) => method.functionLogicalId)).size).toBe(9);
+    expect(new Set(methods.map((method) => method.functionLogicalId)).size).toBe(11);
   });
 
   it('uses Lambda proxy integrations', () => {
@@ -62,7 +64,7 @@ describe('service API', () => {
     const permissions = Object.values(resourcesOfType(stateless, 'AWS::Lambda::Permission'))
       .filter((p) => p.Properties?.Principal === 'apigateway.amazonaws.com')
       .filter((p) => !JSON.stringify(p.Properties?.FunctionName).includes(`"${authorizerFunction}"`));
-    expect(permissions).toHaveLength(9);
+    expect(permissions).toHaveLength(11);
     for (const method of methods) {
       const permission = permissions.filter((p) => JSON.stringify(p.Properties?.FunctionName).includes(`"${method.functionLogicalId}"`));
       expect(permission, method.path).toHaveLength(1);
@@ -88,7 +90,11 @@ describe('service API', () => {
       const response = responses[type];
       expect(response, type).toBeDefined();
       expect(response?.StatusCode, type).toBe(status);
-      expect(response?.ResponseParameters, type).toEqual({ 'gatewayresponse.header.Content-Type': "'application/json'" });
+      expect(response?.ResponseParameters, type).toEqual({
+        'gatewayresponse.header.Content-Type': "'application/json'",
+        'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+        'gatewayresponse.header.Access-Control-Expose-Headers': "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition'",
+      });
       const template = (response?.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
       // Substitute the mapping-template variables to check the body is JSON of the right shape.
       const body = JSON.parse(template.replace('$context.error.messageString', '"Some message"').replaceAll('$context.requestId', 'abc'));

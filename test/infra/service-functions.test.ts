@@ -51,6 +51,8 @@ describe('service functions', () => {
       'lambdas/handlers/backfill-vectors.ts',
       'lambdas/handlers/bootstrap-search-index.ts',
       'lambdas/handlers/check-api-logging-role.ts',
+      'lambdas/handlers/docs-asset.ts',
+      'lambdas/handlers/docs-page.ts',
       'lambdas/handlers/fan-out-change-events.ts',
       'lambdas/handlers/get-contract.ts',
       'lambdas/handlers/get-funder.ts',
@@ -94,9 +96,9 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    // One per function (nine routes, the indexer and its vector backfill, the authorizer, the
+    // One per function (eleven routes, the indexer and its vector backfill, the authorizer, the
     // bootstrap and the logging-role check with their providers, three for webhooks) and the API access log.
-    expect(logGroups).toHaveLength(20);
+    expect(logGroups).toHaveLength(22);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
@@ -115,9 +117,11 @@ describe('service functions', () => {
     for (const entry of Object.keys(DATA_ROUTES).filter((e) => DATA_ROUTES[e as keyof typeof DATA_ROUTES] === 'search')) {
       expect(environmentOf(functions.get(entry)!.properties), entry).toMatchObject({ EMBEDDING_MODEL: 'amazon.titan-embed-text-v2:0', EMBEDDING_DIMENSIONS: '512' });
     }
-    const openApi = environmentOf(functions.get('lambdas/handlers/openapi.ts')?.properties ?? {});
-    expect(openApi.RECORDS_TABLE_NAME).toBeUndefined();
-    expect(openApi.SEARCH_DOMAIN_ENDPOINT).toBeUndefined();
+    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts', 'lambdas/handlers/docs-asset.ts']) {
+      const publicRoute = environmentOf(functions.get(entry)?.properties ?? {});
+      expect(publicRoute.RECORDS_TABLE_NAME, entry).toBeUndefined();
+      expect(publicRoute.SEARCH_DOMAIN_ENDPOINT, entry).toBeUndefined();
+    }
   });
 
   it('grants read-only data access matching each binding, and usage counters on usage items only', () => {
@@ -153,7 +157,10 @@ describe('service functions', () => {
       }
       for (const action of actions) expect(action, entry).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)|es:ESHttp(Put|Delete|Patch)/);
     }
-    const openApiRole = (functions.get('lambdas/handlers/openapi.ts')?.properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-    expect(actionsOf(statementsForRole(policies, openApiRole)).filter((action) => !action.startsWith('xray:'))).toEqual([]);
+    // The public routes (the document, the docs page and its script) may touch no data at all.
+    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts', 'lambdas/handlers/docs-asset.ts']) {
+      const publicRole = (functions.get(entry)?.properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      expect(actionsOf(statementsForRole(policies, publicRole)).filter((action) => !action.startsWith('xray:')), entry).toEqual([]);
+    }
   });
 });

@@ -75,10 +75,28 @@ export interface WiredMethod {
   readonly integration: Record<string, unknown>;
 }
 
-/** Every API method with its full path and the Lambda its integration invokes. */
+/** API methods answered by API Gateway itself (the CORS preflights' mock integrations). */
+function isMockMethod(method: CfnResource): boolean {
+  return (method.Properties?.Integration as { Type?: string } | undefined)?.Type === 'MOCK';
+}
+
+export interface PreflightMethod {
+  readonly path: string;
+  readonly properties: Record<string, unknown>;
+}
+
+/** Every OPTIONS method answered by a mock integration (a CORS preflight), with its full path. */
+export function preflightMethods(template: Template): PreflightMethod[] {
+  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).filter(isMockMethod).map((method) => {
+    const resourceId = method.Properties?.ResourceId as { Ref?: string } | undefined;
+    return { path: resourceId?.Ref ? resourcePath(template, resourceId.Ref) : '/', properties: method.Properties ?? {} };
+  });
+}
+
+/** Every API method with its full path and the Lambda its integration invokes (the preflights aside). */
 export function wiredMethods(template: Template): WiredMethod[] {
   const functionIds = new Set(Object.keys(resourcesOfType(template, 'AWS::Lambda::Function')));
-  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).map((method) => {
+  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).filter((method) => !isMockMethod(method)).map((method) => {
     const properties = method.Properties ?? {};
     const integration = (properties.Integration ?? {}) as Record<string, unknown>;
     const targets = referencedLogicalIds(integration.Uri).filter((id) => functionIds.has(id));

@@ -65,7 +65,7 @@ describe('single records over HTTP', () => {
     expect(unknown.body.error.code).toBe('NOT_FOUND');
     const post = await fetch(`${api.baseUrl}/grants-api`, { method: 'POST', body: '{}' });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET');
+    expect(post.headers.get('allow')).toBe('GET, OPTIONS');
     expect(((await post.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
   });
 

@@ -2,7 +2,7 @@ import { localAuthorizer, localRoutes } from '../../local/api-routes';
 import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
 import { startEmbeddedStack, type EmbeddedStack, type EmbeddedStackOptions } from '../../local/embedded-stack';
 import type { Services } from '../../lambdas/ports/services';
-import { createApiServer, listen } from '../../local/http-server';
+import { createApiServer, listen, type ApiServerOptions } from '../../local/http-server';
 import { openApiConformance } from './openapi-conformance';
 
 export interface TestApi {
@@ -44,8 +44,8 @@ export interface ServedApi {
  * quotas, a search index behind a faulty domain) pass the services with it swapped; the authorizer
  * may keep the stack's own.
  */
-export async function serveOverHttp(routeServices: Services, authorizerServices: Services = routeServices): Promise<ServedApi> {
-  const server = createApiServer(localRoutes(routeServices), localAuthorizer(authorizerServices));
+export async function serveOverHttp(routeServices: Services, authorizerServices: Services = routeServices, serverOptions: ApiServerOptions = {}): Promise<ServedApi> {
+  const server = createApiServer(localRoutes(routeServices), localAuthorizer(authorizerServices), serverOptions);
   const baseUrl = await listen(server, 0);
   return {
     baseUrl,
@@ -56,11 +56,12 @@ export async function serveOverHttp(routeServices: Services, authorizerServices:
   };
 }
 
-/** The embedded stack behind the local HTTP server, on a random port: tests speak real HTTP to it. */
-export async function startTestApi(options: EmbeddedStackOptions = {}): Promise<TestApi> {
-  const stack = await startEmbeddedStack(options);
+/** The embedded stack behind the local HTTP server, on a random port: tests speak real HTTP to it. `server` sets the server's own options (CORS origins). */
+export async function startTestApi(options: EmbeddedStackOptions & { server?: ApiServerOptions } = {}): Promise<TestApi> {
+  const { server: serverOptions, ...stackOptions } = options;
+  const stack = await startEmbeddedStack(stackOptions);
   const { keys } = await ensureLocalKeys(stack.services);
-  const served = await serveOverHttp(stack.services);
+  const served = await serveOverHttp(stack.services, stack.services, serverOptions);
   const { baseUrl } = served;
   return {
     baseUrl,

@@ -14,6 +14,7 @@ import type { DeliveryPorts } from '../../lambdas/core/use-cases/deliver-webhook
 import { jsonResult, logger, type ApiEvent } from '../../lambdas/http/api-gateway';
 import { authenticatedRoute } from '../../lambdas/http/authenticated-route';
 import { apiHandler, lambdaHandler, type HandlerTracer, type Telemetry } from '../../lambdas/http/lambda-handler';
+import { ANY_ORIGIN } from '../../lambdas/http/cors';
 import { requestAuthorizerHandler } from '../../lambdas/http/request-authorizer';
 import { streamIndexerHandler } from '../../lambdas/http/stream-indexer';
 import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
@@ -131,7 +132,7 @@ describe('apiHandler (every route)', () => {
 
   it('records Requests, Errors (0) and Latency with the route dimension, flushed with the invocation', async () => {
     const { telemetry: t, metrics } = telemetry();
-    await stdoutLines(() => apiHandler(ROUTE, t, ok)(apiEvent(), lambdaContext()));
+    await stdoutLines(() => apiHandler(ROUTE, t, ok, ANY_ORIGIN)(apiEvent(), lambdaContext()));
     expect(metrics.flushes).toHaveLength(1);
     expect(metrics.flushes[0]).toEqual([
       { name: 'Requests', unit: 'Count', value: 1, dimensions: { route: ROUTE } },
@@ -142,7 +143,7 @@ describe('apiHandler (every route)', () => {
 
   it('counts a 5xx as an Error, and a route that throws still answers the JSON error body', async () => {
     const { telemetry: t, metrics } = telemetry();
-    const failing = apiHandler(ROUTE, t, async () => { throw new Error('boom'); });
+    const failing = apiHandler(ROUTE, t, async () => { throw new Error('boom'); }, ANY_ORIGIN);
     let answer: Awaited<ReturnType<typeof failing>> | undefined;
     await stdoutLines(async () => { answer = await failing(apiEvent(), lambdaContext()); });
     expect(answer).toMatchObject({ statusCode: 500, headers: { 'X-Request-Id': 'apigw-request-1' } });
@@ -153,7 +154,7 @@ describe('apiHandler (every route)', () => {
 
   it('logs one request line: route, status, latency, request ids, key id prefix and tier; never the key, a header or the body', async () => {
     const { telemetry: t } = telemetry();
-    const lines = await stdoutLines(() => apiHandler(ROUTE, t, ok)(apiEvent(), lambdaContext('lambda-request-2')));
+    const lines = await stdoutLines(() => apiHandler(ROUTE, t, ok, ANY_ORIGIN)(apiEvent(), lambdaContext('lambda-request-2')));
     const requests = lines.filter((line) => line.message === 'request');
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({
@@ -169,7 +170,7 @@ describe('apiHandler (every route)', () => {
 
   it('drops the invocation\'s keys afterwards, so the next invocation\'s lines carry its own', async () => {
     const { telemetry: t } = telemetry();
-    await stdoutLines(() => apiHandler(ROUTE, t, ok)(apiEvent(), lambdaContext()));
+    await stdoutLines(() => apiHandler(ROUTE, t, ok, ANY_ORIGIN)(apiEvent(), lambdaContext()));
     const [line] = await stdoutLines(() => lambdaHandler('other', t, async () => { logger.info('later'); })({}, lambdaContext()));
     expect(line).not.toHaveProperty('route');
     expect(line).not.toHaveProperty('requestId');
@@ -178,13 +179,31 @@ describe('apiHandler (every route)', () => {
   it('annotates the subsegment with the route', async () => {
     const { tracer, events } = fakeTracer();
     const { telemetry: t } = telemetry(tracer);
-    await stdoutLines(() => apiHandler(ROUTE, t, ok)(apiEvent(), lambdaContext()));
+    await stdoutLines(() => apiHandler(ROUTE, t, ok, ANY_ORIGIN)(apiEvent(), lambdaContext()));
     expect(events).toEqual(expect.arrayContaining([`open ## ${ROUTE}`, `annotate route=${ROUTE}`, `close ## ${ROUTE}`]));
+  });
+
+  it('puts the CORS headers for the request\'s Origin on every answer, 2xx and 5xx, and none for an origin not allowed', async () => {
+    const { telemetry: t } = telemetry();
+    const origins = ['https://app.example.org'];
+    const withOrigin = (origin: string) => ({ ...apiEvent(), headers: { ...apiEvent().headers, origin } });
+    const answers: Awaited<ReturnType<ReturnType<typeof apiHandler>>>[] = [];
+    await stdoutLines(async () => {
+      answers.push(await apiHandler(ROUTE, t, ok, origins)(withOrigin('https://app.example.org'), lambdaContext()));
+      answers.push(await apiHandler(ROUTE, t, async () => { throw new Error('boom'); }, origins)(withOrigin('https://app.example.org'), lambdaContext()));
+      answers.push(await apiHandler(ROUTE, t, ok, origins)(withOrigin('https://elsewhere.example'), lambdaContext()));
+      answers.push(await apiHandler(ROUTE, t, ok, ANY_ORIGIN)(apiEvent(), lambdaContext()));
+    });
+    expect(answers.map((a) => [a.statusCode, a.headers?.['Access-Control-Allow-Origin'], a.headers?.Vary])).toEqual([
+      [200, 'https://app.example.org', 'Origin'], [500, 'https://app.example.org', 'Origin'], [200, undefined, 'Origin'], [200, '*', undefined],
+    ]);
+    expect(answers[1]!.headers?.['Access-Control-Expose-Headers']).toContain('X-Request-Id');
+    expect(Object.keys(answers[2]!.headers ?? {}).filter((name) => name.startsWith('Access-Control-'))).toEqual([]);
   });
 
   it('called without a Lambda context (the local server), is the bare route: no log line, no metrics', async () => {
     const { telemetry: t, metrics } = telemetry();
-    const lines = await stdoutLines(() => apiHandler(ROUTE, t, ok)(apiEvent()));
+    const lines = await stdoutLines(() => apiHandler(ROUTE, t, ok, ANY_ORIGIN)(apiEvent()));
     expect(lines).toEqual([]);
     expect(metrics.recorded).toEqual([]);
     expect(metrics.flushes).toEqual([]);

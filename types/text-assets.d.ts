@@ -1,0 +1,5 @@
+/** Files imported `with { type: 'text' }` (esbuild's text loader): their contents as a string. */
+declare module '*/standalone.js' {
+  const text: string;
+  export default text;
+}
