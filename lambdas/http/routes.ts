@@ -4,6 +4,7 @@ import { parseSemanticSearchRequest } from '../core/query/semantic-search-reques
 import type { ResourceKind } from '../core/records';
 import { getRecord } from '../core/use-cases/get-record';
 import { listEnvelope, listRecords } from '../core/use-cases/list-records';
+import { pageLinks, resumeListQuery } from '../core/use-cases/list-cursors';
 import { matchGrants, matchResponse } from '../core/use-cases/match-grants';
 import { semanticSearch, type SemanticSearchResponse } from '../core/use-cases/semantic-search';
 import { utcDate } from '../ports/clock';
@@ -16,9 +17,11 @@ import { FLOOR_RELEVANCE } from '../core/search/relevance';
 export function listRoute(kind: ResourceKind, services: ServicesProvider) {
   return authenticatedRoute('api', services, async (event, startedAt) => {
     const ports = services();
-    const query = parseListQuery(kind, queryParams(event), utcDate(ports.clock));
+    const parsed = parseListQuery(kind, queryParams(event), utcDate(ports.clock));
+    const { query, seen } = await resumeListQuery(ports.cursorKeys, parsed, ports.clock.now());
     const outcome = await listRecords(ports, query);
-    return jsonResult(200, listEnvelope(outcome, performance.now() - startedAt));
+    const links = await pageLinks(ports.cursorKeys, outcome, seen, ports.clock.now());
+    return jsonResult(200, listEnvelope(outcome, performance.now() - startedAt, links));
   });
 }
 

@@ -3,6 +3,9 @@ import { GEOGRAPHY_LEVELS, statesMentionedIn, type GeographyLevel, type StateCod
 import type { ApplicantType, ResourceKind } from '../records';
 import { parseParams, type ParamSpec } from './params';
 
+/** The longest `cursor` accepted (list-cursor.ts): far above what any sort key encodes to. */
+export const CURSOR_MAX_LENGTH = 2_000;
+
 export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
@@ -77,7 +80,17 @@ export interface ListQuery {
    * saved-search matcher; not a list parameter.
    */
   ids?: readonly string[];
+  /** Deep paging (list-cursor.ts): the `cursor` parameter as given, read by the list route into `after`. */
+  cursor?: string;
+  /** Keyset paging: the results that follow this sort key (an index adapter's IndexPage.next), instead of skipping `offset`. */
+  after?: PagePosition;
 }
+
+/**
+ * Where a page ended, as the index adapter that answered it sorts: the last result's sort value
+ * (or score) and id. Opaque outside the adapter; carried between pages in a signed cursor.
+ */
+export type PagePosition = readonly (string | number | null)[];
 
 const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] => [
   { name: 'limit', description: 'Results per page', kind: { type: 'integer', min: 1, max: LIMITS.pageMax }, default: LIMITS.pageDefault },
@@ -88,6 +101,11 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
     kind: { type: 'enum', values: [...SORT_FIELDS[kind], 'relevance'] },
   },
   { name: 'order', description: `asc or desc. Default: ${kind === 'funder' ? 'asc for name, desc otherwise' : 'desc'}`, kind: { type: 'enum', values: ['asc', 'desc'] } },
+  {
+    name: 'cursor',
+    description: 'Deep paging: pagination.next_cursor of the previous page, to continue right after it in the same order, with no offset cap. Send the same parameters as the first page (limit may change) and no offset. Valid for 24 hours; a cursor for another query, a changed one or an expired one is a 400',
+    kind: { type: 'text', maxLength: CURSOR_MAX_LENGTH },
+  },
   { name: 'count_only', description: 'Return only pagination.total', kind: { type: 'boolean' }, default: false },
   { name: 'search', description: `Search text, matched against ${searchedFields}`, kind: { type: 'text', maxLength: LIMITS.searchMaxLength } },
   {
@@ -181,6 +199,10 @@ export function parseListQuery(
   if (v.deadline_after && v.deadline_before && (v.deadline_after as string) >= (v.deadline_before as string)) {
     extra.push({ field: 'deadline_before', issue: 'must be later than deadline_after' });
   }
+  if (v.cursor !== undefined && (v.offset as number) !== 0) {
+    extra.push({ field: 'cursor', issue: 'cannot be combined with offset: a cursor already says where the page starts (drop offset, or drop cursor to page by offset)' });
+    extra.push({ field: 'offset', issue: 'must be 0 (or absent) with cursor' });
+  }
   const all = [...issues, ...extra];
   if (all.length > 0) throw invalidParameters(all);
 
@@ -214,5 +236,6 @@ export function parseListQuery(
     offset: v.offset as number,
     countOnly: v.count_only as boolean,
     today,
+    ...(v.cursor !== undefined ? { cursor: v.cursor as string } : {}),
   };
 }
