@@ -114,3 +114,8 @@ export function readCursor(key: Uint8Array, cursor: string, query: ListQuery, no
 export function unreadablePosition(): Error {
   return fail(`does not fit this list's order any more (the service's index changed since it was issued): ${START_AGAIN}`);
 }
+
+/** A hybrid walk past the depth its ranked lists were read to (the OpenSearch adapter's HYBRID_RANK_WINDOW). */
+export function cursorPastHybridDepth(depth: number): Error {
+  return fail(`goes past the ${depth.toLocaleString('en-US')} results hybrid search can page through here (it fuses ranked lists read that deep): narrow the search with filters, or walk it with search_mode=keyword or search_mode=semantic, which page without a limit`);
+}
