@@ -28,6 +28,12 @@ const RELEVANCE = {
   description: 'Only in semantic and hybrid modes. semantic: the cosine similarity of the query and the record on the embedder\'s calibrated scale: 0.5 at the minimum-relevance floor (nothing under it is returned), 1 at the embedder\'s upper reference (a match as close as catalogue records get), linear between, so 0.9 is a very close match. hybrid: 0.7 x the semantic relevance (0 when the record is not a semantic match) + 0.3 x the record\'s BM25 relative to the query\'s best keyword match (0 when the words do not match it): 1 is the best keyword match at the top of the semantic scale, 0.9 a very close match in meaning that holds the words about as well as any record, and a record only the words find scores at most 0.3.',
 } as const;
 
+/** Deep paging (issue 22 item 8): the cursor a list page links the next one with. */
+const NEXT_CURSOR = {
+  type: 'string',
+  description: 'Present when more results follow this page (absent on the last page): pass it as cursor, with the same parameters (limit may change) and no offset, for the page right after this one, in the same order and with no offset cap. Opaque and signed; valid for 24 hours. On a page reached by cursor, offset is the number of results the walk returned before it',
+};
+
 const withRelevance = (schema: string) => ({ allOf: [ref(schema), { type: 'object', properties: { relevance: RELEVANCE } }] });
 
 const LIST_SEARCH_UNAVAILABLE = errorResponse('SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is. Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working');
@@ -35,7 +41,7 @@ const LIST_SEARCH_UNAVAILABLE = errorResponse('SEARCH_UNAVAILABLE: the search in
 function listOperation(kind: ResourceKind, schema: string, plural: string) {
   return {
     operationId: `list${schema}s`,
-    summary: `List ${plural} with filters, sorting, keyword, semantic or hybrid search, and offset pagination`,
+    summary: `List ${plural} with filters, sorting, keyword, semantic or hybrid search, and offset or cursor pagination`,
     tags: [plural],
     parameters: LIST_PARAMS[kind].map((spec) => ({
       name: spec.name,
@@ -55,7 +61,7 @@ function listOperation(kind: ResourceKind, schema: string, plural: string) {
           },
         },
       },
-      400: errorResponse('A parameter is malformed; error.details names each field'),
+      400: errorResponse('A parameter is malformed; error.details names each field (a cursor that is malformed, altered, expired, made for another query, or sent with an offset names cursor)'),
       ...ACCESS_RESPONSES,
       500: errorResponse('Internal error'),
       503: LIST_SEARCH_UNAVAILABLE,
@@ -171,6 +177,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
                 limit: { type: 'integer', minimum: 1, maximum: LIMITS.pageMax },
                 offset: { type: 'integer', minimum: 0 },
                 returned: { type: 'integer' },
+                // Deep paging (issue 22 item 8): lambdas/core/query/list-cursor.ts.
+                next_cursor: NEXT_CURSOR,
               },
             },
             meta,
