@@ -19,6 +19,7 @@ import { systemClock } from '../ports/clock';
 import type { Embedder, VectorSpace } from '../ports/embedder';
 import type { Services } from '../ports/services';
 import { createAwsServices, requireEnv } from './aws';
+import { FUNCTION_ENV } from './function-env';
 import { awsTelemetry, traced } from './aws-telemetry';
 
 /**
@@ -148,7 +149,7 @@ export function bedrockEmbeddings(env: NodeJS.ProcessEnv): EmbeddingSource {
 
 /** The list cursors' key: the Secrets Manager secret CURSOR_KEY_SECRET_ARN names (ServiceFunction.bindCursorKey). */
 export function secretCursorKeys(env: NodeJS.ProcessEnv): CursorKeySource {
-  return secretsManagerCursorKey(traced(new SecretsManagerClient({})), requireEnv(env, 'CURSOR_KEY_SECRET_ARN'));
+  return secretsManagerCursorKey(traced(new SecretsManagerClient({})), requireEnv(env, FUNCTION_ENV.cursorKeySecretArn));
 }
 
 /**

@@ -88,14 +88,15 @@ describe('list cursors', () => {
     expect(rejection(() => readCursor(KEY, cursor, q({ search: 'water', status: 'open', states: 'TX', sort_by: 'title' }), ISSUED)).issue)
       .toMatch(/different sort \(sort_by=relevance, order=desc\)/);
     expect(rejection(() => readCursor(KEY, cursor, q({ search: 'water', status: 'open', states: 'TX', order: 'asc' }), ISSUED)).issue).toMatch(/different sort/);
-    for (const other of [{ search: 'waters', status: 'open', states: 'TX' }, { search: 'water', status: 'open' }, { search: 'water', status: 'open', states: 'TX', search_mode: 'hybrid' }]) {
+    for (const other of <Record<string, string>[]>[{ search: 'waters', status: 'open', states: 'TX' }, { search: 'water', status: 'open' }, { search: 'water', status: 'open', states: 'TX', search_mode: 'hybrid' }]) {
       expect(rejection(() => readCursor(KEY, cursor, q(other), ISSUED)).issue, JSON.stringify(other)).toMatch(/different query \(its search, search_mode or filters differ\)/);
     }
   });
 
   it('hashes the query without limit, offset, count_only and the date', () => {
     const base = q({ category: 'Health' });
-    expect(queryHash({ ...base, limit: 5, offset: 20, countOnly: true, today: '2030-01-01' })).toBe(queryHash(base));
+    const paged: ListQuery = { ...base, limit: 5, offset: 20, countOnly: true, today: '2030-01-01' };
+    expect(queryHash(paged)).toBe(queryHash(base));
     expect(queryHash(q({ category: 'Arts' }))).not.toBe(queryHash(base));
   });
 });
