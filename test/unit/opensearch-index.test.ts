@@ -318,6 +318,23 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       );
       const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.id === id)!.relevance * 10_000) / 10_000;
 
+      it('continues after a position in the fused order, and refuses (400, cursor) to page past what the rank lists hold', async () => {
+        existingIndex('grant');
+        const ordered = fused.map((hit) => hit.id);
+        const record = (id: string) => ({ id, source: { ...grant(1), id } });
+        // The union counts 50 records, the lists (cut at the rank window) hold 4 of them.
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists(50));
+        answer('/gcf-grants/_search', hits(ordered.slice(2, 4).map(record)));
+        const after = [fused[1]!.relevance, fused[1]!.id];
+        const page = await adapter().query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after }, semantic);
+        expect(page.results.map((r) => r.id)).toEqual(ordered.slice(2, 4));
+        expect(page.total).toBe(50);
+        expect(page.next).toEqual([fused[3]!.relevance, fused[3]!.id]);
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists(50));
+        const past = await adapter().query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: page.next }, semantic).catch((error: unknown) => error);
+        expect(past).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: [{ field: 'cursor', issue: expect.stringMatching(/past the 10,100 results hybrid search can page through/) }] });
+      });
+
       it('counts the terms, then issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
         existingIndex('grant');
         const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
