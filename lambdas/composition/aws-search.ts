@@ -147,9 +147,19 @@ export function bedrockEmbeddings(env: NodeJS.ProcessEnv): EmbeddingSource {
   };
 }
 
-/** The list cursors' key: the Secrets Manager secret CURSOR_KEY_SECRET_ARN names (ServiceFunction.bindCursorKey). */
+/**
+ * The list cursors' key: the Secrets Manager secret CURSOR_KEY_SECRET_ARN names
+ * (ServiceFunction.bindCursorKey), looked up when a key is first needed, so the functions that
+ * share these services and never page (semantic search, matching) need neither.
+ */
 export function secretCursorKeys(env: NodeJS.ProcessEnv): CursorKeySource {
-  return secretsManagerCursorKey(traced(new SecretsManagerClient({})), requireEnv(env, FUNCTION_ENV.cursorKeySecretArn));
+  let source: CursorKeySource | undefined;
+  return {
+    key: async () => {
+      source ??= secretsManagerCursorKey(traced(new SecretsManagerClient({})), requireEnv(env, FUNCTION_ENV.cursorKeySecretArn));
+      return source.key();
+    },
+  };
 }
 
 /**

@@ -9,7 +9,8 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import type { OpenSearchApi } from './opensearch-client';
 import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
-import { fusedPosition, hybridPageRequest, msearchLines, planQuery, positionOfHit, rankedIdOf, relevanceOfScore, type Dsl, type QueryPlan } from './opensearch-query';
+import { hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, type Dsl, type QueryPlan } from './opensearch-query';
+import { fusedPosition, positionOfHit } from './opensearch-keyset';
 import { termCountBodies, type TermStatistics } from './opensearch-text-clauses';
 import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
