@@ -3,8 +3,12 @@ import { GEOGRAPHY_LEVELS, statesMentionedIn, type GeographyLevel, type StateCod
 import type { ApplicantType, ResourceKind } from '../records';
 import { parseParams, type ParamSpec } from './params';
 
-/** The longest `cursor` accepted (list-cursor.ts): far above what any sort key encodes to. */
-export const CURSOR_MAX_LENGTH = 2_000;
+/**
+ * The longest `cursor` accepted (list-cursor.ts): a sort key is at most a title of a few thousand
+ * characters (in base64url, signed), and the whole URL stays under API Gateway's 10,240-byte
+ * request line.
+ */
+export const CURSOR_MAX_LENGTH = 8_000;
 
 export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
