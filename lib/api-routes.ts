@@ -1,7 +1,7 @@
 import type { HttpMethod } from './constructs/api';
 
-/** A data dependency a route's function is bound to (env var + least-privilege grant). */
-export type RouteBinding = 'records' | 'search' | 'embeddings' | 'usage';
+/** A data dependency a route's function is bound to (env var + least-privilege grant); `cursors`: the list cursors' signing key. */
+export type RouteBinding = 'records' | 'search' | 'embeddings' | 'usage' | 'cursors';
 
 export interface ApiRouteDefinition {
   readonly method: HttpMethod;
@@ -20,11 +20,11 @@ export interface ApiRouteDefinition {
  * record, with query vectors from the embedding model.
  */
 export const API_ROUTES: readonly ApiRouteDefinition[] = [
-  { method: 'GET', path: '/grants-api', entry: 'lambdas/handlers/list-grants.ts', bindings: ['search', 'embeddings', 'usage'] },
+  { method: 'GET', path: '/grants-api', entry: 'lambdas/handlers/list-grants.ts', bindings: ['search', 'embeddings', 'usage', 'cursors'] },
   { method: 'GET', path: '/grants-api/{id}', entry: 'lambdas/handlers/get-grant.ts', bindings: ['records', 'usage'] },
-  { method: 'GET', path: '/contracts-api', entry: 'lambdas/handlers/list-contracts.ts', bindings: ['search', 'embeddings', 'usage'] },
+  { method: 'GET', path: '/contracts-api', entry: 'lambdas/handlers/list-contracts.ts', bindings: ['search', 'embeddings', 'usage', 'cursors'] },
   { method: 'GET', path: '/contracts-api/{id}', entry: 'lambdas/handlers/get-contract.ts', bindings: ['records', 'usage'] },
-  { method: 'GET', path: '/funders-api', entry: 'lambdas/handlers/list-funders.ts', bindings: ['search', 'embeddings', 'usage'] },
+  { method: 'GET', path: '/funders-api', entry: 'lambdas/handlers/list-funders.ts', bindings: ['search', 'embeddings', 'usage', 'cursors'] },
   { method: 'POST', path: '/semantic-search', entry: 'lambdas/handlers/semantic-search.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'POST', path: '/match-grants-api', entry: 'lambdas/handlers/match-grants.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records', 'usage'] },

@@ -29,6 +29,7 @@ export function createServiceStacks(scope: Construct, config: StageConfig, proje
     indexerFailureQueue: stateful.indexerFailureQueue,
     webhookQueue: stateful.webhookQueue,
     webhookDeadLetterQueue: stateful.webhookDeadLetterQueue,
+    cursorKeySecret: stateful.cursorKeySecret,
     projectRoot,
   });
 

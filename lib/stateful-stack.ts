@@ -18,6 +18,8 @@ import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import { indexReplicasOf, type StageConfig } from './config';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { SearchDomain } from './constructs/search-domain';
+import { CursorKeySecret } from './constructs/cursor-key-secret';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { STACK_OUTPUTS } from './stack-names';
 import {
   WEBHOOK_DEAD_LETTER_RETENTION_SECONDS, WEBHOOK_MAX_RECEIVES, WEBHOOK_QUEUE_RETENTION_SECONDS, WEBHOOK_SENDER_TIMEOUT_SECONDS, WEBHOOK_VISIBILITY_TIMEOUT_SECONDS,
@@ -58,6 +60,8 @@ export class StatefulStack extends Stack {
   readonly webhookQueue: IQueue;
   /** Deliveries that failed every attempt (the sender puts them here) or could not be processed at all (redrive). */
   readonly webhookDeadLetterQueue: IQueue;
+  /** The list cursors' signing key (deep paging). */
+  readonly cursorKeySecret: ISecret;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -125,6 +129,8 @@ export class StatefulStack extends Stack {
       logicalId: STATEFUL_LOGICAL_IDS.searchDomain,
     }).domain;
     this.retainCustomResourceLogs(config);
+
+    this.cursorKeySecret = new CursorKeySecret(this, 'CursorKey', { removalPolicy: config.statefulRemovalPolicy }).secret;
 
     new CfnOutput(this, STACK_OUTPUTS.searchDomainEndpoint, {
       description: 'The search domain endpoint (admin CLI: npm run admin -- reindex --target aws)',

@@ -3,6 +3,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
 import { indexReplicasOf, type FunctionGroup, type StageConfig } from './config';
@@ -31,6 +32,8 @@ export interface StatelessStackProps extends StackProps {
   readonly indexerFailureQueue: IQueue;
   readonly webhookQueue: IQueue;
   readonly webhookDeadLetterQueue: IQueue;
+  /** The list cursors' signing key (stateful: CursorKeySecret). */
+  readonly cursorKeySecret: ISecret;
   /** Directory holding package-lock.json; route entries are relative to it. */
   readonly projectRoot: string;
   /** @default API_ROUTES */
@@ -61,6 +64,7 @@ export class StatelessStack extends Stack {
       records: (fn) => fn.bindRecordsTable(props.recordsTable),
       search: (fn) => fn.bindSearchDomain(props.searchDomain),
       embeddings: (fn) => fn.bindEmbeddings(config.embeddings),
+      cursors: (fn) => fn.bindCursorKey(props.cursorKeySecret),
       // The quotas the route counts against are the ones its tier's usage plan has.
       usage: (fn) => {
         fn.bindUsageMeter(props.recordsTable);

@@ -1,3 +1,4 @@
+import { localCursorKeys } from '../lambdas/adapters/embedded/file-cursor-key';
 import { mkdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -224,7 +225,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   }
 
   return {
-    services: { store, index, embedder: queryEmbedder, semanticFloor, clock, meter, keys },
+    services: { store, index, embedder: queryEmbedder, semanticFloor, clock, meter, keys, cursorKeys: localCursorKeys(options.dataDir) },
     outbox,
     webhooks,
     deliveries,

@@ -1,5 +1,8 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretsManagerCursorKey } from '../adapters/aws/secrets-manager-cursor-key';
+import type { CursorKeySource } from '../ports/cursor-key';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { BedrockEmbedder, TITAN_DIMENSIONS, TITAN_TEXT_V2, type BedrockEmbedderOptions, type TitanDimensions } from '../adapters/aws/bedrock-embedder';
 import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
@@ -16,6 +19,7 @@ import { systemClock } from '../ports/clock';
 import type { Embedder, VectorSpace } from '../ports/embedder';
 import type { Services } from '../ports/services';
 import { createAwsServices, requireEnv } from './aws';
+import { FUNCTION_ENV } from './function-env';
 import { awsTelemetry, traced } from './aws-telemetry';
 
 /**
@@ -143,9 +147,32 @@ export function bedrockEmbeddings(env: NodeJS.ProcessEnv): EmbeddingSource {
   };
 }
 
-/** For functions that list and search. */
-export function createAwsSearchServices(env: NodeJS.ProcessEnv = process.env, embeddings: EmbeddingSource = bedrockEmbeddings(env)): Services {
+/**
+ * The list cursors' key: the Secrets Manager secret CURSOR_KEY_SECRET_ARN names
+ * (ServiceFunction.bindCursorKey), looked up when a key is first needed, so the functions that
+ * share these services and never page (semantic search, matching) need neither.
+ */
+export function secretCursorKeys(env: NodeJS.ProcessEnv): CursorKeySource {
+  let source: CursorKeySource | undefined;
+  return {
+    key: async () => {
+      source ??= secretsManagerCursorKey(traced(new SecretsManagerClient({})), requireEnv(env, FUNCTION_ENV.cursorKeySecretArn));
+      return source.key();
+    },
+  };
+}
+
+/**
+ * For functions that list and search. The local AWS mode passes its own cursor key (the state
+ * folder's), as it has no Secrets Manager.
+ */
+export function createAwsSearchServices(
+  env: NodeJS.ProcessEnv = process.env,
+  embeddings: EmbeddingSource = bedrockEmbeddings(env),
+  cursorKeys: (env: NodeJS.ProcessEnv) => CursorKeySource = secretCursorKeys,
+): Services {
   return createAwsServices(env, {
+    cursorKeys,
     index: (env) => measuredSearchIndex(openSearchIndexFor(env, embeddings.space()), awsTelemetry.metrics),
     // Timed inside the memo: EmbeddingLatency is the model's, not a remembered vector's.
     embedder: () => memoizedEmbedder(observedEmbedder(embeddings.queryEmbedder()), REMEMBERED_QUERIES),

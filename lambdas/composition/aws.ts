@@ -9,6 +9,7 @@ import type { UsageMeter } from '../ports/usage-meter';
 import type { SearchIndex } from '../ports/search-index';
 import type { Services } from '../ports/services';
 import type { Embedder } from '../ports/embedder';
+import type { CursorKeySource } from '../ports/cursor-key';
 import { semanticFloorOf } from '../core/search/relevance';
 import type { TierPolicies } from '../core/auth/tier-quotas';
 import { tierPoliciesFromEnv } from './tier-quotas-env';
@@ -18,6 +19,8 @@ import { awsTelemetry, traced } from './aws-telemetry';
 export interface SearchAdapters {
   index(env: NodeJS.ProcessEnv): SearchIndex;
   embedder(env: NodeJS.ProcessEnv): Embedder;
+  /** The list cursors' signing key (deep paging). */
+  cursorKeys(env: NodeJS.ProcessEnv): CursorKeySource;
 }
 
 /**
@@ -42,6 +45,7 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
   let meter: UsageMeter | undefined;
   let keys: KeyStore | undefined;
   let tiers: TierPolicies | undefined;
+  let cursorKeys: CursorKeySource | undefined;
   const dynamo = () => (client ??= traced(new DynamoDBClient({})));
   const searchAdapters = () => {
     if (!search) throw new Error('this function is not bound to search: use awsSearchServices (composition/aws-search.ts)');
@@ -71,6 +75,10 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
     get semanticFloor() {
       semanticFloor ??= semanticFloorOf(this.embedder.space, env.SEMANTIC_FLOOR ? Number(env.SEMANTIC_FLOOR) : undefined);
       return semanticFloor;
+    },
+    get cursorKeys() {
+      cursorKeys ??= searchAdapters().cursorKeys(env);
+      return cursorKeys;
     },
     get tiers() {
       tiers ??= tierPoliciesFromEnv(env);

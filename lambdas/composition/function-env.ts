@@ -14,6 +14,7 @@ export const FUNCTION_ENV = {
   embeddingModel: 'EMBEDDING_MODEL',
   embeddingDimensions: 'EMBEDDING_DIMENSIONS',
   semanticFloor: 'SEMANTIC_FLOOR',
+  cursorKeySecretArn: 'CURSOR_KEY_SECRET_ARN',
   webhookQueueUrl: WEBHOOK_QUEUE_ENV.queueUrl,
   webhookDeadLetterQueueUrl: WEBHOOK_QUEUE_ENV.deadLetterQueueUrl,
   /** The API functions' allowed CORS origins, a JSON array (lambdas/http/cors.ts). */

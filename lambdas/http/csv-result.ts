@@ -22,7 +22,7 @@ export function acceptsCsv(event: ApiEvent): boolean {
 }
 
 /** The export as a download, with headers that say how much of the result it holds. */
-export function csvResult(file: CsvExport, fileName: string): ApiResult {
+export function csvResult(file: CsvExport, fileName: string, nextCursor?: string): ApiResult {
   return {
     statusCode: 200,
     headers: {
@@ -32,6 +32,7 @@ export function csvResult(file: CsvExport, fileName: string): ApiResult {
       'X-Export-Rows': String(file.rows),
       'X-Export-Complete': String(file.complete),
       ...(file.nextOffset !== undefined ? { 'X-Export-Next-Offset': String(file.nextOffset) } : {}),
+      ...(nextCursor ? { 'X-Export-Next-Cursor': nextCursor } : {}),
       ...(file.degradedReason ? { 'X-Export-Degraded': file.degradedReason } : {}),
     },
     body: file.body,

@@ -62,8 +62,12 @@ const PAGINATION = {
   properties: {
     total: { type: 'integer', minimum: 0, description: 'Every record the query matches, not only this page' },
     limit: { type: 'integer', minimum: 1, maximum: LIMITS.pageMax },
-    offset: { type: 'integer', minimum: 0 },
+    offset: { type: 'integer', minimum: 0, description: 'Results before this page: the offset asked, or on a page reached by cursor, what the walk returned before it' },
     returned: { type: 'integer', minimum: 0, description: 'Results on this page' },
+    next_cursor: {
+      type: 'string',
+      description: 'Present when more results follow this page (absent on the last page): pass it as cursor, with the same parameters (limit may change) and no offset, for the page right after this one, in the same order and with no offset cap. Opaque and signed; valid for 24 hours. On a page reached by cursor, offset is the number of results the walk returned before it',
+    },
   },
 };
 

@@ -29,7 +29,7 @@ const LIST_SEARCH_UNAVAILABLE = 'SEARCH_UNAVAILABLE: the search index is unreach
 function listOperation(kind: ResourceKind, schema: string, plural: string, total: number) {
   return {
     operationId: `list${schema}s`,
-    summary: `List ${plural} with filters, sorting, keyword, semantic or hybrid search, and offset pagination`,
+    summary: `List ${plural} with filters, sorting, keyword, semantic or hybrid search, and offset or cursor pagination`,
     tags: [plural],
     parameters: LIST_PARAMS[kind].map((spec) => ({
       name: spec.name,
@@ -50,7 +50,7 @@ function listOperation(kind: ResourceKind, schema: string, plural: string, total
         }),
         headers: { ...okResponse('', {}).headers, ...CSV_EXPORT_HEADERS },
       },
-      ...commonResponses({ 400: 'A parameter is malformed; error.details names each field', 503: LIST_SEARCH_UNAVAILABLE }),
+      ...commonResponses({ 400: 'A parameter is malformed; error.details names each field (a cursor that is malformed, altered, expired, made for another query, or sent with an offset names cursor)', 503: LIST_SEARCH_UNAVAILABLE }),
     },
   };
 }

@@ -5,6 +5,7 @@ import type { ResourceKind } from '../core/records';
 import { exportFileName, exportRecords } from '../core/use-cases/export-records';
 import { getRecord } from '../core/use-cases/get-record';
 import { listEnvelope, listRecords } from '../core/use-cases/list-records';
+import { pageLinks, resumeListQuery } from '../core/use-cases/list-cursors';
 import { matchGrants, matchResponse } from '../core/use-cases/match-grants';
 import { semanticSearch, type SemanticSearchResponse } from '../core/use-cases/semantic-search';
 import { utcDate } from '../ports/clock';
@@ -19,14 +20,16 @@ export function listRoute(kind: ResourceKind, services: ServicesProvider) {
   return authenticatedRoute('api', services, async (event, startedAt) => {
     const ports = services();
     const params = queryParams(event);
-    const today = utcDate(ports.clock);
-    const query = parseListQuery(kind, params, today, { acceptsCsv: acceptsCsv(event) });
+    const parsed = parseListQuery(kind, params, utcDate(ports.clock), { acceptsCsv: acceptsCsv(event) });
+    const { query, seen } = await resumeListQuery(ports.cursorKeys, parsed, ports.clock.now());
     if (query.format === 'csv') {
-      const file = await exportRecords(ports, query, params.limit ? query.limit : CSV_MAX_ROWS);
-      return csvResult(file, exportFileName(kind, today));
+      const file = await exportRecords(ports, query, params.limit ? query.limit : CSV_MAX_ROWS, seen);
+      const next = file.resumable ? await pageLinks(ports.cursorKeys, file.resumable, seen, ports.clock.now()) : undefined;
+      return csvResult(file, exportFileName(kind, query.today), next?.nextCursor);
     }
     const outcome = await listRecords(ports, query);
-    return jsonResult(200, listEnvelope(outcome, performance.now() - startedAt));
+    const links = await pageLinks(ports.cursorKeys, outcome, seen, ports.clock.now());
+    return jsonResult(200, listEnvelope(outcome, performance.now() - startedAt, links));
   });
 }
 

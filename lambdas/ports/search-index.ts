@@ -1,5 +1,5 @@
 import type { Facets } from '../core/query/facets';
-import type { ListQuery } from '../core/query/list-query';
+import type { ListQuery, PagePosition } from '../core/query/list-query';
 import type { RecordByKind, ResourceKind } from '../core/records';
 import type { SimilarityScale } from '../core/search/relevance';
 
@@ -11,6 +11,12 @@ export interface IndexPage<K extends ResourceKind> {
   results: IndexedResult<K>[];
   /** The facets the query asked for (ListQuery.facets), counted over the whole result set; absent when none were asked. */
   facets?: Facets;
+  /**
+   * The last result's sort key, present when more results follow the page (absent on the last
+   * page and with count_only): a later query with `after` set to it continues right after that
+   * result, in the same order.
+   */
+  next?: PagePosition;
 }
 
 /** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the embedder's similarity scale. */
@@ -46,6 +52,12 @@ export interface SemanticQuery {
  * - facets (only when ListQuery.facets asks, grants and contracts): counted over the whole result
  *   set `total` counts, in every mode (hybrid: the union), never a page or a rank window, with the
  *   definitions of lambdas/core/query/facets.ts.
+ * - keyset paging: a query with `after` (a page's `next`) answers the `limit` results that follow
+ *   that position in the query's order, ignoring `offset`, with no depth cap, and the same `total`;
+ *   walked from the first page, it returns every result exactly once, in offset paging's order.
+ *   The position is the adapter's own sort key (sort value or score, then id): a record added or
+ *   removed between pages shifts nothing. The OpenSearch adapter's hybrid mode fuses lists read
+ *   to HYBRID_RANK_WINDOW and refuses (400, cursor) a page past them.
  */
 export interface SearchIndex {
   query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>>;

@@ -1,5 +1,6 @@
 import type { TierPolicies } from '../core/auth/tier-quotas';
 import type { Clock } from './clock';
+import type { CursorKeySource } from './cursor-key';
 import type { Embedder } from './embedder';
 import type { KeyStore } from './key-store';
 import type { MetricsRecorder } from './metrics';
@@ -16,6 +17,8 @@ export interface Services {
   /** The minimum cosine similarity of a semantic match for this embedder. */
   semanticFloor: number;
   clock: Clock;
+  /** The key list cursors are signed with (deep paging). */
+  cursorKeys: CursorKeySource;
   /** Daily quotas and usage figures per API key. */
   meter: UsageMeter;
   /** API keys: the authorizer looks callers up here. */

@@ -6,6 +6,7 @@ import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import type { EmbeddingSettings } from '../config';
@@ -110,6 +111,13 @@ export class ServiceFunction extends Construct {
    */
   reserveConcurrency(count: number | undefined): this {
     if (count !== undefined) (this.lambdaFunction.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
+    return this;
+  }
+
+  /** Read access to the list cursors' signing key, located through CURSOR_KEY_SECRET_ARN (lambdas/composition/aws-search.ts). */
+  bindCursorKey(secret: ISecret): this {
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.cursorKeySecretArn, secret.secretArn);
+    secret.grantRead(this.lambdaFunction);
     return this;
   }
 

@@ -20,6 +20,7 @@ import { streamIndexerHandler } from '../../lambdas/http/stream-indexer';
 import { vectorBackfillHandler } from '../../lambdas/http/vector-backfill';
 import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
 import type { Embedder } from '../../lambdas/ports/embedder';
+import type { CursorKeySource } from '../../lambdas/ports/cursor-key';
 import type { OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import type { IndexerPorts } from '../../lambdas/core/use-cases/index-record-changes';
 import type { Services } from '../../lambdas/ports/services';
@@ -34,8 +35,9 @@ import type { StreamHandler } from './table-stream';
 /**
  * The service's functions as the local AWS mode runs them: each built by the Lambdas' composition
  * roots (lambdas/composition) from the environment they read in AWS, wrapped by the same handler
- * wrapper, one warm instance each. The one substitution is the embedder: the local sentence model
- * in place of Bedrock, which cannot be reached from here. Webhook destinations follow the local
+ * wrapper, one warm instance each. The substitutions are the embedder (the local sentence model
+ * in place of Bedrock, which cannot be reached from here) and the list cursors' key (the state
+ * folder's, in place of the Secrets Manager secret). Webhook destinations follow the local
  * policy (http to loopback allowed), so a receiver on this machine can be subscribed.
  */
 
@@ -63,10 +65,10 @@ export interface LocalAwsFunctions {
 /** As API Gateway's UNAUTHORIZED gateway response says it (lib/constructs/api.ts). */
 const GATEWAY_UNAUTHORIZED = 'Missing or invalid API key';
 
-export function buildLocalAwsFunctions(env: NodeJS.ProcessEnv, embedder: Embedder, region: string): LocalAwsFunctions {
+export function buildLocalAwsFunctions(env: NodeJS.ProcessEnv, embedder: Embedder, region: string, cursorKeys: CursorKeySource): LocalAwsFunctions {
   const embeddings: EmbeddingSource = { space: () => embedder.space, queryEmbedder: () => embedder, recordEmbedder: () => embedder };
   const recordServices = createAwsServices(env);
-  const searchServices = createAwsSearchServices(env, embeddings);
+  const searchServices = createAwsSearchServices(env, embeddings, () => cursorKeys);
   const indexerPorts = createAwsIndexerPorts(env, embeddings);
   const backfillPorts = createAwsBackfillPorts(env, embeddings);
   const webhookAdapters = createAwsWebhookAdapters(env);

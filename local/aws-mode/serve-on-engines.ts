@@ -1,3 +1,4 @@
+import { localCursorKeys } from '../../lambdas/adapters/embedded/file-cursor-key';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -110,7 +111,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const { createApiServer, listen } = await import('../http-server');
     const { fillIndicesFromTable, seedCatalogue } = await import('./local-aws-catalogue');
     const { startSchedules } = await import('./schedules');
-    const functions = buildLocalAwsFunctions(process.env, embedder, LOCAL_AWS_REGION);
+    const functions = buildLocalAwsFunctions(process.env, embedder, LOCAL_AWS_REGION, localCursorKeys(options.dataDir));
 
     // The search indices' deploy-time bootstrap (a CloudFormation custom resource in AWS).
     const bootstrap = await functions.bootstrap({ RequestType: 'Create', ResourceProperties: { Embedder: embedder.space.embedder, Dimensions: String(embedder.space.dimensions) } })

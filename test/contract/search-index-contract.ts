@@ -117,6 +117,38 @@ function query(params: Record<string, string>, kind: ResourceKind = 'grant'): Li
   return parseListQuery(kind, raw, TODAY) as ListQuery & { kind: 'grant' };
 }
 
+/**
+ * Every result of a query, walked by keyset pages of `limit` (SearchIndex `after`, a page's
+ * `next`), and by offset pages of 100: the two must give the same records in the same order,
+ * each once, as many as the total.
+ */
+async function expectKeysetWalkMatchesOffsets(index: SearchIndex, kind: 'grant' | 'contract', params: Record<string, string>, semantic: SemanticQuery | undefined, limit: number): Promise<string[]> {
+  const label = JSON.stringify({ ...params, limit });
+  const byOffset: string[] = [];
+  let total = -1;
+  for (let offset = 0; ; offset += 100) {
+    const page = await index.query(kind, query({ ...params, limit: '100', offset: String(offset) }, kind), semantic);
+    total = page.total;
+    byOffset.push(...page.results.map((r) => r.id));
+    expect(page.next === undefined, `${label}: next on the offset page at ${offset}`).toBe(offset + page.results.length >= total);
+    if (page.results.length < 100) break;
+  }
+  const byKeyset: string[] = [];
+  let after: ListQuery['after'];
+  for (let pages = 0; ; pages++) {
+    expect(pages, `${label}: the walk does not end`).toBeLessThanOrEqual(total / limit + 1);
+    const page = await index.query(kind, { ...query({ ...params, limit: String(limit) }, kind), ...(after ? { after } : {}) }, semantic);
+    expect(page.total, label).toBe(total);
+    byKeyset.push(...page.results.map((r) => r.id));
+    if (!page.next) break;
+    expect(page.results, `${label}: a page with next is full`).toHaveLength(limit);
+    after = page.next;
+  }
+  expect(byKeyset, label).toEqual(byOffset);
+  expect(new Set(byKeyset).size, label).toBe(total);
+  return byKeyset;
+}
+
 export function describeSearchIndexContract(name: string, start: () => Promise<ContractHarness>): void {
   describe(`SearchIndex contract: ${name}`, () => {
     let harness: ContractHarness;
@@ -329,6 +361,46 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
     });
 
+    describe('keyset paging (after: a page\'s next)', () => {
+      const policing = semanticQuery(unit(1, 0, 0, 0), 0.5);
+      const gate = semanticQuery(unit(1, 0, 0, 0), 0.75, true);
+      const cases: [string, Record<string, string>, SemanticQuery | undefined][] = [
+        ['a listing, newest first', { opportunity_type: 'all', status: 'open,closed,forecasted' }, undefined],
+        ['a listing by deadline, nulls last', { opportunity_type: 'all', sort_by: 'deadline_date', order: 'asc' }, undefined],
+        ['a listing by deadline, descending', { opportunity_type: 'all', sort_by: 'deadline_date', order: 'desc' }, undefined],
+        ['a listing by title (ties between equal titles by id)', { opportunity_type: 'all', sort_by: 'title', order: 'asc' }, undefined],
+        ['a listing by amount, descending, with a filter', { opportunity_type: 'all', sort_by: 'amount_max', order: 'desc', status: 'posted' }, undefined],
+        ['keyword relevance (two records tie)', { search: 'police equipment', status: 'open,closed' }, undefined],
+        ['keyword relevance, ascending', { search: 'police equipment', status: 'open,closed', order: 'asc' }, undefined],
+        ['keyword by a field', { search: 'equipment', status: 'open,closed', sort_by: 'created_at' }, undefined],
+        ['semantic relevance (equal cosines)', { search: 'policing', search_mode: 'semantic', status: 'open,closed,forecasted' }, policing],
+        ['semantic relevance, ascending', { search: 'policing', search_mode: 'semantic', order: 'asc' }, policing],
+        ['semantic by deadline', { search: 'policing', search_mode: 'semantic', sort_by: 'deadline_date', order: 'asc' }, policing],
+        ['hybrid relevance', { search: 'equipment', search_mode: 'hybrid', status: 'open,closed' }, policing],
+        ['hybrid relevance, ascending', { search: 'equipment', search_mode: 'hybrid', status: 'open,closed', order: 'asc' }, policing],
+        ['hybrid by title', { search: 'equipment', search_mode: 'hybrid', sort_by: 'title', order: 'desc' }, policing],
+      ];
+      it.each(cases)('walks %s one and two results at a time, as offset paging orders it', async (_name, params, semantic) => {
+        const one = await expectKeysetWalkMatchesOffsets(index, 'grant', params, semantic, 1);
+        expect(one.length, 'the case has results to page').toBeGreaterThan(1);
+        await expectKeysetWalkMatchesOffsets(index, 'grant', params, semantic, 2);
+      });
+
+      it('walks keyword matches held to the floor, full matches then partial ones', async () => {
+        const walked = await expectKeysetWalkMatchesOffsets(index, 'contract', { search: 'drone surveillance training' }, gate, 1);
+        expect(walked).toEqual([byContract(1), byContract(2), byContract(4)]);
+      });
+
+      it('has no next on the last page, with count_only, or when nothing matches', async () => {
+        const last = await index.query('grant', query({ opportunity_type: 'all', limit: '100' }), undefined);
+        expect(last.next).toBeUndefined();
+        expect((await index.query('grant', query({ opportunity_type: 'all', limit: '1', count_only: 'true' }), undefined)).next).toBeUndefined();
+        expect((await index.query('grant', query({ search: 'qwxz zzkv' }), undefined)).next).toBeUndefined();
+        const first = await index.query('grant', query({ opportunity_type: 'all', limit: '1' }), undefined);
+        expect(first.next).toBeDefined();
+      });
+    });
+
     describe('restricted to some records (ids: a saved search\'s matches among changed records)', () => {
       const CASES: [string, Record<string, string>, SemanticQuery | undefined][] = [
         ['a listing', { status: 'open,closed' }, undefined],
@@ -415,6 +487,21 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       await harness.settle();
     }, 120_000);
     afterAll(async () => harness?.close());
+
+    it('walks the whole crowd by keyset pages in every mode, as offset paging orders it', async () => {
+      const policing = semanticQuery(unit(1, 0, 0, 0), 0.5);
+      const cases: [Record<string, string>, SemanticQuery | undefined][] = [
+        [{}, undefined],
+        [{ sort_by: 'title', order: 'asc' }, undefined],
+        [{ search: 'police program' }, undefined],
+        [{ search: 'police', search_mode: 'semantic' }, policing],
+        [{ search: 'police water', search_mode: 'hybrid', order: 'asc' }, policing],
+      ];
+      for (const [params, semantic] of cases) {
+        const walked = await expectKeysetWalkMatchesOffsets(harness.index, 'grant', params, semantic, 100);
+        expect(walked.length, JSON.stringify(params)).toBeGreaterThan(2_900);
+      }
+    }, 120_000);
 
     it('finds every record above the floor, however far from the rest of the catalogue, with and without filters', async () => {
       const water = WATER.map((_, i) => grant(10_000 + i, '', '').id).sort();

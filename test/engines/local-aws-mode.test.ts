@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,8 @@ import { catalogueWithGrants } from '../../local/synthetic-catalogue';
 import { LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME } from '../../local/aws-mode/local-aws-resources';
 import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { runAdmin } from '../support/admin-cli';
-import { matches } from '../support/oracle';
+import { matches, sortRecords } from '../support/oracle';
+import { CURSOR_KEY_FILE } from '../../lambdas/adapters/embedded/file-cursor-key';
 
 /**
  * `npm start -- --engines` end to end, over real HTTP: the server in a child process on the
@@ -139,6 +140,19 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
       expect((await get(`/grants-api?opportunity_type=all&states=${value}&count_only=true`)).body.pagination.total, `states=${value}`).toBe(count);
       expect(count).toBe(grants.filter((g) => (value === 'national' ? g.states.length === 0 : (g.states as string[]).includes(value))).length);
     }
+  });
+
+  it('walks every grant by cursor through the list function on OpenSearch, signed with the state folder\'s key', async () => {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await get(`/grants-api?${new URLSearchParams({ opportunity_type: 'all', sort_by: 'deadline_date', order: 'asc', limit: '30', ...(cursor ? { cursor } : {}) })}`);
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      ids.push(...page.body.results.map((r: Grant) => r.id));
+      cursor = page.body.pagination.next_cursor;
+    } while (cursor);
+    expect(ids).toEqual(sortRecords(grants, 'deadline_date', 'asc').map((g) => g.id));
+    expect(statSync(join(dataDir, CURSOR_KEY_FILE)).mode & 0o777).toBe(0o600);
   });
 
   it('gets a grant by id from the table, and answers 404 for an unknown one', async () => {

@@ -23,18 +23,24 @@ import { startDynaliteTable, type DynaliteTable } from '../support/dynalite-tabl
 import { lambdaEnvironment } from '../../bench/coldstart';
 import { bundleForRuntime, installRuntimeSdk, invokeBundle, resolvedFrom, runtimeSdkAt, type LambdaBundle } from '../support/runtime-sdk';
 import { startStandInBedrock, type StandInBedrock } from '../support/stand-in-bedrock';
+import { startStandInSecretsManager, type StandInSecretsManager } from '../support/stand-in-secrets-manager';
+import { issueCursor } from '../../lambdas/core/query/list-cursor';
+import { parseListQuery } from '../../lambdas/core/query/list-query';
+import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 
 /**
  * The functions leave `@aws-sdk/*` to the Lambda runtime (bundling it would break the 400 KB
  * budget), so here every deployed bundle runs on the oldest SDK release a runtime can ship
  * (RUNTIME_SDK_FLOOR), installed by npm outside the project: each bundle must import, and the
- * functions that use each SDK package must work, against dynalite, OpenSearch 2.19, ElasticMQ and
- * a Bedrock stand-in (the only double: Bedrock cannot run here).
+ * functions that use each SDK package must work, against dynalite, OpenSearch 2.19, ElasticMQ, and
+ * stand-ins for Bedrock and Secrets Manager (the only doubles: neither can run here).
  */
 
 const TABLE = 'gcf-runtime-sdk';
 const PREFIX = `gcf-runtime-sdk-${Date.now()}`;
 const TITAN = 'amazon.titan-embed-text-v2:0';
+const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:gcf-cursor-key';
+const CURSOR_SECRET = 'k'.repeat(64);
 
 describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`, 'OPENSEARCH_URL', (opensearchUrl) => {
   const sqsEndpoint = process.env.SQS_ENDPOINT;
@@ -43,6 +49,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
   const bundles = new Map<string, LambdaBundle>();
   let table: DynaliteTable;
   let bedrock: StandInBedrock;
+  let secrets: StandInSecretsManager;
   let queueUrl = '';
   let deadLetterUrl = '';
   let apiKey = '';
@@ -62,6 +69,8 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
     AWS_ENDPOINT_URL_SQS: sqsEndpoint!,
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+    [FUNCTION_ENV.cursorKeySecretArn]: CURSOR_SECRET_ARN,
     // X-Ray has no daemon here; the handlers' own code is what is under test.
     POWERTOOLS_TRACE_ENABLED: 'false',
     ...(process.env.RUNTIME_SDK_DEBUG ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}),
@@ -79,6 +88,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     table = await startDynaliteTable(TABLE);
     // The floor release's Bedrock Runtime client speaks HTTP/1.1 (HTTP/2 came later).
     bedrock = await startStandInBedrock('http1');
+    secrets = await startStandInSecretsManager({ [CURSOR_SECRET_ARN]: CURSOR_SECRET });
     deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${PREFIX}-dlq` }))).QueueUrl!;
     queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: PREFIX }))).QueueUrl!;
     const dynamo = table.client();
@@ -101,6 +111,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     sqs.destroy();
     await new OpenSearchHttpClient({ node: opensearchUrl }).indices.delete({ index: `${PREFIX}-*` }).catch(() => undefined);
     await bedrock?.close();
+    await secrets?.close();
     await table?.close();
   });
 
@@ -115,7 +126,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
       }
     }
     // What the functions need of the runtime: if this list grows, the checks below should grow with it.
-    expect([...seen].sort()).toEqual(['@aws-sdk/client-api-gateway', '@aws-sdk/client-bedrock-runtime', '@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs',
+    expect([...seen].sort()).toEqual(['@aws-sdk/client-api-gateway', '@aws-sdk/client-bedrock-runtime', '@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-sqs',
       '@aws-sdk/credential-provider-node', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb']);
   });
 
@@ -158,6 +169,25 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     expect(found.results.map((g) => g.id)).toEqual([grant.id]);
     dynamo.destroy();
   }, 120_000);
+
+  it('reads the cursor key from Secrets Manager (client-secrets-manager) and continues a list after a cursor signed with it', async () => {
+    // A cursor as a page of newer grants would have given: the grant is the first after its position.
+    const query = parseListQuery('grant', {}, new Date().toISOString().slice(0, 10));
+    const after = [Date.parse(grant.created_at) + 60_000, 'ffffffff-ffff-4fff-bfff-ffffffffffff'];
+    const cursor = issueCursor(Buffer.from(CURSOR_SECRET), query, { after, seen: 20, today: query.today }, new Date());
+    const response = await invoke('list-grants', apiEvent('/grants-api', { queryStringParameters: { cursor }, multiValueQueryStringParameters: { cursor: [cursor] } })) as { statusCode: number; body: string };
+    expect(response.statusCode, response.body).toBe(200);
+    const body = JSON.parse(response.body) as { results: { id: string }[]; pagination: { offset: number; next_cursor?: string } };
+    expect(body.results.map((g) => g.id)).toEqual([grant.id]);
+    expect(body.pagination.offset).toBe(20);
+    expect(body.pagination.next_cursor).toBeUndefined();
+    expect(secrets.requests).toEqual([{ target: 'secretsmanager.GetSecretValue', secretId: CURSOR_SECRET_ARN, signed: true }]);
+    // Signed with another key, the same cursor is refused.
+    const forged = issueCursor(Buffer.alloc(64, 1), query, { after, seen: 20, today: query.today }, new Date());
+    const refused = await invoke('list-grants', apiEvent('/grants-api', { queryStringParameters: { cursor: forged }, multiValueQueryStringParameters: { cursor: [forged] } })) as { statusCode: number; body: string };
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(refused.body).error.details[0].field).toBe('cursor');
+  }, 60_000);
 
   it('fans the change event out to the webhook queue on SQS (client-sqs)', async () => {
     const dynamo = table.client();

@@ -181,7 +181,10 @@ describe('pages and counts', () => {
       const seen: string[] = [];
       for (let offset = 0; offset < 300; offset += size) {
         const res = await api.get(`/grants-api?limit=${size}&offset=${offset}`);
-        expect(res.body.pagination).toEqual({ total: expected.length, limit: size, offset, returned: res.body.results.length });
+        const { next_cursor: nextCursor, ...pagination } = res.body.pagination;
+        expect(pagination).toEqual({ total: expected.length, limit: size, offset, returned: res.body.results.length });
+        // More follow every one of these pages: the cursor to them (test/integration/deep-paging.test.ts).
+        expect(typeof nextCursor).toBe('string');
         seen.push(...res.body.results.map((r: Grant) => r.id));
       }
       expect(seen.slice(0, 300)).toEqual(expected.slice(0, seen.slice(0, 300).length));
@@ -210,7 +213,8 @@ describe('pages and counts', () => {
   it('the envelope is exactly the interface\'s', async () => {
     const res = await api.get('/contracts-api?limit=2');
     expect(Object.keys(res.body).sort()).toEqual(['meta', 'pagination', 'results']);
-    expect(Object.keys(res.body.pagination).sort()).toEqual(['limit', 'offset', 'returned', 'total']);
+    // next_cursor: more results follow this page (deep paging).
+    expect(Object.keys(res.body.pagination).sort()).toEqual(['limit', 'next_cursor', 'offset', 'returned', 'total']);
     expect(Object.keys(res.body.meta).sort()).toEqual(['order', 'response_time_ms', 'sort_by']);
     expect(typeof res.body.meta.response_time_ms).toBe('number');
   });

@@ -35,7 +35,8 @@ const kindOfPath = (path: string) => RESOURCE_KINDS.find((kind) => path.startsWi
 /** The stand-in does not evaluate queries: it answers with the stored records (and their id doc values, as hybrid rank lists ask), by id when asked for ids. */
 function answerSearch(request: StandInRequest) {
   const kind = kindOfPath(request.path);
-  const hit = (record: AnyRecord) => ({ _index: `${INDEX_ALIASES[kind]}-v1`, _id: record.id, _score: 0.9, _source: record, fields: { id: [record.id] } });
+  // As an engine does when asked to sort, each hit carries its sort values (here the score and the id): the position after it.
+  const hit = (record: AnyRecord) => ({ _index: `${INDEX_ALIASES[kind]}-v1`, _id: record.id, _score: 0.9, _source: record, fields: { id: [record.id] }, sort: [0.9, record.id] });
   const list = (body: Record<string, any>) => {
     const ids: string[] | undefined = body.query?.ids?.values ?? body.query?.bool?.filter?.find((f: any) => f.ids)?.ids.values;
     const matching = ids ? records[kind].filter((r) => ids.includes(r.id)) : records[kind];

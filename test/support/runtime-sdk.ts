@@ -58,10 +58,12 @@ export function resolvedFrom(file: string, specifier: string): { path: string; v
  */
 export async function installRuntimeSdk({ version, dir }: RuntimeSdk, packages: readonly string[]): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  const missing = packages.map(packageNameOf).filter((name, i, all) => all.indexOf(name) === i)
-    .filter((name) => !existsSync(join(dir, 'node_modules', name, 'package.json')));
+  const names = packages.map(packageNameOf).filter((name, i, all) => all.indexOf(name) === i);
+  const missing = names.filter((name) => !existsSync(join(dir, 'node_modules', name, 'package.json')));
   if (missing.length > 0) {
-    const specs = missing.map((name) => `${name}@${version}`);
+    // Every package, not only the missing ones: npm prunes what a --no-save install does not name,
+    // so installing a new one alone (a bundle's new external) would remove the others.
+    const specs = names.map((name) => `${name}@${version}`);
     await run('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...specs], { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 })
       .catch((error: Error & { stderr?: string }) => {
         throw new Error(`npm could not install the runtime's AWS SDK (${specs.join(' ')}): ${error.stderr?.trim().split('\n').slice(-3).join(' ') ?? error.message}`);

@@ -81,7 +81,8 @@ function hits(list: { id: string; score?: number | null; source?: Record<string,
     hits: {
       total: { value: total, relation: 'eq' },
       max_score: null,
-      hits: list.map((hit) => ({ _index: 'gcf-grants-v1', _score: hit.score ?? null, ...(hit.source ? { _id: hit.id, _source: hit.source } : { fields: { id: [hit.id] } }) })),
+      // A page's hits carry their sort values (here the score, then the id): the position after them.
+      hits: list.map((hit) => ({ _index: 'gcf-grants-v1', _score: hit.score ?? null, ...(hit.source ? { _id: hit.id, _source: hit.source, sort: [hit.score ?? null, hit.id] } : { fields: { id: [hit.id] } }) })),
     },
   };
 }
@@ -250,7 +251,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       expect(JSON.parse(openSearch.requests[2]!.body)).toEqual(keywordSearchBody('grant', query, statistics({ police: 40, equipment: 25 }, 1000)));
       // Both terms are telling (in at most 5% of the records): the query is the one without statistics.
       expect(JSON.parse(openSearch.requests[2]!.body)).toEqual(keywordSearchBody('grant', query));
-      expect(page).toEqual({ total: 7, results: [grant(2), grant(1)] });
+      // 5 more follow: the position after the last result.
+      expect(page).toEqual({ total: 7, results: [grant(2), grant(1)], next: [1.1, grant(1).id] });
     });
 
     it('a listing counts no terms', async () => {
@@ -316,6 +318,23 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       );
       const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.id === id)!.relevance * 10_000) / 10_000;
 
+      it('continues after a position in the fused order, and refuses (400, cursor) to page past what the rank lists hold', async () => {
+        existingIndex('grant');
+        const ordered = fused.map((hit) => hit.id);
+        const record = (id: string) => ({ id, source: { ...grant(1), id } });
+        // The union counts 50 records, the lists (cut at the rank window) hold 4 of them.
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists(50));
+        answer('/gcf-grants/_search', hits(ordered.slice(2, 4).map(record)));
+        const after = [fused[1]!.relevance, fused[1]!.id];
+        const page = await adapter().query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after }, semantic);
+        expect(page.results.map((r) => r.id)).toEqual(ordered.slice(2, 4));
+        expect(page.total).toBe(50);
+        expect(page.next).toEqual([fused[3]!.relevance, fused[3]!.id]);
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists(50));
+        const past = await adapter().query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: page.next }, semantic).catch((error: unknown) => error);
+        expect(past).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: [{ field: 'cursor', issue: expect.stringMatching(/past the 10,100 results hybrid search can page through/) }] });
+      });
+
       it('counts the terms, then issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
         existingIndex('grant');
         const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
@@ -348,10 +367,10 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
         expect(JSON.parse(openSearch.requests[3]!.body)).toEqual({
           query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.id) } }] } },
-          sort: [{ deadline_date: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }],
+          sort: [{ deadline_date: { order: 'asc', missing: 253_402_214_400_000 } }, { id: { order: 'asc' } }],
           from: 1, size: 2, track_total_hits: false, _source: { excludes: ['embedding', 'geography_level', 'open_ended'] },
         });
-        expect(page).toEqual({ total: 4, results: [{ ...grant(4), relevance: relevanceOf(d) }, { ...grant(2), relevance: relevanceOf(b) }] });
+        expect(page).toEqual({ total: 4, results: [{ ...grant(4), relevance: relevanceOf(d) }, { ...grant(2), relevance: relevanceOf(b) }], next: [null, b] });
       });
 
       it('count_only: the fused set size from the _msearch alone', async () => {

@@ -197,13 +197,17 @@ describe('sort clauses', () => {
   it.each([
     ['created_at', 'created_at'], ['deadline_date', 'deadline_date'], ['amount_min', 'amount_min'], ['amount_max', 'amount_max'], ['title', 'title.sort'],
   ] as const)('%s sorts on %s, missing values last in both orders, ties by id in the same order', (field, indexed) => {
-    expect(sortClauses({ field, order: 'asc' })).toEqual([{ [indexed]: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
-    expect(sortClauses({ field, order: 'desc' })).toEqual([{ [indexed]: { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }]);
+    // Dates: missing ones sort as years 9999 and 1, values a cursor carries back exactly (search_after).
+    const missing = (order: 'asc' | 'desc') => (field === 'created_at' || field === 'deadline_date' ? (order === 'asc' ? 253_402_214_400_000 : -62_135_596_800_000) : '_last');
+    expect(sortClauses({ field, order: 'asc' })).toEqual([{ [indexed]: { order: 'asc', missing: missing('asc') } }, { id: { order: 'asc' } }]);
+    expect(sortClauses({ field, order: 'desc' })).toEqual([{ [indexed]: { order: 'desc', missing: missing('desc') } }, { id: { order: 'desc' } }]);
+    expect(new Date(253_402_214_400_000).toISOString()).toBe('9999-12-31T00:00:00.000Z');
+    expect(new Date(-62_135_596_800_000).toISOString()).toBe('0001-01-01T00:00:00.000Z');
   });
 
   it('funders sort by name on its lower-cased keyword', () => {
     expect(sortClauses(q({}, 'funder').sort)).toEqual([{ 'name.sort': { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
-    expect(sortClauses(q({ sort_by: 'created_at' }, 'funder').sort)).toEqual([{ created_at: { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }]);
+    expect(sortClauses(q({ sort_by: 'created_at' }, 'funder').sort)).toEqual([{ created_at: { order: 'desc', missing: -62_135_596_800_000 } }, { id: { order: 'desc' } }]);
   });
 
   it('relevance: score descending then id ascending; ascending is the exact reverse', () => {
@@ -505,9 +509,10 @@ describe('hybrid search', () => {
   it('in relevance order, the page is a slice of the fused ids (ascending the exact reverse), fetched by id', () => {
     // c: 0.7 x 0.9 + 0.3 x 3/9; d: 0.7 x 0.85; a: 0.3 x 9/9; b: 0.3 x 6/9.
     expect(fused.map((hit) => hit.id)).toEqual(['c', 'd', 'a', 'b']);
-    expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', limit: '2', offset: '1' }), fused)).toEqual({
+    expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', limit: '2', offset: '1' }), fused)).toMatchObject({
       body: { query: { ids: { values: ['d', 'a'] } }, size: 2, track_total_hits: false, _source: SOURCE },
       ids: ['d', 'a'],
+      start: 1,
     });
     expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', order: 'asc', limit: '3' }), fused).ids).toEqual(['b', 'a', 'd']);
   });
@@ -516,7 +521,7 @@ describe('hybrid search', () => {
     expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '2' }), fused)).toEqual({
       body: {
         query: { bool: { filter: [{ ids: { values: ['c', 'd', 'a', 'b'] } }] } },
-        sort: [{ deadline_date: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }],
+        sort: [{ deadline_date: { order: 'asc', missing: 253_402_214_400_000 } }, { id: { order: 'asc' } }],
         from: 2,
         size: 2,
         track_total_hits: false,

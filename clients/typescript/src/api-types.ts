@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List grants with filters, sorting, keyword, semantic or hybrid search, and offset pagination */
+        /** List grants with filters, sorting, keyword, semantic or hybrid search, and offset or cursor pagination */
         get: operations["listGrants"];
         put?: never;
         post?: never;
@@ -45,7 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List contracts with filters, sorting, keyword, semantic or hybrid search, and offset pagination */
+        /** List contracts with filters, sorting, keyword, semantic or hybrid search, and offset or cursor pagination */
         get: operations["listContracts"];
         put?: never;
         post?: never;
@@ -79,7 +79,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List funders with filters, sorting, keyword, semantic or hybrid search, and offset pagination */
+        /** List funders with filters, sorting, keyword, semantic or hybrid search, and offset or cursor pagination */
         get: operations["listFunders"];
         put?: never;
         post?: never;
@@ -385,9 +385,12 @@ export interface components {
             /** @description Every record the query matches, not only this page */
             total: number;
             limit: number;
+            /** @description Results before this page: the offset asked, or on a page reached by cursor, what the walk returned before it */
             offset: number;
             /** @description Results on this page */
             returned: number;
+            /** @description Present when more results follow this page (absent on the last page): pass it as cursor, with the same parameters (limit may change) and no offset, for the page right after this one, in the same order and with no offset cap. Opaque and signed; valid for 24 hours. On a page reached by cursor, offset is the number of results the walk returned before it */
+            next_cursor?: string;
         };
         ListMeta: {
             response_time_ms: number;
@@ -517,6 +520,8 @@ export interface operations {
                 sort_by?: "created_at" | "deadline_date" | "amount_min" | "amount_max" | "title" | "relevance";
                 /** @description asc or desc. Default: desc */
                 order?: "asc" | "desc";
+                /** @description Deep paging: pagination.next_cursor of the previous page, to continue right after it in the same order, with no offset cap. Send the same parameters as the first page (limit may change) and no offset. Valid for 24 hours; a cursor for another query, a changed one or an expired one is a 400 */
+                cursor?: string;
                 /** @description Return only pagination.total */
                 count_only?: boolean;
                 /** @description json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to 10,000 rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets */
@@ -576,8 +581,10 @@ export interface operations {
                     "X-Export-Rows"?: number;
                     /** @description CSV only: true when the file holds every record from offset to the end of the result */
                     "X-Export-Complete"?: boolean;
-                    /** @description CSV only, when the file is incomplete: the offset the next file starts at (past 10,000, page the JSON list with cursors) */
+                    /** @description CSV only, when the file is incomplete and offset paging reaches its end: the offset the next file starts at */
                     "X-Export-Next-Offset"?: number;
+                    /** @description CSV only, when the file is incomplete and ends on a whole page of the index: the cursor the next file starts at (format=csv&cursor=...), at any depth */
+                    "X-Export-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -589,7 +596,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description A parameter is malformed; error.details names each field */
+            /** @description A parameter is malformed; error.details names each field (a cursor that is malformed, altered, expired, made for another query, or sent with an offset names cursor) */
             400: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -805,6 +812,8 @@ export interface operations {
                 sort_by?: "created_at" | "deadline_date" | "amount_min" | "amount_max" | "title" | "relevance";
                 /** @description asc or desc. Default: desc */
                 order?: "asc" | "desc";
+                /** @description Deep paging: pagination.next_cursor of the previous page, to continue right after it in the same order, with no offset cap. Send the same parameters as the first page (limit may change) and no offset. Valid for 24 hours; a cursor for another query, a changed one or an expired one is a 400 */
+                cursor?: string;
                 /** @description Return only pagination.total */
                 count_only?: boolean;
                 /** @description json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to 10,000 rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets */
@@ -868,8 +877,10 @@ export interface operations {
                     "X-Export-Rows"?: number;
                     /** @description CSV only: true when the file holds every record from offset to the end of the result */
                     "X-Export-Complete"?: boolean;
-                    /** @description CSV only, when the file is incomplete: the offset the next file starts at (past 10,000, page the JSON list with cursors) */
+                    /** @description CSV only, when the file is incomplete and offset paging reaches its end: the offset the next file starts at */
                     "X-Export-Next-Offset"?: number;
+                    /** @description CSV only, when the file is incomplete and ends on a whole page of the index: the cursor the next file starts at (format=csv&cursor=...), at any depth */
+                    "X-Export-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -881,7 +892,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description A parameter is malformed; error.details names each field */
+            /** @description A parameter is malformed; error.details names each field (a cursor that is malformed, altered, expired, made for another query, or sent with an offset names cursor) */
             400: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1097,6 +1108,8 @@ export interface operations {
                 sort_by?: "name" | "created_at" | "relevance";
                 /** @description asc or desc. Default: asc for name, desc otherwise */
                 order?: "asc" | "desc";
+                /** @description Deep paging: pagination.next_cursor of the previous page, to continue right after it in the same order, with no offset cap. Send the same parameters as the first page (limit may change) and no offset. Valid for 24 hours; a cursor for another query, a changed one or an expired one is a 400 */
+                cursor?: string;
                 /** @description Return only pagination.total */
                 count_only?: boolean;
                 /** @description json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to 10,000 rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets */
@@ -1129,8 +1142,10 @@ export interface operations {
                     "X-Export-Rows"?: number;
                     /** @description CSV only: true when the file holds every record from offset to the end of the result */
                     "X-Export-Complete"?: boolean;
-                    /** @description CSV only, when the file is incomplete: the offset the next file starts at (past 10,000, page the JSON list with cursors) */
+                    /** @description CSV only, when the file is incomplete and offset paging reaches its end: the offset the next file starts at */
                     "X-Export-Next-Offset"?: number;
+                    /** @description CSV only, when the file is incomplete and ends on a whole page of the index: the cursor the next file starts at (format=csv&cursor=...), at any depth */
+                    "X-Export-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1142,7 +1157,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description A parameter is malformed; error.details names each field */
+            /** @description A parameter is malformed; error.details names each field (a cursor that is malformed, altered, expired, made for another query, or sent with an offset names cursor) */
             400: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */

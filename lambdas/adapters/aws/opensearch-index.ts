@@ -1,21 +1,37 @@
 import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core/records';
-import { fuseHybrid } from '../../core/search/fusion';
+import { fuseHybrid, HYBRID_RANK_WINDOW } from '../../core/search/fusion';
 import { keywordTermsOf } from '../../core/search/keyword-query';
 import { cosineOfOpenSearchScore, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { Facets } from '../../core/query/facets';
-import type { ListQuery } from '../../core/query/list-query';
+import type { ListQuery, PagePosition } from '../../core/query/list-query';
+import { cursorPastHybridDepth } from '../../core/query/list-cursor';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import type { OpenSearchApi } from './opensearch-client';
 import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
 import { hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, type Dsl, type QueryPlan } from './opensearch-query';
+import { fusedPosition, positionOfHit } from './opensearch-keyset';
 import { termCountBodies, type TermStatistics } from './opensearch-text-clauses';
 import { facetsOfAggregations, noFacets } from './opensearch-facets';
 import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
 
 type HybridPlan = Extract<QueryPlan, { type: 'hybrid' }>;
+
+/**
+ * A sorted page's hits and the position after the last when more follow: after a position the
+ * request asked for one hit more than the page; at an offset, the total says.
+ */
+function pageOfHits(query: ListQuery, hits: SearchHit[], total: number): { hits: SearchHit[]; next?: PagePosition } {
+  if (query.countOnly || hits.length === 0) return { hits: [] };
+  if (query.after) {
+    if (hits.length <= query.limit) return { hits };
+    const page = hits.slice(0, query.limit);
+    return { hits: page, next: positionOfHit(page[page.length - 1]!) };
+  }
+  return { hits, ...(query.offset + hits.length < total ? { next: positionOfHit(hits[hits.length - 1]!) } : {}) };
+}
 
 export { INDEX_ALIASES } from './opensearch-mappings';
 export { REBUILD_REMEDY, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
@@ -89,11 +105,13 @@ export class OpenSearchIndex implements SearchIndex {
         await this.indices.verify(kind, plan.type === 'hybrid' || plan.scored ? 'vectors' : 'read');
         if (plan.type === 'search') {
           const response = await this.search(kind, plan.body);
-          const results = response.hits.hits.map((hit) => {
+          const total = totalOf(response);
+          const { hits, next } = pageOfHits(query, response.hits.hits, total);
+          const results = hits.map((hit) => {
             const record = this.recordOf(kind, hit);
             return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score, semantic!.scale) } : record) as IndexedResult<K>;
           });
-          return { total: totalOf(response), results, ...this.facetsOf(kind, query, response) };
+          return { total, results, ...this.facetsOf(kind, query, response), ...(next ? { next } : {}) };
         }
         return this.hybrid(kind, query, plan, semantic!.scale);
       });
@@ -137,17 +155,28 @@ export class OpenSearchIndex implements SearchIndex {
     const fused = fuseHybrid(hitsOf('keyword'), hitsOf('semantic').map((hit) => ({ id: hit.id, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
     const total = Math.max(fused.length, totalOf(counted));
     const facets = this.facetsOf(kind, query, counted);
-    if (query.countOnly || total <= query.offset) return { total, results: [], ...facets };
+    if (query.countOnly || (!query.after && total <= query.offset)) return { total, results: [], ...facets };
+    // The lists stop at the rank window: past it, the fused order is not known (SearchIndex port).
+    const truncated = fused.length < total;
     const relevance = new Map(fused.map((hit) => [hit.id, roundedRelevance(hit.relevance)]));
     const page = hybridPageRequest(kind, query, fused);
+    if (query.after && truncated && page.start !== undefined && page.start >= fused.length) throw cursorPastHybridDepth(HYBRID_RANK_WINDOW);
     const response = await this.search(kind, page.body);
     let hits = response.hits.hits;
+    let next: PagePosition | undefined;
     if (page.ids) {
       const byId = new Map(hits.map((hit) => [hit._id, hit]));
       hits = page.ids.flatMap((id) => byId.get(id) ?? []);
+      const end = page.start! + page.ids.length;
+      if (page.ids.length > 0 && end < total) next = fusedPosition(page.ordered![end - 1]!);
+    } else {
+      if (query.after && truncated && hits.length === 0) throw cursorPastHybridDepth(HYBRID_RANK_WINDOW);
+      ({ hits, next } = pageOfHits(query, hits, total));
+      // Sorted by a field, the window's records run out before the whole set's: the next page says so.
+      if (!next && truncated && hits.length > 0) next = positionOfHit(hits[hits.length - 1]!);
     }
     const results = hits.map((hit) => ({ ...this.recordOf(kind, hit), relevance: relevance.get(hit._id) ?? 0 }) as IndexedResult<K>);
-    return { total, results, ...facets };
+    return { total, results, ...facets, ...(next ? { next } : {}) };
   }
 
   /** The facets the query asked for, from the aggregations of the response that counted its whole match set. */

@@ -1,5 +1,6 @@
 import { staleBefore } from '../../core/query/applyable';
 import type { ListQuery, OpportunityFilters, SortField, StatusClause } from '../../core/query/list-query';
+import { fusedStartAfter, searchAfterOf } from './opensearch-keyset';
 import type { ResourceKind } from '../../core/records';
 import { HYBRID_RANK_WINDOW, type FusedHit } from '../../core/search/fusion';
 import { cosineOfOpenSearchScore, relevanceOfCosine, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
@@ -30,6 +31,13 @@ import { keywordClause, knnClause, usableVector, type TermStatistics } from './o
 export type Dsl = Record<string, unknown>;
 
 const TEXT_SORT_FIELDS: ReadonlySet<string> = new Set(['title', 'name']);
+const DATE_SORT_FIELDS: ReadonlySet<string> = new Set(['created_at', 'deadline_date']);
+/**
+ * Where a missing date sorts (last in both orders): the first and last days of years 1 and 9999,
+ * in epoch milliseconds. `missing: '_last'` would put the longs' extremes in a hit's sort values,
+ * which a JavaScript number cannot carry back into search_after exactly (deep paging).
+ */
+const DATE_MISSING = { asc: 253_402_214_400_000, desc: -62_135_596_800_000 } as const;
 
 function anyOf(clauses: Dsl[]): Dsl {
   return { bool: { should: clauses, minimum_should_match: 1 } };
@@ -120,7 +128,7 @@ export function sortFieldOf(field: Exclude<SortField, 'relevance'>): string {
 export function sortClauses(sort: ListQuery['sort']): Dsl[] {
   const { field, order } = sort;
   if (field === 'relevance') return [{ _score: { order } }, { id: { order: order === 'desc' ? 'asc' : 'desc' } }];
-  return [{ [sortFieldOf(field)]: { order, missing: '_last' } }, { id: { order } }];
+  return [{ [sortFieldOf(field)]: { order, missing: DATE_SORT_FIELDS.has(field) ? DATE_MISSING[order] : '_last' } }, { id: { order } }];
 }
 
 function boolQuery(must: Dsl | null, filters: Dsl[]): Dsl {
@@ -132,11 +140,17 @@ function sourceOf(kind: ResourceKind): Dsl {
   return { excludes: [...INTERNAL_FIELDS[kind]] };
 }
 
-/** from/size/sort of a page, or only the count. */
+/**
+ * from/size/sort of a page, or only the count. After a position (keyset paging) it is the page's
+ * results and one more, which says whether more follow: search_after the position, from 0, so no
+ * depth reaches the index's max_result_window.
+ */
 function pageOf(query: ListQuery, sort: Dsl[]): Dsl {
   if (query.countOnly) return { size: 0 };
+  if (query.after) return { sort, search_after: searchAfterOf(query.after, sort.length), size: query.limit + 1 };
   return { sort, from: query.offset, size: query.limit };
 }
+
 
 /** A listing (no search text) or a keyword search; null when the search text has no term. */
 export function keywordSearchBody(kind: ResourceKind, query: ListQuery, statistics?: TermStatistics, semantic?: SemanticQuery): Dsl | null {
@@ -229,23 +243,23 @@ export function msearchLines(bodies: readonly Dsl[]): Dsl[] {
  * the exact reverse), fetched by id and put back in that order (`ids`); sorted by a field, the
  * index sorts the fused set and pages it.
  */
-export function hybridPageRequest(kind: ResourceKind, query: ListQuery, fused: readonly FusedHit[]): { body: Dsl; ids?: string[] } {
+export function hybridPageRequest(kind: ResourceKind, query: ListQuery, fused: readonly FusedHit[]): { body: Dsl; ids?: string[]; start?: number; ordered?: readonly FusedHit[] } {
   if (query.sort.field === 'relevance') {
     const ordered = query.sort.order === 'desc' ? fused : [...fused].reverse();
-    const ids = ordered.slice(query.offset, query.offset + query.limit).map((hit) => hit.id);
-    return { body: { query: { ids: { values: ids } }, size: ids.length, track_total_hits: false, _source: sourceOf(kind) }, ids };
+    const start = query.after ? fusedStartAfter(ordered, query.sort.order, query.after) : query.offset;
+    const ids = ordered.slice(start, start + query.limit).map((hit) => hit.id);
+    return { body: { query: { ids: { values: ids } }, size: ids.length, track_total_hits: false, _source: sourceOf(kind) }, ids, start, ordered };
   }
   return {
     body: {
       query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.id) } }] } },
-      sort: sortClauses(query.sort),
-      from: query.offset,
-      size: query.limit,
+      ...pageOf(query, sortClauses(query.sort)),
       track_total_hits: false,
       _source: sourceOf(kind),
     },
   };
 }
+
 
 /** What to ask the index for one query (see OpenSearchIndex.query). */
 export type QueryPlan =

@@ -5,7 +5,7 @@ import type { Aggregations } from './opensearch-facets';
 
 /** What the search domain answers, and what its failures mean to the API. */
 
-export interface SearchHit { _id: string; _score?: number | null; _source?: Record<string, unknown>; fields?: Record<string, unknown[]> }
+export interface SearchHit { _id: string; _score?: number | null; _source?: Record<string, unknown>; fields?: Record<string, unknown[]>; sort?: unknown[] }
 export interface SearchResponse { hits: { total?: number | { value: number }; hits: SearchHit[] }; aggregations?: Aggregations }
 export interface MsearchItem extends Partial<SearchResponse> { status?: number; error?: { type?: string; reason?: string } }
 

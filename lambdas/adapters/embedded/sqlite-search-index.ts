@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Facets } from '../../core/query/facets';
-import type { ListQuery } from '../../core/query/list-query';
+import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
@@ -14,6 +14,7 @@ import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { rankedTier, SqliteKeywordMatcher, type KeywordMatches } from './sqlite-keyword-match';
 import { IdOrder } from './id-order';
+import { afterFieldSql, relevanceOffsetAfter, relevancePositionAt, sortColumnOf, type RankingKeys } from './sqlite-keyset';
 import { fuseByRowid } from './rowid-fusion';
 import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-matrix';
 
@@ -25,8 +26,13 @@ import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-mat
 
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
 type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; mask?: Uint8Array };
-/** A ranked result set: rowids best first, with their relevance in semantic and hybrid modes. */
-type Ranking = { rowids: Int32Array; relevance?: Float32Array; positionOf?: Map<number, number> };
+/**
+ * A ranked result set: rowids best first, with their relevance in semantic and hybrid modes, and
+ * the scores they are ranked by (the first `tierEnd` a tier above the rest: keyword full matches).
+ */
+type Ranking = { rowids: Int32Array; relevance?: Float32Array; scores: Float32Array; tierEnd: number; positionOf?: Map<number, number> };
+/** One page of rows in a field order, and the position after its last row when more follow. */
+type RowPage = { rowids: number[]; next?: PagePosition };
 
 export interface SqliteSearchIndexOptions {
   /** A file path, or ':memory:'. */
@@ -39,7 +45,7 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly counts = new QueryCache<number>(1000);
-  private readonly pages = new QueryCache<number[]>(1000);
+  private readonly pages = new QueryCache<RowPage>(1000);
   // Rankings hold every match (4-8 bytes a record), so far fewer of them are kept.
   private readonly rankings = new QueryCache<Ranking>(64);
   private readonly keywordMatcher: SqliteKeywordMatcher;
@@ -146,7 +152,7 @@ export class SqliteSearchIndex implements SearchIndex {
     let ranking = this.rankings.get(key);
     if (!ranking) {
       const generation = this.generation;
-      if (mode === 'keyword') ranking = { rowids: this.keywordMatches(plan, search.text, semantic).rowids };
+      if (mode === 'keyword') ranking = this.keywordMatches(plan, search.text, semantic);
       else if (mode === 'semantic') ranking = await this.semanticRanking(plan, semantic!);
       else ranking = await this.hybridRanking(plan, search.text, semantic!);
       // A write while the vectors were scanned may have changed the answer: not kept for others.
@@ -163,6 +169,8 @@ export class SqliteSearchIndex implements SearchIndex {
     return {
       rowids: Int32Array.from(kept, (i) => ranking.rowids[i]!),
       ...(ranking.relevance ? { relevance: Float32Array.from(kept, (i) => ranking.relevance![i]!) } : {}),
+      scores: Float32Array.from(kept, (i) => ranking.scores[i]!),
+      tierEnd: kept.filter((i) => i < ranking.tierEnd).length,
     };
   }
 
@@ -196,17 +204,17 @@ export class SqliteSearchIndex implements SearchIndex {
       this.counts.set(plan.key, total);
     }
     const facets = this.listingFacets(plan, query);
-    if (query.countOnly || total <= query.offset) return { total, results: [], ...facets };
+    if (query.countOnly || (!query.after && total <= query.offset)) return { total, results: [], ...facets };
     const order = orderSql(plan.kind, query);
-    const pageKey = JSON.stringify([plan.key, order, query.limit, query.offset]);
-    let rowids = this.pages.get(pageKey);
-    if (rowids === undefined) {
+    const pageKey = JSON.stringify([plan.key, order, query.limit, query.offset, query.after ?? null]);
+    let page = this.pages.get(pageKey);
+    if (page === undefined) {
       // Rows are ordered and cut before any document is read: sorting rows that carry their JSON
       // would drag every match's document through the sorter.
-      rowids = this.statement(`SELECT r.rowid ${from} ORDER BY ${order} LIMIT ? OFFSET ?`).pluck().all(...plan.filters.params, query.limit, query.offset) as number[];
-      this.pages.set(pageKey, rowids);
+      page = this.rowPage(plan.kind, query, plan.filters, order);
+      this.pages.set(pageKey, page);
     }
-    return { total, results: this.readDocs(plan.kind, rowids) as unknown as IndexedResult<K>[], ...facets };
+    return { total, results: this.readDocs(plan.kind, page.rowids) as unknown as IndexedResult<K>[], ...facets, ...(page.next ? { next: page.next } : {}) };
   }
 
   /** A listing's facets, cached until the next write like its total. */
@@ -229,6 +237,20 @@ export class SqliteSearchIndex implements SearchIndex {
     return { facets: this.facetColumns[plan.kind].count(plan.kind, query.facets, query.today, rows, (rowid) => ids.get(rowid)!) };
   }
 
+  /**
+   * A page of the rows passing `filters` in a field order: after the query's position (keyset
+   * paging) or its offset. One row more than the page says whether more follow.
+   */
+  private rowPage(kind: ResourceKind, query: ListQuery, filters: Sql, order: string): RowPage {
+    const keyset = query.after ? afterFieldSql(kind, query, query.after) : { where: [], params: [] };
+    const where = [...filters.where, ...keyset.where];
+    const { bare } = sortColumnOf(kind, query.sort.field);
+    const rows = this.statement(`SELECT r.rowid AS rowid, r.${bare} AS value, r.id AS id FROM ${kind}_rows r${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(...filters.params, ...keyset.params, query.limit + 1, query.after ? 0 : query.offset) as { rowid: number; value: string | number | null; id: string }[];
+    const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
+    return { rowids: rows.slice(0, query.limit).map((row) => row.rowid), ...(last ? { next: [last.value, last.id] } : {}) };
+  }
+
   /** Every record passing the filters whose cosine reaches the floor, best first (ties by id), with its cosine. */
   private async semanticMatches(plan: FilterPlan, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Matches> {
     if (!semantic.vector) return { rowids: new Int32Array(0), cosines: new Float32Array(0) };
@@ -238,7 +260,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   private async semanticRanking(plan: FilterPlan, semantic: SemanticQuery): Promise<Ranking> {
     const matches = await this.semanticMatches(plan, semantic);
-    return { rowids: matches.rowids, relevance: matches.cosines.map((cosine) => relevanceOfCosine(cosine, semantic.scale)) };
+    return { rowids: matches.rowids, relevance: matches.cosines.map((cosine) => relevanceOfCosine(cosine, semantic.scale)), scores: matches.cosines, tierEnd: matches.rowids.length };
   }
 
   /** The keyword matches and the semantic matches, fused (lambdas/core/search/fusion.ts): the result set is their union. */
@@ -248,7 +270,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const keyword = this.keywordMatches(plan, text, semantic, cosines);
     const similar = await this.semanticMatches(plan, semantic, cosines);
     const ranked = fuseByRowid(keyword, similar, semantic.scale, this.idOrders[plan.kind].get());
-    return { rowids: ranked.rowids, relevance: ranked.cosines };
+    return { rowids: ranked.rowids, relevance: ranked.cosines, scores: ranked.cosines, tierEnd: ranked.rowids.length };
   }
 
   /**
@@ -259,9 +281,9 @@ export class SqliteSearchIndex implements SearchIndex {
    * match stays and no partial one does. BM25 must score every match to find the best 20 anyway,
    * so the total and every later page come from the same pass.
    */
-  private keywordMatches(plan: FilterPlan, text: string, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): { rowids: Int32Array; scores: Float32Array } {
+  private keywordMatches(plan: FilterPlan, text: string, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): { rowids: Int32Array; scores: Float32Array; tierEnd: number } {
     const gate = semantic?.vector && semantic.scale.gatesKeywords ? { vector: semantic.vector, floor: semantic.scale.floor } : null;
-    const none = { rowids: new Int32Array(0), scores: new Float32Array(0) };
+    const none = { rowids: new Int32Array(0), scores: new Float32Array(0), tierEnd: 0 };
     const keywords = this.keywordMatcher.keywordQuery(plan.kind, text);
     if (!keywords) return none;
     const matches = this.keywordMatcher.matches(plan.kind, keywords, gate !== null);
@@ -273,7 +295,7 @@ export class SqliteSearchIndex implements SearchIndex {
       ids: this.idOrders[plan.kind].get(),
     });
     const full = tier(matches.full);
-    if (!gate) return full;
+    if (!gate) return { ...full, tierEnd: full.rowids.length };
     const partial = tier(matches.partial);
     const rowids = new Int32Array(full.rowids.length + partial.rowids.length);
     const scores = new Float32Array(rowids.length);
@@ -281,32 +303,38 @@ export class SqliteSearchIndex implements SearchIndex {
     rowids.set(partial.rowids, full.rowids.length);
     scores.set(full.scores);
     scores.set(partial.scores, full.rowids.length);
-    return { rowids, scores };
+    return { rowids, scores, tierEnd: full.rowids.length };
   }
 
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */
   private pageOfRanking<K extends ResourceKind>(plan: FilterPlan, query: ListQuery, ranking: Ranking): IndexPage<K> {
     const total = ranking.rowids.length;
     const facets = this.facetsOf(plan, query, { rowids: ranking.rowids });
-    if (query.countOnly || total <= query.offset) return { total, results: [], ...facets };
+    if (query.countOnly || (!query.after && total <= query.offset)) return { total, results: [], ...facets };
     let page: ArrayLike<number>;
     let positionOfResult: (i: number) => number;
+    let next: PagePosition | undefined;
     if (query.sort.field === 'relevance') {
-      const position = (i: number) => (query.sort.order === 'desc' ? query.offset + i : total - 1 - query.offset - i);
-      page = Array.from({ length: Math.min(query.limit, total - query.offset) }, (_, i) => ranking.rowids[position(i)]!);
+      const keys: RankingKeys = { scores: ranking.scores, tierEnd: ranking.tierEnd, idAt: (i) => this.recordIds[plan.kind].get(ranking.rowids[i]!)! };
+      const offset = query.after ? relevanceOffsetAfter(keys, total, query.sort.order, query.after) : query.offset;
+      const position = (i: number) => (query.sort.order === 'desc' ? offset + i : total - 1 - offset - i);
+      const length = Math.max(0, Math.min(query.limit, total - offset));
+      page = Array.from({ length }, (_, i) => ranking.rowids[position(i)]!);
       positionOfResult = position;
+      if (length > 0 && offset + length < total) next = relevancePositionAt(keys, position(length - 1));
     } else {
-      page = this.statement(`SELECT r.rowid FROM ${plan.kind}_rows r WHERE r.rowid IN (SELECT value FROM json_each(?)) ORDER BY ${orderSql(plan.kind, query)} LIMIT ? OFFSET ?`)
-        .pluck()
-        .all(JSON.stringify(Array.from(ranking.rowids)), query.limit, query.offset) as number[];
+      const rows = this.rowPage(plan.kind, query, { where: ['r.rowid IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(Array.from(ranking.rowids))] }, orderSql(plan.kind, query));
+      page = rows.rowids;
+      next = rows.next;
       ranking.positionOf ??= new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, i]));
       const positionOf = ranking.positionOf;
       positionOfResult = (i) => positionOf.get(page[i]!)!;
     }
     const docs = this.readDocs(plan.kind, page);
     const { relevance } = ranking;
-    if (!relevance) return { total, results: docs as unknown as IndexedResult<K>[], ...facets };
-    return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance[positionOfResult(i)]!) }) as unknown as IndexedResult<K>), ...facets };
+    const paged = { ...facets, ...(next ? { next } : {}) };
+    if (!relevance) return { total, results: docs as unknown as IndexedResult<K>[], ...paged };
+    return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance[positionOfResult(i)]!) }) as unknown as IndexedResult<K>), ...paged };
   }
 
   /** 1 for each rowid that passes the plan's filters (made once a query); undefined when there are none. */

@@ -5,6 +5,13 @@ import { FACET_NAMES, FACET_VALUE_CAP, NATIONAL_STATE_VALUE, type FacetName } fr
 import { parseParams, type ParamSpec } from './params';
 import { statusClauses } from './status-clauses';
 
+/**
+ * The longest `cursor` accepted (list-cursor.ts): a sort key is at most a title of a few thousand
+ * characters (in base64url, signed), and the whole URL stays under API Gateway's 10,240-byte
+ * request line.
+ */
+export const CURSOR_MAX_LENGTH = 8_000;
+
 export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
@@ -89,7 +96,17 @@ export interface ListQuery {
   ids?: readonly string[];
   /** Facet counts to add over the whole filtered result set (facets.ts); grants and contracts only. */
   facets?: FacetName[];
+  /** Deep paging (list-cursor.ts): the `cursor` parameter as given, read by the list route into `after`. */
+  cursor?: string;
+  /** Keyset paging: the results that follow this sort key (an index adapter's IndexPage.next), instead of skipping `offset`. */
+  after?: PagePosition;
 }
+
+/**
+ * Where a page ended, as the index adapter that answered it sorts: the last result's sort value
+ * (or score) and id. Opaque outside the adapter; carried between pages in a signed cursor.
+ */
+export type PagePosition = readonly (string | number | null)[];
 
 const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] => [
   { name: 'limit', description: 'Results per page', kind: { type: 'integer', min: 1, max: LIMITS.pageMax }, default: LIMITS.pageDefault },
@@ -100,6 +117,11 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
     kind: { type: 'enum', values: [...SORT_FIELDS[kind], 'relevance'] },
   },
   { name: 'order', description: `asc or desc. Default: ${kind === 'funder' ? 'asc for name, desc otherwise' : 'desc'}`, kind: { type: 'enum', values: ['asc', 'desc'] } },
+  {
+    name: 'cursor',
+    description: 'Deep paging: pagination.next_cursor of the previous page, to continue right after it in the same order, with no offset cap. Send the same parameters as the first page (limit may change) and no offset. Valid for 24 hours; a cursor for another query, a changed one or an expired one is a 400',
+    kind: { type: 'text', maxLength: CURSOR_MAX_LENGTH },
+  },
   { name: 'count_only', description: 'Return only pagination.total', kind: { type: 'boolean' }, default: false },
   {
     name: 'format',
@@ -204,6 +226,10 @@ export function parseListQuery(
   const format = (v.format as ListFormat | undefined) ?? (options.acceptsCsv ? 'csv' : 'json');
   if (format === 'csv' && v.count_only) extra.push({ field: 'format', issue: 'csv cannot be combined with count_only: a CSV export holds the records; count_only=true alone gives the total' });
   if (format === 'csv' && v.facets) extra.push({ field: 'facets', issue: 'facets are not part of a CSV export: ask the JSON list for them' });
+  if (v.cursor !== undefined && (v.offset as number) !== 0) {
+    extra.push({ field: 'cursor', issue: 'cannot be combined with offset: a cursor already says where the page starts (drop offset, or drop cursor to page by offset)' });
+    extra.push({ field: 'offset', issue: 'must be 0 (or absent) with cursor' });
+  }
   const all = [...issues, ...extra];
   if (all.length > 0) throw invalidParameters(all);
 
@@ -238,5 +264,6 @@ export function parseListQuery(
     format,
     today,
     ...(v.facets ? { facets: v.facets as FacetName[] } : {}),
+    ...(v.cursor !== undefined ? { cursor: v.cursor as string } : {}),
   };
 }

@@ -1,9 +1,9 @@
 import { CSV_EXPORT_LIMITS, csvColumns, csvHeader, csvRow } from '../export/csv-export';
 import { LIMITS, type ListQuery } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import { listRecords, type SearchPorts } from './list-records';
+import { listRecords, type ListOutcome, type SearchPorts } from './list-records';
 
-export interface CsvExport {
+export interface CsvExport<K extends ResourceKind = ResourceKind> {
   body: string;
   /** Records in the file (the header row aside). */
   rows: number;
@@ -15,6 +15,8 @@ export interface CsvExport {
   nextOffset?: number;
   /** Set when a hybrid search lost its semantic half, as in the JSON list. */
   degradedReason?: string;
+  /** The index's answer, when the file holds all of it and more follows: a cursor to the next file continues from it. */
+  resumable?: ListOutcome<K>;
 }
 
 const PLURAL: Record<ResourceKind, string> = { grant: 'grants', contract: 'contracts', funder: 'funders' };
@@ -23,12 +25,14 @@ const PLURAL: Record<ResourceKind, string> = { grant: 'grants', contract: 'contr
 export const exportFileName = (kind: ResourceKind, today: string) => `${PLURAL[kind]}-${today}.csv`;
 
 /**
- * The list's result as CSV, from query.offset on, in the list's order: at most `rows` records
- * (CSV_EXPORT_LIMITS.maxRows), as many as fit in CSV_EXPORT_LIMITS.maxBytes, and none past the
- * offset window (LIMITS.offsetMax + LIMITS.pageMax), which is as deep as the index pages.
+ * The list's result as CSV, from query.offset (or a cursor's position) on, in the list's order: at
+ * most `rows` records (CSV_EXPORT_LIMITS.maxRows), as many as fit in CSV_EXPORT_LIMITS.maxBytes,
+ * and, paging by offset, none past the offset window (LIMITS.offsetMax + LIMITS.pageMax), which
+ * is as deep as offsets reach. `seen` is how many results come before the file (the offset, or
+ * what a cursor's walk has returned).
  */
-export async function exportRecords<K extends ResourceKind>(ports: SearchPorts, query: ListQuery & { kind: K }, rows: number): Promise<CsvExport> {
-  const window = LIMITS.offsetMax + LIMITS.pageMax - query.offset;
+export async function exportRecords<K extends ResourceKind>(ports: SearchPorts, query: ListQuery & { kind: K }, rows: number, seen = query.offset): Promise<CsvExport<K>> {
+  const window = query.after ? CSV_EXPORT_LIMITS.maxRows : LIMITS.offsetMax + LIMITS.pageMax - query.offset;
   const limit = Math.max(1, Math.min(rows, CSV_EXPORT_LIMITS.maxRows, window));
   const outcome = await listRecords(ports, { ...query, limit, countOnly: false, facets: undefined });
   const mode = query.search?.mode;
@@ -42,7 +46,7 @@ export async function exportRecords<K extends ResourceKind>(ports: SearchPorts, 
     parts.push(row);
   }
   const written = parts.length - 1;
-  const end = query.offset + written;
+  const end = seen + written;
   const complete = end >= outcome.total;
   return {
     body: parts.join(''),
@@ -51,5 +55,6 @@ export async function exportRecords<K extends ResourceKind>(ports: SearchPorts, 
     complete,
     ...(!complete && end <= LIMITS.offsetMax ? { nextOffset: end } : {}),
     ...(outcome.degradedReason ? { degradedReason: outcome.degradedReason } : {}),
+    ...(!complete && written === outcome.results.length ? { resumable: outcome } : {}),
   };
 }

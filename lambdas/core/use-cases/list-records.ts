@@ -6,7 +6,7 @@ import { HYBRID_SEMANTIC_WEIGHT } from '../search/fusion';
 import { similarityScaleOf } from '../search/relevance';
 import { describeSpace } from '../search/vector-space';
 import type { Embedder } from '../../ports/embedder';
-import type { IndexedResult, SearchIndex, SemanticQuery } from '../../ports/search-index';
+import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 
 export interface ListMeta {
   response_time_ms: number;
@@ -20,7 +20,7 @@ export interface ListMeta {
 
 export interface ListEnvelope<K extends ResourceKind> {
   results: IndexedResult<K>[];
-  pagination: { total: number; limit: number; offset: number; returned: number };
+  pagination: { total: number; limit: number; offset: number; returned: number; next_cursor?: string };
   /** Only when the query asked for facets (ListQuery.facets). */
   facets?: Facets;
   meta: ListMeta;
@@ -39,6 +39,14 @@ export interface ListOutcome<K extends ResourceKind> {
   facets?: Facets;
   /** Set when a hybrid search lost its semantic half (the embedding model did not answer). */
   degradedReason?: string;
+  /** The index's position after the page's last result, when more follow (IndexPage.next). */
+  next?: IndexPage<K>['next'];
+}
+
+/** Where a page stands in a walk (list-cursors.ts): the results before it, and the cursor to the next page. */
+export interface PageLinks {
+  offset: number;
+  nextCursor?: string;
 }
 
 export interface SearchPorts {
@@ -111,11 +119,11 @@ export async function listRecords<K extends ResourceKind>(ports: SearchPorts, qu
   else if (query.search && mode === 'hybrid') ({ semantic, degradedReason } = await hybridOrKeywordQuery(ports, query.search.text));
   const page = await ports.index.query(query.kind, query, semantic);
   if (query.facets && !page.facets) throw new Error(`the search index answered a ${query.kind} query without the facets it asked for`);
-  return { query, total: page.total, results: page.results, ...(query.facets ? { facets: page.facets } : {}), ...(degradedReason ? { degradedReason } : {}) };
+  return { query, total: page.total, results: page.results, ...(query.facets ? { facets: page.facets } : {}), ...(degradedReason ? { degradedReason } : {}), ...(page.next ? { next: page.next } : {}) };
 }
 
 /** The list envelope of interface section 2; count_only drops results (DESIGN.md section 3). */
-export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, elapsedMs: number): ListEnvelope<K> | CountEnvelope {
+export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, elapsedMs: number, links?: PageLinks): ListEnvelope<K> | CountEnvelope {
   const { query, total, results } = outcome;
   const meta: ListMeta = {
     response_time_ms: Math.round(elapsedMs * 100) / 100,
@@ -127,7 +135,10 @@ export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, el
   if (query.countOnly) return { pagination: { total }, ...facets, meta };
   return {
     results,
-    pagination: { total, limit: query.limit, offset: query.offset, returned: results.length },
+    pagination: {
+      total, limit: query.limit, offset: links?.offset ?? query.offset, returned: results.length,
+      ...(links?.nextCursor ? { next_cursor: links.nextCursor } : {}),
+    },
     ...facets,
     meta,
   };

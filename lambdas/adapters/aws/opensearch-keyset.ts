@@ -1,0 +1,47 @@
+import { unreadablePosition } from '../../core/query/list-cursor';
+import type { ListQuery, PagePosition } from '../../core/query/list-query';
+import type { FusedHit } from '../../core/search/fusion';
+import type { SearchHit } from './opensearch-responses';
+
+/**
+ * Keyset paging on OpenSearch (SearchIndex `after`): a page's position is its last hit's sort
+ * values (score or field value, then id: opensearch-query.ts sortClauses), given back as
+ * search_after; in a hybrid query's fused order, the fused relevance and id.
+ */
+/** A position as search_after, once it has the shape of the sort (a cursor cannot be forged, but may outlive a change of sort). */
+export function searchAfterOf(after: PagePosition, sortKeys: number): PagePosition {
+  if (after.length !== sortKeys || typeof after[after.length - 1] !== 'string') throw unreadablePosition();
+  return after;
+}
+
+/** A hit's sort values: the position after it. */
+export function positionOfHit(hit: SearchHit): PagePosition {
+  if (!Array.isArray(hit.sort)) throw new Error('a sorted hit came back without its sort values');
+  return hit.sort as PagePosition;
+}
+
+/** The position of a fused hit in relevance order: its fused relevance and id. */
+export function fusedPosition(hit: FusedHit): PagePosition {
+  return [hit.relevance, hit.id];
+}
+
+/**
+ * Where the fused hits after a position start, in `ordered` (relevance descending, ties by id; or
+ * the exact reverse): a binary search by the position's relevance and id, so hits that came or went
+ * before it shift nothing.
+ */
+export function fusedStartAfter(ordered: readonly FusedHit[], order: ListQuery['sort']['order'], after: PagePosition): number {
+  const [relevance, id] = after;
+  if (after.length !== 2 || typeof relevance !== 'number' || typeof id !== 'string') throw unreadablePosition();
+  const follows = (hit: FusedHit) => (order === 'desc'
+    ? hit.relevance < relevance || (hit.relevance === relevance && hit.id > id)
+    : hit.relevance > relevance || (hit.relevance === relevance && hit.id < id));
+  let lo = 0;
+  let hi = ordered.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (follows(ordered[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}

@@ -1,0 +1,90 @@
+import { unreadablePosition } from '../../core/query/list-cursor';
+import type { ListQuery, PagePosition } from '../../core/query/list-query';
+import type { ResourceKind } from '../../core/records';
+import { SORT_COLUMNS } from './sqlite-index-schema';
+import type { Sql } from './sqlite-index-filters';
+
+/**
+ * Keyset paging in the embedded index (SearchIndex `after`). A field sort's position is
+ * [sort column value, id]; the condition keeps the rows after it in orderSql's order: descending
+ * is SQLite's own (nulls sort lowest, so last), ascending puts nulls last; ties by id in the same
+ * direction; text columns compare with the column's collation (title and name COLLATE NOCASE). A
+ * relevance position is [tier, score, id] in a ranking (rankingCursor).
+ */
+
+/** The sort column's expression (with its collation) and its bare name, as orderSql uses them. */
+export function sortColumnOf(kind: ResourceKind, field: ListQuery['sort']['field']): { column: string; bare: string } {
+  const column = SORT_COLUMNS[kind][field];
+  if (!column) throw new Error(`no sort column for ${kind}.${field}`);
+  return { column, bare: column.split(' ')[0]! };
+}
+
+function fieldPosition(after: PagePosition): { value: string | number | null; id: string } {
+  const [value, id] = after;
+  if (after.length !== 2 || typeof id !== 'string') throw unreadablePosition();
+  return { value: value ?? null, id };
+}
+
+/** The rows after a field sort's position, as one condition on the row table `r`. */
+export function afterFieldSql(kind: ResourceKind, query: ListQuery, after: PagePosition): Sql {
+  const { value, id } = fieldPosition(after);
+  const { column, bare } = sortColumnOf(kind, query.sort.field);
+  const beyond = query.sort.order === 'desc' ? '<' : '>';
+  if (value === null) return { where: [`(r.${bare} IS NULL AND r.id ${beyond} ?)`], params: [id] };
+  return {
+    where: [`(r.${column} ${beyond} ? OR (r.${column} = ? AND r.id ${beyond} ?) OR r.${bare} IS NULL)`],
+    params: [value, value, id],
+  };
+}
+
+/** A ranking's order keys: best first, the first `tierEnd` entries one tier (keyword full matches) above the rest. */
+export interface RankingKeys {
+  scores: Float32Array;
+  tierEnd: number;
+  idAt: (i: number) => string;
+}
+
+function relevancePosition(after: PagePosition): { tier: number; score: number; id: string } {
+  const [tier, score, id] = after;
+  if (after.length !== 3 || typeof tier !== 'number' || typeof score !== 'number' || typeof id !== 'string') throw unreadablePosition();
+  return { tier, score, id };
+}
+
+/** Entry i's place against a position in the ranking's (descending) order: -1 before it, 0 at it, 1 after it. */
+function compareAt(keys: RankingKeys, i: number, at: { tier: number; score: number; id: string }): number {
+  const tier = i < keys.tierEnd ? 0 : 1;
+  if (tier !== at.tier) return tier < at.tier ? -1 : 1;
+  const score = keys.scores[i]!;
+  if (score !== at.score) return score > at.score ? -1 : 1;
+  const id = keys.idAt(i);
+  return id < at.id ? -1 : id > at.id ? 1 : 0;
+}
+
+/** The first index whose entry compares above `bound` (binary search: the ranking is sorted). */
+function firstAbove(keys: RankingKeys, total: number, at: ReturnType<typeof relevancePosition>, bound: number): number {
+  let lo = 0;
+  let hi = total;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareAt(keys, mid, at) > bound) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The offset in relevance order (descending: from the best; ascending: from the worst) of the
+ * first entry after a position: the same slice as offset paging, found by the keys, not by a count,
+ * so records that came or went before the position shift nothing.
+ */
+export function relevanceOffsetAfter(keys: RankingKeys, total: number, order: ListQuery['sort']['order'], after: PagePosition): number {
+  const at = relevancePosition(after);
+  if (order === 'desc') return firstAbove(keys, total, at, 0);
+  // Ascending walks the ranking backwards: what follows is every entry before the position.
+  return total - firstAbove(keys, total, at, -1);
+}
+
+/** The position of ranking entry i. */
+export function relevancePositionAt(keys: RankingKeys, i: number): PagePosition {
+  return [i < keys.tierEnd ? 0 : 1, keys.scores[i]!, keys.idAt(i)];
+}
