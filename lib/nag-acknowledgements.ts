@@ -73,6 +73,11 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
     reason: 'The OpenAPI document and the docs page rendered from it (with its script) are public by the interface: clients read them before they have a key. Every other GET or POST has the authorizer.',
   },
   {
+    finding: /^AwsSolutions-APIG4$/,
+    path: /\/Api\/RestApi\/Default\/v1\/.*\/ANY\/Resource$/,
+    reason: 'The ANY method of each resource is a mock integration that answers every method the resource does not serve with 405 METHOD_NOT_ALLOWED and its Allow header; it reaches no function and no data.',
+  },
+  {
     finding: /^AwsSolutions-APIG2$/,
     path: /\/Api\/RestApi\/Resource$/,
     reason: 'Requests are validated by the handlers (zod schemas, the same ones that generate the OpenAPI document), which answer 400 with the service error body naming the field; an API Gateway validator would answer in another shape.',

@@ -7,6 +7,8 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   type Method,
+  MockIntegration,
+  AuthorizationType,
   MethodLoggingLevel,
   type MethodOptions,
   type IResource,
@@ -70,7 +72,7 @@ interface GatewayErrorResponse {
  * error body shape, so clients parse one format whichever layer failed.
  */
 export const GATEWAY_ERROR_RESPONSES: readonly GatewayErrorResponse[] = [
-  // Unknown paths and unknown methods on known paths; API Gateway calls these a missing token (403).
+  // Unknown paths (a known path's other methods get 405 from its ANY method); API Gateway calls these a missing token (403).
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', code: 'NOT_FOUND', message: 'No such route' },
   { type: ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', code: 'NOT_FOUND', message: 'No such route' },
   { type: ResponseType.UNAUTHORIZED, statusCode: '401', code: 'UNAUTHORIZED', message: 'Missing or invalid API key' },
@@ -227,6 +229,35 @@ export class ServiceApi extends Construct {
       maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
       statusCode: 204,
     });
+    this.refuseOtherMethods(resource, methods);
     return methods;
+  }
+
+  /**
+   * Any other method on the resource: 405 METHOD_NOT_ALLOWED with Allow, in the service's error
+   * body, from a mock integration (no authorizer: nothing is served). API Gateway prefers a
+   * resource's own methods and its OPTIONS preflight to ANY, so this only answers what would
+   * otherwise be its 403 "missing authentication token", as the local server answers.
+   */
+  private refuseOtherMethods(resource: IResource, methods: HttpMethod[]): void {
+    const allow = Lazy.string({ produce: () => allowedMethods(methods).join(', ') });
+    const headers: Record<string, string> = {
+      Allow: `'${allow}'`,
+      'X-Request-Id': 'context.requestId',
+      'Content-Type': "'application/json'",
+      ...gatewayCorsHeaders(this.corsOrigins),
+    };
+    const code: ErrorCode = 'METHOD_NOT_ALLOWED';
+    resource.addMethod('ANY', new MockIntegration({
+      requestTemplates: { 'application/json': '{"statusCode": 405}' },
+      integrationResponses: [{
+        statusCode: '405',
+        responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value])),
+        responseTemplates: { 'application/json': `{"error":{"code":"${code}","message":"$context.httpMethod is not served here; this path serves ${allow}","request_id":"$context.requestId"}}` },
+      }],
+    }), {
+      authorizationType: AuthorizationType.NONE,
+      methodResponses: [{ statusCode: '405', responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true])) }],
+    });
   }
 }

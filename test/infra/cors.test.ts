@@ -55,6 +55,24 @@ describe('CORS with the default (any origin)', () => {
     expect(integrationResponse(preflights.find((p) => p.path === '/v1/semantic-search')!).ResponseParameters['method.response.header.Access-Control-Allow-Methods']).toBe("'POST,OPTIONS'");
   });
 
+  it('answers every other method of a route resource with 405 and Allow, from a mock without the authorizer', () => {
+    const refusals = preflightMethods(stateless, 'ANY');
+    expect(refusals.map((p) => p.path).sort()).toEqual(preflights.map((p) => p.path).sort());
+    for (const refusal of refusals) {
+      expect(refusal.properties, refusal.path).toMatchObject({ HttpMethod: 'ANY', AuthorizationType: 'NONE', Integration: { Type: 'MOCK' } });
+      const response = integrationResponse(refusal);
+      const allow = [...routes.filter((r) => r.path === refusal.path).map((r) => r.httpMethod), 'OPTIONS'].join(', ');
+      expect(response.StatusCode).toBe('405');
+      expect(response.ResponseParameters, refusal.path).toMatchObject({
+        'method.response.header.Allow': `'${allow}'`,
+        'method.response.header.X-Request-Id': 'context.requestId',
+        'method.response.header.Access-Control-Allow-Origin': "'*'",
+      });
+      const body = response.ResponseTemplates!['application/json']!.replaceAll('$context.httpMethod', 'DELETE').replaceAll('$context.requestId', 'r-1');
+      expect(JSON.parse(body)).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: `DELETE is not served here; this path serves ${allow}`, request_id: 'r-1' } });
+    }
+  });
+
   it('puts Access-Control-Allow-Origin * on every gateway response', () => {
     const responses = Object.values(resourcesOfType(stateless, 'AWS::ApiGateway::GatewayResponse'));
     expect(responses.length).toBeGreaterThanOrEqual(11);

@@ -86,8 +86,8 @@ export interface PreflightMethod {
 }
 
 /** Every OPTIONS method answered by a mock integration (a CORS preflight), with its full path. */
-export function preflightMethods(template: Template): PreflightMethod[] {
-  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).filter(isMockMethod).map((method) => {
+export function preflightMethods(template: Template, httpMethod: 'OPTIONS' | 'ANY' = 'OPTIONS'): PreflightMethod[] {
+  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).filter((method) => isMockMethod(method) && method.Properties?.HttpMethod === httpMethod).map((method) => {
     const resourceId = method.Properties?.ResourceId as { Ref?: string } | undefined;
     return { path: resourceId?.Ref ? resourcePath(template, resourceId.Ref) : '/', properties: method.Properties ?? {} };
   });

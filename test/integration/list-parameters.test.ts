@@ -17,6 +17,8 @@ const common: Record<string, Case> = {
   offset: { valid: ['0', '40'], invalid: ['-1', 'abc', '10001'] },
   order: { valid: ['asc', 'desc'], invalid: ['sideways'] },
   count_only: { valid: ['true', 'false'], invalid: ['perhaps'] },
+  // format=csv answers CSV, not the envelope this table reads: test/integration/csv-export.test.ts.
+  format: { valid: ['json', 'JSON'], invalid: ['xml', 'csv,json', 'text/csv'] },
   // A valid cursor comes from a page: test/integration/deep-paging.test.ts.
   cursor: { valid: [], invalid: ['abc', 'x.y', '   ', 'a'.repeat(8_001)] },
   search: { valid: ['water'], invalid: ['a'.repeat(501), '   '] },
