@@ -163,6 +163,19 @@ export interface ApiServerOptions {
    * Origin, and OPTIONS on a route is its preflight, as API Gateway answers them.
    */
   corsOrigins?: CorsOrigins;
+  /**
+   * Called once a response is sent, with the request log line the Lambdas write in AWS (its id,
+   * the route, status and latency): the path without its query string, never a header or a body.
+   */
+  logRequest?: (line: RequestLogLine) => void;
+}
+
+export interface RequestLogLine {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  latencyMs: number;
 }
 
 /** The request's Origin header (Node keeps the first of repeated ones). */
@@ -176,6 +189,17 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
   const server = createServer(async (req, res) => {
     // One id a request, as API Gateway gives one: in the response header, any error body, and the event the handlers log.
     const requestId = randomUUID();
+    const startedAt = performance.now();
+    if (options.logRequest) {
+      const log = options.logRequest;
+      res.on('finish', () => log({
+        requestId,
+        method: req.method ?? '',
+        path: (req.url ?? '').split('?')[0]!,
+        status: res.statusCode,
+        latencyMs: Math.round((performance.now() - startedAt) * 100) / 100,
+      }));
+    }
     const origin = originOf(req);
     // Every answer, the routes' and the server's own, with its request id and CORS headers.
     const answer = (result: ApiResult) => {

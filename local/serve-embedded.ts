@@ -39,7 +39,10 @@ export async function serveEmbedded(options: { dataDir: string; sources: string[
     console.log(`created one API key per tier, saved to ${localKeys.file} (keep them; only their hashes are stored):`);
     for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
   }
-  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), { corsOrigins: options.corsOrigins });
+  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), {
+    corsOrigins: options.corsOrigins,
+    logRequest: (line) => console.log(JSON.stringify({ level: 'INFO', message: 'request', timestamp: new Date().toISOString(), ...line })),
+  });
   const baseUrl = await listen(server, port, options.host).catch(async (error: NodeJS.ErrnoException) => {
     await stack.close();
     throw error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use: set PORT to another one`) : error;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api-server';
+import type { RequestLogLine } from '../../local/http-server';
+import { serveOverHttp, startTestApi, type TestApi } from '../support/api-server';
 import { conformingFetch } from '../support/openapi-conformance';
 
 /**
@@ -38,5 +39,30 @@ describe('request ids', () => {
     }
     expect(answers[0]!.body?.error).toBeUndefined();
     expect(new Set(answers.map((a) => a.requestId)).size).toBe(answers.length);
+  });
+});
+
+describe('the local request log', () => {
+  it('has one line a response, with its request id, route, status and latency, and no query string, header or key', async () => {
+    const lines: RequestLogLine[] = [];
+    const served = await serveOverHttp(api.stack.services, api.stack.services, { logRequest: (line) => lines.push(line) });
+    try {
+      const answers = [];
+      for (const [path, key] of [['/grants-api?search=clinic+for+jane+doe&limit=1', api.keys.developer], ['/grants-api?limit=0', api.keys.developer], ['/funders-api', null]] as const) {
+        const res = await fetch(`${served.baseUrl}${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
+        await res.text();
+        answers.push({ status: res.status, id: res.headers.get('x-request-id') });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(lines.map((l) => [l.requestId, l.method, l.path, l.status])).toEqual([
+        [answers[0]!.id, 'GET', '/functions/v1/grants-api', 200],
+        [answers[1]!.id, 'GET', '/functions/v1/grants-api', 400],
+        [answers[2]!.id, 'GET', '/functions/v1/funders-api', 401],
+      ]);
+      expect(lines.every((l) => l.latencyMs >= 0)).toBe(true);
+      expect(JSON.stringify(lines)).not.toMatch(/jane|gcf_live_|Bearer/);
+    } finally {
+      await served.close();
+    }
   });
 });
