@@ -155,6 +155,24 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     expect(statSync(join(dataDir, CURSOR_KEY_FILE)).mode & 0o777).toBe(0o600);
   });
 
+  it('exports a list as CSV through the list function on OpenSearch, in the sort order, and continues it by cursor', async () => {
+    const csvOf = async (query: string) => {
+      const response = await fetch(`${baseUrl}/grants-api?${query}`, { headers: { authorization: `Bearer ${keys.developer}` } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      const lines = (await response.text()).split('\r\n').filter(Boolean);
+      return { ids: lines.slice(1).map((line) => line.split(',')[0]), headers: response.headers };
+    };
+    const expected = sortRecords(grants, 'deadline_date', 'asc').map((g) => g.id);
+    const whole = await csvOf('opportunity_type=all&sort_by=deadline_date&order=asc&format=csv');
+    expect(whole.ids).toEqual(expected);
+    expect(whole.headers.get('x-export-complete')).toBe('true');
+    const first = await csvOf('opportunity_type=all&sort_by=deadline_date&order=asc&format=csv&limit=40');
+    expect(first.ids).toEqual(expected.slice(0, 40));
+    const rest = await csvOf(`opportunity_type=all&sort_by=deadline_date&order=asc&format=csv&cursor=${encodeURIComponent(first.headers.get('x-export-next-cursor')!)}`);
+    expect(rest.ids).toEqual(expected.slice(40));
+  });
+
   it('gets a grant by id from the table, and answers 404 for an unknown one', async () => {
     const grant = grants[17]!;
     const found = await get(`/grants-api/${grant.id}`);

@@ -1,7 +1,8 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { CSV_EXPORT_LIMITS, csvColumns, csvHeader, csvRow } from '../../lambdas/core/export/csv-export';
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import type { ListQuery } from '../../lambdas/core/query/list-query';
+import { parseQueryString } from '../support/list-query-strings';
 import { exportRecords } from '../../lambdas/core/use-cases/export-records';
 import type { SearchPorts } from '../../lambdas/core/use-cases/list-records';
 import type { IndexPage, SearchIndex } from '../../lambdas/ports/search-index';
@@ -40,7 +41,7 @@ describe('exportRecords', () => {
     };
     return { index, embedder: { space: { embedder: 'none', dimensions: 1 }, embed: async () => [] }, semanticFloor: 0.5 } as unknown as SearchPorts;
   }
-  const query = (params: string) => parseListQuery('grant', Object.fromEntries([...new URLSearchParams(params)].map(([k, v]) => [k, [v]])), '2026-11-26') as ListQuery & { kind: 'grant' };
+  const query = (params: string) => parseQueryString('grant', params, '2026-11-26');
 
   it('stops at the row cap and says where the next file starts', async () => {
     const asked: ListQuery[] = [];

@@ -1,30 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../lambdas/core/errors';
 import {
   compareCodePoints, deadlineBucketOf, deadlineWindows, DEADLINE_BUCKETS, emptyFacets, FacetCounter, FACET_NAMES, FACET_VALUE_CAP, rankedTermValues,
   statusFacetValueOf, TermTally,
 } from '../../lambdas/core/query/facets';
-import { parseListQuery } from '../../lambdas/core/query/list-query';
+import { parseQueryString, queryStringIssues } from '../support/list-query-strings';
 import type { ResourceKind } from '../../lambdas/core/records';
 
 const TODAY = '2026-11-22';
 
-function parse(kind: ResourceKind, qs: string) {
-  const query: Record<string, string[]> = {};
-  for (const [k, v] of new URLSearchParams(qs)) (query[k] ??= []).push(v);
-  return parseListQuery(kind, query, TODAY);
-}
-
-function issuesOf(kind: ResourceKind, qs: string) {
-  try {
-    parse(kind, qs);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ServiceError);
-    return (error as ServiceError).details ?? [];
-  }
-  throw new Error(`expected ${qs} to be rejected`);
-}
+const parse = (kind: ResourceKind, qs: string) => parseQueryString(kind, qs, TODAY);
+const issuesOf = (kind: ResourceKind, qs: string) => queryStringIssues(kind, qs, TODAY);
 
 describe('the facets parameter', () => {
   it('takes any subset of the facet names, in any case, once each', () => {

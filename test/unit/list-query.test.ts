@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../lambdas/core/errors';
-import { parseListQuery } from '../../lambdas/core/query/list-query';
+import { parseQueryString, queryStringIssues } from '../support/list-query-strings';
 import type { ResourceKind } from '../../lambdas/core/records';
 
 const TODAY = '2026-11-21';
 
-function parse(kind: ResourceKind, qs: string) {
-  const query: Record<string, string[]> = {};
-  for (const [k, v] of new URLSearchParams(qs)) (query[k] ??= []).push(v);
-  return parseListQuery(kind, query, TODAY);
-}
-
-function issuesOf(kind: ResourceKind, qs: string) {
-  try {
-    parse(kind, qs);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ServiceError);
-    const e = error as ServiceError;
-    expect(e.status).toBe(400);
-    expect(e.code).toBe('INVALID_PARAMETER');
-    return e.details ?? [];
-  }
-  throw new Error(`expected ${qs} to be rejected`);
-}
+const parse = (kind: ResourceKind, qs: string) => parseQueryString(kind, qs, TODAY);
+const issuesOf = (kind: ResourceKind, qs: string) => queryStringIssues(kind, qs, TODAY);
 
 describe('list query defaults', () => {
   it('grants: open opportunities, newest first, 20 a page', () => {
