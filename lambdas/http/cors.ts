@@ -22,9 +22,12 @@ export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 
 
 /**
  * Response headers a browser app may read beyond the CORS-safelisted ones: the request id to quote,
- * the quota headers, Retry-After on a 429, and a CSV export's file name.
+ * the quota headers, Retry-After on a 429, and a CSV export's file name and how to continue it.
  */
-export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After', 'Content-Disposition'] as const;
+export const CORS_EXPOSED_HEADERS = [
+  'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After', 'Content-Disposition',
+  'X-Total-Count', 'X-Export-Rows', 'X-Export-Complete', 'X-Export-Next-Offset', 'X-Export-Next-Cursor', 'X-Export-Degraded',
+] as const;
 
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours, Firefox at 24). */
 export const CORS_MAX_AGE_SECONDS = 7200;

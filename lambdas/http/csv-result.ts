@@ -38,3 +38,8 @@ export function csvResult(file: CsvExport, fileName: string, nextCursor?: string
     body: file.body,
   };
 }
+
+/** A list answer depends on the Accept header (JSON or CSV): caches must key on it. */
+export function withVaryAccept(result: ApiResult): ApiResult {
+  return { ...result, headers: { ...result.headers, Vary: 'Accept' } };
+}

@@ -132,7 +132,7 @@ const ERROR = {
   properties: {
     error: {
       type: 'object',
-      required: ['code', 'message'],
+      required: ['code', 'message', 'request_id'],
       additionalProperties: false,
       properties: {
         code: { type: 'string', enum: [...ERROR_CODES] },

@@ -12,7 +12,7 @@ import { utcDate } from '../ports/clock';
 import type { ServicesProvider } from '../ports/services';
 import { jsonResult, queryParams, requestBody } from './api-gateway';
 import { authenticatedRoute } from './authenticated-route';
-import { acceptsCsv, csvResult } from './csv-result';
+import { acceptsCsv, csvResult, withVaryAccept } from './csv-result';
 import { FLOOR_RELEVANCE } from '../core/search/relevance';
 
 /** GET /<resource>-api: parse the query string, ask the index, wrap in the list envelope (or export it as CSV). */
@@ -25,11 +25,11 @@ export function listRoute(kind: ResourceKind, services: ServicesProvider) {
     if (query.format === 'csv') {
       const file = await exportRecords(ports, query, params.limit ? query.limit : CSV_MAX_ROWS, seen);
       const next = file.resumable ? await pageLinks(ports.cursorKeys, file.resumable, seen, ports.clock.now()) : undefined;
-      return csvResult(file, exportFileName(kind, query.today), next?.nextCursor);
+      return withVaryAccept(csvResult(file, exportFileName(kind, query.today), next?.nextCursor));
     }
     const outcome = await listRecords(ports, query);
     const links = await pageLinks(ports.cursorKeys, outcome, seen, ports.clock.now());
-    return jsonResult(200, listEnvelope(outcome, performance.now() - startedAt, links));
+    return withVaryAccept(jsonResult(200, listEnvelope(outcome, performance.now() - startedAt, links)));
   });
 }
 

@@ -249,7 +249,9 @@ export class ServiceApi extends Construct {
     };
     const code: ErrorCode = 'METHOD_NOT_ALLOWED';
     resource.addMethod('ANY', new MockIntegration({
-      requestTemplates: { 'application/json': '{"statusCode": 405}' },
+      // One template per common body type: a body of a type with none would pass through to the mock, which answers 500.
+      requestTemplates: Object.fromEntries(['application/json', 'text/plain', 'text/csv', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream']
+        .map((type) => [type, '{"statusCode": 405}'])),
       integrationResponses: [{
         statusCode: '405',
         responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value])),

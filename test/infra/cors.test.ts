@@ -9,7 +9,7 @@ import { preflightMethods, resourcesOfType, synthStage, wiredMethods, type CfnRe
  * origins given to every API function, from the stage config (default: any origin).
  */
 
-const EXPOSED = "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition'";
+const EXPOSED = "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded'";
 const ORIGINS = ['https://app.example.org', 'https://admin.example.org'];
 
 function apiFunctionEnvironments(stateless: ReturnType<typeof synthStage>['stateless']): Map<string, Record<string, string>> {

@@ -93,7 +93,7 @@ describe('service API', () => {
       expect(response?.ResponseParameters, type).toEqual({
         'gatewayresponse.header.Content-Type': "'application/json'",
         'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
-        'gatewayresponse.header.Access-Control-Expose-Headers': "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition'",
+        'gatewayresponse.header.Access-Control-Expose-Headers': "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded'",
       });
       const template = (response?.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
       // Substitute the mapping-template variables to check the body is JSON of the right shape.

@@ -110,9 +110,17 @@ describe('format: bad input is a 400 naming the field', () => {
     expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
-  it('an Accept header naming text/csv with count_only is refused the same way', async () => {
-    const res = await api.get('/grants-api?count_only=true', { headers: { Accept: 'text/csv' } });
-    expect(res.status).toBe(400);
-    expect(res.body.error.details[0].field).toBe('format');
+  it('an Accept header naming text/csv with count_only or facets gets the JSON answer, as only JSON can give it', async () => {
+    for (const path of ['/grants-api?count_only=true', '/grants-api?facets=status&limit=1']) {
+      const res = await api.get(path, { headers: { Accept: 'text/csv' } });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.body.pagination.total).toBeGreaterThan(0);
+    }
+  });
+
+  it('list answers vary by Accept', async () => {
+    expect((await api.get('/grants-api?limit=1')).headers.get('vary')).toMatch(/\bAccept\b/);
+    expect((await api.get('/grants-api?limit=1&format=csv')).headers.get('vary')).toMatch(/\bAccept\b/);
   });
 });

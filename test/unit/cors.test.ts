@@ -12,7 +12,7 @@ describe('CORS decisions', () => {
     expect(allowedOriginFor(ANY_ORIGIN, undefined)).toBe('*');
     expect(corsResponseHeaders(ANY_ORIGIN, undefined)).toEqual({
       'Access-Control-Allow-Origin': '*',
-      'Access-Control-Expose-Headers': 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition',
+      'Access-Control-Expose-Headers': 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded',
     });
   });
 

@@ -46,12 +46,17 @@ describe('exportRecords', () => {
   it('stops at the row cap and says where the next file starts', async () => {
     const asked: ListQuery[] = [];
     const file = await exportRecords(portsOver(25_000, 10, asked), query('format=csv'), CSV_EXPORT_LIMITS.maxRows);
+    expect(asked).toHaveLength(1);
+    expect(file.resumable?.results).toHaveLength(CSV_EXPORT_LIMITS.maxRows);
     expect(asked[0]).toMatchObject({ limit: CSV_EXPORT_LIMITS.maxRows, offset: 0, countOnly: false });
     expect(file).toMatchObject({ rows: CSV_EXPORT_LIMITS.maxRows, total: 25_000, complete: false, nextOffset: CSV_EXPORT_LIMITS.maxRows });
   });
 
-  it('stops before the byte cap, whole rows only', async () => {
-    const file = await exportRecords(portsOver(9_000, 2_000, []), query('format=csv'), CSV_EXPORT_LIMITS.maxRows);
+  it('stops before the byte cap, whole rows only, and asks the index where the rows written end', async () => {
+    const asked: ListQuery[] = [];
+    const file = await exportRecords(portsOver(9_000, 2_000, asked), query('format=csv'), CSV_EXPORT_LIMITS.maxRows);
+    expect(asked.map((q) => q.limit)).toEqual([CSV_EXPORT_LIMITS.maxRows, file.rows]);
+    expect(file.resumable?.results).toHaveLength(file.rows);
     expect(Buffer.byteLength(file.body)).toBeLessThanOrEqual(CSV_EXPORT_LIMITS.maxBytes);
     expect(file.rows).toBeGreaterThan(2_000);
     expect(file.rows).toBeLessThan(9_000);

@@ -497,7 +497,7 @@ export interface components {
                     issue: string;
                 }[];
                 /** @description The request's id, also sent as the X-Request-Id header: quote it when asking about a failed request. */
-                request_id?: string;
+                request_id: string;
             };
         };
     };
@@ -583,6 +583,8 @@ export interface operations {
                     "X-Export-Complete"?: boolean;
                     /** @description CSV only, when the file is incomplete and offset paging reaches its end: the offset the next file starts at */
                     "X-Export-Next-Offset"?: number;
+                    /** @description CSV only, when a hybrid search lost its semantic half: why (as meta.degraded_reason in JSON) */
+                    "X-Export-Degraded"?: string;
                     /** @description CSV only, when the file is incomplete and ends on a whole page of the index: the cursor the next file starts at (format=csv&cursor=...), at any depth */
                     "X-Export-Next-Cursor"?: string;
                     [name: string]: unknown;
@@ -879,6 +881,8 @@ export interface operations {
                     "X-Export-Complete"?: boolean;
                     /** @description CSV only, when the file is incomplete and offset paging reaches its end: the offset the next file starts at */
                     "X-Export-Next-Offset"?: number;
+                    /** @description CSV only, when a hybrid search lost its semantic half: why (as meta.degraded_reason in JSON) */
+                    "X-Export-Degraded"?: string;
                     /** @description CSV only, when the file is incomplete and ends on a whole page of the index: the cursor the next file starts at (format=csv&cursor=...), at any depth */
                     "X-Export-Next-Cursor"?: string;
                     [name: string]: unknown;
@@ -1144,6 +1148,8 @@ export interface operations {
                     "X-Export-Complete"?: boolean;
                     /** @description CSV only, when the file is incomplete and offset paging reaches its end: the offset the next file starts at */
                     "X-Export-Next-Offset"?: number;
+                    /** @description CSV only, when a hybrid search lost its semantic half: why (as meta.degraded_reason in JSON) */
+                    "X-Export-Degraded"?: string;
                     /** @description CSV only, when the file is incomplete and ends on a whole page of the index: the cursor the next file starts at (format=csv&cursor=...), at any depth */
                     "X-Export-Next-Cursor"?: string;
                     [name: string]: unknown;

@@ -13,7 +13,7 @@ import type { IndexedResult } from '../../ports/search-index';
 export const CSV_EXPORT_LIMITS = {
   /** Rows in one export; the rest of the result is reached with offset (or cursor), as the list pages. */
   maxRows: 10_000,
-  /** Bytes in one export: under a Lambda's 6 MB synchronous response, with room for headers. */
+  /** Bytes in one export, as its body is sent in the Lambda's JSON response: under the 6 MB synchronous response limit, with room for headers. */
   maxBytes: 5_000_000,
 } as const;
 

@@ -223,7 +223,8 @@ export function parseListQuery(
   if (v.deadline_after && v.deadline_before && (v.deadline_after as string) >= (v.deadline_before as string)) {
     extra.push({ field: 'deadline_before', issue: 'must be later than deadline_after' });
   }
-  const format = (v.format as ListFormat | undefined) ?? (options.acceptsCsv ? 'csv' : 'json');
+  // An Accept header asks for CSV only where CSV can answer: with count_only or facets it is the JSON.
+  const format = (v.format as ListFormat | undefined) ?? (options.acceptsCsv && !v.count_only && !v.facets ? 'csv' : 'json');
   if (format === 'csv' && v.count_only) extra.push({ field: 'format', issue: 'csv cannot be combined with count_only: a CSV export holds the records; count_only=true alone gives the total' });
   if (format === 'csv' && v.facets) extra.push({ field: 'facets', issue: 'facets are not part of a CSV export: ask the JSON list for them' });
   if (v.cursor !== undefined && (v.offset as number) !== 0) {

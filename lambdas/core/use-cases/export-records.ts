@@ -15,9 +15,15 @@ export interface CsvExport<K extends ResourceKind = ResourceKind> {
   nextOffset?: number;
   /** Set when a hybrid search lost its semantic half, as in the JSON list. */
   degradedReason?: string;
-  /** The index's answer, when the file holds all of it and more follows: a cursor to the next file continues from it. */
+  /** The index's answer for exactly the rows written, when more follow: a cursor to the next file continues from it. */
   resumable?: ListOutcome<K>;
 }
+
+/**
+ * The bytes a text takes in the Lambda's response, where the body is a JSON string: quotes and
+ * line ends escaped, so a quote-heavy export cannot grow past the limit once encoded.
+ */
+const encodedSize = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
 
 const PLURAL: Record<ResourceKind, string> = { grant: 'grants', contract: 'contracts', funder: 'funders' };
 
@@ -38,16 +44,20 @@ export async function exportRecords<K extends ResourceKind>(ports: SearchPorts, 
   const mode = query.search?.mode;
   const columns = csvColumns(query.kind, mode === 'semantic' || mode === 'hybrid');
   const parts = [csvHeader(columns)];
-  let bytes = Buffer.byteLength(parts[0]!);
+  let bytes = encodedSize(parts[0]!);
   for (const record of outcome.results) {
     const row = csvRow(columns, record);
-    bytes += Buffer.byteLength(row);
+    bytes += encodedSize(row);
     if (bytes > CSV_EXPORT_LIMITS.maxBytes) break;
     parts.push(row);
   }
   const written = parts.length - 1;
   const end = seen + written;
   const complete = end >= outcome.total;
+  // Cut by the byte cap mid-page: the index's position after the last row written, for a cursor to the rest.
+  const resumable = complete ? undefined
+    : written === outcome.results.length ? outcome
+      : written > 0 ? await listRecords(ports, { ...query, limit: written, countOnly: false, facets: undefined }) : undefined;
   return {
     body: parts.join(''),
     rows: written,
@@ -55,6 +65,6 @@ export async function exportRecords<K extends ResourceKind>(ports: SearchPorts, 
     complete,
     ...(!complete && end <= LIMITS.offsetMax ? { nextOffset: end } : {}),
     ...(outcome.degradedReason ? { degradedReason: outcome.degradedReason } : {}),
-    ...(!complete && written === outcome.results.length ? { resumable: outcome } : {}),
+    ...(resumable ? { resumable } : {}),
   };
 }

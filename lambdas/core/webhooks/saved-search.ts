@@ -14,7 +14,7 @@ import { kindOfEvent, type WebhookEvent } from './events';
 /** A filter's most bytes (UTF-8), as given. */
 export const FILTER_MAX_BYTES = 2_048;
 /** Parameters of a list request that shape a page, its extras (facets) or its format, not which records match: meaningless in a filter. */
-const PAGE_PARAMS = new Set(['limit', 'offset', 'sort_by', 'order', 'count_only', 'facets', 'format']);
+const PAGE_PARAMS = new Set(['limit', 'offset', 'cursor', 'sort_by', 'order', 'count_only', 'facets', 'format']);
 
 /** A filter the list endpoints would refuse, with their messages. */
 export class InvalidFilter extends Error {
