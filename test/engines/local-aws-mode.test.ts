@@ -213,7 +213,7 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     expect(preflight.status).toBe(204);
     expect([preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-methods')]).toEqual([APP_ORIGIN, 'POST, OPTIONS']);
     const listed = await fetch(`${baseUrl}/grants-api?limit=1`, { headers: { origin: APP_ORIGIN, authorization: `Bearer ${keys.developer}` } });
-    expect([listed.status, listed.headers.get('access-control-allow-origin'), listed.headers.get('vary')]).toEqual([200, APP_ORIGIN, 'Origin']);
+    expect([listed.status, listed.headers.get('access-control-allow-origin'), listed.headers.get('vary')]).toEqual([200, APP_ORIGIN, 'Accept, Origin']);
     const other = await fetch(`${baseUrl}/grants-api?limit=1`, { headers: { origin: 'https://elsewhere.example', authorization: `Bearer ${keys.developer}` } });
     expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([200, null]);
     const docs = await fetch(`${baseUrl}/docs`);
