@@ -4,7 +4,7 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import { SourceFileError } from '../lambdas/adapters/source-files/read-source-files';
 import { SOURCE_FORMAT_IDS, SOURCE_FORMATS, sourceFormatById } from '../lambdas/core/ingest/formats';
@@ -28,7 +28,14 @@ import { ingestReporter } from '../local/ingest-report';
 import { withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
 import { addWebhookCommands } from './admin-webhooks';
 
-const program = new Command('admin').description('Grants, Contracts and Funders Data Service: platform commands');
+/** The exit codes scripts can rely on (docs/admin.md). */
+const EXIT = { ok: 0, failure: 1, usage: 2, rejections: 3 } as const;
+
+// exitOverride before any command is added, so every subcommand inherits it: a usage error throws
+// a CommanderError (its message already printed) that the handler at the end turns into exit 2.
+const program = new Command('admin').description('Grants, Contracts and Funders Data Service: platform commands')
+  .exitOverride()
+  .addHelpText('after', `\nExit codes: ${EXIT.ok} success, ${EXIT.failure} failure, ${EXIT.usage} usage error (an unknown command or option, a bad value), ${EXIT.rejections} ingest --strict with rejections.`);
 
 withTargetOptions(program.command('ingest'))
   .description('import public source files (Grants.gov, SAM.gov, NSF, USAspending, Federal Hierarchy) into the catalogue')
@@ -39,8 +46,9 @@ withTargetOptions(program.command('ingest'))
       return value;
     }))
   .option('--rejections <file>', 'write every rejection here (by default only when there are more than 20)')
+  .option('--strict', `exit ${EXIT.rejections} when any record is rejected (the others are still imported)`, false)
   .addHelpText('after', `\nFormats (--format):\n${SOURCE_FORMATS.map((f) => `  ${f.id.padEnd(32)} ${f.description}`).join('\n')}\n\nField mappings: docs/data-model.md#importing-public-data`)
-  .action(async (paths: string[], opts: TargetOptions & { format: string; rejections?: string }) => {
+  .action(async (paths: string[], opts: TargetOptions & { format: string; rejections?: string; strict: boolean }) => {
     const format = opts.format === 'auto' ? undefined : sourceFormatById(opts.format);
     const reporter = ingestReporter({
       rejectionsFile: opts.rejections ?? resolve('ingest-rejections.tsv'),
@@ -50,6 +58,10 @@ withTargetOptions(program.command('ingest'))
     const run = async (ports: IngestPorts) => {
       const result = await ingestFiles(paths, ports, { format, onProgress: reporter.onProgress, onRejected: reporter.onRejected });
       for (const line of reporter.finish(result)) console.log(line);
+      if (opts.strict && result.summary.rejected > 0) {
+        console.error(`admin: --strict: ${result.summary.rejected} record${result.summary.rejected === 1 ? ' was' : 's were'} rejected (the rest were imported)`);
+        process.exitCode = EXIT.rejections;
+      }
     };
     if (opts.target === 'aws') {
       const ports = await awsIngestPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
@@ -258,9 +270,11 @@ local
   });
 
 program.parseAsync().catch((error: Error) => {
+  // Commander has printed the usage error (or the help, or the version: exit code 0).
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
   // Expected failures (a missing file, an unknown stage) are one clear line; anything else also names its type.
   const expected = error instanceof SourceFileError || error instanceof AwsTargetError || error instanceof KeyStateConflict
     || error instanceof WebhookConflict || error instanceof DestinationRefused || error instanceof InvalidFilter;
   console.error(`admin: ${expected ? error.message : `${error.name}: ${error.message}`}`);
-  process.exit(1);
+  process.exit(EXIT.failure);
 });

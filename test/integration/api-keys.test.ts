@@ -284,9 +284,9 @@ describe('admin keys (the CLI)', () => {
     expect((await admin('list')).stdout.split('\n').find((line) => line.startsWith(keyId))).toMatch(/\trevoked /);
   });
 
-  it('refuses unknown tiers and unknown keys with one clear line and exit 1', async () => {
+  it('refuses an unknown tier as a usage error (exit 2) and unknown keys with one clear line and exit 1', async () => {
     const tier = await admin('create', '--tier', 'platinum', '--owner', 'x');
-    expect(tier.code).toBe(1);
+    expect(tier.code).toBe(2);
     expect(tier.stderr).toMatch(/unknown tier; use one of: free, basic, pro, developer/);
     const unknown = await admin('revoke', 'key_doesnotexist0000');
     expect(unknown.code).toBe(1);

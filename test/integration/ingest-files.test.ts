@@ -254,6 +254,20 @@ describe('admin ingest (the CLI)', () => {
     expect(stats.stdout).toMatch(/contract\.created 3/);
   });
 
+  it('--strict exits 3 when a record is rejected, still importing the rest; without rejections it exits 0', async () => {
+    const strictDir = mkdtempSync(join(tmpdir(), 'gcf-admin-strict-'));
+    try {
+      const rejected = await admin('ingest', fixture('sam-opportunities-v2.json'), fixture('malformed-lines.jsonl'), '--data-dir', strictDir, '--strict', '--rejections', join(strictDir, 'r.tsv'));
+      expect(rejected.code).toBe(3);
+      expect(rejected.stderr).toMatch(/^admin: --strict: 2 records were rejected \(the rest were imported\)$/m);
+      expect(rejected.stdout).toMatch(/^contract\s+3\s+0\s+0$/m);
+      const clean = await admin('ingest', fixture('nsf-awards.csv'), '--data-dir', strictDir, '--strict');
+      expect(clean.code).toBe(0);
+    } finally {
+      rmSync(strictDir, { recursive: true, force: true });
+    }
+  });
+
   it('writes every rejection to a file on request', async () => {
     const file = join(dataDir, 'rejections.tsv');
     const out = await admin('ingest', fixture('malformed-lines.jsonl'), '--data-dir', dataDir, '--rejections', file);
@@ -280,13 +294,16 @@ describe('admin ingest (the CLI)', () => {
     }
   });
 
-  it('an unknown --format or --target is refused before anything is read', async () => {
+  it('an unknown --format, --target or command is a usage error (exit 2), refused before anything is read', async () => {
     const format = await admin('ingest', fixture('nsf-awards.csv'), '--format', 'grants-gov-pdf', '--data-dir', dataDir);
-    expect(format.code).toBe(1);
+    expect(format.code).toBe(2);
     expect(format.stderr).toMatch(/unknown format; use auto or one of: .*grants-gov-xml/);
     const target = await admin('ingest', fixture('nsf-awards.csv'), '--target', 'gcp', '--data-dir', dataDir);
-    expect(target.code).toBe(1);
+    expect(target.code).toBe(2);
     expect(target.stderr).toMatch(/Allowed choices are local, aws/);
+    const command = await admin('ingets', fixture('nsf-awards.csv'));
+    expect(command.code).toBe(2);
+    expect(command.stderr).toMatch(/unknown command 'ingets'/);
   });
 
   it('--target aws names the stage it could not find, and exits 1 before reading anything', async () => {

@@ -125,7 +125,7 @@ describe('admin webhooks (the CLI)', () => {
       expect(refused.code, args.join(' ')).toBe(1);
       expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
     }
-    expect((await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/x', '--days-before', '0')).code).toBe(1);
+    expect((await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/x', '--days-before', '0')).code).toBe(2); // a bad option value: usage
 
     const listed = await admin('webhooks', 'list');
     expect(listed.stdout.split('\n').filter((line) => line.startsWith('whk_'))).toEqual([
