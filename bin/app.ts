@@ -11,10 +11,11 @@
  *   cdk synth -c stage=dev-alice -c ephemeral=false
  *   cdk synth -c embeddingDimensions=1024 -c semanticFloor=0.35
  *   cdk synth -c deadlineScanAtUtc=13:30      the daily webhook deadline scan, UTC
- *   cdk synth -c alarmEmail=oncall@example.org
+ *   cdk synth -c alarmEmail=oncall@acme.org     a durable stage refuses a placeholder (example.org) address
+ *   cdk synth -c docsBaseUrl=https://github.com/acme/gcf/blob/main/docs   alarms link to the runbook
  */
 import { App } from 'aws-cdk-lib';
-import { mergeOverrides, stageConfig, stageOverridesFromContext } from '../lib/config';
+import { checkDeployable, mergeOverrides, stageConfig, stageOverridesFromContext } from '../lib/config';
 import { checkWithCdkNag } from '../lib/nag-acknowledgements';
 import { createServiceStacks } from '../lib/service-stacks';
 
@@ -53,8 +54,10 @@ const config = stageConfig(stage, mergeOverrides(fromCdkJson, {
   },
   alarms: {
     email: optionalString(app.node.tryGetContext('alarmEmail')),
+    docsBaseUrl: optionalString(app.node.tryGetContext('docsBaseUrl')),
   },
 }));
+checkDeployable(config, app.node.tryGetContext('alarmEmail') !== undefined ? 'context alarmEmail (-c alarmEmail)' : `cdk.json context stages.${stage}.alarms.email`);
 
 createServiceStacks(app, config);
 // cdk-nag AwsSolutions: synth (and so deploy) fails on a finding lib/nag-acknowledgements.ts does not explain.

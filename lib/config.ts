@@ -88,6 +88,12 @@ export interface WebhookSettings {
 export interface AlarmSettings {
   /** Subscribed (by e-mail, confirmed once) to the alarm topic; without it alarms only reach the topic. */
   readonly email?: string;
+  /**
+   * Where the repository's docs/ folder is browsed, e.g. `https://github.com/acme/gcf/blob/main/docs`
+   * (no trailing slash): alarm descriptions and the dashboard then link to the runbook section
+   * itself; without it they name the repository path docs/runbook.md.
+   */
+  readonly docsBaseUrl?: string;
 }
 
 export interface StageConfig {
@@ -120,7 +126,7 @@ export interface StageConfigOverrides {
   /** Tiers left out keep their TIERS quotas. */
   readonly tierQuotas?: Partial<Record<TierName, TierQuota>>;
   /** `email: null` removes a default e-mail. */
-  readonly alarms?: { readonly email?: string | null };
+  readonly alarms?: { readonly email?: string | null; readonly docsBaseUrl?: string | null };
 }
 
 /** Drops keys whose value is undefined, so a spread override never erases a default. */
@@ -234,6 +240,10 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
   if (email !== undefined && !EMAIL_PATTERN.test(email)) {
     throw new Error(`Alarms: email must be an e-mail address, not ${JSON.stringify(email)}`);
   }
+  const docsBaseUrl = overrides.alarms?.docsBaseUrl?.replace(/\/+$/, '') ?? undefined;
+  if (docsBaseUrl !== undefined && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(docsBaseUrl)) {
+    throw new Error(`Alarms: docsBaseUrl must be an http(s) URL of the docs folder, not ${JSON.stringify(docsBaseUrl)}`);
+  }
   return {
     stage,
     ephemeral,
@@ -250,8 +260,23 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
     },
     webhooks,
     tierQuotas: tierQuotasWith(parseTierQuotas(overrides.tierQuotas ?? {}, 'tierQuotas')),
-    alarms: email === undefined ? {} : { email },
+    alarms: { ...(email === undefined ? {} : { email }), ...(docsBaseUrl === undefined ? {} : { docsBaseUrl }) },
   };
+}
+
+/** Domains reserved for examples and tests (RFC 2606, RFC 6761): no one reads mail sent there. */
+const PLACEHOLDER_MAIL_DOMAIN = /(^|\.)(example\.(com|net|org)|example|test|invalid|localhost)$/i;
+
+/**
+ * What only the stage being synthesized must satisfy (cdk.json's other stages may hold
+ * placeholders until they are deployed): a durable stage's alarms must reach a real address.
+ * `emailKey` names where the address comes from, for the message.
+ */
+export function checkDeployable(config: StageConfig, emailKey: string): void {
+  const domain = config.alarms.email?.split('@')[1];
+  if (!config.ephemeral && domain && PLACEHOLDER_MAIL_DOMAIN.test(domain)) {
+    throw new Error(`${emailKey} is ${JSON.stringify(config.alarms.email)}, a placeholder (${domain} is reserved for examples): alarms of stage ${config.stage} would reach no one. Set it to the on-call address, or to null for no e-mail.`);
+  }
 }
 
 /** Lower-case sections of StageConfigOverrides that merge key by key. */
@@ -300,7 +325,7 @@ const StageContextSchema = z.strictObject({
   webhooks: z.optional(z.strictObject({ deadlineScanAtUtc: z.optional(z.string()) })),
   // Checked by parseTierQuotas, the same check the functions run on TIER_QUOTAS.
   tierQuotas: z.optional(z.unknown()),
-  alarms: z.optional(z.strictObject({ email: optionalNullable(z.string()) })),
+  alarms: z.optional(z.strictObject({ email: optionalNullable(z.string()), docsBaseUrl: optionalNullable(z.string()) })),
 });
 
 function stageOverridesOf(entry: unknown, where: string): StageConfigOverrides {

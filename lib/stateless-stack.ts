@@ -233,18 +233,21 @@ export class StatelessStack extends Stack {
       indexerFailureQueue: props.indexerFailureQueue,
     });
     const monitoringName = `${config.serviceName}-${config.stage}`;
+    const runbookUrl = config.alarms.docsBaseUrl && `${config.alarms.docsBaseUrl}/runbook.md`;
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       metrics,
       namePrefix: monitoringName,
       accessLogGroup: this.api.accessLogGroup,
       searchEbsVolumeSizeGiB: config.search.ebsVolumeSizeGiB,
       email: config.alarms.email,
+      runbookUrl,
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       metrics,
       dashboardName: monitoringName,
       searchEbsVolumeSizeGiB: config.search.ebsVolumeSizeGiB,
       alarms: [...this.alarms.alarms.values()],
+      runbookUrl,
     });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'The SNS topic every alarm notifies (subscribe more addresses or a pager to it)',

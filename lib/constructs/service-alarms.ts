@@ -20,6 +20,8 @@ export interface ServiceAlarmsProps {
   readonly searchEbsVolumeSizeGiB: number;
   /** Subscribed to the alarm topic by e-mail; none without it. */
   readonly email?: string;
+  /** The runbook's full URL (the stage's docsBaseUrl + /runbook.md); the repository path RUNBOOK without it. */
+  readonly runbookUrl?: string;
 }
 
 /** Where each alarm's description sends the on-call engineer: docs/runbook.md#<anchor>. */
@@ -269,7 +271,7 @@ export class ServiceAlarms extends Construct {
     for (const definition of definitions) {
       const alarm = new Alarm(this, `Alarm-${definition.anchor}`, {
         alarmName: `${props.namePrefix}-${definition.anchor}`,
-        alarmDescription: `${definition.summary} Dashboard: "${definition.widget}". Runbook: ${RUNBOOK}#${runbookAnchorOf(definition.anchor)}`,
+        alarmDescription: `${definition.summary} Dashboard: "${definition.widget}". Runbook: ${props.runbookUrl ?? RUNBOOK}#${runbookAnchorOf(definition.anchor)}`,
         metric: definition.metric,
         threshold: definition.threshold,
         comparisonOperator: definition.comparisonOperator,

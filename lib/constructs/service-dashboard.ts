@@ -52,6 +52,8 @@ export interface ServiceDashboardProps {
   readonly searchEbsVolumeSizeGiB: number;
   /** Shown at the top with their state. */
   readonly alarms?: readonly IAlarm[];
+  /** The runbook's full URL, linked from the top; the repository path docs/runbook.md without it. */
+  readonly runbookUrl?: string;
 }
 
 const WIDTH = 24;
@@ -74,7 +76,7 @@ export class ServiceDashboard extends Construct {
 
     const rows: IWidget[][] = [
       [new TextWidget({
-        markdown: `# ${props.dashboardName}\nAlarms go to the stage's SNS topic. What each one means and what to do first: \`docs/runbook.md\` in the repository.`,
+        markdown: `# ${props.dashboardName}\nAlarms go to the stage's SNS topic. What each one means and what to do first: ${props.runbookUrl ? `[the runbook](${props.runbookUrl})` : '`docs/runbook.md` in the repository'}.`,
         width: WIDTH,
         height: 2,
       })],

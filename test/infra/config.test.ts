@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/tier-quotas-env';
 import { DEFAULT_TIER_QUOTAS } from '../../lambdas/core/auth/tier-quotas';
 import { API_ROUTES } from '../../lib/api-routes';
-import { indexReplicasOf, isEphemeralStageName, mergeOverrides, stageConfig, stageOverridesFromContext } from '../../lib/config';
+import { checkDeployable, indexReplicasOf, isEphemeralStageName, mergeOverrides, stageConfig, stageOverridesFromContext } from '../../lib/config';
 import { gatewayQuotaOf } from '../../lib/constructs/api-access';
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { type CfnResource, referencedLogicalIds, resourcesOfType, synthStage } from './synth-stacks';
@@ -79,6 +79,25 @@ describe('stage config in cdk.json (context "stages")', () => {
     expect(prod.alarms).toEqual({ email: 'ops@example.org' });
     // Unset: a reservation fails the function's creation on an account whose concurrency quota is the new-account 10.
     expect(prod.functions.reservedConcurrency).toEqual({});
+  });
+
+  it('refuses to synthesize a durable stage whose alarms would go to a placeholder address, naming the key', () => {
+    const key = 'cdk.json context stages.prod.alarms.email';
+    expect(() => checkDeployable(configOf('prod'), key)).toThrow('cdk.json context stages.prod.alarms.email is "ops@example.org", a placeholder (example.org is reserved for examples): alarms of stage prod would reach no one. Set it to the on-call address, or to null for no e-mail.');
+    for (const email of ['oncall@mail.example.com', 'a@b.test', 'x@y.invalid', 'ops@corp.example']) {
+      expect(() => checkDeployable(stageConfig('staging', { alarms: { email } }), key), email).toThrow(/a placeholder/);
+    }
+    expect(() => checkDeployable(stageConfig('prod', { alarms: { email: 'oncall@acme-grants.org' } }), key)).not.toThrow();
+    expect(() => checkDeployable(stageConfig('prod', { alarms: { email: 'oncall@myexample.org' } }), key)).not.toThrow();
+    expect(() => checkDeployable(stageConfig('prod'), key)).not.toThrow();
+    // A throwaway stage may keep one.
+    expect(() => checkDeployable(stageConfig('dev', { alarms: { email: 'ops@example.org' } }), key)).not.toThrow();
+  });
+
+  it('takes a docsBaseUrl for the alarms\' runbook links, without its trailing slash, and refuses anything but an http(s) URL', () => {
+    expect(stageConfig('prod', { alarms: { docsBaseUrl: 'https://git.acme.net/gcf/blob/main/docs/' } }).alarms).toEqual({ docsBaseUrl: 'https://git.acme.net/gcf/blob/main/docs' });
+    expect(() => stageConfig('prod', { alarms: { docsBaseUrl: 'docs/' } })).toThrow(/Alarms: docsBaseUrl must be an http\(s\) URL of the docs folder/);
+    expect(stageOverridesFromContext({ qa: { alarms: { docsBaseUrl: 'https://x.org/docs' } } }, 'qa').alarms).toEqual({ docsBaseUrl: 'https://x.org/docs' });
   });
 
   it('gives a stage it does not list the defaults: dev-like for dev-*, prod-like otherwise', () => {

@@ -174,6 +174,16 @@ describe('service alarms', () => {
     });
   });
 
+  it('links each description and the dashboard to the runbook section itself when the stage has a docsBaseUrl', () => {
+    const linked = synthStage('qa', { alarms: { docsBaseUrl: 'https://git.acme.net/gcf/blob/main/docs/' } });
+    const descriptions = [...alarmsOf(linked.stateless).values()].map((alarm) => alarm.AlarmDescription);
+    expect(descriptions.length).toBe(Object.keys(EXPECTED).length);
+    for (const description of descriptions) expect(description).toMatch(/ Runbook: https:\/\/git\.acme\.net\/gcf\/blob\/main\/docs\/runbook\.md#[a-z0-9-]+$/);
+    const [dashboard] = Object.values(resourcesOfType(linked.stateless, 'AWS::CloudWatch::Dashboard'));
+    expect(JSON.stringify(dashboard!.Properties)).toContain('[the runbook](https://git.acme.net/gcf/blob/main/docs/runbook.md)');
+    expect([...alarms.values()].every((alarm) => alarm.AlarmDescription.includes(` Runbook: ${RUNBOOK}#`))).toBe(true);
+  });
+
   it('e-mails the configured address, and nobody when none is configured', () => {
     expect(Object.values(resourcesOfType(prod.stateless, 'AWS::SNS::Subscription')).map((s) => s.Properties)).toEqual([
       { Protocol: 'email', Endpoint: 'ops@example.org', TopicArn: { Ref: topicId } },
