@@ -57,7 +57,13 @@ const config = stageConfig(stage, mergeOverrides(fromCdkJson, {
     docsBaseUrl: optionalString(app.node.tryGetContext('docsBaseUrl')),
   },
 }));
-checkDeployable(config, app.node.tryGetContext('alarmEmail') !== undefined ? 'context alarmEmail (-c alarmEmail)' : `cdk.json context stages.${stage}.alarms.email`);
+try {
+  checkDeployable(config, app.node.tryGetContext('alarmEmail') !== undefined ? 'context alarmEmail (-c alarmEmail)' : `cdk.json context stages.${stage}.alarms.email`);
+} catch (error) {
+  // A configuration mistake, not a bug: one line, no stack.
+  console.error(`synth refused: ${(error as Error).message}`);
+  process.exit(1);
+}
 
 createServiceStacks(app, config);
 // cdk-nag AwsSolutions: synth (and so deploy) fails on a finding lib/nag-acknowledgements.ts does not explain.
