@@ -22,6 +22,7 @@ import {
   addSubscription, DEFAULT_SECRET_GRACE_HOURS, disableSubscription, enableSubscription, listedSubscription, rotateSecret, type ListedSubscription, type WebhookPorts,
 } from '../lambdas/core/use-cases/manage-webhooks';
 import { WebhookConflict } from '../lambdas/ports/webhook-store';
+import { emit } from './admin-output';
 import { withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
 
 /** Adds `webhooks` and `scan-deadlines` to the admin program. */
@@ -52,12 +53,12 @@ export function addWebhookCommands(program: Command): void {
     }
   }
 
-  function printSubscription(subscription: ListedSubscription): void {
-    console.log([
+  function subscriptionRow(subscription: ListedSubscription): string {
+    return [
       subscription.subscription_id, subscription.key_id, subscription.state + (subscription.disabled_reason ? ` (${subscription.disabled_reason})` : ''),
       subscription.url, subscription.events.join(','), `${subscription.days_before} days`, subscription.filter ?? '-', subscription.created_at,
       subscription.rotating ? `old secret valid until ${subscription.previous_secret_valid_until}` : '-',
-    ].join('\t'));
+    ].join('\t');
   }
 
   const SUBSCRIPTION_COLUMNS = ['subscription id', 'key id', 'state', 'url', 'events', 'deadline window', 'filter', 'created', 'rotation'];
@@ -81,20 +82,26 @@ export function addWebhookCommands(program: Command): void {
       await withWebhookPorts(opts, async (ports, mode) => {
         const now = new Date();
         const { secret, subscription } = await addSubscription(ports, { keyId: opts.keyId, url: opts.url, events: opts.events, daysBefore: opts.daysBefore, filter: opts.filter }, mode, now);
-        console.log(`subscription ${subscription.subscription_id} for key ${subscription.key_id}: ${subscription.url}`);
-        console.log(`events  ${subscription.events.join(', ')}; deadlines ${subscription.days_before} days ahead`);
+        let matches: Record<string, number> | null = null;
         if (subscription.filter) {
-          console.log(`filter  ${subscription.filter}`);
           const search = ports.savedSearch ? { ports: ports.savedSearch } : await awsSavedSearchPorts(opts);
           if ('ports' in search) {
-            const counts = await Promise.all(kindsOfEvents(subscription.events).map(async (kind) => `${await savedSearchCount(search.ports, subscription.filter!, kind, utcDate(systemClock))} ${kind}s`));
-            const none = counts.every((count) => count.startsWith('0 '));
-            console.log(`matches ${counts.join(', ')} today${none ? ': none yet; accepted, it sends when a record matches' : ''}`);
+            matches = Object.fromEntries(await Promise.all(kindsOfEvents(subscription.events).map(async (kind) => [kind, await savedSearchCount(search.ports, subscription.filter!, kind, utcDate(systemClock))] as const)));
           } else {
             console.error(`not counted what the filter matches today (${search.missing})`);
           }
         }
-        console.log(`secret  ${secret}`);
+        emit(opts, { ...listedSubscription(subscription, now), secret, matches_today: matches }, () => {
+          const counts = Object.entries(matches ?? {}).map(([kind, n]) => `${n} ${kind}s`);
+          const none = Object.values(matches ?? {}).every((n) => n === 0);
+          return [
+            `subscription ${subscription.subscription_id} for key ${subscription.key_id}: ${subscription.url}`,
+            `events  ${subscription.events.join(', ')}; deadlines ${subscription.days_before} days ahead`,
+            ...(subscription.filter ? [`filter  ${subscription.filter}`] : []),
+            ...(matches ? [`matches ${counts.join(', ')} today${none ? ': none yet; accepted, it sends when a record matches' : ''}`] : []),
+            `secret  ${secret}`,
+          ];
+        });
         console.error('the secret is shown this once: store it where your receiver verifies the signatures (docs/webhooks.md)');
       });
     });
@@ -105,10 +112,8 @@ export function addWebhookCommands(program: Command): void {
     .action(async (opts: TargetOptions & { keyId?: string }) => {
       await withWebhookPorts(opts, async ({ webhooks }) => {
         const now = new Date();
-        const subscriptions = await webhooks.list(opts.keyId);
-        console.log(SUBSCRIPTION_COLUMNS.join('\t'));
-        for (const subscription of subscriptions) printSubscription(listedSubscription(subscription, now));
-        if (subscriptions.length === 0) console.log('(no subscriptions)');
+        const subscriptions = (await webhooks.list(opts.keyId)).map((subscription) => listedSubscription(subscription, now));
+        emit(opts, subscriptions, () => [SUBSCRIPTION_COLUMNS.join('\t'), ...subscriptions.map(subscriptionRow), ...(subscriptions.length === 0 ? ['(no subscriptions)'] : [])]);
       });
     });
 
@@ -117,8 +122,9 @@ export function addWebhookCommands(program: Command): void {
     .argument('<subscription-id>')
     .action(async (subscriptionId: string, opts: TargetOptions) => {
       await withWebhookPorts(opts, async ({ webhooks }) => {
-        const subscription = await disableSubscription(webhooks, subscriptionId, 'disabled by an operator', new Date());
-        console.log(`subscription ${subscription.subscription_id} disabled`);
+        const now = new Date();
+        const subscription = await disableSubscription(webhooks, subscriptionId, 'disabled by an operator', now);
+        emit(opts, listedSubscription(subscription, now), () => [`subscription ${subscription.subscription_id} disabled`]);
       });
     });
 
@@ -127,8 +133,9 @@ export function addWebhookCommands(program: Command): void {
     .argument('<subscription-id>')
     .action(async (subscriptionId: string, opts: TargetOptions) => {
       await withWebhookPorts(opts, async (ports, mode) => {
-        const subscription = await enableSubscription(ports, subscriptionId, mode, new Date());
-        console.log(`subscription ${subscription.subscription_id} enabled`);
+        const now = new Date();
+        const subscription = await enableSubscription(ports, subscriptionId, mode, now);
+        emit(opts, listedSubscription(subscription, now), () => [`subscription ${subscription.subscription_id} enabled`]);
       });
     });
 
@@ -142,9 +149,12 @@ export function addWebhookCommands(program: Command): void {
     }, DEFAULT_SECRET_GRACE_HOURS)
     .action(async (subscriptionId: string, opts: TargetOptions & { graceHours: number }) => {
       await withWebhookPorts(opts, async ({ webhooks }) => {
-        const { secret, subscription } = await rotateSecret(webhooks, subscriptionId, opts.graceHours, new Date());
-        console.log(`subscription ${subscription.subscription_id}: new secret issued; the old one also signs until ${subscription.previous_secret_valid_until}`);
-        console.log(`secret  ${secret}`);
+        const now = new Date();
+        const { secret, subscription } = await rotateSecret(webhooks, subscriptionId, opts.graceHours, now);
+        emit(opts, { ...listedSubscription(subscription, now), secret }, () => [
+          `subscription ${subscription.subscription_id}: new secret issued; the old one also signs until ${subscription.previous_secret_valid_until}`,
+          `secret  ${secret}`,
+        ]);
         console.error('the secret is shown this once: store it now');
       });
     });
@@ -156,8 +166,10 @@ export function addWebhookCommands(program: Command): void {
       await withWebhookPorts(opts, async ({ webhooks, resolver }, mode) => {
         const result = await sendTestEvent({ webhooks, resolver, transport: httpWebhookTransport, clock: systemClock }, subscriptionId, mode);
         const answer = result.status === null ? `no answer (${result.error})` : `${result.status} in ${Math.round(result.latencyMs)} ms`;
-        console.log(`webhook.test ${result.eventId} to ${result.url}: ${answer}`);
-        if (result.responseExcerpt) console.log(`response  ${result.responseExcerpt.slice(0, 300)}`);
+        emit(opts, {
+          event_id: result.eventId, url: result.url, status: result.status, latency_ms: result.status === null ? null : Math.round(result.latencyMs),
+          verdict: result.verdict, error: result.error ?? null, response_excerpt: result.responseExcerpt?.slice(0, 300) ?? null,
+        }, () => [`webhook.test ${result.eventId} to ${result.url}: ${answer}`, ...(result.responseExcerpt ? [`response  ${result.responseExcerpt.slice(0, 300)}`] : [])]);
         if (result.verdict !== 'delivered') {
           console.error(result.verdict === 'gone' ? 'the receiver answered 410 Gone: a real delivery would disable the subscription' : 'a real delivery would be retried: only a 2xx within 10 s counts as delivered');
           process.exitCode = 1;
@@ -176,11 +188,15 @@ export function addWebhookCommands(program: Command): void {
     .action(async (subscriptionId: string, opts: TargetOptions & { limit: number }) => {
       await withDeliveryLog(opts, async (log) => {
         const deliveries = await log.list(subscriptionId, opts.limit);
-        console.log(['delivery id', 'event', 'event id', 'status', 'attempts', 'last code', 'latency ms', 'last error', 'created', 'next attempt'].join('\t'));
-        for (const d of deliveries) {
-          console.log([d.delivery_id, d.event, d.event_id, d.status, d.attempts, d.last_status_code ?? '-', d.last_latency_ms ?? '-', d.last_error ?? '-', d.created_at, d.next_attempt_at ?? '-'].join('\t'));
-        }
-        if (deliveries.length === 0) console.log('(no deliveries)');
+        const shown = deliveries.map(({ delivery_id, event, event_id, subscription_id, status, attempts, last_status_code, last_latency_ms, last_error, created_at, next_attempt_at }) => ({
+          delivery_id, event, event_id, subscription_id, status, attempts, last_status_code: last_status_code ?? null, last_latency_ms: last_latency_ms ?? null,
+          last_error: last_error ?? null, created_at, next_attempt_at: next_attempt_at ?? null,
+        }));
+        emit(opts, shown, () => [
+          ['delivery id', 'event', 'event id', 'status', 'attempts', 'last code', 'latency ms', 'last error', 'created', 'next attempt'].join('\t'),
+          ...shown.map((d) => [d.delivery_id, d.event, d.event_id, d.status, d.attempts, d.last_status_code ?? '-', d.last_latency_ms ?? '-', d.last_error ?? '-', d.created_at, d.next_attempt_at ?? '-'].join('\t')),
+          ...(deliveries.length === 0 ? ['(no deliveries)'] : []),
+        ]);
       });
     });
 
@@ -195,7 +211,7 @@ export function addWebhookCommands(program: Command): void {
       const replay = async (log: DeliveryLog, queue: DeliveryQueue, sentBy: string) => {
         const replayed = await replayDelivery({ log, queue, clock: systemClock }, deliveryId);
         if (!replayed) throw new WebhookConflict(`no delivery ${deliveryId}`);
-        console.log(`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; ${sentBy} sends it`);
+        emit(opts, { delivery_id: deliveryId, event: replayed.event, subscription_id: replayed.subscription_id, queued: true, sent_by: sentBy }, () => [`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; ${sentBy} sends it`]);
       };
       if (opts.target === 'local') {
         await withDeliveryLog(opts, (log) => replay(log, UNTIL_SERVER_STARTS, 'npm start'));
@@ -221,7 +237,7 @@ export function addWebhookCommands(program: Command): void {
           events += page.length;
           made += await fanOutChangeEvents(ports, page);
         }
-        console.log(`${events} change event${events === 1 ? '' : 's'} fanned out: ${made} deliver${made === 1 ? 'y' : 'ies'} queued; ${sentBy} sends them`);
+        emit(opts, { change_events: events, deliveries_queued: made, sent_by: sentBy }, () => [`${events} change event${events === 1 ? '' : 's'} fanned out: ${made} deliver${made === 1 ? 'y' : 'ies'} queued; ${sentBy} sends them`]);
       };
       if (opts.target === 'local') {
         await withLocalStack(opts.dataDir, (stack) => fanOut({ webhooks: stack.webhooks, log: stack.deliveries, outbox: stack.outbox, queue: UNTIL_SERVER_STARTS, clock: systemClock, savedSearch: stack.services }, 'npm start'));
@@ -243,7 +259,7 @@ export function addWebhookCommands(program: Command): void {
     .option('--search-endpoint <host>', 'aws: the search domain, skipping the stack lookup')
     .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
     .action(async (opts: TargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string }) => {
-      const report = (made: number, sentBy: string) => console.log(`${made} deadline reminder${made === 1 ? '' : 's'} queued; ${sentBy} sends them`);
+      const report = (made: number, sentBy: string) => emit(opts, { reminders_queued: made, sent_by: sentBy }, () => [`${made} deadline reminder${made === 1 ? '' : 's'} queued; ${sentBy} sends them`]);
       if (opts.target === 'local') {
         await withLocalStack(opts.dataDir, async (stack) => {
           report(await scanDeadlines({

@@ -13,6 +13,8 @@ export interface IngestReporter {
   onProgress(progress: { bytes: number; totalBytes: number; records: number }): void;
   onRejected(rejection: IngestRejection): void;
   finish(result: IngestFilesResult): string[];
+  /** Every rejection so far, in order. */
+  rejections(): readonly IngestRejection[];
 }
 
 const megabytes = (bytes: number) => (bytes / 1e6).toFixed(1);
@@ -59,6 +61,7 @@ export function ingestReporter(options: IngestReporterOptions): IngestReporter {
     onRejected(rejection) {
       rejections.push(rejection);
     },
+    rejections: () => rejections,
     finish({ files, summary, seconds }) {
       bar?.stop();
       const lines = [`read ${summary.read} records from ${files.length} file(s) in ${seconds.toFixed(1)} s (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`];

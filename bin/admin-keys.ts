@@ -1,0 +1,146 @@
+// The admin CLI's key commands (`keys …`): create, list, rotate, revoke, set-tier, usage, on the local state or a stage.
+import { randomBytes } from 'node:crypto';
+import { Command, InvalidArgumentError } from 'commander';
+import { TIER_NAMES, TIERS, isTierName, type TierName } from '../lambdas/core/auth/tiers';
+import { createKey, DEFAULT_ROTATION_GRACE_HOURS, keyUsage, listKeys, revokeKey, rotateKey, setKeyTier } from '../lambdas/core/use-cases/manage-keys';
+import type { ApiKeyRecord, KeyStore } from '../lambdas/ports/key-store';
+import type { UsageMeter } from '../lambdas/ports/usage-meter';
+import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
+import { awsKeyPorts } from '../local/aws-target';
+import { emit } from './admin-output';
+import { withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
+
+interface KeyTargetOptions extends TargetOptions {
+  usagePlans?: Record<TierName, string>;
+}
+
+/** The key store and usage meter of the target (the embedded stack's, or the stage's table), and in AWS its usage plans. */
+async function withKeyPorts<T>(opts: KeyTargetOptions, run: (ports: { keys: KeyStore; meter: UsageMeter; plans?: UsagePlanKeys }) => Promise<T>): Promise<T> {
+  if (opts.target === 'local') return withLocalStack(opts.dataDir, (stack) => run(stack.services));
+  const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, usagePlanIds: opts.usagePlans });
+  try {
+    return await run(ports);
+  } finally {
+    ports.close();
+  }
+}
+
+/** The key commands' options: the target's, and the usage plans of a stage (found from its outputs unless given). */
+function withKeyTargetOptions(command: Command): Command {
+  return withTargetOptions(command).option('--usage-plans <ids>', `aws: the usage plan ids by tier, ${TIER_NAMES.map((t) => `${t}=<id>`).join(',')}, skipping the stack lookup`, (value: string) => {
+    const pairs = Object.fromEntries(value.split(',').map((pair) => pair.split('=', 2)));
+    if (!TIER_NAMES.every((tier) => typeof pairs[tier] === 'string' && pairs[tier] !== '')) throw new InvalidArgumentError(`give a plan id for every tier: ${TIER_NAMES.join(', ')}`);
+    return pairs as Record<TierName, string>;
+  });
+}
+
+function tierArgument(value: string): TierName {
+  if (!isTierName(value)) throw new InvalidArgumentError(`unknown tier; use one of: ${TIER_NAMES.join(', ')}`);
+  return value;
+}
+
+function keyState(key: ApiKeyRecord, now: Date): string {
+  if (key.revoked_at) return `revoked ${key.revoked_at}`;
+  if (key.previous_valid_until && key.previous_valid_until > now.toISOString()) return `rotated; old key valid until ${key.previous_valid_until}`;
+  return 'active';
+}
+
+/** What --json shows of a key: never its hashes or its API Gateway key value. */
+function publicKey(key: ApiKeyRecord) {
+  return {
+    key_id: key.key_id, prefix: key.prefix, tier: key.tier, owner: key.owner, label: key.label, created_at: key.created_at,
+    revoked_at: key.revoked_at, rotated_at: key.rotated_at, previous_valid_until: key.previous_valid_until,
+  };
+}
+
+/** Adds `keys` to the admin program. */
+export function addKeyCommands(program: Command): void {
+  const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage');
+
+  withKeyTargetOptions(keysCommand.command('create'))
+    .description('issue a key; it is shown once, only its SHA-256 is stored')
+    .requiredOption('--tier <tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
+    .requiredOption('--owner <owner>', 'who the key belongs to (account, e-mail)')
+    .option('--label <label>', 'what it is for', '')
+    .action(async (opts: KeyTargetOptions & { tier: TierName; owner: string; label: string }) => {
+      await withKeyPorts(opts, async ({ keys, plans }) => {
+        const { key, record } = await createKey(keys, { tier: opts.tier, owner: opts.owner, label: opts.label }, randomBytes, new Date(), plans);
+        emit(opts, { ...publicKey(record), key }, () => [`key id ${record.key_id} (${record.tier}, owner ${record.owner})`, `key    ${key}`]);
+        console.error('the key is shown this once: store it now');
+      });
+    });
+
+  withKeyTargetOptions(keysCommand.command('list'))
+    .description('every key: prefix, tier, owner, created, last used, state')
+    .action(async (opts: TargetOptions) => {
+      await withKeyPorts(opts, async ({ keys, meter }) => {
+        const now = new Date();
+        const rows = await listKeys(keys, meter);
+        emit(opts, rows.map((k) => ({ ...publicKey(k), last_used_at: k.last_used_at, state: keyState(k, now) })), () => [
+          ['key id', 'prefix', 'tier', 'owner', 'label', 'created', 'last used', 'state'].join('\t'),
+          ...rows.map((k) => [k.key_id, `${k.prefix}…`, k.tier, k.owner, k.label || '-', k.created_at, k.last_used_at ?? 'never', keyState(k, now)].join('\t')),
+        ]);
+      });
+    });
+
+  withKeyTargetOptions(keysCommand.command('rotate'))
+    .description('issue a new key for the same account; the old one keeps working for the grace period')
+    .argument('<key-id>')
+    .option('--grace-hours <hours>', 'how long the old key keeps working', (v: string) => {
+      const hours = Number(v);
+      if (!Number.isFinite(hours) || hours < 0) throw new InvalidArgumentError('must be a number of hours, 0 or more');
+      return hours;
+    }, DEFAULT_ROTATION_GRACE_HOURS)
+    .action(async (keyId: string, opts: TargetOptions & { graceHours: number }) => {
+      await withKeyPorts(opts, async ({ keys }) => {
+        const { key, record } = await rotateKey(keys, keyId, opts.graceHours, randomBytes, new Date());
+        emit(opts, { ...publicKey(record), key }, () => [`key id ${record.key_id}: new key issued; the old one works until ${record.previous_valid_until}`, `key    ${key}`]);
+        console.error('the key is shown this once: store it now');
+      });
+    });
+
+  withKeyTargetOptions(keysCommand.command('revoke'))
+    .description('stop a key at once (both its current and its rotated-out key)')
+    .argument('<key-id>')
+    .action(async (keyId: string, opts: KeyTargetOptions) => {
+      await withKeyPorts(opts, async ({ keys, plans }) => {
+        const record = await revokeKey(keys, keyId, new Date(), plans);
+        emit(opts, publicKey(record), () => [`key id ${record.key_id} revoked ${record.revoked_at}`]);
+      });
+    });
+
+  withKeyTargetOptions(keysCommand.command('set-tier'))
+    .description('move a key to another tier')
+    .argument('<key-id>')
+    .argument('<tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
+    .action(async (keyId: string, tier: TierName, opts: KeyTargetOptions) => {
+      await withKeyPorts(opts, async ({ keys, plans }) => {
+        const record = await setKeyTier(keys, keyId, tier, plans);
+        emit(opts, publicKey(record), () => [`key id ${record.key_id} is now ${record.tier}`]);
+      });
+    });
+
+  withKeyTargetOptions(keysCommand.command('usage'))
+    .description('requests, errors and p50/p95 response times per UTC day')
+    .argument('<key-id>')
+    .option('--days <days>', 'how many days back', (v: string) => {
+      const days = Number(v);
+      if (!Number.isInteger(days) || days < 1 || days > 92) throw new InvalidArgumentError('must be a whole number of days from 1 to 92');
+      return days;
+    }, 30)
+    .action(async (keyId: string, opts: TargetOptions & { days: number }) => {
+      await withKeyPorts(opts, async ({ keys, meter }) => {
+        const { key, days } = await keyUsage(keys, meter, keyId, opts.days);
+        const quota = TIERS[key.tier].dailyQuota;
+        emit(opts, {
+          key_id: key.key_id, tier: key.tier, daily_quota: quota,
+          days: days.map((d) => ({ day: d.day, requests: d.requests, errors: d.errors, responses: d.responses, p50_ms: d.p50Ms, p95_ms: d.p95Ms, last_used_at: d.lastUsedAt })),
+        }, () => [
+          `key id ${key.key_id} (${key.tier}, daily quota ${quota ?? 'unlimited'})`,
+          ['day', 'requests', 'errors', 'error rate', 'p50 ms', 'p95 ms'].join('\t'),
+          ...days.map((d) => [d.day, d.requests, d.errors, d.responses > 0 ? `${((d.errors / d.responses) * 100).toFixed(1)}%` : '-', d.p50Ms ?? '-', d.p95Ms ?? '-'].join('\t')),
+          ...(days.length === 0 ? ['(no requests yet)'] : []),
+        ]);
+      });
+    });
+}
