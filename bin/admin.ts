@@ -18,6 +18,7 @@ import { AwsTargetError, awsIngestPorts, awsReindexPorts } from '../local/aws-ta
 import { InvalidFilter } from '../lambdas/core/webhooks/saved-search';
 import { DestinationRefused } from '../lambdas/core/webhooks/destination-policy';
 import { WebhookConflict } from '../lambdas/ports/webhook-store';
+import { DataDirInUseError } from '../local/data-dir-lock';
 import { DEFAULT_DATA_DIR, removeLocalIndex } from '../local/embedded-stack';
 import { ingestReporter } from '../local/ingest-report';
 import { emit, withJsonOption, type OutputOptions } from './admin-output';
@@ -164,7 +165,7 @@ program.parseAsync().catch((error: Error) => {
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
   // Expected failures (a missing file, an unknown stage) are one clear line; anything else also names its type.
   const expected = error instanceof SourceFileError || error instanceof AwsTargetError || error instanceof KeyStateConflict
-    || error instanceof WebhookConflict || error instanceof DestinationRefused || error instanceof InvalidFilter;
+    || error instanceof WebhookConflict || error instanceof DestinationRefused || error instanceof InvalidFilter || error instanceof DataDirInUseError;
   console.error(`admin: ${expected ? error.message : `${error.name}: ${error.message}`}`);
   process.exit(EXIT.failure);
 });

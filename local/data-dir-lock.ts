@@ -8,7 +8,7 @@ import { join } from 'node:path';
  */
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
-    super(`${dataDir} is in use by process ${pid} (another \`npm start\` or admin command): stop it, or pass --data-dir`);
+    super(`the state folder ${dataDir} is in use by process ${pid} (\`npm start\`, or another admin command): stop that process, then run this again`);
     this.name = 'DataDirInUseError';
   }
 }

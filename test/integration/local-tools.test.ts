@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDataDir, DataDirInUseError } from '../../local/data-dir-lock';
 import { startEmbeddedStack } from '../../local/embedded-stack';
+import { runAdmin } from '../support/admin-cli';
 import { conformingFetch } from '../support/openapi-conformance';
 
 const run = promisify(execFile);
@@ -45,6 +46,12 @@ describe('state folder ownership', () => {
     writeFileSync(join(dataDir, 'owner.pid'), String(process.ppid));
     expect(() => claimDataDir(dataDir)).toThrow(DataDirInUseError);
     await expect(startEmbeddedStack({ dataDir, seed: false })).rejects.toThrow(/in use by process/);
+    // The admin CLI says so in one line that names no class and suggests what helps.
+    const locked = await runAdmin(['local', 'stats', '--data-dir', dataDir]);
+    expect(locked.code).toBe(1);
+    expect(locked.stderr.trim().split('\n').filter((line) => line.startsWith('admin:'))).toEqual([
+      `admin: the state folder ${dataDir} is in use by process ${process.ppid} (\`npm start\`, or another admin command): stop that process, then run this again`,
+    ]);
     writeFileSync(join(dataDir, 'owner.pid'), '999999999'); // no such process: a stale file
     const stack = await startEmbeddedStack({ dataDir, seed: false });
     expect(() => claimDataDir(dataDir)).not.toThrow(); // same process may re-claim
