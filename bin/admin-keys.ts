@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
 import { TIER_NAMES, TIERS, isTierName, type TierName } from '../lambdas/core/auth/tiers';
-import { createKey, DEFAULT_ROTATION_GRACE_HOURS, keyUsage, listKeys, revokeKey, rotateKey, setKeyTier } from '../lambdas/core/use-cases/manage-keys';
+import { createKey, createKeyOnce, DEFAULT_ROTATION_GRACE_HOURS, IDEMPOTENCY_HOURS, keyUsage, listKeys, revokeKey, rotateKey, setKeyTier } from '../lambdas/core/use-cases/manage-keys';
 import type { ApiKeyRecord, KeyStore } from '../lambdas/ports/key-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
@@ -62,11 +62,18 @@ export function addKeyCommands(program: Command): void {
     .requiredOption('--tier <tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
     .requiredOption('--owner <owner>', 'who the key belongs to (account, e-mail)')
     .option('--label <label>', 'what it is for', '')
-    .action(async (opts: KeyTargetOptions & { tier: TierName; owner: string; label: string }) => {
+    .option('--idempotency-key <k>', `a retry with the same value within ${IDEMPOTENCY_HOURS} h answers with the key made first (its record; the key itself was shown then) instead of making a second`)
+    .action(async (opts: KeyTargetOptions & { tier: TierName; owner: string; label: string; idempotencyKey?: string }) => {
       await withKeyPorts(opts, async ({ keys, plans }) => {
-        const { key, record } = await createKey(keys, { tier: opts.tier, owner: opts.owner, label: opts.label }, randomBytes, new Date(), plans);
-        emit(opts, { ...publicKey(record), key }, () => [`key id ${record.key_id} (${record.tier}, owner ${record.owner})`, `key    ${key}`]);
-        console.error('the key is shown this once: store it now');
+        const request = { tier: opts.tier, owner: opts.owner, label: opts.label };
+        const { key, record, replayed } = opts.idempotencyKey === undefined
+          ? { ...(await createKey(keys, request, randomBytes, new Date(), plans)), replayed: false }
+          : await createKeyOnce(keys, request, opts.idempotencyKey, randomBytes, new Date(), plans);
+        emit(opts, { ...publicKey(record), key, replayed }, () => [
+          `key id ${record.key_id} (${record.tier}, owner ${record.owner})${replayed ? ': made earlier with this idempotency key' : ''}`,
+          key ? `key    ${key}` : 'key    (shown once, when it was made)',
+        ]);
+        if (key) console.error('the key is shown this once: store it now');
       });
     });
 

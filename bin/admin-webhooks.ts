@@ -19,7 +19,7 @@ import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import type { DestinationMode } from '../lambdas/core/webhooks/destination-policy';
 import { DEADLINE_WINDOW_DAYS, WEBHOOK_EVENTS } from '../lambdas/core/webhooks/events';
 import {
-  addSubscription, DEFAULT_SECRET_GRACE_HOURS, disableSubscription, enableSubscription, listedSubscription, rotateSecret, type ListedSubscription, type WebhookPorts,
+  addSubscription, addSubscriptionIfMissing, DEFAULT_SECRET_GRACE_HOURS, disableSubscription, enableSubscription, listedSubscription, rotateSecret, type ListedSubscription, type WebhookPorts,
 } from '../lambdas/core/use-cases/manage-webhooks';
 import { WebhookConflict } from '../lambdas/ports/webhook-store';
 import { emit } from './admin-output';
@@ -78,10 +78,14 @@ export function addWebhookCommands(program: Command): void {
     .option('--search-endpoint <host>', 'aws: the search domain (to count what --filter matches), skipping the stack lookup')
     .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
     .option('--filter <query>', 'a saved search: list parameters, e.g. "states=KS&include_national=true&category=Health&search=rural clinics&search_mode=hybrid"; only events whose record it matches are sent')
-    .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number; filter?: string; searchEndpoint?: string; embeddingDimensions?: string }) => {
+    .option('--if-missing', 'when the key already has a subscription for this URL, answer with it (unchanged, no secret) instead of refusing', false)
+    .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number; filter?: string; searchEndpoint?: string; embeddingDimensions?: string; ifMissing: boolean }) => {
       await withWebhookPorts(opts, async (ports, mode) => {
         const now = new Date();
-        const { secret, subscription } = await addSubscription(ports, { keyId: opts.keyId, url: opts.url, events: opts.events, daysBefore: opts.daysBefore, filter: opts.filter }, mode, now);
+        const request = { keyId: opts.keyId, url: opts.url, events: opts.events, daysBefore: opts.daysBefore, filter: opts.filter };
+        const { secret, subscription, existing } = opts.ifMissing
+          ? await addSubscriptionIfMissing(ports, request, mode, now)
+          : { ...(await addSubscription(ports, request, mode, now)), existing: false };
         let matches: Record<string, number> | null = null;
         if (subscription.filter) {
           const search = ports.savedSearch ? { ports: ports.savedSearch } : await awsSavedSearchPorts(opts);
@@ -91,18 +95,18 @@ export function addWebhookCommands(program: Command): void {
             console.error(`not counted what the filter matches today (${search.missing})`);
           }
         }
-        emit(opts, { ...listedSubscription(subscription, now), secret, matches_today: matches }, () => {
+        emit(opts, { ...listedSubscription(subscription, now), secret, existing, matches_today: matches }, () => {
           const counts = Object.entries(matches ?? {}).map(([kind, n]) => `${n} ${kind}s`);
           const none = Object.values(matches ?? {}).every((n) => n === 0);
           return [
-            `subscription ${subscription.subscription_id} for key ${subscription.key_id}: ${subscription.url}`,
+            `subscription ${subscription.subscription_id} for key ${subscription.key_id}: ${subscription.url}${existing ? ' (made earlier; unchanged)' : ''}`,
             `events  ${subscription.events.join(', ')}; deadlines ${subscription.days_before} days ahead`,
             ...(subscription.filter ? [`filter  ${subscription.filter}`] : []),
             ...(matches ? [`matches ${counts.join(', ')} today${none ? ': none yet; accepted, it sends when a record matches' : ''}`] : []),
-            `secret  ${secret}`,
+            secret ? `secret  ${secret}` : 'secret  (shown once, when it was made; webhooks rotate-secret issues a new one)',
           ];
         });
-        console.error('the secret is shown this once: store it where your receiver verifies the signatures (docs/webhooks.md)');
+        if (secret) console.error('the secret is shown this once: store it where your receiver verifies the signatures (docs/webhooks.md)');
       });
     });
 

@@ -27,6 +27,15 @@ export interface ApiKeyRecord {
 
 export class KeyStateConflict extends Error {}
 
+/** An idempotency key's claim: the key a create made (or is making) under it, and what was asked. */
+export interface IdempotencyClaim {
+  key_id: string;
+  /** The request the claim was made for (tier, owner, label): a retry must ask the same. */
+  fingerprint: string;
+  /** ISO time the claim lapses (24 h after it was made); DynamoDB's TTL removes it after. */
+  expires_at: string;
+}
+
 /** API keys (DynamoDB in AWS; the same adapter against dynalite locally). */
 export interface KeyStore {
   create(key: ApiKeyRecord): Promise<void>;
@@ -43,4 +52,9 @@ export interface KeyStore {
   /** Marks the key revoked (idempotent): both its hashes stop working. */
   revoke(keyId: string, now: string): Promise<ApiKeyRecord>;
   setTier(keyId: string, tier: TierName): Promise<ApiKeyRecord>;
+  /**
+   * Claims an idempotency key (by its hash) with a conditional write: null when this claim now
+   * holds it, else the live claim an earlier create holds. A lapsed claim is replaced.
+   */
+  claimIdempotencyKey(hash: string, claim: IdempotencyClaim, now: string): Promise<IdempotencyClaim | null>;
 }

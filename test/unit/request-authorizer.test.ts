@@ -17,6 +17,7 @@ function memoryKeys(): KeyStore {
     rotate: async () => { throw new Error('not used'); },
     revoke: async (id, now) => { const key = byId.get(id)!; key.revoked_at = now; return key; },
     setTier: async () => { throw new Error('not used'); },
+    claimIdempotencyKey: async () => { throw new Error('not used'); },
   };
 }
 

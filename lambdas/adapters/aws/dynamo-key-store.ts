@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TierName } from '../../core/auth/tiers';
-import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../../ports/key-store';
+import { KeyStateConflict, type ApiKeyRecord, type IdempotencyClaim, type KeyStore } from '../../ports/key-store';
 import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages, withoutItemKeys } from './records-table';
 
 /**
@@ -17,6 +17,8 @@ const HASH_SK = 'hash';
 const KEY_ENTITY = 'api_key';
 const keyKey = (keyId: string) => ({ pk: `apikey#${keyId}`, sk: KEY_SK });
 const hashKey = (hash: string) => ({ pk: `apikeyhash#${hash}`, sk: HASH_SK });
+const claimKey = (hash: string) => ({ pk: `apikeyidem#${hash}`, sk: 'claim' });
+const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 const keyOfItem = (item: Record<string, unknown>) => withoutItemKeys(item) as unknown as ApiKeyRecord;
 
@@ -30,6 +32,24 @@ export class DynamoKeyStore implements KeyStore {
   async create(key: ApiKeyRecord): Promise<void> {
     await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...hashKey(key.current_hash), key_id: key.key_id }, ConditionExpression: 'attribute_not_exists(pk)' }));
     await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...keyKey(key.key_id), entity: KEY_ENTITY, ...key }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  }
+
+  async claimIdempotencyKey(hash: string, claim: IdempotencyClaim, now: string): Promise<IdempotencyClaim | null> {
+    try {
+      await this.doc.send(new PutCommand({
+        TableName: this.tableName,
+        Item: { ...claimKey(hash), entity: 'api_key_claim', key_id: claim.key_id, fingerprint: claim.fingerprint, expires_at: epochSeconds(claim.expires_at) },
+        // TTL removes lapsed claims only eventually (and dynalite never): a lapsed one is taken over here.
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+        ExpressionAttributeValues: { ':now': epochSeconds(now) },
+      }));
+      return null;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: claimKey(hash), ConsistentRead: true }));
+      if (!Item) return this.claimIdempotencyKey(hash, claim, now); // it lapsed and was removed meanwhile
+      return { key_id: String(Item.key_id), fingerprint: String(Item.fingerprint), expires_at: new Date(Number(Item.expires_at) * 1000).toISOString() };
+    }
   }
 
   async get(keyId: string): Promise<ApiKeyRecord | null> {

@@ -1,5 +1,5 @@
 import type { TierName } from '../../core/auth/tiers';
-import type { ApiKeyRecord, KeyStore } from '../../ports/key-store';
+import type { ApiKeyRecord, IdempotencyClaim, KeyStore } from '../../ports/key-store';
 
 /**
  * The local counterpart of API Gateway's authorizer cache: lookups by hash are remembered for a
@@ -31,6 +31,10 @@ export class CachedKeyStore implements KeyStore {
 
   get(keyId: string): Promise<ApiKeyRecord | null> {
     return this.store.get(keyId);
+  }
+
+  claimIdempotencyKey(hash: string, claim: IdempotencyClaim, now: string): Promise<IdempotencyClaim | null> {
+    return this.store.claimIdempotencyKey(hash, claim, now);
   }
 
   list(): Promise<ApiKeyRecord[]> {

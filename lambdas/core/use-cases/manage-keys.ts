@@ -27,9 +27,9 @@ export async function createKey(
   randomBytes: RandomBytes,
   now: Date,
   plans?: UsagePlanKeys,
+  keyId: string = generateKeyId(randomBytes),
 ): Promise<IssuedKey> {
   const key = generateApiKey(randomBytes);
-  const keyId = generateKeyId(randomBytes);
   const gateway = plans ? await plans.issue(keyId, request.tier) : null;
   const record: ApiKeyRecord = {
     key_id: keyId,
@@ -53,6 +53,49 @@ export async function createKey(
     throw error;
   }
   return { key, record };
+}
+
+/** How long a retry with the same idempotency key gets the key made first, not a second one. */
+export const IDEMPOTENCY_HOURS = 24;
+
+export interface IdempotentIssue {
+  /** The key, shown once: null when an earlier create with the same idempotency key made it (it was shown then). */
+  key: string | null;
+  record: ApiKeyRecord;
+  /** True when this call made no key and answers with the one made earlier. */
+  replayed: boolean;
+}
+
+/**
+ * createKey under an idempotency key, for provisioning scripts that retry: the first call claims
+ * the idempotency key (a conditional write) and makes the key; any call with the same idempotency
+ * key within IDEMPOTENCY_HOURS, concurrent ones included, answers with that key's record and makes
+ * none. The same idempotency key for another request (tier, owner or label) is a conflict.
+ */
+export async function createKeyOnce(
+  keys: KeyStore,
+  request: { tier: TierName; owner: string; label: string },
+  idempotencyKey: string,
+  randomBytes: RandomBytes,
+  now: Date,
+  plans?: UsagePlanKeys,
+  wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<IdempotentIssue> {
+  const keyId = generateKeyId(randomBytes);
+  const fingerprint = JSON.stringify([request.tier, request.owner, request.label]);
+  const expiresAt = new Date(now.getTime() + IDEMPOTENCY_HOURS * 3_600_000).toISOString();
+  const held = await keys.claimIdempotencyKey(hashApiKey(`idempotency:${idempotencyKey}`), { key_id: keyId, fingerprint, expires_at: expiresAt }, now.toISOString());
+  if (!held) return { ...(await createKey(keys, request, randomBytes, now, plans, keyId)), replayed: false };
+  if (held.fingerprint !== fingerprint) {
+    throw new KeyStateConflict(`idempotency key ${idempotencyKey} was used for another request (tier, owner or label differ) until ${held.expires_at}`);
+  }
+  // A concurrent first call may still be making its key (in AWS, its gateway key first).
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const record = await keys.get(held.key_id);
+    if (record) return { key: null, record, replayed: true };
+    await wait(200);
+  }
+  throw new KeyStateConflict(`the create that holds idempotency key ${idempotencyKey} made no key (it failed, or is still running): check keys list, or use another idempotency key`);
 }
 
 async function existing(keys: KeyStore, keyId: string): Promise<ApiKeyRecord> {

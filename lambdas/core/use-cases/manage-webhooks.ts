@@ -81,6 +81,37 @@ export async function addSubscription(
   return { secret, subscription };
 }
 
+/**
+ * addSubscription for scripts that retry: when the key already has a subscription for this URL,
+ * that one is the answer, unchanged (its secret was shown when it was made), and none is added.
+ * Two concurrent calls add one: the store refuses the second, which then finds the first's.
+ */
+export async function addSubscriptionIfMissing(
+  ports: WebhookPorts,
+  request: Parameters<typeof addSubscription>[1],
+  mode: DestinationMode,
+  now: Date,
+): Promise<{ secret: string | null; subscription: WebhookSubscription; existing: boolean }> {
+  const found = async () => {
+    let url: string;
+    try {
+      url = new URL(request.url).toString();
+    } catch {
+      return undefined; // addSubscription says why
+    }
+    return (await ports.webhooks.list(request.keyId)).find((subscription) => subscription.url === url);
+  };
+  const earlier = await found();
+  if (earlier) return { secret: null, subscription: earlier, existing: true };
+  try {
+    return { ...(await addSubscription(ports, request, mode, now)), existing: false };
+  } catch (error) {
+    const raced = error instanceof WebhookConflict ? await found() : undefined;
+    if (raced) return { secret: null, subscription: raced, existing: true };
+    throw error;
+  }
+}
+
 async function existing(webhooks: WebhookStore, subscriptionId: string): Promise<WebhookSubscription> {
   const subscription = await webhooks.get(subscriptionId);
   if (!subscription) throw new WebhookConflict(`no webhook subscription ${subscriptionId}`);
