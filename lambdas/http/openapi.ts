@@ -107,6 +107,8 @@ function openApiOperation() {
     security: [],
     responses: {
       200: { description: 'The OpenAPI 3.1 document', headers: REQUEST_ID_HEADERS, content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } } },
+      // Public: no key, so no 401, 403 or quota; only the stage-wide throttle and the function itself can refuse it.
+      429: errorResponse('RATE_LIMITED: the stage-wide request rate was exceeded (API Gateway throttling); retry shortly', ['RATE_LIMITED']),
       500: errorResponse('INTERNAL: an unexpected error, logged with the request id', ['INTERNAL']),
     },
   };

@@ -1650,6 +1650,17 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description RATE_LIMITED: the stage-wide request rate was exceeded (API Gateway throttling); retry shortly */
+            429: {
+                headers: {
+                    /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description INTERNAL: an unexpected error, logged with the request id */
             500: {
                 headers: {
