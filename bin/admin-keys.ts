@@ -8,7 +8,7 @@ import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { awsKeyPorts } from '../local/aws-target';
 import { emit } from './admin-output';
-import { withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
+import { wholeNumber, withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
 
 interface KeyTargetOptions extends TargetOptions {
   usagePlans?: Record<TierName, string>;
@@ -130,11 +130,7 @@ export function addKeyCommands(program: Command): void {
   withKeyTargetOptions(keysCommand.command('usage'))
     .description('requests, errors and p50/p95 response times per UTC day')
     .argument('<key-id>')
-    .option('--days <days>', 'how many days back', (v: string) => {
-      const days = Number(v);
-      if (!Number.isInteger(days) || days < 1 || days > 92) throw new InvalidArgumentError('must be a whole number of days from 1 to 92');
-      return days;
-    }, 30)
+    .option('--days <days>', 'how many days back', wholeNumber(1, 92, 'days'), 30)
     .action(async (keyId: string, opts: TargetOptions & { days: number }) => {
       await withKeyPorts(opts, async ({ keys, meter }) => {
         const { key, days } = await keyUsage(keys, meter, keyId, opts.days);

@@ -1,5 +1,5 @@
 // What every admin command shares: the local state or a deployed stage as its target (--target, --data-dir, --stage).
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { withJsonOption } from './admin-output';
 import { DEFAULT_DATA_DIR, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
 
@@ -30,4 +30,20 @@ export function withTargetOptions(command: Command): Command {
     .option('--stage <stage>', 'aws: the deployed stage', 'dev')
     .option('--region <region>', 'aws: region (default: the AWS SDK\'s)')
     .option('--table-name <name>', 'aws: the records table, skipping the stack lookup');
+}
+
+/** An option value that must be a whole number from `min` to `max`: anything else is a usage error naming the range. */
+export function wholeNumber(min: number, max: number, unit = ''): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number${unit ? ` of ${unit}` : ''} from ${min} to ${max}`);
+    return n;
+  };
+}
+
+/** The options of a command that reads the stage's search domain in AWS (saved searches, the deadline scan). */
+export function withSearchDomainOptions(command: Command, purpose: string): Command {
+  return command
+    .option('--search-endpoint <host>', `aws: the search domain${purpose}, skipping the stack lookup`)
+    .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup');
 }

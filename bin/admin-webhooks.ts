@@ -23,7 +23,7 @@ import {
 } from '../lambdas/core/use-cases/manage-webhooks';
 import { WebhookConflict } from '../lambdas/ports/webhook-store';
 import { emit } from './admin-output';
-import { withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
+import { wholeNumber, withLocalStack, withSearchDomainOptions, withTargetOptions, type TargetOptions } from './admin-targets';
 
 /** Adds `webhooks` and `scan-deadlines` to the admin program. */
 export function addWebhookCommands(program: Command): void {
@@ -65,18 +65,12 @@ export function addWebhookCommands(program: Command): void {
 
   const webhooksCommand = program.command('webhooks').description('webhook subscriptions of developer keys: add, list, disable, enable, rotate-secret, test, deliveries, replay, fan-out');
 
-  withTargetOptions(webhooksCommand.command('add'))
+  withSearchDomainOptions(withTargetOptions(webhooksCommand.command('add')), ' (to count what --filter matches)')
     .description('subscribe a developer key\'s URL to events; the signing secret is shown once')
     .requiredOption('--key-id <id>', 'the developer key the subscription belongs to')
     .requiredOption('--url <url>', 'https URL (local mode also: http to localhost / 127.0.0.1 / ::1); private, loopback, link-local and metadata addresses are refused')
     .option('--events <names>', `comma-separated events (default: all of ${WEBHOOK_EVENTS.join(', ')})`, (value: string) => value.split(',').map((name) => name.trim()).filter((name) => name !== ''))
-    .option('--days-before <days>', `deadline_approaching fires this many days before a deadline (${DEADLINE_WINDOW_DAYS.min}-${DEADLINE_WINDOW_DAYS.max})`, (value: string) => {
-      const days = Number(value);
-      if (!Number.isInteger(days) || days < DEADLINE_WINDOW_DAYS.min || days > DEADLINE_WINDOW_DAYS.max) throw new InvalidArgumentError(`must be a whole number of days from ${DEADLINE_WINDOW_DAYS.min} to ${DEADLINE_WINDOW_DAYS.max}`);
-      return days;
-    }, DEADLINE_WINDOW_DAYS.default)
-    .option('--search-endpoint <host>', 'aws: the search domain (to count what --filter matches), skipping the stack lookup')
-    .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
+    .option('--days-before <days>', `deadline_approaching fires this many days before a deadline (${DEADLINE_WINDOW_DAYS.min}-${DEADLINE_WINDOW_DAYS.max})`, wholeNumber(DEADLINE_WINDOW_DAYS.min, DEADLINE_WINDOW_DAYS.max, 'days'), DEADLINE_WINDOW_DAYS.default)
     .option('--filter <query>', 'a saved search: list parameters, e.g. "states=KS&include_national=true&category=Health&search=rural clinics&search_mode=hybrid"; only events whose record it matches are sent')
     .option('--if-missing', 'when the key already has a subscription for this URL, answer with it (unchanged, no secret) instead of refusing', false)
     .action(async (opts: TargetOptions & { keyId: string; url: string; events?: string[]; daysBefore: number; filter?: string; searchEndpoint?: string; embeddingDimensions?: string; ifMissing: boolean }) => {
@@ -184,11 +178,7 @@ export function addWebhookCommands(program: Command): void {
   withTargetOptions(webhooksCommand.command('deliveries'))
     .description('a subscription\'s delivery log, newest first: status, attempts, last response code, latency')
     .argument('<subscription-id>')
-    .option('--limit <n>', 'how many', (v: string) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new InvalidArgumentError('must be a whole number from 1 to 1000');
-      return n;
-    }, 50)
+    .option('--limit <n>', 'how many', wholeNumber(1, 1000), 50)
     .action(async (subscriptionId: string, opts: TargetOptions & { limit: number }) => {
       await withDeliveryLog(opts, async (log) => {
         const deliveries = await log.list(subscriptionId, opts.limit);
@@ -229,10 +219,8 @@ export function addWebhookCommands(program: Command): void {
       }
     });
 
-  withQueueOptions(withTargetOptions(webhooksCommand.command('fan-out')))
+  withSearchDomainOptions(withQueueOptions(withTargetOptions(webhooksCommand.command('fan-out'))), ' (to match saved searches)')
     .description('fan out the change events still in the outbox (in AWS: those whose stream batch ended in IndexerFailureQueue); safe to repeat')
-    .option('--search-endpoint <host>', 'aws: the search domain (to match saved searches), skipping the stack lookup')
-    .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
     .action(async (opts: TargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string }) => {
       const fanOut = async (ports: ChangeFanOutPorts & { outbox: ChangeOutbox }, sentBy: string) => {
         let events = 0;
@@ -258,10 +246,8 @@ export function addWebhookCommands(program: Command): void {
       }
     });
 
-  withQueueOptions(withTargetOptions(program.command('scan-deadlines')))
+  withSearchDomainOptions(withQueueOptions(withTargetOptions(program.command('scan-deadlines'))), '')
     .description('queue *.deadline_approaching for the open grants and contracts whose deadline is within a subscription\'s window (once per record and deadline); locally npm start sends them and also scans daily, in AWS the schedule runs it daily')
-    .option('--search-endpoint <host>', 'aws: the search domain, skipping the stack lookup')
-    .option('--embedding-dimensions <n>', 'aws: the index\'s vector length, skipping the stack lookup')
     .action(async (opts: TargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string }) => {
       const report = (made: number, sentBy: string) => emit(opts, { reminders_queued: made, sent_by: sentBy }, () => [`${made} deadline reminder${made === 1 ? '' : 's'} queued; ${sentBy} sends them`]);
       if (opts.target === 'local') {

@@ -15,7 +15,8 @@
  *   cdk synth -c docsBaseUrl=https://github.com/acme/gcf/blob/main/docs   alarms link to the runbook
  */
 import { App } from 'aws-cdk-lib';
-import { checkDeployable, mergeOverrides, stageConfig, stageOverridesFromContext } from '../lib/config';
+import { checkDeployable, mergeOverrides, stageConfig } from '../lib/config';
+import { stageOverridesFromContext } from '../lib/stage-context';
 import { checkWithCdkNag } from '../lib/nag-acknowledgements';
 import { createServiceStacks } from '../lib/service-stacks';
 

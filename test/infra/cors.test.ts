@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../lib/api-routes';
-import { stageConfig, stageOverridesFromContext } from '../../lib/config';
+import { stageConfig } from '../../lib/config';
+import { stageOverridesFromContext } from '../../lib/stage-context';
 import { preflightMethods, resourcesOfType, synthStage, wiredMethods, type CfnResource } from './synth-stacks';
 
 /**

@@ -38,6 +38,9 @@ interface Held {
 
 const NO_STATES: readonly string[] = [];
 
+/** The rows a count covers: these rowids, those a filter mask keeps, or every row. */
+export type FacetRows = { rowids: ArrayLike<number> } | { mask: Uint8Array } | { all: true };
+
 export class FacetColumns {
   private readonly rows: (Held | undefined)[] = [];
 
@@ -54,7 +57,7 @@ export class FacetColumns {
   }
 
   /** The facets asked, over the rows given (`rowids`), or over the rows a mask keeps. */
-  count(kind: OpportunityKind, names: readonly FacetName[], today: string, rows: { rowids: ArrayLike<number> } | { mask: Uint8Array } | { all: true }, idOf: (rowid: number) => string): Facets {
+  count(kind: OpportunityKind, names: readonly FacetName[], today: string, rows: FacetRows, idOf: (rowid: number) => string): Facets {
     const counter = new FacetCounter(kind, names, today);
     const add = (rowid: number) => {
       const held = this.rows[rowid];

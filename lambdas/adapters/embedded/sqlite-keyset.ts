@@ -88,3 +88,16 @@ export function relevanceOffsetAfter(keys: RankingKeys, total: number, order: Li
 export function relevancePositionAt(keys: RankingKeys, i: number): PagePosition {
   return [i < keys.tierEnd ? 0 : 1, keys.scores[i]!, keys.idAt(i)];
 }
+
+/**
+ * A page of a ranked set in relevance order (ascending is the exact reverse): the ranking
+ * positions of its results, after the query's position (keyset paging) or its offset, and the
+ * position of its last result when more follow.
+ */
+export function relevancePage(keys: RankingKeys, total: number, query: Pick<ListQuery, 'after' | 'offset' | 'limit' | 'sort'>): { positions: number[]; next?: PagePosition } {
+  const offset = query.after ? relevanceOffsetAfter(keys, total, query.sort.order, query.after) : query.offset;
+  const position = (i: number) => (query.sort.order === 'desc' ? offset + i : total - 1 - offset - i);
+  const length = Math.max(0, Math.min(query.limit, total - offset));
+  const positions = Array.from({ length }, (_, i) => position(i));
+  return { positions, ...(length > 0 && offset + length < total ? { next: relevancePositionAt(keys, positions[length - 1]!) } : {}) };
+}

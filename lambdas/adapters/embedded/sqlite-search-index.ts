@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import type { Facets } from '../../core/query/facets';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
@@ -9,12 +8,13 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { QueryCache } from './query-cache';
 import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns';
-import { FACET_COLUMNS, FacetColumns, type FacetRow } from './facet-columns';
+import { FACET_COLUMNS, type FacetRow, type FacetRows } from './facet-columns';
+import { IndexFacets } from './index-facets';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { rankedTier, SqliteKeywordMatcher, type KeywordMatches } from './sqlite-keyword-match';
 import { IdOrder } from './id-order';
-import { afterFieldSql, relevanceOffsetAfter, relevancePositionAt, sortColumnOf, type RankingKeys } from './sqlite-keyset';
+import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './sqlite-keyset';
 import { fuseByRowid } from './rowid-fusion';
 import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-matrix';
 
@@ -51,9 +51,8 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly keywordMatcher: SqliteKeywordMatcher;
   /** The rows' filter columns in memory, for the filters of searches (filter-columns.ts). */
   private readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
-  /** What the facets read of each row, in memory likewise (facet-columns.ts). */
-  private readonly facetColumns = { grant: new FacetColumns(), contract: new FacetColumns() };
-  private readonly facetCounts = new QueryCache<Facets>(1000);
+  /** What the facets read of each row, in memory likewise, and the listings' counts (index-facets.ts). */
+  private readonly facets = new IndexFacets();
   private readonly vectors: Record<ResourceKind, VectorMatrix>;
   /**
    * Record id by rowid, in memory: rankings break ties by id (through idOrders, each record's place
@@ -117,7 +116,7 @@ export class SqliteSearchIndex implements SearchIndex {
         ids.set(row.rowid, row.id);
         if (kind !== 'funder') {
           this.filterColumns[kind].set(row.rowid, row);
-          this.facetColumns[kind].set(row.rowid, row);
+          this.facets.set(kind, row.rowid, row);
         }
       }
       const matrix = this.vectors[kind];
@@ -191,13 +190,8 @@ export class SqliteSearchIndex implements SearchIndex {
     return { kind, filters, key: JSON.stringify([kind, filters]), query };
   }
 
-  private whereOf(plan: FilterPlan): string {
-    return plan.filters.where.length > 0 ? ` WHERE ${plan.filters.where.join(' AND ')}` : '';
-  }
-
   /** A listing without search text: the total and one page, each cached until the next write. */
   private listing<K extends ResourceKind>(plan: FilterPlan, query: ListQuery): IndexPage<K> {
-    const from = `FROM ${plan.kind}_rows r${this.whereOf(plan)}`;
     let total = this.counts.get(plan.key);
     if (total === undefined) {
       total = this.countOf(plan);
@@ -218,23 +212,21 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   /** A listing's facets, cached until the next write like its total. */
-  private listingFacets(plan: FilterPlan, query: ListQuery): { facets?: Facets } {
-    if (!query.facets || plan.kind === 'funder') return {};
-    const key = JSON.stringify([plan.key, query.today, query.facets]);
-    let facets = this.facetCounts.get(key);
-    if (!facets) {
+  private listingFacets(plan: FilterPlan, query: ListQuery) {
+    return this.facets.ofListing(plan.kind, query, plan.key, () => {
       const mask = this.filterMask(plan);
-      facets = this.facetsOf(plan, query, mask ? { mask } : { all: true }).facets!;
-      this.facetCounts.set(key, facets);
-    }
-    return { facets };
+      return mask ? { mask } : { all: true };
+    }, this.idOf(plan.kind));
   }
 
   /** The facets the query asks for (none for funders), over the whole result set given. */
-  private facetsOf(plan: FilterPlan, query: ListQuery, rows: Parameters<FacetColumns['count']>[3]): { facets?: Facets } {
-    if (!query.facets || plan.kind === 'funder') return {};
-    const ids = this.recordIds[plan.kind];
-    return { facets: this.facetColumns[plan.kind].count(plan.kind, query.facets, query.today, rows, (rowid) => ids.get(rowid)!) };
+  private facetsOf(plan: FilterPlan, query: ListQuery, rows: FacetRows) {
+    return this.facets.of(plan.kind, query, rows, this.idOf(plan.kind));
+  }
+
+  private idOf(kind: ResourceKind): (rowid: number) => string {
+    const ids = this.recordIds[kind];
+    return (rowid) => ids.get(rowid)!;
   }
 
   /**
@@ -316,12 +308,10 @@ export class SqliteSearchIndex implements SearchIndex {
     let next: PagePosition | undefined;
     if (query.sort.field === 'relevance') {
       const keys: RankingKeys = { scores: ranking.scores, tierEnd: ranking.tierEnd, idAt: (i) => this.recordIds[plan.kind].get(ranking.rowids[i]!)! };
-      const offset = query.after ? relevanceOffsetAfter(keys, total, query.sort.order, query.after) : query.offset;
-      const position = (i: number) => (query.sort.order === 'desc' ? offset + i : total - 1 - offset - i);
-      const length = Math.max(0, Math.min(query.limit, total - offset));
-      page = Array.from({ length }, (_, i) => ranking.rowids[position(i)]!);
-      positionOfResult = position;
-      if (length > 0 && offset + length < total) next = relevancePositionAt(keys, position(length - 1));
+      const { positions, next: after } = relevancePage(keys, total, query);
+      page = positions.map((position) => ranking.rowids[position]!);
+      positionOfResult = (i) => positions[i]!;
+      next = after;
     } else {
       const rows = this.rowPage(plan.kind, query, { where: ['r.rowid IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(Array.from(ranking.rowids))] }, orderSql(plan.kind, query));
       page = rows.rowids;
@@ -388,7 +378,7 @@ export class SqliteSearchIndex implements SearchIndex {
         ids.set(rowid, record.id);
         if (kind !== 'funder') {
           this.filterColumns[kind as 'grant' | 'contract'].set(rowid, row as unknown as FilterRow);
-          this.facetColumns[kind as 'grant' | 'contract'].set(rowid, row as unknown as FacetRow);
+          this.facets.set(kind as 'grant' | 'contract', rowid, row as unknown as FacetRow);
         }
         putDoc.run(rowid, JSON.stringify(record));
         dropText.run(rowid);
@@ -418,7 +408,7 @@ export class SqliteSearchIndex implements SearchIndex {
         this.idOrders[kind].forget(row.rowid);
         if (kind !== 'funder') {
           this.filterColumns[kind].delete(row.rowid);
-          this.facetColumns[kind].delete(row.rowid);
+          this.facets.delete(kind, row.rowid);
         }
       }
     })();
@@ -427,7 +417,7 @@ export class SqliteSearchIndex implements SearchIndex {
   private invalidateCaches(): void {
     this.generation++;
     this.counts.clear();
-    this.facetCounts.clear();
+    this.facets.clear();
     this.pages.clear();
     this.rankings.clear();
     this.keywordMatcher.clear();
