@@ -8,15 +8,16 @@ import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { awsKeyPorts } from '../local/aws-target';
 import { emit } from './admin-output';
-import { wholeNumber, withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
+import { note, type AdminContext } from './admin-context';
+import { wholeNumber, withTargetOptions, type TargetOptions } from './admin-targets';
 
 interface KeyTargetOptions extends TargetOptions {
   usagePlans?: Record<TierName, string>;
 }
 
 /** The key store and usage meter of the target (the embedded stack's, or the stage's table), and in AWS its usage plans. */
-async function withKeyPorts<T>(opts: KeyTargetOptions, run: (ports: { keys: KeyStore; meter: UsageMeter; plans?: UsagePlanKeys }) => Promise<T>): Promise<T> {
-  if (opts.target === 'local') return withLocalStack(opts.dataDir, (stack) => run(stack.services));
+async function withKeyPorts<T>(context: AdminContext, opts: KeyTargetOptions, run: (ports: { keys: KeyStore; meter: UsageMeter; plans?: UsagePlanKeys }) => Promise<T>): Promise<T> {
+  if (opts.target === 'local') return context.withLocalStack(opts.dataDir, (stack) => run(stack.services));
   const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, usagePlanIds: opts.usagePlans });
   try {
     return await run(ports);
@@ -54,7 +55,7 @@ function publicKey(key: ApiKeyRecord) {
 }
 
 /** Adds `keys` to the admin program. */
-export function addKeyCommands(program: Command): void {
+export function addKeyCommands(program: Command, context: AdminContext): void {
   const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage');
 
   withKeyTargetOptions(keysCommand.command('create'))
@@ -64,26 +65,26 @@ export function addKeyCommands(program: Command): void {
     .option('--label <label>', 'what it is for', '')
     .option('--idempotency-key <k>', `a retry with the same value within ${IDEMPOTENCY_HOURS} h answers with the key made first (its record; the key itself was shown then) instead of making a second`)
     .action(async (opts: KeyTargetOptions & { tier: TierName; owner: string; label: string; idempotencyKey?: string }) => {
-      await withKeyPorts(opts, async ({ keys, plans }) => {
+      await withKeyPorts(context, opts, async ({ keys, plans }) => {
         const request = { tier: opts.tier, owner: opts.owner, label: opts.label };
         const { key, record, replayed } = opts.idempotencyKey === undefined
           ? { ...(await createKey(keys, request, randomBytes, new Date(), plans)), replayed: false }
           : await createKeyOnce(keys, request, opts.idempotencyKey, randomBytes, new Date(), plans);
-        emit(opts, { ...publicKey(record), key, replayed }, () => [
+        emit(context, opts, { ...publicKey(record), key, replayed }, () => [
           `key id ${record.key_id} (${record.tier}, owner ${record.owner})${replayed ? ': made earlier with this idempotency key' : ''}`,
           key ? `key    ${key}` : 'key    (shown once, when it was made)',
         ]);
-        if (key) console.error('the key is shown this once: store it now');
+        if (key) note(context, 'the key is shown this once: store it now');
       });
     });
 
   withKeyTargetOptions(keysCommand.command('list'))
     .description('every key: prefix, tier, owner, created, last used, state')
     .action(async (opts: TargetOptions) => {
-      await withKeyPorts(opts, async ({ keys, meter }) => {
+      await withKeyPorts(context, opts, async ({ keys, meter }) => {
         const now = new Date();
         const rows = await listKeys(keys, meter);
-        emit(opts, rows.map((k) => ({ ...publicKey(k), last_used_at: k.last_used_at, state: keyState(k, now) })), () => [
+        emit(context, opts, rows.map((k) => ({ ...publicKey(k), last_used_at: k.last_used_at, state: keyState(k, now) })), () => [
           ['key id', 'prefix', 'tier', 'owner', 'label', 'created', 'last used', 'state'].join('\t'),
           ...rows.map((k) => [k.key_id, `${k.prefix}…`, k.tier, k.owner, k.label || '-', k.created_at, k.last_used_at ?? 'never', keyState(k, now)].join('\t')),
         ]);
@@ -99,10 +100,10 @@ export function addKeyCommands(program: Command): void {
       return hours;
     }, DEFAULT_ROTATION_GRACE_HOURS)
     .action(async (keyId: string, opts: TargetOptions & { graceHours: number }) => {
-      await withKeyPorts(opts, async ({ keys }) => {
+      await withKeyPorts(context, opts, async ({ keys }) => {
         const { key, record } = await rotateKey(keys, keyId, opts.graceHours, randomBytes, new Date());
-        emit(opts, { ...publicKey(record), key }, () => [`key id ${record.key_id}: new key issued; the old one works until ${record.previous_valid_until}`, `key    ${key}`]);
-        console.error('the key is shown this once: store it now');
+        emit(context, opts, { ...publicKey(record), key }, () => [`key id ${record.key_id}: new key issued; the old one works until ${record.previous_valid_until}`, `key    ${key}`]);
+        note(context, 'the key is shown this once: store it now');
       });
     });
 
@@ -110,9 +111,9 @@ export function addKeyCommands(program: Command): void {
     .description('stop a key at once (both its current and its rotated-out key)')
     .argument('<key-id>')
     .action(async (keyId: string, opts: KeyTargetOptions) => {
-      await withKeyPorts(opts, async ({ keys, plans }) => {
+      await withKeyPorts(context, opts, async ({ keys, plans }) => {
         const record = await revokeKey(keys, keyId, new Date(), plans);
-        emit(opts, publicKey(record), () => [`key id ${record.key_id} revoked ${record.revoked_at}`]);
+        emit(context, opts, publicKey(record), () => [`key id ${record.key_id} revoked ${record.revoked_at}`]);
       });
     });
 
@@ -121,9 +122,9 @@ export function addKeyCommands(program: Command): void {
     .argument('<key-id>')
     .argument('<tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
     .action(async (keyId: string, tier: TierName, opts: KeyTargetOptions) => {
-      await withKeyPorts(opts, async ({ keys, plans }) => {
+      await withKeyPorts(context, opts, async ({ keys, plans }) => {
         const record = await setKeyTier(keys, keyId, tier, plans);
-        emit(opts, publicKey(record), () => [`key id ${record.key_id} is now ${record.tier}`]);
+        emit(context, opts, publicKey(record), () => [`key id ${record.key_id} is now ${record.tier}`]);
       });
     });
 
@@ -132,10 +133,10 @@ export function addKeyCommands(program: Command): void {
     .argument('<key-id>')
     .option('--days <days>', 'how many days back', wholeNumber(1, 92, 'days'), 30)
     .action(async (keyId: string, opts: TargetOptions & { days: number }) => {
-      await withKeyPorts(opts, async ({ keys, meter }) => {
+      await withKeyPorts(context, opts, async ({ keys, meter }) => {
         const { key, days } = await keyUsage(keys, meter, keyId, opts.days);
         const quota = TIERS[key.tier].dailyQuota;
-        emit(opts, {
+        emit(context, opts, {
           key_id: key.key_id, tier: key.tier, daily_quota: quota,
           days: days.map((d) => ({ day: d.day, requests: d.requests, errors: d.errors, responses: d.responses, p50_ms: d.p50Ms, p95_ms: d.p95Ms, last_used_at: d.lastUsedAt })),
         }, () => [

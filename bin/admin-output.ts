@@ -1,6 +1,7 @@
 // How admin commands print: the human lines by default, or with --json one JSON document on stdout
 // that scripts parse (docs/admin.md gives each command's shape). Notes for people go to stderr either way.
 import type { Command } from 'commander';
+import type { AdminContext } from './admin-context';
 
 export interface OutputOptions {
   json?: boolean;
@@ -11,7 +12,7 @@ export function withJsonOption(command: Command): Command {
 }
 
 /** The command's result: `document` as JSON with --json, else `lines()` printed one per line. */
-export function emit(opts: OutputOptions, document: unknown, lines: () => readonly (string | number)[]): void {
-  if (opts.json) console.log(JSON.stringify(document, null, 2));
-  else for (const line of lines()) console.log(line);
+export function emit(context: AdminContext, opts: OutputOptions, document: unknown, lines: () => readonly (string | number)[]): void {
+  if (opts.json) context.io.stdout(`${JSON.stringify(document, null, 2)}\n`);
+  else for (const line of lines()) context.io.stdout(`${line}\n`);
 }

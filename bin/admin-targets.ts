@@ -1,16 +1,7 @@
 // What every admin command shares: the local state or a deployed stage as its target (--target, --data-dir, --stage).
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withJsonOption } from './admin-output';
-import { DEFAULT_DATA_DIR, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
-
-export async function withLocalStack<T>(dataDir: string, run: (stack: EmbeddedStack) => Promise<T>): Promise<T> {
-  const stack = await startEmbeddedStack({ dataDir, seed: false, onProgress: (m) => console.error(m) });
-  try {
-    return await run(stack);
-  } finally {
-    await stack.close();
-  }
-}
+import { DEFAULT_DATA_DIR } from '../local/embedded-stack';
 
 /** The options every command that works on local state or a deployed stage shares. */
 export interface TargetOptions {

@@ -23,15 +23,22 @@ import {
 } from '../lambdas/core/use-cases/manage-webhooks';
 import { WebhookConflict } from '../lambdas/ports/webhook-store';
 import { emit } from './admin-output';
-import { wholeNumber, withLocalStack, withSearchDomainOptions, withTargetOptions, type TargetOptions } from './admin-targets';
+import type { EmbeddedStack } from '../local/embedded-stack';
+import { note, type AdminContext } from './admin-context';
+import { wholeNumber, withSearchDomainOptions, withTargetOptions, type TargetOptions } from './admin-targets';
 
 /** Adds `webhooks` and `scan-deadlines` to the admin program. */
-export function addWebhookCommands(program: Command): void {
+export function addWebhookCommands(program: Command, context: AdminContext): void {
   const UNTIL_SERVER_STARTS: DeliveryQueue = { maxDelaySeconds: 900, send: async () => {}, deadLetter: async () => {} };
+  /**
+   * Where deliveries made locally go: the running server's queue when the command runs inside it
+   * (over the admin channel), else nowhere yet: they wait in the delivery log, and npm start sends them when it starts.
+   */
+  const localQueueOf = (stack: EmbeddedStack): DeliveryQueue => stack.webhookDispatcher?.queue ?? UNTIL_SERVER_STARTS;
 
   /** The delivery log of the target (the embedded stack's, or the stage's table). */
   async function withDeliveryLog<T>(opts: TargetOptions, run: (log: DeliveryLog) => Promise<T>): Promise<T> {
-    if (opts.target === 'local') return withLocalStack(opts.dataDir, (stack) => run(stack.deliveries));
+    if (opts.target === 'local') return context.withLocalStack(opts.dataDir, (stack) => run(stack.deliveries));
     const ports = await awsDeliveryLog({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
     try {
       return await run(ports.log);
@@ -43,7 +50,14 @@ export function addWebhookCommands(program: Command): void {
   /** The subscriptions, keys and resolver of the target; its URL rules follow it (https only in AWS). */
   async function withWebhookPorts<T>(opts: TargetOptions, run: (ports: WebhookPorts & { savedSearch?: SearchPorts }, mode: DestinationMode) => Promise<T>): Promise<T> {
     if (opts.target === 'local') {
-      return withLocalStack(opts.dataDir, (stack) => run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver, savedSearch: stack.services }, 'local'));
+      return context.withLocalStack(opts.dataDir, async (stack) => {
+        try {
+          return await run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver, savedSearch: stack.services }, 'local');
+        } finally {
+          // A running server's deliveries follow the change at once, not after its subscription cache expires.
+          stack.webhookDispatcher?.forgetSubscriptions();
+        }
+      });
     }
     const ports = await awsWebhookPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
     try {
@@ -86,10 +100,10 @@ export function addWebhookCommands(program: Command): void {
           if ('ports' in search) {
             matches = Object.fromEntries(await Promise.all(kindsOfEvents(subscription.events).map(async (kind) => [kind, await savedSearchCount(search.ports, subscription.filter!, kind, utcDate(systemClock))] as const)));
           } else {
-            console.error(`not counted what the filter matches today (${search.missing})`);
+            note(context, `not counted what the filter matches today (${search.missing})`);
           }
         }
-        emit(opts, { ...listedSubscription(subscription, now), secret, existing, matches_today: matches }, () => {
+        emit(context, opts, { ...listedSubscription(subscription, now), secret, existing, matches_today: matches }, () => {
           const counts = Object.entries(matches ?? {}).map(([kind, n]) => `${n} ${kind}s`);
           const none = Object.values(matches ?? {}).every((n) => n === 0);
           return [
@@ -100,7 +114,7 @@ export function addWebhookCommands(program: Command): void {
             secret ? `secret  ${secret}` : 'secret  (shown once, when it was made; webhooks rotate-secret issues a new one)',
           ];
         });
-        if (secret) console.error('the secret is shown this once: store it where your receiver verifies the signatures (docs/webhooks.md)');
+        if (secret) note(context, 'the secret is shown this once: store it where your receiver verifies the signatures (docs/webhooks.md)');
       });
     });
 
@@ -111,7 +125,7 @@ export function addWebhookCommands(program: Command): void {
       await withWebhookPorts(opts, async ({ webhooks }) => {
         const now = new Date();
         const subscriptions = (await webhooks.list(opts.keyId)).map((subscription) => listedSubscription(subscription, now));
-        emit(opts, subscriptions, () => [SUBSCRIPTION_COLUMNS.join('\t'), ...subscriptions.map(subscriptionRow), ...(subscriptions.length === 0 ? ['(no subscriptions)'] : [])]);
+        emit(context, opts, subscriptions, () => [SUBSCRIPTION_COLUMNS.join('\t'), ...subscriptions.map(subscriptionRow), ...(subscriptions.length === 0 ? ['(no subscriptions)'] : [])]);
       });
     });
 
@@ -122,7 +136,7 @@ export function addWebhookCommands(program: Command): void {
       await withWebhookPorts(opts, async ({ webhooks }) => {
         const now = new Date();
         const subscription = await disableSubscription(webhooks, subscriptionId, 'disabled by an operator', now);
-        emit(opts, listedSubscription(subscription, now), () => [`subscription ${subscription.subscription_id} disabled`]);
+        emit(context, opts, listedSubscription(subscription, now), () => [`subscription ${subscription.subscription_id} disabled`]);
       });
     });
 
@@ -133,7 +147,7 @@ export function addWebhookCommands(program: Command): void {
       await withWebhookPorts(opts, async (ports, mode) => {
         const now = new Date();
         const subscription = await enableSubscription(ports, subscriptionId, mode, now);
-        emit(opts, listedSubscription(subscription, now), () => [`subscription ${subscription.subscription_id} enabled`]);
+        emit(context, opts, listedSubscription(subscription, now), () => [`subscription ${subscription.subscription_id} enabled`]);
       });
     });
 
@@ -149,11 +163,11 @@ export function addWebhookCommands(program: Command): void {
       await withWebhookPorts(opts, async ({ webhooks }) => {
         const now = new Date();
         const { secret, subscription } = await rotateSecret(webhooks, subscriptionId, opts.graceHours, now);
-        emit(opts, { ...listedSubscription(subscription, now), secret }, () => [
+        emit(context, opts, { ...listedSubscription(subscription, now), secret }, () => [
           `subscription ${subscription.subscription_id}: new secret issued; the old one also signs until ${subscription.previous_secret_valid_until}`,
           `secret  ${secret}`,
         ]);
-        console.error('the secret is shown this once: store it now');
+        note(context, 'the secret is shown this once: store it now');
       });
     });
 
@@ -164,13 +178,13 @@ export function addWebhookCommands(program: Command): void {
       await withWebhookPorts(opts, async ({ webhooks, resolver }, mode) => {
         const result = await sendTestEvent({ webhooks, resolver, transport: httpWebhookTransport, clock: systemClock }, subscriptionId, mode);
         const answer = result.status === null ? `no answer (${result.error})` : `${result.status} in ${Math.round(result.latencyMs)} ms`;
-        emit(opts, {
+        emit(context, opts, {
           event_id: result.eventId, url: result.url, status: result.status, latency_ms: result.status === null ? null : Math.round(result.latencyMs),
           verdict: result.verdict, error: result.error ?? null, response_excerpt: result.responseExcerpt?.slice(0, 300) ?? null,
         }, () => [`webhook.test ${result.eventId} to ${result.url}: ${answer}`, ...(result.responseExcerpt ? [`response  ${result.responseExcerpt.slice(0, 300)}`] : [])]);
         if (result.verdict !== 'delivered') {
-          console.error(result.verdict === 'gone' ? 'the receiver answered 410 Gone: a real delivery would disable the subscription' : 'a real delivery would be retried: only a 2xx within 10 s counts as delivered');
-          process.exitCode = 1;
+          note(context, result.verdict === 'gone' ? 'the receiver answered 410 Gone: a real delivery would disable the subscription' : 'a real delivery would be retried: only a 2xx within 10 s counts as delivered');
+          context.exitCode = 1;
         }
       });
     });
@@ -186,7 +200,7 @@ export function addWebhookCommands(program: Command): void {
           delivery_id, event, event_id, subscription_id, status, attempts, last_status_code: last_status_code ?? null, last_latency_ms: last_latency_ms ?? null,
           last_error: last_error ?? null, created_at, next_attempt_at: next_attempt_at ?? null,
         }));
-        emit(opts, shown, () => [
+        emit(context, opts, shown, () => [
           ['delivery id', 'event', 'event id', 'status', 'attempts', 'last code', 'latency ms', 'last error', 'created', 'next attempt'].join('\t'),
           ...shown.map((d) => [d.delivery_id, d.event, d.event_id, d.status, d.attempts, d.last_status_code ?? '-', d.last_latency_ms ?? '-', d.last_error ?? '-', d.created_at, d.next_attempt_at ?? '-'].join('\t')),
           ...(deliveries.length === 0 ? ['(no deliveries)'] : []),
@@ -205,10 +219,10 @@ export function addWebhookCommands(program: Command): void {
       const replay = async (log: DeliveryLog, queue: DeliveryQueue, sentBy: string) => {
         const replayed = await replayDelivery({ log, queue, clock: systemClock }, deliveryId);
         if (!replayed) throw new WebhookConflict(`no delivery ${deliveryId}`);
-        emit(opts, { delivery_id: deliveryId, event: replayed.event, subscription_id: replayed.subscription_id, queued: true, sent_by: sentBy }, () => [`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; ${sentBy} sends it`]);
+        emit(context, opts, { delivery_id: deliveryId, event: replayed.event, subscription_id: replayed.subscription_id, queued: true, sent_by: sentBy }, () => [`delivery ${deliveryId} (${replayed.event} to ${replayed.subscription_id}) queued again; ${sentBy} sends it`]);
       };
       if (opts.target === 'local') {
-        await withDeliveryLog(opts, (log) => replay(log, UNTIL_SERVER_STARTS, 'npm start'));
+        await context.withLocalStack(opts.dataDir, (stack) => replay(stack.deliveries, localQueueOf(stack), 'npm start'));
         return;
       }
       const ports = await awsDeliveryQueuePorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, queueUrl: opts.queueUrl, deadLetterQueueUrl: opts.deadLetterQueueUrl });
@@ -229,10 +243,10 @@ export function addWebhookCommands(program: Command): void {
           events += page.length;
           made += await fanOutChangeEvents(ports, page);
         }
-        emit(opts, { change_events: events, deliveries_queued: made, sent_by: sentBy }, () => [`${events} change event${events === 1 ? '' : 's'} fanned out: ${made} deliver${made === 1 ? 'y' : 'ies'} queued; ${sentBy} sends them`]);
+        emit(context, opts, { change_events: events, deliveries_queued: made, sent_by: sentBy }, () => [`${events} change event${events === 1 ? '' : 's'} fanned out: ${made} deliver${made === 1 ? 'y' : 'ies'} queued; ${sentBy} sends them`]);
       };
       if (opts.target === 'local') {
-        await withLocalStack(opts.dataDir, (stack) => fanOut({ webhooks: stack.webhooks, log: stack.deliveries, outbox: stack.outbox, queue: UNTIL_SERVER_STARTS, clock: systemClock, savedSearch: stack.services }, 'npm start'));
+        await context.withLocalStack(opts.dataDir, (stack) => fanOut({ webhooks: stack.webhooks, log: stack.deliveries, outbox: stack.outbox, queue: localQueueOf(stack), clock: systemClock, savedSearch: stack.services }, 'npm start'));
         return;
       }
       const ports = await awsChangeFanOutPorts({
@@ -249,11 +263,11 @@ export function addWebhookCommands(program: Command): void {
   withSearchDomainOptions(withQueueOptions(withTargetOptions(program.command('scan-deadlines'))), '')
     .description('queue *.deadline_approaching for the open grants and contracts whose deadline is within a subscription\'s window (once per record and deadline); locally npm start sends them and also scans daily, in AWS the schedule runs it daily')
     .action(async (opts: TargetOptions & WebhookQueueOptions & { searchEndpoint?: string; embeddingDimensions?: string }) => {
-      const report = (made: number, sentBy: string) => emit(opts, { reminders_queued: made, sent_by: sentBy }, () => [`${made} deadline reminder${made === 1 ? '' : 's'} queued; ${sentBy} sends them`]);
+      const report = (made: number, sentBy: string) => emit(context, opts, { reminders_queued: made, sent_by: sentBy }, () => [`${made} deadline reminder${made === 1 ? '' : 's'} queued; ${sentBy} sends them`]);
       if (opts.target === 'local') {
-        await withLocalStack(opts.dataDir, async (stack) => {
+        await context.withLocalStack(opts.dataDir, async (stack) => {
           report(await scanDeadlines({
-            webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: UNTIL_SERVER_STARTS,
+            webhooks: stack.webhooks, log: stack.deliveries, clock: stack.services.clock, index: stack.services.index, ledger: stack.deadlineLedger, queue: localQueueOf(stack),
             savedSearch: stack.services,
           }), 'npm start');
         });

@@ -9,6 +9,7 @@ import { expandSourcePaths } from '../lambdas/adapters/source-files/read-source-
 import { claimDataDir } from '../local/data-dir-lock';
 import { DEFAULT_DATA_DIR, importedDataDirFor, LOCAL_AWS_DATA_DIR } from '../local/data-dirs';
 import { CORS_ORIGINS_ENV, parseCorsOrigins, type CorsOrigins } from '../lambdas/http/cors';
+import type { ServedAdminCommands } from '../local/serve-embedded';
 
 function fail(message: string): never {
   console.error(`npm start: ${message}`);
@@ -60,7 +61,9 @@ try {
     await serveOnEngines({ dataDir, sources, seed: sources.length > 0 ? false : { grants }, port, host, corsOrigins, say: (m) => console.log(m) });
   } else {
     const { serveEmbedded } = await import('../local/serve-embedded');
-    await serveEmbedded({ dataDir, sources, grants, port, host, corsOrigins });
+    // The admin program loads with the first admin command, not with every start.
+    const adminCommands: ServedAdminCommands = async (stack, request, io) => (await import('./admin-served')).runServedCommand(stack, dataDir, request, io);
+    await serveEmbedded({ dataDir, sources, grants, port, host, corsOrigins, adminCommands });
   }
 } catch (error) {
   fail((error as Error).message);

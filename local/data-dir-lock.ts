@@ -8,7 +8,7 @@ import { join } from 'node:path';
  */
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
-    super(`the state folder ${dataDir} is in use by process ${pid} (\`npm start\`, or another admin command): stop that process, then run this again`);
+    super(`the state folder ${dataDir} is in use by process ${pid}: another admin command (wait for it to finish), npm start still starting (run this again once it says "API ready"), or npm start --engines, which takes no admin commands (stop it first)`);
     this.name = 'DataDirInUseError';
   }
 }
@@ -22,16 +22,24 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Claims the folder for this process; the returned function releases it. */
-export function claimDataDir(dataDir: string): () => void {
-  const lockFile = join(dataDir, 'owner.pid');
+const lockFileOf = (dataDir: string) => join(dataDir, 'owner.pid');
+
+/** The live process other than this one that owns the folder, or null (none, or one that died). */
+export function liveOwnerOf(dataDir: string): number | null {
   let owner: number | undefined;
   try {
-    owner = Number(readFileSync(lockFile, 'utf8').trim());
+    owner = Number(readFileSync(lockFileOf(dataDir), 'utf8').trim());
   } catch {
-    // No owner yet.
+    return null; // No owner yet.
   }
-  if (owner && owner !== process.pid && isAlive(owner)) throw new DataDirInUseError(dataDir, owner);
+  return owner && owner !== process.pid && isAlive(owner) ? owner : null;
+}
+
+/** Claims the folder for this process; the returned function releases it. */
+export function claimDataDir(dataDir: string): () => void {
+  const lockFile = lockFileOf(dataDir);
+  const owner = liveOwnerOf(dataDir);
+  if (owner !== null) throw new DataDirInUseError(dataDir, owner);
   writeFileSync(lockFile, String(process.pid));
   return () => rmSync(lockFile, { force: true });
 }

@@ -36,15 +36,16 @@ export interface IngestReporterOptions {
   rejectionsFile: string;
   /** Write the file even for a few rejections. */
   alwaysWriteRejections?: boolean;
-  showProgress: boolean;
+  /** The terminal the progress bar is drawn on; none when null (not a terminal, or --json). */
+  progressStream: NodeJS.WritableStream | null;
 }
 
 export function ingestReporter(options: IngestReporterOptions): IngestReporter {
   const rejections: IngestRejection[] = [];
-  const bar = options.showProgress && process.stderr.isTTY
+  const bar = options.progressStream
     ? new cliProgress.SingleBar({
       format: 'ingest [{bar}] {percentage}% | {mb}/{totalMb} MB | {records} records | {eta_formatted} left',
-      stream: process.stderr,
+      stream: options.progressStream,
       hideCursor: true,
     }, cliProgress.Presets.shades_classic)
     : null;

@@ -7,9 +7,21 @@ import { catalogueWithGrants } from './synthetic-catalogue';
 import { ingestReporter } from './ingest-report';
 import { closeOnSignals, createApiServer, listen } from './http-server';
 import { allowsAnyOrigin, type CorsOrigins } from '../lambdas/http/cors';
+import { AdminChannelUnavailable, openAdminChannel, type AdminChannel, type ChannelIo } from './admin-channel/channel-server';
+import type { AdminRequest } from './admin-channel/channel-protocol';
+import type { EmbeddedStack } from './embedded-stack';
+
+/** Runs an admin command for a client of the admin channel (bin/admin-served.ts); resolves with its exit code. */
+export type ServedAdminCommands = (stack: EmbeddedStack, request: AdminRequest, io: ChannelIo) => Promise<number>;
+
+const logLine = (message: string, fields: object) => console.log(JSON.stringify({ level: 'INFO', message, timestamp: new Date().toISOString(), ...fields }));
 
 /** `npm start` on the embedded stack (dynalite + SQLite FTS5): the route handlers on the embedded services. */
-export async function serveEmbedded(options: { dataDir: string; sources: string[]; grants?: number; port: number; host: string; corsOrigins: CorsOrigins }): Promise<void> {
+export async function serveEmbedded(options: {
+  dataDir: string; sources: string[]; grants?: number; port: number; host: string; corsOrigins: CorsOrigins;
+  /** `npm run admin` commands for this state folder run here while the server owns it. */
+  adminCommands?: ServedAdminCommands;
+}): Promise<void> {
   const { dataDir, sources, grants, port } = options;
   const stack = await startEmbeddedStack({
     dataDir,
@@ -24,7 +36,7 @@ export async function serveEmbedded(options: { dataDir: string; sources: string[
       console.log(`serving the catalogue imported ${imported.importedAt} (to refresh: npm run admin -- ingest <files> --data-dir ${dataDir})`);
     } else {
       console.log(`importing ${sources.join(', ')}…`);
-      const reporter = ingestReporter({ rejectionsFile: resolve(dataDir, 'ingest-rejections.tsv'), showProgress: true });
+      const reporter = ingestReporter({ rejectionsFile: resolve(dataDir, 'ingest-rejections.tsv'), progressStream: process.stderr.isTTY ? process.stderr : null });
       const result = await ingestFiles(sources, stack.services, { onProgress: reporter.onProgress, onRejected: reporter.onRejected })
         .catch(async (error: Error) => {
           await stack.close();
@@ -41,15 +53,33 @@ export async function serveEmbedded(options: { dataDir: string; sources: string[
   }
   const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), {
     corsOrigins: options.corsOrigins,
-    logRequest: (line) => console.log(JSON.stringify({ level: 'INFO', message: 'request', timestamp: new Date().toISOString(), ...line })),
+    logRequest: (line) => logLine('request', line),
   });
   const baseUrl = await listen(server, port, options.host).catch(async (error: NodeJS.ErrnoException) => {
     await stack.close();
     throw error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use: set PORT to another one`) : error;
   });
+  // Before "API ready": scripts that wait for it may send admin commands at once.
+  const channel = options.adminCommands ? await openChannel(dataDir, stack, options.adminCommands) : null;
   console.log(`state: ${dataDir}`);
   console.log(`CORS: ${allowsAnyOrigin(options.corsOrigins) ? 'any origin' : options.corsOrigins.join(', ')} (--cors-origins)`);
   console.log(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`);
 
-  closeOnSignals(server, () => stack.close());
+  closeOnSignals(server, async () => {
+    await channel?.close();
+    await stack.close();
+  });
+}
+
+/** The admin channel (a Unix socket in the state folder, never the API's port); the server runs on without it when it cannot open. */
+async function openChannel(dataDir: string, stack: EmbeddedStack, commands: ServedAdminCommands): Promise<AdminChannel | null> {
+  try {
+    const channel = await openAdminChannel({ dataDir, run: (request, io) => commands(stack, request, io), log: logLine });
+    console.log(`admin: \`npm run admin -- …\` for this state folder runs in this server (${channel.socketPath})`);
+    return channel;
+  } catch (error) {
+    if (!(error instanceof AdminChannelUnavailable)) throw error;
+    console.log(`admin channel off: ${error.message}; admin commands need this server stopped`);
+    return null;
+  }
 }

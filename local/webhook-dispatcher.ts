@@ -73,6 +73,11 @@ export class LocalWebhookDispatcher {
     });
   }
 
+  /** A subscription changed in this process (an admin command over the channel): read them afresh. */
+  forgetSubscriptions(): void {
+    this.cached = null;
+  }
+
   /**
    * Fans out what the outbox still holds, re-queues unfinished deliveries (after a restart), runs
    * the deadline scan (a day the server was down is caught up) and schedules it daily.

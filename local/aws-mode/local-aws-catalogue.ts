@@ -64,7 +64,7 @@ export async function seedCatalogue(functions: LocalAwsFunctions, options: SeedO
 async function writeCatalogue(store: RecordStore, clock: Clock, options: SeedOptions): Promise<Record<string, unknown> | null> {
   if (options.sources.length > 0) {
     options.say(`importing ${options.sources.join(', ')} through the table's stream…`);
-    const reporter = ingestReporter({ rejectionsFile: resolve(options.dataDir, 'ingest-rejections.tsv'), showProgress: true });
+    const reporter = ingestReporter({ rejectionsFile: resolve(options.dataDir, 'ingest-rejections.tsv'), progressStream: process.stderr.isTTY ? process.stderr : null });
     const result = await ingestFiles(options.sources, { store, clock }, { onProgress: reporter.onProgress, onRejected: reporter.onRejected });
     for (const line of reporter.finish(result)) options.say(line);
     return { imported_sources: [...options.sources] };

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { claimDataDir, DataDirInUseError } from '../../local/data-dir-lock';
 import { startEmbeddedStack } from '../../local/embedded-stack';
 import { runAdmin } from '../support/admin-cli';
 import { conformingFetch } from '../support/openapi-conformance';
+import { startLocalServer } from '../support/local-server';
 
 const run = promisify(execFile);
 const SMALL = { funders: 15, grants: 90, contracts: 40, awardedGrants: 10, awardedContracts: 5 };
@@ -50,7 +51,7 @@ describe('state folder ownership', () => {
     const locked = await runAdmin(['local', 'stats', '--data-dir', dataDir]);
     expect(locked.code).toBe(1);
     expect(locked.stderr.trim().split('\n').filter((line) => line.startsWith('admin:'))).toEqual([
-      `admin: the state folder ${dataDir} is in use by process ${process.ppid} (\`npm start\`, or another admin command): stop that process, then run this again`,
+      `admin: the state folder ${dataDir} is in use by process ${process.ppid}: another admin command (wait for it to finish), npm start still starting (run this again once it says "API ready"), or npm start --engines, which takes no admin commands (stop it first)`,
     ]);
     writeFileSync(join(dataDir, 'owner.pid'), '999999999'); // no such process: a stale file
     const stack = await startEmbeddedStack({ dataDir, seed: false });
@@ -67,27 +68,10 @@ describe('npm start -- --data <folder>', () => {
   });
   afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
-  /** Starts the local server, returns its output up to "API ready" and its base URL. */
-  async function start(...args: string[]): Promise<{ output: string; baseUrl: string; stop: () => Promise<void> }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', ...args], { env: { ...process.env, PORT: '0' } });
-    let output = '';
-    const baseUrl = await new Promise<string>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const ready = /API ready at (\S+)/.exec(output);
-        if (ready) resolve(ready[1]!);
-      };
-      child.stdout.on('data', onData);
-      child.stderr.on('data', onData);
-      child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-    });
-    const stop = () => new Promise<void>((resolve) => {
-      child.removeAllListeners('exit');
-      child.on('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-    return { output, baseUrl, stop };
-  }
+  const start = async (...args: string[]) => {
+    const server = await startLocalServer(args);
+    return { output: server.output(), baseUrl: server.baseUrl, stop: server.stop };
+  };
 
   it('imports the folder on first start, serves only that catalogue, and reuses it on the next start', async () => {
     const first = await start('--data', fixtures, '--data-dir', stateDir);

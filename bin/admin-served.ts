@@ -1,0 +1,36 @@
+// An admin command run inside `npm start` for a client of the admin channel: the same program as
+// the CLI's, on the server's own stack, printing to the client.
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { AdminChannelError } from '../local/admin-channel/channel-client';
+import type { AdminRequest } from '../local/admin-channel/channel-protocol';
+import type { ChannelIo } from '../local/admin-channel/channel-server';
+import type { EmbeddedStack } from '../local/embedded-stack';
+import type { AdminContext } from './admin-context';
+import { runAdminCommand } from './admin-program';
+
+export async function runServedCommand(stack: EmbeddedStack, dataDir: string, request: AdminRequest, io: ChannelIo): Promise<number> {
+  const served = realpathSync(dataDir);
+  const ownStack = (asked: string): EmbeddedStack => {
+    const folder = resolve(request.cwd, asked);
+    let real = folder;
+    try {
+      real = realpathSync(folder);
+    } catch {
+      // A folder that does not exist is not this server's either.
+    }
+    if (real !== served) throw new AdminChannelError(`this server (npm start) serves ${served}, not ${folder}`);
+    return stack;
+  };
+  const context: AdminContext = {
+    io,
+    cwd: request.cwd,
+    exitCode: 0,
+    withLocalStack: (asked, run) => run(ownStack(asked)),
+    rebuildLocalIndex: async (asked) => {
+      ownStack(asked);
+      throw new AdminChannelError('reindex inside a running server is not built yet: stop npm start, then run it');
+    },
+  };
+  return runAdminCommand(request.argv, context);
+}
