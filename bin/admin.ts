@@ -25,6 +25,7 @@ import { emit, withJsonOption, type OutputOptions } from './admin-output';
 import { withLocalStack, withTargetOptions, type TargetOptions } from './admin-targets';
 import { addKeyCommands } from './admin-keys';
 import { addWebhookCommands } from './admin-webhooks';
+import { addStatusCommand } from './admin-status';
 
 /** The exit codes scripts can rely on (docs/admin.md). */
 const EXIT = { ok: 0, failure: 1, usage: 2, rejections: 3 } as const;
@@ -125,6 +126,7 @@ addKeyCommands(program);
  * pending are in the delivery log, and npm start sends them when it starts.
  */
 addWebhookCommands(program);
+addStatusCommand(program);
 
 const local = program.command('local').description('the embedded stack\'s state (.local/)');
 
