@@ -25,6 +25,7 @@ import { withTargetOptions, type TargetOptions } from './admin-targets';
 import { note, ServedByRunningServer, type AdminContext } from './admin-context';
 import { addKeyCommands } from './admin-keys';
 import { addWebhookCommands } from './admin-webhooks';
+import { addStatusCommand } from './admin-status';
 
 /** The exit codes scripts can rely on (docs/admin.md). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, rejections: 3 } as const;
@@ -128,6 +129,7 @@ export function buildAdminProgram(context: AdminContext): Command {
   // Deliveries made locally go to the running server's queue when the command runs inside it;
   // from a stopped folder they wait in the delivery log, and npm start sends them when it starts.
   addWebhookCommands(program, context);
+  addStatusCommand(program, context);
 
   const local = program.command('local').description('the embedded stack\'s state (.local/)');
 

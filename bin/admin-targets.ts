@@ -15,12 +15,17 @@ export interface TargetOptions {
 
 /** The target options, and --json: every command that has a target prints a result scripts may parse. */
 export function withTargetOptions(command: Command): Command {
-  return withJsonOption(command)
+  return withStageOptions(withJsonOption(command)
     .addOption(new Option('--target <target>', 'the embedded stack (local) or a deployed stage (aws)').choices(['local', 'aws']).default('local'))
-    .option('--data-dir <dir>', 'local: state folder', DEFAULT_DATA_DIR)
-    .option('--stage <stage>', 'aws: the deployed stage', 'dev')
-    .option('--region <region>', 'aws: region (default: the AWS SDK\'s)')
+    .option('--data-dir <dir>', 'local: state folder', DEFAULT_DATA_DIR))
     .option('--table-name <name>', 'aws: the records table, skipping the stack lookup');
+}
+
+/** Which deployed stage (--stage, --region): every command that can work on AWS has these. */
+export function withStageOptions(command: Command): Command {
+  return command
+    .option('--stage <stage>', 'aws: the deployed stage', 'dev')
+    .option('--region <region>', 'aws: region (default: the AWS SDK\'s)');
 }
 
 /** An option value that must be a whole number from `min` to `max`: anything else is a usage error naming the range. */

@@ -17,12 +17,34 @@ export const STACK_OUTPUTS = {
   /** On the stateful stack: the webhook queue and its dead-letter queue, for `admin webhooks replay --target aws`. */
   webhookQueueUrl: 'WebhookQueueUrl',
   webhookDeadLetterQueueUrl: 'WebhookDeadLetterQueueUrl',
+  /** On the stateful stack: stream batches the indexer or fan-out gave up on, for `admin status --target aws`. */
+  indexerFailureQueueUrl: 'IndexerFailureQueueUrl',
   /** On the stateless stack: the Bedrock model and vector length the search index is built with. */
   embeddingModel: 'EmbeddingModel',
   embeddingDimensions: 'EmbeddingDimensions',
   /** On the stateless stack: the interface's {base_url}. */
   apiBaseUrl: 'ApiBaseUrl',
+  /** On the stateless stack: the SNS topic every alarm notifies; `admin status` keeps the alarms that notify it. */
+  alarmTopicArn: 'AlarmTopicArn',
+  /** On the stateless stack: the stage's monitoring name (monitoringNameOf), the dashboard's name and every alarm name's prefix. */
+  dashboardName: 'DashboardName',
+  /** On the stateless stack: the indexer Lambda, whose stream IteratorAge `admin status` reads. */
+  indexerFunctionName: 'IndexerFunctionName',
 } as const;
+
+/**
+ * The name of a stage's dashboard and the prefix of its alarm names (`<prefix>-<anchor>`): the
+ * service name, which is also the metrics' `service` dimension, then the stage.
+ */
+export function monitoringNameOf(serviceName: string, stage: string): string {
+  return `${serviceName}-${stage}`;
+}
+
+/** The service name inside a stage's monitoring name (the inverse of monitoringNameOf); null if it is not one. */
+export function serviceNameOf(monitoringName: string, stage: string): string | null {
+  const suffix = `-${stage}`;
+  return monitoringName.endsWith(suffix) && monitoringName.length > suffix.length ? monitoringName.slice(0, -suffix.length) : null;
+}
 
 /** On the stateless stack: a tier's usage plan id, e.g. `UsagePlanBasic`. */
 export function usagePlanOutputOf(tier: string): string {

@@ -106,6 +106,10 @@ export class StatefulStack extends Stack {
     };
 
     this.indexerFailureQueue = durableQueue(STATEFUL_LOGICAL_IDS.indexerFailureQueue, { retentionPeriod: Duration.days(14) });
+    new CfnOutput(this, STACK_OUTPUTS.indexerFailureQueueUrl, {
+      description: 'Table stream batches the indexer or the webhook fan-out gave up on (admin CLI: npm run admin -- status --target aws)',
+      value: this.indexerFailureQueue.queueUrl,
+    });
     const webhookDeadLetterQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue, { retentionPeriod: Duration.seconds(WEBHOOK_DEAD_LETTER_RETENTION_SECONDS) });
     this.webhookDeadLetterQueue = webhookDeadLetterQueue;
     const webhookQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookQueue, {

@@ -23,7 +23,7 @@ import { ServiceFunction } from './constructs/service-function';
 import { type MonitoredFunction, type MonitoredRoute, ServiceMetrics } from './constructs/service-metrics';
 import { WebhookDelivery } from './constructs/webhook-delivery';
 import { WEBHOOK_SENDER_TIMEOUT } from './stateful-stack';
-import { STACK_OUTPUTS, usagePlanOutputOf } from './stack-names';
+import { monitoringNameOf, STACK_OUTPUTS, usagePlanOutputOf } from './stack-names';
 
 export interface StatelessStackProps extends StackProps {
   readonly config: StageConfig;
@@ -232,7 +232,7 @@ export class StatelessStack extends Stack {
       webhookDeadLetterQueue: props.webhookDeadLetterQueue,
       indexerFailureQueue: props.indexerFailureQueue,
     });
-    const monitoringName = `${config.serviceName}-${config.stage}`;
+    const monitoringName = monitoringNameOf(config.serviceName, config.stage);
     const runbookUrl = config.alarms.docsBaseUrl && `${config.alarms.docsBaseUrl}/runbook.md`;
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       metrics,
@@ -249,13 +249,17 @@ export class StatelessStack extends Stack {
       alarms: [...this.alarms.alarms.values()],
       runbookUrl,
     });
-    new CfnOutput(this, 'AlarmTopicArn', {
+    new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, {
       description: 'The SNS topic every alarm notifies (subscribe more addresses or a pager to it)',
       value: this.alarms.topic.topicArn,
     });
-    new CfnOutput(this, 'DashboardName', {
-      description: 'The CloudWatch dashboard of this stage',
+    new CfnOutput(this, STACK_OUTPUTS.dashboardName, {
+      description: 'The CloudWatch dashboard of this stage, and the prefix of its alarm names',
       value: monitoringName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.indexerFunctionName, {
+      description: 'The indexer Lambda (admin CLI: npm run admin -- status --target aws reads its IteratorAge)',
+      value: this.indexer.function.lambdaFunction.functionName,
     });
 
     new CfnOutput(this, STACK_OUTPUTS.embeddingModel, {

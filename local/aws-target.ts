@@ -1,4 +1,4 @@
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/api-gateway-usage-plans';
@@ -46,14 +46,26 @@ export interface AwsTargetOptions {
 /** A deployed stage that cannot be found or reached: the CLI prints the message alone. */
 export class AwsTargetError extends Error {}
 
+/** One stack as DescribeStacks answers it: status, times and outputs. A missing stack throws (the SDK's "Stack with id … does not exist"). */
+export async function describeStack(cloudFormation: CloudFormationClient, stackName: string): Promise<Stack> {
+  const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+  const stack = Stacks?.[0];
+  if (!stack) throw new Error(`stack ${stackName} does not exist`);
+  return stack;
+}
+
+/** The value of a stack's output, or undefined when a stack deployed from an older version lacks it. */
+export function outputOf(stack: Stack, output: string): string | undefined {
+  return stack.Outputs?.find((o) => o.OutputKey === output)?.OutputValue || undefined;
+}
+
 /** An output of one of the stage's stacks, or the explicit value that overrides the lookup. */
 async function stackOutput(options: AwsTargetOptions, stack: 'stateful' | 'stateless', output: string, what: string, flag: string, explicit?: string): Promise<string> {
   if (explicit) return explicit;
   const stackName = stackNamesOf(options.stage)[stack];
   const cloudFormation = new CloudFormationClient({ region: options.region });
   try {
-    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
-    const value = Stacks?.[0]?.Outputs?.find((o) => o.OutputKey === output)?.OutputValue;
+    const value = outputOf(await describeStack(cloudFormation, stackName), output);
     if (!value) throw new Error(`stack ${stackName} has no ${output} output: deploy the current version first`);
     return value;
   } catch (error) {

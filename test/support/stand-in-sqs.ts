@@ -9,7 +9,8 @@ import { readBody } from './stand-in-opensearch';
  * SendMessage (answering the body's MD5, which the client checks) and keeps every message per
  * queue URL. Point a queue URL at `${endpoint}/<account>/<name>`; the client sends to the queue
  * URL's host. No receive, visibility or delay semantics: a test hands the messages to a handler
- * as an SQS event (eventOf) and reads the delays it was asked for.
+ * as an SQS event (eventOf) and reads the delays it was asked for. GetQueueAttributes answers the
+ * message counts (every kept message is visible), for `admin status`.
  */
 export interface SentMessage {
   messageId: string;
@@ -31,7 +32,17 @@ export async function startStandInSqs(): Promise<StandInSqs> {
   const sent: SentMessage[] = [];
   const server: Server = createServer(async (request, response) => {
     const target = String(request.headers['x-amz-target'] ?? '');
-    const input = JSON.parse(await readBody(request)) as { QueueUrl: string; MessageBody: string; DelaySeconds?: number };
+    const input = JSON.parse(await readBody(request)) as { QueueUrl: string; MessageBody: string; DelaySeconds?: number; AttributeNames?: string[] };
+    if (target === 'AmazonSQS.GetQueueAttributes') {
+      const counts: Record<string, string> = {
+        ApproximateNumberOfMessages: String(sent.filter((message) => message.queueUrl === input.QueueUrl).length),
+        ApproximateNumberOfMessagesNotVisible: '0',
+        ApproximateNumberOfMessagesDelayed: '0',
+      };
+      response.writeHead(200, { 'Content-Type': 'application/x-amz-json-1.0' });
+      response.end(JSON.stringify({ Attributes: Object.fromEntries((input.AttributeNames ?? []).filter((name) => name in counts).map((name) => [name, counts[name]])) }));
+      return;
+    }
     if (target !== 'AmazonSQS.SendMessage') {
       response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' });
       response.end(JSON.stringify({ __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `${target} is not supported by the stand-in` }));
