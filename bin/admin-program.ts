@@ -17,7 +17,7 @@ import { InvalidFilter } from '../lambdas/core/webhooks/saved-search';
 import { DestinationRefused } from '../lambdas/core/webhooks/destination-policy';
 import { WebhookConflict } from '../lambdas/ports/webhook-store';
 import { DataDirInUseError } from '../local/data-dir-lock';
-import { DEFAULT_DATA_DIR } from '../local/embedded-stack';
+import { DEFAULT_DATA_DIR, IndexRebuildInProgress } from '../local/embedded-stack';
 import { AdminChannelError } from '../local/admin-channel/channel-client';
 import { ingestReporter } from '../local/ingest-report';
 import { emit, withJsonOption, type OutputOptions } from './admin-output';
@@ -171,7 +171,8 @@ export function buildAdminProgram(context: AdminContext): Command {
 /** Expected failures (a missing file, an unknown stage) are one clear line; anything else also names its type. */
 function isExpected(error: Error): boolean {
   return error instanceof SourceFileError || error instanceof AwsTargetError || error instanceof KeyStateConflict || error instanceof WebhookConflict
-    || error instanceof DestinationRefused || error instanceof InvalidFilter || error instanceof DataDirInUseError || error instanceof AdminChannelError;
+    || error instanceof DestinationRefused || error instanceof InvalidFilter || error instanceof DataDirInUseError || error instanceof AdminChannelError
+    || error instanceof IndexRebuildInProgress;
 }
 
 /**

@@ -27,9 +27,11 @@ export async function runServedCommand(stack: EmbeddedStack, dataDir: string, re
     cwd: request.cwd,
     exitCode: 0,
     withLocalStack: (asked, run) => run(ownStack(asked)),
+    // Built beside the index being served and swapped in when full: the API never answers from a partial index.
     rebuildLocalIndex: async (asked) => {
-      ownStack(asked);
-      throw new AdminChannelError('reindex inside a running server is not built yet: stop npm start, then run it');
+      const terminal = io.progressStream;
+      await ownStack(asked).rebuildIndex((kind, indexed, phase) => terminal?.write(`\r${phase.padEnd(8)} ${kind.padEnd(9)} ${indexed}`));
+      terminal?.write('\n');
     },
   };
   return runAdminCommand(request.argv, context);

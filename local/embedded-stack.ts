@@ -1,5 +1,5 @@
 import { localCursorKeys } from '../lambdas/adapters/embedded/file-cursor-key';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -18,20 +18,22 @@ import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedding-cache';
-import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
+import type { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
+import { SwappableSearchIndex } from '../lambdas/adapters/embedded/swappable-search-index';
 import { DynamoWriteJournal } from '../lambdas/adapters/embedded/write-journal';
 import { semanticFloorOf } from '../lambdas/core/search/relevance';
-import { describeSpace, VectorSpaceMismatch } from '../lambdas/core/search/vector-space';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import { systemClock, utcDate, type Clock } from '../lambdas/ports/clock';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import type { WebhookStore } from '../lambdas/ports/webhook-store';
-import type { Embedder, VectorSpace } from '../lambdas/ports/embedder';
+import type { Embedder } from '../lambdas/ports/embedder';
 import type { Services } from '../lambdas/ports/services';
 import { progressReportingEmbedder } from './embedding-progress';
 import { loadLocalEmbedder } from './local-embedder';
 import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
 import { memoizedEmbedder } from '../lambdas/core/search/memoized-embedder';
+import { openLocalIndex, writeIndexPointer, type OpenedIndex } from './local-index-files';
+import { LocalIndexRebuilder, type IndexRebuildResult, type RebuildProgress } from './index-rebuild';
 
 /**
  * The embedded stack: the real DynamoDB adapter against dynalite, the SQLite FTS5 index, and the
@@ -41,16 +43,13 @@ import { memoizedEmbedder } from '../lambdas/core/search/memoized-embedder';
 
 export const LOCAL_TABLE_NAME = 'gcf-records';
 export { DEFAULT_DATA_DIR, importedDataDirFor } from './data-dirs';
-const INDEX_FILE = 'index.sqlite';
+export { removeLocalIndex } from './local-index-files';
+export { IndexRebuildInProgress, type IndexRebuildResult, type RebuildProgress } from './index-rebuild';
 /** Record vectors by text hash: kept apart from the index, so rebuilding the index re-embeds nothing. */
 const EMBEDDINGS_FILE = 'embeddings.sqlite';
 /** Query vectors the stack remembers (384 floats each). */
 const REMEMBERED_QUERIES = 256;
 
-/** Deletes the derived search index (with SQLite's WAL files); the next start rebuilds it from the store. */
-export function removeLocalIndex(dataDir: string): void {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `${INDEX_FILE}${suffix}`), { force: true });
-}
 /** As long as API Gateway caches an authorizer's answer in AWS. */
 const KEY_CACHE_TTL_MS = 60_000;
 const USAGE_FLUSH_MS = 1_000;
@@ -104,25 +103,16 @@ export interface EmbeddedStack {
   importedCatalogue: ImportedCatalogue | null;
   /** Records that the catalogue now holds these imported sources (so the next start serves it as is). */
   markImported(sources: readonly string[]): Promise<void>;
+  /**
+   * Rebuilds the search index from the record store while requests go on being answered, in full,
+   * from the old one (local/index-rebuild.ts); every port holding the index moves to the new one
+   * at once, and the state folder's pointer makes it the one the next start opens. A second call
+   * while one runs is refused with IndexRebuildInProgress.
+   */
+  rebuildIndex(onProgress?: RebuildProgress): Promise<IndexRebuildResult>;
   close(): Promise<void>;
 }
 
-
-/**
- * The local search index. One built with another embedder's vectors (the adapter refuses it) is
- * derived state, so it is dropped and rebuilt from the record store, with a word to the user.
- */
-function openLocalIndex(dataDir: string | undefined, space: VectorSpace, progress: (message: string) => void): SqliteSearchIndex {
-  const filename = dataDir ? join(dataDir, INDEX_FILE) : ':memory:';
-  try {
-    return new SqliteSearchIndex({ filename, space });
-  } catch (error) {
-    if (!(error instanceof VectorSpaceMismatch) || !dataDir) throw error;
-    progress(`the search index holds vectors from ${describeSpace(error.found)}, and the service now embeds with ${describeSpace(space)}: rebuilding it from the record store (each record is embedded once and cached)…`);
-    removeLocalIndex(dataDir);
-    return new SqliteSearchIndex({ filename, space });
-  }
-}
 
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
   const clock = options.clock ?? systemClock;
@@ -134,7 +124,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   }
 
   let embeddings: { embedder: Embedder; cache: SqliteEmbeddingCache } | undefined;
-  let index: SqliteSearchIndex;
+  let opened: OpenedIndex;
   let semanticFloor: number;
   try {
     const model = options.embedder ?? await loadLocalEmbedder({ onProgress: progress });
@@ -143,13 +133,15 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     const cacheFile = options.embeddingCacheFile ?? (options.dataDir ? join(options.dataDir, EMBEDDINGS_FILE) : process.env.GCF_EMBEDDING_CACHE ?? ':memory:');
     if (cacheFile !== ':memory:') mkdirSync(dirname(cacheFile), { recursive: true });
     embeddings = { embedder, cache: new SqliteEmbeddingCache(cacheFile) };
-    index = openLocalIndex(options.dataDir, embedder.space, progress);
+    opened = openLocalIndex(options.dataDir, embedder.space, progress);
   } catch (error) {
     embeddings?.cache.close();
     releaseDataDir();
     throw error;
   }
   const { embedder } = embeddings;
+  // Every holder of the index holds this one object, so a live rebuild moves them all at once.
+  const index = new SwappableSearchIndex<SqliteSearchIndex>(opened.index);
 
   // The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
   // (what Lambda runs) is for whoever upgrades the SDK, not for every local start or test.
@@ -193,11 +185,14 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     ? { sources: marker.imported_sources as string[], importedAt: String(marker.imported_at) }
     : null;
 
-  if (index.wasCreated) {
-    // The index is derived state: rebuild it from the system of record.
+  if (opened.needsFill) {
+    // The index is derived state: rebuild it from the system of record (or finish the catch-up
+    // of a live rebuild the last process died in).
     await reindexRecords(dynamoStore, { index, embeddings });
-    if (marker) progress('rebuilt the search index from the record store');
+    if (opened.catchUpPending) writeIndexPointer(options.dataDir!, { file: opened.file, caughtUp: true });
+    if (marker) progress(opened.catchUpPending ? 'caught up the search index a rebuild left unfinished (the server stopped during it)' : 'rebuilt the search index from the record store');
   }
+  const rebuilder = new LocalIndexRebuilder({ dataDir: options.dataDir, space: embedder.space, index, store: dynamoStore, embeddings }, opened.file);
   // Writes a stopped process left between the store and the index: indexed and announced now.
   const replayed = await store.replayJournal();
   if (replayed > 0) progress(`finished ${replayed} write${replayed === 1 ? '' : 's'} the last process left unindexed (it stopped mid-write)`);
@@ -246,12 +241,15 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         ExpressionAttributeValues: { ':sources': importedCatalogue.sources, ':at': importedCatalogue.importedAt },
       }));
     },
+    rebuildIndex: (onProgress) => rebuilder.rebuild(onProgress),
     async close() {
+      // A rebuild still filling its file stops and deletes it; one catching up finishes.
+      await rebuilder.close();
       // No new attempt starts; the ones under way finish (each is cut off at its timeout).
       webhookDispatcher?.close();
       await webhookDispatcher?.settle();
       await meter.close();
-      index.close();
+      index.current.close();
       embeddings.cache.close();
       client.destroy();
       await new Promise<void>((resolve) => dynamo.close(() => resolve()));

@@ -152,8 +152,18 @@ describe('admin commands sent to a running npm start', () => {
   it('reindex and local reindex rebuild the index while the server keeps answering', async () => {
     const total = async () => ((await (await fetch(`${server.baseUrl}/grants-api?opportunity_type=all&count_only=true`, bearer(developerKey()))).json()) as { pagination: { total: number } }).pagination.total;
     const before = await total();
+    // Requests all through both rebuilds: every one answers with the whole catalogue.
+    let rebuilding = true;
+    const seen: number[] = [];
+    const polling = (async () => {
+      while (rebuilding) seen.push(await total());
+    })();
     expect((await json('reindex')).document).toEqual({ rebuilt: true });
     expect((await json('local', 'reindex')).document).toEqual({ rebuilt: true });
+    rebuilding = false;
+    await polling;
+    expect(seen.length).toBeGreaterThan(5);
+    expect(new Set(seen)).toEqual(new Set([before]));
     expect(await total()).toBe(before);
     expect(commandsRun()).toEqual(expect.arrayContaining(['reindex', 'local reindex']));
   });

@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { contentHashOf } from '../../../lambdas/core/ingest/identity';
 import { parseListQuery } from '../../../lambdas/core/query/list-query';
 import { RECORD_SCHEMAS, RESOURCE_KINDS, type AnyRecord, type ResourceKind } from '../../../lambdas/core/records';
 import { utcDate } from '../../../lambdas/ports/clock';
 import { startEmbeddedStack } from '../../../local/embedded-stack';
+import { currentIndexFile } from '../../../local/local-index-files';
 
 /** Records of the grants the search index holds, read from its file while another process writes it (SQLite WAL: readers never block the writer). */
 export function indexedRows(dataDir: string, kind: ResourceKind): number {
-  const file = join(dataDir, 'index.sqlite');
+  const file = currentIndexFile(dataDir);
   if (!existsSync(file)) return 0;
   let db: Database.Database | undefined;
   try {
@@ -35,7 +35,7 @@ export interface IndexFileContents {
 
 /** What the index file holds per kind, by table (rows, documents, vectors), and the ids of its rows. */
 export function indexFileContents(dataDir: string): Record<ResourceKind, IndexFileContents> {
-  const db = new Database(join(dataDir, 'index.sqlite'), { fileMustExist: true, readonly: true });
+  const db = new Database(currentIndexFile(dataDir), { fileMustExist: true, readonly: true });
   try {
     const count = (sql: string) => db.prepare(sql).pluck().get() as number;
     return Object.fromEntries(RESOURCE_KINDS.map((kind) => [kind, {
