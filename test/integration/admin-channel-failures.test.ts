@@ -5,7 +5,7 @@ import { sendToServer } from '../../local/admin-channel/channel-client';
 import { channelFilesOf } from '../../local/admin-channel/channel-protocol';
 import { startEmbeddedStack } from '../../local/embedded-stack';
 import { runAdmin } from '../support/admin-cli';
-import { freshStateFolder } from '../support/admin-channel';
+import { freshStateFolder, rawFrames } from '../support/admin-channel';
 import { startLocalServer, type RunningLocalServer } from '../support/local-server';
 
 /**
@@ -50,15 +50,21 @@ describe('a server that dies mid-command, and what it leaves', () => {
   it('streams progress, reports the loss in one line, leaves the folder whole; its stale socket is passed over, then replaced', async () => {
     let progress = '';
     let killed: Promise<void> | null = null;
+    let queued: ReturnType<typeof rawFrames> | null = null;
     const stderr = terminal((text) => {
       progress += text;
-      if (!killed && /ingest \[.*\] \d+%/.test(progress)) killed = server.kill();
+      if (killed || !/ingest \[.*\] \d+%/.test(progress)) return;
+      // A second command while the ingest runs waits its turn; the server dies before it gets one.
+      queued = rawFrames(dataDir, { argv: ['keys', 'create', '--tier', 'free', '--owner', 'queued@acme.org', '--data-dir', dataDir], cwd: process.cwd() });
+      killed = new Promise((resolve) => setTimeout(resolve, 500)).then(() => server.kill());
     });
     const stdout = terminal(() => undefined);
     const sending = sendToServer(dataDir, server.child.pid!, { argv: ['ingest', bigFile, '--data-dir', dataDir], cwd: process.cwd(), stdout, stderr });
     await expect(sending).rejects.toThrow(/^npm start \(process \d+\) stopped before the command finished: the steps it completed stand/);
     await killed;
     expect(progress).toMatch(/ingest \[.*\] \d+% \| [\d.]+\/[\d.]+ MB \| \d+ records/);
+    // It was told why it waited, and it never ran: no exit frame, and no key for its owner (checked below).
+    expect((await queued!).frames).toEqual([{ type: 'stderr', text: 'admin: waiting for the admin command under way (ingest) to finish…\n' }]);
 
     // The socket and token stay (nothing cleaned up), but no live process owns the folder.
     expect(existsSync(channelFilesOf(dataDir).socket)).toBe(true);
@@ -92,5 +98,7 @@ describe('a server that dies mid-command, and what it leaves', () => {
     const after = JSON.parse((await runAdmin(['local', 'stats', '--json', '--data-dir', dataDir])).stdout) as { records: { grant: number } };
     expect(after.records.grant).toBe(20 + 1200);
     expect(server.output()).toMatch(/"command":"local stats"/);
+    const keys = JSON.parse((await runAdmin(['keys', 'list', '--json', '--data-dir', dataDir])).stdout) as { owner: string }[];
+    expect(keys.some((key) => key.owner === 'queued@acme.org')).toBe(false);
   }, 240_000);
 });

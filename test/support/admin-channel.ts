@@ -23,11 +23,16 @@ export async function rawFrames(
   const token = options.token === undefined ? readFileSync(files.token, 'utf8') : options.token;
   const line = typeof request === 'string' ? request : JSON.stringify({ type: 'run', ...(token === null ? {} : { token }), ...request });
   const answer = await new Promise<string>((resolve, reject) => {
-    const socket = connect(files.socket, () => socket.write(`${line}\n`));
+    let connected = false;
+    const socket = connect(files.socket, () => {
+      connected = true;
+      socket.write(`${line}\n`);
+    });
     let text = '';
     socket.on('data', (chunk) => { text += chunk.toString(); });
     socket.on('close', () => resolve(text));
-    socket.on('error', reject);
+    // A server killed mid-answer resets the connection: what arrived before is the answer.
+    socket.on('error', (error) => { if (!connected) reject(error); });
   });
   return { frames: answer.split('\n').filter(Boolean).map((frame) => JSON.parse(frame) as Record<string, any>) };
 }
