@@ -2,6 +2,7 @@
 // inside the local server that owns the folder (over the admin channel). Commands print and reach
 // local state only through this, so one program serves both.
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
 import type { EmbeddedStack } from '../local/embedded-stack';
 import { startEmbeddedStack, removeLocalIndex } from '../local/embedded-stack';
 import { claimDataDir, liveOwnerOf } from '../local/data-dir-lock';
@@ -25,6 +26,8 @@ export interface AdminContext {
   withLocalStack<T>(dataDir: string, run: (stack: EmbeddedStack) => Promise<T>): Promise<T>;
   /** Rebuilds the local search index from the record store. */
   rebuildLocalIndex(dataDir: string): Promise<void>;
+  /** Called with the command about to run, once its options are parsed; it may refuse it by throwing. */
+  beforeAction?(command: Command): void;
 }
 
 /** A note for people: stderr, so stdout stays the result (one JSON document with --json). */

@@ -37,6 +37,7 @@ export function buildAdminProgram(context: AdminContext): Command {
   const program = new Command('admin').description('Grants, Contracts and Funders Data Service: platform commands')
     .exitOverride()
     .configureOutput({ writeOut: (text) => context.io.stdout(text), writeErr: (text) => context.io.stderr(text) })
+    .hook('preAction', (_program, action) => context.beforeAction?.(action))
     .addHelpText('after', `\nExit codes: ${EXIT.ok} success, ${EXIT.failure} failure, ${EXIT.usage} usage error (an unknown command or option, a bad value), ${EXIT.rejections} ingest --strict with rejections.`);
 
   withTargetOptions(program.command('ingest'))
@@ -60,7 +61,8 @@ export function buildAdminProgram(context: AdminContext): Command {
       });
       const files = paths.map((path) => resolve(context.cwd, path));
       const run = async (ports: IngestPorts) => {
-        const result = await ingestFiles(files, ports, { format, onProgress: reporter.onProgress, onRejected: reporter.onRejected });
+        const result = await ingestFiles(files, ports, { format, onProgress: reporter.onProgress, onRejected: reporter.onRejected })
+          .finally(() => reporter.stopProgress());
         const lines = reporter.finish(result);
         emit(context, opts, {
           files: result.files, seconds: Math.round(result.seconds * 1000) / 1000, ...result.summary,

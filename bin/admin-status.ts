@@ -23,7 +23,7 @@ export function addStatusCommand(program: Command, context: AdminContext): void 
     .description('a deployed stage\'s health: alarms in ALARM, dead-letter queue depths, indexer lag, the newest deploy of each stack')
     // aws is the default: there is nothing else status can read (the local state has `local stats`).
     .addOption(new Option('--target <target>', 'aws: a deployed stage (the only target status reads)').choices(['local', 'aws']).default('aws')))
-    .addHelpText('after', `\nExit codes: ${STATUS_EXIT.healthy} healthy; ${STATUS_EXIT.problems} when an alarm is in ALARM, a dead-letter queue holds a message, a stack is not in a *_COMPLETE state, one of these could not be read, or the stage's stacks cannot be found; ${STATUS_EXIT.usage} usage error.`)
+    .addHelpText('after', `\nExit codes: ${STATUS_EXIT.healthy} healthy; ${STATUS_EXIT.problems} when an alarm is in ALARM, a dead-letter queue holds a message, a stack is not settled (a deploy under way or failed, a failed create), one of these could not be read, or the stage's stacks cannot be found; ${STATUS_EXIT.usage} usage error.`)
     .action(async (opts: StatusOptions, command: Command) => {
       if (opts.target === 'local') {
         // Commander prints it and, through the program's exitOverride, admin exits 2.

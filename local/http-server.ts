@@ -266,9 +266,15 @@ export async function listen(server: Server, port: number, host = '127.0.0.1'): 
   return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actual}${BASE_PATH}`;
 }
 
-/** On SIGINT or SIGTERM: stop taking requests, close what the server runs on (`close`), and exit. */
+/**
+ * On SIGINT or SIGTERM: stop taking requests, close what the server runs on (`close`), and exit.
+ * A second signal while that runs (Ctrl-C again) exits at once.
+ */
 export function closeOnSignals(server: Server, close: () => Promise<void>): void {
+  let stopping = false;
   const shutdown = async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
     server.close();
     await close();
     process.exit(0);

@@ -101,6 +101,7 @@ export class LocalIndexRebuilder {
         }) as SqliteSearchIndex['upsert'],
       };
       indexed = await reindexRecords(store, { index: target, embeddings }, { onProgress: (kind, n) => onProgress?.(kind, n, 'fill') });
+      fresh.checkpoint(); // before the pointer names it: a power cut leaves the pointer or a full file
       if (dataDir) writeIndexPointer(dataDir, { file, caughtUp: false });
     } catch (error) {
       // Nothing points at the new file yet: it goes, and the old index serves on.
@@ -127,6 +128,7 @@ export class LocalIndexRebuilder {
         this.file = file;
       }
     }
+    fresh.checkpoint();
     if (dataDir) writeIndexPointer(dataDir, { file, caughtUp: true });
     return { indexed, caughtUp, file };
   }

@@ -13,6 +13,8 @@ export interface IngestReporter {
   onProgress(progress: { bytes: number; totalBytes: number; records: number }): void;
   onRejected(rejection: IngestRejection): void;
   finish(result: IngestFilesResult): string[];
+  /** Stops the progress bar (its timer, the hidden cursor) of a run that failed; finish does it for one that did not. */
+  stopProgress(): void;
   /** Every rejection so far, in order. */
   rejections(): readonly IngestRejection[];
 }
@@ -50,6 +52,10 @@ export function ingestReporter(options: IngestReporterOptions): IngestReporter {
     }, cliProgress.Presets.shades_classic)
     : null;
   let started = false;
+  const stopProgress = () => {
+    if (started) bar?.stop();
+    started = false;
+  };
   return {
     onProgress({ bytes, totalBytes, records }) {
       if (!bar) return;
@@ -63,8 +69,9 @@ export function ingestReporter(options: IngestReporterOptions): IngestReporter {
       rejections.push(rejection);
     },
     rejections: () => rejections,
+    stopProgress,
     finish({ files, summary, seconds }) {
-      bar?.stop();
+      stopProgress();
       const lines = [`read ${summary.read} records from ${files.length} file(s) in ${seconds.toFixed(1)} s (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`];
       lines.push(`${'kind'.padEnd(9)} ${'created'.padStart(8)} ${'updated'.padStart(8)} ${'unchanged'.padStart(10)}`);
       for (const kind of RESOURCE_KINDS) {

@@ -68,8 +68,8 @@ export function currentIndexFile(dataDir: string): string {
 
 /**
  * Makes `pointer` the current one, atomically: a crash leaves the old pointer or the new one,
- * never a torn file. Synced before and after the rename, so a power cut cannot reorder it with
- * the index file's own writes.
+ * never a torn file. Synced before and after the rename, and written only after the index it
+ * names is checkpointed (synced), so a power cut cannot leave it naming an index short of its writes.
  */
 export function writeIndexPointer(dataDir: string, pointer: IndexPointer): void {
   const temp = join(dataDir, POINTER_TEMP_FILE);

@@ -12,7 +12,10 @@ import type { AdminRequest } from './admin-channel/channel-protocol';
 import type { EmbeddedStack } from './embedded-stack';
 
 /** Runs an admin command for a client of the admin channel (bin/admin-served.ts); resolves with its exit code. */
-export type ServedAdminCommands = (stack: EmbeddedStack, request: AdminRequest, io: ChannelIo) => Promise<number>;
+export type ServedAdminCommands = (stack: EmbeddedStack, request: AdminRequest, io: ChannelIo) => Promise<{ exitCode: number; command: string | null }>;
+
+/** On stopping, how long an admin command under way may take to finish before the stack closes under it. */
+const ADMIN_COMMAND_GRACE_MS = 60_000;
 
 const logLine = (message: string, fields: object) => console.log(JSON.stringify({ level: 'INFO', message, timestamp: new Date().toISOString(), ...fields }));
 
@@ -66,7 +69,7 @@ export async function serveEmbedded(options: {
   console.log(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`);
 
   closeOnSignals(server, async () => {
-    await channel?.close();
+    await channel?.close(ADMIN_COMMAND_GRACE_MS);
     await stack.close();
   });
 }
@@ -78,8 +81,9 @@ async function openChannel(dataDir: string, stack: EmbeddedStack, commands: Serv
     console.log(`admin: \`npm run admin -- …\` for this state folder runs in this server (${channel.socketPath})`);
     return channel;
   } catch (error) {
-    if (!(error instanceof AdminChannelUnavailable)) throw error;
-    console.log(`admin channel off: ${error.message}; admin commands need this server stopped`);
+    // The API runs on without it (a folder too deep for a socket path, one whose permissions refuse it).
+    const why = error instanceof AdminChannelUnavailable ? error.message : `cannot open it (${(error as Error).message})`;
+    console.log(`admin channel off: ${why}; admin commands need this server stopped`);
     return null;
   }
 }

@@ -48,7 +48,8 @@ export function sendToServer(dataDir: string, owner: number, caller: ChannelCall
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (connected) return; // the close below says what it means
-      outcome = new AdminChannelError(`npm start (process ${owner}) owns ${dataDir}, but its admin channel does not answer (${error.code ?? error.message}: a socket left by a server that no longer runs?); stop process ${owner} if it is not npm start, then run this again`);
+      // A server starting up after a kill has claimed the folder but not yet replaced the old socket.
+      outcome = new AdminChannelError(`npm start (process ${owner}) owns ${dataDir}, but its admin channel does not answer (${error.code ?? error.message}): if it is still starting, run this again once it says "API ready"; if process ${owner} is not npm start (a killed server's pid, reused), remove ${dataDir}/owner.pid`);
     });
     socket.on('close', () => {
       if (typeof outcome === 'number') resolve(outcome);

@@ -4,6 +4,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { isAbsolute } from 'node:path';
 import { Writable } from 'node:stream';
 import { channelFilesOf, MAX_SOCKET_PATH_BYTES, readFrames, writeFrame, type AdminRequest } from './channel-protocol';
 
@@ -17,15 +18,19 @@ export interface ChannelIo {
 
 export interface AdminChannelOptions {
   dataDir: string;
-  /** Runs one command for a client and resolves with its exit code; never rejects. */
-  run(request: AdminRequest, io: ChannelIo): Promise<number>;
+  /** Runs one command for a client: its exit code, and its name (`keys create`) once parsed, for the log. */
+  run(request: AdminRequest, io: ChannelIo): Promise<{ exitCode: number; command: string | null }>;
   /** One line per event for the server's log: never the arguments (they may name people or hold keys). */
   log(message: string, fields: Record<string, unknown>): void;
 }
 
 export interface AdminChannel {
   socketPath: string;
-  close(): Promise<void>;
+  /**
+   * Stops taking commands: those waiting are refused, and the one under way may finish (within
+   * `graceMs`), so the stack is not closed under it.
+   */
+  close(graceMs: number): Promise<void>;
 }
 
 /** The state folder's path is too long for a socket: the server runs without the channel. */
@@ -34,19 +39,6 @@ export class AdminChannelUnavailable extends Error {}
 /** A client that sends no request this long after connecting is dropped. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
-/**
- * The command's name for the log and for whoever waits behind it (`keys create`): its leading
- * command words only, never a value (an owner, a path, an id).
- */
-export function commandNameOf(argv: readonly string[]): string {
-  const words: string[] = [];
-  for (const word of argv) {
-    if (!/^[a-z][a-z-]*$/.test(word) || words.length === 2) break;
-    words.push(word);
-  }
-  return words.join(' ') || '(none)';
-}
-
 function sameToken(given: unknown, expected: Buffer): boolean {
   if (typeof given !== 'string') return false;
   const buffer = Buffer.from(given);
@@ -54,7 +46,7 @@ function sameToken(given: unknown, expected: Buffer): boolean {
 }
 
 function isRequest(frame: Record<string, unknown>): frame is Record<string, unknown> & AdminRequest {
-  return frame.type === 'run' && Array.isArray(frame.argv) && frame.argv.every((a) => typeof a === 'string') && typeof frame.cwd === 'string'
+  return frame.type === 'run' && Array.isArray(frame.argv) && frame.argv.every((a) => typeof a === 'string') && typeof frame.cwd === 'string' && isAbsolute(frame.cwd)
     && (frame.terminalColumns === undefined || (Number.isInteger(frame.terminalColumns) && (frame.terminalColumns as number) > 0));
 }
 
@@ -88,24 +80,34 @@ export async function openAdminChannel(options: AdminChannelOptions): Promise<Ad
   const expected = Buffer.from(token);
 
   let queue: Promise<unknown> = Promise.resolve();
-  let running: string | null = null;
+  let running = false;
+  let closing = false;
   const clients = new Set<Socket>();
 
   const serve = (socket: Socket, request: AdminRequest) => {
-    const name = commandNameOf(request.argv);
     const io: ChannelIo = {
       stdout: (text) => writeFrame(socket, { type: 'stdout', text }),
       stderr: (text) => writeFrame(socket, { type: 'stderr', text }),
       progressStream: request.terminalColumns ? clientTerminal(socket, request.terminalColumns) : null,
     };
-    if (running) io.stderr(`admin: waiting for the admin command under way (${running}) to finish…\n`);
+    if (running) io.stderr('admin: waiting for the admin command under way to finish…\n');
     queue = queue.then(async () => {
-      running = name;
+      // One that never started is dropped when its caller is gone (Ctrl-C) or the server stops:
+      // running it later would surprise whoever retries it.
+      if (socket.destroyed) return;
+      if (closing) {
+        writeFrame(socket, { type: 'refused', reason: 'the server is stopping; the command did not run' });
+        socket.end();
+        return;
+      }
+      running = true;
       const started = Date.now();
-      // A client that went away (Ctrl-C) does not stop the command: stopping a write halfway is worse.
-      const code = await options.run(request, io).catch(() => 1).finally(() => { running = null; });
-      options.log('admin command', { command: name, exitCode: code, ms: Date.now() - started, clientGone: socket.destroyed });
-      writeFrame(socket, { type: 'exit', code });
+      // A caller that goes away once it has started does not stop it: stopping a write halfway is worse.
+      const { exitCode, command } = await options.run(request, io)
+        .catch(() => ({ exitCode: 1, command: null }))
+        .finally(() => { running = false; });
+      options.log('admin command', { command: command ?? '(not parsed)', exitCode, ms: Date.now() - started, callerGone: socket.destroyed });
+      writeFrame(socket, { type: 'exit', code: exitCode });
       socket.end();
     });
   };
@@ -142,12 +144,14 @@ export async function openAdminChannel(options: AdminChannelOptions): Promise<Ad
 
   return {
     socketPath: files.socket,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Clients still waiting learn the server stopped (their command may have run partly).
-        for (const socket of clients) socket.destroy();
-      });
+    async close(graceMs) {
+      closing = true;
+      if (running) options.log('stopping: waiting for the admin command under way to finish (a second Ctrl-C stops at once)', { graceMs });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.race([queue, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+      // Callers still connected (a command past its grace) learn that the server stopped.
+      for (const socket of clients) socket.destroy();
+      await closed;
       rmSync(files.folder, { recursive: true, force: true });
     },
   };

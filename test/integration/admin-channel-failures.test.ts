@@ -1,4 +1,5 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendToServer } from '../../local/admin-channel/channel-client';
@@ -16,13 +17,14 @@ import { startLocalServer, type RunningLocalServer } from '../support/local-serv
 
 let dataDir: string;
 let bigFile: string;
+let secondFile: string;
 let server: RunningLocalServer;
 const SERVER_ARGS = () => ['--data-dir', dataDir, '--grants', '20'];
 
 /** Grants.gov search2 hits, one per line: enough that an ingest is still running when the server is killed. */
-function writeManyGrants(file: string, count: number): void {
+function writeManyGrants(file: string, count: number, firstId = 800_000): void {
   const lines = Array.from({ length: count }, (_, i) => JSON.stringify({
-    id: String(800_000 + i), number: `TEST-2027-${i}`, title: `Watershed restoration planning grant ${i}`, agencyCode: 'DOC-NOAA',
+    id: String(firstId + i), number: `TEST-2027-${firstId + i}`, title: `Watershed restoration planning grant ${i}`, agencyCode: 'DOC-NOAA',
     agency: 'DOC NOAA', openDate: '11/01/2026', closeDate: '12/31/2027', oppStatus: 'posted', docType: 'synopsis', cfdaList: ['11.463'],
   }));
   writeFileSync(file, `${lines.join('\n')}\n`);
@@ -38,12 +40,15 @@ beforeAll(async () => {
   dataDir = freshStateFolder('gcf-admin-dies-');
   bigFile = `${dataDir}-grants.jsonl`;
   writeManyGrants(bigFile, 1200);
+  secondFile = `${dataDir}-more-grants.jsonl`;
+  writeManyGrants(secondFile, 600, 900_000);
   server = await startLocalServer(SERVER_ARGS());
 });
 afterAll(async () => {
   await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(bigFile, { force: true });
+  rmSync(secondFile, { force: true });
 });
 
 describe('a server that dies mid-command, and what it leaves', () => {
@@ -64,7 +69,7 @@ describe('a server that dies mid-command, and what it leaves', () => {
     await killed;
     expect(progress).toMatch(/ingest \[.*\] \d+% \| [\d.]+\/[\d.]+ MB \| \d+ records/);
     // It was told why it waited, and it never ran: no exit frame, and no key for its owner (checked below).
-    expect((await queued!).frames).toEqual([{ type: 'stderr', text: 'admin: waiting for the admin command under way (ingest) to finish…\n' }]);
+    expect((await queued!).frames).toEqual([{ type: 'stderr', text: 'admin: waiting for the admin command under way to finish…\n' }]);
 
     // The socket and token stay (nothing cleaned up), but no live process owns the folder.
     expect(existsSync(channelFilesOf(dataDir).socket)).toBe(true);
@@ -72,7 +77,7 @@ describe('a server that dies mid-command, and what it leaves', () => {
     writeFileSync(`${dataDir}/owner.pid`, String(process.ppid));
     const unanswered = await runAdmin(['keys', 'list', '--data-dir', dataDir]);
     expect(unanswered.code).toBe(1);
-    expect(unanswered.stderr.trim()).toMatch(new RegExp(`^admin: npm start \\(process ${process.ppid}\\) owns .+, but its admin channel does not answer \\(ECONNREFUSED: a socket left by a server that no longer runs\\?\\)`));
+    expect(unanswered.stderr.trim()).toMatch(new RegExp(`^admin: npm start \\(process ${process.ppid}\\) owns .+, but its admin channel does not answer \\(ECONNREFUSED\\): if it is still starting, run this again once it says "API ready"; if process ${process.ppid} is not npm start \\(a killed server's pid, reused\\), remove .+/owner\\.pid$`));
     writeFileSync(`${dataDir}/owner.pid`, String(server.child.pid));
 
     // The CLI opens the folder itself; a write the server left half done is finished as it opens.
@@ -100,5 +105,37 @@ describe('a server that dies mid-command, and what it leaves', () => {
     expect(server.output()).toMatch(/"command":"local stats"/);
     const keys = JSON.parse((await runAdmin(['keys', 'list', '--json', '--data-dir', dataDir])).stdout) as { owner: string }[];
     expect(keys.some((key) => key.owner === 'queued@acme.org')).toBe(false);
+  }, 240_000);
+
+  it('stopping the server lets the command under way finish, refuses those waiting, and drops one whose caller left', async () => {
+    let progress = '';
+    let queued: ReturnType<typeof rawFrames> | null = null;
+    let stopped: Promise<void> | null = null;
+    const stderr = terminal((text) => {
+      progress += text;
+      if (stopped || !/ingest \[.*\] \d+%/.test(progress)) return;
+      queued = rawFrames(dataDir, { argv: ['keys', 'create', '--tier', 'free', '--owner', 'waiting@acme.org', '--data-dir', dataDir], cwd: process.cwd() });
+      // A caller that leaves (Ctrl-C) while its command waits its turn.
+      const leaving = connect(channelFilesOf(dataDir).socket, () => {
+        leaving.write(`${JSON.stringify({ type: 'run', token: readFileSync(channelFilesOf(dataDir).token, 'utf8'), argv: ['keys', 'create', '--tier', 'free', '--owner', 'left@acme.org', '--data-dir', dataDir], cwd: process.cwd() })}\n`);
+        setTimeout(() => leaving.destroy(), 200);
+      });
+      stopped = new Promise((resolve) => setTimeout(resolve, 500)).then(() => server.stop());
+    });
+    const stdout = terminal(() => undefined);
+    const exitCode = await sendToServer(dataDir, server.child.pid!, { argv: ['ingest', secondFile, '--data-dir', dataDir], cwd: process.cwd(), stdout, stderr });
+    await stopped;
+    expect(exitCode).toBe(0);
+    expect(server.output()).toMatch(/stopping: waiting for the admin command under way to finish/);
+    expect((await queued!).frames).toEqual([
+      { type: 'stderr', text: 'admin: waiting for the admin command under way to finish…\n' },
+      { type: 'refused', reason: 'the server is stopping; the command did not run' },
+    ]);
+    // On the stopped folder: the ingest is whole, and neither waiting command ran.
+    const stats = JSON.parse((await runAdmin(['local', 'stats', '--json', '--data-dir', dataDir])).stdout) as { records: { grant: number } };
+    expect(stats.records.grant).toBe(20 + 1200 + 600);
+    const owners = (JSON.parse((await runAdmin(['keys', 'list', '--json', '--data-dir', dataDir])).stdout) as { owner: string }[]).map((key) => key.owner);
+    expect(owners).not.toContain('waiting@acme.org');
+    expect(owners).not.toContain('left@acme.org');
   }, 240_000);
 });

@@ -111,9 +111,12 @@ describe('admin commands sent to a running npm start', () => {
     // The server's key cache is the one the command changed: no minute of grace for a revoked key.
     expect((await fetch(`${server.baseUrl}/grants-api?limit=1`, bearer(rotated.document.key))).status).toBe(401);
     expect(commandsRun()).toEqual(expect.arrayContaining(['keys create', 'keys list', 'keys rotate', 'keys set-tier', 'keys usage', 'keys revoke']));
+    // The log names commands, never what was given to them.
+    const logged = server.output().split('\n').filter((line) => line.includes('"admin command"')).join('\n');
+    expect(logged).not.toMatch(/acme\.org|gcf_live_|fixtures|key_/);
   });
 
-  it('keys create --idempotency-key: two concurrent calls make one key', async () => {
+  it('keys create --idempotency-key: two calls at once (the server runs them in turn) make one key', async () => {
     const calls = await Promise.all([1, 2].map(() => json('keys', 'create', '--tier', 'basic', '--owner', 'twice@acme.org', '--idempotency-key', 'provision-42')));
     expect(calls.map((c) => c.code)).toEqual([0, 0]);
     expect(calls[0]!.document.key_id).toBe(calls[1]!.document.key_id);
@@ -174,6 +177,14 @@ describe('admin commands sent to a running npm start', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/unknown tier/);
     expect(commandsRun()).toHaveLength(runs);
+    // The server's credentials are not the caller's: a stage is reached from the caller's shell.
+    const aws = await rawFrames(dataDir, { argv: ['keys', 'list', '--target', 'aws', '--stage', 'prod'], cwd: process.cwd() });
+    expect(aws.frames).toEqual([
+      { type: 'stderr', text: 'admin: the admin channel runs --target local commands only: run --target aws ones from your own shell, with your own credentials\n' },
+      { type: 'exit', code: 1 },
+    ]);
+    // Relative paths would be resolved against the server's folder, not the caller's.
+    expect((await rawFrames(dataDir, { argv: ['local', 'stats'], cwd: 'relative/folder' })).frames).toEqual([{ type: 'refused', reason: 'not an admin request' }]);
     const { frames } = await rawFrames(dataDir, { argv: ['local', 'stats', '--data-dir', '/tmp'], cwd: process.cwd() });
     expect(frames.at(-1)).toEqual({ type: 'exit', code: 1 });
     expect(frames.filter((f) => f.type === 'stderr').map((f) => f.text).join('')).toMatch(/^admin: this server \(npm start\) serves .+, not \/tmp$/m);

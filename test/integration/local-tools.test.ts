@@ -51,7 +51,7 @@ describe('state folder ownership', () => {
     const locked = await runAdmin(['local', 'stats', '--data-dir', dataDir]);
     expect(locked.code).toBe(1);
     expect(locked.stderr.trim().split('\n').filter((line) => line.startsWith('admin:'))).toEqual([
-      `admin: the state folder ${dataDir} is in use by process ${process.ppid}: another admin command (wait for it to finish), npm start still starting (run this again once it says "API ready"), or npm start --engines, which takes no admin commands (stop it first)`,
+      `admin: the state folder ${dataDir} is in use by process ${process.ppid}: another admin command (wait for it to finish), npm start still starting (run this again once it says "API ready"), or npm start --engines (its admin commands take --target aws with the environment it printed: docs/local-aws-mode.md)`,
     ]);
     writeFileSync(join(dataDir, 'owner.pid'), '999999999'); // no such process: a stale file
     const stack = await startEmbeddedStack({ dataDir, seed: false });

@@ -83,8 +83,11 @@ describe('assessStageHealth', () => {
     const health = assessStageHealth(facts);
     expect(health.problems).toEqual(['stack Gcf-dev-Stateless is UPDATE_FAILED (Resource handler returned message: "Rate exceeded")']);
     expect(health.stacks.map(({ complete, rolled_back }) => ({ complete, rolled_back }))).toEqual([{ complete: true, rolled_back: true }, { complete: false, rolled_back: false }]);
-    expect(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'IMPORT_COMPLETE', 'UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS', 'ROLLBACK_FAILED'].map(isComplete))
-      .toEqual([true, true, true, false, false, false]);
+    expect(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'IMPORT_COMPLETE', 'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS', 'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS'].map(isComplete))
+      .toEqual([true, true, true, true, true]);
+    // A failed create (nothing serves), a deleted stack, and deploys under way or failed.
+    expect(['ROLLBACK_COMPLETE', 'DELETE_COMPLETE', 'UPDATE_IN_PROGRESS', 'CREATE_IN_PROGRESS', 'ROLLBACK_FAILED', 'UPDATE_FAILED'].map(isComplete))
+      .toEqual([false, false, false, false, false, false]);
   });
 
   it('never calls healthy what it could not read: unreadable alarms and queues are problems, unreadable lag is not', () => {

@@ -423,6 +423,11 @@ export class SqliteSearchIndex implements SearchIndex {
     this.keywordMatcher.clear();
   }
 
+  /** Writes the WAL into the database file and syncs it (synchronous=NORMAL syncs at checkpoints): what is committed survives a power cut. */
+  checkpoint(): void {
+    this.db.pragma('wal_checkpoint(FULL)');
+  }
+
   close(): void {
     this.db.close();
   }

@@ -5,7 +5,7 @@
  * facts always give the same report.
  *
  * What counts as a problem (the command exits 1 on any, docs/admin.md): an alarm in ALARM, a
- * dead-letter queue holding a message, a stack not in a *_COMPLETE state, and any of those that
+ * dead-letter queue holding a message, a stack not settled (isComplete), and any of those that
  * could not be read: "healthy" must mean checked and fine, never "could not tell". Indexer lag is
  * shown but not judged here: its alarm (indexer-lag) is the judgement, with its own evaluation
  * periods, and a stage with no recent writes honestly has no datapoints at all.
@@ -21,7 +21,7 @@ export interface AlarmFact {
   name: string;
   /** CloudWatch's StateReason: which datapoints crossed which threshold. */
   reason: string;
-  /** When it went into ALARM (StateUpdatedTimestamp). */
+  /** When it went into ALARM (StateTransitionedTimestamp). */
   since: Date;
   description: string | null;
 }
@@ -91,9 +91,15 @@ export function runbookOf(description: string | null): string | null {
   return description?.match(/Runbook: (\S+)\s*$/)?.[1] ?? null;
 }
 
-/** CloudFormation's stable states end in _COMPLETE; anything else is a deploy under way or failed (UPDATE_FAILED, *_IN_PROGRESS). */
+/**
+ * Whether the stack is settled and serving: CloudFormation's *_COMPLETE states, and the clean-up
+ * after a finished update (old resources being deleted; the new or, after a rollback, the previous
+ * version serves). Not ROLLBACK_COMPLETE (a create that failed: nothing serves) or DELETE_COMPLETE,
+ * nor a deploy under way or failed (UPDATE_IN_PROGRESS, UPDATE_FAILED, ROLLBACK_FAILED).
+ */
 export function isComplete(status: string): boolean {
-  return status.endsWith('_COMPLETE');
+  if (status === 'ROLLBACK_COMPLETE' || status === 'DELETE_COMPLETE') return false;
+  return status.endsWith('_COMPLETE') || status.endsWith('_COMPLETE_CLEANUP_IN_PROGRESS');
 }
 
 function readingRow(reading: Reading, scale = 1): ReadingRow {
