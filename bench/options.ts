@@ -16,7 +16,7 @@ export interface BenchOptions {
   /**
    * What runs: the API scenarios, the ingest of ../shared/data, the exact k-NN scan against a bare
    * loop, grant matching (POST /match-grants-api) at the biggest size, webhook delivery on the
-   * embedded stack against a bare POST loop, the Lambda bundles' sizes and cold start against an
+   * embedded stack against a bare POST loop, admin commands with the server running and stopped, the Lambda bundles' sizes and cold start against an
    * empty handler, and the mixed load run (every kind of request at once, RSS over time) at the
    * biggest size against the bare server.
    */
@@ -27,7 +27,7 @@ export interface BenchOptions {
   coldStartRuns: number;
 }
 
-export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'opensearch', 'webhooks', 'coldstart', 'load'] as const;
+export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'opensearch', 'webhooks', 'admin', 'coldstart', 'load'] as const;
 export const DEFAULT_LOAD_DURATION_SECONDS = 60;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 

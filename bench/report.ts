@@ -15,6 +15,8 @@ import { duration, int, megabytes, ms, percent, table } from './format';
 import { checkTargets, TARGET_GRANTS } from './targets';
 import type { WebhookBenchResult } from './webhooks';
 import { webhookSection } from './webhook-report';
+import type { AdminBenchResult } from './admin';
+import { adminSection } from './admin-report';
 
 export interface BenchRun {
   machine: MachineInfo;
@@ -28,6 +30,8 @@ export interface BenchRun {
   match: MatchBenchResult | null;
   /** Null when the webhooks part did not run. */
   webhooks: WebhookBenchResult | null;
+  /** Null when the admin part did not run. */
+  admin: AdminBenchResult | null;
   /** Null when the coldstart part did not run. */
   coldstart: ColdStartBenchResult | null;
   /** Null when the load part did not run. */
@@ -137,6 +141,7 @@ Every part is reported side by side with a baseline measured in the same run, on
 | match | \`POST /match-grants-api\` | bare \`node:http\` serving a real match response |
 | opensearch | list, keyword, semantic and hybrid search at the biggest size on OpenSearch 2.19 | the embedded index over the same grants, and bare \`node:http\` |
 | webhooks | webhook delivery | a bare \`node:http\` POST loop to the same receiver |
+| admin | admin commands with \`npm start\` running (the admin channel) and with it stopped | \`admin --help\`, the CLI's own start |
 | coldstart | every Lambda bundle's size and init time | an empty handler bundled the same way |
 | load | every kind of request at once, and the server's RSS over time | bare \`node:http\` under the same connections and requests |
 
@@ -151,6 +156,7 @@ npm run bench -- --parts knn                    # only the exact k-NN section
 npm run bench -- --parts match                  # only the grant matching section
 npm run bench -- --parts opensearch             # only the OpenSearch section (starts the node through mvn; the first run fills it)
 npm run bench -- --parts webhooks               # only the webhook delivery section (about 2 min)
+npm run bench -- --parts admin                  # only the admin commands section (about 2 min)
 npm run bench -- --parts coldstart              # only the bundles and cold start section (about 2 min)
 npm run bench -- --parts load                   # only the mixed load section (60 s of load, --load-duration to change)
 npm run bench:load -- --duration 600            # the same, alone, 10 minutes: the RSS growth check after the first minute
@@ -159,7 +165,7 @@ npm run eval:search && npm run eval:match       # the search and match quality s
 
 \`--parts\` (\`BENCH_PARTS\`, default ${BENCH_PARTS.join(',')}) picks what runs; without \`api\`, only the sections of
 the parts that ran are rewritten and the rest of the existing report is kept. A run with \`api\` but
-without \`ingest\`, \`knn\`, \`match\`, \`opensearch\`, \`webhooks\`, \`coldstart\` or \`load\` keeps the ingest, exact k-NN, grant matching, OpenSearch, webhook delivery, cold start or load section of the existing report. The search quality and match
+without \`ingest\`, \`knn\`, \`match\`, \`opensearch\`, \`webhooks\`, \`admin\`, \`coldstart\` or \`load\` keeps the ingest, exact k-NN, grant matching, OpenSearch, webhook delivery, admin, cold start or load section of the existing report. The search quality and match
 quality sections come from \`npm run eval:search\` and \`npm run eval:match\` and are kept by every bench run.
 
 Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`
@@ -228,6 +234,8 @@ ${knnSection(run.knn)}
 ${matchSection(run.match)}
 
 ${webhookSection(run.webhooks)}
+
+${adminSection(run.admin)}
 
 ${coldStartSection(run.coldstart)}
 

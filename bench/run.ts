@@ -1,4 +1,4 @@
-// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching, search on OpenSearch beside the embedded index, webhook delivery, the Lambda bundles' sizes and cold start, and the mixed load run with the server's RSS over time; see docs/benchmarks.md.
+// `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching, search on OpenSearch beside the embedded index, webhook delivery, admin commands with the server running and stopped, the Lambda bundles' sizes and cold start, and the mixed load run with the server's RSS over time; see docs/benchmarks.md.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { benchCatalogue, type CatalogueResult } from './bench-catalogue';
@@ -21,6 +21,8 @@ import { OPENSEARCH_MARKERS, openSearchSection } from './opensearch-report';
 import { markedSection, renderReport, renderSummary, withMarkedSection, type BenchRun } from './report';
 import { WEBHOOK_MARKERS, webhookSection } from './webhook-report';
 import { benchWebhooks } from './webhooks';
+import { benchAdmin } from './admin';
+import { ADMIN_MARKERS, adminSection } from './admin-report';
 import { EMBEDDING_MODEL_MARKERS, SEARCH_QUALITY_MARKERS } from './search-eval/report';
 
 const log = (line: string) => console.log(line);
@@ -58,9 +60,10 @@ async function main(): Promise<void> {
     }, log)
     : null;
   const webhooks = options.parts.includes('webhooks') ? await benchWebhooks(options, log) : null;
+  const admin = options.parts.includes('admin') ? await benchAdmin(Math.min(...options.sizes), options.rounds, log) : null;
   const coldstart = options.parts.includes('coldstart') ? await benchColdStart(options.coldStartRuns, log) : null;
 
-  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, webhooks, coldstart, load, totalSeconds: (performance.now() - startedAt) / 1000 };
+  const run: BenchRun = { machine, options, catalogues, ingest, knn, match, webhooks, admin, coldstart, load, totalSeconds: (performance.now() - startedAt) / 1000 };
   const outFile = resolve(PROJECT_ROOT, options.outFile);
   mkdirSync(dirname(outFile), { recursive: true });
   const previous = existsSync(outFile) ? readFileSync(outFile, 'utf8') : '# Benchmarks\n';
@@ -70,7 +73,7 @@ async function main(): Promise<void> {
     // `--parts coldstart` / `npm run bench:load` runs when this one left them out; the new report keeps them.
     let report = renderReport(run);
     const kept = [
-      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ...(ingest ? [] : [INGEST_MARKERS]), ...(knn ? [] : [KNN_MARKERS]), ...(match ? [] : [MATCH_MARKERS]), ...(openSearch ? [] : [OPENSEARCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
+      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ...(ingest ? [] : [INGEST_MARKERS]), ...(knn ? [] : [KNN_MARKERS]), ...(match ? [] : [MATCH_MARKERS]), ...(openSearch ? [] : [OPENSEARCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(admin ? [] : [ADMIN_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
       // Of the load sections, the one for the other length of run (or both, without the load part).
       ...[LOAD_MARKERS, LOAD_LONG_MARKERS].filter((markers) => !load || markers !== loadMarkers(loadSectionKindOf(load.durationSeconds))),
     ];
@@ -88,6 +91,7 @@ async function main(): Promise<void> {
     if (match) report = withMarkedSection(report, MATCH_MARKERS, matchSection(match));
     if (openSearch) report = withMarkedSection(report, OPENSEARCH_MARKERS, openSearchSection(openSearch, machine, options.connections, options.rounds, options.durationSeconds));
     if (webhooks) report = withMarkedSection(report, WEBHOOK_MARKERS, webhookSection(webhooks));
+    if (admin) report = withMarkedSection(report, ADMIN_MARKERS, adminSection(admin));
     if (coldstart) report = withMarkedSection(report, COLDSTART_MARKERS, coldStartSection(coldstart));
     if (load) report = withMarkedSection(report, loadMarkers(loadSectionKindOf(load.durationSeconds)), loadSection(load));
     writeFileSync(outFile, report);
