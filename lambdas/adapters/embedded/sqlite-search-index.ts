@@ -8,6 +8,7 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { QueryCache } from './query-cache';
 import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns';
+import { countBits, type RowBitmap } from './row-bitmap';
 import { FACET_COLUMNS, type FacetRow, type FacetRows } from './facet-columns';
 import { IndexFacets } from './index-facets';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
@@ -25,7 +26,7 @@ import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-mat
  */
 
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
-type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; mask?: Uint8Array };
+type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; bits?: RowBitmap; mask?: Uint8Array };
 /**
  * A ranked result set: rowids best first, with their relevance in semantic and hybrid modes, and
  * the scores they are ranked by (the first `tierEnd` a tier above the rest: keyword full matches).
@@ -329,18 +330,23 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** 1 for each rowid that passes the plan's filters (made once a query); undefined when there are none. */
   private filterMask(plan: FilterPlan): Uint8Array | undefined {
-    if (plan.filters.where.length === 0 || plan.kind === 'funder') return undefined;
-    plan.mask ??= this.filterColumns[plan.kind].mask(plan.query.filters, plan.query.today);
+    const bits = this.filterBits(plan);
+    if (!bits || plan.kind === 'funder') return undefined;
+    plan.mask ??= this.filterColumns[plan.kind].bytes(bits);
     return plan.mask;
   }
 
-  /** How many records pass the plan's filters: a count of the mask, where SQLite would scan rows or an index range. */
+  /** The plan's filters as a bitmap over rowids (made once a query); undefined when there are none. */
+  private filterBits(plan: FilterPlan): RowBitmap | undefined {
+    if (plan.filters.where.length === 0 || plan.kind === 'funder') return undefined;
+    plan.bits ??= this.filterColumns[plan.kind].maskBits(plan.query.filters, plan.query.today);
+    return plan.bits;
+  }
+
+  /** How many records pass the plan's filters: a population count of the bitmap, where SQLite would scan rows or an index range. */
   private countOf(plan: FilterPlan): number {
-    const mask = this.filterMask(plan);
-    if (!mask) return this.recordIds[plan.kind].size;
-    let count = 0;
-    for (let rowid = 0; rowid < mask.length; rowid++) count += mask[rowid]!;
-    return count;
+    const bits = this.filterBits(plan);
+    return bits ? countBits(bits) : this.recordIds[plan.kind].size;
   }
 
   private readDocs<K extends ResourceKind>(kind: K, rowids: ArrayLike<number>): RecordByKind[K][] {
