@@ -24,6 +24,7 @@ import { benchWebhooks } from './webhooks';
 import { benchAdmin } from './admin';
 import { ADMIN_MARKERS, adminSection } from './admin-report';
 import { EMBEDDING_MODEL_MARKERS, SEARCH_QUALITY_MARKERS } from './search-eval/report';
+import { ENGINE_COMPARISON_MARKERS } from './search-eval/engine-comparison';
 
 const log = (line: string) => console.log(line);
 
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
     // `--parts coldstart` / `npm run bench:load` runs when this one left them out; the new report keeps them.
     let report = renderReport(run);
     const kept = [
-      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ...(ingest ? [] : [INGEST_MARKERS]), ...(knn ? [] : [KNN_MARKERS]), ...(match ? [] : [MATCH_MARKERS]), ...(openSearch ? [] : [OPENSEARCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(admin ? [] : [ADMIN_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
+      SEARCH_QUALITY_MARKERS, EMBEDDING_MODEL_MARKERS, MATCH_QUALITY_MARKERS, ENGINE_COMPARISON_MARKERS, ...(ingest ? [] : [INGEST_MARKERS]), ...(knn ? [] : [KNN_MARKERS]), ...(match ? [] : [MATCH_MARKERS]), ...(openSearch ? [] : [OPENSEARCH_MARKERS]), ...(webhooks ? [] : [WEBHOOK_MARKERS]), ...(admin ? [] : [ADMIN_MARKERS]), ...(coldstart ? [] : [COLDSTART_MARKERS]),
       // Of the load sections, the one for the other length of run (or both, without the load part).
       ...[LOAD_MARKERS, LOAD_LONG_MARKERS].filter((markers) => !load || markers !== loadMarkers(loadSectionKindOf(load.durationSeconds))),
     ];
