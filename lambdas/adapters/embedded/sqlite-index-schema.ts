@@ -1,6 +1,9 @@
 import { US_STATE_CODES, geographyLevelOf } from '../../core/geo';
 import { liveUntil } from '../../core/query/applyable';
 import type { SortField } from '../../core/query/list-query';
+import type Database from 'better-sqlite3';
+import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
+import type { VectorSpace } from '../../ports/embedder';
 import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type Grant, type ResourceKind } from '../../core/records';
 
 /**
@@ -141,4 +144,30 @@ export function textColumnsOf(kind: ResourceKind, record: Grant | Contract | Fun
   }
   const opportunity = record as Grant | Contract;
   return [opportunity.title, opportunity.description, opportunity.funder_name, opportunity.categories.join('; ')];
+}
+
+/**
+ * Makes the index file's tables those of SCHEMA_VERSION, for vectors of `space`: an older schema is
+ * dropped and created empty (true: fill it from the record store); an index of another vector
+ * space is refused (VectorSpaceMismatch), since its vectors cannot be compared with the queries'.
+ */
+export function ensureIndexSchema(db: Database.Database, space: VectorSpace, filename: string): boolean {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version === SCHEMA_VERSION) {
+    const stored = db.prepare(`SELECT value FROM index_meta WHERE key = 'vector_space'`).pluck().get() as string | undefined;
+    const found = stored ? (JSON.parse(stored) as VectorSpace) : null;
+    if (found && !sameSpace(found, space)) {
+      throw new VectorSpaceMismatch(`The local search index (${filename})`, found, space, 'Rebuild it from the record store: npm run admin -- local reindex');
+    }
+    return false;
+  }
+  const drop = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts_%'`).all() as { name: string }[];
+  db.transaction(() => {
+    for (const { name } of drop) db.exec(`DROP TABLE IF EXISTS "${name}"`);
+    for (const stmt of schemaDdl()) db.exec(stmt);
+    db.exec('CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    db.prepare(`INSERT INTO index_meta (key, value) VALUES ('vector_space', ?)`).run(JSON.stringify(space));
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  })();
+  return true;
 }

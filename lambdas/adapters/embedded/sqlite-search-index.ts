@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
-import { relevanceOfCosine, roundedRelevance } from '../../core/search/relevance';
-import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
+import { roundedRelevance } from '../../core/search/relevance';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
@@ -12,26 +11,23 @@ import { countBits, type RowBitmap } from './row-bitmap';
 import { FACET_COLUMNS, type FacetRow, type FacetRows } from './facet-columns';
 import { IndexFacets } from './index-facets';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
-import { funderRow, opportunityRow, schemaDdl, SCHEMA_VERSION, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
-import { rankedTier, SqliteKeywordMatcher, type KeywordMatches } from './sqlite-keyword-match';
+import { ensureIndexSchema, funderRow, opportunityRow, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
+import { SqliteKeywordMatcher } from './sqlite-keyword-match';
+import { rankingAmong, SearchRankers, type Ranking } from './search-rankers';
 import { IdOrder } from './id-order';
 import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './sqlite-keyset';
-import { fuseByRowid } from './rowid-fusion';
-import { matchesIn, rankMatches, VectorMatrix, type Matches } from './vector-matrix';
+import { VectorMatrix } from './vector-matrix';
 
 /**
  * The embedded search index: SQLite with FTS5 for keyword search (lambdas/core/search/
  * keyword-query.ts) and exact k-NN over an in-memory Float32 matrix, for local mode and tests.
- * Tables: sqlite-index-schema.ts; filters: sqlite-index-filters.ts.
+ * Tables: sqlite-index-schema.ts; filters: sqlite-index-filters.ts and filter-columns.ts; rankings:
+ * search-rankers.ts.
  */
 
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
 type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; bits?: RowBitmap; mask?: Uint8Array };
-/**
- * A ranked result set: rowids best first, with their relevance in semantic and hybrid modes, and
- * the scores they are ranked by (the first `tierEnd` a tier above the rest: keyword full matches).
- */
-type Ranking = { rowids: Int32Array; relevance?: Float32Array; scores: Float32Array; tierEnd: number; positionOf?: Map<number, number> };
+
 /** One page of rows in a field order, and the position after its last row when more follow. */
 type RowPage = { rowids: number[]; next?: PagePosition };
 
@@ -50,6 +46,7 @@ export class SqliteSearchIndex implements SearchIndex {
   // Rankings hold every match (4-8 bytes a record), so far fewer of them are kept.
   private readonly rankings = new QueryCache<Ranking>(64);
   private readonly keywordMatcher: SqliteKeywordMatcher;
+  private readonly rankers: SearchRankers;
   /** The rows' filter columns in memory, for the filters of searches (filter-columns.ts). */
   private readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
   /** What the facets read of each row, in memory likewise, and the listings' counts (index-facets.ts). */
@@ -83,30 +80,10 @@ export class SqliteSearchIndex implements SearchIndex {
     // measurable speed; rankings read postings once and pages read 20 documents.
     this.db.pragma('cache_size = -65536');
     this.db.pragma('mmap_size = 0');
-    this.ensureSchema(options.filename);
+    this.wasCreated = ensureIndexSchema(this.db, this.space, options.filename);
     this.keywordMatcher = new SqliteKeywordMatcher((sql) => this.statement(sql));
+    this.rankers = new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.vectors, idOrders: this.idOrders });
     this.loadVectors();
-  }
-
-  private ensureSchema(filename: string): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    if (version === SCHEMA_VERSION) {
-      const stored = this.db.prepare(`SELECT value FROM index_meta WHERE key = 'vector_space'`).pluck().get() as string | undefined;
-      const found = stored ? (JSON.parse(stored) as VectorSpace) : null;
-      if (found && !sameSpace(found, this.space)) {
-        throw new VectorSpaceMismatch(`The local search index (${filename})`, found, this.space, 'Rebuild it from the record store: npm run admin -- local reindex');
-      }
-      return;
-    }
-    const drop = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts_%'`).all() as { name: string }[];
-    this.db.transaction(() => {
-      for (const { name } of drop) this.db.exec(`DROP TABLE IF EXISTS "${name}"`);
-      for (const stmt of schemaDdl()) this.db.exec(stmt);
-      this.db.exec('CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-      this.db.prepare(`INSERT INTO index_meta (key, value) VALUES ('vector_space', ?)`).run(JSON.stringify(this.space));
-      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    })();
-    this.wasCreated = true;
   }
 
   private loadVectors(): void {
@@ -140,7 +117,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const plan = this.filterPlan(kind, query);
     if (!query.search) return query.ids ? this.listingAmong(plan, query, query.ids) : this.listing(plan, query);
     const ranking = await this.rankingOf(plan, query.search, semantic);
-    return this.pageOfRanking(plan, query, query.ids ? this.rankingAmong(plan.kind, ranking, query.ids) : ranking);
+    return this.pageOfRanking(plan, query, query.ids ? rankingAmong(ranking, new Set(query.ids), this.idOf(kind)) : ranking);
   }
 
   /** A search's whole ranked set, cached until the next write. */
@@ -152,26 +129,14 @@ export class SqliteSearchIndex implements SearchIndex {
     let ranking = this.rankings.get(key);
     if (!ranking) {
       const generation = this.generation;
-      if (mode === 'keyword') ranking = this.keywordMatches(plan, search.text, semantic);
-      else if (mode === 'semantic') ranking = await this.semanticRanking(plan, semantic!);
-      else ranking = await this.hybridRanking(plan, search.text, semantic!);
+      const mask = () => this.filterMask(plan);
+      if (mode === 'keyword') ranking = this.rankers.keyword(plan.kind, search.text, mask, semantic);
+      else if (mode === 'semantic') ranking = await this.rankers.semantic(plan.kind, mask, semantic!);
+      else ranking = await this.rankers.hybrid(plan.kind, search.text, mask, semantic!);
       // A write while the vectors were scanned may have changed the answer: not kept for others.
       if (generation === this.generation) this.rankings.set(key, ranking);
     }
     return ranking;
-  }
-
-  /** The ranked set's records among `ids` (ListQuery.ids), in its order, with their relevance. */
-  private rankingAmong(kind: ResourceKind, ranking: Ranking, ids: readonly string[]): Ranking {
-    const wanted = new Set(ids);
-    const kept: number[] = [];
-    for (let i = 0; i < ranking.rowids.length; i++) if (wanted.has(this.recordIds[kind].get(ranking.rowids[i]!)!)) kept.push(i);
-    return {
-      rowids: Int32Array.from(kept, (i) => ranking.rowids[i]!),
-      ...(ranking.relevance ? { relevance: Float32Array.from(kept, (i) => ranking.relevance![i]!) } : {}),
-      scores: Float32Array.from(kept, (i) => ranking.scores[i]!),
-      tierEnd: kept.filter((i) => i < ranking.tierEnd).length,
-    };
   }
 
   /** A listing's records among `ids` (ListQuery.ids): the same filters and order, with the id test added. */
@@ -242,61 +207,6 @@ export class SqliteSearchIndex implements SearchIndex {
       .all(...filters.params, ...keyset.params, query.limit + 1, query.after ? 0 : query.offset) as { rowid: number; value: string | number | null; id: string }[];
     const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
     return { rowids: rows.slice(0, query.limit).map((row) => row.rowid), ...(last ? { next: [last.value, last.id] } : {}) };
-  }
-
-  /** Every record passing the filters whose cosine reaches the floor, best first (ties by id), with its cosine. */
-  private async semanticMatches(plan: FilterPlan, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Matches> {
-    if (!semantic.vector) return { rowids: new Int32Array(0), cosines: new Float32Array(0) };
-    const cosines = cosinesByRowid ?? (await this.vectors[plan.kind].cosinesByRowid(semantic.vector));
-    return rankMatches(matchesIn(cosines, semantic.scale.floor, this.filterMask(plan)), this.idOrders[plan.kind].get());
-  }
-
-  private async semanticRanking(plan: FilterPlan, semantic: SemanticQuery): Promise<Ranking> {
-    const matches = await this.semanticMatches(plan, semantic);
-    return { rowids: matches.rowids, relevance: matches.cosines.map((cosine) => relevanceOfCosine(cosine, semantic.scale)), scores: matches.cosines, tierEnd: matches.rowids.length };
-  }
-
-  /** The keyword matches and the semantic matches, fused (lambdas/core/search/fusion.ts): the result set is their union. */
-  private async hybridRanking(plan: FilterPlan, text: string, semantic: SemanticQuery): Promise<Ranking> {
-    // One product over every vector serves both lists: the semantic matches and the keyword matches' gate.
-    const cosines = semantic.vector ? await this.vectors[plan.kind].cosinesByRowid(semantic.vector) : undefined;
-    const keyword = this.keywordMatches(plan, text, semantic, cosines);
-    const similar = await this.semanticMatches(plan, semantic, cosines);
-    const ranked = fuseByRowid(keyword, similar, semantic.scale, this.idOrders[plan.kind].get());
-    return { rowids: ranked.rowids, relevance: ranked.cosines, scores: ranked.cosines, tierEnd: ranked.rowids.length };
-  }
-
-  /**
-   * The keyword matches passing the filters, best first, with their BM25: full matches, then
-   * partial ones, each tier by BM25 (ties by id). With a query vector and a scale that gates
-   * keywords, a match's cosine must reach the floor (a record that shares words with the query but
-   * is about something else is no match), and partial matches are admitted; otherwise every full
-   * match stays and no partial one does. BM25 must score every match to find the best 20 anyway,
-   * so the total and every later page come from the same pass.
-   */
-  private keywordMatches(plan: FilterPlan, text: string, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): { rowids: Int32Array; scores: Float32Array; tierEnd: number } {
-    const gate = semantic?.vector && semantic.scale.gatesKeywords ? { vector: semantic.vector, floor: semantic.scale.floor } : null;
-    const none = { rowids: new Int32Array(0), scores: new Float32Array(0), tierEnd: 0 };
-    const keywords = this.keywordMatcher.keywordQuery(plan.kind, text);
-    if (!keywords) return none;
-    const matches = this.keywordMatcher.matches(plan.kind, keywords, gate !== null);
-    const mask = this.filterMask(plan);
-    const tier = (found: KeywordMatches['full']) => rankedTier(found, {
-      mask,
-      floor: gate?.floor,
-      cosinesOf: (rowids) => (cosinesByRowid ? Float32Array.from(rowids, (rowid) => cosinesByRowid[rowid] ?? Number.NaN) : this.vectors[plan.kind].cosinesOf(rowids, gate!.vector)),
-      ids: this.idOrders[plan.kind].get(),
-    });
-    const full = tier(matches.full);
-    if (!gate) return { ...full, tierEnd: full.rowids.length };
-    const partial = tier(matches.partial);
-    const rowids = new Int32Array(full.rowids.length + partial.rowids.length);
-    const scores = new Float32Array(rowids.length);
-    rowids.set(full.rowids);
-    rowids.set(partial.rowids, full.rowids.length);
-    scores.set(full.scores);
-    scores.set(partial.scores, full.rowids.length);
-    return { rowids, scores, tierEnd: full.rowids.length };
   }
 
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */
