@@ -52,7 +52,10 @@ const dayNumber = (day: string) => Number(day.slice(0, 4)) * 10_000 + Number(day
 /** One test of a row by rowid; the mask keeps rows that pass them all. */
 type RowTest = (rowid: number) => boolean;
 
-type Columns = { [C in keyof FilterRow]: FilterRow[C][] };
+/** The columns only the per-row tests read (testsOf); the others are typed arrays and bitmaps. */
+const TESTED_COLUMNS = ['categories', 'geo_level', 'geography', 'created_at', 'naics', 'set_aside', 'applicants', 'requires_501c3'] as const;
+type TestedColumn = (typeof TESTED_COLUMNS)[number];
+type Columns = { [C in TestedColumn]: FilterRow[C][] };
 
 /** A status's rule in a filter: which rows of it pass (ANY = live or not). */
 const LIVE = 1;
@@ -63,7 +66,7 @@ const STATE_BITS = 64;
 
 export class FilterColumns {
   /** One array per column, indexed by rowid, for the filters a bitmap does not cover (category, NAICS, ...). */
-  private readonly columns = Object.fromEntries(FILTER_COLUMNS.map((column) => [column, []])) as unknown as Columns;
+  private readonly columns = Object.fromEntries(TESTED_COLUMNS.map((column) => [column, []])) as unknown as Columns;
   /**
    * The ordered columns every search bounds (liveness, amounts, deadline) as typed arrays, read
    * branch-free 32 rows to a word. A missing amount is NaN, which fails every comparison as NULL
@@ -90,7 +93,7 @@ export class FilterColumns {
   set(rowid: number, row: FilterRow): void {
     if (rowid >= this.rows) this.grow(Math.max(rowid + 1, this.rows * 2, 1024));
     this.clearBitsOf(rowid);
-    for (const column of FILTER_COLUMNS) (this.columns[column] as unknown[])[rowid] = row[column];
+    for (const column of TESTED_COLUMNS) (this.columns[column] as unknown[])[rowid] = row[column];
     this.columns.geography[rowid] = row.geography === null ? null : asciiLower(row.geography);
     let code = this.statusCodes.get(row.status);
     if (code === undefined) this.statusCodes.set(row.status, (code = this.statusCodes.size + 1));
@@ -107,12 +110,14 @@ export class FilterColumns {
     if (row.national === 1) setBit(bits.national, rowid);
     setBit((bits.status[code] ??= new Uint32Array(wordsFor(this.rows))), rowid);
     for (let bit = 0; bit < STATE_BITS; bit++) if (hasStateBit(row.states_lo, row.states_hi, bit)) setBit(bits.states[bit]!, rowid);
-    this.live = null;
+    // The day's live rows follow the write, rather than a pass over every row at the next search.
+    if (this.live) (typed.liveUntil[rowid]! >= this.live.day ? setBit : clearBit)(this.live.bits, rowid);
   }
 
   delete(rowid: number): void {
-    if (rowid < this.rows) this.clearBitsOf(rowid);
-    this.live = null;
+    if (rowid >= this.rows) return;
+    this.clearBitsOf(rowid);
+    if (this.live) clearBit(this.live.bits, rowid);
   }
 
   /** Takes a row out of every bitmap, by the values it was last set with. */
@@ -147,6 +152,7 @@ export class FilterColumns {
       status: bits.status.map((b) => grownBitmap(b, words)), states: bits.states.map((b) => grownBitmap(b, words)),
     };
     this.rows = capacity;
+    this.live = null;
   }
 
   /** 1 for each rowid whose row passes the filters (every row when there are none). */
