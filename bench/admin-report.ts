@@ -22,7 +22,7 @@ export function adminSection(result: AdminBenchResult | null): string {
     '',
     `\`npm run admin -- <command> --json\` as a fresh process, wall time to exit, on the bench's state folder of ${int(result.grants)} grants:`,
     'with the server stopped (the CLI opens the folder: dynalite, the embedding model, the index) and with `npm start` running',
-    `(the CLI sends the command over the admin channel). ${result.rounds} rounds, each ${result.floorMs.length / result.rounds / 2} samples of each way; medians.`,
+    `(the CLI sends the command over the admin channel). ${result.rounds} rounds, each ${result.samplesPerRound} samples of each way; medians.`,
     `The floor is \`admin --help\` in the same rounds (${int(floor)} ms): the CLI's own start, which both ways pay.`,
     '',
     table(['command', 'stopped ms', 'running ms', 'stopped / running', 'stopped above floor', 'running above floor'], rows),

@@ -22,6 +22,8 @@ export interface AdminBenchResult {
   machine: MachineInfo;
   grants: number;
   rounds: number;
+  /** Samples of each way in each round. */
+  samplesPerRound: number;
   /** Wall ms per sample, by command (`keys list`) and way (`stopped`, `running`), and the floor. */
   stoppedMs: Record<string, number[]>;
   runningMs: Record<string, number[]>;
@@ -38,24 +40,21 @@ async function timed(args: readonly string[]): Promise<number> {
 export async function benchAdmin(grants: number, rounds: number, log: (line: string) => void): Promise<AdminBenchResult> {
   const dataDir = join(BENCH_DATA_DIR, `grants-${grants}`);
   const startedAt = performance.now();
-  const result: AdminBenchResult = { machine: describeMachine(), grants, rounds, stoppedMs: {}, runningMs: {}, floorMs: [], seconds: 0 };
+  const result: AdminBenchResult = { machine: describeMachine(), grants, rounds, samplesPerRound: SAMPLES_PER_ROUND, stoppedMs: {}, runningMs: {}, floorMs: [], seconds: 0 };
+  /** One way's samples of each command, each followed by the floor. */
+  const sampleInto = async (byCommand: Record<string, number[]>) => {
+    for (let sample = 0; sample < SAMPLES_PER_ROUND; sample++) {
+      for (const command of ADMIN_BENCH_COMMANDS) (byCommand[command.join(' ')] ??= []).push(await timed([...command, '--json', '--data-dir', dataDir]));
+      result.floorMs.push(await timed(['--help']));
+    }
+  };
   log(`admin: ${ADMIN_BENCH_COMMANDS.map((c) => c.join(' ')).join(', ')} on ${grants} grants, stopped and running, ${rounds} rounds`);
   for (let round = 1; round <= rounds; round++) {
     // The server's start is not measured: it is started (and stopped) between the two halves of each round.
     const { server } = await startApiServer(grants, { log: () => undefined });
-    for (let sample = 0; sample < SAMPLES_PER_ROUND; sample++) {
-      for (const command of ADMIN_BENCH_COMMANDS) {
-        (result.runningMs[command.join(' ')] ??= []).push(await timed([...command, '--json', '--data-dir', dataDir]));
-      }
-      result.floorMs.push(await timed(['--help']));
-    }
+    await sampleInto(result.runningMs);
     await server.child.stop();
-    for (let sample = 0; sample < SAMPLES_PER_ROUND; sample++) {
-      for (const command of ADMIN_BENCH_COMMANDS) {
-        (result.stoppedMs[command.join(' ')] ??= []).push(await timed([...command, '--json', '--data-dir', dataDir]));
-      }
-      result.floorMs.push(await timed(['--help']));
-    }
+    await sampleInto(result.stoppedMs);
     log(`  round ${round}/${rounds} done`);
   }
   result.seconds = (performance.now() - startedAt) / 1000;

@@ -4,8 +4,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { EmbeddedStack } from '../local/embedded-stack';
-import { startEmbeddedStack, removeLocalIndex } from '../local/embedded-stack';
-import { claimDataDir, liveOwnerOf } from '../local/data-dir-lock';
+import { startEmbeddedStack } from '../local/embedded-stack';
+import { liveOwnerOf } from '../local/data-dir-lock';
+import { stderrTerminal } from '../local/ingest-report';
 import { channelFilesOf } from '../local/admin-channel/channel-protocol';
 import { existsSync } from 'node:fs';
 
@@ -48,32 +49,25 @@ export function processContext(): AdminContext {
     io: {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
-      progressStream: process.stderr.isTTY ? process.stderr : null,
+      progressStream: stderrTerminal(),
     },
     cwd: process.cwd(),
     exitCode: 0,
-    async withLocalStack(dataDir, run) {
-      refuseIfServed(dataDir);
-      const stack = await startEmbeddedStack({ dataDir, seed: false, onProgress: (m) => note(context, m) });
-      try {
-        return await run(stack);
-      } finally {
-        await stack.close();
-      }
-    },
-    async rebuildLocalIndex(dataDir) {
-      refuseIfServed(dataDir);
-      // Under the folder's lock: never the index of a process that is using it.
-      const release = claimDataDir(dataDir);
-      try {
-        removeLocalIndex(dataDir);
-      } finally {
-        release();
-      }
-      await context.withLocalStack(dataDir, async () => undefined);
-    },
+    withLocalStack: (dataDir, run) => withOpenedStack(context, dataDir, false, run),
+    rebuildLocalIndex: (dataDir) => withOpenedStack(context, dataDir, true, async () => undefined),
   };
   return context;
+}
+
+/** The folder's stack, opened in this process for `run` (its index dropped first with `freshIndex`), then closed. */
+async function withOpenedStack<T>(context: AdminContext, dataDir: string, freshIndex: boolean, run: (stack: EmbeddedStack) => Promise<T>): Promise<T> {
+  refuseIfServed(dataDir);
+  const stack = await startEmbeddedStack({ dataDir, seed: false, freshIndex, onProgress: (m) => note(context, m) });
+  try {
+    return await run(stack);
+  } finally {
+    await stack.close();
+  }
 }
 
 /** Hands the command to the server when a live one owns the folder and has opened its channel. */

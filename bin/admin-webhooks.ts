@@ -50,14 +50,7 @@ export function addWebhookCommands(program: Command, context: AdminContext): voi
   /** The subscriptions, keys and resolver of the target; its URL rules follow it (https only in AWS). */
   async function withWebhookPorts<T>(opts: TargetOptions, run: (ports: WebhookPorts & { savedSearch?: SearchPorts }, mode: DestinationMode) => Promise<T>): Promise<T> {
     if (opts.target === 'local') {
-      return context.withLocalStack(opts.dataDir, async (stack) => {
-        try {
-          return await run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver, savedSearch: stack.services }, 'local');
-        } finally {
-          // A running server's deliveries follow the change at once, not after its subscription cache expires.
-          stack.webhookDispatcher?.forgetSubscriptions();
-        }
-      });
+      return context.withLocalStack(opts.dataDir, (stack) => run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver, savedSearch: stack.services }, 'local'));
     }
     const ports = await awsWebhookPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
     try {

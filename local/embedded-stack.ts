@@ -32,7 +32,7 @@ import { progressReportingEmbedder } from './embedding-progress';
 import { loadLocalEmbedder } from './local-embedder';
 import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
 import { memoizedEmbedder } from '../lambdas/core/search/memoized-embedder';
-import { openLocalIndex, writeIndexPointer, type OpenedIndex } from './local-index-files';
+import { openLocalIndex, removeLocalIndex, writeIndexPointer, type OpenedIndex } from './local-index-files';
 import { LocalIndexRebuilder, type IndexRebuildResult, type RebuildProgress } from './index-rebuild';
 
 /**
@@ -74,6 +74,8 @@ export interface EmbeddedStackOptions {
   onProgress?: (message: string) => void;
   /** Deliver webhooks from this process (the local server does; most tests do not). */
   webhooks?: LocalWebhookOptions;
+  /** Drop the data folder's search index before opening it, so it is rebuilt from the record store (`admin local reindex`). */
+  freshIndex?: boolean;
 }
 
 export interface ImportedCatalogue {
@@ -121,6 +123,8 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   if (options.dataDir) {
     mkdirSync(options.dataDir, { recursive: true });
     releaseDataDir = claimDataDir(options.dataDir);
+    // Under the folder's lock: never the index of a process that is using it.
+    if (options.freshIndex) removeLocalIndex(options.dataDir);
   }
 
   let embeddings: { embedder: Embedder; cache: SqliteEmbeddingCache } | undefined;
@@ -219,10 +223,26 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     await webhookDispatcher.start();
   }
 
+  // A subscription changed through the stack (an admin command in the server) reaches the
+  // dispatcher's deliveries at once, not after its subscription cache expires.
+  const changingWebhooks: WebhookStore = {
+    create: async (subscription) => {
+      await webhooks.create(subscription);
+      webhookDispatcher?.forgetSubscriptions();
+    },
+    get: (subscriptionId) => webhooks.get(subscriptionId),
+    list: (keyId) => webhooks.list(keyId),
+    update: async (subscriptionId, changes) => {
+      const updated = await webhooks.update(subscriptionId, changes);
+      webhookDispatcher?.forgetSubscriptions();
+      return updated;
+    },
+  };
+
   return {
     services: { store, index, embedder: queryEmbedder, semanticFloor, clock, meter, keys, cursorKeys: localCursorKeys(options.dataDir) },
     outbox,
-    webhooks,
+    webhooks: changingWebhooks,
     deliveries,
     deadlineLedger,
     webhookDispatcher,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
-import type { SwappableSearchIndex, TouchedIds } from '../lambdas/adapters/embedded/swappable-search-index';
+import { noTouchedIds, type SwappableSearchIndex, type TouchedIds } from '../lambdas/adapters/embedded/swappable-search-index';
 import { RESOURCE_KINDS, type ResourceKind } from '../lambdas/core/records';
 import { embedRecords, type EmbeddingPorts } from '../lambdas/core/use-cases/embed-records';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
@@ -140,7 +140,7 @@ export class LocalIndexRebuilder {
     if (count === 0) return 0;
     if (count > (this.ports.catchUpByIdMax ?? CATCH_UP_BY_ID_MAX)) {
       // Many writes (an ingest ran alongside): one pass over the store is cheaper than reading each.
-      const seen: TouchedIds = { grant: new Set(), contract: new Set(), funder: new Set() };
+      const seen = noTouchedIds();
       const target = {
         upsert: ((kind, records, vectors) => {
           for (const record of records) seen[kind].add(record.id);

@@ -33,6 +33,9 @@ function reasonGroups(rejections: readonly IngestRejection[]): { count: number; 
   return [...groups.values()].sort((a, b) => b.count - a.count);
 }
 
+/** This process's stderr when it is a terminal (a progress bar is drawn there), else null. */
+export const stderrTerminal = (): NodeJS.WritableStream | null => (process.stderr.isTTY ? process.stderr : null);
+
 export interface IngestReporterOptions {
   /** Where rejections go when there are too many to print. */
   rejectionsFile: string;

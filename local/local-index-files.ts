@@ -20,11 +20,14 @@ import type { VectorSpace } from '../lambdas/ports/embedder';
 export const DEFAULT_INDEX_FILE = 'index.sqlite';
 export const INDEX_POINTER_FILE = 'index.current';
 const POINTER_TEMP_FILE = `${INDEX_POINTER_FILE}.tmp`;
-/** An index file's name, its generation captured; with SQLite's side files (WAL, shared memory, rollback journal). */
-const INDEX_FILE_PATTERN = /^index(?:-(\d+))?\.sqlite(?:-wal|-shm|-journal)?$/;
+/** SQLite's side files of a database file: its WAL, shared memory and rollback journal. */
+const SIDE_FILE_SUFFIXES = ['-wal', '-shm', '-journal'] as const;
+const SIDE_FILE = `(?:${SIDE_FILE_SUFFIXES.join('|')})`;
+/** An index file's name, its generation captured, with or without a side file's suffix. */
+const INDEX_FILE_PATTERN = new RegExp(`^index(?:-(\\d+))?\\.sqlite${SIDE_FILE}?$`);
 const INDEX_NAME_PATTERN = /^index(?:-\d+)?\.sqlite$/;
 /** The index file a side file belongs to. */
-const mainFileOf = (name: string) => name.replace(/-(?:wal|shm|journal)$/, '');
+const mainFileOf = (name: string) => name.replace(new RegExp(`${SIDE_FILE}$`), '');
 
 export interface IndexPointer {
   /** The current index file's name in the state folder. */
@@ -103,7 +106,7 @@ function indexFilesIn(dataDir: string): string[] {
 
 /** Deletes one index file with its side files. */
 export function removeIndexFile(dataDir: string, file: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(join(dataDir, `${file}${suffix}`), { force: true });
+  for (const suffix of ['', ...SIDE_FILE_SUFFIXES]) rmSync(join(dataDir, `${file}${suffix}`), { force: true });
 }
 
 /** A name for the next rebuild's file: one generation past every index file in the folder. */

@@ -4,7 +4,7 @@ import { localAuthorizer, localRoutes } from './api-routes';
 import { ensureLocalKeys } from './local-keys';
 import { startEmbeddedStack } from './embedded-stack';
 import { catalogueWithGrants } from './synthetic-catalogue';
-import { ingestReporter } from './ingest-report';
+import { ingestReporter, stderrTerminal } from './ingest-report';
 import { closeOnSignals, createApiServer, listen } from './http-server';
 import { allowsAnyOrigin, type CorsOrigins } from '../lambdas/http/cors';
 import { AdminChannelUnavailable, openAdminChannel, type AdminChannel, type ChannelIo } from './admin-channel/channel-server';
@@ -39,7 +39,7 @@ export async function serveEmbedded(options: {
       console.log(`serving the catalogue imported ${imported.importedAt} (to refresh: npm run admin -- ingest <files> --data-dir ${dataDir})`);
     } else {
       console.log(`importing ${sources.join(', ')}…`);
-      const reporter = ingestReporter({ rejectionsFile: resolve(dataDir, 'ingest-rejections.tsv'), progressStream: process.stderr.isTTY ? process.stderr : null });
+      const reporter = ingestReporter({ rejectionsFile: resolve(dataDir, 'ingest-rejections.tsv'), progressStream: stderrTerminal() });
       const result = await ingestFiles(sources, stack.services, { onProgress: reporter.onProgress, onRejected: reporter.onRejected })
         .catch(async (error: Error) => {
           await stack.close();

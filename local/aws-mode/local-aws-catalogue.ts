@@ -6,7 +6,7 @@ import { RESOURCE_KINDS } from '../../lambdas/core/records';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
 import { utcDate, type Clock } from '../../lambdas/ports/clock';
 import type { RecordStore } from '../../lambdas/ports/record-store';
-import { ingestReporter } from '../ingest-report';
+import { ingestReporter, stderrTerminal } from '../ingest-report';
 import { catalogueWithGrants, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from '../synthetic-catalogue';
 import type { LocalAwsFunctions } from './lambda-functions';
 
@@ -64,7 +64,7 @@ export async function seedCatalogue(functions: LocalAwsFunctions, options: SeedO
 async function writeCatalogue(store: RecordStore, clock: Clock, options: SeedOptions): Promise<Record<string, unknown> | null> {
   if (options.sources.length > 0) {
     options.say(`importing ${options.sources.join(', ')} through the table's stream…`);
-    const reporter = ingestReporter({ rejectionsFile: resolve(options.dataDir, 'ingest-rejections.tsv'), progressStream: process.stderr.isTTY ? process.stderr : null });
+    const reporter = ingestReporter({ rejectionsFile: resolve(options.dataDir, 'ingest-rejections.tsv'), progressStream: stderrTerminal() });
     const result = await ingestFiles(options.sources, { store, clock }, { onProgress: reporter.onProgress, onRejected: reporter.onRejected });
     for (const line of reporter.finish(result)) options.say(line);
     return { imported_sources: [...options.sources] };

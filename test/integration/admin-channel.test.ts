@@ -4,7 +4,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelFilesOf } from '../../local/admin-channel/channel-protocol';
-import { runAdmin } from '../support/admin-cli';
+import { runAdmin, runAdminJson } from '../support/admin-cli';
 import { freshStateFolder, rawFrames } from '../support/admin-channel';
 import { startLocalServer, type RunningLocalServer } from '../support/local-server';
 
@@ -43,15 +43,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The command with --json on the server's folder: its exit code and its one JSON document. */
-async function json(...args: string[]): Promise<{ code: number; document: any; stderr: string }> {
-  const out = await runAdmin([...args, '--json', '--data-dir', dataDir]);
-  try {
-    return { code: out.code, document: JSON.parse(out.stdout), stderr: out.stderr };
-  } catch {
-    throw new Error(`stdout of ${args.join(' ')} is not one JSON document (exit ${out.code}):\n${out.stdout}\n${out.stderr}`);
-  }
-}
+/** The command with --json on the test's state folder. */
+const json = (...args: string[]) => runAdminJson(args, dataDir);
 
 /** The commands the server logged as run over the channel, in order. */
 function commandsRun(): string[] {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../support/admin-cli';
+import { runAdmin, runAdminJson } from '../support/admin-cli';
 
 /**
  * `--json` on every admin command, on a stopped local state: stdout is exactly one JSON document
@@ -28,17 +28,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
 });
 
-/** The command with --json on the test's state folder: its exit code and its one JSON document. */
-async function json(...args: string[]): Promise<{ code: number; document: any; stderr: string }> {
-  const out = await runAdmin([...args, '--json', '--data-dir', dataDir]);
-  let document: unknown;
-  try {
-    document = JSON.parse(out.stdout);
-  } catch {
-    throw new Error(`stdout of ${args.join(' ')} is not one JSON document:\n${out.stdout}\n${out.stderr}`);
-  }
-  return { code: out.code, document, stderr: out.stderr };
-}
+/** The command with --json on the test's state folder. */
+const json = (...args: string[]) => runAdminJson(args, dataDir);
 
 describe('admin --json', () => {
   it('ingest: the summary with every rejection; local stats and reindex', async () => {

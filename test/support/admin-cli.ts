@@ -20,3 +20,13 @@ export async function runAdmin(args: readonly string[], env: Record<string, stri
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
 }
+
+/** The command with --json on `dataDir`: its exit code, its one JSON document (or a failure naming what came instead) and stderr. */
+export async function runAdminJson(args: readonly string[], dataDir: string): Promise<{ code: number; document: any; stderr: string }> {
+  const out = await runAdmin([...args, '--json', '--data-dir', dataDir]);
+  try {
+    return { code: out.code, document: JSON.parse(out.stdout), stderr: out.stderr };
+  } catch {
+    throw new Error(`stdout of ${args.join(' ')} is not one JSON document (exit ${out.code}):\n${out.stdout}\n${out.stderr}`);
+  }
+}

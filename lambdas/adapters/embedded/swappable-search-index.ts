@@ -5,6 +5,8 @@ import type { IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-i
 /** Ids by kind. */
 export type TouchedIds = Record<ResourceKind, Set<string>>;
 
+export const noTouchedIds = (): TouchedIds => ({ grant: new Set(), contract: new Set(), funder: new Set() });
+
 /**
  * One search index that another can replace while requests run (the local server's index
  * rebuild): every holder of the index (the API's services, the local change feed, the webhook
@@ -37,11 +39,12 @@ export class SwappableSearchIndex<T extends SearchIndex> implements SearchIndex 
   }
 
   upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], vectors?: readonly (Float32Array | null)[]): Promise<void> {
-    return this.write(kind, records.map((record) => record.id), (index) => index.upsert(kind, records, vectors));
+    // The ids are listed only while a rebuild records writes: not on every ordinary write.
+    return this.write(kind, () => records.map((record) => record.id), (index) => index.upsert(kind, records, vectors));
   }
 
   remove(kind: ResourceKind, ids: readonly string[]): Promise<void> {
-    return this.write(kind, ids, (index) => index.remove(kind, ids));
+    return this.write(kind, () => ids, (index) => index.remove(kind, ids));
   }
 
   /**
@@ -61,7 +64,7 @@ export class SwappableSearchIndex<T extends SearchIndex> implements SearchIndex 
    * until `stop` returns them.
    */
   recordWrites(): { stop(): TouchedIds } {
-    const touched: TouchedIds = { grant: new Set(), contract: new Set(), funder: new Set() };
+    const touched = noTouchedIds();
     this.touched = touched;
     return {
       stop: () => {
@@ -94,9 +97,9 @@ export class SwappableSearchIndex<T extends SearchIndex> implements SearchIndex 
    * A write, on the index current when it starts: at once unless writes are held (no await in
    * between, so a write made before `replace` is one under way on the old index).
    */
-  private async write(kind: ResourceKind, ids: readonly string[], call: (index: T) => Promise<void>): Promise<void> {
+  private async write(kind: ResourceKind, idsOf: () => readonly string[], call: (index: T) => Promise<void>): Promise<void> {
     while (this.held) await this.held;
-    if (this.touched) for (const id of ids) this.touched[kind].add(id);
+    if (this.touched) for (const id of idsOf()) this.touched[kind].add(id);
     return this.run(call);
   }
 
