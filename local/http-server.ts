@@ -5,7 +5,8 @@ import type { Duplex } from 'node:stream';
 import { ServiceError, type ErrorCode } from '../lambdas/core/errors';
 import type { Principal } from '../lambdas/core/use-cases/authenticate';
 import { jsonResult, REQUEST_ID_HEADER, withRequestId, type ApiEvent, type ApiResult } from '../lambdas/http/api-gateway';
-import { ANY_ORIGIN, corsResponseHeaders, preflightHeaders, withCorsHeaders, type CorsOrigins } from '../lambdas/http/cors';
+import { escapeRegex } from '../lambdas/core/query/wire-patterns';
+import { allowedMethods, ANY_ORIGIN, corsResponseHeaders, preflightHeaders, withCorsHeaders, type CorsOrigins } from '../lambdas/http/cors';
 import type { LocalRoute } from './api-routes';
 
 /** The authorizer API Gateway runs before a protected route: the Authorization header values in, a principal out (or a 401). */
@@ -26,12 +27,12 @@ interface CompiledRoute extends LocalRoute {
 
 function compile(route: LocalRoute): CompiledRoute {
   const paramNames: string[] = [];
-  // Literal characters of the path (the dot of /openapi.json) match only themselves.
-  const literal = route.resource.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-  const source = literal.replace(/\{(\w+)\}/g, (_m, name: string) => {
-    paramNames.push(name);
+  // Split on the {name} placeholders: the literal pieces between them (the dot of /openapi.json) match only themselves.
+  const source = route.resource.split(/\{(\w+)\}/).map((piece, i) => {
+    if (i % 2 === 0) return escapeRegex(piece);
+    paramNames.push(piece);
     return '([^/]+)';
-  });
+  }).join('');
   return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames };
 }
 
@@ -222,7 +223,7 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
       const hit = matching.find((m) => m.route.method === req.method);
       if (!hit && matching.length > 0) {
         // A known path asked with a method it does not serve; API Gateway answers the same (lib/constructs/api.ts).
-        const allowed = [...new Set([...matching.map((m) => m.route.method), 'OPTIONS'])].join(', ');
+        const allowed = allowedMethods(matching.map((m) => m.route.method)).join(', ');
         return answer(errorAnswer(requestId, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not served here; this path serves ${allowed}`, { Allow: allowed }));
       }
       if (!hit) return fail(404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);

@@ -9,6 +9,8 @@
  * sites' pages from calling the API with a key they were given.
  */
 
+import { headerOf, type HeaderMap } from './headers';
+
 /** The environment variable that carries the allowed origins to the API functions (a JSON array). */
 export const CORS_ORIGINS_ENV = 'CORS_ALLOWED_ORIGINS';
 
@@ -132,11 +134,8 @@ export function allowedMethods(methods: readonly string[]): string[] {
 }
 
 /** The Origin header of a request, whatever its case (undefined when absent). */
-export function originHeaderOf(headers: Readonly<Record<string, string | undefined>> | null | undefined): string | undefined {
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (name.toLowerCase() === 'origin' && value !== undefined) return value;
-  }
-  return undefined;
+export function originHeaderOf(headers: HeaderMap | null | undefined): string | undefined {
+  return headerOf(headers, 'origin');
 }
 
 /** `headers` with the CORS headers of an answer to `requestOrigin` merged in (Vary joined, not replaced). */

@@ -1,12 +1,13 @@
 import type { CsvExport } from '../core/use-cases/export-records';
 import type { ApiEvent, ApiResult } from './api-gateway';
+import { headerOf } from './headers';
 
 /**
  * Whether the Accept header asks for CSV over JSON: text/csv with a higher quality than
  * application/json (absent, or only a wildcard, counts as not asked). format= in the query wins over it.
  */
 export function acceptsCsv(event: ApiEvent): boolean {
-  const accept = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+  const accept = headerOf(event.headers, 'accept');
   if (!accept) return false;
   const quality = (type: string) => {
     for (const part of accept.split(',')) {

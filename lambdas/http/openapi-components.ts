@@ -28,10 +28,10 @@ export const errorResponse = (description: string, examples: readonly ErrorExamp
   },
 });
 
-/** A 200 with the request id and quota headers. */
-export const okResponse = (description: string, content: Record<string, unknown>) => ({
+/** A 200 with the request id and quota headers, then `headers`. */
+export const okResponse = (description: string, content: Record<string, unknown>, headers: Record<string, unknown> = {}) => ({
   description,
-  headers: { ...REQUEST_ID_HEADERS, ...RATE_LIMIT_HEADERS },
+  headers: { ...REQUEST_ID_HEADERS, ...RATE_LIMIT_HEADERS, ...headers },
   content,
 });
 

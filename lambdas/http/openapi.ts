@@ -40,16 +40,13 @@ function listOperation(kind: ResourceKind, schema: string, plural: string, total
       schema: { ...paramJsonSchema(spec.kind), ...(spec.default !== undefined ? { default: spec.default } : {}) },
     })),
     responses: {
-      200: {
-        ...okResponse(`A page of ${plural}, or only the total when count_only=true, or with format=csv (or Accept: text/csv) a CSV export`, {
-          'application/json': {
-            schema: { oneOf: [ref(`${schema}Page`), ref('CountEnvelope')] },
-            examples: listExamples(kind, total),
-          },
-          'text/csv': { schema: { type: 'string', description: csvDescription(kind) }, example: csvExample(kind) },
-        }),
-        headers: { ...okResponse('', {}).headers, ...CSV_EXPORT_HEADERS },
-      },
+      200: okResponse(`A page of ${plural}, or only the total when count_only=true, or with format=csv (or Accept: text/csv) a CSV export`, {
+        'application/json': {
+          schema: { oneOf: [ref(`${schema}Page`), ref('CountEnvelope')] },
+          examples: listExamples(kind, total),
+        },
+        'text/csv': { schema: { type: 'string', description: csvDescription(kind) }, example: csvExample(kind) },
+      }, CSV_EXPORT_HEADERS),
       ...commonResponses({ 400: 'A parameter is malformed; error.details names each field (a cursor that is malformed, altered, expired, made for another query, or sent with an offset names cursor)', 503: LIST_SEARCH_UNAVAILABLE }),
     },
   };

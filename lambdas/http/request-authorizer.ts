@@ -4,12 +4,13 @@ import { authenticate } from '../core/use-cases/authenticate';
 import type { Clock } from '../ports/clock';
 import type { KeyStore } from '../ports/key-store';
 import { keyIdPrefixOf, logger } from './api-gateway';
+import { headerOf } from './headers';
 
 /** Every value sent for a header, whatever its case. */
 function authorizationValues(event: APIGatewayRequestAuthorizerEvent): string[] | undefined {
   const multi = Object.entries(event.multiValueHeaders ?? {}).filter(([name]) => name.toLowerCase() === 'authorization').flatMap(([, values]) => values ?? []);
   if (multi.length > 0) return multi;
-  const single = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  const single = headerOf(event.headers, 'authorization');
   return single ? [single] : undefined;
 }
 

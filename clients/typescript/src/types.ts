@@ -1,7 +1,5 @@
 // Types the client's methods take and return, derived from the generated document (api-types.ts)
-// so that they follow it when it is regenerated. Where the document is silent or loose (a list's
-// results before its item schema is given, the deep-paging cursor before it is documented), a
-// fallback keeps the types useful without contradicting a later document.
+// so that they follow it when it is regenerated.
 import type { components, paths } from './api-types.js';
 
 type Schemas = components['schemas'];
@@ -21,34 +19,19 @@ type ListPath<R extends ListResource> = (typeof LIST_PATHS)[R];
 
 export const RECORD_PATHS = { grants: '/grants-api/{id}', contracts: '/contracts-api/{id}', funders: '/funders-api/{id}' } as const;
 
-interface RecordOf {
-  grants: Grant;
-  contracts: Contract;
-  funders: Funder;
-}
-
 type JsonOk<Operation> = Operation extends { responses: { 200: { content: { 'application/json': infer Body } } } } ? Body : never;
 type ListResponse<R extends ListResource> = JsonOk<paths[ListPath<R>]['get']>;
 /** The list branch of a list endpoint's answer (the other is count_only's). */
 type ListBody<R extends ListResource> = Extract<ListResponse<R>, { results: unknown }>;
-type DocumentedItem<R extends ListResource> = ListBody<R>['results'] extends readonly (infer Item)[] ? Item : unknown;
 
 /** One result of a list: the record, with `relevance` in semantic and hybrid modes. */
-export type ListItem<R extends ListResource> = unknown extends DocumentedItem<R> ? RecordOf[R] & { relevance?: number } : DocumentedItem<R>;
+export type ListItem<R extends ListResource> = ListBody<R>['results'][number];
 
 /**
- * Deep paging: lists answer `pagination.next_cursor` when more results follow and take `cursor`
- * to continue. Declared here too so that the client works before and after the document has it.
+ * One page of a list endpoint. Deep paging: `pagination.next_cursor` is there when more results
+ * follow, and ListQuery's `cursor` continues from it.
  */
-export interface CursorPagination {
-  next_cursor?: string;
-}
-
-/** One page of a list endpoint. */
-export type ListPage<R extends ListResource> = Omit<ListBody<R>, 'results' | 'pagination'> & {
-  results: ListItem<R>[];
-  pagination: ListBody<R>['pagination'] & CursorPagination;
-};
+export type ListPage<R extends ListResource> = ListBody<R>;
 
 type DocumentedQuery<R extends ListResource> = NonNullable<paths[ListPath<R>]['get']['parameters']['query']>;
 
@@ -56,7 +39,7 @@ type DocumentedQuery<R extends ListResource> = NonNullable<paths[ListPath<R>]['g
  * A list's filters, sort and page parameters. `count_only` has its own method (count), and a
  * `format` other than JSON is not this client's to parse.
  */
-export type ListQuery<R extends ListResource> = Omit<DocumentedQuery<R>, 'count_only' | 'format' | 'cursor'> & { cursor?: string };
+export type ListQuery<R extends ListResource> = Omit<DocumentedQuery<R>, 'count_only' | 'format'>;
 
 /** The filters and sort of a walk through a whole list; the iterator sets the page parameters itself. */
 export type PagingQuery<R extends ListResource> = Omit<ListQuery<R>, 'offset' | 'cursor'>;

@@ -5,7 +5,7 @@ import {
 import type { ListQuery } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { SORT_SUBFIELD } from './opensearch-mappings';
-import { statusClause, type Dsl } from './opensearch-query';
+import { anyOf, missing, statusClause, type Dsl } from './opensearch-query';
 
 /**
  * The facets of a query (lambdas/core/query/facets.ts) as OpenSearch aggregations over the query's
@@ -30,10 +30,6 @@ const TERM_FIELDS: Record<'category' | 'states' | 'funder', { field: string; sou
   funder: { field: `funder_name.${SORT_SUBFIELD}`, source: 'funder_name' },
 };
 
-function anyOf(clauses: Dsl[]): Dsl {
-  return { bool: { should: clauses, minimum_should_match: 1 } };
-}
-
 function termsAggregation(facet: keyof typeof TERM_FIELDS): Dsl {
   const { field, source } = TERM_FIELDS[facet];
   return {
@@ -46,7 +42,7 @@ function deadlineAggregation(today: string): Dsl {
   const filters: Dsl = {};
   for (const w of deadlineWindows(today)) {
     filters[w.value] = w.missing
-      ? { bool: { must_not: [{ exists: { field: 'deadline_date' } }] } }
+      ? missing('deadline_date')
       : { range: { deadline_date: { ...(w.from ? { gte: w.from } : {}), ...(w.to ? { lte: w.to } : {}) } } };
   }
   return { filters: { filters } };

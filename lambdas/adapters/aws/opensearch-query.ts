@@ -39,11 +39,13 @@ const DATE_SORT_FIELDS: ReadonlySet<string> = new Set(['created_at', 'deadline_d
  */
 const DATE_MISSING = { asc: 253_402_214_400_000, desc: -62_135_596_800_000 } as const;
 
-function anyOf(clauses: Dsl[]): Dsl {
+/** Any of the clauses (an OR). */
+export function anyOf(clauses: Dsl[]): Dsl {
   return { bool: { should: clauses, minimum_should_match: 1 } };
 }
 
-function missing(field: string): Dsl {
+/** Records without a value in `field`. */
+export function missing(field: string): Dsl {
   return { bool: { must_not: [{ exists: { field } }] } };
 }
 

@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { CSV_MAX_ROWS } from '../query/list-query';
 import type { ResourceKind } from '../records';
 import type { IndexedResult } from '../../ports/search-index';
 
@@ -12,7 +13,7 @@ import type { IndexedResult } from '../../ports/search-index';
 
 export const CSV_EXPORT_LIMITS = {
   /** Rows in one export; the rest of the result is reached with offset (or cursor), as the list pages. */
-  maxRows: 10_000,
+  maxRows: CSV_MAX_ROWS,
   /** Bytes in one export, as its body is sent in the Lambda's JSON response: under the 6 MB synchronous response limit, with room for headers. */
   maxBytes: 5_000_000,
 } as const;

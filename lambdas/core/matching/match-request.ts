@@ -114,18 +114,17 @@ export function parseMatchRequest(body: string | null): MatchRequest {
   const { profile, focus_keywords: keywords, limit } = result.data;
 
   const issues: FieldIssue[] = [];
+  // The schema has refused a blank mission or keyword (NON_BLANK_PATTERN), so neither cleans to ''.
   const mission = cleanText(profile.mission);
-  if (mission === '') issues.push({ field: 'profile.mission', issue: 'must not be empty' });
   let applicantType: ApplicantType | undefined;
   if (profile.applicant_type != null) {
     applicantType = applicantTypeOf(profile.applicant_type);
     if (!applicantType) issues.push({ field: 'profile.applicant_type', issue: `must be one of: ${APPLICANT_TYPES.join(', ')}` });
   }
   const focusKeywords: string[] = [];
-  (keywords ?? []).forEach((keyword, i) => {
+  (keywords ?? []).forEach((keyword) => {
     const text = cleanText(keyword);
-    if (text === '') issues.push({ field: `focus_keywords[${i}]`, issue: 'must not be empty' });
-    else if (!focusKeywords.some((k) => k.toLowerCase() === text.toLowerCase())) focusKeywords.push(text);
+    if (!focusKeywords.some((k) => k.toLowerCase() === text.toLowerCase())) focusKeywords.push(text);
   });
   if (issues.length > 0) throw invalidParameters(issues);
 

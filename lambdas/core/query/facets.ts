@@ -27,7 +27,6 @@ export const FACET_NAMES = ['status', 'category', 'states', 'funder', 'deadline_
 export type FacetName = (typeof FACET_NAMES)[number];
 /** The facets whose values are the records' own (terms), listed by count and capped. */
 export type TermFacetName = Extract<FacetName, 'category' | 'states' | 'funder'>;
-export const TERM_FACETS: readonly TermFacetName[] = ['category', 'states', 'funder'];
 
 export interface FacetValue {
   value: string;

@@ -5,7 +5,8 @@
  * flags, so case-insensitivity is spelled out letter by letter.
  */
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `text` as a regular expression that matches only itself. */
+export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Matches `word` in any case. */
 export function anyCasePattern(word: string): string {
