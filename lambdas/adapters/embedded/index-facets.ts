@@ -32,6 +32,18 @@ export class IndexFacets {
     return { facets: this.columns[kind].count(kind, query.facets, query.today, rows, idOf) };
   }
 
+  /** A search's facets, kept in `cache` on its ranking, which a write discards with the ranking: paging through a search counts them once. */
+  ofRanking(kind: ResourceKind, query: ListQuery, cache: Map<string, Facets>, rows: FacetRows, idOf: (rowid: number) => string): { facets?: Facets } {
+    if (!query.facets || kind === 'funder') return {};
+    const key = JSON.stringify([query.today, query.facets]);
+    let facets = cache.get(key);
+    if (!facets) {
+      facets = this.columns[kind].count(kind, query.facets, query.today, rows, idOf);
+      cache.set(key, facets);
+    }
+    return { facets };
+  }
+
   /** A listing's facets: `filterKey` names its filters; `rows` says which rows pass them when they are not cached. */
   ofListing(kind: ResourceKind, query: ListQuery, filterKey: string, rows: () => FacetRows, idOf: (rowid: number) => string): { facets?: Facets } {
     if (!query.facets || kind === 'funder') return {};

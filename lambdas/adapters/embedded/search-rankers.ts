@@ -1,3 +1,4 @@
+import type { Facets } from '../../core/query/facets';
 import type { ResourceKind } from '../../core/records';
 import { relevanceOfCosine } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
@@ -16,7 +17,11 @@ import { matchesIn, rankMatches, type Matches, type VectorMatrix } from './vecto
  * A ranked result set: rowids best first, with their relevance in semantic and hybrid modes, and
  * the scores they are ranked by (the first `tierEnd` a tier above the rest: keyword full matches).
  */
-export type Ranking = { rowids: Int32Array; relevance?: Float32Array; scores: Float32Array; tierEnd: number; positionOf?: Map<number, number> };
+export type Ranking = {
+  rowids: Int32Array; relevance?: Float32Array; scores: Float32Array; tierEnd: number;
+  /** Made once a ranking is paged through in a field order, or asked for facets; a write discards them with it. */
+  positionOf?: Map<number, number>; facets?: Map<string, Facets>;
+};
 
 /** The rows passing the query's filters (1 per rowid), made only when a ranking needs it; undefined when there are no filters. */
 export type MaskOf = () => Uint8Array | undefined;

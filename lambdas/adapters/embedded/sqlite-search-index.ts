@@ -212,7 +212,7 @@ export class SqliteSearchIndex implements SearchIndex {
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */
   private pageOfRanking<K extends ResourceKind>(plan: FilterPlan, query: ListQuery, ranking: Ranking): IndexPage<K> {
     const total = ranking.rowids.length;
-    const facets = this.facetsOf(plan, query, { rowids: ranking.rowids });
+    const facets = this.facets.ofRanking(plan.kind, query, (ranking.facets ??= new Map()), { rowids: ranking.rowids }, this.idOf(plan.kind));
     if (query.countOnly || (!query.after && total <= query.offset)) return { total, results: [], ...facets };
     let page: ArrayLike<number>;
     let positionOfResult: (i: number) => number;
