@@ -59,9 +59,12 @@ describe('a server that dies mid-command, and what it leaves', () => {
     const stderr = terminal((text) => {
       progress += text;
       if (killed || !/ingest \[.*\] \d+%/.test(progress)) return;
-      // A second command while the ingest runs waits its turn; the server dies before it gets one.
-      queued = rawFrames(dataDir, { argv: ['keys', 'create', '--tier', 'free', '--owner', 'queued@acme.org', '--data-dir', dataDir], cwd: process.cwd() });
-      killed = new Promise((resolve) => setTimeout(resolve, 500)).then(() => server.kill());
+      // A second command while the ingest runs waits its turn; the server dies (once it has said so) before it gets one.
+      let waiting: () => void;
+      killed = new Promise<void>((resolve) => { waiting = resolve; }).then(() => server.kill());
+      queued = rawFrames(dataDir, { argv: ['keys', 'create', '--tier', 'free', '--owner', 'queued@acme.org', '--data-dir', dataDir], cwd: process.cwd() }, {
+        onText: (text) => { if (text.includes('waiting for the admin command')) waiting(); },
+      });
     });
     const stdout = terminal(() => undefined);
     const sending = sendToServer(dataDir, server.child.pid!, { argv: ['ingest', bigFile, '--data-dir', dataDir], cwd: process.cwd(), stdout, stderr });
@@ -114,13 +117,25 @@ describe('a server that dies mid-command, and what it leaves', () => {
     const stderr = terminal((text) => {
       progress += text;
       if (stopped || !/ingest \[.*\] \d+%/.test(progress)) return;
-      queued = rawFrames(dataDir, { argv: ['keys', 'create', '--tier', 'free', '--owner', 'waiting@acme.org', '--data-dir', dataDir], cwd: process.cwd() });
       // A caller that leaves (Ctrl-C) while its command waits its turn.
+      let left: () => void;
+      const leftQueue = new Promise<void>((resolve) => { left = resolve; });
       const leaving = connect(channelFilesOf(dataDir).socket, () => {
         leaving.write(`${JSON.stringify({ type: 'run', token: readFileSync(channelFilesOf(dataDir).token, 'utf8'), argv: ['keys', 'create', '--tier', 'free', '--owner', 'left@acme.org', '--data-dir', dataDir], cwd: process.cwd() })}\n`);
-        setTimeout(() => leaving.destroy(), 200);
       });
-      stopped = new Promise((resolve) => setTimeout(resolve, 500)).then(() => server.stop());
+      leaving.on('data', (chunk) => {
+        if (!chunk.toString().includes('waiting for the admin command')) return;
+        leaving.destroy();
+        left();
+      });
+      leaving.on('error', () => undefined);
+      // Then one that waits, and the server is stopped once it has been told it waits.
+      let waiting: () => void;
+      const told = new Promise<void>((resolve) => { waiting = resolve; });
+      stopped = Promise.all([told, leftQueue]).then(() => server.stop());
+      queued = rawFrames(dataDir, { argv: ['keys', 'create', '--tier', 'free', '--owner', 'waiting@acme.org', '--data-dir', dataDir], cwd: process.cwd() }, {
+        onText: (text) => { if (text.includes('waiting for the admin command')) waiting(); },
+      });
     });
     const stdout = terminal(() => undefined);
     const exitCode = await sendToServer(dataDir, server.child.pid!, { argv: ['ingest', secondFile, '--data-dir', dataDir], cwd: process.cwd(), stdout, stderr });

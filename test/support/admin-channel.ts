@@ -12,12 +12,12 @@ export function freshStateFolder(prefix: string): string {
 /**
  * Speaks to a server's admin channel directly: sends `request` as one frame (with the folder's
  * token, another one, or none when `token` is null), or a raw line, and collects what comes back
- * until the server closes the connection.
+ * until the server closes the connection (`onText` sees it as it arrives).
  */
 export async function rawFrames(
   dataDir: string,
   request: { argv: string[]; cwd: string; terminalColumns?: number } | string,
-  options: { token?: string | null } = {},
+  options: { token?: string | null; onText?: (text: string) => void } = {},
 ): Promise<{ frames: Record<string, any>[] }> {
   const files = channelFilesOf(dataDir);
   const token = options.token === undefined ? readFileSync(files.token, 'utf8') : options.token;
@@ -29,7 +29,10 @@ export async function rawFrames(
       socket.write(`${line}\n`);
     });
     let text = '';
-    socket.on('data', (chunk) => { text += chunk.toString(); });
+    socket.on('data', (chunk) => {
+      text += chunk.toString();
+      options.onText?.(text);
+    });
     socket.on('close', () => resolve(text));
     // A server killed mid-answer resets the connection: what arrived before is the answer.
     socket.on('error', (error) => { if (!connected) reject(error); });
