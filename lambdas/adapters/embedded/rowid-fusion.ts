@@ -10,22 +10,30 @@ import { rankMatches, type Matches } from './vector-matrix';
  * ties by id; `cosines` of the result are the fused relevance.
  */
 export function fuseByRowid(keyword: { rowids: Int32Array; scores: Float32Array }, semantic: Matches, scale: SimilarityScale, ids: IdRanks): Matches {
-  let size = 0;
-  for (const list of [keyword.rowids, semantic.rowids]) for (const rowid of list) size = Math.max(size, rowid + 1);
-  const cosineOf = new Float32Array(size).fill(Number.NaN);
-  semantic.rowids.forEach((rowid, i) => {
-    cosineOf[rowid] = semantic.cosines[i]!;
-  });
-  const scoreOf = new Float32Array(size).fill(Number.NaN);
-  keyword.rowids.forEach((rowid, i) => {
-    scoreOf[rowid] = keyword.scores[i]!;
-  });
-  const best = keyword.scores.reduce((max, score) => Math.max(max, score), 0);
-  const union = new Int32Array(keyword.rowids.length + semantic.rowids.length);
+  // By rowid, the keyword score of each keyword match (NaN elsewhere); loops, not callbacks: this runs over every match of both lists.
+  const scoreOf = new Float32Array(ids.rankOf.length).fill(Number.NaN);
+  let best = 0;
+  for (let i = 0; i < keyword.rowids.length; i++) {
+    const score = keyword.scores[i]!;
+    scoreOf[keyword.rowids[i]!] = score;
+    if (score > best) best = score;
+  }
+  const rowids = new Int32Array(keyword.rowids.length + semantic.rowids.length);
+  const fused = new Float32Array(rowids.length);
   let count = 0;
-  for (const rowid of semantic.rowids) union[count++] = rowid;
-  for (const rowid of keyword.rowids) if (Number.isNaN(cosineOf[rowid]!)) union[count++] = rowid;
-  const rowids = union.subarray(0, count);
-  const fused = Float32Array.from(rowids, (rowid) => fusedRelevance(cosineOf[rowid]!, scoreOf[rowid]!, best, scale));
-  return rankMatches({ rowids, cosines: fused }, ids);
+  for (let i = 0; i < semantic.rowids.length; i++) {
+    const rowid = semantic.rowids[i]!;
+    rowids[count] = rowid;
+    fused[count++] = fusedRelevance(semantic.cosines[i]!, scoreOf[rowid] ?? Number.NaN, best, scale);
+    // Fused: the keyword-only pass below skips it.
+    scoreOf[rowid] = Number.NaN;
+  }
+  for (let i = 0; i < keyword.rowids.length; i++) {
+    const rowid = keyword.rowids[i]!;
+    const score = scoreOf[rowid]!;
+    if (Number.isNaN(score)) continue;
+    rowids[count] = rowid;
+    fused[count++] = fusedRelevance(Number.NaN, score, best, scale);
+  }
+  return rankMatches({ rowids: rowids.subarray(0, count), cosines: fused.subarray(0, count) }, ids);
 }

@@ -5,12 +5,18 @@ import type { SemanticQuery } from '../../ports/search-index';
 import type { IdOrder } from './id-order';
 import { fuseByRowid } from './rowid-fusion';
 import { rankedTier, type KeywordMatches, type SqliteKeywordMatcher } from './sqlite-keyword-match';
-import { matchesIn, rankMatches, type Matches, type VectorMatrix } from './vector-matrix';
+import type { RowBitmap } from './row-bitmap';
+import { matchesIn, rankMatches, type VectorMatrix } from './vector-matrix';
 
 /**
  * How the embedded index ranks a search's whole result set in each mode: keyword (FTS5's BM25 in
- * tiers), semantic (exact k-NN over the vector matrix) and hybrid (both, fused by rowid). The
- * index (sqlite-search-index.ts) plans the filters, caches the rankings and pages through them.
+ * tiers), semantic (exact k-NN over the vector matrix) and hybrid (both, fused by rowid). Keyword
+ * and semantic rankings are made over the whole catalogue and narrowed to a query's filters by
+ * `rankingWithin`, which keeps their order: a record's place depends on its own score and id
+ * alone, so the filtered ranking is the whole one with the others left out, and one query text
+ * tried with many filters (a user narrowing a search) is scored once. Hybrid fuses the two
+ * narrowed lists, since fusion scales BM25 by the best keyword match among those the filters
+ * keep. The index (sqlite-search-index.ts) caches the rankings and pages through them.
  */
 
 /**
@@ -23,9 +29,6 @@ export type Ranking = {
   positionOf?: Map<number, number>; facets?: Map<string, Facets>;
 };
 
-/** The rows passing the query's filters (1 per rowid), made only when a ranking needs it; undefined when there are no filters. */
-export type MaskOf = () => Uint8Array | undefined;
-
 export interface RankerParts {
   keywordMatcher: SqliteKeywordMatcher;
   vectors: Record<ResourceKind, VectorMatrix>;
@@ -35,38 +38,40 @@ export interface RankerParts {
 export class SearchRankers {
   constructor(private readonly parts: RankerParts) {}
 
-  async semantic(kind: ResourceKind, mask: MaskOf, semantic: SemanticQuery): Promise<Ranking> {
-    const matches = await this.semanticMatches(kind, mask, semantic);
+  /** Every record whose cosine reaches the floor, best first (ties by id), with its relevance. */
+  async semantic(kind: ResourceKind, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Ranking> {
+    if (!semantic.vector) return emptyRanking();
+    const cosines = cosinesByRowid ?? (await this.parts.vectors[kind].cosinesByRowid(semantic.vector));
+    const matches = rankMatches(matchesIn(cosines, semantic.scale.floor), this.parts.idOrders[kind].get());
     return { rowids: matches.rowids, relevance: matches.cosines.map((cosine) => relevanceOfCosine(cosine, semantic.scale)), scores: matches.cosines, tierEnd: matches.rowids.length };
   }
 
-  /** The keyword matches and the semantic matches, fused (lambdas/core/search/fusion.ts): the result set is their union. */
-  async hybrid(kind: ResourceKind, text: string, mask: MaskOf, semantic: SemanticQuery): Promise<Ranking> {
-    // One product over every vector serves both lists: the semantic matches and the keyword matches' gate.
+  /** The keyword and the semantic ranking of one text, from one product over every vector (it serves the keyword gate too). */
+  async keywordAndSemantic(kind: ResourceKind, text: string, semantic: SemanticQuery): Promise<{ keyword: Ranking; semantic: Ranking }> {
     const cosines = semantic.vector ? await this.parts.vectors[kind].cosinesByRowid(semantic.vector) : undefined;
-    const keyword = this.keyword(kind, text, mask, semantic, cosines);
-    const similar = await this.semanticMatches(kind, mask, semantic, cosines);
-    const ranked = fuseByRowid(keyword, similar, semantic.scale, this.parts.idOrders[kind].get());
+    return { keyword: this.keyword(kind, text, semantic, cosines), semantic: await this.semantic(kind, semantic, cosines) };
+  }
+
+  /** The keyword matches and the semantic matches (each already narrowed to the filters), fused (lambdas/core/search/fusion.ts): the result set is their union. */
+  hybrid(kind: ResourceKind, keyword: Ranking, similar: Ranking, semantic: SemanticQuery): Ranking {
+    const ranked = fuseByRowid(keyword, { rowids: similar.rowids, cosines: similar.scores }, semantic.scale, this.parts.idOrders[kind].get());
     return { rowids: ranked.rowids, relevance: ranked.cosines, scores: ranked.cosines, tierEnd: ranked.rowids.length };
   }
 
   /**
-   * The keyword matches passing the filters, best first, with their BM25: full matches, then
-   * partial ones, each tier by BM25 (ties by id). With a query vector and a scale that gates
-   * keywords, a match's cosine must reach the floor (a record that shares words with the query but
-   * is about something else is no match), and partial matches are admitted; otherwise every full
-   * match stays and no partial one does. BM25 must score every match to find the best 20 anyway,
-   * so the total and every later page come from the same pass.
+   * The keyword matches, best first, with their BM25: full matches, then partial ones, each tier
+   * by BM25 (ties by id). With a query vector and a scale that gates keywords, a match's cosine
+   * must reach the floor (a record that shares words with the query but is about something else
+   * is no match), and partial matches are admitted; otherwise every full match stays and no
+   * partial one does.
    */
-  keyword(kind: ResourceKind, text: string, mask: MaskOf, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): Ranking {
+  keyword(kind: ResourceKind, text: string, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): Ranking {
     const { keywordMatcher, vectors, idOrders } = this.parts;
     const gate = semantic?.vector && semantic.scale.gatesKeywords ? { vector: semantic.vector, floor: semantic.scale.floor } : null;
     const keywords = keywordMatcher.keywordQuery(kind, text);
-    if (!keywords) return { rowids: new Int32Array(0), scores: new Float32Array(0), tierEnd: 0 };
+    if (!keywords) return emptyRanking();
     const matches = keywordMatcher.matches(kind, keywords, gate !== null);
-    const filter = mask();
     const tier = (found: KeywordMatches['full']) => rankedTier(found, {
-      mask: filter,
       floor: gate?.floor,
       cosinesOf: (rowids) => (cosinesByRowid ? Float32Array.from(rowids, (rowid) => cosinesByRowid[rowid] ?? Number.NaN) : vectors[kind].cosinesOf(rowids, gate!.vector)),
       ids: idOrders[kind].get(),
@@ -82,13 +87,31 @@ export class SearchRankers {
     scores.set(partial.scores, full.rowids.length);
     return { rowids, scores, tierEnd: full.rowids.length };
   }
+}
 
-  /** Every record passing the filters whose cosine reaches the floor, best first (ties by id), with its cosine. */
-  private async semanticMatches(kind: ResourceKind, mask: MaskOf, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Matches> {
-    if (!semantic.vector) return { rowids: new Int32Array(0), cosines: new Float32Array(0) };
-    const cosines = cosinesByRowid ?? (await this.parts.vectors[kind].cosinesByRowid(semantic.vector));
-    return rankMatches(matchesIn(cosines, semantic.scale.floor, mask()), this.parts.idOrders[kind].get());
+const emptyRanking = (): Ranking => ({ rowids: new Int32Array(0), scores: new Float32Array(0), tierEnd: 0 });
+
+/** The ranking's records whose bit is set (the rows passing a query's filters), in its order. */
+export function rankingWithin(ranking: Ranking, bits: RowBitmap): Ranking {
+  const { rowids: all, scores: allScores, relevance: allRelevance } = ranking;
+  const rowids = new Int32Array(all.length);
+  const scores = new Float32Array(all.length);
+  const relevance = allRelevance ? new Float32Array(all.length) : undefined;
+  let count = 0;
+  let tierEnd = 0;
+  for (let i = 0; i < all.length; i++) {
+    const rowid = all[i]!;
+    if (((bits[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) === 0) continue;
+    rowids[count] = rowid;
+    scores[count] = allScores[i]!;
+    if (relevance) relevance[count] = allRelevance![i]!;
+    count++;
+    if (i < ranking.tierEnd) tierEnd = count;
   }
+  return {
+    rowids: rowids.slice(0, count), scores: scores.slice(0, count), tierEnd,
+    ...(relevance ? { relevance: relevance.slice(0, count) } : {}),
+  };
 }
 
 /** The ranked set's records among `wanted` ids (ListQuery.ids), in its order, with their relevance. */

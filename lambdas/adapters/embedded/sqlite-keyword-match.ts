@@ -160,24 +160,17 @@ export class SqliteKeywordMatcher {
 }
 
 /**
- * One tier of keyword matches ranked: those that pass the filter mask and, given a floor, whose
- * cosine with the query reaches it, best BM25 first (ties by id), with their BM25.
+ * One tier of keyword matches ranked: those whose cosine with the query reaches the floor (when
+ * one is given), best BM25 first (ties by id), with their BM25.
  */
 export function rankedTier(
   found: KeywordMatches['full'],
-  options: { mask?: Uint8Array; floor?: number; cosinesOf: (rowids: Int32Array) => Float32Array; ids: IdRanks },
+  options: { floor?: number; cosinesOf: (rowids: Int32Array) => Float32Array; ids: IdRanks },
 ): { rowids: Int32Array; scores: Float32Array } {
-  const { mask, floor } = options;
-  // Filters first: they are cheap, and every match they drop is a cosine not computed.
-  const rowids = new Int32Array(found.rowids.length);
-  const scores = new Float32Array(found.rowids.length);
-  let count = 0;
-  for (let i = 0; i < found.rowids.length; i++) {
-    const rowid = found.rowids[i]!;
-    if (mask !== undefined && mask[rowid] !== 1) continue;
-    rowids[count] = rowid;
-    scores[count++] = found.scores[i]!;
-  }
+  const { floor } = options;
+  const rowids = Int32Array.from(found.rowids);
+  const scores = Float32Array.from(found.scores);
+  let count = rowids.length;
   if (floor !== undefined) {
     const cosines = options.cosinesOf(rowids.subarray(0, count));
     let onTopic = 0;

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { ListQuery, PagePosition } from '../../core/query/list-query';
+import type { ListQuery, PagePosition, SearchMode } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import { roundedRelevance } from '../../core/search/relevance';
 import type { VectorSpace } from '../../ports/embedder';
@@ -13,7 +13,7 @@ import { IndexFacets } from './index-facets';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { ensureIndexSchema, funderRow, opportunityRow, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { SqliteKeywordMatcher } from './sqlite-keyword-match';
-import { rankingAmong, SearchRankers, type Ranking } from './search-rankers';
+import { rankingAmong, rankingWithin, SearchRankers, type Ranking } from './search-rankers';
 import { IdOrder } from './id-order';
 import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './sqlite-keyset';
 import { VectorMatrix } from './vector-matrix';
@@ -120,23 +120,54 @@ export class SqliteSearchIndex implements SearchIndex {
     return this.pageOfRanking(plan, query, query.ids ? rankingAmong(ranking, new Set(query.ids), this.idOf(kind)) : ranking);
   }
 
-  /** A search's whole ranked set, cached until the next write. */
+  /**
+   * A search's whole ranked set, cached until the next write. With filters, the whole catalogue's
+   * ranking (cached too) narrowed to the rows passing them (search-rankers.ts).
+   */
   private async rankingOf(plan: FilterPlan, search: NonNullable<ListQuery['search']>, semantic?: SemanticQuery): Promise<Ranking> {
-    const mode = search.mode;
+    const { mode, text } = search;
     if (mode !== 'keyword' && !semantic) throw new Error(`a ${mode} query needs the query vector`);
-    const vectorKey = semantic?.vector ? Buffer.from(semantic.vector.buffer, semantic.vector.byteOffset, semantic.vector.byteLength).toString('base64') : '';
-    const key = JSON.stringify([plan.key, mode, search.text, semantic ? [vectorKey, semantic.scale] : null]);
+    const key = rankingKey(plan, mode, text, semantic);
     let ranking = this.rankings.get(key);
-    if (!ranking) {
-      const generation = this.generation;
-      const mask = () => this.filterMask(plan);
-      if (mode === 'keyword') ranking = this.rankers.keyword(plan.kind, search.text, mask, semantic);
-      else if (mode === 'semantic') ranking = await this.rankers.semantic(plan.kind, mask, semantic!);
-      else ranking = await this.rankers.hybrid(plan.kind, search.text, mask, semantic!);
-      // A write while the vectors were scanned may have changed the answer: not kept for others.
-      if (generation === this.generation) this.rankings.set(key, ranking);
+    if (ranking) return ranking;
+    const generation = this.generation;
+    const bits = this.filterBits(plan);
+    const whole = bits ? this.filterPlan(plan.kind, { filters: null, today: plan.query.today }) : plan;
+    if (mode === 'hybrid') {
+      let { keyword, similar } = await this.keywordAndSemantic(whole, text, semantic!);
+      if (bits) [keyword, similar] = [rankingWithin(keyword, bits), rankingWithin(similar, bits)];
+      ranking = this.rankers.hybrid(plan.kind, keyword, similar, semantic!);
+    } else if (bits) {
+      ranking = rankingWithin(await this.rankingOf(whole, search, semantic), bits);
+    } else if (mode === 'keyword') {
+      ranking = this.rankers.keyword(plan.kind, text, semantic);
+    } else {
+      ranking = await this.rankers.semantic(plan.kind, semantic!);
     }
+    // A write while the vectors were scanned may have changed the answer: not kept for others.
+    if (generation === this.generation) this.rankings.set(key, ranking);
     return ranking;
+  }
+
+  /** Hybrid search's two lists (unfiltered plan): from the cache, or both from one product over the vectors. */
+  private async keywordAndSemantic(whole: FilterPlan, text: string, semantic: SemanticQuery): Promise<{ keyword: Ranking; similar: Ranking }> {
+    const keywordKey = rankingKey(whole, 'keyword', text, semantic);
+    const semanticKey = rankingKey(whole, 'semantic', text, semantic);
+    const [keyword, similar] = [this.rankings.get(keywordKey), this.rankings.get(semanticKey)];
+    if (keyword && similar) return { keyword, similar };
+    if (keyword || similar) {
+      return {
+        keyword: keyword ?? (await this.rankingOf(whole, { mode: 'keyword', text }, semantic)),
+        similar: similar ?? (await this.rankingOf(whole, { mode: 'semantic', text }, semantic)),
+      };
+    }
+    const generation = this.generation;
+    const both = await this.rankers.keywordAndSemantic(whole.kind, text, semantic);
+    if (generation === this.generation) {
+      this.rankings.set(keywordKey, both.keyword);
+      this.rankings.set(semanticKey, both.semantic);
+    }
+    return { keyword: both.keyword, similar: both.semantic };
   }
 
   /** A listing's records among `ids` (ListQuery.ids): the same filters and order, with the id test added. */
@@ -150,7 +181,7 @@ export class SqliteSearchIndex implements SearchIndex {
     return { total: rowids.length, results: this.readDocs(plan.kind, rowids.slice(query.offset, query.offset + query.limit)) as unknown as IndexedResult<K>[], ...facets };
   }
 
-  private filterPlan(kind: ResourceKind, query: ListQuery): FilterPlan {
+  private filterPlan(kind: ResourceKind, query: Pick<ListQuery, 'filters' | 'today'>): FilterPlan {
     const filters: Sql = { where: [], params: [] };
     if (query.filters) filterSql(query.filters, query.today, filters);
     return { kind, filters, key: JSON.stringify([kind, filters]), query };
@@ -347,4 +378,10 @@ export class SqliteSearchIndex implements SearchIndex {
   close(): void {
     this.db.close();
   }
+}
+
+/** What identifies a ranking in the cache: the filters, the mode and text, and the query vector with its scale. */
+function rankingKey(plan: FilterPlan, mode: SearchMode, text: string, semantic?: SemanticQuery): string {
+  const vectorKey = semantic?.vector ? Buffer.from(semantic.vector.buffer, semantic.vector.byteOffset, semantic.vector.byteLength).toString('base64') : '';
+  return JSON.stringify([plan.key, mode, text, semantic ? [vectorKey, semantic.scale] : null]);
 }
