@@ -1,5 +1,6 @@
 import type { OpportunityFilters } from '../../core/query/list-query';
 import { applicantMask, stateMasks } from './sqlite-index-schema';
+import { RangeIndex, type RangeBound } from './range-index';
 import {
   andInto, bytesOf, clearBit, forEachSet, grownBitmap, keepAtLeast, keepAtMost, keepDaysAfter, keepDaysBefore, orInto, setBit, wordsFor, type RowBitmap,
 } from './row-bitmap';
@@ -87,12 +88,19 @@ export class FilterColumns {
   private rows = 0;
   /** A small code for each stored status (a handful of words), 1-based. */
   private readonly statusCodes = new Map<string, number>();
+  /** Range indexes over the bounded columns (range-index.ts); a write makes them stale. */
+  private readonly ranges = {
+    deadline: new RangeIndex((day) => day !== 0),
+    amountMin: new RangeIndex((amount) => !Number.isNaN(amount)),
+    amountMax: new RangeIndex((amount) => !Number.isNaN(amount)),
+  };
   /** Which rows are live on a day: computed once a day (and after a write), as every default search asks. */
   private live: { day: number; bits: RowBitmap } | null = null;
 
   set(rowid: number, row: FilterRow): void {
     if (rowid >= this.rows) this.grow(Math.max(rowid + 1, this.rows * 2, 1024));
     this.clearBitsOf(rowid);
+    this.staleRanges();
     for (const column of TESTED_COLUMNS) (this.columns[column] as unknown[])[rowid] = row[column];
     this.columns.geography[rowid] = row.geography === null ? null : asciiLower(row.geography);
     let code = this.statusCodes.get(row.status);
@@ -117,7 +125,12 @@ export class FilterColumns {
   delete(rowid: number): void {
     if (rowid >= this.rows) return;
     this.clearBitsOf(rowid);
+    this.staleRanges();
     if (this.live) clearBit(this.live.bits, rowid);
+  }
+
+  private staleRanges(): void {
+    for (const range of Object.values(this.ranges)) range.stale();
   }
 
   /** Takes a row out of every bitmap, by the values it was last set with. */
@@ -174,10 +187,20 @@ export class FilterColumns {
     if (filters.status) andInto(mask, this.statusBits(filters.status, today));
     const { minAmount, maxAmount, deadlineAfter, deadlineBefore } = filters;
     const { amountMin, amountMax, deadline } = typed;
-    if (minAmount !== undefined) keepAtLeast(mask, amountMax, minAmount);
-    if (maxAmount !== undefined) keepAtMost(mask, amountMin, maxAmount);
-    if (deadlineAfter) keepDaysAfter(mask, deadline, dayNumber(deadlineAfter));
-    if (deadlineBefore) keepDaysBefore(mask, deadline, dayNumber(deadlineBefore));
+    if (minAmount !== undefined) {
+      this.keepWithin(mask, 'amountMax', { min: { value: minAmount, inclusive: true } }, () => keepAtLeast(mask, amountMax, minAmount));
+    }
+    if (maxAmount !== undefined) {
+      this.keepWithin(mask, 'amountMin', { max: { value: maxAmount, inclusive: true } }, () => keepAtMost(mask, amountMin, maxAmount));
+    }
+    if (deadlineAfter || deadlineBefore) {
+      const after = deadlineAfter ? { value: dayNumber(deadlineAfter), inclusive: false } : undefined;
+      const before = deadlineBefore ? { value: dayNumber(deadlineBefore), inclusive: false } : undefined;
+      this.keepWithin(mask, 'deadline', { ...(after ? { min: after } : {}), ...(before ? { max: before } : {}) }, () => {
+        if (after) keepDaysAfter(mask, deadline, after.value);
+        if (before) keepDaysBefore(mask, deadline, before.value);
+      });
+    }
     if (filters.states) andInto(mask, this.stateBits(filters.states, filters.includeNational));
     if (!filters.geography?.level && filters.geography?.states) andInto(mask, this.stateBits(filters.geography.states, false));
     for (const test of testsOf(filters, this.columns)) {
@@ -186,6 +209,13 @@ export class FilterColumns {
       });
     }
     return mask;
+  }
+
+  /** Keeps the rows whose `column` lies within the bounds: by its range index, or by `pass` while the index waits to be rebuilt. */
+  private keepWithin(mask: RowBitmap, column: keyof FilterColumns['ranges'], bounds: { min?: RangeBound; max?: RangeBound }, pass: () => void): void {
+    const rows = this.ranges[column].rowsWithin(this.typed[column], this.bits.present, bounds);
+    if (rows) andInto(mask, rows);
+    else pass();
   }
 
   /** The rows whose status (and liveness) a status filter admits. */
