@@ -109,8 +109,16 @@ export class VectorMatrix {
     this.freeSlots.push(slot);
   }
 
-  private grow(): void {
-    const capacity = this.rowids.length * 2;
+  /**
+   * Room for `rows` rows in all, allocated once: loading 100,000 vectors by doubling ended with
+   * room for 131,072 (48 MB unused) and briefly held each smaller copy beside the next.
+   */
+  reserve(rows: number): void {
+    if (rows > this.rowids.length) this.grow(rows);
+  }
+
+  /** Grows by a quarter (not double): at 100,000 rows of 384 floats, every spare row is 1.5 KB. */
+  private grow(capacity = Math.max(this.rowids.length + 1024, Math.ceil(this.rowids.length * 1.25))): void {
     const data = new Float32Array(capacity * this.dimensions);
     data.set(this.data);
     const rowids = new Int32Array(capacity).fill(-1);
