@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
+import { rowsInOrder } from '../../lambdas/adapters/embedded/field-orders';
 import { fuseByRowid } from '../../lambdas/adapters/embedded/rowid-fusion';
 import { setBit, wordsFor } from '../../lambdas/adapters/embedded/row-bitmap';
 import { rankingWithin, type Ranking } from '../../lambdas/adapters/embedded/search-rankers';
@@ -65,5 +66,21 @@ describe('fuseByRowid', () => {
       expect(Array.from(fused.rowids)).toEqual(expected.map(({ rowid }) => rowid));
       expect(Array.from(fused.cosines)).toEqual(expected.map(({ relevance }) => relevance));
     }));
+  });
+});
+
+describe('rowsInOrder', () => {
+  it('walks the order from a start, passing over `skip` set rows and returning up to `take`', () => {
+    fc.assert(fc.property(
+      fc.shuffledSubarray(Array.from({ length: ROWS }, (_, i) => i), { minLength: 0, maxLength: ROWS }),
+      fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }),
+      fc.nat(ROWS + 5), fc.nat(ROWS), fc.nat(30),
+      (order, passes, start, skip, take) => {
+        const bits = new Uint32Array(wordsFor(ROWS));
+        passes.forEach((pass, rowid) => pass && setBit(bits, rowid));
+        const expected = order.slice(start).filter((rowid) => passes[rowid]).slice(skip, skip + take);
+        expect(rowsInOrder(Int32Array.from(order), bits, start, skip, take)).toEqual(expected);
+      },
+    ));
   });
 });

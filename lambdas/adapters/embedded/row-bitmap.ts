@@ -16,6 +16,15 @@ export function clearBit(bits: RowBitmap, rowid: number): void {
   bits[rowid >>> 5]! &= ~(1 << (rowid & 31));
 }
 
+/** A bitmap with the given rows set. */
+export function bitmapOfRows(rowids: ArrayLike<number>): RowBitmap {
+  let size = 0;
+  for (let i = 0; i < rowids.length; i++) size = Math.max(size, rowids[i]! + 1);
+  const bits = new Uint32Array(wordsFor(size));
+  for (let i = 0; i < rowids.length; i++) setBit(bits, rowids[i]!);
+  return bits;
+}
+
 /** `bits` grown to `words` words, its bits kept. */
 export function grownBitmap(bits: RowBitmap, words: number): RowBitmap {
   const grown = new Uint32Array(words);

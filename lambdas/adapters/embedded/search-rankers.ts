@@ -26,7 +26,7 @@ import { matchesIn, rankMatches, type VectorMatrix } from './vector-matrix';
 export type Ranking = {
   rowids: Int32Array; relevance?: Float32Array; scores: Float32Array; tierEnd: number;
   /** Made once a ranking is paged through in a field order, or asked for facets; a write discards them with it. */
-  positionOf?: Map<number, number>; facets?: Map<string, Facets>;
+  positionOf?: Map<number, number>; facets?: Map<string, Facets>; bits?: RowBitmap;
 };
 
 export interface RankerParts {

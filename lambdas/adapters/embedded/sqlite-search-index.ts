@@ -7,7 +7,7 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { QueryCache } from './query-cache';
 import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns';
-import { countBits, type RowBitmap } from './row-bitmap';
+import { bitmapOfRows, countBits, type RowBitmap } from './row-bitmap';
 import { FACET_COLUMNS, type FacetRow, type FacetRows } from './facet-columns';
 import { IndexFacets } from './index-facets';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
@@ -15,6 +15,7 @@ import { ensureIndexSchema, funderRow, opportunityRow, TEXT_COLUMNS, textColumns
 import { SqliteKeywordMatcher } from './sqlite-keyword-match';
 import { rankingAmong, rankingWithin, SearchRankers, type Ranking } from './search-rankers';
 import { IdOrder } from './id-order';
+import { OrderedPages, type RowPage } from './field-orders';
 import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './sqlite-keyset';
 import { VectorMatrix } from './vector-matrix';
 
@@ -28,8 +29,6 @@ import { VectorMatrix } from './vector-matrix';
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
 type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; bits?: RowBitmap; mask?: Uint8Array };
 
-/** One page of rows in a field order, and the position after its last row when more follow. */
-type RowPage = { rowids: number[]; next?: PagePosition };
 
 export interface SqliteSearchIndexOptions {
   /** A file path, or ':memory:'. */
@@ -47,6 +46,7 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly rankings = new QueryCache<Ranking>(64);
   private readonly keywordMatcher: SqliteKeywordMatcher;
   private readonly rankers: SearchRankers;
+  private readonly orderedPages: OrderedPages;
   /** The rows' filter columns in memory, for the filters of searches (filter-columns.ts). */
   private readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
   /** What the facets read of each row, in memory likewise, and the listings' counts (index-facets.ts). */
@@ -85,6 +85,7 @@ export class SqliteSearchIndex implements SearchIndex {
     this.wasCreated = ensureIndexSchema(this.db, this.space, options.filename);
     this.keywordMatcher = new SqliteKeywordMatcher((sql) => this.statement(sql));
     this.rankers = new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.vectors, idOrders: this.idOrders });
+    this.orderedPages = new OrderedPages((sql) => this.statement(sql), this.recordIds);
     this.loadVectors();
   }
 
@@ -205,7 +206,8 @@ export class SqliteSearchIndex implements SearchIndex {
     if (page === undefined) {
       // Rows are ordered and cut before any document is read: sorting rows that carry their JSON
       // would drag every match's document through the sorter.
-      page = this.rowPage(plan.kind, query, plan.filters, order);
+      const bits = plan.kind === 'funder' ? undefined : (this.filterBits(plan) ?? this.filterColumns[plan.kind].maskBits(null, query.today));
+      page = (bits && this.orderedPages.page(plan.kind, query, bits)) || this.rowPage(plan.kind, query, plan.filters, order);
       this.pages.set(pageKey, page);
     }
     return { total, results: this.readDocs(plan.kind, page.rowids) as unknown as IndexedResult<K>[], ...facets, ...(page.next ? { next: page.next } : {}) };
@@ -258,7 +260,9 @@ export class SqliteSearchIndex implements SearchIndex {
       positionOfResult = (i) => positions[i]!;
       next = after;
     } else {
-      const rows = this.rowPage(plan.kind, query, { where: ['r.rowid IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(Array.from(ranking.rowids))] }, orderSql(plan.kind, query));
+      ranking.bits ??= bitmapOfRows(ranking.rowids);
+      const rows = this.orderedPages.page(plan.kind, query, ranking.bits)
+        ?? this.rowPage(plan.kind, query, { where: ['r.rowid IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(Array.from(ranking.rowids))] }, orderSql(plan.kind, query));
       page = rows.rowids;
       next = rows.next;
       ranking.positionOf ??= new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, i]));
@@ -371,6 +375,7 @@ export class SqliteSearchIndex implements SearchIndex {
     this.pages.clear();
     this.rankings.clear();
     this.keywordMatcher.clear();
+    this.orderedPages.invalidate();
   }
 
   /** Writes the WAL into the database file and syncs it (synchronous=NORMAL syncs at checkpoints): what is committed survives a power cut. */
