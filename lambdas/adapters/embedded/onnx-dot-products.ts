@@ -51,7 +51,7 @@ function matMulModel(): Uint8Array {
 let session: Promise<ort.InferenceSession> | undefined;
 
 function matMulSession(): Promise<ort.InferenceSession> {
-  session ??= ort.InferenceSession.create(matMulModel(), { graphOptimizationLevel: 'all', interOpNumThreads: 1 });
+  session ??= ort.InferenceSession.create(matMulModel(), { graphOptimizationLevel: 'all', interOpNumThreads: 1, extra: { session: { intra_op: { allow_spinning: '0' } } } });
   return session;
 }
 

@@ -40,6 +40,7 @@ export class OnnxSentenceEmbedder implements Embedder {
       intraOpNumThreads: options.threads ?? 0,
       interOpNumThreads: 1,
       graphOptimizationLevel: 'all',
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
     });
     const embedder = new OnnxSentenceEmbedder(model, session, tokenizer);
     // A model file that loads but is not this model (other inputs, other width) fails here, at start.
