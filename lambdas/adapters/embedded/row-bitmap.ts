@@ -25,6 +25,16 @@ export function bitmapOfRows(rowids: ArrayLike<number>): RowBitmap {
   return bits;
 }
 
+/** The rows set, in order. */
+export function rowsOfBitmap(bits: RowBitmap): Int32Array {
+  const rows = new Int32Array(countBits(bits));
+  let count = 0;
+  forEachSet(bits, (rowid) => {
+    rows[count++] = rowid;
+  });
+  return rows;
+}
+
 /** `bits` grown to `words` words, its bits kept. */
 export function grownBitmap(bits: RowBitmap, words: number): RowBitmap {
   const grown = new Uint32Array(words);

@@ -5,8 +5,8 @@ import type { SemanticQuery } from '../../ports/search-index';
 import type { IdOrder } from './id-order';
 import { fuseByRowid } from './rowid-fusion';
 import { rankedTier, type KeywordMatches, type SqliteKeywordMatcher } from './sqlite-keyword-match';
-import type { RowBitmap } from './row-bitmap';
-import { matchesIn, rankMatches, type VectorMatrix } from './vector-matrix';
+import { rowsOfBitmap, type RowBitmap } from './row-bitmap';
+import { matchesIn, rankMatches, type Matches, type VectorMatrix } from './vector-matrix';
 
 /**
  * How the embedded index ranks a search's whole result set in each mode: keyword (FTS5's BM25 in
@@ -38,18 +38,34 @@ export interface RankerParts {
 export class SearchRankers {
   constructor(private readonly parts: RankerParts) {}
 
-  /** Every record whose cosine reaches the floor, best first (ties by id), with its relevance. */
-  async semantic(kind: ResourceKind, semantic: SemanticQuery, cosinesByRowid?: Float32Array): Promise<Ranking> {
+  /** How many records of the kind there are. */
+  size(kind: ResourceKind): number {
+    return this.parts.idOrders[kind].get().rowidAt.length;
+  }
+
+  /**
+   * Every record whose cosine reaches the floor, best first (ties by id), with its relevance. With
+   * `among`, only the rows whose bit is set are scored, one SIMD product each: cheaper than the
+   * product over every vector when the filters keep few rows (CachedRankings decides).
+   */
+  async semantic(kind: ResourceKind, semantic: SemanticQuery, options: { cosinesByRowid?: Float32Array; among?: RowBitmap } = {}): Promise<Ranking> {
     if (!semantic.vector) return emptyRanking();
-    const cosines = cosinesByRowid ?? (await this.parts.vectors[kind].cosinesByRowid(semantic.vector));
-    const matches = rankMatches(matchesIn(cosines, semantic.scale.floor), this.parts.idOrders[kind].get());
+    const { vectors, idOrders } = this.parts;
+    let found: Matches;
+    if (options.among) {
+      const rowids = rowsOfBitmap(options.among);
+      found = matchesAtLeast({ rowids, cosines: vectors[kind].cosinesOf(rowids, semantic.vector) }, semantic.scale.floor);
+    } else {
+      found = matchesIn(options.cosinesByRowid ?? (await vectors[kind].cosinesByRowid(semantic.vector)), semantic.scale.floor);
+    }
+    const matches = rankMatches(found, idOrders[kind].get());
     return { rowids: matches.rowids, relevance: matches.cosines.map((cosine) => relevanceOfCosine(cosine, semantic.scale)), scores: matches.cosines, tierEnd: matches.rowids.length };
   }
 
   /** The keyword and the semantic ranking of one text, from one product over every vector (it serves the keyword gate too). */
   async keywordAndSemantic(kind: ResourceKind, text: string, semantic: SemanticQuery): Promise<{ keyword: Ranking; semantic: Ranking }> {
     const cosines = semantic.vector ? await this.parts.vectors[kind].cosinesByRowid(semantic.vector) : undefined;
-    return { keyword: this.keyword(kind, text, semantic, cosines), semantic: await this.semantic(kind, semantic, cosines) };
+    return { keyword: this.keyword(kind, text, semantic, { cosinesByRowid: cosines }), semantic: await this.semantic(kind, semantic, { cosinesByRowid: cosines }) };
   }
 
   /** The keyword matches and the semantic matches (each already narrowed to the filters), fused (lambdas/core/search/fusion.ts): the result set is their union. */
@@ -63,15 +79,16 @@ export class SearchRankers {
    * by BM25 (ties by id). With a query vector and a scale that gates keywords, a match's cosine
    * must reach the floor (a record that shares words with the query but is about something else
    * is no match), and partial matches are admitted; otherwise every full match stays and no
-   * partial one does.
+   * partial one does. With `among`, only the matches whose bit is set are kept, before the gate.
    */
-  keyword(kind: ResourceKind, text: string, semantic?: SemanticQuery, cosinesByRowid?: Float32Array): Ranking {
+  keyword(kind: ResourceKind, text: string, semantic?: SemanticQuery, options: { cosinesByRowid?: Float32Array; among?: RowBitmap } = {}): Ranking {
+    const { cosinesByRowid, among } = options;
     const { keywordMatcher, vectors, idOrders } = this.parts;
     const gate = semantic?.vector && semantic.scale.gatesKeywords ? { vector: semantic.vector, floor: semantic.scale.floor } : null;
     const keywords = keywordMatcher.keywordQuery(kind, text);
     if (!keywords) return emptyRanking();
     const matches = keywordMatcher.matches(kind, keywords, gate !== null);
-    const tier = (found: KeywordMatches['full']) => rankedTier(found, {
+    const tier = (found: KeywordMatches['full']) => rankedTier(among ? matchesWithin(found, among) : found, {
       floor: gate?.floor,
       cosinesOf: (rowids) => (cosinesByRowid ? Float32Array.from(rowids, (rowid) => cosinesByRowid[rowid] ?? Number.NaN) : vectors[kind].cosinesOf(rowids, gate!.vector)),
       ids: idOrders[kind].get(),
@@ -91,6 +108,22 @@ export class SearchRankers {
 
 const emptyRanking = (): Ranking => ({ rowids: new Int32Array(0), scores: new Float32Array(0), tierEnd: 0 });
 
+const hasBit = (bits: RowBitmap, rowid: number) => ((bits[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) !== 0;
+
+/** Keyword matches whose bit is set, in their order. */
+function matchesWithin(found: KeywordMatches['full'], bits: RowBitmap): KeywordMatches['full'] {
+  const kept: number[] = [];
+  for (let i = 0; i < found.rowids.length; i++) if (hasBit(bits, found.rowids[i]!)) kept.push(i);
+  return { rowids: Int32Array.from(kept, (i) => found.rowids[i]!), scores: Float32Array.from(kept, (i) => found.scores[i]!) };
+}
+
+/** The matches whose cosine reaches the floor (NaN, no vector, does not). */
+function matchesAtLeast(matches: Matches, floor: number): Matches {
+  const kept: number[] = [];
+  for (let i = 0; i < matches.rowids.length; i++) if (matches.cosines[i]! >= floor) kept.push(i);
+  return { rowids: Int32Array.from(kept, (i) => matches.rowids[i]!), cosines: Float32Array.from(kept, (i) => matches.cosines[i]!) };
+}
+
 /** The ranking's records whose bit is set (the rows passing a query's filters), in its order. */
 export function rankingWithin(ranking: Ranking, bits: RowBitmap): Ranking {
   const { rowids: all, scores: allScores, relevance: allRelevance } = ranking;
@@ -101,7 +134,7 @@ export function rankingWithin(ranking: Ranking, bits: RowBitmap): Ranking {
   let tierEnd = 0;
   for (let i = 0; i < all.length; i++) {
     const rowid = all[i]!;
-    if (((bits[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) === 0) continue;
+    if (!hasBit(bits, rowid)) continue;
     rowids[count] = rowid;
     scores[count] = allScores[i]!;
     if (relevance) relevance[count] = allRelevance![i]!;

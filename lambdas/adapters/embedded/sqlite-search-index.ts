@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { ListQuery, PagePosition, SearchMode } from '../../core/query/list-query';
+import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import { roundedRelevance } from '../../core/search/relevance';
 import type { VectorSpace } from '../../ports/embedder';
@@ -13,7 +13,8 @@ import { IndexFacets } from './index-facets';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { ensureIndexSchema, funderRow, opportunityRow, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { SqliteKeywordMatcher } from './sqlite-keyword-match';
-import { rankingAmong, rankingWithin, SearchRankers, type Ranking } from './search-rankers';
+import { rankingAmong, SearchRankers, type Ranking } from './search-rankers';
+import { CachedRankings } from './cached-rankings';
 import { IdOrder } from './id-order';
 import { OrderedPages, type RowPage } from './field-orders';
 import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './sqlite-keyset';
@@ -22,8 +23,9 @@ import { VectorMatrix } from './vector-matrix';
 /**
  * The embedded search index: SQLite with FTS5 for keyword search (lambdas/core/search/
  * keyword-query.ts) and exact k-NN over an in-memory Float32 matrix, for local mode and tests.
- * Tables: sqlite-index-schema.ts; filters: sqlite-index-filters.ts and filter-columns.ts; rankings:
- * search-rankers.ts.
+ * Tables: sqlite-index-schema.ts; filters: sqlite-index-filters.ts, filter-columns.ts and
+ * range-index.ts; rankings: search-rankers.ts and cached-rankings.ts; pages in field orders:
+ * field-orders.ts.
  */
 
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
@@ -42,10 +44,8 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly counts = new QueryCache<number>(1000);
   private readonly pages = new QueryCache<RowPage>(1000);
-  // Rankings hold every match (4-8 bytes a record), so far fewer of them are kept.
-  private readonly rankings = new QueryCache<Ranking>(64);
   private readonly keywordMatcher: SqliteKeywordMatcher;
-  private readonly rankers: SearchRankers;
+  private readonly rankings: CachedRankings;
   private readonly orderedPages: OrderedPages;
   /** The rows' filter columns in memory, for the filters of searches (filter-columns.ts). */
   private readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
@@ -63,8 +63,6 @@ export class SqliteSearchIndex implements SearchIndex {
     funder: new IdOrder(this.recordIds.funder),
   };
   private readonly space: VectorSpace;
-  /** Bumped by every write, so an answer computed across a write is not cached. */
-  private generation = 0;
   /** True when the index was just (re)created empty and must be filled from the record store. */
   wasCreated = false;
 
@@ -84,7 +82,7 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db.pragma('mmap_size = 0');
     this.wasCreated = ensureIndexSchema(this.db, this.space, options.filename);
     this.keywordMatcher = new SqliteKeywordMatcher((sql) => this.statement(sql));
-    this.rankers = new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.vectors, idOrders: this.idOrders });
+    this.rankings = new CachedRankings(new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.vectors, idOrders: this.idOrders }));
     this.orderedPages = new OrderedPages((sql) => this.statement(sql), this.recordIds);
     this.loadVectors();
   }
@@ -120,58 +118,9 @@ export class SqliteSearchIndex implements SearchIndex {
   async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
     const plan = this.filterPlan(kind, query);
     if (!query.search) return query.ids ? this.listingAmong(plan, query, query.ids) : this.listing(plan, query);
-    const ranking = await this.rankingOf(plan, query.search, semantic);
-    return this.pageOfRanking(plan, query, query.ids ? rankingAmong(ranking, new Set(query.ids), this.idOf(kind)) : ranking);
-  }
-
-  /**
-   * A search's whole ranked set, cached until the next write. With filters, the whole catalogue's
-   * ranking (cached too) narrowed to the rows passing them (search-rankers.ts).
-   */
-  private async rankingOf(plan: FilterPlan, search: NonNullable<ListQuery['search']>, semantic?: SemanticQuery): Promise<Ranking> {
-    const { mode, text } = search;
-    if (mode !== 'keyword' && !semantic) throw new Error(`a ${mode} query needs the query vector`);
-    const key = rankingKey(plan, mode, text, semantic);
-    let ranking = this.rankings.get(key);
-    if (ranking) return ranking;
-    const generation = this.generation;
     const bits = this.filterBits(plan);
-    const whole = bits ? this.filterPlan(plan.kind, { filters: null, today: plan.query.today }) : plan;
-    if (mode === 'hybrid') {
-      let { keyword, similar } = await this.keywordAndSemantic(whole, text, semantic!);
-      if (bits) [keyword, similar] = [rankingWithin(keyword, bits), rankingWithin(similar, bits)];
-      ranking = this.rankers.hybrid(plan.kind, keyword, similar, semantic!);
-    } else if (bits) {
-      ranking = rankingWithin(await this.rankingOf(whole, search, semantic), bits);
-    } else if (mode === 'keyword') {
-      ranking = this.rankers.keyword(plan.kind, text, semantic);
-    } else {
-      ranking = await this.rankers.semantic(plan.kind, semantic!);
-    }
-    // A write while the vectors were scanned may have changed the answer: not kept for others.
-    if (generation === this.generation) this.rankings.set(key, ranking);
-    return ranking;
-  }
-
-  /** Hybrid search's two lists (unfiltered plan): from the cache, or both from one product over the vectors. */
-  private async keywordAndSemantic(whole: FilterPlan, text: string, semantic: SemanticQuery): Promise<{ keyword: Ranking; similar: Ranking }> {
-    const keywordKey = rankingKey(whole, 'keyword', text, semantic);
-    const semanticKey = rankingKey(whole, 'semantic', text, semantic);
-    const [keyword, similar] = [this.rankings.get(keywordKey), this.rankings.get(semanticKey)];
-    if (keyword && similar) return { keyword, similar };
-    if (keyword || similar) {
-      return {
-        keyword: keyword ?? (await this.rankingOf(whole, { mode: 'keyword', text }, semantic)),
-        similar: similar ?? (await this.rankingOf(whole, { mode: 'semantic', text }, semantic)),
-      };
-    }
-    const generation = this.generation;
-    const both = await this.rankers.keywordAndSemantic(whole.kind, text, semantic);
-    if (generation === this.generation) {
-      this.rankings.set(keywordKey, both.keyword);
-      this.rankings.set(semanticKey, both.semantic);
-    }
-    return { keyword: both.keyword, similar: both.semantic };
+    const ranking = await this.rankings.of({ kind, ...(bits ? { filters: { key: plan.key, bits } } : {}) }, query.search, semantic);
+    return this.pageOfRanking(plan, query, query.ids ? rankingAmong(ranking, new Set(query.ids), this.idOf(kind)) : ranking);
   }
 
   /** A listing's records among `ids` (ListQuery.ids): the same filters and order, with the id test added. */
@@ -369,7 +318,6 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   private invalidateCaches(): void {
-    this.generation++;
     this.counts.clear();
     this.facets.clear();
     this.pages.clear();
@@ -388,8 +336,3 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 }
 
-/** What identifies a ranking in the cache: the filters, the mode and text, and the query vector with its scale. */
-function rankingKey(plan: FilterPlan, mode: SearchMode, text: string, semantic?: SemanticQuery): string {
-  const vectorKey = semantic?.vector ? Buffer.from(semantic.vector.buffer, semantic.vector.byteOffset, semantic.vector.byteLength).toString('base64') : '';
-  return JSON.stringify([plan.key, mode, text, semantic ? [vectorKey, semantic.scale] : null]);
-}
