@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { claimDataDir } from './data-dir-lock';
 import { ensureTable } from './local-table';
@@ -12,7 +12,7 @@ import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
 import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
-import { LocalWebhookDispatcher, type LocalWebhookOptions } from './webhook-dispatcher';
+import { LocalWebhookDispatcher, type CleanStop, type LocalWebhookOptions } from './webhook-dispatcher';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
@@ -54,6 +54,13 @@ const REMEMBERED_QUERIES = 256;
 const KEY_CACHE_TTL_MS = 60_000;
 const USAGE_FLUSH_MS = 1_000;
 const CATALOGUE_MARKER = { pk: 'meta#catalogue', sk: 'seed' };
+/** Written by a server's clean stop, taken (read and deleted) by the next open of the folder (LocalWebhookDispatcher.start). */
+const CLEAN_STOP_MARKER = { pk: 'meta#webhooks', sk: 'clean-stop' };
+
+async function takeCleanStop(doc: DynamoDBDocumentClient): Promise<CleanStop | null> {
+  const item = (await doc.send(new DeleteCommand({ TableName: LOCAL_TABLE_NAME, Key: CLEAN_STOP_MARKER, ReturnValues: 'ALL_OLD' }))).Attributes;
+  return item ? { deliveryIds: (item.delivery_ids as string[] | undefined) ?? [] } : null;
+}
 
 export interface EmbeddedStackOptions {
   /** Folder for state that survives restarts; in memory when omitted. */
@@ -184,6 +191,8 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   const doc = DynamoDBDocumentClient.from(client);
 
   const marker = (await doc.send(new GetCommand({ TableName: LOCAL_TABLE_NAME, Key: CATALOGUE_MARKER }))).Item;
+  // Taken by every open, so only the start right after a clean stop (nothing else in between) trusts it.
+  let cleanStop = await takeCleanStop(doc);
   let seededCatalogue: CatalogueSpec | null = (marker?.spec as CatalogueSpec | undefined) ?? null;
   let importedCatalogue: ImportedCatalogue | null = marker?.imported_sources
     ? { sources: marker.imported_sources as string[], importedAt: String(marker.imported_at) }
@@ -200,6 +209,8 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   // Writes a stopped process left between the store and the index: indexed and announced now.
   const replayed = await store.replayJournal();
   if (replayed > 0) progress(`finished ${replayed} write${replayed === 1 ? '' : 's'} the last process left unindexed (it stopped mid-write)`);
+  // Writes replayed or seeded before the dispatcher starts leave their events in the outbox.
+  if (replayed > 0) cleanStop = null;
 
   if (!marker && options.seed !== false) {
     const spec: CatalogueSpec = { ...DEFAULT_CATALOGUE, ...(typeof options.seed === 'object' ? options.seed : {}), today: utcDate(clock) };
@@ -210,6 +221,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     for (const batch of generateContracts(spec, funders)) await store.put('contract', batch);
     await doc.send(new PutCommand({ TableName: LOCAL_TABLE_NAME, Item: { ...CATALOGUE_MARKER, spec, seeded_at: clock.now().toISOString() } }));
     seededCatalogue = spec;
+    cleanStop = null;
   }
 
   const deadlineLedger = new DynamoDeadlineLedger(client, LOCAL_TABLE_NAME);
@@ -220,7 +232,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     // Started after seeding: a seeded catalogue's events have no subscriber to go to.
     const savedSearch = { index, embedder: queryEmbedder, semanticFloor };
     webhookDispatcher = new LocalWebhookDispatcher({ outbox: storedOutbox, webhooks, log: deliveries, clock, index, ledger: deadlineLedger, savedSearch }, options.webhooks);
-    await webhookDispatcher.start();
+    await webhookDispatcher.start(cleanStop);
   }
 
   // A subscription changed through the stack (an admin command in the server) reaches the
@@ -266,8 +278,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       // A rebuild still filling its file stops and deletes it; one catching up finishes.
       await rebuilder.close();
       // No new attempt starts; the ones under way finish (each is cut off at its timeout).
+      const handOver = webhookDispatcher?.cleanStop() ?? null;
       webhookDispatcher?.close();
       await webhookDispatcher?.settle();
+      if (handOver) await doc.send(new PutCommand({ TableName: LOCAL_TABLE_NAME, Item: { ...CLEAN_STOP_MARKER, delivery_ids: handOver.deliveryIds } }));
       await meter.close();
       index.current.close();
       embeddings.cache.close();

@@ -9,6 +9,7 @@ import { fanOutChangeEvents } from '../lambdas/core/use-cases/fan-out-events';
 import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
 import type { DeadlineLedger } from '../lambdas/ports/deadline-ledger';
+import type { Delivery } from '../lambdas/ports/delivery-log';
 import type { SearchIndex } from '../lambdas/ports/search-index';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import type { Clock } from '../lambdas/ports/clock';
@@ -43,12 +44,18 @@ export function msUntilUtcTime(now: Date, hhmm: string): number {
  * fanned out stay in the outbox, and unfinished deliveries in the delivery log; start() picks up
  * both.
  */
+/** A clean stop's hand-over to the next start (LocalWebhookDispatcher.cleanStop). */
+export interface CleanStop {
+  deliveryIds: string[];
+}
+
 export class LocalWebhookDispatcher {
   readonly queue: InProcessDeliveryQueue;
   private cached: { at: number; subscriptions: WebhookSubscription[] } | null = null;
   private pending: Promise<unknown> = Promise.resolve();
   private scanTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private fanOutFailed = false;
 
   constructor(
     private readonly ports: { outbox: ChangeOutbox; webhooks: WebhookStore; log: DynamoDeliveryLog; clock: Clock; index: SearchIndex; ledger: DeadlineLedger; savedSearch?: SearchPorts },
@@ -80,17 +87,38 @@ export class LocalWebhookDispatcher {
 
   /**
    * Fans out what the outbox still holds, re-queues unfinished deliveries (after a restart), runs
-   * the deadline scan (a day the server was down is caught up) and schedules it daily.
+   * the deadline scan (a day the server was down is caught up) and schedules it daily. After a
+   * clean stop (`resume`, from cleanStop()), the outbox is known empty and the unfinished
+   * deliveries known by id, so neither is looked for by scanning the whole table: at 100,000
+   * grants those two scans took 5 s of every start and left 200 MB of garbage in its heap.
    */
-  async start(): Promise<void> {
-    for await (const page of this.ports.outbox.scan()) await this.dispatch(page);
-    const now = this.ports.clock.now().getTime();
-    for await (const delivery of this.ports.log.unfinished()) {
-      const wait = delivery.next_attempt_at ? Math.max(0, Math.ceil((Date.parse(delivery.next_attempt_at) - now) / 1000)) : 0;
-      await this.queue.send({ delivery_id: delivery.delivery_id }, Math.min(wait, this.queue.maxDelaySeconds));
+  async start(resume: CleanStop | null = null): Promise<void> {
+    if (resume) {
+      for (const deliveryId of resume.deliveryIds) {
+        const delivery = await this.ports.log.get(deliveryId);
+        if (delivery && (delivery.status === 'pending' || delivery.status === 'retrying')) await this.requeue(delivery);
+      }
+    } else {
+      for await (const page of this.ports.outbox.scan()) await this.dispatch(page);
+      for await (const delivery of this.ports.log.unfinished()) await this.requeue(delivery);
     }
     await this.scanDeadlines();
     this.scheduleDeadlineScan();
+  }
+
+  private async requeue(delivery: Delivery): Promise<void> {
+    const now = this.ports.clock.now().getTime();
+    const wait = delivery.next_attempt_at ? Math.max(0, Math.ceil((Date.parse(delivery.next_attempt_at) - now) / 1000)) : 0;
+    await this.queue.send({ delivery_id: delivery.delivery_id }, Math.min(wait, this.queue.maxDelaySeconds));
+  }
+
+  /**
+   * What the next start needs to know, taken just before close(): the deliveries queued or under
+   * way. Null when a fan-out failed since start: its events wait in the outbox, and only a scan
+   * finds them.
+   */
+  cleanStop(): CleanStop | null {
+    return this.fanOutFailed ? null : { deliveryIds: [...new Set(this.queue.messages().map((message) => message.delivery_id))] };
   }
 
   /** `*.deadline_approaching` for every subscription whose window a deadline has entered (scanDeadlines). */
@@ -113,7 +141,10 @@ export class LocalWebhookDispatcher {
   /** Called with each batch the local indexer appends; batches are handled in order. */
   onEvents(events: readonly ChangeEvent[]): Promise<void> {
     const next = this.pending.then(() => this.dispatch(events));
-    this.pending = next.catch((error) => logger.error('webhook fan-out failed; the events stay in the outbox until the next start', { error: error as Error }));
+    this.pending = next.catch((error) => {
+      this.fanOutFailed = true;
+      logger.error('webhook fan-out failed; the events stay in the outbox until the next start', { error: error as Error });
+    });
     return next;
   }
 

@@ -9,8 +9,9 @@ import type { DeliveryMessage, DeliveryQueue } from '../../ports/delivery-queue'
 export class InProcessDeliveryQueue implements DeliveryQueue {
   readonly maxDelaySeconds = 900;
   readonly deadLetters: DeliveryMessage[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly running = new Set<Promise<void>>();
+  /** Messages waiting on their timers. */
+  private readonly waiting = new Map<NodeJS.Timeout, DeliveryMessage>();
+  private readonly running = new Map<Promise<void>, DeliveryMessage>();
   private handler: ((message: DeliveryMessage) => Promise<void>) | null = null;
   private closed = false;
 
@@ -31,29 +32,34 @@ export class InProcessDeliveryQueue implements DeliveryQueue {
 
   /** Messages waiting or being handled. */
   get size(): number {
-    return this.timers.size + this.running.size;
+    return this.waiting.size + this.running.size;
+  }
+
+  /** The messages waiting or being handled, as a clean stop hands them to the next start. */
+  messages(): DeliveryMessage[] {
+    return [...this.waiting.values(), ...this.running.values()];
   }
 
   /** Resolves once no message is being handled (timers may still be waiting). */
   async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.all([...this.running]);
+    while (this.running.size > 0) await Promise.all([...this.running.keys()]);
   }
 
   close(): void {
     this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    for (const timer of this.waiting.keys()) clearTimeout(timer);
+    this.waiting.clear();
   }
 
   private schedule(message: DeliveryMessage, delayMs: number): void {
     if (this.closed) return;
     const timer = setTimeout(() => {
-      this.timers.delete(timer);
+      this.waiting.delete(timer);
       const run = this.run(message).finally(() => this.running.delete(run));
-      this.running.add(run);
+      this.running.set(run, message);
     }, delayMs);
     timer.unref();
-    this.timers.add(timer);
+    this.waiting.set(timer, message);
   }
 
   private async run(message: DeliveryMessage): Promise<void> {
