@@ -2,6 +2,7 @@ import { unreadablePosition } from '../../core/query/list-cursor';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { FusedHit } from '../../core/search/fusion';
 import type { SearchHit } from './opensearch-responses';
+import { firstIndexWhere } from '../../core/query/first-index';
 
 /**
  * Keyset paging on OpenSearch (SearchIndex `after`): a page's position is its last hit's sort
@@ -36,12 +37,5 @@ export function fusedStartAfter(ordered: readonly FusedHit[], order: ListQuery['
   const follows = (hit: FusedHit) => (order === 'desc'
     ? hit.relevance < relevance || (hit.relevance === relevance && hit.id > id)
     : hit.relevance > relevance || (hit.relevance === relevance && hit.id < id));
-  let lo = 0;
-  let hi = ordered.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (follows(ordered[mid]!)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
+  return firstIndexWhere(ordered.length, (i) => follows(ordered[i]!));
 }

@@ -1,3 +1,4 @@
+import { firstIndexWhere } from '../../core/query/first-index';
 import { andInto, orInto, setBit, wordsFor, type RowBitmap } from './row-bitmap';
 
 /**
@@ -108,12 +109,5 @@ export class RangeIndex {
 
 /** The first position of an ascending array where `passes` holds (it holds from there on), or its length. */
 function firstPosition(sorted: Float64Array, passes: (value: number) => boolean): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (passes(sorted[mid]!)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
+  return firstIndexWhere(sorted.length, (i) => passes(sorted[i]!));
 }

@@ -3,6 +3,7 @@ import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { SORT_COLUMNS } from './sqlite-index-schema';
 import type { Sql } from './sqlite-index-filters';
+import { firstIndexWhere } from '../../core/query/first-index';
 
 /**
  * Keyset paging in the embedded index (SearchIndex `after`). A field sort's position is
@@ -62,14 +63,7 @@ function compareAt(keys: RankingKeys, i: number, at: { tier: number; score: numb
 
 /** The first index whose entry compares above `bound` (binary search: the ranking is sorted). */
 function firstAbove(keys: RankingKeys, total: number, at: ReturnType<typeof relevancePosition>, bound: number): number {
-  let lo = 0;
-  let hi = total;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareAt(keys, mid, at) > bound) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
+  return firstIndexWhere(total, (i) => compareAt(keys, i, at) > bound);
 }
 
 /**
