@@ -2,8 +2,9 @@ import { readProcessMemory, type ProcessMemory } from './child-processes';
 import { megabytes } from './format';
 import { measure } from './measure';
 import type { BenchOptions } from './options';
-import { BASELINE_PAGE_PATH, countGrants, probe, probeListPage, scenarios, type ListPageFacts, type Scenario, type ScenarioName } from './scenarios';
+import { BASELINE_PAGE_PATH, countGrants, distinctPath, probe, probeListPage, scenarios, type ListPageFacts, type Scenario, type ScenarioName } from './scenarios';
 import { benchAuthorization, startApiServer, startBaselineServer, type FirstStart, type RunningServer } from './server-process';
+import { measureWorstCases, type WorstCaseResult } from './worst-cases';
 import { summarise, type Round, type RoundMeasurement, type ScenarioSummary } from './summary';
 
 export interface ScenarioFacts {
@@ -19,6 +20,8 @@ export interface CatalogueResult {
   facts: Record<ScenarioName, ScenarioFacts>;
   summaries: ScenarioSummary[];
   apiMemory: { idle: ProcessMemory; afterRuns: ProcessMemory };
+  /** Bad input at its costliest, after the rounds (worst-cases.ts). */
+  worstCases: WorstCaseResult[];
   baselineMemory: ProcessMemory;
   seconds: number;
 }
@@ -54,7 +57,7 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
     const apiBasePath = new URL(api.baseUrl).pathname;
     const nextPathFor = new Map(list.filter((s) => s.distinct).map((s) => {
       let n = 0;
-      return [s.name, () => `${apiBasePath}${s.path}${s.distinct!.suffix(n++)}`] as const;
+      return [s.name, () => `${apiBasePath}${distinctPath(s, n++)}`] as const;
     }));
 
     const facts = {} as Record<ScenarioName, ScenarioFacts>;
@@ -64,7 +67,7 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
       if (nextPath) {
         const origin = new URL(api.baseUrl).origin;
         const [first, second] = [await probeListPage(`${origin}${nextPath()}`, headers), await probeListPage(`${origin}${nextPath()}`, headers)];
-        const consistent = samePage(first, second) && (!scenario.distinct!.sameAnswerAsRepeated || samePage(first, probed));
+        const consistent = scenario.distinct!.newText || (samePage(first, second) && (!scenario.distinct!.sameAnswerAsRepeated || samePage(first, probed)));
         if (!consistent) throw new Error(`${scenario.name}: the distinct-query parameter changes the answer from one request to the next`);
         probed = first;
       }
@@ -106,13 +109,17 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
       rounds.push(round);
     }
 
+    const apiMemoryAfterRuns = readProcessMemory(api.child.pid);
+    const worstCases = await measureWorstCases(api.baseUrl, headers);
+    for (const worst of worstCases) log(`  worst case: ${worst.name}: first ${worst.firstMs.toFixed(1)} ms, then p50 ${worst.p50Ms.toFixed(1)} ms, max ${worst.maxMs.toFixed(1)} ms`);
     return {
       grants,
       openGrants,
+      worstCases,
       firstStart,
       facts,
       summaries: summarise(list, rounds),
-      apiMemory: { idle, afterRuns: readProcessMemory(api.child.pid) },
+      apiMemory: { idle, afterRuns: apiMemoryAfterRuns },
       baselineMemory: readProcessMemory(baseline.child.pid),
       seconds: (performance.now() - startedAt) / 1000,
     };

@@ -5,7 +5,9 @@ import { US_STATE_CODES } from '../lambdas/core/geo';
 import { seededRandom } from '../local/seeded-random';
 import { PROJECT_ROOT } from './child-processes';
 import { DISTINCT_MISSION_SUFFIX, MATCH_PROFILES } from './match';
-import { BASELINE_PAGE_PATH, SEARCH_TEXT, scenarios, type BenchHeaders } from './scenarios';
+import { BASELINE_PAGE_PATH, SEARCH_TEXT, scenarios, searchTexts, type BenchHeaders } from './scenarios';
+
+export { searchTexts };
 
 /**
  * The mixed workload of `npm run bench:load`: what each kind of request is, how many of the run's
@@ -52,18 +54,6 @@ export function splitConnections(total: number): Record<LoadKind, number> {
 }
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-
-/**
- * What users type: the 31 grant queries of the search quality set (bench/search-eval/queries.json,
- * written for ../shared/data), the api part's "community health", and one-word topics of the
- * synthetic catalogue.
- */
-export function searchTexts(): string[] {
-  const { queries } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json'), 'utf8')) as { queries: { kind: string; query: string }[] };
-  const labelled = queries.filter((q) => q.kind === 'grant').map((q) => q.query);
-  const topics = ['broadband', 'police', 'wildfire', 'opioid', 'teacher training', 'watershed restoration', 'transit', 'affordable housing', 'veterans', 'apprenticeship'];
-  return [SEARCH_TEXT, ...labelled, ...topics];
-}
 
 /** MATCH_PROFILES (bench/match.ts) and the 41 labelled profiles of bench/match-eval/profiles.json. */
 export function matchBodies(): object[] {

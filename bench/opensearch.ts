@@ -10,7 +10,7 @@ import { todayUtc } from './bench-catalogue';
 import { readProcessMemory, startNodeChild, type ProcessMemory } from './child-processes';
 import { measure } from './measure';
 import type { BenchOptions } from './options';
-import { BASELINE_PAGE_PATH, probe, probeListPage, scenarios, type ScenarioName } from './scenarios';
+import { BASELINE_PAGE_PATH, distinctPath, probe, probeListPage, scenarios, type ScenarioName } from './scenarios';
 import { BENCH_DATA_DIR, benchAuthorization, startApiServer, startBaselineServer, type RunningServer } from './server-process';
 import { median, summarise, type Round, type ScenarioSummary } from './summary';
 
@@ -134,7 +134,7 @@ export async function benchOpenSearch(grants: number, options: BenchOptions, log
       for (const backend of ['embedded', 'opensearch'] as const) {
         const base = new URL(servers[backend].baseUrl);
         let n = 0;
-        nextPaths.set(`${backend}:${name}`, () => `${base.pathname}${scenario.path}${scenario.distinct!.suffix(n++)}`);
+        nextPaths.set(`${backend}:${name}`, () => `${base.pathname}${distinctPath(scenario, n++)}`);
         const facts = await probeListPage(`${base.origin}${nextPaths.get(`${backend}:${name}`)!()}`, headers[backend]);
         totals[name][backend] = facts.total;
         log(`  ${backend.padEnd(10)} ${name}: ${facts.total} matches`);

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from './child-processes';
 /** The requests the bench measures. */
 
 export type ScenarioName =
-  | 'baseline' | 'filtered' | 'filtered-distinct' | 'search' | 'search-distinct'
-  | 'semantic' | 'semantic-distinct' | 'hybrid' | 'hybrid-distinct';
+  | 'baseline' | 'filtered' | 'filtered-distinct' | 'search' | 'search-distinct' | 'search-new-text'
+  | 'semantic' | 'semantic-distinct' | 'semantic-new-text' | 'hybrid' | 'hybrid-distinct' | 'hybrid-new-text';
 
 export interface Scenario {
   name: ScenarioName;
@@ -21,6 +24,10 @@ export interface Scenario {
     description: string;
     /** Whether the answer also equals the repeated-URL scenario's; false when the parameter filters a little. */
     sameAnswerAsRepeated: boolean;
+    /** Every request a search text never sent before: the answers differ, and the query's vector is computed for each. */
+    newText?: true;
+    /** The path the suffix goes on, when not `path` (which must answer alone, for the bench's probe). */
+    path?: string;
   };
 }
 
@@ -46,6 +53,50 @@ const subDollarMinAmount = {
   description: '`&min_amount=` a different amount under $1 per request (drops grants with no stated maximum)',
   sameAnswerAsRepeated: false,
 } as const;
+
+/**
+ * Search texts no request has sent before (n up to 6,048 of them): a topic users type (the
+ * grant queries of the search quality set, the api part's text and one-word topics) with two more
+ * words after it. The words themselves repeat, as a language's do, so their postings are read
+ * from FTS5 once; every text's vector is computed by the model, and every ranking made afresh.
+ */
+export function newSearchText(n: number): string {
+  const topics = searchTexts();
+  const more = ['rural', 'youth', 'research', 'training', 'water', 'energy', 'school', 'housing', 'tribal', 'arts', 'veterans', 'climate'];
+  const extra = Math.floor(n / topics.length);
+  return `${topics[n % topics.length]} ${more[extra % more.length]} ${more[Math.floor(extra / more.length) % more.length]}`;
+}
+
+/**
+ * What users type: the 31 grant queries of the search quality set (bench/search-eval/queries.json,
+ * written for ../shared/data), the api part's "community health", and one-word topics of the
+ * synthetic catalogue.
+ */
+export function searchTexts(): string[] {
+  const { queries } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json'), 'utf8')) as { queries: { kind: string; query: string }[] };
+  const labelled = queries.filter((q) => q.kind === 'grant').map((q) => q.query);
+  const topics = ['broadband', 'police', 'wildfire', 'opioid', 'teacher training', 'watershed restoration', 'transit', 'affordable housing', 'veterans', 'apprenticeship'];
+  return [SEARCH_TEXT, ...labelled, ...topics];
+}
+
+const newText = {
+  suffix: (n: number) => `&search=${encodeURIComponent(newSearchText(n))}`,
+  description: '`&search=` a text never sent before (a topic and two more words, e.g. "wildfire youth energy"), so its vector is computed and its ranking made for that request',
+  sameAnswerAsRepeated: false,
+  newText: true,
+} as const;
+
+/** Request n of a distinct variant. */
+export function distinctPath(scenario: Scenario, n: number): string {
+  return `${scenario.distinct!.path ?? scenario.path}${scenario.distinct!.suffix(n)}`;
+}
+
+const newTextScenario = (name: ScenarioName, family: 'search' | 'semantic' | 'hybrid', mode: string, label: string): Scenario => ({
+  name, family, label,
+  // Alone (for the bench's probe), the api part's text; each request of the run, a new one.
+  path: `/grants-api?search_mode=${mode}&search=${encodeURIComponent(SEARCH_TEXT)}`,
+  distinct: { ...newText, path: `/grants-api?search_mode=${mode}` },
+});
 
 export function scenarios(todayUtc: string): Scenario[] {
   const filtered = `/grants-api?states=CA,NY&include_national=true&deadline_after=${todayUtc}&sort_by=deadline_date&order=asc`;
@@ -80,6 +131,7 @@ export function scenarios(todayUtc: string): Scenario[] {
       // (every stated amount is in whole dollars, at least $5,000) and nothing else.
       distinct: subDollarMinAmount,
     },
+    newTextScenario('search-new-text', 'search', 'keyword', 'keyword search, every request a text never sent before (the model embeds each for the floor)'),
     { name: 'semantic', family: 'semantic', label: `semantic search "${SEARCH_TEXT}" (exact k-NN over every grant), same URL every request`, path: semantic },
     {
       name: 'semantic-distinct',
@@ -89,6 +141,7 @@ export function scenarios(todayUtc: string): Scenario[] {
       // The filter changes per request, so neither the ranking nor the filter mask can come from a cache.
       distinct: subDollarMinAmount,
     },
+    newTextScenario('semantic-new-text', 'semantic', 'semantic', 'semantic search, every request a text never sent before (the model embeds each)'),
     { name: 'hybrid', family: 'hybrid', label: `hybrid search "${SEARCH_TEXT}" (BM25 and k-NN lists fused), same URL every request`, path: hybrid },
     {
       name: 'hybrid-distinct',
@@ -97,6 +150,7 @@ export function scenarios(todayUtc: string): Scenario[] {
       path: hybrid,
       distinct: subDollarMinAmount,
     },
+    newTextScenario('hybrid-new-text', 'hybrid', 'hybrid', 'hybrid search, every request a text never sent before (the model embeds each)'),
   ];
 }
 
