@@ -4,6 +4,7 @@ import type { ResourceKind } from '../../core/records';
 import type { RowBitmap } from './row-bitmap';
 import { orderSql } from './sqlite-index-filters';
 import { sortColumnOf } from './sqlite-keyset';
+import { firstIndexWhere } from '../../core/query/first-index';
 
 /**
  * Every row of a kind in a field order (orderSql's: the sort column, nulls last, ties by id), as
@@ -23,6 +24,8 @@ const REBUILD_INTERVAL_MS = 1000;
 export interface FieldOrder {
   /** The rowids in order. */
   rowids: Int32Array;
+  /** For the fields a filter bounds (BOUNDED_FIELDS): each position's value as a number (NaN for none). */
+  keys: Float64Array | null;
   /** By rowid: its index in `rowids` (-1 for none). */
   positionOf: Int32Array;
 }
@@ -39,9 +42,11 @@ export class OrderedPages {
   constructor(private readonly statement: (sql: string) => Database.Statement, private readonly ids: Record<ResourceKind, ReadonlyMap<number, string>>, now?: () => number) {
     this.orders = new FieldOrders((key) => {
       const [kind, field, order] = key.split('|') as [ResourceKind, ListQuery['sort']['field'], ListQuery['sort']['order']];
+      const { bare } = sortColumnOf(kind, field);
       // Without filters, orderSql gives the general order (ascending: nulls last); a filter that excludes nulls only leaves them out.
-      const sql = `SELECT r.rowid FROM ${kind}_rows r ORDER BY ${orderSql(kind, { sort: { field, order }, filters: null } as unknown as ListQuery)}`;
-      return Int32Array.from(this.statement(sql).pluck().all() as number[]);
+      const sql = `SELECT r.rowid, r.${bare} FROM ${kind}_rows r ORDER BY ${orderSql(kind, { sort: { field, order }, filters: null } as unknown as ListQuery)}`;
+      const rows = this.statement(sql).raw().all() as [number, string | number | null][];
+      return { rowids: Int32Array.from(rows, (row) => row[0]), keys: BOUNDED_FIELDS.has(field) ? Float64Array.from(rows, (row) => numericKey(row[1])) : null };
     }, now);
   }
 
@@ -59,19 +64,68 @@ export class OrderedPages {
     if (!order) return undefined;
     const { bare } = sortColumnOf(kind, query.sort.field);
     const valueOf = this.statement(`SELECT r.${bare} FROM ${kind}_rows r WHERE r.rowid = ?`).pluck();
-    let start = 0;
+    // Rows outside the filters' bounds on the sort column cannot pass: the walk skips them.
+    let [start, end] = boundedPositions(order, query);
     if (query.after) {
       const [value, id] = query.after;
       const row = typeof id === 'string' ? (this.statement(`SELECT r.rowid AS rowid, r.${bare} AS value FROM ${kind}_rows r WHERE r.id = ?`).get(id) as { rowid: number; value: unknown } | undefined) : undefined;
       if (!row || row.value !== (value ?? null)) return undefined;
-      start = (order.positionOf[row.rowid] ?? -1) + 1;
-      if (start === 0) return undefined;
+      const position = order.positionOf[row.rowid] ?? -1;
+      if (position < 0) return undefined;
+      start = Math.max(start, position + 1);
     }
-    const rows = rowsInOrder(order.rowids, bits, start, query.after ? 0 : query.offset, query.limit + 1);
+    end = Math.max(start, end);
+    const rows = rowsInOrder(order.rowids.subarray(0, end), bits, start, query.after ? 0 : query.offset, query.limit + 1);
     if (rows.length <= query.limit) return { rowids: rows };
     const last = rows[query.limit - 1]!;
     return { rowids: rows.slice(0, query.limit), next: [valueOf.get(last) as string | number | null, this.ids[kind].get(last)!] };
   }
+}
+
+/** The sort fields whose values the filters bound: the deadline (deadline_after, deadline_before) and the amounts (min_amount, max_amount). */
+const BOUNDED_FIELDS: ReadonlySet<ListQuery['sort']['field']> = new Set(['deadline_date', 'amount_min', 'amount_max']);
+
+/** A sort value as a number in the same order: an amount as it is, an ISO day as YYYYMMDD, none as NaN. */
+function numericKey(value: string | number | null): number {
+  if (value === null) return Number.NaN;
+  if (typeof value === 'number') return value;
+  return Number(value.slice(0, 4)) * 10_000 + Number(value.slice(5, 7)) * 100 + Number(value.slice(8, 10));
+}
+
+/**
+ * The positions [start, end) of an order whose rows can pass the query's bounds on its sort
+ * column (filterSql's: deadline_date > deadline_after and < deadline_before, amount_max >=
+ * min_amount, amount_min <= max_amount; a row without a value passes none). Values ascend (or
+ * descend) and rows without one come last, so each bound is one binary search.
+ */
+function boundedPositions(order: FieldOrder, query: ListQuery): [number, number] {
+  const { keys } = order;
+  const all: [number, number] = [0, order.rowids.length];
+  const filters = query.filters;
+  if (!keys || !filters) return all;
+  const field = query.sort.field;
+  let above: ((v: number) => boolean) | undefined;
+  let below: ((v: number) => boolean) | undefined;
+  if (field === 'deadline_date') {
+    const after = filters.deadlineAfter ? numericKey(filters.deadlineAfter) : undefined;
+    const before = filters.deadlineBefore ? numericKey(filters.deadlineBefore) : undefined;
+    if (after !== undefined) above = (v) => v > after;
+    if (before !== undefined) below = (v) => v < before;
+  } else if (field === 'amount_max' && filters.minAmount !== undefined) {
+    const min = filters.minAmount;
+    above = (v) => v >= min;
+  } else if (field === 'amount_min' && filters.maxAmount !== undefined) {
+    const max = filters.maxAmount;
+    below = (v) => v <= max;
+  }
+  const n = keys.length;
+  // Rows without a value (NaN) come last and pass no bound: a walk that starts where a bound holds
+  // counts them as past it, and one that ends where a bound fails counts them as failing it.
+  const holdsFrom = (bound: (v: number) => boolean) => firstIndexWhere(n, (i) => Number.isNaN(keys[i]!) || bound(keys[i]!));
+  const failsFrom = (bound: (v: number) => boolean) => firstIndexWhere(n, (i) => Number.isNaN(keys[i]!) || !bound(keys[i]!));
+  // Ascending, the lower bound holds from some position on and the upper one fails from some position on; descending, the reverse.
+  const [first, last] = query.sort.order === 'asc' ? [above, below] : [below, above];
+  return [first ? holdsFrom(first) : 0, last ? failsFrom(last) : n];
 }
 
 class FieldOrders {
@@ -79,7 +133,7 @@ class FieldOrders {
   private builtAt = Number.NEGATIVE_INFINITY;
   private stale = false;
 
-  constructor(private readonly readOrder: (key: SortKey) => Int32Array, private readonly now: () => number = () => performance.now()) {}
+  constructor(private readonly readOrder: (key: SortKey) => Pick<FieldOrder, 'rowids' | 'keys'>, private readonly now: () => number = () => performance.now()) {}
 
   /** A write changed the rows: every order is read again (or left to SQL for a while). */
   invalidate(): void {
@@ -91,12 +145,12 @@ class FieldOrders {
     let order = this.orders.get(key);
     if (order) return order;
     if (this.stale && this.now() - this.builtAt < REBUILD_INTERVAL_MS) return undefined;
-    const rowids = this.readOrder(key);
+    const { rowids, keys } = this.readOrder(key);
     const positionOf = new Int32Array(rowids.reduce((max, rowid) => Math.max(max, rowid + 1), 0)).fill(-1);
     rowids.forEach((rowid, i) => {
       positionOf[rowid] = i;
     });
-    order = { rowids, positionOf };
+    order = { rowids, keys, positionOf };
     this.orders.set(key, order);
     this.builtAt = this.now();
     this.stale = false;
