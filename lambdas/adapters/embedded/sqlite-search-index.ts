@@ -4,28 +4,27 @@ import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } f
 import { roundedRelevance } from '../../core/search/relevance';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
-import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
+import { bytesOfVector } from '../vector-bytes';
 import { QueryCache } from './query-cache';
-import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns';
+import type { FilterRow } from './filter-columns';
 import { bitmapOfRows, countBits, type RowBitmap } from './row-bitmap';
-import { FACET_COLUMNS, type FacetRow, type FacetRows } from './facet-columns';
-import { IndexFacets } from './index-facets';
+import type { FacetRow, FacetRows } from './facet-columns';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { ensureIndexSchema, funderRow, opportunityRow, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { SqliteKeywordMatcher } from './sqlite-keyword-match';
 import { rankingAmong, SearchRankers, type Ranking } from './search-rankers';
 import { CachedRankings } from './cached-rankings';
-import { IdOrder } from './id-order';
 import { OrderedPages, type RowPage } from './field-orders';
+import { RecordDocs } from './record-docs';
+import { IndexMemory } from './index-memory';
 import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './sqlite-keyset';
-import { VectorMatrix } from './vector-matrix';
 
 /**
  * The embedded search index: SQLite with FTS5 for keyword search (lambdas/core/search/
  * keyword-query.ts) and exact k-NN over an in-memory Float32 matrix, for local mode and tests.
- * Tables: sqlite-index-schema.ts; filters: sqlite-index-filters.ts, filter-columns.ts and
- * range-index.ts; rankings: search-rankers.ts and cached-rankings.ts; pages in field orders:
- * field-orders.ts.
+ * Tables: sqlite-index-schema.ts; what is kept of every row in memory: index-memory.ts; filters:
+ * sqlite-index-filters.ts, filter-columns.ts and range-index.ts; rankings: search-rankers.ts and
+ * cached-rankings.ts; pages in field orders: field-orders.ts; records: record-docs.ts.
  */
 
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
@@ -44,31 +43,19 @@ export class SqliteSearchIndex implements SearchIndex {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly counts = new QueryCache<number>(1000);
   private readonly pages = new QueryCache<RowPage>(1000);
+  private readonly docs = new RecordDocs((sql) => this.statement(sql));
   private readonly keywordMatcher: SqliteKeywordMatcher;
   private readonly rankings: CachedRankings;
   private readonly orderedPages: OrderedPages;
-  /** The rows' filter columns in memory, for the filters of searches (filter-columns.ts). */
-  private readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
-  /** What the facets read of each row, in memory likewise, and the listings' counts (index-facets.ts). */
-  private readonly facets = new IndexFacets();
-  private readonly vectors: Record<ResourceKind, VectorMatrix>;
-  /**
-   * Record id by rowid, in memory: rankings break ties by id (through idOrders, each record's place
-   * in id order), and a catalogue with repeated texts has long runs of equal scores.
-   */
-  private readonly recordIds: Record<ResourceKind, Map<number, string>> = { grant: new Map(), contract: new Map(), funder: new Map() };
-  private readonly idOrders: Record<ResourceKind, IdOrder> = {
-    grant: new IdOrder(this.recordIds.grant),
-    contract: new IdOrder(this.recordIds.contract),
-    funder: new IdOrder(this.recordIds.funder),
-  };
+  /** Every row's id, filter and facet columns and vector, in memory (index-memory.ts). */
+  private readonly memory: IndexMemory;
   private readonly space: VectorSpace;
   /** True when the index was just (re)created empty and must be filled from the record store. */
   wasCreated = false;
 
   constructor(options: SqliteSearchIndexOptions) {
     this.space = options.space;
-    this.vectors = { grant: new VectorMatrix(options.space.dimensions), contract: new VectorMatrix(options.space.dimensions), funder: new VectorMatrix(options.space.dimensions) };
+    this.memory = new IndexMemory(options.space.dimensions);
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -82,28 +69,9 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db.pragma('mmap_size = 0');
     this.wasCreated = ensureIndexSchema(this.db, this.space, options.filename);
     this.keywordMatcher = new SqliteKeywordMatcher((sql) => this.statement(sql));
-    this.rankings = new CachedRankings(new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.vectors, idOrders: this.idOrders }));
-    this.orderedPages = new OrderedPages((sql) => this.statement(sql), this.recordIds);
-    this.loadVectors();
-  }
-
-  private loadVectors(): void {
-    for (const kind of ['grant', 'contract', 'funder'] as const) {
-      const ids = this.recordIds[kind];
-      const columns = kind === 'funder' ? '' : `, ${[...FILTER_COLUMNS, ...FACET_COLUMNS].join(', ')}`;
-      for (const row of this.db.prepare(`SELECT rowid, id${columns} FROM ${kind}_rows`).iterate() as Iterable<FilterRow & FacetRow & { rowid: number; id: string }>) {
-        ids.set(row.rowid, row.id);
-        if (kind !== 'funder') {
-          this.filterColumns[kind].set(row.rowid, row);
-          this.facets.set(kind, row.rowid, row);
-        }
-      }
-      const matrix = this.vectors[kind];
-      matrix.reserve(this.db.prepare(`SELECT count(*) FROM ${kind}_vectors`).pluck().get() as number);
-      for (const row of this.db.prepare(`SELECT rowid, vector FROM ${kind}_vectors`).iterate() as Iterable<{ rowid: number; vector: Buffer }>) {
-        matrix.set(row.rowid, vectorOfBytes(row.vector));
-      }
-    }
+    this.rankings = new CachedRankings(new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.memory.vectors, idOrders: this.memory.idOrders }));
+    this.orderedPages = new OrderedPages((sql) => this.statement(sql), this.memory.recordIds);
+    this.memory.load(this.db);
   }
 
   private statement(sql: string): Database.Statement {
@@ -155,7 +123,7 @@ export class SqliteSearchIndex implements SearchIndex {
     if (page === undefined) {
       // Rows are ordered and cut before any document is read: sorting rows that carry their JSON
       // would drag every match's document through the sorter.
-      const bits = plan.kind === 'funder' ? undefined : (this.filterBits(plan) ?? this.filterColumns[plan.kind].maskBits(null, query.today));
+      const bits = plan.kind === 'funder' ? undefined : (this.filterBits(plan) ?? this.memory.filterColumns[plan.kind].maskBits(null, query.today));
       page = (bits && this.orderedPages.page(plan.kind, query, bits)) || this.rowPage(plan.kind, query, plan.filters, order);
       this.pages.set(pageKey, page);
     }
@@ -164,7 +132,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** A listing's facets, cached until the next write like its total. */
   private listingFacets(plan: FilterPlan, query: ListQuery) {
-    return this.facets.ofListing(plan.kind, query, plan.key, () => {
+    return this.memory.facets.ofListing(plan.kind, query, plan.key, () => {
       const mask = this.filterMask(plan);
       return mask ? { mask } : { all: true };
     }, this.idOf(plan.kind));
@@ -172,11 +140,11 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** The facets the query asks for (none for funders), over the whole result set given. */
   private facetsOf(plan: FilterPlan, query: ListQuery, rows: FacetRows) {
-    return this.facets.of(plan.kind, query, rows, this.idOf(plan.kind));
+    return this.memory.facets.of(plan.kind, query, rows, this.idOf(plan.kind));
   }
 
   private idOf(kind: ResourceKind): (rowid: number) => string {
-    const ids = this.recordIds[kind];
+    const ids = this.memory.recordIds[kind];
     return (rowid) => ids.get(rowid)!;
   }
 
@@ -197,13 +165,13 @@ export class SqliteSearchIndex implements SearchIndex {
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */
   private pageOfRanking<K extends ResourceKind>(plan: FilterPlan, query: ListQuery, ranking: Ranking): IndexPage<K> {
     const total = ranking.rowids.length;
-    const facets = this.facets.ofRanking(plan.kind, query, (ranking.facets ??= new Map()), { rowids: ranking.rowids }, this.idOf(plan.kind));
+    const facets = this.memory.facets.ofRanking(plan.kind, query, (ranking.facets ??= new Map()), { rowids: ranking.rowids }, this.idOf(plan.kind));
     if (query.countOnly || (!query.after && total <= query.offset)) return { total, results: [], ...facets };
     let page: ArrayLike<number>;
     let positionOfResult: (i: number) => number;
     let next: PagePosition | undefined;
     if (query.sort.field === 'relevance') {
-      const keys: RankingKeys = { scores: ranking.scores, tierEnd: ranking.tierEnd, idAt: (i) => this.recordIds[plan.kind].get(ranking.rowids[i]!)! };
+      const keys: RankingKeys = { scores: ranking.scores, tierEnd: ranking.tierEnd, idAt: (i) => this.memory.recordIds[plan.kind].get(ranking.rowids[i]!)! };
       const { positions, next: after } = relevancePage(keys, total, query);
       page = positions.map((position) => ranking.rowids[position]!);
       positionOfResult = (i) => positions[i]!;
@@ -229,26 +197,25 @@ export class SqliteSearchIndex implements SearchIndex {
   private filterMask(plan: FilterPlan): Uint8Array | undefined {
     const bits = this.filterBits(plan);
     if (!bits || plan.kind === 'funder') return undefined;
-    plan.mask ??= this.filterColumns[plan.kind].bytes(bits);
+    plan.mask ??= this.memory.filterColumns[plan.kind].bytes(bits);
     return plan.mask;
   }
 
   /** The plan's filters as a bitmap over rowids (made once a query); undefined when there are none. */
   private filterBits(plan: FilterPlan): RowBitmap | undefined {
     if (plan.filters.where.length === 0 || plan.kind === 'funder') return undefined;
-    plan.bits ??= this.filterColumns[plan.kind].maskBits(plan.query.filters, plan.query.today);
+    plan.bits ??= this.memory.filterColumns[plan.kind].maskBits(plan.query.filters, plan.query.today);
     return plan.bits;
   }
 
   /** How many records pass the plan's filters: a population count of the bitmap, where SQLite would scan rows or an index range. */
   private countOf(plan: FilterPlan): number {
     const bits = this.filterBits(plan);
-    return bits ? countBits(bits) : this.recordIds[plan.kind].size;
+    return bits ? countBits(bits) : this.memory.recordIds[plan.kind].size;
   }
 
   private readDocs<K extends ResourceKind>(kind: K, rowids: ArrayLike<number>): RecordByKind[K][] {
-    const readDoc = this.statement(`SELECT doc FROM ${kind}_docs WHERE rowid = ?`).pluck();
-    return Array.from(rowids, (rowid) => JSON.parse(readDoc.get(rowid) as string) as RecordByKind[K]);
+    return this.docs.read(kind, rowids);
   }
 
   async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], vectors?: readonly (Float32Array | null)[]): Promise<void> {
@@ -266,8 +233,6 @@ export class SqliteSearchIndex implements SearchIndex {
     const putText = this.statement(`INSERT INTO ${kind}_fts (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ${TEXT_COLUMNS.map(() => '?').join(', ')})`);
     const putVector = this.statement(`INSERT OR REPLACE INTO ${kind}_vectors (rowid, vector) VALUES (?, ?)`);
     const dropVector = this.statement(`DELETE FROM ${kind}_vectors WHERE rowid = ?`);
-    const matrix = this.vectors[kind];
-    const ids = this.recordIds[kind];
     for (const vector of vectors ?? []) {
       if (vector && vector.length !== this.space.dimensions) throw new Error(`a ${vector.length}-dimension vector cannot go into an index of ${this.space.dimensions}`);
     }
@@ -276,24 +241,14 @@ export class SqliteSearchIndex implements SearchIndex {
       (records as readonly AnyRecord[]).forEach((record, i) => {
         const row = rowOf(record);
         const { rowid } = upsertRow.get(row) as { rowid: number };
-        // Only a new record needs a place in id order; an update keeps its rowid and id.
-        if (!ids.has(rowid)) this.idOrders[kind].invalidate();
-        ids.set(rowid, record.id);
-        if (kind !== 'funder') {
-          this.filterColumns[kind as 'grant' | 'contract'].set(rowid, row as unknown as FilterRow);
-          this.facets.set(kind as 'grant' | 'contract', rowid, row as unknown as FacetRow);
-        }
+        this.memory.setRow(kind, rowid, record.id, row as unknown as FilterRow & FacetRow);
         putDoc.run(rowid, JSON.stringify(record));
         dropText.run(rowid);
         putText.run(rowid, ...textColumnsOf(kind, record));
         const vector = vectors?.[i];
-        if (vector) {
-          putVector.run(rowid, bytesOfVector(vector));
-          matrix.set(rowid, vector);
-        } else {
-          dropVector.run(rowid);
-          matrix.delete(rowid);
-        }
+        if (vector) putVector.run(rowid, bytesOfVector(vector));
+        else dropVector.run(rowid);
+        this.memory.setVector(kind, rowid, vector);
       });
     })();
   }
@@ -306,21 +261,16 @@ export class SqliteSearchIndex implements SearchIndex {
         const row = find.get(id) as { rowid: number } | undefined;
         if (!row) continue;
         for (const table of ['rows', 'docs', 'fts', 'vectors']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
-        this.vectors[kind].delete(row.rowid);
-        this.recordIds[kind].delete(row.rowid);
-        this.idOrders[kind].forget(row.rowid);
-        if (kind !== 'funder') {
-          this.filterColumns[kind].delete(row.rowid);
-          this.facets.delete(kind, row.rowid);
-        }
+        this.memory.deleteRow(kind, row.rowid);
       }
     })();
   }
 
   private invalidateCaches(): void {
     this.counts.clear();
-    this.facets.clear();
+    this.memory.facets.clear();
     this.pages.clear();
+    this.docs.clear();
     this.rankings.clear();
     this.keywordMatcher.clear();
     this.orderedPages.invalidate();
