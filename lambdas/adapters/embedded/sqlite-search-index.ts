@@ -30,7 +30,6 @@ import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
 type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; bits?: RowBitmap; mask?: Uint8Array };
 
-
 export interface SqliteSearchIndexOptions {
   /** A file path, or ':memory:'. */
   filename: string;
@@ -182,9 +181,9 @@ export class SqliteSearchIndex implements SearchIndex {
         ?? this.rowPage(plan.kind, query, { where: ['r.rowid IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(Array.from(ranking.rowids))] }, orderSql(plan.kind, query));
       page = rows.rowids;
       next = rows.next;
-      ranking.positionOf ??= new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, i]));
-      const positionOf = ranking.positionOf;
-      positionOfResult = (i) => positionOf.get(page[i]!)!;
+      // Only results with a relevance need their place in the ranking: keyword rankings have none.
+      const positionOf = ranking.relevance ? (ranking.positionOf ??= new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, i]))) : undefined;
+      positionOfResult = (i) => positionOf!.get(page[i]!)!;
     }
     const docs = this.readDocs(plan.kind, page);
     const { relevance } = ranking;
