@@ -297,7 +297,7 @@ key check, the cursor's HMAC, reading and serialising 20 records, the log line, 
   1.4 ms. A cursor finds its place through its record's position in the order; SQL answers when
   that record has changed, and while an order waits to be read again.
 - **Keyword search**: FTS5's BM25 is a sum over the query's words, so each word's scored postings
-  are read from FTS5 once and kept in memory (LRU, 64 MB, cleared by every write), and a query
+  are read from FTS5 once and kept in memory (LRU, 32 MB, cleared by every write), and a query
   merges them (about 1.4 ms for "community health", whose words 13,535 grants share). The records
   where the words stand near each other (FTS5's NEAR, for the phrase boost) are kept the same way.
   A word's first search pays for its postings: 166 ms for "community" (in 53,778 grants), 67 ms for

@@ -1,7 +1,7 @@
 import type { ListQuery, SearchMode } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import type { SemanticQuery } from '../../ports/search-index';
-import { QueryCache } from './query-cache';
+import { LRUCache } from 'lru-cache';
 import { countBits, type RowBitmap } from './row-bitmap';
 import { rankingWithin, type Ranking, type SearchRankers } from './search-rankers';
 
@@ -21,11 +21,15 @@ export interface RankingScope {
 /** The largest share of a kind's records the filters may keep for a new text to be scored among them alone. */
 const FILTERED_SCORING_SHARE = 0.1;
 
-// Rankings hold every match (4-12 bytes a record), so far fewer of them are kept than counts or pages.
+// Rankings hold every match (8-12 bytes a record, a whole catalogue's up to 1.2 MB at 100,000
+// grants), so they are kept by size, not by count as counts and pages are.
 const MAX_RANKINGS = 64;
+const MAX_RANKING_BYTES = 24 * 1024 * 1024;
+
+const rankingBytes = (ranking: Ranking) => ranking.rowids.byteLength + ranking.scores.byteLength + (ranking.relevance?.byteLength ?? 0) + 64;
 
 export class CachedRankings {
-  private readonly cache = new QueryCache<Ranking>(MAX_RANKINGS);
+  private readonly cache = new LRUCache<string, Ranking>({ max: MAX_RANKINGS, maxSize: MAX_RANKING_BYTES, sizeCalculation: rankingBytes });
   /** Bumped by every write, so a ranking made across a write is not kept. */
   private generation = 0;
 

@@ -18,11 +18,6 @@ export class QueryCache<V> {
     return value;
   }
 
-  /** Whether an answer is kept, without counting as a use. */
-  has(key: string): boolean {
-    return this.entries.has(key);
-  }
-
   set(key: string, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);

@@ -35,8 +35,8 @@ const WEIGHTS = [KEYWORD_FIELD_WEIGHTS.title, KEYWORD_FIELD_WEIGHTS.description,
  * Memory for cached postings: 8 bytes a posting, so a word in every one of 100,000 records takes
  * 800 KB; the commonest terms of a large catalogue fit many times over.
  */
-const POSTINGS_CACHE_BYTES = 64 * 1024 * 1024;
-const PHRASES_CACHE_BYTES = 16 * 1024 * 1024;
+const POSTINGS_CACHE_BYTES = 32 * 1024 * 1024;
+const PHRASES_CACHE_BYTES = 8 * 1024 * 1024;
 
 const quotedTerm = (term: string) => `"${term}"`;
 
@@ -129,8 +129,15 @@ export class SqliteKeywordMatcher {
     let found = this.postings.get(key);
     if (!found) {
       // bm25() is lower-is-better (negated); FTS5 returns matches in ascending rowid order.
-      const rows = this.statement(`SELECT rowid, bm25(${kind}_fts, ${WEIGHTS}) FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).raw().all(quotedTerm(term)) as [number, number][];
-      found = { rowids: Int32Array.from(rows, (row) => row[0]), scores: Float32Array.from(rows, (row) => -row[1]) };
+      // Iterated into two number arrays, not read as one array of row arrays: a common word's
+      // postings as row arrays took tens of megabytes for a moment.
+      const rowids: number[] = [];
+      const scores: number[] = [];
+      for (const [rowid, score] of this.statement(`SELECT rowid, bm25(${kind}_fts, ${WEIGHTS}) FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).raw().iterate(quotedTerm(term)) as Iterable<[number, number]>) {
+        rowids.push(rowid);
+        scores.push(-score);
+      }
+      found = { rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) };
       this.postings.set(key, found);
     }
     return found;
