@@ -1,5 +1,8 @@
 import { US_STATE_CODES } from '../../core/geo';
-import { FacetCounter, type FacetName, type Facets, type OpportunityKind } from '../../core/query/facets';
+import {
+  DEADLINE_BUCKETS, deadlineBucketOf, deadlineWindows, fixedValues, NATIONAL_STATE_VALUE, rankedTermValues, STATUS_FACET_VALUES, statusFacetValueOf, termKeyOf,
+  type FacetName, type Facets, type FacetValue, type OpportunityKind,
+} from '../../core/query/facets';
 import type { FilterRow } from './filter-columns';
 
 /**
@@ -27,28 +30,118 @@ export function statesOfMasks(lo: number, hi: number): string[] {
   return states;
 }
 
-interface Held {
-  status: string;
-  liveUntil: string;
-  deadline: string | null;
-  states: readonly string[];
-  funder: string;
-  categories: readonly string[];
+/** Distinct strings numbered in order of arrival, so rows hold numbers and counts are typed arrays. */
+class Interned {
+  readonly values: string[] = [];
+  private readonly codes = new Map<string, number>();
+
+  code(value: string): number {
+    let code = this.codes.get(value);
+    if (code === undefined) {
+      code = this.values.length;
+      this.codes.set(value, code);
+      this.values.push(value);
+    }
+    return code;
+  }
 }
 
-const NO_STATES: readonly string[] = [];
+/**
+ * A term facet's values (category, states, funder) as numbers: each spelling a code, and each
+ * group (spellings equal under termKeyOf) a code, as FacetCounter groups them.
+ */
+class TermCodes {
+  readonly spellings = new Interned();
+  private readonly groups = new Interned();
+  /** The group of each spelling. */
+  private groupOfSpelling: number[] = [];
+
+  /** A record's values as [group, spelling] pairs, each group once (the first spelling met, as TermTally keeps it). */
+  pairsOf(values: readonly string[]): number[] {
+    const pairs: number[] = [];
+    for (const value of values) {
+      const spelling = this.spellings.code(value);
+      const group = (this.groupOfSpelling[spelling] ??= this.groups.code(termKeyOf(value)));
+      let seen = false;
+      for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === group) seen = true;
+      if (!seen) pairs.push(group, spelling);
+    }
+    return pairs;
+  }
+
+  get groupCount(): number {
+    return this.groups.values.length;
+  }
+}
+
+/** One term facet being counted: per group, its records and the spelling of its record first in id order. */
+class TermCount {
+  readonly counts: Int32Array;
+  readonly firstRank: Int32Array;
+  readonly spelling: Int32Array;
+
+  constructor(private readonly codes: TermCodes) {
+    this.counts = new Int32Array(codes.groupCount);
+    this.firstRank = new Int32Array(codes.groupCount).fill(0x7fffffff);
+    this.spelling = new Int32Array(codes.groupCount);
+  }
+
+  add(pairs: readonly number[], rank: number): void {
+    for (let i = 0; i < pairs.length; i += 2) {
+      const group = pairs[i]!;
+      this.counts[group]!++;
+      if (rank < this.firstRank[group]!) {
+        this.firstRank[group] = rank;
+        this.spelling[group] = pairs[i + 1]!;
+      }
+    }
+  }
+
+  values(): FacetValue[] {
+    const values: FacetValue[] = [];
+    this.counts.forEach((count, group) => {
+      if (count > 0) values.push({ value: this.codes.spellings.values[this.spelling[group]!]!, count });
+    });
+    return rankedTermValues(values);
+  }
+}
+
+/** What a row holds for the facets, as codes. */
+interface Held {
+  status: number;
+  liveUntil: string;
+  deadline: number;
+  states: number[];
+  funder: number[];
+  categories: number[];
+}
 
 /** The rows a count covers: these rowids, those a filter mask keeps, or every row. */
 export type FacetRows = { rowids: ArrayLike<number> } | { mask: Uint8Array } | { all: true };
 
+/**
+ * Counts with FacetCounter's meaning (lambdas/core/query/facets.ts), over codes rather than
+ * strings: a row's statuses, deadlines and term values are numbered as rows are written, and a
+ * count is a pass of typed-array increments, the spelling of each group taken from its record
+ * first in id order (`rankOf`, the record's place in id order, as FacetCounter compares ids).
+ * Record by record through FacetCounter, the four facets of a search matching most of 100,000
+ * grants took about 80 ms.
+ */
 export class FacetColumns {
   private readonly rows: (Held | undefined)[] = [];
+  private readonly statuses = new Interned();
+  private readonly deadlines = new Interned();
+  private readonly terms = { category: new TermCodes(), states: new TermCodes(), funder: new TermCodes() };
 
   set(rowid: number, row: FacetRow): void {
-    const states = row.states_lo === 0 && row.states_hi === 0 ? NO_STATES : statesOfMasks(row.states_lo, row.states_hi);
+    const states = row.states_lo === 0 && row.states_hi === 0 ? [NATIONAL_STATE_VALUE] : statesOfMasks(row.states_lo, row.states_hi);
     this.rows[rowid] = {
-      status: row.status, liveUntil: row.live_until, deadline: row.deadline_date, states,
-      funder: row.funder_name, categories: JSON.parse(row.category_names) as string[],
+      status: this.statuses.code(row.status),
+      liveUntil: row.live_until,
+      deadline: row.deadline_date === null ? -1 : this.deadlines.code(row.deadline_date),
+      states: this.terms.states.pairsOf(states),
+      funder: this.terms.funder.pairsOf([row.funder_name]),
+      categories: this.terms.category.pairsOf(JSON.parse(row.category_names) as string[]),
     };
   }
 
@@ -57,19 +150,51 @@ export class FacetColumns {
   }
 
   /** The facets asked, over the rows given (`rowids`), or over the rows a mask keeps. */
-  count(kind: OpportunityKind, names: readonly FacetName[], today: string, rows: FacetRows, idOf: (rowid: number) => string): Facets {
-    const counter = new FacetCounter(kind, names, today);
+  count(kind: OpportunityKind, names: readonly FacetName[], today: string, rows: FacetRows, rankOf: (rowid: number) => number): Facets {
+    const wanted = new Set(names);
+    const byStatus = new Int32Array(this.statuses.values.length * 2);
+    const byDeadline = new Int32Array(this.deadlines.values.length + 1);
+    const terms = {
+      category: wanted.has('category') ? new TermCount(this.terms.category) : null,
+      states: wanted.has('states') ? new TermCount(this.terms.states) : null,
+      funder: wanted.has('funder') ? new TermCount(this.terms.funder) : null,
+    };
     const add = (rowid: number) => {
       const held = this.rows[rowid];
       if (!held) return;
-      counter.add({
-        id: idOf(rowid), status: held.status, live: held.liveUntil >= today, categories: held.categories,
-        states: held.states, funder_name: held.funder, deadline_date: held.deadline,
-      });
+      byStatus[held.status * 2 + (held.liveUntil >= today ? 0 : 1)]!++;
+      byDeadline[held.deadline + 1]!++;
+      if (terms.category || terms.states || terms.funder) {
+        const rank = rankOf(rowid);
+        terms.category?.add(held.categories, rank);
+        terms.states?.add(held.states, rank);
+        terms.funder?.add(held.funder, rank);
+      }
     };
     if ('rowids' in rows) for (let i = 0; i < rows.rowids.length; i++) add(rows.rowids[i]!);
     else if ('mask' in rows) for (let rowid = 0; rowid < rows.mask.length; rowid++) { if (rows.mask[rowid] === 1) add(rowid); }
     else for (let rowid = 0; rowid < this.rows.length; rowid++) add(rowid);
-    return counter.facets();
+    return Object.fromEntries(names.map((name) => [name, name === 'status' ? this.statusValues(kind, byStatus) : name === 'deadline_within' ? this.deadlineValues(today, byDeadline) : terms[name]!.values()]));
+  }
+
+  private statusValues(kind: OpportunityKind, byStatus: Int32Array): FacetValue[] {
+    const counts = new Map<string, number>();
+    byStatus.forEach((count, code) => {
+      if (count === 0) return;
+      const value = statusFacetValueOf(kind, this.statuses.values[code >> 1]!, (code & 1) === 0);
+      counts.set(value, (counts.get(value) ?? 0) + count);
+    });
+    return fixedValues(STATUS_FACET_VALUES[kind], counts);
+  }
+
+  private deadlineValues(today: string, byDeadline: Int32Array): FacetValue[] {
+    const windows = deadlineWindows(today);
+    const counts = new Map<string, number>();
+    byDeadline.forEach((count, code) => {
+      if (count === 0) return;
+      const bucket = deadlineBucketOf(code === 0 ? null : this.deadlines.values[code - 1]!, windows);
+      counts.set(bucket, (counts.get(bucket) ?? 0) + count);
+    });
+    return fixedValues(DEADLINE_BUCKETS, counts);
   }
 }

@@ -27,30 +27,30 @@ export class IndexFacets {
   }
 
   /** The facets the query asks for, over the result set given. */
-  of(kind: ResourceKind, query: ListQuery, rows: FacetRows, idOf: (rowid: number) => string): { facets?: Facets } {
+  of(kind: ResourceKind, query: ListQuery, rows: FacetRows, rankOf: (rowid: number) => number): { facets?: Facets } {
     if (!query.facets || kind === 'funder') return {};
-    return { facets: this.columns[kind].count(kind, query.facets, query.today, rows, idOf) };
+    return { facets: this.columns[kind].count(kind, query.facets, query.today, rows, rankOf) };
   }
 
   /** A search's facets, kept in `cache` on its ranking, which a write discards with the ranking: paging through a search counts them once. */
-  ofRanking(kind: ResourceKind, query: ListQuery, cache: Map<string, Facets>, rows: FacetRows, idOf: (rowid: number) => string): { facets?: Facets } {
+  ofRanking(kind: ResourceKind, query: ListQuery, cache: Map<string, Facets>, rows: FacetRows, rankOf: (rowid: number) => number): { facets?: Facets } {
     if (!query.facets || kind === 'funder') return {};
     const key = JSON.stringify([query.today, query.facets]);
     let facets = cache.get(key);
     if (!facets) {
-      facets = this.columns[kind].count(kind, query.facets, query.today, rows, idOf);
+      facets = this.columns[kind].count(kind, query.facets, query.today, rows, rankOf);
       cache.set(key, facets);
     }
     return { facets };
   }
 
   /** A listing's facets: `filterKey` names its filters; `rows` says which rows pass them when they are not cached. */
-  ofListing(kind: ResourceKind, query: ListQuery, filterKey: string, rows: () => FacetRows, idOf: (rowid: number) => string): { facets?: Facets } {
+  ofListing(kind: ResourceKind, query: ListQuery, filterKey: string, rows: () => FacetRows, rankOf: (rowid: number) => number): { facets?: Facets } {
     if (!query.facets || kind === 'funder') return {};
     const key = JSON.stringify([filterKey, query.today, query.facets]);
     let facets = this.listings.get(key);
     if (!facets) {
-      facets = this.columns[kind].count(kind, query.facets, query.today, rows(), idOf);
+      facets = this.columns[kind].count(kind, query.facets, query.today, rows(), rankOf);
       this.listings.set(key, facets);
     }
     return { facets };

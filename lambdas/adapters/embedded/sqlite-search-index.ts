@@ -134,12 +134,18 @@ export class SqliteSearchIndex implements SearchIndex {
     return this.memory.facets.ofListing(plan.kind, query, plan.key, () => {
       const mask = this.filterMask(plan);
       return mask ? { mask } : { all: true };
-    }, this.idOf(plan.kind));
+    }, this.rankOf(plan.kind));
   }
 
   /** The facets the query asks for (none for funders), over the whole result set given. */
   private facetsOf(plan: FilterPlan, query: ListQuery, rows: FacetRows) {
-    return this.memory.facets.of(plan.kind, query, rows, this.idOf(plan.kind));
+    return this.memory.facets.of(plan.kind, query, rows, this.rankOf(plan.kind));
+  }
+
+  /** Each record's place in id order, by rowid (facets name a group by the spelling of its record first in id order). */
+  private rankOf(kind: ResourceKind): (rowid: number) => number {
+    const { rankOf } = this.memory.idOrders[kind].get();
+    return (rowid) => rankOf[rowid] ?? -1;
   }
 
   private idOf(kind: ResourceKind): (rowid: number) => string {
@@ -164,7 +170,7 @@ export class SqliteSearchIndex implements SearchIndex {
   /** One page of a ranked set: a slice in relevance order (ascending is the exact reverse), or the set sorted by a field. */
   private pageOfRanking<K extends ResourceKind>(plan: FilterPlan, query: ListQuery, ranking: Ranking): IndexPage<K> {
     const total = ranking.rowids.length;
-    const facets = this.memory.facets.ofRanking(plan.kind, query, (ranking.facets ??= new Map()), { rowids: ranking.rowids }, this.idOf(plan.kind));
+    const facets = this.memory.facets.ofRanking(plan.kind, query, (ranking.facets ??= new Map()), { rowids: ranking.rowids }, this.rankOf(plan.kind));
     if (query.countOnly || (!query.after && total <= query.offset)) return { total, results: [], ...facets };
     let page: ArrayLike<number>;
     let positionOfResult: (i: number) => number;
