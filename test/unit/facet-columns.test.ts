@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FacetColumns, statesOfMasks } from '../../lambdas/adapters/embedded/facet-columns';
+import { setBit, wordsFor } from '../../lambdas/adapters/embedded/row-bitmap';
 import { stateMasks } from '../../lambdas/adapters/embedded/sqlite-index-schema';
 import { FACET_NAMES, FacetCounter, statusFacetClauses } from '../../lambdas/core/query/facets';
 
@@ -26,7 +27,7 @@ const row = fc.record({
 });
 
 describe('FacetColumns', () => {
-  it('counts as FacetCounter does, over rowids, a mask and every row', () => {
+  it('counts as FacetCounter does, over rowids, a filter bitmap and every row', () => {
     fc.assert(fc.property(fc.uniqueArray(row, { selector: (r) => r.id, minLength: 1, maxLength: 40 }), fc.subarray([...FACET_NAMES], { minLength: 1 }), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), (rows, names, kept) => {
       const columns = new FacetColumns();
       rows.forEach((r, rowid) => {
@@ -48,8 +49,9 @@ describe('FacetColumns', () => {
       };
       const some = rows.map((_, rowid) => rowid).filter((rowid) => kept[rowid]);
       expect(columns.count('grant', names, TODAY, { rowids: some }, rankOf)).toEqual(expected(some));
-      const mask = Uint8Array.from(rows, (_, rowid) => (kept[rowid] ? 1 : 0));
-      expect(columns.count('grant', names, TODAY, { mask }, rankOf)).toEqual(expected(some));
+      const bits = new Uint32Array(wordsFor(rows.length));
+      for (const rowid of some) setBit(bits, rowid);
+      expect(columns.count('grant', names, TODAY, { bits }, rankOf)).toEqual(expected(some));
       expect(columns.count('grant', names, TODAY, { all: true }, rankOf)).toEqual(expected(rows.map((_, rowid) => rowid)));
     }), { numRuns: 300 });
   });

@@ -4,6 +4,7 @@ import {
   type FacetName, type Facets, type FacetValue, type OpportunityKind,
 } from '../../core/query/facets';
 import type { FilterRow } from './filter-columns';
+import { forEachSet, type RowBitmap } from './row-bitmap';
 
 /**
  * What the facets read of each row (lambdas/core/query/facets.ts), held in memory by rowid like
@@ -117,7 +118,7 @@ interface Held {
 }
 
 /** The rows a count covers: these rowids, those a filter mask keeps, or every row. */
-export type FacetRows = { rowids: ArrayLike<number> } | { mask: Uint8Array } | { all: true };
+export type FacetRows = { rowids: ArrayLike<number> } | { bits: RowBitmap } | { all: true };
 
 /**
  * Counts with FacetCounter's meaning (lambdas/core/query/facets.ts), over codes rather than
@@ -149,7 +150,7 @@ export class FacetColumns {
     this.rows[rowid] = undefined;
   }
 
-  /** The facets asked, over the rows given (`rowids`), or over the rows a mask keeps. */
+  /** The facets asked, over the rows given (`rowids`), or over the rows a filter bitmap keeps. */
   count(kind: OpportunityKind, names: readonly FacetName[], today: string, rows: FacetRows, rankOf: (rowid: number) => number): Facets {
     const wanted = new Set(names);
     const byStatus = new Int32Array(this.statuses.values.length * 2);
@@ -172,7 +173,7 @@ export class FacetColumns {
       }
     };
     if ('rowids' in rows) for (let i = 0; i < rows.rowids.length; i++) add(rows.rowids[i]!);
-    else if ('mask' in rows) for (let rowid = 0; rowid < rows.mask.length; rowid++) { if (rows.mask[rowid] === 1) add(rowid); }
+    else if ('bits' in rows) forEachSet(rows.bits, add);
     else for (let rowid = 0; rowid < this.rows.length; rowid++) add(rowid);
     return Object.fromEntries(names.map((name) => [name, name === 'status' ? this.statusValues(kind, byStatus) : name === 'deadline_within' ? this.deadlineValues(today, byDeadline) : terms[name]!.values()]));
   }

@@ -2,20 +2,20 @@ import type { OpportunityFilters } from '../../core/query/list-query';
 import { applicantMask, stateMasks } from './sqlite-index-schema';
 import { RangeIndex, type RangeBound } from './range-index';
 import {
-  andInto, bytesOf, clearBit, forEachSet, grownBitmap, keepAtLeast, keepAtMost, keepDaysAfter, keepDaysBefore, orInto, setBit, wordsFor, type RowBitmap,
+  andInto, bytesOf, clearBit, forEachSet, grownBitmap, keepWhere, orInto, setBit, wordsFor, type RowBitmap,
 } from './row-bitmap';
 
 /**
  * The filter columns of one kind's index rows, held in memory by rowid, so the filters of a search
- * become a mask from bitmaps and branch-free passes over typed arrays (about 0.3 ms at 100,000 rows
- * for a listing by states and deadline, where a byte-per-row pass with a branch per row took 2.5). SQLite scans its row table at about 0.6 µs a row (60-80
- * ms at 100,000 grants, for any filter), which dominated every distinct semantic, keyword and
- * hybrid search; the pass here takes about a millisecond.
+ * become a mask from bitmaps: kept as rows are written for the values with few choices, and from
+ * a range index (range-index.ts) for the amounts and deadlines; a listing by states and deadline
+ * takes about 0.1 ms at 100,000 rows. SQLite scanned its row table at about 0.6 µs a row (60-80
+ * ms at 100,000 grants, for any filter).
  *
  * The conditions are those of filterSql (sqlite-index-filters.ts), evaluated with SQL's meaning:
  * a comparison with a missing value is false, text compares by code unit (every compared value is
  * ASCII: dates, codes, statuses) and lower() folds ASCII letters only. A property test runs both
- * on the same rows and filters (test/integration/filter-columns.test.ts).
+ * on the same rows and filters (test/unit/filter-columns.test.ts).
  */
 
 /** The columns a row contributes, as opportunityRow() writes them. */
@@ -69,9 +69,9 @@ export class FilterColumns {
   /** One array per column, indexed by rowid, for the filters a bitmap does not cover (category, NAICS, ...). */
   private readonly columns = Object.fromEntries(TESTED_COLUMNS.map((column) => [column, []])) as unknown as Columns;
   /**
-   * The ordered columns every search bounds (liveness, amounts, deadline) as typed arrays, read
-   * branch-free 32 rows to a word. A missing amount is NaN, which fails every comparison as NULL
-   * does in SQL; a missing deadline is 0, which fails both of its bounds.
+   * The ordered columns every search bounds (liveness, amounts, deadline) as typed arrays, for
+   * the range indexes and their fallback pass. A missing amount is NaN, which fails every
+   * comparison as NULL does in SQL; a missing deadline is 0, which fails both of its bounds.
    */
   private typed = {
     liveUntil: new Int32Array(0), amountMin: new Float64Array(0), amountMax: new Float64Array(0), deadline: new Int32Array(0),
@@ -170,12 +170,7 @@ export class FilterColumns {
 
   /** 1 for each rowid whose row passes the filters (every row when there are none). */
   mask(filters: OpportunityFilters | null, today: string): Uint8Array {
-    return this.bytes(this.maskBits(filters, today));
-  }
-
-  /** A bitmap of maskBits as a byte per rowid, as rankings read it. */
-  bytes(bits: RowBitmap): Uint8Array {
-    return bytesOf(bits, this.rows);
+    return bytesOf(this.maskBits(filters, today), this.rows);
   }
 
   /** The rows passing the filters, as a bitmap (count it with countBits). */
@@ -188,17 +183,18 @@ export class FilterColumns {
     const { minAmount, maxAmount, deadlineAfter, deadlineBefore } = filters;
     const { amountMin, amountMax, deadline } = typed;
     if (minAmount !== undefined) {
-      this.keepWithin(mask, 'amountMax', { min: { value: minAmount, inclusive: true } }, () => keepAtLeast(mask, amountMax, minAmount));
+      this.keepWithin(mask, 'amountMax', { min: { value: minAmount, inclusive: true } }, () => keepWhere(mask, amountMax, (amount) => amount >= minAmount));
     }
     if (maxAmount !== undefined) {
-      this.keepWithin(mask, 'amountMin', { max: { value: maxAmount, inclusive: true } }, () => keepAtMost(mask, amountMin, maxAmount));
+      this.keepWithin(mask, 'amountMin', { max: { value: maxAmount, inclusive: true } }, () => keepWhere(mask, amountMin, (amount) => amount <= maxAmount));
     }
     if (deadlineAfter || deadlineBefore) {
       const after = deadlineAfter ? { value: dayNumber(deadlineAfter), inclusive: false } : undefined;
       const before = deadlineBefore ? { value: dayNumber(deadlineBefore), inclusive: false } : undefined;
       this.keepWithin(mask, 'deadline', { ...(after ? { min: after } : {}), ...(before ? { max: before } : {}) }, () => {
-        if (after) keepDaysAfter(mask, deadline, after.value);
-        if (before) keepDaysBefore(mask, deadline, before.value);
+        // A missing deadline is 0, and passes neither bound.
+        if (after) keepWhere(mask, deadline, (day) => day > after.value);
+        if (before) keepWhere(mask, deadline, (day) => day !== 0 && day < before.value);
       });
     }
     if (filters.states) andInto(mask, this.stateBits(filters.states, filters.includeNational));
@@ -240,7 +236,7 @@ export class FilterColumns {
     const day = dayNumber(today);
     if (this.live?.day !== day) {
       const bits = this.bits.present.slice();
-      keepDaysAfter(bits, this.typed.liveUntil, day - 1);
+      keepWhere(bits, this.typed.liveUntil, (until) => until >= day);
       this.live = { day, bits };
     }
     return this.live.bits;
@@ -265,7 +261,7 @@ function testsOf(f: OpportunityFilters, c: Columns): RowTest[] {
     const key = `|${f.category.toLowerCase()}|`;
     tests.push((i) => c.categories[i]!.includes(key));
   }
-  // States and the deadline bounds are typed passes in mask().
+  // States, amounts and the deadline bounds come from bitmaps and range indexes in maskBits().
   if (f.geography?.level) {
     const level = f.geography.level;
     tests.push((i) => c.geo_level[i] === level);

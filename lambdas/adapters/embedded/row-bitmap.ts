@@ -57,7 +57,7 @@ export function orInto(into: RowBitmap, other: RowBitmap | undefined): void {
   if (other) for (let w = 0; w < into.length; w++) into[w]! |= other[w] ?? 0;
 }
 
-/** A byte per rowid (1 kept, 0 not), as the index's rankings and counts read a filter. */
+/** A byte per rowid (1 kept, 0 not): FilterColumns.mask, the form its property test compares with SQL. */
 export function bytesOf(bits: RowBitmap, rows: number): Uint8Array {
   const bytes = new Uint8Array(rows);
   for (let w = 0; w < bits.length; w++) {
@@ -94,50 +94,17 @@ export function countBits(bits: RowBitmap): number {
   return count;
 }
 
-// The range passes: in each word with rows left, the rows whose value is in range. Branch-free (a
-// comparison's result is the bit), so random data costs no mispredictions; one function per
-// comparison, so each loop is compiled for its own test rather than calling a closure per row.
-
-/** Rows with `values[i] >= min` (NaN, a missing amount, fails). */
-export function keepAtLeast(mask: RowBitmap, values: Float64Array, min: number): void {
+/**
+ * Keeps the rows whose value passes the test: in each word with rows left, a bit per row. The
+ * range filters' fallback while their range index (range-index.ts) waits to be rebuilt, and the
+ * day's live rows, computed once a day.
+ */
+export function keepWhere(mask: RowBitmap, values: ArrayLike<number>, passes: (value: number) => boolean): void {
   for (let w = 0; w < mask.length; w++) {
     if (mask[w] === 0) continue;
     const base = w << 5;
     let kept = 0;
-    for (let j = 0; j < 32; j++) kept |= ((values[base + j]! >= min) as unknown as number) << j;
-    mask[w]! &= kept;
-  }
-}
-
-/** Rows with `values[i] <= max` (NaN fails). */
-export function keepAtMost(mask: RowBitmap, values: Float64Array, max: number): void {
-  for (let w = 0; w < mask.length; w++) {
-    if (mask[w] === 0) continue;
-    const base = w << 5;
-    let kept = 0;
-    for (let j = 0; j < 32; j++) kept |= ((values[base + j]! <= max) as unknown as number) << j;
-    mask[w]! &= kept;
-  }
-}
-
-/** Rows whose day (YYYYMMDD) is after `day` (a missing one, 0, is not). */
-export function keepDaysAfter(mask: RowBitmap, days: Int32Array, day: number): void {
-  for (let w = 0; w < mask.length; w++) {
-    if (mask[w] === 0) continue;
-    const base = w << 5;
-    let kept = 0;
-    for (let j = 0; j < 32; j++) kept |= ((day - days[base + j]!) >>> 31) << j;
-    mask[w]! &= kept;
-  }
-}
-
-/** Rows whose day is before `day`, and present (0 is a missing day). */
-export function keepDaysBefore(mask: RowBitmap, days: Int32Array, day: number): void {
-  for (let w = 0; w < mask.length; w++) {
-    if (mask[w] === 0) continue;
-    const base = w << 5;
-    let kept = 0;
-    for (let j = 0; j < 32; j++) kept |= (((days[base + j]! - day) & -days[base + j]!) >>> 31) << j;
+    for (let j = 0; j < 32; j++) if (passes(values[base + j]!)) kept |= 1 << j;
     mask[w]! &= kept;
   }
 }

@@ -28,7 +28,7 @@ import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './
  */
 
 /** A query's filters, as conditions on the row table `r` and as given, and the key that identifies them in caches. */
-type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; bits?: RowBitmap; mask?: Uint8Array };
+type FilterPlan = { kind: ResourceKind; filters: Sql; key: string; query: Pick<ListQuery, 'filters' | 'today'>; bits?: RowBitmap };
 
 export interface SqliteSearchIndexOptions {
   /** A file path, or ':memory:'. */
@@ -132,8 +132,8 @@ export class SqliteSearchIndex implements SearchIndex {
   /** A listing's facets, cached until the next write like its total. */
   private listingFacets(plan: FilterPlan, query: ListQuery) {
     return this.memory.facets.ofListing(plan.kind, query, plan.key, () => {
-      const mask = this.filterMask(plan);
-      return mask ? { mask } : { all: true };
+      const bits = this.filterBits(plan);
+      return bits ? { bits } : { all: true };
     }, this.rankOf(plan.kind));
   }
 
@@ -196,14 +196,6 @@ export class SqliteSearchIndex implements SearchIndex {
     const paged = { ...facets, ...(next ? { next } : {}) };
     if (!relevance) return { total, results: docs as unknown as IndexedResult<K>[], ...paged };
     return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance[positionOfResult(i)]!) }) as unknown as IndexedResult<K>), ...paged };
-  }
-
-  /** 1 for each rowid that passes the plan's filters (made once a query); undefined when there are none. */
-  private filterMask(plan: FilterPlan): Uint8Array | undefined {
-    const bits = this.filterBits(plan);
-    if (!bits || plan.kind === 'funder') return undefined;
-    plan.mask ??= this.memory.filterColumns[plan.kind].bytes(bits);
-    return plan.mask;
   }
 
   /** The plan's filters as a bitmap over rowids (made once a query); undefined when there are none. */
