@@ -1,5 +1,7 @@
 import { idRanksOf } from '../lambdas/adapters/embedded/id-order';
-import { rankMatches, VectorMatrix, type Matches } from '../lambdas/adapters/embedded/vector-matrix';
+import { rankMatches } from '../lambdas/adapters/embedded/ranked-set';
+import type { Matches } from '../lambdas/adapters/embedded/vector-matrix';
+import { VectorScans } from '../lambdas/adapters/embedded/vector-scans';
 import { loadWinkEmbedder } from '../lambdas/adapters/embedded/wink-embedder';
 import { embeddingTextOf } from '../lambdas/core/search/embedding-text';
 import { semanticFloorOf } from '../lambdas/core/search/relevance';
@@ -31,25 +33,25 @@ export async function benchKnn(vectors: number, repetitions: number, log: (line:
   const spec = { ...DEFAULT_CATALOGUE, grants: vectors, awardedGrants: 0, today: '2026-11-22' };
   const funders = generateFunders(spec);
   const { dimensions } = embedder.space;
-  const matrix = new VectorMatrix(dimensions, vectors);
+  const scans = new VectorScans(dimensions);
+  scans.reserve('grant', vectors);
   const flat = new Float32Array(vectors * dimensions);
   let row = 0;
   for (const batch of generateGrants(spec, funders, 2000)) {
     const embedded = await embedder.embed(batch.map((grant) => embeddingTextOf('grant', grant)));
     for (const vector of embedded) {
       if (vector) {
-        matrix.set(row + 1, vector);
+        scans.set('grant', Int32Array.of(row + 1), vector);
         flat.set(vector, row * dimensions);
       }
       row++;
     }
   }
-  const mask = new Uint8Array(vectors + 1).fill(1);
   // Ties break by id: rowid n's id sorts as n does.
   const ids = idRanksOf(new Map(Array.from({ length: vectors }, (_, i) => [i + 1, String(i + 1).padStart(8, '0')])));
   const [query] = await embedder.embed([SEARCH_TEXT]);
   const floor = semanticFloorOf(embedder.space);
-  log(`knn: ${matrix.size} vectors of ${dimensions} dimensions; query "${SEARCH_TEXT}", floor ${floor}`);
+  log(`knn: ${scans.size('grant')} vectors of ${dimensions} dimensions; query "${SEARCH_TEXT}", floor ${floor}`);
 
   const scores = new Float32Array(vectors);
   const bare = () => {
@@ -64,16 +66,16 @@ export async function benchKnn(vectors: number, repetitions: number, log: (line:
     await run();
     return performance.now() - started;
   };
-  const result: KnnBenchResult = { vectors: matrix.size, dimensions, bareMs: [], scanMs: [], sortMs: [], matches: 0, floor };
+  const result: KnnBenchResult = { vectors: scans.size('grant'), dimensions, bareMs: [], scanMs: [], sortMs: [], matches: 0, floor };
   // Warm-up: let the JIT compile both loops before anything is recorded.
   for (let i = 0; i < 5; i++) {
     bare();
-    await matrix.matchesAbove(query!, floor, mask);
+    await scans.matchesAbove('grant', query!, floor);
   }
   for (let i = 0; i < repetitions; i++) {
     result.bareMs.push(await timed(bare));
     let matches: Matches | undefined;
-    result.scanMs.push(await timed(async () => { matches = await matrix.matchesAbove(query!, floor, mask); }));
+    result.scanMs.push(await timed(async () => { matches = await scans.matchesAbove('grant', query!, floor); }));
     result.sortMs.push(await timed(() => rankMatches(matches!, ids)));
     result.matches = matches!.rowids.length;
   }

@@ -55,17 +55,24 @@ const subDollarMinAmount = {
 } as const;
 
 /**
- * Search texts no request has sent before (n up to 6,048 of them): a topic users type (the
+ * Search texts no request has sent before (n up to 54,432 of them): a topic users type (the
  * grant queries of the search quality set, the api part's text and one-word topics) with two more
  * words after it. The words themselves repeat, as a language's do, so their postings are read
  * from FTS5 once; every text's vector is computed by the model, and every ranking made afresh.
+ * The topics are read once: the generator runs in the load generator's process, once a request.
  */
 export function newSearchText(n: number): string {
-  const topics = searchTexts();
-  const more = ['rural', 'youth', 'research', 'training', 'water', 'energy', 'school', 'housing', 'tribal', 'arts', 'veterans', 'climate'];
+  const topics = (cachedTopics ??= searchTexts());
   const extra = Math.floor(n / topics.length);
-  return `${topics[n % topics.length]} ${more[extra % more.length]} ${more[Math.floor(extra / more.length) % more.length]}`;
+  return `${topics[n % topics.length]} ${MORE_WORDS[extra % MORE_WORDS.length]} ${MORE_WORDS[Math.floor(extra / MORE_WORDS.length) % MORE_WORDS.length]}`;
 }
+
+let cachedTopics: string[] | undefined;
+const MORE_WORDS = [
+  'rural', 'youth', 'research', 'training', 'water', 'energy', 'school', 'housing', 'tribal', 'arts', 'veterans', 'climate',
+  'health', 'community', 'education', 'safety', 'workforce', 'families', 'children', 'science', 'transportation', 'environmental', 'public', 'local',
+  'state', 'nonprofit', 'program', 'services', 'development', 'support', 'infrastructure', 'technology', 'disaster', 'justice', 'agriculture', 'economic',
+];
 
 /**
  * What users type: the 31 grant queries of the search quality set (bench/search-eval/queries.json,

@@ -90,7 +90,7 @@ export class LocalIndexRebuilder {
   private async run(onProgress?: RebuildProgress): Promise<IndexRebuildResult> {
     const { dataDir, index, store, embeddings } = this.ports;
     const file = nextIndexFile(dataDir);
-    const fresh = new SqliteSearchIndex({ filename: dataDir ? join(dataDir, file) : ':memory:', space: this.ports.space });
+    const fresh = new SqliteSearchIndex({ filename: dataDir ? join(dataDir, file) : ':memory:', space: this.ports.space, scanInWorker: true });
     const writes = index.recordWrites();
     let indexed: Record<ResourceKind, number>;
     try {

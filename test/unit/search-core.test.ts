@@ -13,7 +13,7 @@ import { listEnvelope, listRecords, semanticQueryOf } from '../../lambdas/core/u
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
 import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
-import { rankMatches, VectorMatrix, type Matches } from '../../lambdas/adapters/embedded/vector-matrix';
+import { rankMatches } from '../../lambdas/adapters/embedded/ranked-set';
 import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
 
 const grant = (id: string, title: string, extra: Partial<Grant> = {}): Grant => ({
@@ -218,52 +218,7 @@ describe('the memoized query embedder', () => {
   });
 });
 
-describe('the exact k-NN matrix', () => {
-  const unit = (...xs: number[]) => { const n = Math.hypot(...xs); return Float32Array.from(xs, (x) => x / n); };
-
-  it('returns every row at or above the floor that the filter mask allows, and forgets deleted rows', async () => {
-    const matrix = new VectorMatrix(2, 1);
-    matrix.set(1, unit(1, 0));
-    matrix.set(2, unit(1, 1));
-    matrix.set(3, unit(0, 1));
-    matrix.set(5, unit(-1, 0));
-    const query = unit(1, 0);
-    const rowids = (matches: Matches) => Array.from(matches.rowids).sort();
-    expect(rowids(await matrix.matchesAbove(query, 0.5))).toEqual([1, 2]);
-    expect(rowids(await matrix.matchesAbove(query, -1))).toEqual([1, 2, 3, 5]);
-    const mask = new Uint8Array(6);
-    mask[2] = 1;
-    mask[3] = 1;
-    expect(rowids(await matrix.matchesAbove(query, 0.5, mask))).toEqual([2]);
-    matrix.delete(2);
-    matrix.set(7, unit(1, 0.1)); // reuses the freed slot
-    expect(rowids(await matrix.matchesAbove(query, 0.5))).toEqual([1, 7]);
-    expect(matrix.size).toBe(4);
-    expect(() => matrix.set(9, unit(1, 0, 0))).toThrow(/dimensions/);
-  });
-
-  it('gives the cosine of each given row in their order, for a few rows and for many; NaN without a vector', () => {
-    // Ten dimensions: the unrolled loop's four-wide steps and its remainder both count.
-    const dimensions = 10;
-    const matrix = new VectorMatrix(dimensions);
-    const vectors = Array.from({ length: 3000 }, (_, i) => unit(...Array.from({ length: dimensions }, (_, d) => Math.sin(i * 7 + d * 3))));
-    vectors.forEach((vector, i) => matrix.set(i + 1, vector));
-    matrix.delete(17);
-    const query = unit(1, 0.5, -0.25, 0, 0.75, 0, 0, 0.1, -0.5, 0.3);
-    const cosine = (rowid: number) => (rowid === 17 || rowid > 3000 ? Number.NaN : vectors[rowid - 1]!.reduce((sum, x, d) => sum + x * query[d]!, 0));
-    // Reversed, so the result must follow the caller's order; rowid 17 was deleted and 5000 never had a vector.
-    const candidates = Int32Array.from({ length: 3000 }, (_, i) => 3000 - i);
-    for (const rows of [candidates.subarray(0, 40), Int32Array.from([...candidates, 5000])]) {
-      const cosines = Array.from(matrix.cosinesOf(rows, query));
-      expect(cosines).toHaveLength(rows.length);
-      cosines.forEach((found, i) => {
-        const wanted = cosine(rows[i]!);
-        if (Number.isNaN(wanted)) expect(found).toBeNaN();
-        else expect(found).toBeCloseTo(wanted, 5);
-      });
-    }
-  });
-
+describe('ranking k-NN matches', () => {
   it('ranks matches best first with ties by id, negative cosines and zeros included, and gives back each score exactly', () => {
     const cosines = Float32Array.from([0.5, -0.25, 0.9, 0.5, -0.75, 0.5, 0, -0]);
     const rowids = Int32Array.from([10, 11, 12, 13, 14, 15, 16, 17]);

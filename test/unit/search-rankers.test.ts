@@ -4,14 +4,15 @@ import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
 import { rowsInOrder } from '../../lambdas/adapters/embedded/field-orders';
 import { fuseByRowid } from '../../lambdas/adapters/embedded/rowid-fusion';
 import { setBit, wordsFor } from '../../lambdas/adapters/embedded/row-bitmap';
-import { rankingWithin, type Ranking } from '../../lambdas/adapters/embedded/search-rankers';
+import { rankingWithin, rankMatches, sortedThrough, unsortedRanking, type Ranking } from '../../lambdas/adapters/embedded/ranked-set';
 import { fusedRelevance } from '../../lambdas/core/search/fusion';
 import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 
 /**
- * The embedded index narrows a whole-catalogue ranking to a query's filters (rankingWithin) and
- * fuses the narrowed keyword and semantic lists by rowid (fuseByRowid). Both are checked here
- * against plain statements of what they must give.
+ * The embedded index orders a ranked set only as far as pages ask (sortedThrough), narrows a
+ * whole-catalogue set to a query's filters (rankingWithin) and fuses the narrowed keyword and
+ * semantic lists by rowid (fuseByRowid). Each is checked here against a plain statement of what
+ * it must give.
  */
 
 const SCALE: SimilarityScale = { floor: 0.3, upper: 0.8, gatesKeywords: true };
@@ -21,42 +22,94 @@ const ROWS = 200;
 const scoredRows = fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 80 }).chain((rowids) =>
   fc.tuple(fc.constant(rowids), fc.array(fc.float({ min: 0, max: 1, noNaN: true }), { minLength: rowids.length, maxLength: rowids.length })));
 
+/** Ids in an order unrelated to rowids (ties must be broken by id, not rowid), from a shuffle of places. */
+const idsOf = (places: readonly number[]) => new Map(Array.from({ length: ROWS }, (_, rowid) => [rowid, `id-${String(places[rowid]).padStart(3, '0')}`]));
+const placesArb = fc.shuffledSubarray(Array.from({ length: ROWS }, (_, i) => i), { minLength: ROWS, maxLength: ROWS });
+
+/** The order a ranked set must end in: tier, then score (descending; +0 above -0, as their bits order), then id. */
+function plainOrder(rowids: number[], scores: number[], tierEnd: number, ids: Map<number, string>): number[] {
+  const signOfZero = (score: number) => (Object.is(score, -0) ? 0 : 1);
+  return rowids
+    .map((rowid, i) => ({ rowid, tier: i < tierEnd ? 0 : 1, score: Math.fround(scores[i]!) }))
+    .sort((a, b) => a.tier - b.tier || b.score - a.score || signOfZero(b.score) - signOfZero(a.score) || (ids.get(a.rowid)! < ids.get(b.rowid)! ? -1 : 1))
+    .map(({ rowid }) => rowid);
+}
+
+/** Scores with many ties (a catalogue repeats texts), negatives and zeros of both signs. */
+const tiedScores = (length: number) => fc.array(fc.constantFrom(0.5, -0.25, 0, -0, 0.9, 0.5, 3.25, -1), { minLength: length, maxLength: length });
+
+describe('sortedThrough', () => {
+  it('puts exactly the entries asked for in their final order, step after step, tiers first, keeping the set', () => {
+    fc.assert(fc.property(
+      fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 150 }).chain((rowids) => fc.tuple(fc.constant(rowids), fc.oneof(tiedScores(rowids.length), fc.array(fc.float({ noNaN: true }), { minLength: rowids.length, maxLength: rowids.length })))),
+      placesArb, fc.nat(), fc.array(fc.nat(300), { minLength: 1, maxLength: 4 }),
+      ([rowids, scores], places, tierSeed, ends) => {
+        const ids = idsOf(places);
+        const tierEnd = rowids.length === 0 ? 0 : tierSeed % (rowids.length + 1);
+        const ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids), tierEnd);
+        const expected = plainOrder(rowids, scores, tierEnd, ids);
+        for (const end of ends) {
+          sortedThrough(ranking, end);
+          expect(ranking.sortedTo).toBeGreaterThanOrEqual(Math.min(end, rowids.length));
+          expect(Array.from(ranking.rowids.subarray(0, ranking.sortedTo))).toEqual(expected.slice(0, ranking.sortedTo));
+          // Each tier's entries stay in it, and every entry keeps its own score.
+          expect(new Set(ranking.rowids.subarray(0, tierEnd))).toEqual(new Set(rowids.slice(0, tierEnd)));
+          expect(new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, ranking.scores[i]]))).toEqual(new Map(rowids.map((rowid, i) => [rowid, Math.fround(scores[i]!)])));
+        }
+      },
+    ));
+  });
+
+  it('orders a set of tens of thousands past one step, as a whole sort does', () => {
+    const count = 30_000;
+    const rowids = Int32Array.from({ length: count }, (_, i) => (i * 7919) % count);
+    const scores = Float32Array.from({ length: count }, (_, i) => Math.round(Math.sin(i) * 50) / 50);
+    const ids = idRanksOf(new Map(Array.from({ length: count }, (_, rowid) => [rowid, String((rowid * 104729) % count).padStart(6, '0')])));
+    const whole = rankMatches({ rowids, cosines: scores }, ids);
+    const ranking = unsortedRanking({ rowids, scores }, ids);
+    sortedThrough(ranking, 20);
+    expect(ranking.sortedTo).toBe(256);
+    sortedThrough(ranking, 10_020);
+    expect(Array.from(ranking.rowids.subarray(0, 10_020))).toEqual(Array.from(whole.rowids.subarray(0, 10_020)));
+    sortedThrough(ranking, count);
+    expect(Array.from(ranking.rowids)).toEqual(Array.from(whole.rowids));
+  });
+});
+
 describe('rankingWithin', () => {
-  it('keeps the ranking\'s order, scores, relevance and tier split for exactly the rows whose bit is set', () => {
-    fc.assert(fc.property(scoredRows, fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }), fc.nat(), ([rowids, scores], passes, tierSeed) => {
+  it('keeps the set\'s order, sorted part, scores and tier split for exactly the rows whose bit is set', () => {
+    fc.assert(fc.property(scoredRows, fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }), fc.nat(), fc.nat(100), placesArb, ([rowids, scores], passes, tierSeed, sorted, places) => {
       const tierEnd = rowids.length === 0 ? 0 : tierSeed % (rowids.length + 1);
-      const ranking: Ranking = { rowids: Int32Array.from(rowids), scores: Float32Array.from(scores), relevance: Float32Array.from(scores, (s) => s / 2), tierEnd };
+      const ids = idsOf(places);
+      const ranking: Ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids), tierEnd, (s) => s / 2);
+      sortedThrough(ranking, sorted);
       const bits = new Uint32Array(wordsFor(ROWS));
       passes.forEach((pass, rowid) => pass && setBit(bits, rowid));
-      const kept = rowids.map((rowid, i) => ({ rowid, i })).filter(({ rowid }) => passes[rowid]);
+      const kept = Array.from(ranking.rowids, (rowid, i) => ({ rowid, i })).filter(({ rowid }) => passes[rowid]);
       const narrowed = rankingWithin(ranking, bits);
       expect(Array.from(narrowed.rowids)).toEqual(kept.map(({ rowid }) => rowid));
       expect(Array.from(narrowed.scores)).toEqual(kept.map(({ i }) => ranking.scores[i]));
-      expect(Array.from(narrowed.relevance!)).toEqual(kept.map(({ i }) => ranking.relevance![i]));
-      expect(narrowed.tierEnd).toBe(kept.filter(({ i }) => i < tierEnd).length);
+      expect(narrowed.relevanceOf).toBe(ranking.relevanceOf);
+      expect(narrowed.tierEnd).toBe(kept.filter(({ i }) => i < ranking.tierEnd).length);
+      expect(narrowed.sortedTo).toBe(kept.filter(({ i }) => i < ranking.sortedTo).length);
+      // Ordered on from there, it is the narrowed set in its plain order.
+      sortedThrough(narrowed, narrowed.rowids.length);
+      const inOrder = plainOrder(rowids, scores, tierEnd, ids).filter((rowid) => passes[rowid]);
+      expect(Array.from(narrowed.rowids)).toEqual(inOrder);
     }));
-  });
-
-  it('leaves relevance out when the ranking has none (keyword mode)', () => {
-    const bits = new Uint32Array(1).fill(0xffffffff);
-    const narrowed = rankingWithin({ rowids: Int32Array.of(3, 1), scores: Float32Array.of(2, 1), tierEnd: 1 }, bits);
-    expect(narrowed.relevance).toBeUndefined();
-    expect(Array.from(narrowed.rowids)).toEqual([3, 1]);
-    expect(narrowed.tierEnd).toBe(1);
   });
 });
 
 describe('fuseByRowid', () => {
   it('gives the union of both lists with the fused relevance of lambdas/core/search/fusion.ts, best first, ties by id', () => {
-    fc.assert(fc.property(scoredRows, scoredRows, fc.shuffledSubarray(Array.from({ length: ROWS }, (_, i) => i), { minLength: ROWS, maxLength: ROWS }), ([keywordRows, bm25], [semanticRows, cosines], idPlaces) => {
-      // Ids in an order unrelated to rowids, so ties must be broken by id, not rowid.
-      const ids = new Map(Array.from({ length: ROWS }, (_, rowid) => [rowid, `id-${String(idPlaces[rowid]).padStart(3, '0')}`]));
-      const fused = fuseByRowid(
+    fc.assert(fc.property(scoredRows, scoredRows, placesArb, ([keywordRows, bm25], [semanticRows, cosines], idPlaces) => {
+      const ids = idsOf(idPlaces);
+      const fused = rankMatches(fuseByRowid(
         { rowids: Int32Array.from(keywordRows), scores: Float32Array.from(bm25) },
         { rowids: Int32Array.from(semanticRows), cosines: Float32Array.from(cosines) },
         SCALE,
-        idRanksOf(ids),
-      );
+        ROWS,
+      ), idRanksOf(ids));
       const scoreOf = new Map(keywordRows.map((rowid, i) => [rowid, Math.fround(bm25[i]!)]));
       const cosineOf = new Map(semanticRows.map((rowid, i) => [rowid, Math.fround(cosines[i]!)]));
       const best = Math.max(0, ...scoreOf.values());

@@ -3,7 +3,8 @@ import type { ResourceKind } from '../../core/records';
 import type { SemanticQuery } from '../../ports/search-index';
 import { LRUCache } from 'lru-cache';
 import { countBits, type RowBitmap } from './row-bitmap';
-import { rankingWithin, type Ranking, type SearchRankers } from './search-rankers';
+import { rankingWithin, type Ranking } from './ranked-set';
+import type { FloorMatches, SearchRankers } from './search-rankers';
 
 /**
  * The embedded index's rankings, cached until the next write: the whole catalogue's ranking of a
@@ -26,10 +27,16 @@ const FILTERED_SCORING_SHARE = 0.1;
 const MAX_RANKINGS = 64;
 const MAX_RANKING_BYTES = 24 * 1024 * 1024;
 
-const rankingBytes = (ranking: Ranking) => ranking.rowids.byteLength + ranking.scores.byteLength + (ranking.relevance?.byteLength ?? 0) + 64;
+const rankingBytes = (ranking: Ranking) => ranking.rowids.byteLength + ranking.scores.byteLength + 64;
+const floorMatchesBytes = ({ found, bits }: FloorMatches) => found.rowids.byteLength + found.cosines.byteLength + bits.byteLength + 64;
 
 export class CachedRankings {
   private readonly cache = new LRUCache<string, Ranking>({ max: MAX_RANKINGS, maxSize: MAX_RANKING_BYTES, sizeCalculation: rankingBytes });
+  /**
+   * Each text's floor matches (a scan of every vector), for its rankings in every mode: a text
+   * searched in keyword mode and then in hybrid or semantic mode is scanned once.
+   */
+  private readonly scans = new LRUCache<string, Promise<FloorMatches>>({ max: MAX_RANKINGS });
   /** Bumped by every write, so a ranking made across a write is not kept. */
   private generation = 0;
 
@@ -38,6 +45,7 @@ export class CachedRankings {
   clear(): void {
     this.generation++;
     this.cache.clear();
+    this.scans.clear();
   }
 
   async of(scope: RankingScope, search: NonNullable<ListQuery['search']>, semantic?: SemanticQuery): Promise<Ranking> {
@@ -48,21 +56,24 @@ export class CachedRankings {
     if (ranking) return ranking;
     const generation = this.generation;
     const { kind, filters } = scope;
-    const among = filters && this.scoresAmong(kind, mode, text, semantic, filters.bits) ? { among: filters.bits } : undefined;
-    if (mode === 'hybrid') {
-      let { keyword, similar } = among
-        ? { keyword: this.rankers.keyword(kind, text, semantic, among), similar: await this.rankers.semantic(kind, semantic!, among) }
-        : await this.keywordAndSemantic(kind, text, semantic!);
-      if (filters && !among) [keyword, similar] = [rankingWithin(keyword, filters.bits), rankingWithin(similar, filters.bits)];
+    if (filters && this.scoresAmong(kind, mode, text, semantic, filters.bits)) {
+      const among = { among: filters.bits };
+      ranking = mode === 'hybrid'
+        ? this.rankers.hybrid(kind, await this.rankers.keyword(kind, text, semantic, among), await this.rankers.semantic(kind, semantic!, among), semantic!)
+        : mode === 'keyword' ? await this.rankers.keyword(kind, text, semantic, among) : await this.rankers.semantic(kind, semantic!, among);
+    } else if (mode === 'hybrid') {
+      // Fusion scales BM25 by the best keyword match the filters keep: the two lists are narrowed, then fused.
+      const narrowed = (whole: Ranking) => (filters ? rankingWithin(whole, filters.bits) : whole);
+      const keyword = narrowed(await this.of({ kind }, { mode: 'keyword', text }, semantic));
+      const similar = narrowed(await this.of({ kind }, { mode: 'semantic', text }, semantic));
       ranking = this.rankers.hybrid(kind, keyword, similar, semantic!);
-    } else if (among) {
-      ranking = mode === 'keyword' ? this.rankers.keyword(kind, text, semantic, among) : await this.rankers.semantic(kind, semantic!, among);
     } else if (filters) {
       ranking = rankingWithin(await this.of({ kind }, search, semantic), filters.bits);
     } else if (mode === 'keyword') {
-      ranking = this.rankers.keyword(kind, text, semantic);
+      const gated = semantic?.vector && semantic.scale.gatesKeywords;
+      ranking = await this.rankers.keyword(kind, text, semantic, gated ? { floor: await this.floorMatches(kind, semantic) } : {});
     } else {
-      ranking = await this.rankers.semantic(kind, semantic!);
+      ranking = await this.rankers.semantic(kind, semantic!, { floor: await this.floorMatches(kind, semantic!) });
     }
     // A write while the vectors were scanned may have changed the answer: not kept for others.
     if (generation === this.generation) this.cache.set(key, ranking);
@@ -72,40 +83,41 @@ export class CachedRankings {
   /**
    * Whether to score only the rows the filters keep, not narrow the whole catalogue's ranking:
    * when that ranking is not made yet and the filters keep at most FILTERED_SCORING_SHARE of the
-   * records. A SIMD product per row costs about four times a row's share of the product over every
-   * vector, so scoring a few rows beats scoring all; the whole ranking pays off when the same text
-   * comes back with other filters.
+   * records. Scoring a few rows apart beats a scan of every vector; the whole ranking pays off when
+   * the same text comes back with other filters.
    */
   private scoresAmong(kind: ResourceKind, mode: SearchMode, text: string, semantic: SemanticQuery | undefined, bits: RowBitmap): boolean {
     const whole = (wholeMode: SearchMode) => this.cache.has(rankingKey({ kind }, wholeMode, text, semantic));
     if (mode === 'hybrid' ? whole('keyword') && whole('semantic') : whole(mode)) return false;
+    if (semantic?.vector && this.scans.has(scanKey(kind, semantic))) return false;
     return countBits(bits) <= FILTERED_SCORING_SHARE * this.rankers.size(kind);
   }
 
-  /** Hybrid search's two whole-catalogue lists: from the cache, or both from one product over the vectors. */
-  private async keywordAndSemantic(kind: ResourceKind, text: string, semantic: SemanticQuery): Promise<{ keyword: Ranking; similar: Ranking }> {
-    const keywordKey = rankingKey({ kind }, 'keyword', text, semantic);
-    const semanticKey = rankingKey({ kind }, 'semantic', text, semantic);
-    const [keyword, similar] = [this.cache.get(keywordKey), this.cache.get(semanticKey)];
-    if (keyword && similar) return { keyword, similar };
-    if (keyword || similar) {
-      return {
-        keyword: keyword ?? (await this.of({ kind }, { mode: 'keyword', text }, semantic)),
-        similar: similar ?? (await this.of({ kind }, { mode: 'semantic', text }, semantic)),
+  /** The text's floor matches over the whole kind: one scan, shared by the rankings of every mode. */
+  private floorMatches(kind: ResourceKind, semantic: SemanticQuery): Promise<FloorMatches> {
+    const key = scanKey(kind, semantic);
+    let scan = this.scans.get(key);
+    if (!scan) {
+      const generation = this.generation;
+      scan = this.rankers.floorMatches(kind, semantic);
+      // Shared while it runs, so concurrent searches for one text scan once; a failed scan, or one a write overtook, is not kept.
+      this.scans.set(key, scan);
+      const forget = () => {
+        if (this.scans.get(key) === scan) this.scans.delete(key);
       };
+      scan.then(() => generation === this.generation || forget(), forget);
     }
-    const generation = this.generation;
-    const both = await this.rankers.keywordAndSemantic(kind, text, semantic);
-    if (generation === this.generation) {
-      this.cache.set(keywordKey, both.keyword);
-      this.cache.set(semanticKey, both.semantic);
-    }
-    return { keyword: both.keyword, similar: both.semantic };
+    return scan;
   }
+}
+
+const vectorKeyOf = (vector: Float32Array | null) => (vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : '');
+
+function scanKey(kind: ResourceKind, semantic: SemanticQuery): string {
+  return JSON.stringify([kind, vectorKeyOf(semantic.vector), semantic.scale.floor]);
 }
 
 /** What identifies a ranking: its scope, the mode and text, and the query vector with its scale. */
 function rankingKey(scope: RankingScope, mode: SearchMode, text: string, semantic?: SemanticQuery): string {
-  const vectorKey = semantic?.vector ? Buffer.from(semantic.vector.buffer, semantic.vector.byteOffset, semantic.vector.byteLength).toString('base64') : '';
-  return JSON.stringify([scope.kind, scope.filters?.key ?? null, mode, text, semantic ? [vectorKey, semantic.scale] : null]);
+  return JSON.stringify([scope.kind, scope.filters?.key ?? null, mode, text, semantic ? [vectorKeyOf(semantic.vector), semantic.scale] : null]);
 }

@@ -5,7 +5,10 @@ import { FACET_COLUMNS, type FacetRow } from './facet-columns';
 import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns';
 import { IdOrder } from './id-order';
 import { IndexFacets } from './index-facets';
-import { VectorMatrix } from './vector-matrix';
+import type { VectorSearch } from './vector-scans';
+
+/** Vectors per message when the index's vectors are sent to their scanner at start (1.5 MB at 384 dimensions). */
+const VECTORS_PER_LOAD = 1024;
 
 /**
  * What the embedded index keeps of every row in memory, beside its SQLite tables: the record's id,
@@ -17,7 +20,8 @@ export class IndexMemory {
   readonly filterColumns = { grant: new FilterColumns(), contract: new FilterColumns() };
   /** What the facets read of each row, and the listings' facet counts. */
   readonly facets = new IndexFacets();
-  readonly vectors: Record<ResourceKind, VectorMatrix>;
+  /** Every record's vector, in this thread or a worker's (vector-scans.ts). */
+  readonly vectors: VectorSearch;
   /**
    * Record id by rowid: rankings break ties by id (through idOrders, each record's place in id
    * order), and a catalogue with repeated texts has long runs of equal scores.
@@ -29,8 +33,8 @@ export class IndexMemory {
     funder: new IdOrder(this.recordIds.funder),
   };
 
-  constructor(dimensions: number) {
-    this.vectors = { grant: new VectorMatrix(dimensions), contract: new VectorMatrix(dimensions), funder: new VectorMatrix(dimensions) };
+  constructor(private readonly dimensions: number, vectors: (memory: IndexMemory) => VectorSearch) {
+    this.vectors = vectors(this);
   }
 
   /** Every row and vector of the index's tables. */
@@ -40,11 +44,29 @@ export class IndexMemory {
       for (const row of db.prepare(`SELECT rowid, id${columns} FROM ${kind}_rows`).iterate() as Iterable<FilterRow & FacetRow & { rowid: number; id: string }>) {
         this.setRow(kind, row.rowid, row.id, row);
       }
-      const matrix = this.vectors[kind];
-      matrix.reserve(db.prepare(`SELECT count(*) FROM ${kind}_vectors`).pluck().get() as number);
-      for (const row of db.prepare(`SELECT rowid, vector FROM ${kind}_vectors`).iterate() as Iterable<{ rowid: number; vector: Buffer }>) {
-        matrix.set(row.rowid, vectorOfBytes(row.vector));
+    }
+    this.loadVectors(db);
+  }
+
+  /** Every vector of the index's tables, sent to the scanner a slice at a time. */
+  loadVectors(db: Database.Database): void {
+    const { dimensions, vectors } = this;
+    for (const kind of ['grant', 'contract', 'funder'] as const) {
+      vectors.reserve(kind, db.prepare(`SELECT count(*) FROM ${kind}_vectors`).pluck().get() as number);
+      let rowids = new Int32Array(VECTORS_PER_LOAD);
+      let values = new Float32Array(VECTORS_PER_LOAD * dimensions);
+      let count = 0;
+      const flush = () => {
+        if (count === 0) return;
+        vectors.set(kind, rowids.slice(0, count), values.slice(0, count * dimensions));
+        count = 0;
+      };
+      for (const [rowid, bytes] of db.prepare(`SELECT rowid, vector FROM ${kind}_vectors`).raw().iterate() as Iterable<[number, Buffer]>) {
+        values.set(vectorOfBytes(bytes), count * dimensions);
+        rowids[count++] = rowid;
+        if (count === VECTORS_PER_LOAD) flush();
       }
+      flush();
     }
   }
 
@@ -60,13 +82,21 @@ export class IndexMemory {
     }
   }
 
-  setVector(kind: ResourceKind, rowid: number, vector: Float32Array | null | undefined): void {
-    if (vector) this.vectors[kind].set(rowid, vector);
-    else this.vectors[kind].delete(rowid);
+  /** The vectors of rows written together (null: the row has none, or no longer has one). */
+  setVectors(kind: ResourceKind, rowids: readonly number[], vectors: readonly (Float32Array | null | undefined)[]): void {
+    const { dimensions } = this;
+    const kept = rowids.flatMap((rowid, i) => (vectors[i] ? [i] : []));
+    const dropped = rowids.filter((_, i) => !vectors[i]);
+    if (kept.length > 0) {
+      const values = new Float32Array(kept.length * dimensions);
+      kept.forEach((i, row) => values.set(vectors[i]!, row * dimensions));
+      this.vectors.set(kind, Int32Array.from(kept, (i) => rowids[i]!), values);
+    }
+    if (dropped.length > 0) this.vectors.delete(kind, Int32Array.from(dropped));
   }
 
   deleteRow(kind: ResourceKind, rowid: number): void {
-    this.vectors[kind].delete(rowid);
+    this.vectors.delete(kind, Int32Array.of(rowid));
     this.recordIds[kind].delete(rowid);
     this.idOrders[kind].forget(rowid);
     if (kind !== 'funder') {

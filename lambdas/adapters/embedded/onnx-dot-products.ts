@@ -1,12 +1,19 @@
 import ort from 'onnxruntime-node';
 
 /**
- * Exact k-NN's inner loop, the dot product of a query with every row of the vector matrix, run
- * by ONNX Runtime's MatMul (MLAS, vectorised and on both cores). At 100,000 x 384 it takes about
- * 9 ms where a JavaScript loop takes 66-96 ms, and the runtime is already loaded for the
+ * Exact k-NN's inner loop, the dot products of queries with every row of the vector matrix, run
+ * by ONNX Runtime's MatMul (MLAS, vectorised and on both cores). At 100,000 x 384 one query takes
+ * about 6 ms where a JavaScript loop takes 66-96 ms, and the runtime is already loaded for the
  * sentence-embedding model.
  *
- * The one-node graph (scores[n, 1] = matrix[n, d] x query[d, 1]) is written here as ONNX
+ * The product reads the whole matrix (150 MB at 100,000 x 384) from memory for each call, and that
+ * is what it waits on: eight queries in one call take about as long as one (6.5 against 5.7 ms),
+ * so queries that arrive together are scored together (vector-scans.ts). A call always has at
+ * least two query columns: MLAS takes another kernel for a single column, whose sums round
+ * differently in the last bit, and a record's cosine must not depend on which queries it was
+ * scored with. From two columns up, each cosine is the same whatever the other columns and rows.
+ *
+ * The one-node graph (scores[n, b] = matrix[n, d] x queries[d, b]) is written here as ONNX
  * protobuf bytes: it is 200 bytes, and a protobuf or ONNX-builder dependency for it would weigh
  * far more than the few lines below.
  */
@@ -36,32 +43,56 @@ const floatTensor = (name: string, shape: (string | number)[]) =>
   [...text(1, name), ...message(2, message(1, [...integer(1, FLOAT), ...message(2, shape.flatMap(dimension))]))];
 
 function matMulModel(): Uint8Array {
-  const node = [...text(1, 'matrix'), ...text(1, 'query'), ...text(2, 'scores'), ...text(4, 'MatMul')];
+  const node = [...text(1, 'matrix'), ...text(1, 'queries'), ...text(2, 'scores'), ...text(4, 'MatMul')];
   const graph = [
     ...message(1, node),
     ...text(2, 'dot_products'),
     ...message(11, floatTensor('matrix', ['rows', 'dimensions'])),
-    ...message(11, floatTensor('query', ['dimensions', 1])),
-    ...message(12, floatTensor('scores', ['rows', 1])),
+    ...message(11, floatTensor('queries', ['dimensions', 'columns'])),
+    ...message(12, floatTensor('scores', ['rows', 'columns'])),
   ];
   // ModelProto { ir_version 8, graph, opset_import { domain "", version 13 } }.
   return Uint8Array.from([...integer(1, 8), ...message(7, graph), ...message(8, [...text(1, ''), ...integer(2, 13)])]);
 }
 
 let session: Promise<ort.InferenceSession> | undefined;
+/** ONNX Runtime's default (0): a thread per core. */
+let threads = 0;
+
+/**
+ * The threads each product runs on, before the first. The vector worker takes one: with the
+ * model's workers and the event loop on the other threads, a second made each product about a
+ * quarter faster for a third more CPU, and under load the CPU is what runs out.
+ */
+export function setProductThreads(count: number): void {
+  if (session) throw new Error('the product threads are set before the first product');
+  threads = count;
+}
 
 function matMulSession(): Promise<ort.InferenceSession> {
-  session ??= ort.InferenceSession.create(matMulModel(), { graphOptimizationLevel: 'all', interOpNumThreads: 1, extra: { session: { intra_op: { allow_spinning: '0' } } } });
+  session ??= ort.InferenceSession.create(matMulModel(), { graphOptimizationLevel: 'all', intraOpNumThreads: threads, interOpNumThreads: 1, extra: { session: { intra_op: { allow_spinning: '0' } } } });
   return session;
 }
 
-/** matrix holds `rows` unit vectors of `query.length` values each, row after row. */
-export async function dotProducts(matrix: Float32Array, rows: number, query: Float32Array): Promise<Float32Array> {
-  const dimensions = query.length;
-  if (rows === 0) return new Float32Array(0);
+/** The fewest query columns a product is run with (see above). */
+const MIN_COLUMNS = 2;
+
+/**
+ * matrix holds `rows` unit vectors of `dimensions` values each, row after row. The result holds
+ * row r's dot product with query q at r * columns + q, where columns is at least the number of
+ * queries (zero columns pad a single query).
+ */
+export async function dotProducts(matrix: Float32Array, rows: number, queries: readonly Float32Array[], dimensions: number): Promise<{ scores: Float32Array; columns: number }> {
+  const columns = Math.max(MIN_COLUMNS, queries.length);
+  if (rows === 0) return { scores: new Float32Array(0), columns };
+  const packed = new Float32Array(dimensions * columns);
+  queries.forEach((query, q) => {
+    if (query.length !== dimensions) throw new Error(`a ${query.length}-dimension query cannot score ${dimensions}-dimension vectors`);
+    for (let d = 0; d < dimensions; d++) packed[d * columns + q] = query[d]!;
+  });
   const output = await (await matMulSession()).run({
     matrix: new ort.Tensor('float32', matrix.subarray(0, rows * dimensions), [rows, dimensions]),
-    query: new ort.Tensor('float32', query, [dimensions, 1]),
+    queries: new ort.Tensor('float32', packed, [dimensions, columns]),
   });
-  return output.scores!.data as Float32Array;
+  return { scores: output.scores!.data as Float32Array, columns };
 }

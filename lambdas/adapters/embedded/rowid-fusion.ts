@@ -1,17 +1,17 @@
 import { fusedRelevance } from '../../core/search/fusion';
 import type { SimilarityScale } from '../../core/search/relevance';
-import type { IdRanks } from './id-order';
-import { rankMatches, type Matches } from './vector-matrix';
+import type { Matches } from './vector-matrix';
 
 /**
  * Hybrid search's fusion (lambdas/core/search/fusion.ts) by rowid, in dense arrays: the union of
  * the keyword matches (with their BM25) and the semantic matches (with their cosines) can hold
- * most of a catalogue, and string ids in maps cost more than the rest of the query. Best first,
- * ties by id; `cosines` of the result are the fused relevance.
+ * most of a catalogue, and string ids in maps cost more than the rest of the query. The union in
+ * no order (ranked-set.ts orders what pages need); `cosines` of the result are the fused relevance.
+ * `rows` bounds every rowid of both lists.
  */
-export function fuseByRowid(keyword: { rowids: Int32Array; scores: Float32Array }, semantic: Matches, scale: SimilarityScale, ids: IdRanks): Matches {
+export function fuseByRowid(keyword: { rowids: Int32Array; scores: Float32Array }, semantic: Matches, scale: SimilarityScale, rows: number): Matches {
   // By rowid, the keyword score of each keyword match (NaN elsewhere); loops, not callbacks: this runs over every match of both lists.
-  const scoreOf = new Float32Array(ids.rankOf.length).fill(Number.NaN);
+  const scoreOf = new Float32Array(rows).fill(Number.NaN);
   let best = 0;
   for (let i = 0; i < keyword.rowids.length; i++) {
     const score = keyword.scores[i]!;
@@ -35,5 +35,5 @@ export function fuseByRowid(keyword: { rowids: Int32Array; scores: Float32Array 
     rowids[count] = rowid;
     fused[count++] = fusedRelevance(Number.NaN, score, best, scale);
   }
-  return rankMatches({ rowids: rowids.subarray(0, count), cosines: fused.subarray(0, count) }, ids);
+  return { rowids: rowids.subarray(0, count), cosines: fused.subarray(0, count) };
 }

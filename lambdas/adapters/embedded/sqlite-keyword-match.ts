@@ -2,8 +2,6 @@ import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
 import type { ResourceKind } from '../../core/records';
-import type { IdRanks } from './id-order';
-import { rankMatches } from './vector-matrix';
 
 /**
  * The keyword search of lambdas/core/search/keyword-query.ts over SQLite FTS5, scored in memory
@@ -164,31 +162,4 @@ export class SqliteKeywordMatcher {
     }
     return count;
   }
-}
-
-/**
- * One tier of keyword matches ranked: those whose cosine with the query reaches the floor (when
- * one is given), best BM25 first (ties by id), with their BM25.
- */
-export function rankedTier(
-  found: KeywordMatches['full'],
-  options: { floor?: number; cosinesOf: (rowids: Int32Array) => Float32Array; ids: IdRanks },
-): { rowids: Int32Array; scores: Float32Array } {
-  const { floor } = options;
-  const rowids = Int32Array.from(found.rowids);
-  const scores = Float32Array.from(found.scores);
-  let count = rowids.length;
-  if (floor !== undefined) {
-    const cosines = options.cosinesOf(rowids.subarray(0, count));
-    let onTopic = 0;
-    for (let i = 0; i < count; i++) {
-      // NaN (no vector) fails the comparison.
-      if (!(cosines[i]! >= floor)) continue;
-      rowids[onTopic] = rowids[i]!;
-      scores[onTopic++] = scores[i]!;
-    }
-    count = onTopic;
-  }
-  const ranked = rankMatches({ rowids: rowids.subarray(0, count), cosines: scores.subarray(0, count) }, options.ids);
-  return { rowids: ranked.rowids, scores: ranked.cosines };
 }

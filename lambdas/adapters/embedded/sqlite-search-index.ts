@@ -12,12 +12,15 @@ import type { FacetRow, FacetRows } from './facet-columns';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { ensureIndexSchema, funderRow, opportunityRow, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
 import { SqliteKeywordMatcher } from './sqlite-keyword-match';
-import { rankingAmong, SearchRankers, type Ranking } from './search-rankers';
+import { SearchRankers } from './search-rankers';
+import { rankingAmong, sortedThrough, type Ranking } from './ranked-set';
 import { CachedRankings } from './cached-rankings';
 import { OrderedPages, type RowPage } from './field-orders';
 import { RecordDocs } from './record-docs';
 import { IndexMemory } from './index-memory';
 import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './sqlite-keyset';
+import { VectorScans } from './vector-scans';
+import { WorkerVectorScans } from './worker-vector-scans';
 
 /**
  * The embedded search index: SQLite with FTS5 for keyword search (lambdas/core/search/
@@ -35,6 +38,13 @@ export interface SqliteSearchIndexOptions {
   filename: string;
   /** The embedder's vectors this index holds; an index file built with others is refused. */
   space: VectorSpace;
+  /**
+   * Keep the vectors in a worker thread and scan them there (worker-vector-scans.ts), as a
+   * serving index should: a scan of 100,000 vectors in the event loop's thread held up every
+   * request for its 6 ms. Off (the default), they are scanned in this thread, as tests and
+   * one-off tools can afford.
+   */
+  scanInWorker?: boolean;
 }
 
 export class SqliteSearchIndex implements SearchIndex {
@@ -54,7 +64,8 @@ export class SqliteSearchIndex implements SearchIndex {
 
   constructor(options: SqliteSearchIndexOptions) {
     this.space = options.space;
-    this.memory = new IndexMemory(options.space.dimensions);
+    const { dimensions } = options.space;
+    this.memory = new IndexMemory(dimensions, (memory) => (options.scanInWorker ? new WorkerVectorScans(dimensions, () => memory.loadVectors(this.db)) : new VectorScans(dimensions)));
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -176,8 +187,10 @@ export class SqliteSearchIndex implements SearchIndex {
     let positionOfResult: (i: number) => number;
     let next: PagePosition | undefined;
     if (query.sort.field === 'relevance') {
+      // A cursor's place, or a page counted from the worst, needs the whole set in order; a page counted from the best, the set down to it.
+      sortedThrough(ranking, query.after || query.sort.order === 'asc' ? total : query.offset + query.limit);
       const keys: RankingKeys = { scores: ranking.scores, tierEnd: ranking.tierEnd, idAt: (i) => this.memory.recordIds[plan.kind].get(ranking.rowids[i]!)! };
-      const { positions, next: after } = relevancePage(keys, total, query);
+      const { positions, next: after } = relevancePage(keys, ranking.rowids.length, query);
       page = positions.map((position) => ranking.rowids[position]!);
       positionOfResult = (i) => positions[i]!;
       next = after;
@@ -187,15 +200,15 @@ export class SqliteSearchIndex implements SearchIndex {
         ?? this.rowPage(plan.kind, query, { where: ['r.rowid IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(Array.from(ranking.rowids))] }, orderSql(plan.kind, query));
       page = rows.rowids;
       next = rows.next;
-      // Only results with a relevance need their place in the ranking: keyword rankings have none.
-      const positionOf = ranking.relevance ? (ranking.positionOf ??= new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, i]))) : undefined;
+      // Only results with a relevance need their place in the set: keyword sets have none.
+      const positionOf = ranking.relevanceOf ? (ranking.positionOf ??= new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, i]))) : undefined;
       positionOfResult = (i) => positionOf!.get(page[i]!)!;
     }
     const docs = this.readDocs(plan.kind, page);
-    const { relevance } = ranking;
+    const { relevanceOf, scores } = ranking;
     const paged = { ...facets, ...(next ? { next } : {}) };
-    if (!relevance) return { total, results: docs as unknown as IndexedResult<K>[], ...paged };
-    return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevance[positionOfResult(i)]!) }) as unknown as IndexedResult<K>), ...paged };
+    if (!relevanceOf) return { total, results: docs as unknown as IndexedResult<K>[], ...paged };
+    return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevanceOf(scores[positionOfResult(i)]!)) }) as unknown as IndexedResult<K>), ...paged };
   }
 
   /** The plan's filters as a bitmap over rowids (made once a query); undefined when there are none. */
@@ -230,6 +243,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const putText = this.statement(`INSERT INTO ${kind}_fts (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ${TEXT_COLUMNS.map(() => '?').join(', ')})`);
     const putVector = this.statement(`INSERT OR REPLACE INTO ${kind}_vectors (rowid, vector) VALUES (?, ?)`);
     const dropVector = this.statement(`DELETE FROM ${kind}_vectors WHERE rowid = ?`);
+    const rowids: number[] = [];
     for (const vector of vectors ?? []) {
       if (vector && vector.length !== this.space.dimensions) throw new Error(`a ${vector.length}-dimension vector cannot go into an index of ${this.space.dimensions}`);
     }
@@ -245,9 +259,10 @@ export class SqliteSearchIndex implements SearchIndex {
         const vector = vectors?.[i];
         if (vector) putVector.run(rowid, bytesOfVector(vector));
         else dropVector.run(rowid);
-        this.memory.setVector(kind, rowid, vector);
+        rowids.push(rowid);
       });
     })();
+    this.memory.setVectors(kind, rowids, vectors ?? []);
   }
 
   async remove(kind: ResourceKind, ids: readonly string[]): Promise<void> {
@@ -280,6 +295,7 @@ export class SqliteSearchIndex implements SearchIndex {
 
   close(): void {
     this.db.close();
+    void this.memory.vectors.close();
   }
 }
 

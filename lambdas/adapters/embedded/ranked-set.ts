@@ -1,0 +1,184 @@
+import type { Facets } from '../../core/query/facets';
+import type { IdRanks } from './id-order';
+import type { RowBitmap } from './row-bitmap';
+
+/**
+ * A search's whole result set in relevance order, put in order only as far as pages ask: a page
+ * of 20 out of 20,000 matches needs the best 20 in order, not all of them. The set is whole from
+ * the start (its total, its facets and any field order need every member, not their order);
+ * `sortedTo` says how much of it is in its final order, and a page further down sorts on to there
+ * (sortedThrough). A record's place depends on its own score and id alone, so narrowing the set
+ * to a query's filters keeps whatever order it has (rankingWithin).
+ *
+ * Order: best score first, ties by id (each record's place in id order, `ids`); the first
+ * `tierEnd` entries (keyword full matches) come before the rest whatever their scores.
+ */
+export interface Ranking {
+  rowids: Int32Array;
+  /** What the set is ordered by: BM25 (keyword), cosine (semantic) or fused relevance (hybrid). */
+  scores: Float32Array;
+  tierEnd: number;
+  /** Entries [0, sortedTo) are in their final order; each tier's others follow its sorted ones, unordered. */
+  sortedTo: number;
+  /** The id order ties are broken by, as it was when the set was made. */
+  ids: IdRanks;
+  /** A result's relevance from its score, in semantic and hybrid modes; keyword results have none. */
+  relevanceOf?: (score: number) => number;
+  /** Made once a set is paged in a field order or asked for facets; a write discards them with it. */
+  positionOf?: Map<number, number>;
+  facets?: Map<string, Facets>;
+  bits?: RowBitmap;
+}
+
+/** Room for a record's place in id order beside its 32-bit score in one exact float64 (2^32 * 2^21 = 2^53). */
+const PLACE_RANGE = 2 ** 21;
+
+/** The fewest entries a sort step orders: a page and the next few, so paging on sorts rarely. */
+const MIN_SORT_STEP = 256;
+
+/** A set in no order yet; rows with no place in `ids` (removed while the query ran) are no match. */
+export function unsortedRanking(found: { rowids: Int32Array; scores: Float32Array }, ids: IdRanks, tierEnd = found.rowids.length, relevanceOf?: (score: number) => number): Ranking {
+  if (ids.rowidAt.length >= PLACE_RANGE) throw new Error(`cannot rank among ${ids.rowidAt.length} records at once`);
+  const rowids = new Int32Array(found.rowids.length);
+  const scores = new Float32Array(found.rowids.length);
+  let count = 0;
+  let kept = tierEnd;
+  for (let i = 0; i < found.rowids.length; i++) {
+    const rowid = found.rowids[i]!;
+    if (!((ids.rankOf[rowid] ?? -1) >= 0)) {
+      if (i < tierEnd) kept--;
+      continue;
+    }
+    rowids[count] = rowid;
+    scores[count++] = found.scores[i]!;
+  }
+  return { rowids: rowids.subarray(0, count), scores: scores.subarray(0, count), tierEnd: kept, sortedTo: 0, ids, ...(relevanceOf ? { relevanceOf } : {}) };
+}
+
+/**
+ * Puts entries [0, end) in their final order, sorting on from `sortedTo` (at least MIN_SORT_STEP
+ * more, so a client paging on does not sort every page). Each step selects the best of the
+ * unsorted rest of a tier (a quickselect over packed keys) and sorts only those.
+ */
+export function sortedThrough(ranking: Ranking, end: number): void {
+  if (end <= ranking.sortedTo) return;
+  dropRemoved(ranking);
+  const total = ranking.rowids.length;
+  const target = Math.min(total, Math.max(end, ranking.sortedTo + MIN_SORT_STEP));
+  if (target <= ranking.sortedTo) return;
+  // A permutation moves entries: positions cached for field-ordered pages are stale.
+  ranking.positionOf = undefined;
+  if (ranking.sortedTo < ranking.tierEnd) {
+    const stop = Math.min(target, ranking.tierEnd);
+    sortPrefix(ranking, ranking.sortedTo, ranking.tierEnd, stop - ranking.sortedTo);
+    ranking.sortedTo = stop;
+  }
+  if (target > ranking.sortedTo) {
+    sortPrefix(ranking, ranking.sortedTo, total, target - ranking.sortedTo);
+    ranking.sortedTo = target;
+  }
+}
+
+/**
+ * Records removed since the set was made (IdOrder.forget took their place) are no match any more:
+ * they leave the set before it is sorted, as they would have had it been made after.
+ */
+function dropRemoved(ranking: Ranking): void {
+  const { rowids, ids } = ranking;
+  if (rowids.every((rowid) => (ids.rankOf[rowid] ?? -1) >= 0)) return;
+  const kept = rankingKeeping(ranking, (rowid) => (ids.rankOf[rowid] ?? -1) >= 0);
+  Object.assign(ranking, { rowids: kept.rowids, scores: kept.scores, tierEnd: kept.tierEnd, sortedTo: kept.sortedTo });
+}
+
+/** Brings the best `count` entries of [start, end) to its front, in order; the rest follow, unordered. */
+function sortPrefix(ranking: Ranking, start: number, end: number, count: number): void {
+  const { rowids, scores, ids } = ranking;
+  const length = end - start;
+  const keys = new Float64Array(length);
+  const bits = new Uint32Array(scores.buffer, scores.byteOffset, scores.length);
+  for (let i = 0; i < length; i++) {
+    const raw = bits[start + i]!;
+    // IEEE 754 bits as an unsigned integer in the float's own order, flipped for descending, above the id place.
+    const ascending = raw & 0x80000000 ? ~raw >>> 0 : (raw | 0x80000000) >>> 0;
+    keys[i] = (0xffffffff - ascending) * PLACE_RANGE + ids.rankOf[rowids[start + i]!]!;
+  }
+  if (count < length) selectSmallest(keys, count);
+  keys.subarray(0, Math.min(count, length)).sort();
+  for (let i = 0; i < length; i++) {
+    const key = keys[i]!;
+    const place = key % PLACE_RANGE;
+    const ascending = 0xffffffff - (key - place) / PLACE_RANGE;
+    rowids[start + i] = ids.rowidAt[place]!;
+    bits[start + i] = ascending & 0x80000000 ? ascending & 0x7fffffff : ~ascending >>> 0;
+  }
+}
+
+/**
+ * Rearranges `keys` so that its `count` smallest are in front, unordered (Hoare's quickselect,
+ * median of three; keys are distinct, since each holds a distinct id place).
+ */
+function selectSmallest(keys: Float64Array, count: number): void {
+  let lo = 0;
+  let hi = keys.length - 1;
+  const k = count - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const [a, b, c] = [keys[lo]!, keys[mid]!, keys[hi]!];
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (keys[i]! < pivot) i++;
+      while (keys[j]! > pivot) j--;
+      if (i <= j) {
+        const swap = keys[i]!;
+        keys[i++] = keys[j]!;
+        keys[j--] = swap;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
+}
+
+const hasBit = (bits: RowBitmap, rowid: number) => ((bits[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) !== 0;
+
+/** The entries `keep` keeps, in the set's order (its sorted part stays sorted). */
+function rankingKeeping(ranking: Ranking, keep: (rowid: number) => boolean): Ranking {
+  const { rowids: all, scores: allScores } = ranking;
+  const rowids = new Int32Array(all.length);
+  const scores = new Float32Array(all.length);
+  let count = 0;
+  let tierEnd = 0;
+  let sortedTo = 0;
+  for (let i = 0; i < all.length; i++) {
+    const rowid = all[i]!;
+    if (!keep(rowid)) continue;
+    rowids[count] = rowid;
+    scores[count++] = allScores[i]!;
+    if (i < ranking.tierEnd) tierEnd = count;
+    if (i < ranking.sortedTo) sortedTo = count;
+  }
+  return {
+    rowids: rowids.slice(0, count), scores: scores.slice(0, count), tierEnd, sortedTo, ids: ranking.ids,
+    ...(ranking.relevanceOf ? { relevanceOf: ranking.relevanceOf } : {}),
+  };
+}
+
+/** The set's records whose bit is set (the rows passing a query's filters), in its order. */
+export function rankingWithin(ranking: Ranking, bits: RowBitmap): Ranking {
+  return rankingKeeping(ranking, (rowid) => hasBit(bits, rowid));
+}
+
+/** The set's records among `wanted` ids (ListQuery.ids), in its order. */
+export function rankingAmong(ranking: Ranking, wanted: ReadonlySet<string>, idOf: (rowid: number) => string): Ranking {
+  return rankingKeeping(ranking, (rowid) => wanted.has(idOf(rowid)));
+}
+
+/** Every match in order, best first, ties by id (a whole set sorted at once). */
+export function rankMatches(matches: { rowids: Int32Array; cosines: Float32Array }, ids: IdRanks): { rowids: Int32Array; cosines: Float32Array } {
+  const ranking = unsortedRanking({ rowids: matches.rowids, scores: matches.cosines }, ids);
+  sortedThrough(ranking, ranking.rowids.length);
+  return { rowids: ranking.rowids, cosines: ranking.scores };
+}
