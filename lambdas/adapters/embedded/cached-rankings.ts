@@ -22,10 +22,12 @@ export interface RankingScope {
 /** The largest share of a kind's records the filters may keep for a new text to be scored among them alone. */
 const FILTERED_SCORING_SHARE = 0.1;
 
-// Rankings hold every match (8-12 bytes a record, a whole catalogue's up to 1.2 MB at 100,000
-// grants), so they are kept by size, not by count as counts and pages are.
+// Rankings and floor matches hold every match (8 bytes a record, a whole catalogue's up to 800 KB
+// at 100,000 grants), so they are kept by size, not by count as counts and pages are: enough for
+// the last few dozen texts, each paged through or tried with other filters or modes.
 const MAX_RANKINGS = 64;
-const MAX_RANKING_BYTES = 24 * 1024 * 1024;
+const MAX_RANKING_BYTES = 16 * 1024 * 1024;
+const MAX_SCAN_BYTES = 8 * 1024 * 1024;
 
 const rankingBytes = (ranking: Ranking) => ranking.rowids.byteLength + ranking.scores.byteLength + 64;
 const floorMatchesBytes = ({ found, bits }: FloorMatches) => found.rowids.byteLength + found.cosines.byteLength + bits.byteLength + 64;
@@ -36,7 +38,9 @@ export class CachedRankings {
    * Each text's floor matches (a scan of every vector), for its rankings in every mode: a text
    * searched in keyword mode and then in hybrid or semantic mode is scanned once.
    */
-  private readonly scans = new LRUCache<string, Promise<FloorMatches>>({ max: MAX_RANKINGS });
+  private readonly scans = new LRUCache<string, FloorMatches>({ max: MAX_RANKINGS, maxSize: MAX_SCAN_BYTES, sizeCalculation: floorMatchesBytes });
+  /** Scans under way, shared: concurrent searches for one text scan once. */
+  private readonly scanning = new Map<string, Promise<FloorMatches>>();
   /** Bumped by every write, so a ranking made across a write is not kept. */
   private generation = 0;
 
@@ -46,6 +50,7 @@ export class CachedRankings {
     this.generation++;
     this.cache.clear();
     this.scans.clear();
+    this.scanning.clear();
   }
 
   async of(scope: RankingScope, search: NonNullable<ListQuery['search']>, semantic?: SemanticQuery): Promise<Ranking> {
@@ -96,16 +101,22 @@ export class CachedRankings {
   /** The text's floor matches over the whole kind: one scan, shared by the rankings of every mode. */
   private floorMatches(kind: ResourceKind, semantic: SemanticQuery): Promise<FloorMatches> {
     const key = scanKey(kind, semantic);
-    let scan = this.scans.get(key);
+    const done = this.scans.get(key);
+    if (done) return Promise.resolve(done);
+    let scan = this.scanning.get(key);
     if (!scan) {
       const generation = this.generation;
-      scan = this.rankers.floorMatches(kind, semantic);
-      // Shared while it runs, so concurrent searches for one text scan once; a failed scan, or one a write overtook, is not kept.
-      this.scans.set(key, scan);
-      const forget = () => {
-        if (this.scans.get(key) === scan) this.scans.delete(key);
+      const started = this.rankers.floorMatches(kind, semantic);
+      const settled = () => {
+        if (this.scanning.get(key) === started) this.scanning.delete(key);
       };
-      scan.then(() => generation === this.generation || forget(), forget);
+      // A failed scan, or one a write overtook, is not kept.
+      started.then((found) => {
+        settled();
+        if (generation === this.generation) this.scans.set(key, found);
+      }, settled);
+      this.scanning.set(key, started);
+      scan = started;
     }
     return scan;
   }

@@ -74,6 +74,14 @@ function matMulSession(): Promise<ort.InferenceSession> {
   return session;
 }
 
+let output = new Float32Array(0);
+
+/** The scores' array (overwritten by the next product: read it before another starts). */
+function outputFor(length: number): Float32Array {
+  if (output.length < length) output = new Float32Array(Math.max(length, Math.ceil(output.length * 1.25)));
+  return output.subarray(0, length);
+}
+
 /** The fewest query columns a product is run with (see above). */
 const MIN_COLUMNS = 2;
 
@@ -90,9 +98,13 @@ export async function dotProducts(matrix: Float32Array, rows: number, queries: r
     if (query.length !== dimensions) throw new Error(`a ${query.length}-dimension query cannot score ${dimensions}-dimension vectors`);
     for (let d = 0; d < dimensions; d++) packed[d * columns + q] = query[d]!;
   });
-  const output = await (await matMulSession()).run({
+  // Into an output array kept from product to product: one for every batch size, the runtime's
+  // own outputs (a size for each) left about 60 MB behind in its memory pool.
+  const scores = outputFor(rows * columns);
+  const feeds = {
     matrix: new ort.Tensor('float32', matrix.subarray(0, rows * dimensions), [rows, dimensions]),
     queries: new ort.Tensor('float32', packed, [dimensions, columns]),
-  });
-  return { scores: output.scores!.data as Float32Array, columns };
+  };
+  await (await matMulSession()).run(feeds, { scores: new ort.Tensor('float32', scores, [rows, columns]) });
+  return { scores, columns };
 }

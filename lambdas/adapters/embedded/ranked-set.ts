@@ -36,23 +36,15 @@ const PLACE_RANGE = 2 ** 21;
 /** The fewest entries a sort step orders: a page and the next few, so paging on sorts rarely. */
 const MIN_SORT_STEP = 256;
 
-/** A set in no order yet; rows with no place in `ids` (removed while the query ran) are no match. */
+/**
+ * A set in no order yet, made of the arrays given (the set orders them in place: they are its
+ * own from here); rows with no place in `ids` (removed while the query ran) are no match.
+ */
 export function unsortedRanking(found: { rowids: Int32Array; scores: Float32Array }, ids: IdRanks, tierEnd = found.rowids.length, relevanceOf?: (score: number) => number): Ranking {
   if (ids.rowidAt.length >= PLACE_RANGE) throw new Error(`cannot rank among ${ids.rowidAt.length} records at once`);
-  const rowids = new Int32Array(found.rowids.length);
-  const scores = new Float32Array(found.rowids.length);
-  let count = 0;
-  let kept = tierEnd;
-  for (let i = 0; i < found.rowids.length; i++) {
-    const rowid = found.rowids[i]!;
-    if (!((ids.rankOf[rowid] ?? -1) >= 0)) {
-      if (i < tierEnd) kept--;
-      continue;
-    }
-    rowids[count] = rowid;
-    scores[count++] = found.scores[i]!;
-  }
-  return { rowids: rowids.subarray(0, count), scores: scores.subarray(0, count), tierEnd: kept, sortedTo: 0, ids, ...(relevanceOf ? { relevanceOf } : {}) };
+  const ranking: Ranking = { rowids: found.rowids, scores: found.scores, tierEnd, sortedTo: 0, ids, ...(relevanceOf ? { relevanceOf } : {}) };
+  dropRemoved(ranking);
+  return ranking;
 }
 
 /**
@@ -85,7 +77,9 @@ export function sortedThrough(ranking: Ranking, end: number): void {
  */
 function dropRemoved(ranking: Ranking): void {
   const { rowids, ids } = ranking;
-  if (rowids.every((rowid) => (ids.rankOf[rowid] ?? -1) >= 0)) return;
+  let removed = false;
+  for (let i = 0; i < rowids.length && !removed; i++) removed = !((ids.rankOf[rowids[i]!] ?? -1) >= 0);
+  if (!removed) return;
   const kept = rankingKeeping(ranking, (rowid) => (ids.rankOf[rowid] ?? -1) >= 0);
   Object.assign(ranking, { rowids: kept.rowids, scores: kept.scores, tierEnd: kept.tierEnd, sortedTo: kept.sortedTo });
 }
@@ -94,7 +88,7 @@ function dropRemoved(ranking: Ranking): void {
 function sortPrefix(ranking: Ranking, start: number, end: number, count: number): void {
   const { rowids, scores, ids } = ranking;
   const length = end - start;
-  const keys = new Float64Array(length);
+  const keys = keysFor(length);
   const bits = new Uint32Array(scores.buffer, scores.byteOffset, scores.length);
   for (let i = 0; i < length; i++) {
     const raw = bits[start + i]!;
@@ -102,7 +96,7 @@ function sortPrefix(ranking: Ranking, start: number, end: number, count: number)
     const ascending = raw & 0x80000000 ? ~raw >>> 0 : (raw | 0x80000000) >>> 0;
     keys[i] = (0xffffffff - ascending) * PLACE_RANGE + ids.rankOf[rowids[start + i]!]!;
   }
-  if (count < length) selectSmallest(keys, count);
+  if (count < length) selectSmallest(keys, count, length);
   keys.subarray(0, Math.min(count, length)).sort();
   for (let i = 0; i < length; i++) {
     const key = keys[i]!;
@@ -113,13 +107,21 @@ function sortPrefix(ranking: Ranking, start: number, end: number, count: number)
   }
 }
 
+let scratchKeys = new Float64Array(0);
+
+/** Room for `length` sort keys, kept from sort to sort (a step over 20,000 matches needs 160 KB). */
+function keysFor(length: number): Float64Array {
+  if (scratchKeys.length < length) scratchKeys = new Float64Array(Math.max(length, Math.ceil(scratchKeys.length * 1.25)));
+  return scratchKeys.subarray(0, length);
+}
+
 /**
- * Rearranges `keys` so that its `count` smallest are in front, unordered (Hoare's quickselect,
+ * Rearranges the first `length` of `keys` so that its `count` smallest are in front, unordered (Hoare's quickselect,
  * median of three; keys are distinct, since each holds a distinct id place).
  */
-function selectSmallest(keys: Float64Array, count: number): void {
+function selectSmallest(keys: Float64Array, count: number, length: number): void {
   let lo = 0;
-  let hi = keys.length - 1;
+  let hi = length - 1;
   const k = count - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
@@ -147,23 +149,22 @@ const hasBit = (bits: RowBitmap, rowid: number) => ((bits[rowid >>> 5] ?? 0) & (
 /** The entries `keep` keeps, in the set's order (its sorted part stays sorted). */
 function rankingKeeping(ranking: Ranking, keep: (rowid: number) => boolean): Ranking {
   const { rowids: all, scores: allScores } = ranking;
-  const rowids = new Int32Array(all.length);
-  const scores = new Float32Array(all.length);
   let count = 0;
+  for (let i = 0; i < all.length; i++) if (keep(all[i]!)) count++;
+  const rowids = new Int32Array(count);
+  const scores = new Float32Array(count);
+  let kept = 0;
   let tierEnd = 0;
   let sortedTo = 0;
   for (let i = 0; i < all.length; i++) {
     const rowid = all[i]!;
     if (!keep(rowid)) continue;
-    rowids[count] = rowid;
-    scores[count++] = allScores[i]!;
-    if (i < ranking.tierEnd) tierEnd = count;
-    if (i < ranking.sortedTo) sortedTo = count;
+    rowids[kept] = rowid;
+    scores[kept++] = allScores[i]!;
+    if (i < ranking.tierEnd) tierEnd = kept;
+    if (i < ranking.sortedTo) sortedTo = kept;
   }
-  return {
-    rowids: rowids.slice(0, count), scores: scores.slice(0, count), tierEnd, sortedTo, ids: ranking.ids,
-    ...(ranking.relevanceOf ? { relevanceOf: ranking.relevanceOf } : {}),
-  };
+  return { rowids, scores, tierEnd, sortedTo, ids: ranking.ids, ...(ranking.relevanceOf ? { relevanceOf: ranking.relevanceOf } : {}) };
 }
 
 /** The set's records whose bit is set (the rows passing a query's filters), in its order. */
@@ -178,7 +179,7 @@ export function rankingAmong(ranking: Ranking, wanted: ReadonlySet<string>, idOf
 
 /** Every match in order, best first, ties by id (a whole set sorted at once). */
 export function rankMatches(matches: { rowids: Int32Array; cosines: Float32Array }, ids: IdRanks): { rowids: Int32Array; cosines: Float32Array } {
-  const ranking = unsortedRanking({ rowids: matches.rowids, scores: matches.cosines }, ids);
+  const ranking = unsortedRanking({ rowids: Int32Array.from(matches.rowids), scores: Float32Array.from(matches.cosines) }, ids);
   sortedThrough(ranking, ranking.rowids.length);
   return { rowids: ranking.rowids, cosines: ranking.scores };
 }

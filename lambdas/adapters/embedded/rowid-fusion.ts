@@ -11,7 +11,7 @@ import type { Matches } from './vector-matrix';
  */
 export function fuseByRowid(keyword: { rowids: Int32Array; scores: Float32Array }, semantic: Matches, scale: SimilarityScale, rows: number): Matches {
   // By rowid, the keyword score of each keyword match (NaN elsewhere); loops, not callbacks: this runs over every match of both lists.
-  const scoreOf = new Float32Array(rows).fill(Number.NaN);
+  const scoreOf = scoresByRowid(rows);
   let best = 0;
   for (let i = 0; i < keyword.rowids.length; i++) {
     const score = keyword.scores[i]!;
@@ -36,4 +36,12 @@ export function fuseByRowid(keyword: { rowids: Int32Array; scores: Float32Array 
     fused[count++] = fusedRelevance(Number.NaN, score, best, scale);
   }
   return { rowids: rowids.subarray(0, count), cosines: fused.subarray(0, count) };
+}
+
+let scratch = new Float32Array(0);
+
+/** A NaN-filled array by rowid, kept from fusion to fusion (400 KB at 100,000 grants). */
+function scoresByRowid(rows: number): Float32Array {
+  if (scratch.length < rows) scratch = new Float32Array(Math.max(rows, Math.ceil(scratch.length * 1.25)));
+  return scratch.subarray(0, rows).fill(Number.NaN);
 }

@@ -63,7 +63,8 @@ export class SearchRankers {
       const rowids = rowsOfBitmap(scope.among);
       found = matchesAtLeast({ rowids, cosines: await this.parts.vectors.cosinesOf(kind, rowids, semantic.vector) }, semantic.scale.floor);
     } else {
-      found = scope.floor.found;
+      // A copy: the set is ordered in place, and the floor matches stay the scan's, for other modes.
+      found = { rowids: scope.floor.found.rowids.slice(), cosines: scope.floor.found.cosines.slice() };
     }
     return unsortedRanking({ rowids: found.rowids, scores: found.cosines }, ids, found.rowids.length, (cosine) => relevanceOfCosine(cosine, semantic.scale));
   }

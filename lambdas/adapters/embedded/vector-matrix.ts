@@ -6,13 +6,6 @@ export interface Matches {
   cosines: Float32Array;
 }
 
-function grown(matches: Matches): Matches {
-  const rowids = new Int32Array(matches.rowids.length * 2);
-  const cosines = new Float32Array(matches.cosines.length * 2);
-  rowids.set(matches.rowids);
-  cosines.set(matches.cosines);
-  return { rowids, cosines };
-}
 
 /**
  * One kind's vectors in the embedded index: one contiguous Float32Array, a row per record, so
@@ -90,19 +83,22 @@ export class VectorMatrix {
    */
   async matchesAbove(queries: readonly { vector: Float32Array; floor: number }[]): Promise<Matches[]> {
     const { scores, columns } = await dotProducts(this.data, this.used, queries.map(({ vector }) => vector), this.dimensions);
+    const { rowids, used } = this;
     return queries.map(({ floor }, q) => {
-      let found: Matches = { rowids: new Int32Array(1024), cosines: new Float32Array(1024) };
+      // Counted first, so each query's matches are two arrays of their exact size.
       let count = 0;
-      for (let slot = 0, at = q; slot < this.used; slot++, at += columns) {
+      for (let slot = 0, at = q; slot < used; slot++, at += columns) if (scores[at]! >= floor && rowids[slot]! >= 0) count++;
+      const found: Matches = { rowids: new Int32Array(count), cosines: new Float32Array(count) };
+      let i = 0;
+      for (let slot = 0, at = q; slot < used; slot++, at += columns) {
         const cosine = scores[at]!;
-        const rowid = this.rowids[slot]!;
+        const rowid = rowids[slot]!;
+        // NaN (no vector) fails the comparison.
         if (!(cosine >= floor) || rowid < 0) continue;
-        if (count === found.rowids.length) found = grown(found);
-        found.rowids[count] = rowid;
-        found.cosines[count] = cosine;
-        count++;
+        found.rowids[i] = rowid;
+        found.cosines[i++] = cosine;
       }
-      return { rowids: found.rowids.slice(0, count), cosines: found.cosines.slice(0, count) };
+      return found;
     });
   }
 
