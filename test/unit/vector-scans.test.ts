@@ -155,11 +155,22 @@ describe('WorkerVectorScans', () => {
     opened.push(scans!);
     scans!.set('grant', Int32Array.of(1), packed([vector]));
     expect(Array.from((await scans!.matchesAbove('grant', vector, 0.5)).rowids)).toEqual([1]);
+    // A write the worker throws on (a vector of the wrong width) ends it, as any uncaught error
+    // in it would; the scan sent after it is owed by a worker that is gone.
+    scans!.set('grant', Int32Array.of(2), new Float32Array(DIMENSIONS - 1));
     const owed = scans!.matchesAbove('grant', vector, 0.5);
-    // What a crash of the thread looks like from here: it exits while a scan is owed.
-    await (scans! as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
-    await expect(owed).rejects.toThrow(/vector worker stopped/);
+    await expect(owed).rejects.toThrow(/vector worker stopped \(exit code 1\); its scans are lost, and a new worker is loading the vectors/);
     await reloaded;
     expect(Array.from((await scans!.matchesAbove('grant', vector, 0.5)).rowids)).toEqual([9]);
+  });
+
+  it('answers the scans it owes before it stops', async () => {
+    const scans = new WorkerVectorScans(DIMENSIONS, () => {});
+    const vector = unit([1, ...new Array(DIMENSIONS - 1).fill(0)]);
+    scans.set('grant', Int32Array.of(4), packed([vector]));
+    const owed = scans.matchesAbove('grant', vector, 0.5);
+    await scans.close();
+    expect(Array.from((await owed).rowids)).toEqual([4]);
+    await expect(scans.matchesAbove('grant', vector, 0.5)).rejects.toThrow(/closed/);
   });
 });

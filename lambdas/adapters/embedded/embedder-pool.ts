@@ -33,6 +33,9 @@ export interface EmbedJobMessage {
   purpose: EmbeddingPurpose;
 }
 
+/** What the pool sends a worker: a job, or to stop once its job is done. */
+export type EmbedderWorkerRequest = EmbedJobMessage | { stop: true };
+
 /** Documents per job: a slice of a large call takes tens of milliseconds, so queries behind it wait little. */
 const DOCUMENT_SLICE = 2;
 
@@ -83,13 +86,22 @@ export class EmbedderPool implements Embedder {
     return (await Promise.all(slices)).flat();
   }
 
+  /**
+   * Refuses the texts still waiting and stops each worker once its job is done (the texts it is
+   * embedding get their vectors): a worker ended inside the runtime's `run` would end the process.
+   */
   async close(): Promise<void> {
     this.closed = true;
     const stopped = new Error('the embedder pool was closed');
     for (const job of [...this.waiting.query, ...this.waiting.document]) job.reject(stopped);
     this.waiting.query.length = 0;
     this.waiting.document.length = 0;
-    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+    await Promise.all(this.slots.map(({ worker }) => new Promise<void>((resolve) => {
+      worker.once('exit', () => resolve());
+      const stop: EmbedderWorkerRequest = { stop: true };
+      worker.ref();
+      worker.postMessage(stop);
+    })));
   }
 
   private submit(texts: string[], purpose: EmbeddingPurpose): Promise<(Float32Array | null)[]> {
@@ -108,7 +120,7 @@ export class EmbedderPool implements Embedder {
       slot.job = job;
       // Referenced only while it works: an idle pool does not keep a finished command's process alive.
       slot.worker.ref();
-      const message: EmbedJobMessage = { id: job.id, texts: job.texts, purpose: job.purpose };
+      const message: EmbedderWorkerRequest = { id: job.id, texts: job.texts, purpose: job.purpose };
       slot.worker.postMessage(message);
     }
   }

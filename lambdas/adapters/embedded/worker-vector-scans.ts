@@ -20,7 +20,8 @@ export type VectorWorkerRequest =
   | { op: 'set'; kind: ResourceKind; rowids: Int32Array; vectors: Float32Array }
   | { op: 'delete'; kind: ResourceKind; rowids: Int32Array }
   | { op: 'scan'; id: number; kind: ResourceKind; query: Float32Array; floor: number }
-  | { op: 'cosines'; id: number; kind: ResourceKind; rowids: Int32Array; query: Float32Array };
+  | { op: 'cosines'; id: number; kind: ResourceKind; rowids: Int32Array; query: Float32Array }
+  | { op: 'stop' };
 
 export type VectorWorkerReply =
   | { ready: true }
@@ -75,10 +76,16 @@ export class WorkerVectorScans implements VectorSearch {
     return reply.cosines;
   }
 
+  /** Stops the worker once it has answered every scan it owes (a worker ended inside the runtime's `run` would end the process). */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
-    this.failWaiting(new Error('the search index was closed'));
-    await this.worker.terminate();
+    const { worker } = this;
+    await new Promise<void>((resolve) => {
+      worker.once('exit', () => resolve());
+      worker.ref();
+      worker.postMessage({ op: 'stop' } satisfies VectorWorkerRequest);
+    });
   }
 
   private start(): Worker {
@@ -96,8 +103,9 @@ export class WorkerVectorScans implements VectorSearch {
     });
     worker.on('error', () => {});
     worker.on('exit', (code) => {
-      if (this.closed || worker !== this.worker) return;
-      this.failWaiting(new Error(`the vector worker stopped (exit code ${code}); its scans are lost, and a new worker is loading the vectors`));
+      if (worker !== this.worker) return;
+      this.failWaiting(new Error(`the vector worker stopped (exit code ${code}); its scans are lost${this.closed ? '' : ', and a new worker is loading the vectors'}`));
+      if (this.closed) return;
       this.worker = this.start();
       this.reload(this);
     });
