@@ -67,6 +67,8 @@ export class CachedRankings {
         ? this.rankers.hybrid(kind, await this.rankers.keyword(kind, text, semantic, among), await this.rankers.semantic(kind, semantic!, among), semantic!)
         : mode === 'keyword' ? await this.rankers.keyword(kind, text, semantic, among) : await this.rankers.semantic(kind, semantic!, among);
     } else if (mode === 'hybrid') {
+      // The semantic list needs the scan of every vector: made first, the keyword gate reads it too.
+      await this.floorMatches(kind, semantic!);
       // Fusion scales BM25 by the best keyword match the filters keep: the two lists are narrowed, then fused.
       const narrowed = (whole: Ranking) => (filters ? rankingWithin(whole, filters.bits) : whole);
       const keyword = narrowed(await this.of({ kind }, { mode: 'keyword', text }, semantic));
@@ -75,8 +77,8 @@ export class CachedRankings {
     } else if (filters) {
       ranking = rankingWithin(await this.of({ kind }, search, semantic), filters.bits);
     } else if (mode === 'keyword') {
-      const gated = semantic?.vector && semantic.scale.gatesKeywords;
-      ranking = await this.rankers.keyword(kind, text, semantic, gated ? { floor: await this.floorMatches(kind, semantic) } : {});
+      const scanned = semantic?.vector ? this.scans.get(scanKey(kind, semantic)) : undefined;
+      ranking = await this.rankers.keyword(kind, text, semantic, { ...(scanned ? { floor: scanned } : {}), ...(semantic ? { scanFloor: () => this.floorMatches(kind, semantic) } : {}) });
     } else {
       ranking = await this.rankers.semantic(kind, semantic!, { floor: await this.floorMatches(kind, semantic!) });
     }

@@ -80,27 +80,38 @@ export class SearchRankers {
    * The keyword matches with their BM25: full matches, then partial ones (a tier above the rest).
    * With a query vector and a scale that gates keywords, a match's cosine must reach the floor (a
    * record that shares words with the query but is about something else is no match), and partial
-   * matches are admitted; otherwise every full match stays and no partial one does. The gate reads
-   * the whole kind's floor matches (`floor`), or, with `among`, scores the matches whose bit is
-   * set, after dropping the others.
+   * matches are admitted; otherwise every full match stays and no partial one does. With `among`,
+   * only the matches whose bit is set are kept, before the gate.
+   *
+   * The gate reads the text's floor matches when they are at hand (`floor`), or when the matches
+   * to test are many, from a scan of every vector (`scanFloor`); otherwise it scores the matches
+   * alone, which costs less than the scan while they are fewer than FLOOR_SCAN_SHARE of the records.
    */
-  async keyword(kind: ResourceKind, text: string, semantic: SemanticQuery | undefined, scope: { floor?: FloorMatches; among?: RowBitmap }): Promise<Ranking> {
+  async keyword(kind: ResourceKind, text: string, semantic: SemanticQuery | undefined, scope: KeywordScope): Promise<Ranking> {
     const { keywordMatcher, vectors, idOrders } = this.parts;
     const ids = idOrders[kind].get();
     const gate = semantic?.vector && semantic.scale.gatesKeywords ? { vector: semantic.vector, floor: semantic.scale.floor } : null;
     const keywords = keywordMatcher.keywordQuery(kind, text);
     if (!keywords) return unsortedRanking(noMatches(), ids);
     const matches = keywordMatcher.matches(kind, keywords, gate !== null);
-    const tier = async (found: KeywordMatches['full']) => {
-      const within = scope.among ? matchesWhere(found, (rowid) => hasBit(scope.among!, rowid)) : found;
-      if (!gate) return within;
-      if (scope.floor) return matchesWhere(within, (rowid) => hasBit(scope.floor!.bits, rowid));
-      const cosines = await vectors.cosinesOf(kind, within.rowids, gate.vector);
-      return matchesWhere(within, (_, i) => cosines[i]! >= gate.floor);
-    };
-    const full = await tier(matches.full);
+    const within = (found: KeywordMatches['full']) => (scope.among ? matchesWhere(found, (rowid) => hasBit(scope.among!, rowid)) : found);
+    let full = within(matches.full);
     if (!gate) return unsortedRanking(full, ids);
-    const partial = await tier(matches.partial);
+    let partial = within(matches.partial);
+    const tested = full.rowids.length + partial.rowids.length;
+    const floor = scope.floor ?? (scope.scanFloor && tested > FLOOR_SCAN_SHARE * this.size(kind) ? await scope.scanFloor() : undefined);
+    if (floor) {
+      full = matchesWhere(full, (rowid) => hasBit(floor.bits, rowid));
+      partial = matchesWhere(partial, (rowid) => hasBit(floor.bits, rowid));
+    } else {
+      const rowids = new Int32Array(tested);
+      rowids.set(full.rowids);
+      rowids.set(partial.rowids, full.rowids.length);
+      const cosines = await vectors.cosinesOf(kind, rowids, gate.vector);
+      const fullCount = full.rowids.length;
+      full = matchesWhere(full, (_, i) => cosines[i]! >= gate.floor);
+      partial = matchesWhere(partial, (_, i) => cosines[fullCount + i]! >= gate.floor);
+    }
     const rowids = new Int32Array(full.rowids.length + partial.rowids.length);
     const scores = new Float32Array(rowids.length);
     rowids.set(full.rowids);
@@ -110,6 +121,22 @@ export class SearchRankers {
     return unsortedRanking({ rowids, scores }, ids, full.rowids.length);
   }
 }
+
+/** How the keyword gate may learn which matches reach the floor (SearchRankers.keyword). */
+export interface KeywordScope {
+  among?: RowBitmap;
+  /** The text's floor matches, when a scan made them already. */
+  floor?: FloorMatches;
+  /** A scan of every vector for them, when the matches to test are many. */
+  scanFloor?: () => Promise<FloorMatches>;
+}
+
+/**
+ * Past this share of a kind's records, keyword matches are tested against a scan of every vector
+ * rather than scored alone: copying the rows out and scoring them costs about three times a row's
+ * share of the scan (a scan reads every vector in order; the copy reads scattered ones).
+ */
+const FLOOR_SCAN_SHARE = 0.25;
 
 const noMatches = () => ({ rowids: new Int32Array(0), scores: new Float32Array(0) });
 
