@@ -223,18 +223,17 @@ How:
   scenario notes for what it filters). A result cache in the index answers the repeated URL from
   memory after its first request (the code measured here has one); the distinct variant measures
   the query itself. The search text stays the same, so its vector comes from the stack's memo of
-  recent query vectors (as in AWS), and the model's own time per new query (about 2.5 ms, "The
-  local embedding model" below) is not in the distinct figures; nor is reading a word's postings
-  from FTS5 the first time it is searched ("Where the time goes" below has that cost), since the
-  words repeat too. The three searches also run a "new-text" variant: every request a text never
-  sent before (a topic users type and two more words), so the model embeds each query and the
-  index ranks each text afresh; its words repeat, as a language's do, so their postings are read
-  once. Keyword search keeps the lexical matches whose cosine reaches the floor (one
-  cosine per candidate) and adds partial matches that do; semantic search is exact k-NN over every
-  grant's vector (bge-small-en-v1.5, 384 dimensions, the product in ONNX Runtime) with the filters
-  applied inside the scan, and ranks every match above the floor; hybrid fuses the two. The latency
-  targets are set for the filtered list and keyword search; semantic and hybrid are reported
-  against the same baseline.
+  recent query vectors (as in AWS), and the model's own time per new query (about 3 ms of a core,
+  "Where the time goes" below) is not in the distinct figures; nor is reading a word's postings
+  from FTS5 the first time it is searched, since the words repeat too. The three searches also run
+  a "new-text" variant: every request a text never sent before (a topic users type and two more
+  words, 54,432 texts before one repeats), so the model embeds each query and the index finds and
+  ranks each text afresh; its words repeat, as a language's do, so their postings are read once.
+  Keyword search keeps the lexical matches whose cosine reaches the floor and adds partial matches
+  that do; semantic search is exact k-NN over every grant's vector (bge-small-en-v1.5, 384
+  dimensions) and returns every match above the floor; hybrid fuses the two. The model runs in a
+  worker thread and the vector scans in another (DESIGN.md's embedded stack, "Where the time goes"
+  below), so the event loop only parses, filters, merges, orders the page and answers.
 - req/s is autocannon's mean of per-second samples, median across rounds. p50/p99 are per-response
   latencies seen by the client, median across rounds. "vs bare node:http" is the median across rounds
   of scenario req/s divided by baseline req/s of the same round. RSS is the VmRSS of the process that
@@ -264,13 +263,37 @@ ${loadSection(run.load, 'long')}
 
 ## Where the time goes without the cache
 
-Profiled at 100,000 grants on 2026-11-26 (each step timed in process over 200 requests, and the V8
-profiler on the server under the bench's load). Issue 24 took a distinct filter on a known text
-from 5.7 to 0.7 ms in keyword mode, 11.2 to 1.1 ms in semantic mode and 17.7 to 2.9 ms in hybrid
-mode, and the filtered list from 0.84 to 0.5 ms, in process; the rest of a request (parsing, the
-key check, the cursor's HMAC, reading and serialising 20 records, the log line, HTTP) is about
-0.4 ms.
+Profiled at 100,000 grants on 2026-11-27: the V8 profiler on the server's event loop and each
+thread's CPU time (\`/proc/<pid>/task\`) under 10 s of the bench's new-text load, and steps timed
+in process. A request's own work on the event loop (parsing, the key check, reading and
+serialising 20 records, the log line, HTTP) is about 0.5 ms.
 
+- **Three kinds of thread.** The event loop serves requests; the sentence model runs in a pool of
+  worker threads (\`embedder-pool.ts\`, one on two cores, \`GCF_EMBEDDER_WORKERS\` to change),
+  since ONNX Runtime's \`run\` is synchronous in its caller and each query's 3 ms held every other
+  request back on the event loop; and each served index keeps its vectors in a worker of its own
+  (\`worker-vector-scans.ts\`) that scores every scan asked while it was busy in one product. A
+  search for a new text costs, in CPU per request under load: about 4 ms in the model (2.8 ms is
+  ONNX Runtime's run of a 14-token query on one thread, the rest tokenising, pooling and messages),
+  3-7 ms in the vector worker and 2-4 ms on the event loop. Two cores shared with the load
+  generator run out there: those are the -new-text rows above, and why they fall short of issue
+  24's latency targets.
+- **A text is scanned once, exactly.** A scan is the product of the query with all 100,000 vectors
+  (150 MB of floats read from memory, about 9.4 ms on one core), and the product of two to eight
+  queries takes hardly longer (14.4 ms for eight), so the vector worker scores the scans that
+  arrived together in one product; every product has at least two query columns, so a record's
+  cosine is the same float whatever it was scored with, and keyword, semantic and hybrid agree.
+  The scan returns every record at or above the floor (\`pagination.total\` counts them all, as
+  DESIGN.md says); a broad query has a fifth of the catalogue there. Exact pruning was measured and
+  dropped: bounds from 1,024 k-means clusters prune nothing (cluster radii are about 0.5, cosines
+  span 0.5-0.9), int8 vectors with a guaranteed error bound leave up to 22,000 records of a query
+  within the bound of the floor to score again, and ONNX Runtime's int8 product was no faster
+  than the float one for two query columns (the exact-k-NN section below has the recall).
+- **Results are ordered only as far as a page needs** (\`ranked-set.ts\`): the matches of a search
+  are its whole result set from the start (its total, facets and field orders need every member),
+  and a page in relevance order selects the best entries down to it (quickselect over packed
+  score-and-id keys) and sorts only those; a deeper page sorts on from there. Sorting every match
+  took 1.2 ms of each semantic request on the event loop.
 - **A search text is ranked once.** Keyword and semantic rankings are made over the whole
   catalogue and narrowed to a query's filters by their bitmap (\`cached-rankings.ts\`,
   \`rankingWithin\`): a record's place depends on its own score and id alone, so the filtered
@@ -278,8 +301,8 @@ key check, the cursor's HMAC, reading and serialising 20 records, the log line, 
   filter has the text scored once (about 20 µs a step for the narrowing). Hybrid narrows both
   lists and fuses them (fusion scales BM25 by the best match among those kept). A text never
   searched before, with filters that keep at most a tenth of the catalogue, is scored among those
-  rows alone instead: a SIMD product per kept row rather than the product over every vector.
-  Property tests hold both routes to the same answer (\`filtered-scoring.test.ts\`,
+  rows alone instead: the kept rows copied out and scored by the same product, so both routes give
+  the same cosines. Property tests hold both routes to the same answer (\`filtered-scoring.test.ts\`,
   \`search-rankers.test.ts\`).
 - **Filters** are bitmaps over rowids, kept as rows are written, for the values with few choices
   (type, status, every state, national; liveness is computed once a day), and a range-encoded
@@ -298,33 +321,21 @@ key check, the cursor's HMAC, reading and serialising 20 records, the log line, 
   that record has changed, and while an order waits to be read again.
 - **Keyword search**: FTS5's BM25 is a sum over the query's words, so each word's scored postings
   are read from FTS5 once and kept in memory (LRU, 32 MB, cleared by every write), and a query
-  merges them (about 1.4 ms for "community health", whose words 13,535 grants share). The records
-  where the words stand near each other (FTS5's NEAR, for the phrase boost) are kept the same way.
-  A word's first search pays for its postings: 166 ms for "community" (in 53,778 grants), 67 ms for
-  "health" (23,337). The floor's cosine for each match (SimSIMD on views of the matrix, about 3 ms
-  for 10,000 matches) is paid once per text, in its whole-catalogue ranking.
-- **Semantic search** is exact: the product of the query with every grant's vector in ONNX
-  Runtime (about 6 ms on both cores; \`run\` blocks the event loop's thread meanwhile), then the
-  ranking of every match above the floor. ONNX Runtime's worker threads no longer spin after a run
-  (\`session.intra_op.allow_spinning\` 0): on two cores the sentence model's spinning threads
-  took the CPU the product's threads needed, and a semantic search for a new text went from 21.8
-  to 13.2 ms in process.
-- **A text never searched before** costs its embedding (about 2.7 ms, "The local embedding model"
-  above) and its whole ranking: about 13 ms in semantic mode, 20-25 ms in keyword and hybrid mode
-  in process, most of it the product over every vector and the keyword gate's cosines. Those are
-  the -new-text rows of the tables above, and why they fall short of issue 24's latency targets:
-  each request holds about 10-20 ms of CPU on a machine whose two cores it shares with the load
-  generator. An approximate index (HNSW) would not change that without losing the floor's exact
-  meaning (every record above it is returned, and counted): a broad query has a fifth of the
-  catalogue above the floor, so every one of them must be scored exactly anyway. An int8 product
-  (ONNX Runtime's MatMulInteger) measured 1.4 times faster than the float product, less than the
-  exact re-scoring of those candidates would cost back.
-- **Rankings** break ties by id with one native sort: each match's score and its record's place
-  in id order (kept per kind until a write) are one float64 key.
-- **Memory**: the vector matrix is allocated once for the stored vectors and grows by a quarter
-  (doubling had left room for 131,072 rows, 48 MB unused); the index file is read through a 16 MB
-  SQLite page cache, not memory-mapped (a map counted every page the start-up load touched, about
-  450 MB, in the server's RSS; 64 MB of cache cost 57 MB of RSS for no measurable speed).
+  merges them in arrays by rowid kept from query to query (about 1.3 ms on the event loop for a
+  new text of four words, two of them common). A word's first search pays for its postings: 166 ms
+  for "community" (in 53,778 grants). The records where the words stand near each other (FTS5's
+  NEAR, for the phrase boost) are read per text: about 0.5 ms for a new one. The floor's gate
+  reads the text's scan when there is one, or when the matches to test are more than a quarter of
+  the catalogue; fewer are copied out and scored alone.
+- **Memory** (RSS at 100,000 grants): about 575 MB idle, of which the vectors are 150 MB, the
+  model's session about 65 MB, the index's rows (ids, filter bitmaps, facet codes, field orders)
+  about 40 MB of JavaScript heap, and Node, ONNX Runtime and SQLite's code about 80 MB; under load
+  the caches (postings 32 MB, rankings 16 MB, scans 8 MB, phrases 8 MB) and the product's working
+  memory fill, to about 650 MB. Facet values were an object and three arrays a row (64 MB); they
+  are codes in typed columns now. Vectors are read at start as hex text decoded into the load's
+  slices: read as blobs, each a Buffer outside the JavaScript heap, they left about 100 MB of
+  freed memory in the process. The index file is read through a 16 MB SQLite page cache, not
+  memory-mapped.
 - A repeated query (paging through results, a dashboard polling one filter) is answered from the
   index's cache of counts and rankings, which every write clears.
 `;

@@ -1,58 +1,27 @@
 import ort from 'onnxruntime-node';
+import { oneNodeModel } from './onnx-one-node-model';
 
 /**
  * Exact k-NN's inner loop, the dot products of queries with every row of the vector matrix, run
- * by ONNX Runtime's MatMul (MLAS, vectorised and on both cores). At 100,000 x 384 one query takes
- * about 6 ms where a JavaScript loop takes 66-96 ms, and the runtime is already loaded for the
- * sentence-embedding model.
+ * by ONNX Runtime's MatMul (MLAS, vectorised). At 100,000 x 384 one query takes about 9.4 ms on
+ * one thread where a JavaScript loop takes 51 ms (docs/benchmarks.md, "Exact k-NN"), and the
+ * runtime is already loaded for the sentence-embedding model.
  *
  * The product reads the whole matrix (150 MB at 100,000 x 384) from memory for each call, and that
- * is what it waits on: eight queries in one call take about as long as one (6.5 against 5.7 ms),
- * so queries that arrive together are scored together (vector-scans.ts). A call always has at
+ * is what it waits on: eight queries in one call take little longer than one (14.4 against 9.4 ms
+ * on one thread), so queries that arrive together are scored together (vector-scans.ts). A call always has at
  * least two query columns: MLAS takes another kernel for a single column, whose sums round
  * differently in the last bit, and a record's cosine must not depend on which queries it was
  * scored with. From two columns up, each cosine is the same whatever the other columns and rows.
  *
- * The one-node graph (scores[n, b] = matrix[n, d] x queries[d, b]) is written here as ONNX
- * protobuf bytes: it is 200 bytes, and a protobuf or ONNX-builder dependency for it would weigh
- * far more than the few lines below.
+ * The model is one MatMul node (scores[n, b] = matrix[n, d] x queries[d, b]; onnx-one-node-model.ts).
  */
 
-function varint(value: number): number[] {
-  const bytes: number[] = [];
-  let rest = value;
-  while (rest > 127) {
-    bytes.push((rest & 127) | 128);
-    rest = Math.floor(rest / 128);
-  }
-  bytes.push(rest);
-  return bytes;
-}
-const FIELD_VARINT = 0;
-const FIELD_BYTES = 2;
-const tag = (field: number, wireType: number) => varint(field * 8 + wireType);
-const message = (field: number, content: number[]) => [...tag(field, FIELD_BYTES), ...varint(content.length), ...content];
-const text = (field: number, value: string) => message(field, [...Buffer.from(value, 'utf8')]);
-const integer = (field: number, value: number) => [...tag(field, FIELD_VARINT), ...varint(value)];
-
-const FLOAT = 1;
-/** TensorShapeProto.Dimension: a named (dynamic) size or a fixed one. */
-const dimension = (size: string | number) => message(1, typeof size === 'string' ? text(2, size) : integer(1, size));
-/** ValueInfoProto { name, type: TypeProto { tensor_type: { elem_type: FLOAT, shape } } }. */
-const floatTensor = (name: string, shape: (string | number)[]) =>
-  [...text(1, name), ...message(2, message(1, [...integer(1, FLOAT), ...message(2, shape.flatMap(dimension))]))];
-
 function matMulModel(): Uint8Array {
-  const node = [...text(1, 'matrix'), ...text(1, 'queries'), ...text(2, 'scores'), ...text(4, 'MatMul')];
-  const graph = [
-    ...message(1, node),
-    ...text(2, 'dot_products'),
-    ...message(11, floatTensor('matrix', ['rows', 'dimensions'])),
-    ...message(11, floatTensor('queries', ['dimensions', 'columns'])),
-    ...message(12, floatTensor('scores', ['rows', 'columns'])),
-  ];
-  // ModelProto { ir_version 8, graph, opset_import { domain "", version 13 } }.
-  return Uint8Array.from([...integer(1, 8), ...message(7, graph), ...message(8, [...text(1, ''), ...integer(2, 13)])]);
+  return oneNodeModel('MatMul', [
+    { name: 'matrix', type: 'float', shape: ['rows', 'dimensions'] },
+    { name: 'queries', type: 'float', shape: ['dimensions', 'columns'] },
+  ], { name: 'scores', type: 'float', shape: ['rows', 'columns'] });
 }
 
 let session: Promise<ort.InferenceSession> | undefined;
