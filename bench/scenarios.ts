@@ -68,10 +68,11 @@ export function newSearchText(n: number): string {
 }
 
 let cachedTopics: string[] | undefined;
+/** Topical words, as a seeker adds to a topic: the first twelve are those of the runs before issue 24's second step. */
 const MORE_WORDS = [
   'rural', 'youth', 'research', 'training', 'water', 'energy', 'school', 'housing', 'tribal', 'arts', 'veterans', 'climate',
-  'health', 'community', 'education', 'safety', 'workforce', 'families', 'children', 'science', 'transportation', 'environmental', 'public', 'local',
-  'state', 'nonprofit', 'program', 'services', 'development', 'support', 'infrastructure', 'technology', 'disaster', 'justice', 'agriculture', 'economic',
+  'wildlife', 'forest', 'fisheries', 'transit', 'broadband', 'literacy', 'nutrition', 'opioid', 'museum', 'library', 'coastal', 'drought',
+  'maternal', 'disability', 'immigrant', 'seniors', 'farmers', 'apprenticeship', 'cybersecurity', 'flood', 'wetlands', 'vaccine', 'homeless', 'tourism',
 ];
 
 /**

@@ -88,6 +88,19 @@ describe('VectorScans', () => {
     ), { numRuns: 40 });
   });
 
+  it('gives thousands of rows, scored a few thousand at a time, the very cosines of a scan', async () => {
+    const scans = inThread();
+    const vectors = Array.from({ length: 5000 }, (_, i) => unit(Array.from({ length: DIMENSIONS }, (_, d) => Math.sin(i * 0.7 + d * 1.9))));
+    scans.set('grant', Int32Array.from(vectors, (_, i) => i + 1), packed(vectors));
+    const query = unit(Array.from({ length: DIMENSIONS }, (_, d) => Math.cos(d)));
+    const scanned = byRowid(await scans.matchesAbove('grant', query, -2));
+    const asked = Int32Array.from({ length: 5002 }, (_, i) => 5002 - i); // 5002 and 5001 have no vector
+    const cosines = await scans.cosinesOf('grant', asked, query);
+    expect(cosines[0]).toBeNaN();
+    expect(cosines[1]).toBeNaN();
+    asked.subarray(2).forEach((rowid, i) => expect(cosines[i + 2]).toBe(scanned.get(rowid)));
+  });
+
   it('gives NaN, in the caller\'s order, for rows without a vector', async () => {
     const scans = inThread();
     const vectors = Array.from({ length: 50 }, (_, i) => unit(Array.from({ length: DIMENSIONS }, (_, d) => Math.sin(i * 7 + d * 3))));
