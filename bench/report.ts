@@ -208,7 +208,8 @@ batched; a limited key adds one quota write per request).
 
 How:
 
-- Each catalogue size gets its own server, \`node --import tsx bin/local.ts --data-dir bench/.data/grants-<N> --grants <N>\`,
+- Each catalogue size gets its own server, \`node --import tsx bin/local.ts --data-dir bench/.data/grants-<N> --grants <N>\`
+  with the Node options of \`npm start\` (package.json's start script: \`--max-semi-space-size=2\`),
   started as a child of the bench so its pid is the serving process. A data dir is seeded on first
   start and reused afterwards; a start that had to seed (or rebuild the search index) is timed,
   then the server is restarted, so the measured process carries no heap from that work.

@@ -67,6 +67,21 @@ function launchApi(dataDir: string, grants: number, onLine: (line: string) => vo
  * restarted: the measured process should be a plain restart over ready data, without that work's
  * heap in its RSS and peak.
  */
+/**
+ * The Node options `npm start` gives the server (package.json's start script, between `node` and
+ * the script, less the `--import tsx` every child gets): the bench measures the server as users
+ * run it.
+ */
+export function startScriptNodeFlags(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = scripts.start.split(/\s+/);
+  if (words[0] !== 'node' || !words.includes('bin/local.ts')) throw new Error(`package.json's start script is not \`node … bin/local.ts\`: ${scripts.start}`);
+  const flags = words.slice(1, words.indexOf('bin/local.ts'));
+  const tsx = flags.findIndex((flag, i) => flag === '--import' && flags[i + 1] === 'tsx');
+  if (tsx >= 0) flags.splice(tsx, 2);
+  return flags;
+}
+
 export async function startApiServer(grants: number, options: { log: (line: string) => void; nodeFlags?: string[] }): Promise<StartedApiServer> {
   const dataDir = join(BENCH_DATA_DIR, `grants-${grants}`);
   const seedFile = join(dataDir, SEED_RECORD_FILE);
@@ -79,7 +94,7 @@ export async function startApiServer(grants: number, options: { log: (line: stri
     else if (line.includes('rebuilt the search index')) seen.oneOffWork ??= 'index rebuild';
     if (line.trim()) options.log(`  server: ${line}`);
   };
-  const nodeFlags = options.nodeFlags ?? [];
+  const nodeFlags = [...startScriptNodeFlags(), ...(options.nodeFlags ?? [])];
   const startedAt = performance.now();
   const first = await launchApi(dataDir, grants, onLine, nodeFlags);
   const seconds = (performance.now() - startedAt) / 1000;

@@ -4,7 +4,7 @@ import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
 import { rowsInOrder } from '../../lambdas/adapters/embedded/field-orders';
 import { fuseByRowid } from '../../lambdas/adapters/embedded/rowid-fusion';
 import { setBit, wordsFor } from '../../lambdas/adapters/embedded/row-bitmap';
-import { rankingWithin, rankMatches, sortedThrough, unsortedRanking, type Ranking } from '../../lambdas/adapters/embedded/ranked-set';
+import { narrowedRanking, rankingWithin, rankMatches, sortedThrough, unsortedRanking, type Ranking } from '../../lambdas/adapters/embedded/ranked-set';
 import { fusedRelevance } from '../../lambdas/core/search/fusion';
 import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 
@@ -97,6 +97,28 @@ describe('rankingWithin', () => {
       const inOrder = plainOrder(rowids, scores, tierEnd, ids).filter((rowid) => passes[rowid]);
       expect(Array.from(narrowed.rowids)).toEqual(inOrder);
     }));
+  });
+});
+
+describe('narrowedRanking', () => {
+  it('orders the whole set once it is narrowed a second time, so later narrowings are born in order', () => {
+    const count = 2000;
+    const rowids = Int32Array.from({ length: count }, (_, i) => (i * 7) % count);
+    const scores = Float32Array.from({ length: count }, (_, i) => Math.round(Math.cos(i) * 20) / 20);
+    const ids = idRanksOf(new Map(Array.from({ length: count }, (_, rowid) => [rowid, String((rowid * 31) % count).padStart(5, '0')])));
+    const whole = unsortedRanking({ rowids, scores }, ids);
+    const evens = new Uint32Array(wordsFor(count));
+    const odds = new Uint32Array(wordsFor(count));
+    for (let rowid = 0; rowid < count; rowid++) setBit(rowid % 2 === 0 ? evens : odds, rowid);
+    const first = narrowedRanking(whole, evens);
+    expect([whole.sortedTo, first.sortedTo]).toEqual([0, 0]);
+    const second = narrowedRanking(whole, odds);
+    expect(whole.sortedTo).toBe(count);
+    expect(second.sortedTo).toBe(count / 2);
+    const inOrder = Array.from(rankMatches({ rowids, cosines: scores }, ids).rowids);
+    expect(Array.from(second.rowids)).toEqual(inOrder.filter((rowid) => rowid % 2 === 1));
+    sortedThrough(first, first.rowids.length);
+    expect(Array.from(first.rowids)).toEqual(inOrder.filter((rowid) => rowid % 2 === 0));
   });
 });
 

@@ -3,7 +3,7 @@ import type { ResourceKind } from '../../core/records';
 import type { SemanticQuery } from '../../ports/search-index';
 import { LRUCache } from 'lru-cache';
 import { countBits, type RowBitmap } from './row-bitmap';
-import { rankingWithin, type Ranking } from './ranked-set';
+import { narrowedRanking, type Ranking } from './ranked-set';
 import type { FloorMatches, SearchRankers } from './search-rankers';
 
 /**
@@ -70,12 +70,12 @@ export class CachedRankings {
       // The semantic list needs the scan of every vector: made first, the keyword gate reads it too.
       await this.floorMatches(kind, semantic!);
       // Fusion scales BM25 by the best keyword match the filters keep: the two lists are narrowed, then fused.
-      const narrowed = (whole: Ranking) => (filters ? rankingWithin(whole, filters.bits) : whole);
+      const narrowed = (whole: Ranking) => (filters ? narrowedRanking(whole, filters.bits) : whole);
       const keyword = narrowed(await this.of({ kind }, { mode: 'keyword', text }, semantic));
       const similar = narrowed(await this.of({ kind }, { mode: 'semantic', text }, semantic));
       ranking = this.rankers.hybrid(kind, keyword, similar, semantic!);
     } else if (filters) {
-      ranking = rankingWithin(await this.of({ kind }, search, semantic), filters.bits);
+      ranking = narrowedRanking(await this.of({ kind }, search, semantic), filters.bits);
     } else if (mode === 'keyword') {
       const scanned = semantic?.vector ? this.scans.get(scanKey(kind, semantic)) : undefined;
       ranking = await this.rankers.keyword(kind, text, semantic, { ...(scanned ? { floor: scanned } : {}), ...(semantic ? { scanFloor: () => this.floorMatches(kind, semantic) } : {}) });

@@ -24,6 +24,8 @@ export interface Ranking {
   ids: IdRanks;
   /** A result's relevance from its score, in semantic and hybrid modes; keyword results have none. */
   relevanceOf?: (score: number) => number;
+  /** How many times the set was narrowed to a query's filters (narrowedRanking). */
+  narrowings?: number;
   /** Made once a set is paged in a field order or asked for facets; a write discards them with it. */
   positionOf?: Map<number, number>;
   facets?: Map<string, Facets>;
@@ -170,6 +172,17 @@ function rankingKeeping(ranking: Ranking, keep: (rowid: number) => boolean): Ran
 /** The set's records whose bit is set (the rows passing a query's filters), in its order. */
 export function rankingWithin(ranking: Ranking, bits: RowBitmap): Ranking {
   return rankingKeeping(ranking, (rowid) => hasBit(bits, rowid));
+}
+
+/**
+ * A whole catalogue's set narrowed to a query's filters, as rankingWithin. The second time a set is
+ * narrowed (a text tried with another filter, and likely more), it is first put wholly in order,
+ * once: every narrowing after is born in order, where each would otherwise order its own part.
+ */
+export function narrowedRanking(whole: Ranking, bits: RowBitmap): Ranking {
+  whole.narrowings = (whole.narrowings ?? 0) + 1;
+  if (whole.narrowings === 2) sortedThrough(whole, whole.rowids.length);
+  return rankingWithin(whole, bits);
 }
 
 /** The set's records among `wanted` ids (ListQuery.ids), in its order. */
