@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Embedder, EmbeddingPurpose, VectorSpace } from '../../ports/embedder';
 import type { SentenceModelFiles } from './onnx-embedder';
 import { sentenceModelSpace, type SentenceModel } from './sentence-models';
-import { typeScriptWorker } from './typescript-worker';
+import { bundledWorker } from './bundled-worker';
 
 /**
  * The sentence-embedding model run in worker threads, a session in each (embedder-worker.ts), so
@@ -127,7 +127,7 @@ export class EmbedderPool implements Embedder {
 
   /** A worker in a new slot (at start, or in place of one that stopped), ready once its model is loaded. */
   private spawn(): Promise<void> {
-    const slot: Slot = { worker: typeScriptWorker(new URL('./embedder-worker.ts', import.meta.url), this.data), ready: false };
+    const slot: Slot = { worker: bundledWorker(new URL('./embedder-worker.ts', import.meta.url), this.data), ready: false };
     this.slots.push(slot);
     return new Promise((resolve, reject) => {
       slot.worker.on('message', (message: EmbedderWorkerMessage) => {

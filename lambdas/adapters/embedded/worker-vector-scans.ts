@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { ResourceKind } from '../../core/records';
 import type { Matches } from './vector-matrix';
 import type { VectorSearch } from './vector-scans';
-import { typeScriptWorker } from './typescript-worker';
+import { bundledWorker } from './bundled-worker';
 
 /**
  * An index's vectors in a worker thread (vector-worker.ts), scanned there: the serving event
@@ -90,7 +90,7 @@ export class WorkerVectorScans implements VectorSearch {
 
   private start(): Worker {
     const data: VectorWorkerData = { dimensions: this.dimensions };
-    const worker = typeScriptWorker(new URL('./vector-worker.ts', import.meta.url), data);
+    const worker = bundledWorker(new URL('./vector-worker.ts', import.meta.url), data);
     worker.unref();
     worker.on('message', (reply: VectorWorkerReply) => {
       if ('ready' in reply) return;
