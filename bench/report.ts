@@ -328,15 +328,18 @@ serialising 20 records, the log line, HTTP) is about 0.5 ms.
   NEAR, for the phrase boost) are read per text: about 0.5 ms for a new one. The floor's gate
   reads the text's scan when there is one, or when the matches to test are more than a quarter of
   the catalogue; fewer are copied out and scored alone.
-- **Memory** (RSS at 100,000 grants): about 575 MB idle, of which the vectors are 150 MB, the
-  model's session about 65 MB, the index's rows (ids, filter bitmaps, facet codes, field orders)
-  about 40 MB of JavaScript heap, and Node, ONNX Runtime and SQLite's code about 80 MB; under load
-  the caches (postings 32 MB, rankings 16 MB, scans 8 MB, phrases 8 MB) and the product's working
-  memory fill, to about 650 MB. Facet values were an object and three arrays a row (64 MB); they
-  are codes in typed columns now. Vectors are read at start as hex text decoded into the load's
-  slices: read as blobs, each a Buffer outside the JavaScript heap, they left about 100 MB of
-  freed memory in the process. The index file is read through a 16 MB SQLite page cache, not
-  memory-mapped.
+- **Memory** (RSS at 100,000 grants): about 500 MB idle, of which the vectors are 150 MB (in the
+  vector worker), the model's session about 60 MB (in its worker), each worker's own runtime about
+  20 MB (an esbuild bundle of its module: tsx's loader in a worker cost another 25 MB), Node, ONNX
+  Runtime and SQLite's code about 80 MB, and the index's rows (ids, filter bitmaps, facet codes,
+  field orders) about 40 MB of live JavaScript heap. Under load the caches fill (postings 32 MB,
+  rankings 16 MB, scans 8 MB, phrases 8 MB), and the event loop's heap grows with garbage and what
+  the allocator keeps of freed memory: about 150 MB more at the peak. \`npm start\` runs Node
+  with \`--max-semi-space-size=2\` (about 75 MB less at the peak; README). Facet values were an
+  object and three arrays a row (64 MB); they are codes in typed columns now. Vectors are read at
+  start as hex text decoded into the load's slices: read as blobs, each a Buffer outside the
+  JavaScript heap, they left about 100 MB of freed memory in the process. The index file is read
+  through a 16 MB SQLite page cache, not memory-mapped.
 - A repeated query (paging through results, a dashboard polling one filter) is answered from the
   index's cache of counts and rankings, which every write clears.
 `;
