@@ -209,7 +209,8 @@ batched; a limited key adds one quota write per request).
 How:
 
 - Each catalogue size gets its own server, \`node --import tsx bin/local.ts --data-dir bench/.data/grants-<N> --grants <N>\`
-  with the Node options of \`npm start\` (package.json's start script: \`--max-semi-space-size=2\`),
+  with the environment and Node options of \`npm start\` (package.json's start script: \`MALLOC_ARENA_MAX=2
+  MALLOC_MMAP_THRESHOLD_=131072\`, \`--max-semi-space-size=2 --heap-growing-percent=30\`),
   started as a child of the bench so its pid is the serving process. A data dir is seeded on first
   start and reused afterwards; a start that had to seed (or rebuild the search index) is timed,
   then the server is restarted, so the measured process carries no heap from that work.
@@ -328,14 +329,18 @@ serialising 20 records, the log line, HTTP) is about 0.5 ms.
   NEAR, for the phrase boost) are read per text: about 0.5 ms for a new one. The floor's gate
   reads the text's scan when there is one, or when the matches to test are more than a quarter of
   the catalogue; fewer are copied out and scored alone.
-- **Memory** (RSS at 100,000 grants): about 500 MB idle, of which the vectors are 150 MB (in the
+- **Memory** (RSS at 100,000 grants): about 460-480 MB idle, of which the vectors are 150 MB (in the
   vector worker), the model's session about 60 MB (in its worker), each worker's own runtime about
   20 MB (an esbuild bundle of its module: tsx's loader in a worker cost another 25 MB), Node, ONNX
   Runtime and SQLite's code about 80 MB, and the index's rows (ids, filter bitmaps, facet codes,
   field orders) about 40 MB of live JavaScript heap. Under load the caches fill (postings 32 MB,
   rankings 16 MB, scans 8 MB, phrases 8 MB), and the event loop's heap grows with garbage and what
-  the allocator keeps of freed memory: about 150 MB more at the peak. \`npm start\` runs Node
-  with \`--max-semi-space-size=2\` (about 75 MB less at the peak; README). Facet values were an
+  the allocator keeps of freed memory. \`npm start\` bounds that growth (README, "Memory
+  settings"): a 2 MB young generation, a full collection once the old generation grows 30% past
+  its last live size, two malloc arenas instead of one a thread, and a mapping of its own for every
+  allocation of 128 KB or more, so that freed buffers go back to the system. Side by side, the peak
+  of a mixed load fell from 801-882 MB to 538-547 MB, with requests a second within the runs'
+  spread. Facet values were an
   object and three arrays a row (64 MB); they are codes in typed columns now. Vectors are read at
   start as hex text decoded into the load's slices: read as blobs, each a Buffer outside the
   JavaScript heap, they left about 100 MB of freed memory in the process. The index file is read

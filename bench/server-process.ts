@@ -47,14 +47,14 @@ export interface StartedApiServer {
   firstStart: FirstStart;
 }
 
-function launchApi(dataDir: string, grants: number, onLine: (line: string) => void, nodeFlags: string[]) {
+function launchApi(dataDir: string, grants: number, onLine: (line: string) => void, launch: { env: Record<string, string>; nodeFlags: string[] }) {
   return startNodeChild({
     label: `API server (${grants} grants)`,
     script: 'bin/local.ts',
     args: ['--data-dir', dataDir, '--grants', String(grants)],
     // PORT=0: the kernel picks a free port, and the ready line tells us which.
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
-    nodeFlags,
+    env: { ...process.env, ...launch.env, PORT: '0', HOST: '127.0.0.1' },
+    nodeFlags: launch.nodeFlags,
     readyLine: /API ready at (http:\/\/127\.0\.0\.1:\d+\/\S+)/,
     readyTimeoutMs: API_READY_TIMEOUT_MS,
     onLine,
@@ -68,18 +68,23 @@ function launchApi(dataDir: string, grants: number, onLine: (line: string) => vo
  * heap in its RSS and peak.
  */
 /**
- * The Node options `npm start` gives the server (package.json's start script, between `node` and
- * the script, less the `--import tsx` every child gets): the bench measures the server as users
- * run it.
+ * How `npm start` runs the server (package.json's start script): the environment it sets before
+ * `node` (glibc's MALLOC_ARENA_MAX) and the Node options between `node` and the script, less the
+ * `--import tsx` every child gets. The bench measures the server as users run it.
  */
-export function startScriptNodeFlags(): string[] {
+export function startScriptLaunch(): { env: Record<string, string>; nodeFlags: string[] } {
   const { scripts } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
   const words = scripts.start.split(/\s+/);
-  if (words[0] !== 'node' || !words.includes('bin/local.ts')) throw new Error(`package.json's start script is not \`node … bin/local.ts\`: ${scripts.start}`);
+  const env: Record<string, string> = {};
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name!] = value.join('=');
+  }
+  if (words[0] !== 'node' || !words.includes('bin/local.ts')) throw new Error(`package.json's start script is not \`[NAME=value …] node … bin/local.ts\`: ${scripts.start}`);
   const flags = words.slice(1, words.indexOf('bin/local.ts'));
   const tsx = flags.findIndex((flag, i) => flag === '--import' && flags[i + 1] === 'tsx');
   if (tsx >= 0) flags.splice(tsx, 2);
-  return flags;
+  return { env, nodeFlags: flags };
 }
 
 export async function startApiServer(grants: number, options: { log: (line: string) => void; nodeFlags?: string[] }): Promise<StartedApiServer> {
@@ -94,9 +99,10 @@ export async function startApiServer(grants: number, options: { log: (line: stri
     else if (line.includes('rebuilt the search index')) seen.oneOffWork ??= 'index rebuild';
     if (line.trim()) options.log(`  server: ${line}`);
   };
-  const nodeFlags = [...startScriptNodeFlags(), ...(options.nodeFlags ?? [])];
+  const start = startScriptLaunch();
+  const launch = { env: start.env, nodeFlags: [...start.nodeFlags, ...(options.nodeFlags ?? [])] };
   const startedAt = performance.now();
-  const first = await launchApi(dataDir, grants, onLine, nodeFlags);
+  const first = await launchApi(dataDir, grants, onLine, launch);
   const seconds = (performance.now() - startedAt) / 1000;
   const work = seen.oneOffWork;
   const earlierSeed = (): SeedRecord | null =>
@@ -114,7 +120,7 @@ export async function startApiServer(grants: number, options: { log: (line: stri
   }
   options.log(`  first start did ${work} (${seconds.toFixed(1)} s to ready); restarting on the ready data`);
   await first.child.stop();
-  const { child, ready } = await launchApi(dataDir, grants, onLine, nodeFlags);
+  const { child, ready } = await launchApi(dataDir, grants, onLine, launch);
   return {
     server: { child, baseUrl: ready[1]! },
     firstStart: { seed, indexRebuildSeconds: work === 'index rebuild' ? seconds : null },
