@@ -87,6 +87,9 @@ export function startScriptLaunch(): { env: Record<string, string>; nodeFlags: s
   return { env, nodeFlags: flags };
 }
 
+/** The JSON line the server logs for each request it answered (lambdas/http/lambda-handler.ts). */
+const ACCESS_LOG_LINE = /^\{"level":"INFO","message":"request",/;
+
 export async function startApiServer(grants: number, options: { log: (line: string) => void; nodeFlags?: string[] }): Promise<StartedApiServer> {
   const dataDir = join(BENCH_DATA_DIR, `grants-${grants}`);
   const seedFile = join(dataDir, SEED_RECORD_FILE);
@@ -97,7 +100,9 @@ export async function startApiServer(grants: number, options: { log: (line: stri
     // The progress lines bin/local.ts prints for its one-off work (local/embedded-stack.ts).
     if (line.includes('seeding a synthetic catalogue')) seen.oneOffWork = 'seeding';
     else if (line.includes('rebuilt the search index')) seen.oneOffWork ??= 'index rebuild';
-    if (line.trim()) options.log(`  server: ${line}`);
+    // One access-log line a request would bury the bench's own output under millions of lines;
+    // the server still writes them (its logging is part of what is measured).
+    if (line.trim() && !ACCESS_LOG_LINE.test(line)) options.log(`  server: ${line}`);
   };
   const start = startScriptLaunch();
   const launch = { env: start.env, nodeFlags: [...start.nodeFlags, ...(options.nodeFlags ?? [])] };
