@@ -340,8 +340,8 @@ serialising 20 records, the log line, HTTP) is about 0.5 ms.
   its last live size, two malloc arenas instead of one a thread, and a mapping of its own for every
   allocation of 128 KB or more, so that freed buffers go back to the system. Side by side, the peak
   of a mixed load fell from 801-882 MB to 538-547 MB, with requests a second within the runs'
-  spread. Facet values were an
-  object and three arrays a row (64 MB); they are codes in typed columns now. Vectors are read at
+  spread. Facet values were an object and three arrays a row (64 MB); they are codes in typed
+  columns now. Vectors are read at
   start as hex text decoded into the load's slices: read as blobs, each a Buffer outside the
   JavaScript heap, they left about 100 MB of freed memory in the process. The index file is read
   through a 16 MB SQLite page cache, not memory-mapped.

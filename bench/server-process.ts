@@ -62,14 +62,8 @@ function launchApi(dataDir: string, grants: number, onLine: (line: string) => vo
 }
 
 /**
- * Starts `bin/local.ts` on bench/.data/grants-<N>. When that start does one-off work (seeding the
- * catalogue, or rebuilding the search index after a schema change), it is timed and the server
- * restarted: the measured process should be a plain restart over ready data, without that work's
- * heap in its RSS and peak.
- */
-/**
  * How `npm start` runs the server (package.json's start script): the environment it sets before
- * `node` (glibc's MALLOC_ARENA_MAX) and the Node options between `node` and the script, less the
+ * `node` (glibc's malloc settings) and the Node options between `node` and the script, less the
  * `--import tsx` every child gets. The bench measures the server as users run it.
  */
 export function startScriptLaunch(): { env: Record<string, string>; nodeFlags: string[] } {
@@ -90,6 +84,12 @@ export function startScriptLaunch(): { env: Record<string, string>; nodeFlags: s
 /** The JSON line the server logs for each request it answered (lambdas/http/lambda-handler.ts). */
 const ACCESS_LOG_LINE = /^\{"level":"INFO","message":"request",/;
 
+/**
+ * Starts `bin/local.ts` on bench/.data/grants-<N>. When that start does one-off work (seeding the
+ * catalogue, or rebuilding the search index after a schema change), it is timed and the server
+ * restarted: the measured process should be a plain restart over ready data, without that work's
+ * heap in its RSS and peak.
+ */
 export async function startApiServer(grants: number, options: { log: (line: string) => void; nodeFlags?: string[] }): Promise<StartedApiServer> {
   const dataDir = join(BENCH_DATA_DIR, `grants-${grants}`);
   const seedFile = join(dataDir, SEED_RECORD_FILE);
