@@ -100,7 +100,10 @@ export class LocalWebhookDispatcher {
       }
     } else {
       for await (const page of this.ports.outbox.scan()) await this.dispatch(page);
-      for await (const delivery of this.ports.log.unfinished()) await this.requeue(delivery);
+      // The outbox's fan-out has just queued (and may be sending) some of the unfinished
+      // deliveries: queued twice, a delivery whose first attempt is under way would be sent twice.
+      const queued = new Set(this.queue.messages().map((message) => message.delivery_id));
+      for await (const delivery of this.ports.log.unfinished()) if (!queued.has(delivery.delivery_id)) await this.requeue(delivery);
     }
     await this.scanDeadlines();
     this.scheduleDeadlineScan();

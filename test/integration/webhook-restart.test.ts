@@ -21,6 +21,9 @@ import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/
 
 const WEBHOOKS = { schedule: [0.05, 0.1, 0.2, 0.4, 0.8, 1.6], timeoutMs: 500, subscriptionCacheMs: 0 };
 
+/** Under WEBHOOKS.timeoutMs, so the slow receiver's answers still count. */
+const SLOW_RECEIVER_MS = 300;
+
 let dataDir: string;
 let receiver: Server;
 let base: string;
@@ -38,7 +41,9 @@ beforeAll(async () => {
         return;
       }
       received.push(req.url ?? '');
-      res.writeHead(204).end();
+      // A slow receiver keeps an attempt under way while the next start scans the delivery log.
+      if (req.url === '/slow') setTimeout(() => res.writeHead(204).end(), SLOW_RECEIVER_MS);
+      else res.writeHead(204).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -113,6 +118,30 @@ describe('webhooks across restarts of a state folder', () => {
       });
       expect(delivered.event).toBe('grant.created');
       expect(received.filter((path) => path === '/offline')).toHaveLength(1);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('sends an offline event once, even when its first attempt is still under way as the start scans for unfinished deliveries', async () => {
+    receiverDown = false;
+    const server = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
+    const subscriptionId = await subscribe(server, '/slow');
+    await server.close();
+
+    const admin = await startEmbeddedStack({ dataDir, seed: false });
+    await admin.services.store.put('grant', [grants[2]!]);
+    await admin.close();
+
+    const restarted = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
+    try {
+      const delivered = await waitFor('the offline event', async () => {
+        const [delivery] = await deliveriesOf(restarted, subscriptionId);
+        return delivery?.status === 'delivered' ? delivery : undefined;
+      });
+      await restarted.webhookDispatcher!.settle();
+      expect(delivered.attempts).toBe(1);
+      expect(received.filter((path) => path === '/slow')).toHaveLength(1);
     } finally {
       await restarted.close();
     }
