@@ -76,6 +76,34 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Pr
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/**
+ * A subscription to `path` made by a server that then stops; an admin command on the stopped
+ * folder (its own stack, no dispatcher) writes `grant`, whose event waits in the outbox; the next
+ * start delivers it. Returns the delivery once delivered and nothing more is under way.
+ */
+async function deliverOfflineEvent(path: string, grant: Grant): Promise<Delivery> {
+  receiverDown = false;
+  const server = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
+  const subscriptionId = await subscribe(server, path);
+  await server.close();
+
+  const admin = await startEmbeddedStack({ dataDir, seed: false });
+  await admin.services.store.put('grant', [grant]);
+  await admin.close();
+
+  const restarted = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
+  try {
+    const delivered = await waitFor('the offline event', async () => {
+      const [delivery] = await deliveriesOf(restarted, subscriptionId);
+      return delivery?.status === 'delivered' ? delivery : undefined;
+    });
+    await restarted.webhookDispatcher!.settle();
+    return delivered;
+  } finally {
+    await restarted.close();
+  }
+}
+
 describe('webhooks across restarts of a state folder', () => {
   it('resumes a delivery still retrying at a clean stop, and delivers it once the receiver is back', async () => {
     const first = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
@@ -100,50 +128,14 @@ describe('webhooks across restarts of a state folder', () => {
   });
 
   it('delivers the events an admin command wrote while the server was stopped', async () => {
-    receiverDown = false;
-    const server = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
-    const subscriptionId = await subscribe(server, '/offline');
-    await server.close();
-
-    // The admin CLI on the stopped folder: its own stack, no dispatcher; the event waits in the outbox.
-    const admin = await startEmbeddedStack({ dataDir, seed: false });
-    await admin.services.store.put('grant', [grants[1]!]);
-    await admin.close();
-
-    const restarted = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
-    try {
-      const delivered = await waitFor('the offline event', async () => {
-        const [delivery] = await deliveriesOf(restarted, subscriptionId);
-        return delivery?.status === 'delivered' ? delivery : undefined;
-      });
-      expect(delivered.event).toBe('grant.created');
-      expect(received.filter((path) => path === '/offline')).toHaveLength(1);
-    } finally {
-      await restarted.close();
-    }
+    const delivered = await deliverOfflineEvent('/offline', grants[1]!);
+    expect(delivered.event).toBe('grant.created');
+    expect(received.filter((path) => path === '/offline')).toHaveLength(1);
   });
 
   it('sends an offline event once, even when its first attempt is still under way as the start scans for unfinished deliveries', async () => {
-    receiverDown = false;
-    const server = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
-    const subscriptionId = await subscribe(server, '/slow');
-    await server.close();
-
-    const admin = await startEmbeddedStack({ dataDir, seed: false });
-    await admin.services.store.put('grant', [grants[2]!]);
-    await admin.close();
-
-    const restarted = await startEmbeddedStack({ dataDir, seed: false, webhooks: WEBHOOKS });
-    try {
-      const delivered = await waitFor('the offline event', async () => {
-        const [delivery] = await deliveriesOf(restarted, subscriptionId);
-        return delivery?.status === 'delivered' ? delivery : undefined;
-      });
-      await restarted.webhookDispatcher!.settle();
-      expect(delivered.attempts).toBe(1);
-      expect(received.filter((path) => path === '/slow')).toHaveLength(1);
-    } finally {
-      await restarted.close();
-    }
+    const delivered = await deliverOfflineEvent('/slow', grants[2]!);
+    expect(delivered.attempts).toBe(1);
+    expect(received.filter((path) => path === '/slow')).toHaveLength(1);
   });
 });
