@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -35,11 +35,13 @@ function bundleOf(entry: URL): string {
   const code = built.outputFiles[0]!.contents;
   const name = basename(source, '.ts');
   bundle = join(WORKERS_DIR, `${name}-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
-  mkdirSync(WORKERS_DIR, { recursive: true });
-  // Written beside and renamed: another process may be writing the same file at the same moment.
-  const partial = `${bundle}.${process.pid}.partial`;
-  writeFileSync(partial, code);
-  renameSync(partial, bundle);
+  if (!existsSync(bundle)) {
+    mkdirSync(WORKERS_DIR, { recursive: true });
+    // Written beside and renamed: another process may be writing the same file at the same moment.
+    const partial = `${bundle}.${process.pid}.partial`;
+    writeFileSync(partial, code);
+    renameSync(partial, bundle);
+  }
   bundles.set(source, bundle);
   return bundle;
 }

@@ -119,26 +119,27 @@ export class VectorMatrix {
   }
 
   private async copyAndScore(rowids: Int32Array, query: Float32Array): Promise<Float32Array> {
-    const { dimensions, slotOfRowid } = this;
+    const { dimensions } = this;
     const cosines = new Float32Array(rowids.length).fill(Number.NaN);
-    // Rows without a vector now are left out at once; one removed while earlier chunks were scored is left out then.
-    const present: number[] = [];
-    for (let i = 0; i < rowids.length; i++) if ((slotOfRowid[rowids[i]!] ?? -1) >= 0) present.push(i);
     const rows = this.copyRows.length >= ROWS_PER_COPY * dimensions ? this.copyRows : (this.copyRows = new Float32Array(ROWS_PER_COPY * dimensions));
-    for (let start = 0; start < present.length; start += ROWS_PER_COPY) {
-      const chunk = present.slice(start, start + ROWS_PER_COPY);
-      // Read from the matrix as it is now (a write may come between two chunks' products).
-      const { data } = this;
-      const copied = chunk.filter((i) => (this.slotOfRowid[rowids[i]!] ?? -1) >= 0);
-      copied.forEach((i, row) => {
-        const slot = this.slotOfRowid[rowids[i]!]!;
-        rows.set(data.subarray(slot * dimensions, (slot + 1) * dimensions), row * dimensions);
-      });
-      const { scores, columns } = await dotProducts(rows, copied.length, [query], dimensions);
-      copied.forEach((i, row) => {
-        cosines[i] = scores[row * columns]!;
-      });
+    /** Where in `rowids` each copied row stands. */
+    const places = new Int32Array(ROWS_PER_COPY);
+    let copied = 0;
+    const scoreCopied = async () => {
+      const { scores, columns } = await dotProducts(rows, copied, [query], dimensions);
+      for (let row = 0; row < copied; row++) cosines[places[row]!] = scores[row * columns]!;
+      copied = 0;
+    };
+    for (let i = 0; i < rowids.length; i++) {
+      // Read from the matrix as it is now: a write may come between two products (a row removed
+      // meanwhile is left out, and a grown matrix has a new array).
+      const slot = this.slotOfRowid[rowids[i]!] ?? -1;
+      if (slot < 0) continue;
+      rows.set(this.data.subarray(slot * dimensions, (slot + 1) * dimensions), copied * dimensions);
+      places[copied++] = i;
+      if (copied === ROWS_PER_COPY) await scoreCopied();
     }
+    if (copied > 0) await scoreCopied();
     return cosines;
   }
 }
