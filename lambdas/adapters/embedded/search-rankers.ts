@@ -4,8 +4,8 @@ import type { SemanticQuery } from '../../ports/search-index';
 import type { IdOrder } from './id-order';
 import { unsortedRanking, type Ranking } from './ranked-set';
 import { fuseByRowid } from './rowid-fusion';
-import type { KeywordMatches, SqliteKeywordMatcher } from './sqlite-keyword-match';
-import { bitmapOfRows, rowsOfBitmap, type RowBitmap } from './row-bitmap';
+import type { SqliteKeywordMatcher } from './sqlite-keyword-match';
+import { andInto, bitmapOfRows, countBits, rowsOfBitmap, type RowBitmap } from './row-bitmap';
 import type { Matches } from './vector-matrix';
 import type { VectorSearch } from './vector-scans';
 
@@ -86,6 +86,7 @@ export class SearchRankers {
    * The gate reads the text's floor matches when they are at hand (`floor`), or when the matches
    * to test are many, from a scan of every vector (`scanFloor`); otherwise it scores the matches
    * alone, which costs less than the scan while they are fewer than FLOOR_SCAN_SHARE of the records.
+   * The matches are found as bitmaps and only those kept are given their BM25 (keyword-match-sets.ts).
    */
   async keyword(kind: ResourceKind, text: string, semantic: SemanticQuery | undefined, scope: KeywordScope): Promise<Ranking> {
     const { keywordMatcher, vectors, idOrders } = this.parts;
@@ -93,32 +94,42 @@ export class SearchRankers {
     const gate = semantic?.vector && semantic.scale.gatesKeywords ? { vector: semantic.vector, floor: semantic.scale.floor } : null;
     const keywords = keywordMatcher.keywordQuery(kind, text);
     if (!keywords) return unsortedRanking(noMatches(), ids);
-    const matches = keywordMatcher.matches(kind, keywords, gate !== null);
-    const within = (found: KeywordMatches['full']) => (scope.among ? matchesWhere(found, (rowid) => hasBit(scope.among!, rowid)) : found);
-    let full = within(matches.full);
-    if (!gate) return unsortedRanking(full, ids);
-    let partial = within(matches.partial);
-    const tested = full.rowids.length + partial.rowids.length;
-    const floor = scope.floor ?? (scope.scanFloor && tested > FLOOR_SCAN_SHARE * this.size(kind) ? await scope.scanFloor() : undefined);
-    if (floor) {
-      full = matchesWhere(full, (rowid) => hasBit(floor.bits, rowid));
-      partial = matchesWhere(partial, (rowid) => hasBit(floor.bits, rowid));
-    } else {
-      const rowids = new Int32Array(tested);
-      rowids.set(full.rowids);
-      rowids.set(partial.rowids, full.rowids.length);
-      const cosines = await vectors.cosinesOf(kind, rowids, gate.vector);
-      const fullCount = full.rowids.length;
-      full = matchesWhere(full, (_, i) => cosines[i]! >= gate.floor);
-      partial = matchesWhere(partial, (_, i) => cosines[fullCount + i]! >= gate.floor);
+    const matching = keywordMatcher.matching(kind, keywords, gate !== null);
+    const { full, partial } = matching.sets;
+    if (scope.among) {
+      andInto(full, scope.among);
+      andInto(partial, scope.among);
     }
-    const rowids = new Int32Array(full.rowids.length + partial.rowids.length);
+    let fullRows: Int32Array;
+    let partialRows: Int32Array;
+    if (!gate) {
+      fullRows = rowsOfBitmap(full);
+      partialRows = new Int32Array(0);
+    } else {
+      const tested = countBits(full) + countBits(partial);
+      const floor = scope.floor ?? (scope.scanFloor && tested > FLOOR_SCAN_SHARE * this.size(kind) ? await scope.scanFloor() : undefined);
+      if (floor) {
+        andInto(full, floor.bits);
+        andInto(partial, floor.bits);
+        fullRows = rowsOfBitmap(full);
+        partialRows = rowsOfBitmap(partial);
+      } else {
+        const fullTested = rowsOfBitmap(full);
+        const rowids = new Int32Array(tested);
+        rowids.set(fullTested);
+        rowids.set(rowsOfBitmap(partial), fullTested.length);
+        const cosines = await vectors.cosinesOf(kind, rowids, gate.vector);
+        fullRows = rowsReaching(rowids, cosines, gate.floor, 0, fullTested.length);
+        partialRows = rowsReaching(rowids, cosines, gate.floor, fullTested.length, tested);
+      }
+    }
+    const rowids = new Int32Array(fullRows.length + partialRows.length);
     const scores = new Float32Array(rowids.length);
-    rowids.set(full.rowids);
-    rowids.set(partial.rowids, full.rowids.length);
-    scores.set(full.scores);
-    scores.set(partial.scores, full.rowids.length);
-    return unsortedRanking({ rowids, scores }, ids, full.rowids.length);
+    rowids.set(fullRows);
+    rowids.set(partialRows, fullRows.length);
+    scores.set(matching.scoresOf(fullRows));
+    scores.set(matching.scoresOf(partialRows), fullRows.length);
+    return unsortedRanking({ rowids, scores }, ids, fullRows.length);
   }
 }
 
@@ -140,19 +151,12 @@ const FLOOR_SCAN_SHARE = 0.25;
 
 const noMatches = () => ({ rowids: new Int32Array(0), scores: new Float32Array(0) });
 
-const hasBit = (bits: RowBitmap, rowid: number) => ((bits[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) !== 0;
-
-/** The keyword matches that pass `keep` (NaN, no vector, fails a cosine test), in their order. */
-function matchesWhere(found: KeywordMatches['full'], keep: (rowid: number, i: number) => boolean): KeywordMatches['full'] {
-  const rowids = new Int32Array(found.rowids.length);
-  const scores = new Float32Array(found.rowids.length);
+/** The rows of rowids[from, to) whose cosine (cosines[i] is rowids[i]'s) reaches the floor (NaN, no vector, does not). */
+function rowsReaching(rowids: Int32Array, cosines: Float32Array, floor: number, from: number, to: number): Int32Array {
+  const kept = new Int32Array(to - from);
   let count = 0;
-  for (let i = 0; i < found.rowids.length; i++) {
-    if (!keep(found.rowids[i]!, i)) continue;
-    rowids[count] = found.rowids[i]!;
-    scores[count++] = found.scores[i]!;
-  }
-  return { rowids: rowids.subarray(0, count), scores: scores.subarray(0, count) };
+  for (let i = from; i < to; i++) if (cosines[i]! >= floor) kept[count++] = rowids[i]!;
+  return kept.subarray(0, count);
 }
 
 /** The matches whose cosine reaches the floor (NaN, no vector, does not). */

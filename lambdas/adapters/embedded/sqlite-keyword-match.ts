@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
+import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
 import type { ResourceKind } from '../../core/records';
+import { keywordMatchSets, keywordScores, someHoldsEveryTerm, termPostingsOf, type KeywordMatchSets, type TermPostings } from './keyword-match-sets';
 
 /**
  * The keyword search of lambdas/core/search/keyword-query.ts over SQLite FTS5, scored in memory
@@ -11,9 +12,11 @@ import type { ResourceKind } from '../../core/records';
  * alone (the term's IDF times its weighted frequency in the record, saturated by the record's
  * length), so a record's BM25 for any query is the sum of its BM25 for each term alone. Each
  * term's postings (the records holding it, with that score) are read from FTS5 once and kept
- * until the next write, as search engines keep hot posting lists in memory; a query merges them
- * and counts the terms each record holds. FTS5 scoring a common pair of words over 100,000
- * grants itself took 70 ms a query; the merge takes a few.
+ * until the next write, as search engines keep hot posting lists in memory, with a bitmap of its
+ * records. A query finds its matches from the bitmaps, counting the terms each record holds
+ * (keyword-match-sets.ts), and scores only the matches a search keeps, which the model's floor and
+ * the filters make a small share. FTS5 scoring a common pair of words over 100,000 grants itself
+ * took 70 ms a query; a dense pass scoring every match took about a millisecond.
  *
  * A record holding the required number of counted terms (and a telling one, when the query has
  * any) is a full match; one holding fewer but a partial-tier term is a partial match, which the
@@ -38,22 +41,16 @@ const PHRASES_CACHE_BYTES = 8 * 1024 * 1024;
 
 const quotedTerm = (term: string) => `"${term}"`;
 
-/** One term's postings: the records holding it in ascending rowid order, with its BM25 in each (higher is better). */
-interface TermPostings {
-  rowids: Int32Array;
-  scores: Float32Array;
-}
-
-/** Keyword matches in rowid order, with their BM25 (higher is better), split by tier. */
-export interface KeywordMatches {
-  full: { rowids: Int32Array; scores: Float32Array };
-  partial: { rowids: Int32Array; scores: Float32Array };
+/** A query's keyword matches by tier, and the BM25 (near-phrase boost included) of any of them, given in ascending rowid order. */
+export interface KeywordMatching {
+  sets: KeywordMatchSets;
+  scoresOf(rowids: Int32Array): Float32Array;
 }
 
 export class SqliteKeywordMatcher {
   private readonly postings = new LRUCache<string, TermPostings>({
     maxSize: POSTINGS_CACHE_BYTES,
-    sizeCalculation: (postings) => postings.rowids.byteLength + postings.scores.byteLength + 64,
+    sizeCalculation: (postings) => postings.rowids.byteLength + postings.scores.byteLength + postings.bits.byteLength + 64,
   });
   /** The records each sequence of terms is near in (NEAR), by kind and terms: 4 bytes a record. */
   private readonly phrases = new LRUCache<string, Int32Array>({
@@ -61,8 +58,6 @@ export class SqliteKeywordMatcher {
     sizeCalculation: (rowids) => rowids.byteLength + 64,
   });
   private readonly documentCounts = new Map<ResourceKind, number>();
-  private scratch = { score: new Float64Array(0), hits: new Uint16Array(0), telling: new Uint8Array(0), partial: new Uint8Array(0) };
-  private output = { rowids: new Int32Array(0), scores: new Float32Array(0) };
 
   constructor(private readonly statement: (sql: string) => Database.Statement) {}
 
@@ -73,73 +68,21 @@ export class SqliteKeywordMatcher {
     return keywordQueryOf(terms, frequency, this.documents(kind));
   }
 
-  /** Every record the keywords match, by tier; partial matches only when asked for. */
-  matches(kind: ResourceKind, query: KeywordQuery, withPartial: boolean): KeywordMatches {
+  /**
+   * Every record the keywords match, by tier (keyword-match-sets.ts), partial matches only when
+   * asked for; and their scorer, which reads the same postings however long the caller takes to
+   * choose the records to score (the cache may drop a term meanwhile, and a write change it).
+   */
+  matching(kind: ResourceKind, query: KeywordQuery, withPartial: boolean): KeywordMatching {
     const lists = query.counted.map((term) => this.termPostings(kind, term));
-    const size = Math.max(0, ...lists.map(({ rowids }) => (rowids.length > 0 ? rowids[rowids.length - 1]! + 1 : 0)));
-    // Dense by rowid: a pass over every record is cheaper than merging sorted lists one by one.
-    // The arrays are kept from query to query (a search's are 1.4 MB at 100,000 grants) and left
-    // zeroed by the pass that reads them.
-    const { score, hits, telling, partial } = this.scratchFor(size);
-    const tellingTerms = query.telling.length > 0;
-    const partialTerms = withPartial && query.partial.length > 0;
-    lists.forEach(({ rowids, scores }, j) => {
-      for (let i = 0; i < rowids.length; i++) {
-        const rowid = rowids[i]!;
-        score[rowid] = score[rowid]! + scores[i]!;
-        hits[rowid]!++;
-      }
-      const term = query.counted[j]!;
-      if (tellingTerms && query.telling.includes(term)) for (const rowid of rowids) telling[rowid] = 1;
-      if (partialTerms && query.partial.includes(term)) for (const rowid of rowids) partial[rowid] = 1;
-    });
-    if (query.terms.length >= 2) {
-      for (const rowid of this.nearPhraseRowids(kind, query.terms)) if (rowid < size && hits[rowid]! > 0) score[rowid] = score[rowid]! * (1 + PHRASE_BOOST);
-    }
-    const out = this.outputFor(lists.reduce((sum, { rowids }) => sum + rowids.length, 0));
-    let fullCount = 0;
-    let restCount = 0;
-    // One pass in rowid order gathers both tiers: full matches from the front of the output
-    // arrays, partial ones from the back.
-    for (let rowid = 0; rowid < size; rowid++) {
-      const hit = hits[rowid]!;
-      if (hit === 0) continue;
-      if (hit >= query.required && (!tellingTerms || telling[rowid] === 1)) {
-        out.rowids[fullCount] = rowid;
-        out.scores[fullCount++] = score[rowid]!;
-      } else if (partialTerms && partial[rowid] === 1) {
-        const at = out.rowids.length - 1 - restCount++;
-        out.rowids[at] = rowid;
-        out.scores[at] = score[rowid]!;
-      }
-      score[rowid] = 0;
-      hits[rowid] = 0;
-      telling[rowid] = 0;
-      partial[rowid] = 0;
-    }
-    // The partial tier was written backwards: reversed, it is in rowid order like the full one.
     return {
-      full: { rowids: out.rowids.slice(0, fullCount), scores: out.scores.slice(0, fullCount) },
-      partial: { rowids: out.rowids.slice(out.rowids.length - restCount).reverse(), scores: out.scores.slice(out.scores.length - restCount).reverse() },
+      sets: keywordMatchSets(query, lists, withPartial),
+      scoresOf: (rowids) => {
+        // NEAR needs every term in a record: none when a term is in no record, or no record to score holds them all.
+        const mayBeNear = query.terms.length >= 2 && query.counted.length === query.terms.length && someHoldsEveryTerm(lists, rowids);
+        return keywordScores(lists, rowids, mayBeNear ? this.nearPhraseRowids(kind, query.terms) : null);
+      },
     };
-  }
-
-  /** The dense per-rowid arrays of matches(), zeroed, for rowids below `size`. */
-  private scratchFor(size: number) {
-    if (this.scratch.score.length < size) {
-      const length = Math.max(size, Math.ceil(this.scratch.score.length * 1.25));
-      this.scratch = { score: new Float64Array(length), hits: new Uint16Array(length), telling: new Uint8Array(length), partial: new Uint8Array(length) };
-    }
-    return this.scratch;
-  }
-
-  /** matches()'s output arrays, room for `size` entries. */
-  private outputFor(size: number) {
-    if (this.output.rowids.length < size) {
-      const length = Math.max(size, Math.ceil(this.output.rowids.length * 1.25));
-      this.output = { rowids: new Int32Array(length), scores: new Float32Array(length) };
-    }
-    return this.output;
   }
 
   clear(): void {
@@ -161,7 +104,7 @@ export class SqliteKeywordMatcher {
         rowids.push(rowid);
         scores.push(-score);
       }
-      found = { rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) };
+      found = termPostingsOf(Int32Array.from(rowids), Float32Array.from(scores));
       this.postings.set(key, found);
     }
     return found;
