@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { atLeast, firstAtLeast, keywordMatchSets, keywordScores, someHoldsEveryTerm, termPostingsOf } from '../../lambdas/adapters/embedded/keyword-match-sets';
-import { bitmapOfRows, rowsOfBitmap } from '../../lambdas/adapters/embedded/row-bitmap';
+import { rowsOfBitmap } from '../../lambdas/adapters/embedded/row-bitmap';
 import { PHRASE_BOOST, type KeywordQuery } from '../../lambdas/core/search/keyword-query';
 
 /**
@@ -60,11 +60,13 @@ function plainMatches(query: KeywordQuery, lists: [number[], number[]][], withPa
 
 describe('keywordMatchSets and keywordScores', () => {
   it('find the tiers and the scores a dense pass over every posting finds', () => {
+    const forms = { dense: 0, sparse: 0 };
     fc.assert(
       fc.property(queryArb, ({ lists, query, withPartial, near: drawn }) => {
         // As FTS5's NEAR gives them, for two terms or more: records holding every term (some of them).
         const near = query.terms.length < 2 ? [] : Array.from({ length: ROWS }, (_, rowid) => rowid).filter((rowid) => (drawn.includes(rowid) || rowid % 2 === 0) && lists.every(([rowids]) => rowids.includes(rowid)));
         const postings = lists.map(([rowids, scores]) => termPostingsOf(Int32Array.from(rowids), Float32Array.from(scores)));
+        for (const { bits } of postings) forms[bits ? 'dense' : 'sparse']++;
         const sets = keywordMatchSets(query, postings, withPartial);
         const expected = plainMatches(query, lists, withPartial, near);
         const full = rowsOfBitmap(sets.full);
@@ -85,11 +87,17 @@ describe('keywordMatchSets and keywordScores', () => {
       }),
       { numRuns: 400 },
     );
+    // Both forms of a term's postings (a bitmap, or a rare term's rowids alone) were exercised.
+    expect(forms.dense).toBeGreaterThan(100);
+    expect(forms.sparse).toBeGreaterThan(100);
   });
 
-  it('counts records that hold every one of many terms, past the counter\'s lowest planes', () => {
-    const everyRow = bitmapOfRows(Array.from({ length: 70 }, (_, i) => i));
-    const someRows = bitmapOfRows([3, 64]);
+  it('counts records that hold every one of many terms, past the counter\'s lowest planes, dense and sparse alike', () => {
+    const postingsOf = (rows: number[]) => termPostingsOf(Int32Array.from(rows), new Float32Array(rows.length));
+    const everyRow = postingsOf(Array.from({ length: 70 }, (_, i) => i));
+    const someRows = postingsOf([3, 64]);
+    expect(everyRow.bits).not.toBeNull();
+    expect(someRows.bits).toBeNull();
     const sets = [...Array.from({ length: 17 }, () => everyRow), someRows];
     expect([...rowsOfBitmap(atLeast(sets, 18, 3))]).toEqual([3, 64]);
     expect([...rowsOfBitmap(atLeast(sets, 17, 3))]).toEqual(Array.from({ length: 70 }, (_, i) => i));

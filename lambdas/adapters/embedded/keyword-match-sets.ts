@@ -1,5 +1,5 @@
 import { PHRASE_BOOST, type KeywordQuery } from '../../core/search/keyword-query';
-import { bitmapOfRows, type RowBitmap } from './row-bitmap';
+import { bitmapOfRows, wordsFor, type RowBitmap } from './row-bitmap';
 
 /**
  * The keyword matches of a query as bitmaps over rowids, and BM25 for only the records a search
@@ -8,21 +8,36 @@ import { bitmapOfRows, type RowBitmap } from './row-bitmap';
  * tens of thousands).
  *
  * A record's tier depends on how many of the query's counted terms it holds, so the full matches
- * are those whose count reaches the minimum: each term's bitmap is added into a bit-sliced counter
- * (plane p holds bit p of every record's count) and the counts compared with the minimum a word
- * of 32 records at a time. At 100,000 records that is 3,125 words a term, where walking postings
- * into dense per-record arrays touched every posting and every record.
+ * are those whose count reaches the minimum: each term's bitmap (or a rare term's rowids) is added
+ * into a bit-sliced counter (plane p holds bit p of every record's count) and the counts compared
+ * with the minimum a word of 32 records at a time. At 100,000 records that is at most 3,125 words
+ * a term, where walking postings into dense per-record arrays touched every posting and every record.
  */
 
-/** One term's postings: the records holding it in ascending rowid order, with its BM25 in each (higher is better), and as a bitmap. */
+/**
+ * One term's postings: the records holding it in ascending rowid order, with its BM25 in each
+ * (higher is better), and as a bitmap when the term is in at least one record in 32, where the
+ * bitmap is no larger than the rowids (a rare word's would be mostly zeros: its rowids serve).
+ */
 export interface TermPostings {
   rowids: Int32Array;
   scores: Float32Array;
-  bits: RowBitmap;
+  bits: RowBitmap | null;
 }
 
 export function termPostingsOf(rowids: Int32Array, scores: Float32Array): TermPostings {
-  return { rowids, scores, bits: bitmapOfRows(rowids) };
+  const rows = rowids.length > 0 ? rowids[rowids.length - 1]! + 1 : 0;
+  return { rowids, scores, bits: rowids.length >= wordsFor(rows) && rowids.length > 0 ? bitmapOfRows(rowids) : null };
+}
+
+/** Words of a bitmap covering every record of the postings. */
+const wordsOf = ({ rowids }: TermPostings) => (rowids.length > 0 ? wordsFor(rowids[rowids.length - 1]! + 1) : 0);
+
+/** Whether the term is in the record. */
+function holds(postings: TermPostings, rowid: number): boolean {
+  if (postings.bits) return ((postings.bits[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) !== 0;
+  const at = firstAtLeast(postings.rowids, rowid, 0);
+  return postings.rowids[at] === rowid;
 }
 
 /** Keyword matches by tier: full ones, and partial ones (only when asked for; disjoint from full). */
@@ -37,12 +52,12 @@ export interface KeywordMatchSets {
  * partial-tier term. `lists[j]` holds the postings of `query.counted[j]`.
  */
 export function keywordMatchSets(query: KeywordQuery, lists: readonly TermPostings[], withPartial: boolean): KeywordMatchSets {
-  const words = Math.max(0, ...lists.map(({ bits }) => bits.length));
-  const full = atLeast(lists.map(({ bits }) => bits), query.required, words);
-  if (query.telling.length > 0) andInPlace(full, unionOf(termBits(query, lists, query.telling), words));
+  const words = Math.max(0, ...lists.map(wordsOf));
+  const full = atLeast(lists, query.required, words);
+  if (query.telling.length > 0) andInPlace(full, unionOf(termPostings(query, lists, query.telling), words));
   const partial = new Uint32Array(words);
   if (withPartial && query.partial.length > 0) {
-    partial.set(unionOf(termBits(query, lists, query.partial), words));
+    partial.set(unionOf(termPostings(query, lists, query.partial), words));
     for (let w = 0; w < words; w++) partial[w]! &= ~full[w]!;
   }
   return { full, partial };
@@ -79,7 +94,7 @@ export function keywordScores(lists: readonly TermPostings[], rowids: Int32Array
  * terms near each other, so a search keeping none needs no phrase query.
  */
 export function someHoldsEveryTerm(lists: readonly TermPostings[], rowids: Int32Array): boolean {
-  return rowids.some((rowid) => lists.every(({ bits }) => ((bits[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) !== 0));
+  return rowids.some((rowid) => lists.every((postings) => holds(postings, rowid)));
 }
 
 /**
@@ -105,20 +120,23 @@ export function firstAtLeast(sorted: Int32Array, value: number, from: number): n
   return high;
 }
 
-/** The records whose bit is set in at least `minimum` of `sets` (shorter bitmaps are zero past their end). */
-export function atLeast(sets: readonly RowBitmap[], minimum: number, words: number): RowBitmap {
+/** The records in at least `minimum` of the terms' postings, as a bitmap of `words` words. */
+export function atLeast(sets: readonly TermPostings[], minimum: number, words: number): RowBitmap {
   const planeCount = 32 - Math.clz32(sets.length);
   const planes = Array.from({ length: planeCount }, () => new Uint32Array(words));
-  for (const bits of sets) {
-    for (let w = 0; w < bits.length; w++) {
-      let carry = bits[w]!;
-      for (let p = 0; p < planeCount && carry !== 0; p++) {
-        const plane = planes[p]!;
-        const sum = plane[w]!;
-        plane[w] = sum ^ carry;
-        carry = sum & carry;
-      }
+  // Adds a word's bits into the count of each of its records (a ripple carry through the planes).
+  const add = (w: number, bits: number) => {
+    let carry = bits;
+    for (let p = 0; p < planeCount && carry !== 0; p++) {
+      const plane = planes[p]!;
+      const sum = plane[w]!;
+      plane[w] = sum ^ carry;
+      carry = sum & carry;
     }
+  };
+  for (const { bits, rowids } of sets) {
+    if (bits) for (let w = 0; w < bits.length; w++) add(w, bits[w]!);
+    else for (let i = 0; i < rowids.length; i++) add(rowids[i]! >>> 5, 1 << (rowids[i]! & 31));
   }
   const result = new Uint32Array(words);
   if (minimum > sets.length) return result;
@@ -140,13 +158,16 @@ export function atLeast(sets: readonly RowBitmap[], minimum: number, words: numb
   return result;
 }
 
-function termBits(query: KeywordQuery, lists: readonly TermPostings[], terms: readonly string[]): RowBitmap[] {
-  return query.counted.flatMap((term, j) => (terms.includes(term) ? [lists[j]!.bits] : []));
+function termPostings(query: KeywordQuery, lists: readonly TermPostings[], terms: readonly string[]): TermPostings[] {
+  return query.counted.flatMap((term, j) => (terms.includes(term) ? [lists[j]!] : []));
 }
 
-function unionOf(sets: readonly RowBitmap[], words: number): RowBitmap {
+function unionOf(sets: readonly TermPostings[], words: number): RowBitmap {
   const union = new Uint32Array(words);
-  for (const bits of sets) for (let w = 0; w < bits.length; w++) union[w]! |= bits[w]!;
+  for (const { bits, rowids } of sets) {
+    if (bits) for (let w = 0; w < bits.length; w++) union[w]! |= bits[w]!;
+    else for (let i = 0; i < rowids.length; i++) union[rowids[i]! >>> 5]! |= 1 << (rowids[i]! & 31);
+  }
   return union;
 }
 

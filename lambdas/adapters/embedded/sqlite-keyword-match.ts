@@ -33,8 +33,9 @@ import { keywordMatchSets, keywordScores, someHoldsEveryTerm, termPostingsOf, ty
 const WEIGHTS = [KEYWORD_FIELD_WEIGHTS.title, KEYWORD_FIELD_WEIGHTS.description, KEYWORD_FIELD_WEIGHTS.funder, KEYWORD_FIELD_WEIGHTS.categories].join(', ');
 
 /**
- * Memory for cached postings: 8 bytes a posting, so a word in every one of 100,000 records takes
- * 800 KB; the commonest terms of a large catalogue fit many times over.
+ * Memory for cached postings: 8 bytes a posting and at most 4 more for the bitmap, so a word in
+ * every one of 100,000 records takes 812 KB; the commonest terms of a large catalogue fit many
+ * times over.
  */
 const POSTINGS_CACHE_BYTES = 32 * 1024 * 1024;
 const PHRASES_CACHE_BYTES = 8 * 1024 * 1024;
@@ -50,7 +51,7 @@ export interface KeywordMatching {
 export class SqliteKeywordMatcher {
   private readonly postings = new LRUCache<string, TermPostings>({
     maxSize: POSTINGS_CACHE_BYTES,
-    sizeCalculation: (postings) => postings.rowids.byteLength + postings.scores.byteLength + postings.bits.byteLength + 64,
+    sizeCalculation: (postings) => postings.rowids.byteLength + postings.scores.byteLength + (postings.bits?.byteLength ?? 0) + 64,
   });
   /** The records each sequence of terms is near in (NEAR), by kind and terms: 4 bytes a record. */
   private readonly phrases = new LRUCache<string, Int32Array>({
