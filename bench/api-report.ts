@@ -202,7 +202,8 @@ serialising 20 records, the log line, HTTP) is about 0.5 ms.
   that record has changed, and while an order waits to be read again.
 - **Keyword search counts its matches and scores only those it keeps.** FTS5's BM25 is a sum over
   the query's words, so each word's scored postings are read from FTS5 once and kept in memory
-  with a bitmap of their records (LRU, 32 MB, cleared by every write). A query finds its full and
+  with a bitmap of their records when the word is in one record in 32 or more (a rarer word's
+  rowids serve as they are; LRU, 32 MB, cleared by every write). A query finds its full and
   partial matches from the bitmaps (\`keyword-match-sets.ts\`: each word's bitmap added into a
   bit-sliced count of the words a record holds, compared with the minimum 32 records at a time),
   narrows them by the filters' bitmap and the floor's gate, and only then gives the matches left
