@@ -1,5 +1,5 @@
 import { PHRASE_BOOST, type KeywordQuery } from '../../core/search/keyword-query';
-import { bitmapOfRows, wordsFor, type RowBitmap } from './row-bitmap';
+import { andInto, bitmapOfRows, orInto, setBit, wordsFor, type RowBitmap } from './row-bitmap';
 
 /**
  * The keyword matches of a query as bitmaps over rowids, and BM25 for only the records a search
@@ -54,12 +54,9 @@ export interface KeywordMatchSets {
 export function keywordMatchSets(query: KeywordQuery, lists: readonly TermPostings[], withPartial: boolean): KeywordMatchSets {
   const words = Math.max(0, ...lists.map(wordsOf));
   const full = atLeast(lists, query.required, words);
-  if (query.telling.length > 0) andInPlace(full, unionOf(termPostings(query, lists, query.telling), words));
-  const partial = new Uint32Array(words);
-  if (withPartial && query.partial.length > 0) {
-    partial.set(unionOf(termPostings(query, lists, query.partial), words));
-    for (let w = 0; w < words; w++) partial[w]! &= ~full[w]!;
-  }
+  if (query.telling.length > 0) andInto(full, unionOf(termPostings(query, lists, query.telling), words));
+  const partial = withPartial && query.partial.length > 0 ? unionOf(termPostings(query, lists, query.partial), words) : new Uint32Array(words);
+  andInto(partial, full, true);
   return { full, partial };
 }
 
@@ -165,12 +162,8 @@ function termPostings(query: KeywordQuery, lists: readonly TermPostings[], terms
 function unionOf(sets: readonly TermPostings[], words: number): RowBitmap {
   const union = new Uint32Array(words);
   for (const { bits, rowids } of sets) {
-    if (bits) for (let w = 0; w < bits.length; w++) union[w]! |= bits[w]!;
-    else for (let i = 0; i < rowids.length; i++) union[rowids[i]! >>> 5]! |= 1 << (rowids[i]! & 31);
+    if (bits) orInto(union, bits);
+    else for (let i = 0; i < rowids.length; i++) setBit(union, rowids[i]!);
   }
   return union;
-}
-
-function andInPlace(into: RowBitmap, other: RowBitmap): void {
-  for (let w = 0; w < into.length; w++) into[w]! &= other[w]!;
 }

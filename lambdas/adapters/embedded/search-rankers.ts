@@ -106,8 +106,8 @@ export class SearchRankers {
       fullRows = rowsOfBitmap(full);
       partialRows = new Int32Array(0);
     } else {
-      const tested = countBits(full) + countBits(partial);
-      const floor = scope.floor ?? (scope.scanFloor && tested > FLOOR_SCAN_SHARE * this.size(kind) ? await scope.scanFloor() : undefined);
+      const manyToTest = () => countBits(full) + countBits(partial) > FLOOR_SCAN_SHARE * this.size(kind);
+      const floor = scope.floor ?? (scope.scanFloor && manyToTest() ? await scope.scanFloor() : undefined);
       if (floor) {
         andInto(full, floor.bits);
         andInto(partial, floor.bits);
@@ -115,9 +115,11 @@ export class SearchRankers {
         partialRows = rowsOfBitmap(partial);
       } else {
         const fullTested = rowsOfBitmap(full);
+        const partialTested = rowsOfBitmap(partial);
+        const tested = fullTested.length + partialTested.length;
         const rowids = new Int32Array(tested);
         rowids.set(fullTested);
-        rowids.set(rowsOfBitmap(partial), fullTested.length);
+        rowids.set(partialTested, fullTested.length);
         const cosines = await vectors.cosinesOf(kind, rowids, gate.vector);
         fullRows = rowsReaching(rowids, cosines, gate.floor, 0, fullTested.length);
         partialRows = rowsReaching(rowids, cosines, gate.floor, fullTested.length, tested);
