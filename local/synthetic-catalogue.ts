@@ -2,6 +2,8 @@ import { grantCategoryName, type ContractCategoryName, type GrantCategoryCode } 
 import { US_STATE_CODES, US_STATE_NAMES, type StateCode } from '../lambdas/core/geo';
 import { SET_ASIDE_CODES } from '../lambdas/core/query/list-query';
 import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type Grant } from '../lambdas/core/records';
+import { classificationOf } from '../lambdas/core/ingest/contracts/notice-fields';
+import { syntheticAssistanceListings, syntheticPscCode, syntheticSolicitationNumber } from './synthetic-identifiers';
 
 /**
  * A deterministic synthetic catalogue for the local stack, API tests and the benchmark.
@@ -1681,9 +1683,16 @@ function buildOpenGrant(ctx: GrantContext, index: number): Grant {
     states: placement.states,
     source: 'synthetic',
     source_id: `SYN-G-${funder.code}-${createdYear}-${padded(index + 1, 6)}`,
+    ...grantIdentifiers(funder, topic),
     eligible_applicants: eligible,
     requires_501c3: requires501c3,
   };
+}
+
+/** A federal agency's code and the listing of the topic's program; other funders have neither. */
+function grantIdentifiers(funder: FunderProfile, topic: GrantTopic): Pick<Grant, 'assistance_listings' | 'agency_code'> {
+  const federalCode = funder.kind === 'federal' ? funder.code : null;
+  return { assistance_listings: syntheticAssistanceListings(federalCode, topic.key), agency_code: federalCode };
 }
 
 function placementPhrase(placement: Placement): string {
@@ -1761,6 +1770,7 @@ function buildAwardedGrant(ctx: GrantContext, index: number): Grant {
     states: placement.states,
     source: 'synthetic',
     source_id: `SYN-GA-${funder.code}-${awardYear}-${padded(index + 1, 6)}`,
+    ...grantIdentifiers(funder, topic),
     eligible_applicants: [recipient],
     requires_501c3: recipient === 'nonprofit' && rng.chance(0.4) ? true : null,
   };
@@ -2006,7 +2016,8 @@ function buildContract(ctx: ContractContext, index: number): Contract {
   const contact = rng.chance(0.9)
     ? `${rng.pick(GIVEN_NAMES)}.${rng.pick(SURNAMES)}@${funder.emailDomain}`.toLowerCase()
     : null;
-  return {
+  const sourceId = `SYN-${awarded ? 'CA' : 'C'}-${funder.code}-${String(year).slice(2)}-${padded(index + 1, 6)}`;
+  const contract: Omit<Contract, 'solicitation_number' | 'psc_code' | 'naics_description' | 'psc_description'> = {
     id,
     title,
     description: sentences.join(' '),
@@ -2027,13 +2038,15 @@ function buildContract(ctx: ContractContext, index: number): Contract {
     project_end_date: endDay === null ? null : isoDate(endDay),
     states: placement.states,
     source: 'synthetic',
-    source_id: `SYN-${awarded ? 'CA' : 'C'}-${funder.code}-${String(year).slice(2)}-${padded(index + 1, 6)}`,
+    source_id: sourceId,
     document_url: onSam && rng.chance(0.8) ? `https://sam.gov/api/prod/opps/v3/opportunities/resources/files/${rng.hex(32)}/download` : null,
     // Open solicitations always carry a NAICS code; a few closed legacy notices do not.
     naics: status === 'closed' && !awarded && rng.chance(0.05) ? null : naics.code,
     primary_contact_email: contact,
     set_aside_code: setAside,
   };
+  const pscCode = syntheticPscCode(contract.naics);
+  return { ...contract, solicitation_number: syntheticSolicitationNumber(sourceId), psc_code: pscCode, ...classificationOf(contract.naics, pscCode) };
 }
 
 /** Open and closed solicitations first, then the `awardedContracts` awards, `batchSize` at a time. */

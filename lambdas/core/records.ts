@@ -64,8 +64,17 @@ export const EligibilityEvidenceSchema = z.object({
 });
 export type EligibilityEvidence = z.infer<typeof EligibilityEvidenceSchema>;
 
+/** An Assistance Listing (formerly CFDA) a grant is funded under: its number and, when the source names it, its program title. */
+export const AssistanceListingSchema = z.object({
+  number: described(z.string().check(z.regex(/^\d{2}\.[0-9A-Z]{3}$/)), 'Assistance Listing number, e.g. "93.242"'),
+  program_title: described(nullable(z.string()), 'The program\'s title, when the source gives it'),
+});
+export type AssistanceListing = z.infer<typeof AssistanceListingSchema>;
+
 export const GrantSchema = z.object({
   ...opportunityFields,
+  assistance_listings: described(z.array(AssistanceListingSchema), 'The Assistance Listings (CFDA programs) the grant is funded under; empty when the source does not say. Searchable by number'),
+  agency_code: described(nullable(z.string()), 'The Grants.gov agency code, e.g. "HHS-NIH11"; null when the source gives only names. Searchable'),
   status: described(z.enum(GRANT_STORED_STATUSES), 'posted, forecasted or closed; a posted grant past its deadline counts as closed in filters'),
   eligible_applicants: described(z.array(z.enum(APPLICANT_TYPES)), 'Applicant types that may apply; empty when the source does not say'),
   requires_501c3: described(nullable(z.boolean()), 'Whether nonprofit applicants need 501(c)(3) status; null when unknown'),
@@ -82,6 +91,10 @@ export const ContractSchema = z.object({
   naics: described(nullable(z.string().check(z.regex(/^\d{6}$/))), '6-digit NAICS industry code'),
   primary_contact_email: nullable(z.email()),
   set_aside_code: described(nullable(z.string()), 'SAM.gov set-aside code, e.g. SBA, 8A, WOSB, SDVOSBC'),
+  solicitation_number: described(nullable(z.string()), 'The solicitation number the notice gives, e.g. "W912DY26R0012". Searchable'),
+  psc_code: described(nullable(z.string()), 'Product and Service Code (the notice\'s classification code), e.g. "R425" or "59". Searchable'),
+  naics_description: described(nullable(z.string()), 'The NAICS industry\'s title, e.g. "Janitorial Services"; null without a code. Searched by keyword search'),
+  psc_description: described(nullable(z.string()), 'The name of the product and service group the PSC code belongs to, e.g. "Professional, administrative and management support services"; null without a known code. Searched by keyword search'),
 });
 
 export const FunderSchema = z.object({
@@ -106,3 +119,20 @@ export interface RecordByKind {
 export type AnyRecord = RecordByKind[ResourceKind];
 
 export const RECORD_SCHEMAS = { grant: GrantSchema, contract: ContractSchema, funder: FunderSchema } as const;
+
+/**
+ * Fields added after records were first stored, with the value a record stored before them has:
+ * the stores fill them in on read, so every record has every field whatever its age (a re-import
+ * replaces the defaults with what the source says).
+ */
+const LATER_FIELDS: Readonly<Record<ResourceKind, Readonly<Record<string, unknown>>>> = {
+  grant: { assistance_listings: [], agency_code: null },
+  contract: { solicitation_number: null, psc_code: null, naics_description: null, psc_description: null },
+  funder: {},
+};
+
+export function withLaterFields<K extends ResourceKind>(kind: K, record: RecordByKind[K]): RecordByKind[K] {
+  const missing = Object.entries(LATER_FIELDS[kind]).filter(([field]) => !(field in record));
+  if (missing.length === 0) return record;
+  return { ...record, ...Object.fromEntries(missing.map(([field, value]) => [field, Array.isArray(value) ? [] : value])) };
+}

@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { departmentNameOfAgencyCode, eligibilityFrom, GRANT_FORMATS } from '../../lambdas/core/ingest/grants';
+import { assistanceListingsOf } from '../../lambdas/core/ingest/grants/assistance-listings';
 import { categoryNamesFrom } from '../../lambdas/core/ingest/grants/funding-categories';
+import { agencyCodeOf } from '../../lambdas/core/ingest/grants/grant-record';
 import type { GrantDraft, MappedRecord, SourceFormat, SourceRecord } from '../../lambdas/core/ingest/mapped-record';
 import { RecordRejected } from '../../lambdas/core/ingest/rejection';
 import { GrantSchema, type Grant } from '../../lambdas/core/records';
@@ -181,6 +183,40 @@ describe('agency codes', () => {
     expect(departmentNameOfAgencyCode('USDOT-GCR')).toBe('Department of the Treasury');
     expect(departmentNameOfAgencyCode('ZZZ-1')).toBeUndefined();
   });
+
+  it('keeps a code as an upper-case identifier without spaces, and drops what is not one', () => {
+    expect(agencyCodeOf(' hhs-nih11 ')).toBe('HHS-NIH11');
+    expect(agencyCodeOf('DOT-FAA-FAA COE')).toBe('DOT-FAA-FAACOE');
+    expect(agencyCodeOf('Department of Health')).toBe('DEPARTMENTOFHEALTH');
+    expect(agencyCodeOf('HHS/NIH')).toBeNull();
+    expect(agencyCodeOf('-HHS')).toBeNull();
+    expect(agencyCodeOf('')).toBeNull();
+    expect(agencyCodeOf(null)).toBeNull();
+    expect(agencyCodeOf('A'.repeat(41))).toBeNull();
+  });
+});
+
+describe('assistance listings', () => {
+  it('reads every shape a feed gives: "number|title" entries, bare numbers, lists, a list\'s repr, and objects', () => {
+    expect(assistanceListingsOf('12.005|Conservation Research; 12.300|Basic Research')).toEqual([
+      { number: '12.005', program_title: 'Conservation Research' },
+      { number: '12.300', program_title: 'Basic Research' },
+    ]);
+    expect(assistanceListingsOf(['93.242', 93.855])).toEqual([{ number: '93.242', program_title: null }, { number: '93.855', program_title: null }]);
+    expect(assistanceListingsOf("['19.033', '19.040']")).toEqual([{ number: '19.033', program_title: null }, { number: '19.040', program_title: null }]);
+    expect(assistanceListingsOf([{ assistance_listing_number: '47.041', program_title: ' Engineering ' }, { cfdaNumber: '10.31x', programTitle: 'Crop <b>Protection</b>' }])).toEqual([
+      { number: '47.041', program_title: 'Engineering' },
+      { number: '10.31X', program_title: 'Crop Protection' },
+    ]);
+  });
+
+  it('drops values that are not a listing number, and keeps a number named twice once, with its title', () => {
+    expect(assistanceListingsOf('NA')).toEqual([]);
+    expect(assistanceListingsOf(['Not Available', null, true, { cfdaNumber: null }])).toEqual([]);
+    expect(assistanceListingsOf(undefined)).toEqual([]);
+    expect(assistanceListingsOf(['93.242', '93.242|Mental Health Research Grants'])).toEqual([{ number: '93.242', program_title: 'Mental Health Research Grants' }]);
+    expect(assistanceListingsOf('1234.5678; 93.2')).toEqual([]);
+  });
 });
 
 describe('grants-gov-xml: GrantsDBExtract v2 records', () => {
@@ -229,6 +265,8 @@ describe('grants-gov-xml: GrantsDBExtract v2 records', () => {
       status: 'posted',
       eligible_applicants: ['nonprofit', 'tribal', 'academic'],
       requires_501c3: true,
+      assistance_listings: [{ number: '93.242', program_title: null }],
+      agency_code: 'HHS-NIH11',
     });
     expect(mapped.names).toEqual(['National Institutes of Health', 'Department of Health and Human Services']);
     expectValidGrant(mapped);
@@ -348,6 +386,8 @@ describe('grants-gov-xml: XMLExtract.dtd records', () => {
       status: 'closed',
       eligible_applicants: ['nonprofit', 'municipality', 'tribal', 'academic'],
       requires_501c3: false,
+      assistance_listings: [],
+      agency_code: null,
     });
     // "Region 5" names no agency on its own, so the department is the only funder name.
     expect(mapped.names).toEqual(['Environmental Protection Agency']);
@@ -415,6 +455,8 @@ describe('grants-gov-search2', () => {
       status: 'posted',
       eligible_applicants: [],
       requires_501c3: null,
+      assistance_listings: [{ number: '93.570', program_title: null }],
+      agency_code: 'HHS-ACF-OCS',
     });
     expect(posted!.names).toEqual(['Administration for Children and Families - OCS', 'Department of Health and Human Services']);
     expect(forecast!.record).toMatchObject({ source_id: 'NPS-26-NERO-0042', status: 'forecasted', deadline_date: null });
@@ -464,6 +506,8 @@ describe('grants-gov-fetch-opportunity', () => {
         status: 'closed',
         eligible_applicants: ['academic'],
         requires_501c3: null,
+        assistance_listings: [{ number: '16.525', program_title: 'Grants to Reduce Domestic Violence, Dating Violence, Sexual Assault, and Stalking on Campus' }],
+        agency_code: 'USDOJ-OJP-OVW',
       });
       expect(mapped.names).toEqual(['Office on Violence Against Women', 'Department of Justice']);
       expectValidGrant(mapped);
@@ -549,6 +593,8 @@ describe('grants-gov-scraped (search2 + fetchOpportunity items)', () => {
       status: 'posted',
       eligible_applicants: ['nonprofit', 'for_profit', 'municipality'],
       requires_501c3: true,
+      assistance_listings: [],
+      agency_code: 'HHS-AHRQ',
     });
     expect(mapped.names).toEqual(['Agency for Health Care Research and Quality', 'Department of Health and Human Services']);
   });
@@ -604,6 +650,8 @@ describe('simpler-grants', () => {
       status: 'posted',
       eligible_applicants: [],
       requires_501c3: null,
+      assistance_listings: [{ number: '47.041', program_title: 'Engineering' }],
+      agency_code: 'NSF',
     });
     expect(mapped.names).toEqual(['National Science Foundation']);
     expect(mapGrant('simpler-grants', { ...csvRow, 'Award Ceiling': '3125629.0', Deadline: '2026-05-28', Status: 'Forecast' }).record).toMatchObject({
@@ -635,6 +683,8 @@ describe('simpler-grants', () => {
       status: 'posted',
       eligible_applicants: ['nonprofit', 'academic'],
       requires_501c3: false,
+      assistance_listings: [{ number: '47.070', program_title: 'Computer and Information Science and Engineering' }],
+      agency_code: 'NSF',
     });
     expect(posted!.names).toEqual(['U.S. National Science Foundation', 'National Science Foundation']);
     expect(forecast!.record).toMatchObject({
@@ -734,6 +784,8 @@ describe('fbopen-grants', () => {
       status: 'closed',
       eligible_applicants: ['nonprofit'],
       requires_501c3: true,
+      assistance_listings: [],
+      agency_code: null,
     });
     expect(mapped.names).toEqual(['Health Resources & Services Administration', 'Department of Health and Human Services']);
   });

@@ -28,6 +28,8 @@ export function grant(overrides: Partial<Grant> = {}): Grant {
     status: 'posted',
     eligible_applicants: ['nonprofit'],
     requires_501c3: null,
+    assistance_listings: [],
+    agency_code: null,
     ...overrides,
   };
 }

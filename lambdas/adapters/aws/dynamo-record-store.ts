@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { contentHashOf } from '../../core/ingest/identity';
-import type { RecordByKind, ResourceKind } from '../../core/records';
+import { RESOURCE_KINDS, withLaterFields, type RecordByKind, type ResourceKind } from '../../core/records';
 import type { RecordStore, StoredVersion } from '../../ports/record-store';
 import { DOCUMENT_CLIENT_OPTIONS, FUNDER_INDEX, RECORD_INTERNAL_ATTRIBUTES, RECORD_SK, putItems, recordKeyOf, scanPages } from './records-table';
 
@@ -15,11 +15,12 @@ import { DOCUMENT_CLIENT_OPTIONS, FUNDER_INDEX, RECORD_INTERNAL_ATTRIBUTES, RECO
 const BATCH_GET_MAX = 100;
 const MAX_UNPROCESSED_RETRIES = 8;
 
-/** The public record of an item: everything but the key and bookkeeping attributes. */
+/** The public record of an item: everything but the key and bookkeeping attributes, with fields added since it was stored (withLaterFields). */
 export function recordOfItem<K extends ResourceKind>(item: Record<string, unknown>): RecordByKind[K] {
   const record = { ...item };
   for (const attribute of RECORD_INTERNAL_ATTRIBUTES) delete record[attribute];
-  return record as unknown as RecordByKind[K];
+  const kind = String(item.entity) as K;
+  return (RESOURCE_KINDS.includes(kind) ? withLaterFields(kind, record as unknown as RecordByKind[K]) : record) as RecordByKind[K];
 }
 
 export interface DynamoRecordStoreOptions {

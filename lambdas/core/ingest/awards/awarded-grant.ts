@@ -1,4 +1,5 @@
 import type { StateCode } from '../../geo';
+import type { AssistanceListing } from '../../records';
 import type { GrantDraft, MappedRecord } from '../mapped-record';
 
 /** One funded assistance award, its fields already read from whichever feed it came in. */
@@ -14,6 +15,8 @@ export interface AssistanceAward {
   categories: string[];
   listingUrl: string | null;
   funderNames: string[];
+  /** The Assistance Listing the award was made under, when the feed says. */
+  assistanceListings: AssistanceListing[];
 }
 
 /**
@@ -40,6 +43,9 @@ export function grantOfAward(award: AssistanceAward): MappedRecord {
     requires_501c3: null,
     source: award.source,
     source_id: award.sourceId,
+    assistance_listings: award.assistanceListings,
+    // Award feeds name agencies, not Grants.gov agency codes.
+    agency_code: null,
   };
   return { kind: 'grant', record, funder: { names: award.funderNames } };
 }

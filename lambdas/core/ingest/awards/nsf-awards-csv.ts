@@ -49,6 +49,8 @@ function mapNsfAward(source: SourceRecord) {
     categories: nsfCategories(textOf(source.NSFDirectorate)),
     listingUrl: `https://www.nsf.gov/awardsearch/showAward?AWD_ID=${encodeURIComponent(awardNumber)}`,
     funderNames: ['National Science Foundation'],
+    // The award CSV names the program element, not its Assistance Listing.
+    assistanceListings: [],
   });
 }
 

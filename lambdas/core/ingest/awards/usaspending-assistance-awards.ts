@@ -4,6 +4,7 @@ import { reject } from '../rejection';
 import { firstText, parseAmount, parseDate, parseDateTime, plainText, requiredText, textOf, titleOf } from '../source-values';
 import { grantOfAward } from './awarded-grant';
 import { agencyOfAssistanceListing } from './assistance-listing-agencies';
+import { assistanceListingsOf } from '../grants/assistance-listings';
 
 /**
  * USAspending assistance awards: one element of a `spending_by_award` response's `results`
@@ -52,6 +53,7 @@ function mapAssistanceAward(source: SourceRecord): MappedRecord {
     categories: [],
     listingUrl: `https://www.usaspending.gov/award/${encodeURIComponent(awardKey)}`,
     funderNames,
+    assistanceListings: assistanceListingsOf(listingNumber),
   });
 }
 

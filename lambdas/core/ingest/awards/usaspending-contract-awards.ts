@@ -1,5 +1,5 @@
 import { contractCategoriesOfNaics } from '../contracts/naics-categories';
-import { distinctNames, naicsOf, placeOfPerformance } from '../contracts/notice-fields';
+import { classificationOf, distinctNames, naicsOf, placeOfPerformance } from '../contracts/notice-fields';
 import { setAsideCodeOf } from '../contracts/set-aside';
 import type { ContractDraft, MappedRecord, SourceFormat, SourceRecord } from '../mapped-record';
 import { firstText, parseAmount, parseDate, parseDateTime, requiredText, textOf } from '../source-values';
@@ -76,6 +76,7 @@ function mapContractAward(source: SourceRecord): MappedRecord {
     firstText(source, 'awarding_agency_raw', 'awarding_agency_clean'),
   ]);
   const naics = naicsOf(source.naics);
+  const pscCode = textOf(source.psc)?.replace(/\s+/g, '').toUpperCase() || null;
 
   const record: ContractDraft = {
     title: `${kind} ${piid}${awardee ? ` to ${awardee}` : ''}`,
@@ -95,6 +96,10 @@ function mapContractAward(source: SourceRecord): MappedRecord {
     naics,
     primary_contact_email: null,
     set_aside_code: setAsideCodeOf(source.type_of_set_aside_code, source.type_of_set_aside),
+    // An award names its contract (the PIID, in the title), not the solicitation it answered.
+    solicitation_number: null,
+    psc_code: pscCode,
+    ...classificationOf(naics, pscCode),
     source: 'usaspending',
     source_id: awardId,
   };

@@ -129,6 +129,11 @@ export function composedNoticeDescription(facts: NoticeFacts): string {
   });
 }
 
+/** The names of a contract's industry and product and service group, which keyword search reads beside its text. */
+export function classificationOf(naics: string | null, psc: string | null): { naics_description: string | null; psc_description: string | null } {
+  return { naics_description: naics ? naicsTitleOf(naics) : null, psc_description: psc ? pscGroupOf(psc) : null };
+}
+
 /** "Scott Air Force Base, IL, USA" from whichever parts of a place a feed gives. */
 export function placeText(...parts: unknown[]): string | null {
   const text = distinctNames(parts.map((part) => textOf(part))).join(', ');

@@ -1,7 +1,7 @@
 import type { StateCode } from '../../geo';
 import type { ContractDraft, MappedRecord, MappingContext } from '../mapped-record';
 import { contractCategoriesOfNaics } from './naics-categories';
-import { composedNoticeDescription, isAwardNotice, noticeStatus, type NoticeFacts } from './notice-fields';
+import { classificationOf, composedNoticeDescription, isAwardNotice, noticeStatus, type NoticeFacts } from './notice-fields';
 
 /** One contract notice, its fields already read from whichever feed it came in. */
 export interface ContractNotice {
@@ -24,6 +24,12 @@ export interface ContractNotice {
   funderNames: string[];
 }
 
+/** A notice's code as given, without spaces; null when it has none. */
+function identifierText(value: string | null): string | null {
+  const text = value?.replace(/\s+/g, '') ?? '';
+  return text === '' ? null : text;
+}
+
 /**
  * The contract record of a notice. An award notice announces a contract already made, so it is an
  * awarded record (closed, no deadline) like the USAspending awards; every other notice type is an
@@ -31,6 +37,7 @@ export interface ContractNotice {
  */
 export function contractOfNotice(notice: ContractNotice, context: MappingContext): MappedRecord {
   const awarded = isAwardNotice(notice.facts.noticeType);
+  const pscCode = identifierText(notice.facts.classificationCode)?.toUpperCase() ?? null;
   const record: ContractDraft = {
     title: notice.title,
     description: notice.text ?? composedNoticeDescription(notice.facts),
@@ -50,6 +57,9 @@ export function contractOfNotice(notice: ContractNotice, context: MappingContext
     naics: notice.facts.naics,
     primary_contact_email: notice.contactEmail,
     set_aside_code: notice.setAsideCode,
+    solicitation_number: identifierText(notice.facts.solicitationNumber),
+    psc_code: pscCode,
+    ...classificationOf(notice.facts.naics, pscCode),
     source: notice.source,
     source_id: notice.sourceId,
   };

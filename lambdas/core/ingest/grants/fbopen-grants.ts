@@ -42,6 +42,7 @@ export const fbopenGrantsFormat: SourceFormat = {
         eligibility: listOf(ext.EligibilityCategory),
         eligibilityText: ext.AdditionalEligibilityInfo,
         agencyNames: [source.office, source.agency],
+        assistanceListings: ext.CFDANumber,
         listingUrl: urlOf(source.listing_url) ?? announcementUrlOf(ext.ObtainFundingOppText),
       },
       context,

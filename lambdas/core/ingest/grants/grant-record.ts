@@ -3,6 +3,7 @@ import { closedIfPastDeadline, placeOf } from '../opportunity-fields';
 import { reject } from '../rejection';
 import { parseAmount, parseDate, parseDateTime, plainText, textOf, titleOf, urlOf } from '../source-values';
 import { departmentNameOfAgencyCode } from './agency-codes';
+import { assistanceListingsOf } from './assistance-listings';
 import { eligibilityWithText } from './eligibility-evidence';
 import { categoryNamesFrom } from './funding-categories';
 
@@ -38,9 +39,17 @@ export interface GrantFields {
   readonly eligibilityText?: unknown;
   /** Agency names the source gives, most specific first (raw: tidied and filtered here). */
   readonly agencyNames: readonly unknown[];
-  /** A Grants.gov agency code ("HHS-NIH11"): adds the department's official name after the source's names. */
+  /** A Grants.gov agency code ("HHS-NIH11"): adds the department's official name after the source's names, and is kept as agency_code. */
   readonly agencyCode?: unknown;
+  /** The Assistance Listings the source names, in any of its shapes (assistance-listings.ts). */
+  readonly assistanceListings?: unknown;
   readonly listingUrl: string | null;
+}
+
+/** A Grants.gov agency code as Grants.gov writes it ("hhs-nih11 " -> "HHS-NIH11"), or null. */
+export function agencyCodeOf(value: unknown): string | null {
+  const code = textOf(value)?.replace(/\s+/g, '').toUpperCase();
+  return code && /^[A-Z0-9][A-Z0-9-]{0,39}$/.test(code) ? code : null;
 }
 
 /** "pa-12-295 " -> "PA-12-295": the same opportunity from two feeds gets the same id. */
@@ -190,6 +199,8 @@ export function grantFromFields(fields: GrantFields, context: MappingContext): M
     project_end_date: null,
     source: 'grants.gov',
     source_id: sourceId,
+    assistance_listings: assistanceListingsOf(fields.assistanceListings),
+    agency_code: agencyCodeOf(fields.agencyCode),
     status,
     eligible_applicants: eligibility.eligible_applicants,
     requires_501c3: eligibility.requires_501c3,

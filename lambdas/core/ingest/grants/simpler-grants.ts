@@ -36,6 +36,7 @@ function mapTrackerCsvRow(source: SourceRecord, context: MappingContext) {
       eligibilityText: source['Additional Information on Eligibility'],
       agencyNames: [],
       agencyCode: source.Agency,
+      assistanceListings: source['Assistance Listings'],
       listingUrl: urlOf(source.URL),
     },
     context,
@@ -66,6 +67,7 @@ function mapApiRecord(source: SourceRecord, context: MappingContext) {
       eligibilityText: field('applicant_eligibility_description'),
       agencyNames: [field('agency_name'), source.top_level_agency_name, summary.top_agency_name],
       agencyCode: firstText(source, 'agency_code', 'agency') ?? field('agency_code'),
+      assistanceListings: source.opportunity_assistance_listings ?? field('assistance_listings'),
       listingUrl:
         (opportunityId === null ? null : urlOf(`https://simpler.grants.gov/opportunity/${encodeURIComponent(opportunityId)}`)) ??
         urlOf(field('additional_info_url')),
