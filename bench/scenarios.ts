@@ -139,7 +139,7 @@ export function scenarios(todayUtc: string): Scenario[] {
       // (every stated amount is in whole dollars, at least $5,000) and nothing else.
       distinct: subDollarMinAmount,
     },
-    newTextScenario('search-new-text', 'search', 'keyword', 'keyword search, every request a text never sent before (the model embeds each for the floor)'),
+    newTextScenario('search-new-text', 'search', 'keyword', 'keyword search, every request a text never sent before (its BM25 ranking is made for that request; keyword search embeds nothing)'),
     { name: 'semantic', family: 'semantic', label: `semantic search "${SEARCH_TEXT}" (exact k-NN over every grant), same URL every request`, path: semantic },
     {
       name: 'semantic-distinct',

@@ -1,12 +1,14 @@
 /**
- * What the semantic floor is calibrated on: for each labelled query and each off-topic probe, the
- * best cosine any record of the collection reaches. A floor that answers every labelled query and
- * no probe lies between the probes' highest best cosine and the queries' lowest. The calibration
- * probes set the floor (lambdas/core/search/relevance.ts); the held-out probes were written after
- * it was set and never moved it, so how many of them clear it estimates how often an unseen
- * off-topic query would be answered.
+ * What the floors are calibrated on (lambdas/core/search/relevance.ts, query-floor.ts): for each
+ * labelled query and each off-topic probe, the evidence the index sets a query's floor from, over
+ * the whole collection of its kind: the best cosine of any record, and the best cosine among the
+ * records the query's words match in full. The calibration probes set the floors (0.005 above
+ * the highest of each among them, rounded up to 0.001); the held-out probes were never used to
+ * set them, so how many of them clear the floors estimates how often an unseen off-topic query
+ * would be answered.
  */
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import { queryFloorOf, SHORT_QUERY_WORDS, type FloorBasis } from '../../lambdas/core/search/query-floor';
 import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { EmbeddedStack } from '../../local/embedded-stack';
 import { cell, f3, table } from '../format';
@@ -14,86 +16,101 @@ import type { OpportunityKind } from './collection';
 import type { LabelledQuery } from './judgements';
 import { scopeParams, type EvalScope } from './scope';
 
-/**
- * A scale on which every record matches and relevance is 0.75 + cosine / 4, exact over [-1, 1], so
- * the best cosine can be read back (to 0.0004, relevance having four decimals).
- */
-const WHOLE_RANGE: SimilarityScale = { floor: -1, upper: 1, gatesKeywords: false };
-const cosineOfWholeRange = (relevance: number) => 4 * relevance - 3;
-
-export interface BestMatch {
+export interface FloorReading {
   text: string;
   kind: OpportunityKind;
-  cosine: number;
-  title: string;
+  bestCosine: number;
+  bestWordCosine: number;
+  unknownWords: number;
+  words: number;
+  basis: FloorBasis;
 }
 
 export interface Calibration {
-  floor: number;
-  queries: BestMatch[];
-  probes: BestMatch[];
-  holdout: BestMatch[];
+  scale: SimilarityScale;
+  queries: FloorReading[];
+  probes: FloorReading[];
+  holdout: FloorReading[];
 }
 
 const KINDS: readonly OpportunityKind[] = ['grant', 'contract'];
 
-/** The record of the collection closest to a text, through the index port (the scope's filters, no floor). */
-async function bestMatch(stack: EmbeddedStack, kind: OpportunityKind, text: string, today: string, scope: EvalScope): Promise<BestMatch> {
+/**
+ * The index's floor evidence for one text, as a semantic search of the scope reads it, with no
+ * lexical floor (the index reads evidence from its floor up, and the calibration needs all of it),
+ * then judged on the scale in force.
+ */
+async function floorReading(stack: EmbeddedStack, scale: SimilarityScale, kind: OpportunityKind, text: string, today: string, scope: EvalScope): Promise<FloorReading> {
   const [vector] = await stack.services.embedder.embed([text], 'query');
   const query = parseListQuery(kind, { ...scopeParams(kind, scope), search: [text], search_mode: ['semantic'], limit: ['1'] }, today) as ListQuery & { kind: OpportunityKind };
-  const { results } = await stack.services.index.query(kind, query, { vector: vector ?? null, scale: WHOLE_RANGE });
-  const top = results[0];
-  return { text, kind, cosine: top?.relevance === undefined ? Number.NaN : cosineOfWholeRange(top.relevance), title: top?.title ?? '' };
+  const { floor } = await stack.services.index.query(kind, query, { vector: vector ?? null, scale: { ...scale, lexicalFloor: -1 } });
+  const evidence = floor?.evidence;
+  if (!evidence) throw new Error('the index answered a semantic query without the evidence of its floor');
+  return { text, kind, bestCosine: evidence.bestCosine, bestWordCosine: evidence.bestWordCosine, unknownWords: evidence.unknownWords, words: evidence.words, basis: queryFloorOf(evidence, scale).basis };
 }
 
-export async function calibrate(stack: EmbeddedStack, setup: { floor: number; today: string; scope: EvalScope }, queries: readonly LabelledQuery[], probes: readonly string[], holdout: readonly string[]): Promise<Calibration> {
-  const { today, scope } = setup;
-  const run = async (texts: readonly string[], kinds: (text: string) => readonly OpportunityKind[]) => {
-    const found: BestMatch[] = [];
-    for (const text of texts) for (const kind of kinds(text)) found.push(await bestMatch(stack, kind, text, today, scope));
+export async function calibrate(stack: EmbeddedStack, setup: { scale: SimilarityScale; today: string; scope: EvalScope }, queries: readonly LabelledQuery[], probes: readonly string[], holdout: readonly string[]): Promise<Calibration> {
+  const run = async (items: readonly { text: string; kinds: readonly OpportunityKind[] }[]) => {
+    const found: FloorReading[] = [];
+    for (const { text, kinds } of items) for (const kind of kinds) found.push(await floorReading(stack, setup.scale, kind, text, setup.today, setup.scope));
     return found;
   };
-  const kindOf = new Map(queries.map((q) => [q.query, q.kind]));
   return {
-    floor: setup.floor,
-    queries: await run(queries.map((q) => q.query), (text) => [kindOf.get(text)!]),
-    probes: await run(probes, () => KINDS),
-    holdout: await run(holdout, () => KINDS),
+    scale: setup.scale,
+    queries: await run(queries.filter((q) => q.category !== 'identifier').map((q) => ({ text: q.query, kinds: [q.kind] }))),
+    probes: await run(probes.map((text) => ({ text, kinds: KINDS }))),
+    holdout: await run(holdout.map((text) => ({ text, kinds: KINDS }))),
   };
 }
 
-const shortCell = (text: string) => cell(text, 70);
+/** 0.005 above the highest value, rounded up to 0.001 (the rule relevance.ts states). */
+const floorAbove = (values: number[]) => Math.ceil((Math.max(...values.filter(Number.isFinite)) + 0.005) * 1000) / 1000;
+
+const isShort = (reading: FloorReading) => reading.words <= SHORT_QUERY_WORDS;
+
+export function calibratedFloors(calibration: Calibration): { floor: number; shortFloor: number; lexicalFloor: number } {
+  const { probes } = calibration;
+  return {
+    floor: floorAbove(probes.filter((r) => !isShort(r)).map((r) => r.bestCosine)),
+    shortFloor: floorAbove(probes.filter(isShort).map((r) => r.bestCosine)),
+    lexicalFloor: floorAbove(probes.map((r) => r.bestWordCosine)),
+  };
+}
+
+const shortCell = (text: string) => cell(text, 60);
+const answered = (reading: FloorReading) => reading.basis === 'similarity' || reading.basis === 'words';
 
 export function calibrationLines(calibration: Calibration): string[] {
-  const { floor } = calibration;
-  const highest = (matches: BestMatch[]) => matches.reduce<BestMatch | null>((best, m) => (best === null || m.cosine > best.cosine ? m : best), null);
-  const lowest = (matches: BestMatch[]) => matches.reduce<BestMatch | null>((best, m) => (best === null || m.cosine < best.cosine ? m : best), null);
-  const rows = KINDS.map((kind) => {
-    const of = (matches: BestMatch[]) => matches.filter((m) => m.kind === kind);
-    const query = lowest(of(calibration.queries));
-    const probe = highest(of(calibration.probes));
-    const held = of(calibration.holdout);
-    return [
-      kind,
-      query ? `${f3(query.cosine)} (${shortCell(query.text)})` : '-',
-      probe ? `${f3(probe.cosine)} (${shortCell(probe.text)})` : '-',
-      `${held.filter((m) => m.cosine >= floor).length} of ${held.length}`,
-    ];
-  });
-  const answeredHoldout = calibration.holdout.filter((m) => m.cosine >= floor).sort((a, b) => b.cosine - a.cosine);
-  const heldProbes = new Set(calibration.holdout.map((m) => m.text)).size;
+  const { scale } = calibration;
+  const rule = calibratedFloors(calibration);
+  const extreme = (readings: FloorReading[], value: (r: FloorReading) => number, pick: 'lowest' | 'highest') => {
+    const finite = readings.filter((r) => Number.isFinite(value(r)));
+    if (finite.length === 0) return '-';
+    const r = finite.reduce((best, x) => ((pick === 'lowest' ? value(x) < value(best) : value(x) > value(best)) ? x : best));
+    return `${f3(value(r))} (${shortCell(r.text)}, ${r.kind})`;
+  };
+  const unanswered = calibration.queries.filter((r) => !answered(r));
+  const heldAnswered = calibration.holdout.filter(answered);
   return [
     '### Floor calibration',
     '',
-    `The semantic floor in force is a cosine of **${floor}**. A query is answered (in any mode) only by records at or above it; below, the best`,
-    'record of each labelled query (lowest of them) and of each off-topic probe (highest of them), over the same collection. The calibration',
-    'probes (`off_topic_probes`) set the floor; the held-out probes (`off_topic_holdout`) were written after it was set and never moved it.',
+    `In force: floor **${scale.floor}** (a query whose best record reaches it is answered), lexical floor **${scale.lexicalFloor}** (a query is also answered, from`,
+    'this cosine up, when a record its words match in full reaches it), upper reference (relevance 1) ' + `**${scale.upper}**. By the calibration rule`,
+    `(0.005 above the highest calibration probe, rounded up to 0.001) this run gives a floor of ${rule.floor} and a lexical floor of ${rule.lexicalFloor}.`,
+    'The calibration probes (`off_topic_probes`) set the floors; the held-out probes (`off_topic_holdout`) never moved them. Identifier queries are left out (an identifier answers them, not a cosine).',
     '',
-    table(['kind', 'labelled queries: lowest best cosine', 'calibration probes: highest best cosine', 'held-out probes at or above the floor'], rows),
+    table(['', 'best cosine of any record', 'best cosine among the full keyword matches'], [
+      ['labelled queries: lowest', extreme(calibration.queries, (r) => r.bestCosine, 'lowest'), extreme(calibration.queries, (r) => r.bestWordCosine, 'lowest')],
+      ['calibration probes: highest', extreme(calibration.probes, (r) => r.bestCosine, 'highest'), extreme(calibration.probes, (r) => r.bestWordCosine, 'highest')],
+      ['held-out probes: highest', extreme(calibration.holdout, (r) => r.bestCosine, 'highest'), extreme(calibration.holdout, (r) => r.bestWordCosine, 'highest')],
+    ]),
     '',
-    answeredHoldout.length === 0
-      ? `No held-out probe (of ${heldProbes}) reaches the floor.`
-      : `Held-out probes whose best record reaches the floor, so semantic and hybrid search answer them (${new Set(answeredHoldout.map((m) => m.text)).size} of ${heldProbes}):`,
-    ...(answeredHoldout.length === 0 ? [] : ['', table(['probe', 'kind', 'best cosine', 'best record'], answeredHoldout.map((m) => [shortCell(m.text), m.kind, f3(m.cosine), shortCell(m.title)]))]),
+    unanswered.length === 0
+      ? `Every labelled query (${calibration.queries.length}, identifiers aside) clears a floor: ${calibration.queries.filter((r) => r.basis === 'words').length} on their words, the rest on similarity alone.`
+      : `Labelled queries that clear neither floor (${unanswered.length}): ${unanswered.map((r) => `"${r.text}" (${r.kind}, best ${f3(r.bestCosine)})`).join('; ')}.`,
+    '',
+    heldAnswered.length === 0
+      ? `No held-out probe (of ${new Set(calibration.holdout.map((r) => r.text)).size}) clears a floor.`
+      : `Held-out probes that clear a floor, so semantic and hybrid search answer them: ${heldAnswered.map((r) => `"${r.text}" (${r.kind}, ${r.basis}: best ${f3(r.bestCosine)}, words ${f3(r.bestWordCosine)})`).join('; ')}.`,
   ];
 }

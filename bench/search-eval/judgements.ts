@@ -15,10 +15,19 @@ export interface Judgement {
   title: string;
 }
 
+/** natural: a need in a sentence; short: one or two words; identifier: an opportunity, listing, solicitation or industry code. */
+export const QUERY_CATEGORIES = ['natural', 'short', 'identifier'] as const;
+export type QueryCategory = (typeof QUERY_CATEGORIES)[number];
+/** tuning: looked at while search was changed; holdout: never tuned on, reported apart (the targets are theirs). */
+export const QUERY_SETS = ['tuning', 'holdout'] as const;
+export type QuerySet = (typeof QUERY_SETS)[number];
+
 export interface LabelledQuery {
   id: string;
   query: string;
   kind: OpportunityKind;
+  category: QueryCategory;
+  set: QuerySet;
   judgements: Judgement[];
 }
 
@@ -32,12 +41,16 @@ export interface SystemScore {
   ms: number;
   /** Results (within the depth read) that are not in the default listing: a service inconsistency. */
   outside: number;
+  /** The grade of the first result (0 when unjudged, null when there is none). */
+  topGrade: number | null;
 }
 
 export interface QueryScore {
   id: string;
   query: string;
   kind: OpportunityKind;
+  category: QueryCategory;
+  set: QuerySet;
   status: QueryStatus;
   /** Judgements of records in the collection, and of records outside it (dropped). */
   kept: number;
@@ -87,11 +100,12 @@ export async function scoreQueries(
         total: answer.total,
         ms: answer.ms,
         outside: ranked.filter((id) => !collection.has(id)).length,
+        topGrade: ranked.length === 0 ? null : (all.get(ranked[0]!) ?? 0),
       };
     }
     run.answers.set(labelled.id, answers);
     run.grades.set(labelled.id, all);
-    run.scores.push({ id: labelled.id, query: labelled.query, kind: labelled.kind, status, kept: kept.size, dropped: all.size - kept.size, relevant, bySystem });
+    run.scores.push({ id: labelled.id, query: labelled.query, kind: labelled.kind, category: labelled.category, set: labelled.set, status, kept: kept.size, dropped: all.size - kept.size, relevant, bySystem });
   }
   return run;
 }

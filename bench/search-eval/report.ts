@@ -1,11 +1,11 @@
-import { SEARCH_MODES } from '../../lambdas/core/query/list-query';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import { cell, f3, int, table } from '../format';
 import { BM25_PARAMS } from './bm25-baseline';
 import type { OpportunityKind } from './collection';
-import type { QueryScore, SystemSummary } from './judgements';
-import type { ProbeAnswer, ProbeSummary } from './probes';
+import { QUERY_CATEGORIES, QUERY_SETS, type QueryCategory, type QueryScore, type QuerySet, type SystemSummary } from './judgements';
+import { summariseProbes, type ProbeAnswer } from './probes';
+import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 import { SYSTEMS, type SystemName } from './systems';
 import { targetLine, verdict, type TargetCheck } from './targets';
 import { calibrationLines, type Calibration } from './calibration';
@@ -26,7 +26,7 @@ export interface ReportSetup {
   scope: EvalScope;
   files: readonly string[];
   embedder: VectorSpace;
-  floor: number;
+  scale: SimilarityScale;
   depth: number;
   collections: Record<OpportunityKind, { size: number; method: string }>;
 }
@@ -34,10 +34,11 @@ export interface ReportSetup {
 export interface ReportInput {
   setup: ReportSetup;
   scores: QueryScore[];
-  summary: Record<SystemName, SystemSummary>;
+  summary: Record<QuerySet, Record<SystemName, SystemSummary>>;
   probes: string[];
   probeAnswers: ProbeAnswer[];
-  probeSummary: ProbeSummary[];
+  holdout: string[];
+  holdoutAnswers: ProbeAnswer[];
   targets: TargetCheck[];
   calibration: Calibration;
   run: ScoredRun;
@@ -47,15 +48,22 @@ const orNa = (n: number | null) => (n === null ? 'n/a' : f3(n));
 const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
 const relevanceOf = (n: number | null) => (n === null ? '-' : n.toFixed(3));
 
+const SET_NAMES: Record<QuerySet, string> = { holdout: 'held out', tuning: 'tuning' };
+
 function summaryTable({ summary, scores }: ReportInput): string {
-  const scored = scores.filter((s) => s.status === 'scored').length;
-  const ofKind = (kind: OpportunityKind) => scores.filter((s) => s.status === 'scored' && s.kind === kind).length;
+  const scoredIn = (set: QuerySet, category?: QueryCategory) => scores.filter((s) => s.status === 'scored' && s.set === set && (!category || s.category === category));
+  const rows = QUERY_SETS.flatMap((set) => SYSTEMS.map((system) => {
+    const s = summary[set][system];
+    const byCategory = QUERY_CATEGORIES.map((category) => {
+      const of = scoredIn(set, category);
+      return of.length === 0 ? '-' : f3(of.reduce((sum, q) => sum + q.bySystem[system].ndcg10, 0) / of.length);
+    });
+    return [`${SET_NAMES[set]} (${scoredIn(set).length})`, system, f3(s.ndcg10), f3(s.recall50), ...byCategory, orNa(s.ndcg10Grants), orNa(s.ndcg10Contracts), String(s.noResultScored)];
+  }));
+  const counts = (category: QueryCategory) => QUERY_SETS.map((set) => scoredIn(set, category).length).join(' + ');
   return table(
-    ['system', 'nDCG@10', 'recall@50', `nDCG@10 grants (${ofKind('grant')})`, `nDCG@10 contracts (${ofKind('contract')})`, `judged queries with no result (of ${scored})`, `labelled queries with no result (of ${scores.length})`, 'results outside the listing'],
-    SYSTEMS.map((system) => {
-      const s = summary[system];
-      return [system, f3(s.ndcg10), f3(s.recall50), orNa(s.ndcg10Grants), orNa(s.ndcg10Contracts), String(s.noResultScored), String(s.noResultLabelled), String(s.outside)];
-    }),
+    ['queries', 'system', 'nDCG@10', 'recall@50', ...QUERY_CATEGORIES.map((c) => `nDCG@10 ${c} (${counts(c)})`), 'nDCG@10 grants', 'nDCG@10 contracts', 'judged queries with no result'],
+    rows,
   );
 }
 
@@ -79,42 +87,51 @@ function lossTable(scores: readonly QueryScore[]): string[] {
   const losses = scores.filter((s) => s.status === 'scored' && (s.bySystem.keyword.ndcg10 < s.bySystem.baseline.ndcg10 || s.bySystem.hybrid.ndcg10 < s.bySystem.baseline.ndcg10));
   if (losses.length === 0) return ['No judged query where keyword or hybrid nDCG@10 is below the baseline\'s.'];
   const rows = losses
-    .sort((a, b) => a.bySystem.hybrid.ndcg10 - a.bySystem.baseline.ndcg10 - (b.bySystem.hybrid.ndcg10 - b.bySystem.baseline.ndcg10))
+    .sort((a, b) => Number(b.set === 'holdout') - Number(a.set === 'holdout') || a.bySystem.hybrid.ndcg10 - a.bySystem.baseline.ndcg10 - (b.bySystem.hybrid.ndcg10 - b.bySystem.baseline.ndcg10))
     .map((s) => {
       const { baseline, keyword, hybrid } = s.bySystem;
-      return [`${s.query} (${s.kind})`, f3(baseline.ndcg10), f3(keyword.ndcg10), signed(keyword.ndcg10 - baseline.ndcg10), f3(hybrid.ndcg10), signed(hybrid.ndcg10 - baseline.ndcg10)];
+      return [`${s.query} (${s.kind})`, SET_NAMES[s.set], s.category, f3(baseline.ndcg10), f3(keyword.ndcg10), signed(keyword.ndcg10 - baseline.ndcg10), f3(hybrid.ndcg10), signed(hybrid.ndcg10 - baseline.ndcg10)];
     });
   return [
-    `Judged queries where keyword or hybrid nDCG@10 is below the baseline's (${losses.length} of ${scores.filter((s) => s.status === 'scored').length}), worst hybrid loss first:`,
+    `Judged queries where keyword or hybrid nDCG@10 is below the baseline's (${losses.length} of ${scores.filter((s) => s.status === 'scored').length}), held-out ones first, worst hybrid loss first:`,
     '',
-    table(['query', 'baseline', 'keyword', 'keyword - baseline', 'hybrid', 'hybrid - baseline'], rows),
+    table(['query', 'set', 'category', 'baseline', 'keyword', 'keyword - baseline', 'hybrid', 'hybrid - baseline'], rows),
   ];
 }
 
-function probeLines({ probes, probeAnswers, probeSummary }: ReportInput): string[] {
-  const n = probes.length;
-  const summaryRows = probeSummary.map((p) => [p.system, `${p.grants} of ${n}`, `${p.contracts} of ${n}`, `${p.either} of ${n}`]);
+function probeTable(name: string, texts: readonly string[], answers: readonly ProbeAnswer[]): string[] {
+  const n = texts.length;
+  const rows = summariseProbes(texts, answers).map((p) => [p.system, `${p.grants} of ${n}`, `${p.contracts} of ${n}`, `${p.either} of ${n}`]);
+  return [`${name}:`, '', table(['system', 'probes answered on grants', 'on contracts', 'on either'], rows)];
+}
+
+function probeLines({ probes, probeAnswers, holdout, holdoutAnswers }: ReportInput): string[] {
+  const all = [...probeAnswers, ...holdoutAnswers];
   const offending = (systems: readonly SystemName[]) =>
-    probeAnswers
+    all
       .filter((a) => a.total > 0 && systems.includes(a.system))
       .map((a) => [cell(a.probe), a.kind, a.system, int(a.total), cell(a.top?.title ?? ''), relevanceOf(a.top?.relevance ?? null)]);
   const header = ['probe', 'kind', 'system', 'total', 'top result', 'relevance'];
-  const service = offending(SEARCH_MODES);
-  const baseline = offending(['baseline']);
+  const vector = offending(['semantic', 'hybrid']);
+  const lexical = offending(['keyword', 'baseline']);
   return [
     `### Off-topic probes`,
     '',
-    `${n} everyday queries no grant or federal contract should answer (\`off_topic_probes\` in queries.json), each run against grants and`,
-    'against contracts. A probe is answered when the system returns anything (total > 0).',
+    `Everyday queries no grant or federal contract should answer, each run against grants and against contracts: ${probes.length} that calibrate the`,
+    `floors (\`off_topic_probes\` in queries.json) and ${holdout.length} held out (\`off_topic_holdout\`), one- and two-word ones among both. A probe is`,
+    'answered when the system returns anything (total > 0). Semantic and hybrid search must answer none; keyword search answers where the probe\'s',
+    'words really occur (DESIGN.md section 3: it has no semantic floor), as the BM25 baseline does.',
     '',
-    table(['system', 'probes answered on grants', 'on contracts', 'on either'], summaryRows),
+    ...probeTable('Calibration probes', probes, probeAnswers),
     '',
-    service.length === 0 ? 'No service mode answers any probe.' : `Answered by the service (${service.length} probe/kind/mode triples; relevance is the service's):`,
-    ...(service.length === 0 ? [] : ['', table(header, service)]),
+    ...probeTable('Held-out probes', holdout, holdoutAnswers),
     '',
-    `<details><summary>Answered by the BM25 baseline (${baseline.length}; OR semantics answers any probe sharing one word with a record; relevance is the raw BM25 score)</summary>`,
+    vector.length === 0 ? 'Neither semantic nor hybrid search answers any probe.' : `Answered by semantic or hybrid search (${vector.length} probe/kind/mode triples):`,
+    ...(vector.length === 0 ? [] : ['', table(header, vector)]),
     '',
-    baseline.length === 0 ? 'None.' : table(header, baseline),
+    `<details><summary>Answered by keyword search and the BM25 baseline (${lexical.length}; relevance is the baseline's raw BM25 score)</summary>`,
+    '',
+    lexical.length === 0 ? 'None.' : table(header, lexical),
     '',
     '</details>',
   ];
@@ -128,7 +145,7 @@ export function searchQualitySection(input: ReportInput): string {
   const { k1, b, titleWeight } = BM25_PARAMS;
   const perQuery = scores.map((s) => [
     `${cell(s.query)} (${s.kind}, ${s.relevant} relevant, ${s.dropped} dropped)`,
-    s.status,
+    `${SET_NAMES[s.set]}, ${s.category}, ${s.status}`,
     ...SYSTEMS.map((system) => `${f3(s.bySystem[system].ndcg10)} / ${f3(s.bySystem[system].recall50)} / ${int(s.bySystem[system].total)}`),
   ]);
   return [
@@ -143,9 +160,12 @@ export function searchQualitySection(input: ReportInput): string {
     `${setup.evalDate}: ${int(setup.collections.grant.size)} grants (${setup.collections.grant.method}) and ${int(setup.collections.contract.size)} contracts (${setup.collections.contract.method});`,
     'full records come from a scan of the record store, kept when their id is listed.',
     '',
-    `${scores.length} labelled natural-language queries (bench/search-eval/queries.json; judgements made by reading the records, not by running the`,
-    `search) run through the list endpoints' code with the scope's filters, ${setup.depth} results each. Embedder ${describeSpace(setup.embedder)}, semantic floor`,
-    `${setup.floor} (cosine); hybrid fuses the keyword and semantic lists. **baseline** is a plain Okapi BM25 written in the evaluation (\`bm25-baseline.ts\`, none`,
+    `${scores.length} labelled queries (bench/search-eval/queries.json; judgements made by reading pooled records, not by running the search):`,
+    `${QUERY_CATEGORIES.map((c) => `${scores.filter((s) => s.category === c).length} ${c}`).join(', ')} (short: one or two words; identifier: an opportunity, listing, solicitation,`,
+    `NAICS, PSC or agency code, typed in any spacing and case). **Held-out** queries (${scores.filter((s) => s.set === 'holdout').length}) were written and judged before the search`,
+    'changes they measure and never tuned on; the targets are theirs. **Tuning** queries were looked at while search was changed.',
+    `Each runs through the list endpoints' code with the scope's filters, ${setup.depth} results each. Embedder ${describeSpace(setup.embedder)}, floor`,
+    `${setup.scale.floor} and lexical floor ${setup.scale.lexicalFloor} (cosines; "Floor calibration" below); hybrid fuses the keyword and semantic lists. **baseline** is a plain Okapi BM25 written in the evaluation (\`bm25-baseline.ts\`, none`,
     `of the service's search code): OR semantics over title x${titleWeight} + description, k1 = ${k1}, b = ${b}, lower-cased, split on non-letters/digits,`,
     'English stop words removed, Porter stemming, over the same collection.',
     '',

@@ -15,13 +15,15 @@ import { PROJECT_ROOT } from '../child-processes';
 import { withMarkedSection } from '../report';
 import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import { searchableCollection, type Collection, type OpportunityKind } from './collection';
-import { scoreQueries, summarise, type LabelledQuery, type SystemSummary } from './judgements';
+import { QUERY_CATEGORIES, QUERY_SETS, scoreQueries, summarise, type LabelledQuery, type SystemSummary } from './judgements';
 import { judgingPool, POOL_DEPTH, writePool } from './pool';
 import { probesAnsweredBy, runProbes, summariseProbes, validateProbes } from './probes';
 import { SEARCH_QUALITY_MARKERS, searchQualitySection } from './report';
 import { allSystems, SYSTEMS, type SystemName } from './systems';
 import { EVAL_SCOPES, type EvalScope } from './scope';
-import { calibrate } from './calibration';
+import { calibrate, calibratedFloors } from './calibration';
+import type { QuerySet } from './judgements';
+import { similarityScaleOf } from '../../lambdas/core/search/relevance';
 import { ENGINE_COMPARISON_MARKERS, engineComparisonSection } from './engine-comparison';
 import { openSearchEvalIndex } from './opensearch-index';
 import { targetChecks, verdict } from './targets';
@@ -52,6 +54,10 @@ function loadQueries(): { queries: LabelledQuery[]; probes: string[]; holdout: s
   const ids = file.queries.map((q) => q.id);
   const duplicates = ids.filter((id, i) => ids.indexOf(id) !== i);
   if (duplicates.length > 0) throw new Error(`queries.json: duplicate query ids: ${duplicates.join(', ')}`);
+  for (const q of file.queries) {
+    if (!QUERY_CATEGORIES.includes(q.category)) throw new Error(`queries.json: query ${q.id} has no category (${QUERY_CATEGORIES.join(', ')})`);
+    if (!QUERY_SETS.includes(q.set)) throw new Error(`queries.json: query ${q.id} has no set (${QUERY_SETS.join(', ')})`);
+  }
   return { queries: file.queries, probes: validateProbes(file.off_topic_probes ?? []), holdout: validateProbes(file.off_topic_holdout ?? [], 'off_topic_holdout') };
 }
 
@@ -83,18 +89,25 @@ async function main(): Promise<void> {
     const started = performance.now();
     const run = await scoreQueries(queries, idsBySource, collections, systems, DEPTH);
     console.error(`${queries.length} labelled queries x ${SYSTEMS.length} systems: ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    const summary = Object.fromEntries(SYSTEMS.map((system) => [system, summarise(run.scores, system)])) as Record<SystemName, SystemSummary>;
-    logSummary(summary);
+    const summaryOf = (set: QuerySet) => Object.fromEntries(SYSTEMS.map((system) => [system, summarise(run.scores.filter((s) => s.set === set), system)])) as Record<SystemName, SystemSummary>;
+    const summary = { tuning: summaryOf('tuning'), holdout: summaryOf('holdout') };
+    for (const set of QUERY_SETS) {
+      console.log(`${set} queries:`);
+      logSummary(summary[set]);
+    }
 
     const probeAnswers = await runProbes(probes, systems);
-    const probeSummary = summariseProbes(probes, probeAnswers);
-    for (const p of probeSummary) console.log(`${p.system.padEnd(8)} off-topic probes answered: ${p.either} of ${probes.length} (grants ${p.grants}, contracts ${p.contracts})`);
-    const answeredByService = probesAnsweredBy(probeAnswers, SEARCH_MODES);
+    const holdoutAnswers = await runProbes(holdout, systems);
+    for (const [name, answers, texts] of [['calibration', probeAnswers, probes], ['held-out', holdoutAnswers, holdout]] as const) {
+      for (const p of summariseProbes(texts, answers)) console.log(`${p.system.padEnd(8)} ${name} off-topic probes answered: ${p.either} of ${texts.length} (grants ${p.grants}, contracts ${p.contracts})`);
+    }
+    const vectorModes = SEARCH_MODES.filter((mode) => mode !== 'keyword');
+    const answeredInVectorModes = probesAnsweredBy(probeAnswers, vectorModes).length + probesAnsweredBy(holdoutAnswers, vectorModes).length;
 
-    const targets = targetChecks(summary, answeredByService.length, probes.length);
-    const calibration = await calibrate(stack, { floor: stack.services.semanticFloor, today: EVAL_DATE, scope }, queries, probes, holdout);
-    const heldOutAnswered = new Set(calibration.holdout.filter((m) => m.cosine >= calibration.floor).map((m) => m.text));
-    console.log(`held-out off-topic probes whose best record reaches the floor: ${heldOutAnswered.size} of ${holdout.length}${heldOutAnswered.size > 0 ? ` (${[...heldOutAnswered].join('; ')})` : ''}`);
+    const targets = targetChecks({ holdout: summary.holdout, scores: run.scores, probesAnswered: answeredInVectorModes, probes: probes.length + holdout.length });
+    const scale = similarityScaleOf(stack.services.embedder.space, stack.services.semanticFloor);
+    const calibration = await calibrate(stack, { scale, today: EVAL_DATE, scope }, queries, probes, holdout);
+    console.log(`floors by the calibration rule: ${JSON.stringify(calibratedFloors(calibration))} (in force: floor ${scale.floor}, lexical floor ${scale.lexicalFloor})`);
     for (const t of targets) console.log(`target ${verdict(t).padEnd(5)} ${t.name}: ${t.value} (target ${t.target})`);
 
     if (poolFile) {
@@ -108,7 +121,7 @@ async function main(): Promise<void> {
         scope,
         files: FILES,
         embedder: stack.services.embedder.space,
-        floor: stack.services.semanticFloor,
+        scale,
         depth: DEPTH,
         collections: {
           grant: { size: collections.grant.records.size, method: collections.grant.method },
@@ -119,7 +132,8 @@ async function main(): Promise<void> {
       summary,
       probes,
       probeAnswers,
-      probeSummary,
+      holdout,
+      holdoutAnswers,
       targets,
       calibration,
       run,
