@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ERROR_CODES } from '../core/errors';
 import { LIMITS } from '../core/query/list-query';
 import { ContractSchema, FunderSchema, GrantSchema } from '../core/records';
+import { NO_RESULTS_REASONS } from '../core/search/no-results';
 import { ref } from './openapi-components';
 import { FACETS_SCHEMA } from './openapi-facets';
 import { MATCH_RESPONSE } from './openapi-match';
@@ -52,6 +53,21 @@ const LIST_META = {
       description: 'Present only when the answer is degraded: a hybrid search whose query the embedding model could not embed, answered with the keyword matches alone (relevance at most 0.3)',
     },
     degraded_reason: { type: 'string', description: 'Why the answer is degraded, for people; present with degraded' },
+    no_results: {
+      type: 'object',
+      required: ['reason', 'message'],
+      additionalProperties: false,
+      description: 'Present only when nothing was found: why',
+      properties: {
+        reason: {
+          type: 'string',
+          enum: [...NO_RESULTS_REASONS],
+          description: 'no_terms: the search text has nothing to search (stop words, punctuation); no_match: nothing matches it, filters aside; below_floor: no record reaches the minimum-relevance floor (semantic and hybrid: the query looks off-topic); filtered_out: records match the text, but the filters exclude them all',
+        },
+        message: { type: 'string', description: 'The reason in words, for people' },
+        matches_without_filters: { type: 'integer', minimum: 1, description: 'With filtered_out: how many records the search text matches with no filter at all' },
+      },
+    },
   },
 };
 
@@ -119,7 +135,7 @@ const SEMANTIC_SEARCH_RESPONSE = {
         response_time_ms: { type: 'number' },
         types: { type: 'array', items: { type: 'string', enum: ['grant', 'contract'] }, description: 'The kinds searched' },
         limit: { type: 'integer' },
-        min_relevance: { type: 'number', description: 'The relevance of the minimum-relevance floor (0.5 for every embedder): no result has a lower relevance' },
+        min_relevance: { type: 'number', description: "The relevance at this query's minimum-relevance floor: no result has a lower relevance. 0.5 when the model alone puts the query on topic; down to 0.25 when the query's own words confirm its topic (a one- or two-word query); 0.5 when the query has no semantic match at all" },
       },
     },
   },

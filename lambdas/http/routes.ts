@@ -13,7 +13,6 @@ import type { ServicesProvider } from '../ports/services';
 import { jsonResult, queryParams, requestBody } from './api-gateway';
 import { authenticatedRoute } from './authenticated-route';
 import { acceptsCsv, csvResult, withVaryAccept } from './csv-result';
-import { FLOOR_RELEVANCE } from '../core/search/relevance';
 
 /** GET /<resource>-api: parse the query string, ask the index, wrap in the list envelope (or export it as CSV). */
 export function listRoute(kind: ResourceKind, services: ServicesProvider) {
@@ -46,11 +45,11 @@ export function semanticSearchRoute(services: ServicesProvider) {
   return authenticatedRoute('api', services, async (event, startedAt) => {
     const ports = services();
     const request = parseSemanticSearchRequest(requestBody(event));
-    const results = await semanticSearch(ports, request, utcDate(ports.clock));
+    const { results, minRelevance } = await semanticSearch(ports, request, utcDate(ports.clock));
     const response: SemanticSearchResponse = {
       results,
       count: results.length,
-      meta: { response_time_ms: Math.round((performance.now() - startedAt) * 100) / 100, types: request.kinds, limit: request.limit, min_relevance: FLOOR_RELEVANCE },
+      meta: { response_time_ms: Math.round((performance.now() - startedAt) * 100) / 100, types: request.kinds, limit: request.limit, min_relevance: minRelevance },
     };
     return jsonResult(200, response);
   });

@@ -1,6 +1,8 @@
 import type { Facets } from '../core/query/facets';
 import type { ListQuery, PagePosition } from '../core/query/list-query';
 import type { RecordByKind, ResourceKind } from '../core/records';
+import type { EmptyAnswer } from '../core/search/no-results';
+import type { QueryFloor } from '../core/search/query-floor';
 import type { SimilarityScale } from '../core/search/relevance';
 
 export type IndexedResult<K extends ResourceKind> = RecordByKind[K] & { relevance?: number };
@@ -17,14 +19,23 @@ export interface IndexPage<K extends ResourceKind> {
    * result, in the same order.
    */
   next?: PagePosition;
+  /** Only when a search (or listing) found nothing: why (lambdas/core/search/no-results.ts). */
+  empty?: EmptyAnswer;
+  /** Semantic and hybrid searches: the query's floor and the evidence it was set on (query-floor.ts). */
+  floor?: QueryFloor;
 }
 
 /** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the embedder's similarity scale. */
 export interface SemanticQuery {
   /** Unit length, in the index's vector space; null when the text has no word the embedder knows, or the model is down. */
   vector: Float32Array | null;
-  /** The floor a match's cosine must reach, the cosine of relevance 1, and whether keyword matches are held to the floor (lambdas/core/search/relevance.ts). */
+  /** The floors a match's cosine must reach and the cosine of relevance 1 (lambdas/core/search/relevance.ts). */
   scale: SimilarityScale;
+  /**
+   * A floor that holds whatever the query's evidence, in place of the query's own
+   * (lambdas/core/search/query-floor.ts): grant matching's candidate floor, for a profile is not a query.
+   */
+  fixedFloor?: number;
 }
 
 /**
@@ -32,21 +43,21 @@ export interface SemanticQuery {
  * public record, so a page is served from it alone. Both adapters implement the same semantics,
  * checked by one contract suite (test/contract):
  *
- * - keyword: lambdas/core/search/keyword-query.ts: BM25 over title, description, funder and
- *   categories (funders: name and summary) with OR semantics, a minimum-should-match of the
- *   stemmed terms, a near-phrase boost, and the title weighted above the body. Given a
- *   SemanticQuery with a vector whose scale gates keywords, a match's cosine must reach the floor
- *   (a record that shares words with the query but is about something else is no match), and
- *   partial matches (a telling term, fewer than the minimum) that reach it follow the full ones;
- *   without one, every full match and no partial one.
- * - semantic: the records passing the filters whose vector's cosine with the query vector is at
- *   least the floor, all of them (an exact scan of the filtered records: never a top-k cut, never
- *   an approximate graph search that can miss one); relevance is relevanceOfCosine. A null vector
+ * - keyword: lambdas/core/search/keyword-query.ts: records an identifier field matches
+ *   (identifiers.ts), then BM25 over the keyword fields (keyword-fields.ts) with OR semantics, a
+ *   minimum-should-match of the stemmed terms, a near-phrase boost and the title weighted above the
+ *   body, full matches before partial ones; tiers by score (FULL_MATCH_SCORE,
+ *   IDENTIFIER_MATCH_SCORE). No semantic gate: every match is a result. Keyword mode needs no vector.
+ * - semantic: the query's floor (query-floor.ts) from the whole kind, filters aside: its best
+ *   cosine, the best cosine among its full keyword matches, its identifier matches. Then every
+ *   record passing the filters whose cosine reaches that floor, all of them (an exact scan: never
+ *   a top-k cut); relevance is relevanceOfCosine. None when the floor is null; a null vector
  *   matches nothing.
- * - hybrid: the keyword matches (as keyword mode) and the semantic matches, fused by fuseHybrid
- *   (lambdas/core/search/fusion.ts) from the keyword list's BM25 scores and the semantic list's
- *   cosines; the results are the union (total is its size, never a window), relevance the fused
- *   score.
+ * - hybrid: the keyword matches (as keyword mode) and the semantic matches (as semantic mode),
+ *   fused by fuseHybrid (lambdas/core/search/fusion.ts); identifier matches first. Nothing at all
+ *   when the query floor's basis is `none` (an off-topic query), whatever its words match.
+ * - an empty answer says why (IndexPage.empty): no_terms, no_match, below_floor, or filtered_out
+ *   with the number of matches before the filters.
  * - relevance order is score descending, ties by id ascending (asc order is the exact reverse);
  *   an explicit sort field orders the same set by that field, nulls last, ties by id.
  * - facets (only when ListQuery.facets asks, grants and contracts): counted over the whole result

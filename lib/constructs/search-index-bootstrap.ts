@@ -4,6 +4,7 @@ import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { MAPPING_VERSION } from '../../lambdas/adapters/aws/opensearch-mappings';
 import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
 
@@ -20,9 +21,10 @@ export interface SearchIndexBootstrapProps {
 
 /**
  * Creates the search indices (versioned index behind each alias, with the k-NN mapping in the
- * configured vector space) at deploy time, where missing. It runs again whenever the embedder or
- * the dimensions change, and then fails the deployment if the existing indices hold vectors of
- * another space, naming the rebuild command, so no function ever queries mismatched vectors.
+ * configured vector space) at deploy time, where missing. It runs again whenever the embedder, the
+ * dimensions or the mapping version change: it adds a new version's fields to existing indices,
+ * and fails the deployment if they hold vectors of another space, naming the rebuild command, so
+ * no function ever queries mismatched vectors.
  */
 export class SearchIndexBootstrap extends Construct {
   readonly function: ServiceFunction;
@@ -51,6 +53,8 @@ export class SearchIndexBootstrap extends Construct {
       properties: {
         Embedder: `bedrock:${props.embeddings.model}`,
         Dimensions: String(props.embeddings.dimensions),
+        // A release that adds index fields raises it, so the bootstrap runs and puts them into the mappings.
+        MappingVersion: String(MAPPING_VERSION),
       },
     });
   }

@@ -3,6 +3,7 @@ import type { ListQuery } from '../../lambdas/core/query/list-query';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ApplicantType, Contract, Grant, ResourceKind } from '../../lambdas/core/records';
 import { HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
+import { FLOOR_SPREAD } from '../../lambdas/core/search/query-floor';
 import { relevanceOfCosine, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
@@ -35,7 +36,7 @@ function grant(n: number, title: string, description: string, extra: Partial<Gra
     title, description, amount_min: null, amount_max: null, deadline_date: null, status: 'posted', geography: null,
     funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
     created_at: `2026-0${1 + (n % 9)}-01T00:00:00.000Z`, categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [], source: 'contract-test', source_id: String(n), eligible_applicants: [], requires_501c3: null, ...extra,
+    states: [], source: 'contract-test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null, ...extra,
   };
 }
 
@@ -58,17 +59,25 @@ const CATALOGUE: { record: Grant; vector: Float32Array | null }[] = [
   { record: grant(13, 'Water systems for small and rural towns', 'Pipes.', { categories: ['Environment'] }), vector: null },
   { record: grant(14, 'Water for small and rural towns: systems', 'Pipes.'), vector: null },
   { record: grant(15, 'Equipment for theatres', 'Stage lighting.', { funder_name: 'National Endowment for the Arts' }), vector: unit(0, 0, 0, 1) },
+  // A past award with identifiers: its opportunity number, Assistance Listing (and its program's title) and agency code.
+  {
+    record: grant(16, 'Court improvements', 'Case management.', {
+      opportunity_type: 'awarded', project_end_date: '2025-09-30', source_id: 'PAR-25-098', agency_code: 'USDOJ-OJP-BJA',
+      assistance_listings: [{ number: '16.608', program_title: 'Tribal Court Assistance Program' }],
+    }),
+    vector: null,
+  },
 ];
 
 const byN = (n: number) => CATALOGUE[n - 1]!.record.id;
 
-function contract(n: number, title: string): Contract {
+function contract(n: number, title: string, extra: Partial<Contract> = {}): Contract {
   return {
     id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
     title, description: 'Solicitation notice.', amount_min: null, amount_max: null, deadline_date: null, status: 'open', geography: null,
     funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
     created_at: '2026-10-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [], source: 'contract-test', source_id: `c${n}`, document_url: null, naics: null, primary_contact_email: null, set_aside_code: null,
+    states: [], source: 'contract-test', source_id: `c${n}`, document_url: null, naics: null, primary_contact_email: null, set_aside_code: null, solicitation_number: null, psc_code: null, naics_description: null, psc_description: null, ...extra,
   };
 }
 
@@ -83,12 +92,20 @@ const DRONE_CONTRACTS: { record: Contract; vector: Float32Array }[] = [
   { record: contract(3, 'Drone surveillance radar'), vector: unit(0.2, 1, 0, 0) }, // two words, cosine 0.2: off topic
   { record: contract(4, 'Drone repair'), vector: unit(1, 0.1, 0, 0) }, // one word, cosine 0.995: a partial match
   { record: contract(5, 'Surveillance cameras'), vector: unit(0, 1, 0, 0) }, // one word, cosine 0: off topic
+  // A notice with codes: its solicitation number (another in its title), NAICS (and industry) and PSC code.
+  {
+    record: contract(6, 'J019--Hull repair 36C24827Q0012', { solicitation_number: 'W912DY-26-R-0012', naics: '336611', naics_description: 'Ship Building and Repairing', psc_code: 'J019' }),
+    vector: unit(0, 0, 1, 0),
+  },
   ...Array.from({ length: 80 }, (_, i) => ({ record: contract(100 + i, `Office supplies lot ${i}`), vector: unit(0, 0, 0, 1) })),
 ];
 const byContract = (n: number) => DRONE_CONTRACTS.find((c) => c.record.source_id === `c${n}`)!.record.id;
 
-/** A query vector and a scale whose floor is `floor` (relevance 1 at cosine 1). */
-const semanticQuery = (vector: Float32Array | null, floor: number, gatesKeywords = false): SemanticQuery => ({ vector, scale: { floor, upper: 1, gatesKeywords } });
+/**
+ * A query vector and a scale whose floor is `floor` for every query (relevance 1 at cosine 1),
+ * and whose lexical floor is `lexicalFloor` (a query whose full keyword matches reach it is on topic).
+ */
+const semanticQuery = (vector: Float32Array | null, floor: number, lexicalFloor = floor): SemanticQuery => ({ vector, scale: { floor, shortFloor: floor, lexicalFloor, profileFloor: floor, upper: 1 } });
 
 /**
  * A hybrid page's relevance, as fuseHybrid gives it: the weighted semantic relevance of the
@@ -183,9 +200,11 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         expect(await ids({ search: 'police cameras clinic' })).toEqual([byN(1)]);
       });
 
-      it('searches the funder and the categories too', async () => {
+      it('searches the funder, a grant\'s program titles and a contract\'s industry too, but not the categories', async () => {
         expect(await ids({ search: 'endowment' })).toEqual([byN(15)]);
-        expect(await ids({ search: 'environment' })).toEqual([byN(13)]);
+        expect(await ids({ search: 'tribal', opportunity_type: 'all' })).toEqual([byN(16)]);
+        expect((await index.query('contract', query({ search: 'shipbuilding building', status: 'open,closed' }, 'contract'))).results.map((r) => r.id)).toEqual([byContract(6)]);
+        expect(await ids({ search: 'environment' })).toEqual([]);
       });
 
       it('ranks the words as a phrase above the same words far apart', async () => {
@@ -209,46 +228,97 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         expect((await ids({ search: 'police NEAR equipment' })).sort()).toEqual([1, 3, 8].map(byN).sort());
       });
 
-      it('finds nothing for words no record has, or only stop words', async () => {
-        expect(await index.query('grant', query({ search: 'qwxz zzkv' }))).toEqual({ total: 0, results: [] });
-        expect((await index.query('grant', query({ search: 'the of and' }))).total).toBe(0);
-        expect((await index.query('grant', query({ search: 'they are not there' }))).total).toBe(0);
+      it('finds nothing for words no record has, or only stop words, and says which', async () => {
+        expect(await index.query('grant', query({ search: 'qwxz zzkv' }))).toEqual({ total: 0, results: [], empty: { reason: 'no_match' } });
+        expect(await index.query('grant', query({ search: 'the of and' }))).toEqual({ total: 0, results: [], empty: { reason: 'no_terms' } });
+        expect((await index.query('grant', query({ search: 'they are not there' }))).empty).toEqual({ reason: 'no_terms' });
+      });
+
+      it('says how many records the text matches when the filters exclude them all', async () => {
+        // 10, 11 and 12 lapsed (closed); 1, 3 and 8 are open; 7 is an award: 7 records hold "police" in all.
+        expect(await index.query('grant', query({ search: 'police', states: 'NY' }))).toEqual({ total: 0, results: [], empty: { reason: 'filtered_out', matchesWithoutFilters: 7 } });
       });
     });
 
-    describe('keyword matches held to the floor, and partial matches', () => {
+    describe('identifiers', () => {
+      const contractIds = async (text: string, mode = 'keyword', semantic?: SemanticQuery) =>
+        (await index.query('contract', query({ search: text, search_mode: mode, status: 'open,closed' }, 'contract'), semantic)).results.map((r) => r.id);
+
+      it('find their record first, whatever the spacing, case and hyphens they are typed with', async () => {
+        for (const text of ['PAR-25-098', 'par 25 098', 'PAR25098', 'opportunity PAR-25-098']) {
+          expect((await ids({ search: text, opportunity_type: 'all' }))[0], text).toBe(byN(16));
+        }
+        for (const text of ['16.608', 'CFDA 16.608', 'USDOJ-OJP-BJA', 'BJA']) {
+          expect(await ids({ search: text, opportunity_type: 'all' }), text).toEqual([byN(16)]);
+        }
+        for (const text of ['W912DY-26-R-0012', 'w912dy26r0012', 'NAICS 336611', '336611', 'J019', '36C24827Q0012']) {
+          expect((await contractIds(text))[0], text).toBe(byContract(6));
+        }
+      });
+
+      it('lead hybrid search too, an identifier alone answering it, while semantic search does not read them', async () => {
+        // The query vector points nowhere near record 6 (cosine 0): the identifier alone answers.
+        const elsewhere = semanticQuery(unit(1, 0, 0, 0), 0.99);
+        expect((await contractIds('W912DY-26-R-0012', 'hybrid', elsewhere))[0]).toBe(byContract(6));
+        const page = await index.query('contract', query({ search: 'W912DY-26-R-0012', search_mode: 'hybrid', status: 'open,closed' }, 'contract'), elsewhere);
+        expect(page.results[0]!.relevance).toBe(1);
+        expect(page.floor).toMatchObject({ basis: 'similarity' });
+        // A vector no notice is near (every cosine 0 or less): the query is answered on its identifier alone.
+        const nowhere = semanticQuery(unit(-1, 0, 0, 0), 0.5);
+        const semantic = await index.query('contract', query({ search: 'W912DY-26-R-0012', search_mode: 'semantic', status: 'open,closed' }, 'contract'), nowhere);
+        expect(semantic).toMatchObject({ total: 0, empty: { reason: 'below_floor', identifierOnly: true }, floor: { basis: 'identifier', semanticFloor: null } });
+        const hybrid = await index.query('contract', query({ search: 'W912DY-26-R-0012', search_mode: 'hybrid', status: 'open,closed' }, 'contract'), nowhere);
+        // The identifier first; then only what the words match ("26" is a word of "Office supplies lot 26"), no semantic match.
+        expect(hybrid.results.map((r) => r.id)).toEqual([byContract(6), byContract(126)]);
+      });
+    });
+
+    describe('partial matches, and no semantic gate', () => {
       const text = 'drone surveillance training';
-      const gate = semanticQuery(unit(1, 0, 0, 0), 0.75, true);
       const contractIds = async (params: Record<string, string>, semantic?: SemanticQuery) =>
         (await index.query('contract', query({ search: text, ...params }, 'contract'), semantic)).results.map((r) => r.id);
 
-      it('keep the full matches that reach the floor, then the partial ones that do (a telling word), never an off-topic record', async () => {
-        const found = await contractIds({}, gate);
-        // Full: 1 (three words, cosine 1) and 2 (two, 0.8); 3 has two words but cosine 0.2. Partial: 4 (0.995); 5 has cosine 0.
-        expect(found.slice(0, 2)).toEqual([byContract(1), byContract(2)]);
-        expect(found.slice(2)).toEqual([byContract(4)]);
-        expect((await index.query('contract', query({ search: text, count_only: 'true' }, 'contract'), gate)).total).toBe(3);
-        expect(await contractIds({ offset: '2' }, gate)).toEqual([byContract(4)]);
-        expect(await contractIds({ sort_by: 'title', order: 'asc' }, gate)).toEqual([4, 1, 2].map(byContract));
-        // A floor over 0.8 holds record 2 back too.
-        expect(await contractIds({}, semanticQuery(unit(1, 0, 0, 0), 0.9, true))).toEqual([byContract(1), byContract(4)]);
+      it('keep every full match and every partial one (a telling word), by BM25, whatever a vector says', async () => {
+        const found = await contractIds({});
+        // Full: 1 (three words), 2 and 3 (two); partial: 4 and 5 (one telling word each).
+        expect(found[0]).toBe(byContract(1));
+        expect([...found].sort()).toEqual([1, 2, 3, 4, 5].map(byContract).sort());
+        expect((await index.query('contract', query({ search: text, count_only: 'true' }, 'contract'))).total).toBe(5);
+        expect(await contractIds({ sort_by: 'title', order: 'asc' })).toEqual([4, 3, 1, 5, 2].map(byContract));
+        // A query vector changes nothing in keyword mode.
+        expect(await contractIds({}, semanticQuery(unit(1, 0, 0, 0), 0.99))).toEqual(found);
       });
 
-      it('are not held to the floor by an embedder that cannot tell topics apart, nor without a vector: every full match stays, no partial one', async () => {
-        expect((await contractIds({}, semanticQuery(unit(1, 0, 0, 0), 0.75, false))).sort()).toEqual([1, 2, 3].map(byContract).sort());
-        expect((await contractIds({}, semanticQuery(null, 0.75, true))).sort()).toEqual([1, 2, 3].map(byContract).sort());
-        expect((await contractIds({})).sort()).toEqual([1, 2, 3].map(byContract).sort());
-      });
-
-      it('join the keyword list of hybrid search, whose total is the union', async () => {
-        const page = await index.query('contract', query({ search: text, search_mode: 'hybrid' }, 'contract'), gate);
-        // Semantic (cosine 0.75 or more): 1, 2 and 4; keyword: 1, 2, 4, record 1 holding every word.
-        expect(page.results.map((r) => r.id).sort()).toEqual([1, 2, 4].map(byContract).sort());
-        expect(page.total).toBe(3);
+      it('join the keyword list of hybrid search whole, whose total is the union with the semantic matches', async () => {
+        const policing = semanticQuery(unit(1, 0, 0, 0), 0.75);
+        const page = await index.query('contract', query({ search: text, search_mode: 'hybrid' }, 'contract'), policing);
+        // Best cosine 1: semantic matches from 1 - FLOOR_SPREAD, records 1 (1) and 4 (0.995); keyword: 1 to 5.
+        expect(page.results.map((r) => r.id).sort()).toEqual([1, 2, 3, 4, 5].map(byContract).sort());
+        expect(page.total).toBe(5);
         const cosines = new Map(DRONE_CONTRACTS.map((c) => [c.record.id, c.vector[0]!]));
-        expectFusedRelevance(page.results, cosines, [1, 2, 4].map(byContract), byContract(1), gate.scale);
+        expectFusedRelevance(page.results, cosines, [1, 2, 3, 4, 5].map(byContract), byContract(1), { ...policing.scale, floor: 1 - FLOOR_SPREAD });
         expect(page.results[0]!.id).toBe(byContract(1));
-        expect(page.results[0]!.relevance).toBeCloseTo(1, 4);
+      });
+
+      it('answer nothing in hybrid mode when the query is off topic: no record reaches the floor, and the words do not lift it', async () => {
+        // Away from every contract (cosines 0 or less), though the words match five.
+        const offTopic = semanticQuery(unit(-1, 0, 0, 0), 0.9, 0.5);
+        const page = await index.query('contract', query({ search: text, search_mode: 'hybrid' }, 'contract'), offTopic);
+        expect(page).toMatchObject({ total: 0, results: [], empty: { reason: 'below_floor' }, floor: { basis: 'none' } });
+        expect((await contractIds({}, offTopic)).length).toBe(5);
+      });
+
+      it('lower the floor to the lexical floor when a record the words match in full is near enough: a short query is answered', async () => {
+        // Floor 0.99: the best record, 4 (one word), reaches 0.982 only. Lexical floor 0.7: record 1, a full match, is at 0.958.
+        const vector = unit(1, 0.3, 0, 0);
+        const cosineOf = (n: number) => DRONE_CONTRACTS.find((c) => c.record.id === byContract(n))!.vector.reduce((sum, x, d) => sum + x * vector[d]!, 0);
+        const page = await index.query('contract', query({ search: text, search_mode: 'semantic' }, 'contract'), semanticQuery(vector, 0.99, 0.7));
+        expect(page.floor).toMatchObject({ basis: 'words' });
+        expect(page.floor!.semanticFloor).toBeCloseTo(Math.max(0.7, cosineOf(4) - FLOOR_SPREAD), 5);
+        // From there: 4 (0.982), 1 (0.958), 2 (0.938); 3 is at 0.47.
+        expect(page.results.map((r) => r.id)).toEqual([4, 1, 2].map(byContract));
+        // Without the words' evidence (a lexical floor over record 1's cosine), nothing.
+        expect((await index.query('contract', query({ search: text, search_mode: 'semantic' }, 'contract'), semanticQuery(vector, 0.99, 0.96))).total).toBe(0);
       });
     });
 
@@ -319,12 +389,22 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
 
       it('matches nothing for a null vector or a floor no record reaches', async () => {
-        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), semanticQuery(null, 0.5))).toEqual({ total: 0, results: [] });
-        expect((await index.query('grant', query({ search: 'x', search_mode: 'semantic' }), semanticQuery(unit(-1, -1, -1, -1), 0.1))).total).toBe(0);
+        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), semanticQuery(null, 0.5))).toMatchObject({ total: 0, results: [], empty: { reason: 'below_floor' } });
+        const nowhere = await index.query('grant', query({ search: 'x', search_mode: 'semantic' }), semanticQuery(unit(-1, -1, -1, -1), 0.1));
+        expect(nowhere).toMatchObject({ total: 0, results: [], empty: { reason: 'below_floor' }, floor: { basis: 'none', semanticFloor: null } });
       });
 
       it('counts without results for count_only', async () => {
-        expect(await index.query('grant', query({ search: 'policing', search_mode: 'semantic', count_only: 'true' }), policing)).toEqual({ total: 4, results: [] });
+        expect(await index.query('grant', query({ search: 'policing', search_mode: 'semantic', count_only: 'true' }), policing)).toMatchObject({ total: 4, results: [] });
+      });
+
+      it('reaches FLOOR_SPREAD below the best record, never below the floor, and carries the floor it set', async () => {
+        // The best record at cosine 1: matches from 0.85 (the floor 0.5 is lower), so record 3 (0.911) is in, record 7 an award.
+        const page = await index.query('grant', query({ search: 'policing', search_mode: 'semantic' }), policing);
+        expect(page.floor).toMatchObject({ basis: 'similarity', evidence: { bestCosine: expect.closeTo(1, 5) } });
+        expect(page.floor!.semanticFloor).toBeCloseTo(1 - FLOOR_SPREAD, 6);
+        const strict = await index.query('grant', query({ search: 'policing', search_mode: 'semantic' }), semanticQuery(unit(1, 0, 0, 0), 0.95));
+        expect(strict.results.map((r) => r.id)).toEqual([byN(1), byN(8), byN(2)]);
       });
     });
 
@@ -343,27 +423,27 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         expect(page.results[0]!.id).toBe(byN(5));
       });
 
-      it('holds keyword matches to the floor; the total is the whole union', async () => {
-        const policing = semanticQuery(unit(1, 0, 0, 0), 0.95, true);
-        // Keyword matches 1, 3, 8 and 15 (cosines 1, 0.91, 1, 0): 3 and 15 are under the floor; semantic 1, 8 and 2 (0.994).
+      it('takes the keyword matches whole and the semantic matches at the query\'s floor; the total is the union', async () => {
+        const policing = semanticQuery(unit(1, 0, 0, 0), 0.95);
+        // Keyword matches 1, 3, 8 and 15 (cosines 1, 0.91, 1, 0), none held back; semantic 1, 8 and 2 (0.994).
         const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid', limit: '2' }), policing);
-        expect(page.total).toBe(3);
+        expect(page.total).toBe(5);
         const all = await ids({ search: 'equipment', search_mode: 'hybrid' }, policing);
-        expect([...all].sort()).toEqual([1, 2, 8].map(byN).sort());
+        expect([...all].sort()).toEqual([1, 2, 3, 8, 15].map(byN).sort());
         expect(page.results.map((r) => r.id)).toEqual(all.slice(0, 2));
       });
 
       it('keeps only records that match the keywords or pass the floor, and is empty for nonsense', async () => {
         const page = await index.query('grant', query({ search: 'water', search_mode: 'hybrid' }), semanticQuery(unit(0, 0, 0, 1), 0.99));
-        // Water: 4, 13, 14 by keyword (13 and 14 have no vector; this scale holds no keyword match to the floor); arts: 6 and 15 by vector.
+        // Water: 4, 13, 14 by keyword (13 and 14 have no vector); arts: 6 and 15 by vector.
         expect(page.results.map((r) => r.id).sort()).toEqual([byN(4), byN(6), byN(13), byN(14), byN(15)].sort());
-        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), semanticQuery(null, 0.5))).toEqual({ total: 0, results: [] });
+        // Without a vector (the model did not answer): the keyword list alone, here nothing.
+        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), semanticQuery(null, 0.5))).toMatchObject({ total: 0, results: [], empty: { reason: 'no_match' } });
       });
     });
 
     describe('keyset paging (after: a page\'s next)', () => {
       const policing = semanticQuery(unit(1, 0, 0, 0), 0.5);
-      const gate = semanticQuery(unit(1, 0, 0, 0), 0.75, true);
       const cases: [string, Record<string, string>, SemanticQuery | undefined][] = [
         ['a listing, newest first', { opportunity_type: 'all', status: 'open,closed,forecasted' }, undefined],
         ['a listing by deadline, nulls last', { opportunity_type: 'all', sort_by: 'deadline_date', order: 'asc' }, undefined],
@@ -386,9 +466,10 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         await expectKeysetWalkMatchesOffsets(index, 'grant', params, semantic, 2);
       });
 
-      it('walks keyword matches held to the floor, full matches then partial ones', async () => {
-        const walked = await expectKeysetWalkMatchesOffsets(index, 'contract', { search: 'drone surveillance training' }, gate, 1);
-        expect(walked).toEqual([byContract(1), byContract(2), byContract(4)]);
+      it('walks keyword matches, full and partial ones by BM25 alike', async () => {
+        const walked = await expectKeysetWalkMatchesOffsets(index, 'contract', { search: 'drone surveillance training' }, undefined, 1);
+        expect([...walked].sort()).toEqual([1, 2, 3, 4, 5].map(byContract).sort());
+        expect(walked[0]).toBe(byContract(1));
       });
 
       it('has no next on the last page, with count_only, or when nothing matches', async () => {
@@ -407,7 +488,7 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         ['a filtered listing', { states: 'TX', include_national: 'true' }, undefined],
         ['a keyword search', { search: 'equipment', status: 'open,closed' }, undefined],
         ['a semantic search', { search: 'equipment', search_mode: 'semantic', status: 'open,closed' }, semanticQuery(unit(0, 0.1, 1, 0), 0.9)],
-        ['a hybrid search with a gating floor', { search: 'equipment', search_mode: 'hybrid' }, semanticQuery(unit(1, 0, 0, 0), 0.95, true)],
+        ['a hybrid search at a high floor', { search: 'equipment', search_mode: 'hybrid' }, semanticQuery(unit(1, 0, 0, 0), 0.95)],
       ];
       it.each(CASES)('%s: exactly the records among them that the unrestricted query returns', async (_name, params, semantic) => {
         const all = new Set(await ids(params, semantic));

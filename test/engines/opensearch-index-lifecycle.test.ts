@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeOnEngine } from './engine-suite';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';
+import { REINDEX_REMEDY } from '../../lambdas/adapters/aws/opensearch-indices';
+import { createIndexBody, IDENTIFIER_KEYS_FIELD, MAPPING_VERSION } from '../../lambdas/adapters/aws/opensearch-mappings';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import { RESOURCE_KINDS, type Grant } from '../../lambdas/core/records';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
@@ -10,7 +12,8 @@ import type { VectorSpace } from '../../lambdas/ports/embedder';
  * The index's life on a real OpenSearch 2.19 node (`npm run test:engines` sets OPENSEARCH_URL),
  * through the thin HTTP client the Lambdas use (the contract suite uses the official client):
  * the deploy-time bootstrap, the settings the engine keeps, writes through `_bulk`, and a rebuild
- * that swaps the alias to a fresh index while the old one serves until the swap.
+ * that swaps the alias to a fresh index while the old one serves until the swap, and the upgrade
+ * of an index made with an older mapping version.
  */
 
 const SPACE: VectorSpace = { embedder: 'engine-test', dimensions: 4 };
@@ -21,7 +24,7 @@ const grant = (n: number, title: string): Grant => ({
   title, description: 'Radios and body cameras for police departments.', amount_min: null, amount_max: null, deadline_date: '2027-01-31', status: 'posted',
   geography: null, funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
   created_at: '2026-01-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null, states: [],
-  source: 'engine-test', source_id: String(n), eligible_applicants: [], requires_501c3: null,
+  source: 'engine-test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null,
 });
 
 const search = (text: string) => parseListQuery('grant', { search: [text], search_mode: ['keyword'] }, TODAY) as ListQuery & { kind: 'grant' };
@@ -78,6 +81,29 @@ describeOnEngine('OpenSearchIndex lifecycle on OpenSearch 2.19', 'OPENSEARCH_URL
     await index.remove('grant', [grant(2, '').id]);
     await client.indices.refresh({ index: `${prefix}-grants` });
     expect(await ids(index, 'police')).toEqual(['Police radios']);
+  });
+
+  it('brings an index of the first mapping version up to date: new fields added, documents found by them once reindexed', async () => {
+    const oldPrefix = `${prefix}-old`;
+    const body = createIndexBody('grant', SPACE, `${oldPrefix}-grants`) as { mappings: { _meta: Record<string, unknown>; properties: Record<string, unknown> } };
+    // Version 1 had no identifier keys and recorded no mapping version.
+    delete body.mappings._meta.mapping_version;
+    delete body.mappings.properties[IDENTIFIER_KEYS_FIELD];
+    await client.indices.create({ index: `${oldPrefix}-grants-v1`, body });
+    const index = new OpenSearchIndex(client, { space: SPACE, endpoint: url, aliasPrefix: oldPrefix });
+    const [check] = await index.ensureIndices(['grant']);
+    expect(check).toMatchObject({ status: 'updated', indices: [`${oldPrefix}-grants-v1`] });
+    expect(check!.message).toContain(REINDEX_REMEDY);
+    const { body: mapping } = await client.indices.getMapping({ index: `${oldPrefix}-grants` });
+    const upgraded = (mapping as Record<string, { mappings: { _meta: { mapping_version: number }; properties: Record<string, unknown> } }>)[`${oldPrefix}-grants-v1`]!.mappings;
+    expect(upgraded._meta.mapping_version).toBe(MAPPING_VERSION);
+    expect(upgraded.properties).toHaveProperty(IDENTIFIER_KEYS_FIELD);
+    // Once upgraded it is found as current, and a record written again is found by its opportunity number.
+    expect((await index.ensureIndices(['grant']))[0]!.status).toBe('found');
+    await index.upsert('grant', [{ ...grant(9, 'Police radios'), source_id: 'DOJ-BJA-2026-0042' }]);
+    await client.indices.refresh({ index: `${oldPrefix}-grants` });
+    expect(await ids(index, 'doj bja 2026 0042')).toEqual(['Police radios']);
+    await client.indices.delete({ index: `${oldPrefix}-*` });
   });
 
   it('rebuilds into a new index and swaps the alias to it, deleting the old one', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAPPING_VERSION } from '../../lambdas/adapters/aws/opensearch-mappings';
 import { stageConfig } from '../../lib/config';
 import { type CfnResource, resourcesOfType, synthStage } from './synth-stacks';
 
@@ -19,7 +20,7 @@ describe('search index bootstrap and embeddings', () => {
   it('creates the indices through a custom resource carrying the configured vector space', () => {
     expect(resources).toHaveLength(1);
     const [, resource] = resources[0]!;
-    expect(resource.Properties).toMatchObject({ Embedder: 'bedrock:amazon.titan-embed-text-v2:0', Dimensions: '1024' });
+    expect(resource.Properties).toMatchObject({ Embedder: 'bedrock:amazon.titan-embed-text-v2:0', Dimensions: '1024', MappingVersion: String(MAPPING_VERSION) });
     const bootstrap = lambdas[idOf('bootstrap-search-index.ts')]!;
     expect(JSON.stringify(bootstrap.Properties?.Environment)).toContain('SEARCH_DOMAIN_ENDPOINT');
     const actions = statementsOf(stateless, idOf('bootstrap-search-index.ts'), lambdas).flatMap((s) => [s.Action].flat() as string[]);

@@ -5,6 +5,7 @@ import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { checkReason } from '../../bench/match-eval/reason-claims';
 import type { ApplicantType, Grant } from '../../lambdas/core/records';
 import { embeddingTextOf } from '../../lambdas/core/search/embedding-text';
+import { similarityScaleOf } from '../../lambdas/core/search/relevance';
 import type { Embedder } from '../../lambdas/ports/embedder';
 import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { eligibilityViolations } from '../../bench/match-eval/violations';
@@ -98,7 +99,7 @@ describe('POST /match-grants-api', () => {
   it('scores every eligible grant above the floor, up to the window: the filters apply inside the k-NN search', async () => {
     const { profile, focus_keywords } = PROFILES[0]!;
     const { body } = await match({ profile, focus_keywords });
-    const floor = api.stack.services.semanticFloor - MATCH_SCORING.candidateFloorDrop;
+    const floor = similarityScaleOf(embedder.space, api.stack.services.semanticFloor).profileFloor;
     const [query] = await embedder.embed([[profile.mission, profile.sector, ...(focus_keywords ?? [])].join('\n')]);
     const pool = [...grantsById.values()].filter((g) => eligibilityViolations(g, profile, today).length === 0);
     const vectors = await embedder.embed(pool.map((g) => embeddingTextOf('grant', g)));

@@ -4,6 +4,8 @@ import { startEmbeddedStack, type EmbeddedStack, type EmbeddedStackOptions } fro
 import type { Services } from '../../lambdas/ports/services';
 import { createApiServer, listen, type ApiServerOptions } from '../../local/http-server';
 import { openApiConformance } from './openapi-conformance';
+import { generateContracts, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+import type { Contract, Grant } from '../../lambdas/core/records';
 
 export interface TestApi {
   baseUrl: string;
@@ -82,6 +84,14 @@ export async function startTestApi(options: EmbeddedStackOptions & { server?: Ap
       await stack.close();
     },
   };
+}
+
+/** The records a seeded stack holds (generated again from its catalogue spec, deterministically), and its day. */
+export function seededRecords(stack: EmbeddedStack): { today: string; grants: Grant[]; contracts: Contract[] } {
+  const spec = stack.seededCatalogue;
+  if (!spec) throw new Error('the stack was not seeded with a synthetic catalogue');
+  const funders = generateFunders(spec);
+  return { today: spec.today, grants: [...generateGrants(spec, funders)].flat(), contracts: [...generateContracts(spec, funders)].flat() };
 }
 
 /** A catalogue small enough to seed in seconds yet spread over every filter value. */

@@ -21,7 +21,7 @@ const grantOf = (n: number, r: { deadline: string | null; min: number | null; ma
   amount_min: r.min, amount_max: r.max === null || r.min === null ? r.max : Math.max(r.min, r.max), deadline_date: r.deadline, status: 'posted', geography: null,
   funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Tests', listing_url: null,
   created_at: '2026-01-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-  states: [], source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null,
+  states: [], source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null,
 });
 
 const row = fc.record({

@@ -36,7 +36,7 @@ function grant(n: number, words: string[], state: StateCode): Grant {
     amount_min: null, amount_max: null, deadline_date: '2027-06-01', status: 'posted', geography: null,
     funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Tests', listing_url: null,
     created_at: '2026-01-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [state], source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null,
+    states: [state], source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null,
   };
 }
 
@@ -55,7 +55,7 @@ describe('a filtered search scored among the filtered rows alone', () => {
       async (records, mode, words, vector, floor, state) => {
         const grants = records.map((r, n) => grant(n + 1, r.words, r.state));
         const vectors = records.map((r) => (r.vector ? unit(r.vector) : null));
-        const semantic: SemanticQuery = { vector: unit(vector), scale: { floor, upper: 1, gatesKeywords: true } };
+        const semantic: SemanticQuery = { vector: unit(vector), scale: { floor, shortFloor: floor, lexicalFloor: floor - 0.2, profileFloor: floor, upper: 1 } };
         const [scoredAmong, narrowed] = [new SqliteSearchIndex({ filename: ':memory:', space: SPACE }), new SqliteSearchIndex({ filename: ':memory:', space: SPACE })];
         try {
           for (const index of [scoredAmong, narrowed]) await index.upsert('grant', grants, vectors);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { facetAggregationsOf, facetsOfAggregations, TERM_SHARD_SIZE } from '../../lambdas/adapters/aws/opensearch-facets';
-import { planQuery, type Dsl } from '../../lambdas/adapters/aws/opensearch-query';
+import type { Dsl } from '../../lambdas/adapters/aws/opensearch-filters';
+import { planQuery } from '../../lambdas/adapters/aws/opensearch-query';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
+import type { QueryFloor } from '../../lambdas/core/search/query-floor';
 import type { SemanticQuery } from '../../lambdas/ports/search-index';
 
 /** The aggregations of the facets (the counts themselves are checked on a real node by the contract suite). */
@@ -10,11 +12,13 @@ import type { SemanticQuery } from '../../lambdas/ports/search-index';
 const TODAY = '2026-11-22';
 const q = (params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery =>
   parseListQuery(kind, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), TODAY);
-const vector = (gatesKeywords: boolean): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scale: { floor: 0.5, upper: 1, gatesKeywords } });
+const vector = (): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scale: { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 } });
+/** The floor of a query answered on similarity (query-floor.ts). */
+const FLOOR: QueryFloor = { semanticFloor: 0.5, basis: 'similarity', evidence: { bestCosine: 0.8, bestWordCosine: Number.NaN, identifierMatches: 0, unknownWords: 0, words: 1 } };
 
 /** The body of a plan that counts the whole match set. */
 function countingBody(query: ListQuery, semantic?: SemanticQuery): Dsl {
-  const plan = planQuery(query.kind, query, semantic);
+  const plan = planQuery(query.kind, query, semantic, undefined, FLOOR);
   if (plan.type === 'search') return plan.body;
   if (plan.type === 'hybrid') return plan.bodies[plan.totalAt]!;
   throw new Error('no request');
@@ -25,15 +29,14 @@ describe('facet aggregations', () => {
     const cases: [Record<string, string>, SemanticQuery | undefined][] = [
       [{}, undefined],
       [{ search: 'water' }, undefined],
-      [{ search: 'water', search_mode: 'semantic' }, vector(false)],
-      [{ search: 'water', search_mode: 'hybrid' }, vector(false)],
-      [{ search: 'water', search_mode: 'hybrid' }, vector(true)],
+      [{ search: 'water', search_mode: 'semantic' }, vector()],
+      [{ search: 'water', search_mode: 'hybrid' }, vector()],
     ];
     for (const [params, semantic] of cases) {
       expect(countingBody(q(params), semantic), JSON.stringify(params)).not.toHaveProperty('aggs');
       const body = countingBody(q({ ...params, facets: 'status,funder' }), semantic);
       expect(Object.keys(body.aggs as Dsl).sort(), JSON.stringify(params)).toEqual(['facet_funder', 'facet_status']);
-      const plan = planQuery('grant', q({ ...params, facets: 'status' }), semantic);
+      const plan = planQuery('grant', q({ ...params, facets: 'status' }), semantic, undefined, FLOOR);
       // The ranked lists of a hybrid search stop at the rank window: only the counting body aggregates.
       if (plan.type === 'hybrid') expect(plan.bodies.filter((b) => 'aggs' in b)).toHaveLength(1);
     }

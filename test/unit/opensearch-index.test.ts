@@ -4,8 +4,9 @@ import { Client } from '@opensearch-project/opensearch';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OpenSearchHttpClient, type OpenSearchApi } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';
-import { createIndexBody, INDEX_PROPERTIES, INTERNAL_FIELDS, indexMappings } from '../../lambdas/adapters/aws/opensearch-mappings';
-import { hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody } from '../../lambdas/adapters/aws/opensearch-query';
+import { createIndexBody, INDEX_PROPERTIES, INTERNAL_FIELDS, indexMappings, MAPPING_VERSION } from '../../lambdas/adapters/aws/opensearch-mappings';
+import { floorEvidenceBodies, hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody, unfilteredCountBody } from '../../lambdas/adapters/aws/opensearch-query';
+import { FLOOR_SPREAD, queryFloorOf } from '../../lambdas/core/search/query-floor';
 import type { TermStatistics } from '../../lambdas/adapters/aws/opensearch-text-clauses';
 import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/handlers/bootstrap-search-index';
 import { ServiceError } from '../../lambdas/core/errors';
@@ -64,7 +65,7 @@ const grant = (n: number, extra: Partial<Grant> = {}): Grant => ({
   title: `Grant ${n}`, description: 'Police equipment.', amount_min: null, amount_max: null, deadline_date: null, status: 'posted',
   geography: null, funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
   created_at: '2026-01-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null, states: [],
-  source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null, ...extra,
+  source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null, ...extra,
 });
 
 function q(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery & { kind: 'grant' } {
@@ -115,7 +116,7 @@ function counts(termCounts: readonly number[], documents: number) {
 /** The statistics a keyword query is planned with: each term's document frequency and the record count. */
 const statistics = (frequency: Record<string, number>, documents: number): TermStatistics => ({ frequency: new Map(Object.entries(frequency)), documents });
 
-const GRANT_KEYWORD_FIELDS = ['title^3', 'description', 'funder_name', 'categories.text'];
+const GRANT_KEYWORD_FIELDS = ['title^2', 'description', 'funder_name^0.5', 'search_text.programs^0.5'];
 /** How many grants hold a term: a cross_fields match of it alone, no hits, the exact total. */
 const termCount = (term: string) => ({ query: { multi_match: { query: term, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or' } }, size: 0, track_total_hits: true });
 const RECORD_COUNT = { query: { match_all: {} }, size: 0, track_total_hits: true };
@@ -123,7 +124,7 @@ const RECORD_COUNT = { query: { match_all: {} }, size: 0, track_total_hits: true
 const statisticsLines = (...terms: string[]) => [...terms.map(termCount), RECORD_COUNT].flatMap((body) => [{}, body]);
 
 /** Floor 0.5 and upper reference 1: a semantic match's relevance is its cosine. */
-const SCALE = { floor: 0.5, upper: 1, gatesKeywords: false };
+const SCALE = { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 };
 
 describe('OpenSearch index mappings', () => {
   it('map every public field of every kind, plus the index\'s own fields, so no field is silently left unindexed', () => {
@@ -148,8 +149,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       const created = JSON.parse(openSearch.requests[1]!.body);
       expect(created.aliases).toEqual({ 'gcf-funders': {} });
       expect(created.mappings).toEqual(indexMappings('funder', SPACE));
-      expect(created.mappings._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 4 } });
-      expect(created.mappings._source).toEqual({ excludes: ['embedding'] });
+      expect(created.mappings._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 4 }, mapping_version: MAPPING_VERSION });
+      expect(created.mappings._source).toEqual({ excludes: ['embedding', 'identifier_keys', 'search_text'] });
       expect(created.mappings.properties.embedding).toEqual({
         type: 'knn_vector', dimension: 4, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
       });
@@ -162,10 +163,11 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       expect(zoned.settings.index).not.toHaveProperty('auto_expand_replicas');
       // Slow logs reach CloudWatch only over an index's own thresholds.
       expect(created.settings.index).toMatchObject({ 'search.slowlog.threshold.query.warn': '1s', 'indexing.slowlog.threshold.index.warn': '2s' });
-      // The vector goes into `embedding`; a null vector leaves the field out.
+      // The vector goes into `embedding`; a null vector leaves the field out. The keyword search's own fields go beside the record.
+      const own = { identifier_keys: {}, search_text: { programs: '' } };
       expect(ndjson(openSearch.requests[3]!.body)).toEqual([
-        { index: { _index: 'gcf-funders', _id: 'f-1' } }, { ...funder('f-1', 'National Science Foundation'), embedding: [0.5, 0.5, 0.5, 0.5] },
-        { index: { _index: 'gcf-funders', _id: 'f-2' } }, funder('f-2', 'Forest Service'),
+        { index: { _index: 'gcf-funders', _id: 'f-1' } }, { ...funder('f-1', 'National Science Foundation'), ...own, embedding: [0.5, 0.5, 0.5, 0.5] },
+        { index: { _index: 'gcf-funders', _id: 'f-2' } }, { ...funder('f-2', 'Forest Service'), ...own },
       ]);
       // _source keeps the public record only.
       expect(openSearch.documents.get('gcf-funders/f-1')).toEqual(funder('f-1', 'National Science Foundation'));
@@ -181,6 +183,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       const documents = ndjson(openSearch.requests.at(-1)!.body).filter((_, i) => i % 2 === 1);
       expect(documents.map((d) => d.geography_level)).toEqual(['local', 'national', 'state']);
       expect(documents.map((d) => d.open_ended)).toEqual([true, true, true]);
+      // Each record's identifier keys, by identifier field (core/search/identifiers.ts).
+      expect(documents[0]!.identifier_keys).toEqual({ agency_code: [], opportunity_number: ['1'].filter((key) => key.length >= 2), assistance_listing: [], title_code: [] });
       expect(documents.every((d) => !('embedding' in d))).toBe(true);
       expect(openSearch.documents.get(`gcf-grants/${grant(1).id}`)).toEqual(grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }));
     });
@@ -249,8 +253,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
       expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
       expect(JSON.parse(openSearch.requests[2]!.body)).toEqual(keywordSearchBody('grant', query, statistics({ police: 40, equipment: 25 }, 1000)));
-      // Both terms are telling (in at most 5% of the records): the query is the one without statistics.
-      expect(JSON.parse(openSearch.requests[2]!.body)).toEqual(keywordSearchBody('grant', query));
+      // Both terms are telling (in at most 5% of the records): a record holding either is a partial match.
+      expect(JSON.parse(openSearch.requests[2]!.body)).not.toEqual(keywordSearchBody('grant', query));
       // 5 more follow: the position after the last result.
       expect(page).toEqual({ total: 7, results: [grant(2), grant(1)], next: [1.1, grant(1).id] });
     });
@@ -262,8 +266,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
     });
 
-    it('keyword with no meaningful word: total 0, no request', async () => {
-      await expect(adapter().query('grant', q({ search: 'the grants for a' }))).resolves.toEqual({ total: 0, results: [] });
+    it('keyword with neither a word nor a code to look for: total 0 (no_terms), no request', async () => {
+      await expect(adapter().query('grant', q({ search: 'the grants for a' }))).resolves.toEqual({ total: 0, results: [], empty: { reason: 'no_terms' } });
       expect(calls()).toEqual([]);
     });
 
@@ -274,28 +278,86 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ size: 0, track_total_hits: true });
     });
 
-    it('semantic: a radial k-NN search; relevance is the cosine from the score, (2s - 1), on the scale (floor 0.5 and upper 1: the cosine itself)', async () => {
+    it('an empty keyword answer counts the matches with no filter, to say whether the filters emptied it', async () => {
       existingIndex('grant');
-      const query = q({ search: 'policing', search_mode: 'semantic' });
+      const query = q({ search: 'police', states: 'TX' });
+      answer('/gcf-grants/_msearch', counts([40], 1000));
+      answer('/gcf-grants/_search', hits([], 0), hits([], 12));
+      await expect(adapter().query('grant', query)).resolves.toEqual({ total: 0, results: [], empty: { reason: 'filtered_out', matchesWithoutFilters: 12 } });
+      expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search', 'POST /gcf-grants/_search']);
+      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, statistics({ police: 40 }, 1000)));
+      // Nothing without filters either: no record holds the word.
+      openSearch.reset();
+      existingIndex('grant');
+      answer('/gcf-grants/_msearch', counts([40], 1000));
+      answer('/gcf-grants/_search', hits([], 0), hits([], 0));
+      await expect(adapter().query('grant', query)).resolves.toEqual({ total: 0, results: [], empty: { reason: 'no_match' } });
+    });
+
+    it('an identifier is looked up in the identifier fields beside the words', async () => {
+      existingIndex('grant');
+      const query = q({ search: 'PAR-25-098' });
+      answer('/gcf-grants/_msearch', counts([3, 8, 2], 1000));
+      answer('/gcf-grants/_search', hits([{ id: grant(1).id, score: 2_200_000, source: record(1) }], 1));
+      await expect(adapter().query('grant', query)).resolves.toEqual({ total: 1, results: [grant(1)] });
+      const body = JSON.parse(openSearch.requests[2]!.body);
+      expect(body).toEqual(keywordSearchBody('grant', query, statistics({ par: 3, 25: 8, '098': 2 }, 1000)));
+      expect(JSON.stringify(body)).toContain('"identifier_keys.opportunity_number":["PAR25098"]');
+    });
+
+    /** The answer to the query floor's `_msearch`: the best record's score, the best full keyword match's, the identifier matches' count. */
+    const floorAnswer = (best: number | null, words: number | null | undefined, identifiers?: number) => ({
+      took: 1,
+      responses: [
+        { ...hits(best === null ? [] : [{ id: grant(9).id, score: best }]), status: 200 },
+        ...(words === undefined ? [] : [{ ...hits(words === null ? [] : [{ id: grant(8).id, score: words }]), status: 200 }]),
+        ...(identifiers === undefined ? [] : [{ ...hits([], identifiers), status: 200 }]),
+      ],
+    });
+    /** The query floor the adapter sets from a floor answer (query-floor.ts). */
+    const floorOf = (bestScore: number, wordScore: number | null, words: number) => queryFloorOf({
+      bestCosine: cosineOfOpenSearchScore(bestScore), bestWordCosine: wordScore === null ? Number.NaN : cosineOfOpenSearchScore(wordScore), identifierMatches: 0, unknownWords: 0, words,
+    }, SCALE);
+
+    it('semantic: counts the terms, reads the query floor over the whole kind, then scans at that floor; relevance is the cosine from the score, (2s - 1), on the scale', async () => {
+      existingIndex('grant');
+      const query = q({ search: 'policing', search_mode: 'semantic', states: 'TX' });
       const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
-      answer('/gcf-grants/_search', hits([{ id: grant(1).id, score: 1, source: record(1) }, { id: grant(3).id, score: 0.9, source: record(3) }]));
+      answer('/gcf-grants/_msearch', counts([30], 1000), floorAnswer(0.96, 0.95, 0));
+      answer('/gcf-grants/_search', hits([{ id: grant(1).id, score: 0.96, source: record(1) }, { id: grant(3).id, score: 0.9, source: record(3) }]));
       const page = await adapter().query('grant', query, semantic);
-      // No term statistics: the semantic query reads no keyword.
-      expect(calls()).toEqual(['GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
-      expect(JSON.parse(openSearch.requests[1]!.body)).toEqual(semanticSearchBody('grant', query, semantic));
-      expect(page).toEqual({ total: 2, results: [{ ...grant(1), relevance: 1 }, { ...grant(3), relevance: 0.8 }] });
+      expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
+      const evidence = floorEvidenceBodies('grant', 'policing', semantic, statistics({ policing: 30 }, 1000));
+      expect(evidence.reads).toEqual(['best', 'words', 'identifiers']);
+      expect(ndjson(openSearch.requests[2]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines(evidence.bodies))));
+      // The best record at cosine 0.92: the floor reaches FLOOR_SPREAD below it.
+      const floor = floorOf(0.96, 0.95, 1);
+      expect(floor).toMatchObject({ basis: 'similarity' });
+      expect(floor.semanticFloor).toBeCloseTo(0.92 - FLOOR_SPREAD, 6);
+      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(semanticSearchBody('grant', query, semantic, floor))));
+      expect(page).toEqual({ total: 2, results: [{ ...grant(1), relevance: 0.92 }, { ...grant(3), relevance: 0.8 }], floor });
+    });
+
+    it('semantic off topic: no record reaches the floor, so nothing is scanned; the answer says why', async () => {
+      existingIndex('grant');
+      const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
+      answer('/gcf-grants/_msearch', counts([30], 1000), floorAnswer(0.7, 0.65, 0));
+      const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic' }), semantic);
+      expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
+      expect(page).toMatchObject({ total: 0, results: [], empty: { reason: 'below_floor' }, floor: { basis: 'none', semanticFloor: null } });
     });
 
     it('semantic sorted by a field still carries relevance (track_scores)', async () => {
       existingIndex('grant');
+      answer('/gcf-grants/_msearch', counts([30], 1000), floorAnswer(0.95, 0.95, 0));
       answer('/gcf-grants/_search', hits([{ id: grant(3).id, score: 0.95, source: record(3) }]));
       const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE });
-      expect(JSON.parse(openSearch.requests[1]!.body)).toMatchObject({ track_scores: true, sort: [{ 'title.sort': { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }] });
+      expect(JSON.parse(openSearch.requests[3]!.body)).toMatchObject({ track_scores: true, sort: [{ 'title.sort': { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }] });
       expect(page.results[0]!.relevance).toBe(0.9);
     });
 
     it('semantic with a null vector: total 0, no request', async () => {
-      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, scale: SCALE })).resolves.toEqual({ total: 0, results: [] });
+      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, scale: SCALE })).resolves.toEqual({ total: 0, results: [], empty: { reason: 'below_floor' } });
       expect(calls()).toEqual([]);
     });
 
@@ -311,43 +373,48 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
           { ...hits([], counted), status: 200 },
         ],
       });
+      /** The floor: the best record at 0.99 (cosine 0.98), the query answered on similarity. */
+      const floor = () => floorAnswer(0.99, 0.99, 0);
       const fused = fuseHybrid(
-        [{ id: a, score: 5 }, { id: b, score: 4 }, { id: c, score: 3 }],
-        [{ id: c, cosine: cosineOfOpenSearchScore(0.99) }, { id: d, cosine: cosineOfOpenSearchScore(0.8) }],
+        [{ key: a, score: 5 }, { key: b, score: 4 }, { key: c, score: 3 }],
+        [{ key: c, cosine: cosineOfOpenSearchScore(0.99) }, { key: d, cosine: cosineOfOpenSearchScore(0.8) }],
         SCALE,
       );
-      const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.id === id)!.relevance * 10_000) / 10_000;
+      const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.key === id)!.relevance * 10_000) / 10_000;
 
       it('continues after a position in the fused order, and refuses (400, cursor) to page past what the rank lists hold', async () => {
         existingIndex('grant');
-        const ordered = fused.map((hit) => hit.id);
+        const ordered = fused.map((hit) => hit.key);
         const record = (id: string) => ({ id, source: { ...grant(1), id } });
         // The union counts 50 records, the lists (cut at the rank window) hold 4 of them.
-        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists(50));
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), floor(), lists(50));
         answer('/gcf-grants/_search', hits(ordered.slice(2, 4).map(record)));
-        const after = [fused[1]!.relevance, fused[1]!.id];
-        const page = await adapter().query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after }, semantic);
+        const after = [fused[1]!.score, fused[1]!.key];
+        const index = adapter();
+        const page = await index.query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after }, semantic);
         expect(page.results.map((r) => r.id)).toEqual(ordered.slice(2, 4));
         expect(page.total).toBe(50);
-        expect(page.next).toEqual([fused[3]!.relevance, fused[3]!.id]);
-        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists(50));
-        const past = await adapter().query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: page.next }, semantic).catch((error: unknown) => error);
+        expect(page.next).toEqual([fused[3]!.score, fused[3]!.key]);
+        // The floor of the text is kept: the next page reads the lists alone.
+        answer('/gcf-grants/_msearch', lists(50));
+        const past = await index.query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: page.next }, semantic).catch((error: unknown) => error);
         expect(past).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: [{ field: 'cursor', issue: expect.stringMatching(/past the 10,100 results hybrid search can page through/) }] });
       });
 
-      it('counts the terms, then issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
+      it('counts the terms, reads the floor, issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
         existingIndex('grant');
         const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
-        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists());
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), floor(), lists());
         // Returned in another order than asked: the adapter puts them back in fused order.
         answer('/gcf-grants/_search', hits([{ id: a, source: record(1) }, { id: c, source: record(3) }, { id: d, source: record(4) }]));
         const page = await adapter().query('grant', query, semantic);
-        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
-        const bodies = hybridRankBodies('grant', query, semantic, statistics({ police: 40, equipment: 25 }, 1000));
-        expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]));
+        const queryFloor = floorOf(0.99, 0.99, 2);
+        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, statistics({ police: 40, equipment: 25 }, 1000));
+        expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]))));
         // The semantic relevance weighs 0.7, the keyword part 0.3: d (semantic alone, cosine 0.6) passes a (the best keyword match alone).
-        expect(JSON.parse(openSearch.requests[3]!.body)).toMatchObject({ query: { ids: { values: [c, d, a] } }, size: 3 });
+        expect(JSON.parse(openSearch.requests[4]!.body)).toMatchObject({ query: { ids: { values: [c, d, a] } }, size: 3 });
         expect(page.total).toBe(4);
         expect(page.results).toEqual([
           { ...grant(3), relevance: relevanceOf(c) },
@@ -358,68 +425,76 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(page.results[0]!.relevance).toBe(0.866);
       });
 
+      it('off topic: no basis for a floor, so nothing at all, whatever the words match', async () => {
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), floorAnswer(0.7, 0.6, 0));
+        const page = await adapter().query('grant', q({ search: 'police equipment', search_mode: 'hybrid' }), semantic);
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
+        expect(page).toMatchObject({ total: 0, results: [], empty: { reason: 'below_floor' } });
+      });
+
       it('sorted by a field: the index sorts the fused set; relevance is still the fused score', async () => {
         existingIndex('grant');
         const query = q({ search: 'police equipment', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '1' });
-        answer('/gcf-grants/_msearch', counts([40, 25], 1000), lists());
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), floor(), lists());
         answer('/gcf-grants/_search', hits([{ id: d, source: record(4) }, { id: b, source: record(2) }]));
         const page = await adapter().query('grant', query, semantic);
-        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
-        expect(JSON.parse(openSearch.requests[3]!.body)).toEqual({
-          query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.id) } }] } },
+        expect(JSON.parse(openSearch.requests[4]!.body)).toEqual({
+          query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.key) } }] } },
           sort: [{ deadline_date: { order: 'asc', missing: 253_402_214_400_000 } }, { id: { order: 'asc' } }],
-          from: 1, size: 2, track_total_hits: false, _source: { excludes: ['embedding', 'geography_level', 'open_ended'] },
+          from: 1, size: 2, track_total_hits: false, _source: { excludes: [...INTERNAL_FIELDS.grant] },
         });
-        expect(page).toEqual({ total: 4, results: [{ ...grant(4), relevance: relevanceOf(d) }, { ...grant(2), relevance: relevanceOf(b) }], next: [null, b] });
+        expect(page).toMatchObject({ total: 4, results: [{ ...grant(4), relevance: relevanceOf(d) }, { ...grant(2), relevance: relevanceOf(b) }], next: [null, b] });
       });
 
       it('count_only: the fused set size from the _msearch alone', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), lists());
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toEqual({ total: 4, results: [] });
-        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists());
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({ total: 4, results: [] });
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch']);
       });
 
       it('the total is the count of the union when the lists stop at the rank window, never less than the fused set', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), lists(25_000));
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toEqual({ total: 25_000, results: [] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists(25_000));
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({ total: 25_000, results: [] });
         openSearch.reset();
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), lists(3));
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toEqual({ total: 4, results: [] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists(3));
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({ total: 4, results: [] });
       });
 
-      it('a null vector fuses the keyword list alone (an empty semantic list), then its count', async () => {
+      it('a null vector (the model did not answer) fuses the keyword list alone, with no floor to read, then its count', async () => {
         existingIndex('grant');
         answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }, { ...hits([], 2), status: 200 }] });
         const query = q({ search: 'police', search_mode: 'hybrid', count_only: 'true' });
         const withoutVector = { vector: null, scale: SCALE };
         const page = await adapter().query('grant', query, withoutVector);
-        const bodies = hybridRankBodies('grant', query, withoutVector, statistics({ police: 40 }, 1000));
+        const bodies = hybridRankBodies('grant', query, withoutVector, null, statistics({ police: 40 }, 1000));
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
         expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.count!]));
         expect(page.total).toBe(2);
       });
 
       it('a failed or missing count fails the query', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [...lists().responses.slice(0, 2), { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: [...lists().responses.slice(0, 2), { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
         await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
           .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
         openSearch.reset();
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: lists().responses.slice(0, 2) });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: lists().responses.slice(0, 2) });
         await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
           .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
       });
 
       it('a failed search inside the _msearch fails the query (503 when the domain failed)', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
         await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
           .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
-        // It was the lists' _msearch that failed, after the statistics.
-        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
+        // It was the lists' _msearch that failed, after the statistics and the floor.
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch']);
       });
     });
 
@@ -427,14 +502,15 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       afterEach(() => {
         vi.useRealTimers();
       });
-      const GRANT_SOURCE = { excludes: ['embedding', 'geography_level', 'open_ended'] };
+      const GRANT_SOURCE = { excludes: [...INTERNAL_FIELDS.grant] };
       const BY_RELEVANCE = [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }];
       const counted = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or', minimum_should_match: '2<-34% 4<-50%' } });
-      /** Any one of the terms (no minimum-should-match): the condition that a telling term is in the record. */
+      /** Any one of the terms (no minimum-should-match): every term scores, and a telling term is in the record. */
       const oneOf = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or' } });
-      const phrase = (terms: string) => ({ multi_match: { query: terms, type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } });
-      /** The keyword clause of a keyword search body (no filters: `{ bool: { must: [clause] } }`). */
+      const phrase = (terms: string) => ({ multi_match: { query: terms, type: 'phrase', slop: 2, fields: ['title^2', 'description'], boost: 2 } });
+      /** The word clause of a keyword search body of a text of more than three words (no identifier lookup, no filters: `{ bool: { must: [clause] } }`). */
       const keywordOf = (body: unknown) => (body as { query: { bool: { must: unknown[] } } }).query.bool.must[0];
+      const found = () => hits([{ id: grant(1).id, source: record(1) }], 1);
 
       it('are counted once per term and kind and trusted for ten minutes: a new term is counted alone (with the record count), a stale one again', async () => {
         vi.useFakeTimers({ toFake: ['Date'] });
@@ -444,7 +520,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         existingIndex('contract');
         // The index check holds all along: only the statistics and the searches show.
         const index = new OpenSearchIndex(client(openSearch.endpoint), { space: SPACE, recheckAfterMs: 60 * 60_000 });
-        answer('/gcf-grants/_search', hits([]), hits([]), hits([]), hits([]));
+        answer('/gcf-grants/_search', found(), found(), found(), found());
         const searchBody = () => JSON.parse(openSearch.requests.find((r) => r.path === '/gcf-grants/_search')!.body) as unknown;
         const everywhere = { opportunity_type: 'all' };
 
@@ -473,62 +549,75 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         openSearch.requests = [];
         vi.setSystemTime(start + 10 * 60_000);
         answer('/gcf-grants/_msearch', counts([700, 25], 1020));
-        await index.query('grant', q({ search: 'police equipment radios', ...everywhere }));
+        await index.query('grant', q({ search: 'police and equipment and radios', ...everywhere }));
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
-        // The new count makes police common (700 of 1020 records): a match must hold one of the telling terms.
-        expect(keywordOf(searchBody())).toEqual({ bool: { must: [counted('police equipment radios')], filter: [oneOf('equipment radios')], should: [phrase('police equipment radios')] } });
+        // The new count makes police common (700 of 1020 records): a full match must hold one of the telling terms, and either of them alone is a partial match.
+        const full = { bool: { filter: [counted('police equipment radios'), oneOf('equipment radios')] } };
+        expect(keywordOf(searchBody())).toEqual({
+          bool: {
+            must: [oneOf('police equipment radios')],
+            filter: [{ bool: { should: [full, oneOf('equipment radios')], minimum_should_match: 1 } }],
+            should: [phrase('police equipment radios')],
+          },
+        });
 
         // Another kind's counts are its own.
         openSearch.requests = [];
         answer('/gcf-contracts/_msearch', counts([12], 300));
-        answer('/gcf-contracts/_search', hits([]));
+        answer('/gcf-contracts/_search', found());
         await index.query('contract', q({ search: 'police' }, 'contract') as never);
         expect(calls()).toEqual(['POST /gcf-contracts/_msearch', 'GET /gcf-contracts/_mapping', 'POST /gcf-contracts/_search']);
-        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police'));
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police').map((line) => JSON.parse(JSON.stringify(line).replaceAll('search_text.programs^0.5', 'search_text.programs^0.5'))));
       });
 
-      it('with a common term, a match must hold one of the telling terms', async () => {
+      it('with a common term, a full match must hold one of the telling terms', async () => {
         existingIndex('grant');
-        const query = q({ search: 'programs to quit smoking', opportunity_type: 'all' });
+        const query = q({ search: 'programs to quit the smoking', opportunity_type: 'all' });
         // programs is in 60% of the records; quit in exactly 5% (still telling), smoking in 2%.
         answer('/gcf-grants/_msearch', counts([600, 50, 20], 1000));
-        answer('/gcf-grants/_search', hits([{ id: grant(1).id, source: record(1) }], 1));
+        answer('/gcf-grants/_search', found());
         await expect(adapter().query('grant', query)).resolves.toEqual({ total: 1, results: [grant(1)] });
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('programs', 'quit', 'smoking'));
+        const full = { bool: { filter: [counted('programs quit smoking'), oneOf('quit smoking')] } };
         expect(JSON.parse(openSearch.requests[2]!.body)).toEqual({
-          query: { bool: { must: [{ bool: { must: [counted('programs quit smoking')], filter: [oneOf('quit smoking')], should: [phrase('programs quit smoking')] } }] } },
+          query: { bool: { must: [{ bool: { must: [oneOf('programs quit smoking')], filter: [{ bool: { should: [full, oneOf('quit smoking')], minimum_should_match: 1 } }], should: [phrase('programs quit smoking')] } }] } },
           sort: BY_RELEVANCE, from: 0, size: 20, track_total_hits: true, _source: GRANT_SOURCE,
         });
         // Without the statistics there is no such condition.
-        expect(keywordOf(keywordSearchBody('grant', query))).toEqual({ bool: { must: [counted('programs quit smoking')], should: [phrase('programs quit smoking')] } });
+        expect(keywordOf(keywordSearchBody('grant', query))).toEqual({ bool: { must: [oneOf('programs quit smoking')], filter: [counted('programs quit smoking')], should: [phrase('programs quit smoking')] } });
       });
 
-      it('a term in no record is not counted; when no term is in any record, the answer is nothing and nothing is searched', async () => {
+      it('a term in no record is not counted; when no term is in any record and the text is no identifier, the answer is nothing and nothing is searched', async () => {
         existingIndex('grant');
         answer('/gcf-grants/_msearch', counts([30, 0], 1000));
-        answer('/gcf-grants/_search', hits([]));
-        await adapter().query('grant', q({ search: 'quit smokng', opportunity_type: 'all' }));
+        answer('/gcf-grants/_search', found());
+        await adapter().query('grant', q({ search: 'to quit the smokng', opportunity_type: 'all' }));
         // quit is the only term counted (and telling, as every counted term is: no separate condition); both are in the phrase.
-        expect(keywordOf(JSON.parse(openSearch.requests[2]!.body))).toEqual({ bool: { must: [counted('quit')], should: [phrase('quit smokng')] } });
+        expect(keywordOf(JSON.parse(openSearch.requests[2]!.body))).toEqual({ bool: { must: [oneOf('quit')], filter: [counted('quit')], should: [phrase('quit smokng')] } });
 
         openSearch.reset();
         existingIndex('grant');
         answer('/gcf-grants/_msearch', counts([0, 0], 1000));
-        await expect(adapter().query('grant', q({ search: 'smokng vapng' }))).resolves.toEqual({ total: 0, results: [] });
-        expect(calls()).toEqual(['POST /gcf-grants/_msearch']);
+        await expect(adapter().query('grant', q({ search: 'the smokng and vapng' }))).resolves.toEqual({ total: 0, results: [], empty: { reason: 'no_match' } });
+        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('smokng', 'vapng'));
       });
 
-      it('a hybrid query whose terms are in no record is its semantic list alone', async () => {
+      it('a hybrid query whose terms are in no record fuses its semantic list with its identifier lookup alone', async () => {
         existingIndex('grant');
         const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
         const query = q({ search: 'smokng vapng', search_mode: 'hybrid', count_only: 'true' });
-        answer('/gcf-grants/_msearch', counts([0, 0], 1000), { took: 1, responses: [{ ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }, { ...hits([], 1), status: 200 }] });
-        await expect(adapter().query('grant', query, semantic)).resolves.toEqual({ total: 1, results: [] });
-        const bodies = hybridRankBodies('grant', query, semantic, statistics({ smokng: 0, vapng: 0 }, 1000));
-        expect(bodies.keyword).toBeNull();
-        expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.semantic!, bodies.count!]));
+        const floor = { took: 1, responses: [{ ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }, { ...hits([], 0), status: 200 }] };
+        const lists = { took: 1, responses: [{ ...hits([]), status: 200 }, { ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }, { ...hits([], 1), status: 200 }] };
+        answer('/gcf-grants/_msearch', counts([0, 0], 1000), floor, lists);
+        await expect(adapter().query('grant', query, semantic)).resolves.toMatchObject({ total: 1, results: [] });
+        // No word can match: the floor reads no full keyword match.
+        expect(ndjson(openSearch.requests[2]!.body)).toHaveLength(4);
+        const queryFloor = queryFloorOf({ bestCosine: cosineOfOpenSearchScore(0.9), bestWordCosine: Number.NaN, identifierMatches: 0, unknownWords: 2, words: 2 }, SCALE);
+        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, statistics({ smokng: 0, vapng: 0 }, 1000));
+        expect(JSON.stringify(bodies.keyword)).not.toContain('multi_match');
+        expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]))));
       });
 
       it('a failed or missing count fails the query; only what was counted is kept, so a missing record count is counted alone', async () => {
@@ -552,8 +641,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         // The term's count was kept: only the record count is asked for.
         openSearch.requests = [];
         answer('/gcf-grants/_msearch', counts([], 1000));
-        answer('/gcf-grants/_search', hits([]));
-        await expect(index.query('grant', q({ search: 'police' }))).resolves.toEqual({ total: 0, results: [] });
+        answer('/gcf-grants/_search', hits([{ id: grant(1).id, source: grant(1) }], 1));
+        await expect(index.query('grant', q({ search: 'police' }))).resolves.toEqual({ total: 1, results: [grant(1)] });
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual([{}, RECORD_COUNT]);
         expect(JSON.parse(openSearch.requests[2]!.body)).toEqual(keywordSearchBody('grant', q({ search: 'police' }), statistics({ police: 40 }, 1000)));
@@ -580,12 +669,12 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       existingIndex('grant', OTHER_SPACE);
       const index = adapter();
       const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
+      // Both count their terms (no vectors read) before they are refused; they search nothing.
+      answer('/gcf-grants/_msearch', counts([40], 1000));
       const refused = await index.query('grant', q({ search: 'police', search_mode: 'semantic' }), semantic).catch((error: unknown) => error);
       expect(refused).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/another embedding model.*keyword search still works/) });
       expect((refused as Error).cause).toBeInstanceOf(VectorSpaceMismatch);
       expect(((refused as Error).cause as Error).message).toContain(REBUILD_REMEDY);
-      // The hybrid query counts its terms (no vectors read) before it is refused; it searches nothing.
-      answer('/gcf-grants/_msearch', counts([40], 1000));
       await expect(index.query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({ status: 503 });
       expect(calls().filter((call) => call.endsWith('search'))).toEqual(['POST /gcf-grants/_msearch']);
       expect(ndjson(openSearch.requests.find((r) => r.path.endsWith('_msearch'))!.body)).toEqual(statisticsLines('police'));

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { indexMappings, INTERNAL_FIELDS, vectorFieldMapping } from '../../lambdas/adapters/aws/opensearch-mappings';
+import { indexMappings, INTERNAL_FIELDS, MAPPING_VERSION, vectorFieldMapping } from '../../lambdas/adapters/aws/opensearch-mappings';
+import { escapeWildcard, filterClauses, sortClauses, type Dsl } from '../../lambdas/adapters/aws/opensearch-filters';
 import {
-  escapeWildcard, filterClauses, hybridPageRequest, hybridRankBodies, keywordSearchBody, msearchLines,
-  planQuery, relevanceOfScore, semanticSearchBody, sortClauses, type Dsl,
+  floorEvidenceBodies, hybridPageRequest, hybridRankBodies, keywordSearchBody, msearchLines, planQuery, relevanceOfScore,
+  semanticSearchBody, unfilteredCountBody,
 } from '../../lambdas/adapters/aws/opensearch-query';
-import { FULL_MATCH_BOOST, keywordClause, knnClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
+import { identifierClause, keywordClause, knnClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
+import { IDENTIFIER_FIELDS, identifierKey, identifierScoreOf } from '../../lambdas/core/search/identifiers';
+import type { QueryFloor } from '../../lambdas/core/search/query-floor';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 import { fuseHybrid, HYBRID_RANK_WINDOW } from '../../lambdas/core/search/fusion';
@@ -30,9 +33,13 @@ const unit = (...xs: number[]): Float32Array => {
   const norm = Math.hypot(...xs);
   return Float32Array.from(xs, (x) => x / norm);
 };
-/** A query vector with a scale of this floor; `gatesKeywords` holds keyword matches to it. */
-const semantic = (floor = 0.5, gatesKeywords = false): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scale: { floor, upper: 1, gatesKeywords } });
-const withoutVector = (floor = 0.5, gatesKeywords = false): SemanticQuery => ({ vector: null, scale: { floor, upper: 1, gatesKeywords } });
+/** A query vector with a scale of this floor. */
+const semantic = (floor = 0.5): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 } });
+const withoutVector = (floor = 0.5): SemanticQuery => ({ vector: null, scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 } });
+/** A query floor (query-floor.ts) that lets semantic matches from this cosine, or none (null) on this basis. */
+const floorAt = (semanticFloor: number | null, basis: QueryFloor['basis'] = semanticFloor === null ? 'none' : 'similarity'): QueryFloor => ({
+  semanticFloor, basis, evidence: { bestCosine: 0.9, bestWordCosine: Number.NaN, identifierMatches: 0, unknownWords: 0, words: 2 },
+});
 /** Three years (round(3 * 365.25) = 1096 days) before TODAY: open-ended listings created before it are stale. */
 const STALE_BEFORE = '2023-11-22';
 /** Any of these makes a record no longer live on TODAY (core/query/applyable.ts). */
@@ -46,15 +53,30 @@ const lapsed = (stored: string) => ({ bool: { filter: [{ term: { status: stored 
 const anyOf = (...should: Dsl[]) => ({ bool: { should, minimum_should_match: 1 } });
 /** The default status filter of opportunity_type=open: what can be applied for. */
 const APPLYABLE_GRANTS = anyOf(live('posted'), live('forecasted'));
-const SOURCE = { excludes: ['embedding', 'geography_level', 'open_ended'] };
-const GRANT_FIELDS = ['title^3', 'description', 'funder_name', 'categories.text'];
-/** The keyword query of terms (joined by spaces): BM25 OR with minimum-should-match, plus a near-phrase boost from two terms on. */
+const SOURCE = { excludes: ['embedding', 'geography_level', 'open_ended', 'identifier_keys', 'search_text'] };
+const GRANT_FIELDS = ['title^2', 'description', 'funder_name^0.5', 'search_text.programs^0.5'];
+const PHRASE_FIELDS = ['title^2', 'description'];
+const orOf = (query: string, fields = GRANT_FIELDS): Dsl => ({ multi_match: { query, type: 'cross_fields', fields, operator: 'or' } });
 const minimumOf = (query: string, fields = GRANT_FIELDS): Dsl => ({ multi_match: { query, type: 'cross_fields', fields, operator: 'or', minimum_should_match: '2<-34% 4<-50%' } });
-const keywordDsl = (query: string, fields = GRANT_FIELDS, phraseFields = ['title^3', 'description']): Dsl => {
-  const terms = minimumOf(query, fields);
-  if (!query.includes(' ')) return terms;
-  return { bool: { must: [terms], should: [{ multi_match: { query, type: 'phrase', slop: 2, fields: phraseFields, boost: 2 } }] } };
-};
+const phraseOf = (query: string, fields = PHRASE_FIELDS): Dsl => ({ multi_match: { query, type: 'phrase', slop: 2, fields, boost: 2 } });
+/**
+ * The word clause of terms (joined by spaces): BM25 OR of every term, holding the minimum-should-
+ * match, plus a near-phrase boost from two terms on (no statistics: every term counts, none telling).
+ */
+const wordsDsl = (query: string, fields = GRANT_FIELDS, phraseFields = PHRASE_FIELDS): Dsl => ({
+  bool: { must: [orOf(query, fields)], filter: [minimumOf(query, fields)], ...(query.includes(' ') ? { should: [phraseOf(query, phraseFields)] } : {}) },
+});
+/** The identifier clause of a key: a dis_max of each field's constant score. */
+const identifiersDsl = (kind: ResourceKind, keys: string[], wordKeys: string[] = []): Dsl => ({
+  dis_max: {
+    queries: IDENTIFIER_FIELDS[kind].flatMap((field) => {
+      const lookup = [...keys, ...(field.matchesWords ? wordKeys : [])];
+      return lookup.length === 0 ? [] : [{ constant_score: { filter: { terms: { [`identifier_keys.${field.name}`]: lookup } }, boost: identifierScoreOf(field.weight) } }];
+    }),
+  },
+});
+/** A grant's keyword clause: its identifier clause (the whole text as a key) or its words. */
+const keywordDsl = (text: string, terms: string): Dsl => ({ bool: { should: [identifiersDsl('grant', [identifierKey(text)]), wordsDsl(terms)], minimum_should_match: 1 } });
 
 describe('filter clauses', () => {
   it('opportunity_type: open by default (and, without a status, only what can be applied for), awarded, or no clause for all', () => {
@@ -223,46 +245,58 @@ describe('sort clauses', () => {
 });
 
 describe('keyword search', () => {
-  it('cross-field BM25 over title^3, description, funder and categories with OR and a minimum-should-match, plus a sloppy phrase boost from two terms on', () => {
-    expect(keywordClause('grant', 'Police equipment')).toEqual({
-      bool: {
-        must: [{
-          multi_match: {
-            query: 'police equipment', type: 'cross_fields', fields: ['title^3', 'description', 'funder_name', 'categories.text'], operator: 'or', minimum_should_match: '2<-34% 4<-50%',
-          },
-        }],
-        should: [{ multi_match: { query: 'police equipment', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } }],
-      },
+  it('cross-field BM25 over the weighted fields, OR with a minimum-should-match, a sloppy phrase boost from two terms on, beside the identifier fields', () => {
+    expect(keywordClause('grant', 'Police equipment')).toEqual(keywordDsl('Police equipment', 'police equipment'));
+    expect(keywordClause('contract', 'cyber security')).toEqual({
+      bool: { should: [identifiersDsl('contract', ['CYBERSECURITY']), wordsDsl('cyber security')], minimum_should_match: 1 },
     });
-    expect(keywordClause('contract', 'cyber security')).toEqual(keywordDsl('cyber security'));
-    expect(keywordClause('funder', 'science foundation')).toEqual({
-      bool: {
-        must: [{ multi_match: { query: 'science foundation', type: 'cross_fields', fields: ['name^3', 'summary'], operator: 'or', minimum_should_match: '2<-34% 4<-50%' } }],
-        should: [{ multi_match: { query: 'science foundation', type: 'phrase', slop: 2, fields: ['name^3', 'summary'], boost: 2 } }],
-      },
-    });
+    // Funders have no identifier fields, and their own keyword fields.
+    expect(keywordClause('funder', 'science foundation')).toEqual(wordsDsl('science foundation', ['name^2', 'summary'], ['name^2', 'summary']));
   });
 
-  it('one term is the cross_fields query alone (no phrase to boost)', () => {
-    expect(keywordClause('grant', 'Water')).toEqual({
-      multi_match: { query: 'water', type: 'cross_fields', fields: ['title^3', 'description', 'funder_name', 'categories.text'], operator: 'or', minimum_should_match: '2<-34% 4<-50%' },
-    });
-    expect(keywordClause('funder', 'science')).toEqual({
-      multi_match: { query: 'science', type: 'cross_fields', fields: ['name^3', 'summary'], operator: 'or', minimum_should_match: '2<-34% 4<-50%' },
-    });
+  it('one term has no phrase to boost', () => {
+    expect(keywordClause('grant', 'Water')).toEqual(keywordDsl('Water', 'water'));
+    expect(keywordClause('funder', 'science')).toEqual(wordsDsl('science', ['name^2', 'summary']));
+  });
+
+  it('an identifier is looked up whole in every field and, in a short query, by its words with a digit in the fields that take words', () => {
+    expect(identifierClause('grant', 'par 25 098')).toEqual(identifiersDsl('grant', ['PAR25098'], ['25', '098']));
+    expect(identifierClause('grant', 'CFDA 93.262')).toEqual(identifiersDsl('grant', ['CFDA93.262'], ['93.262']));
+    expect(identifierClause('contract', 'NAICS 336611')).toEqual(identifiersDsl('contract', ['NAICS336611'], ['336611']));
+    // The title's codes are matched by the whole text only.
+    expect(JSON.stringify(identifierClause('contract', 'NAICS 336611'))).toContain('"identifier_keys.title_code":["NAICS336611"]');
+    expect(identifierClause('funder', 'NSF')).toBeNull();
+    expect(identifierClause('grant', '!!!')).toBeNull();
   });
 
   it('words with the same stem are sent once ("program programs" is one term)', () => {
-    expect(keywordClause('grant', 'program programs')).toEqual(keywordDsl('program'));
-    expect(keywordClause('grant', 'Housing houses rural')).toEqual(keywordDsl('housing rural'));
+    expect(keywordClause('grant', 'program programs')).toEqual(keywordDsl('program programs', 'program'));
+    expect(keywordClause('grant', 'Housing houses rural')).toEqual(keywordDsl('Housing houses rural', 'housing rural'));
   });
 
-  it('drops stop words (Lucene\'s English set included) and catalogue-wide words; nothing left means no query at all (total 0, no request)', () => {
-    expect(keywordClause('grant', 'grants for the police')).toEqual(keywordDsl('police'));
-    expect(keywordClause('grant', 'not such police but if there they then these no')).toEqual(keywordDsl('police'));
+  it('drops stop words (Lucene\'s English set included) and catalogue-wide words; a text of more than three words is an identifier only with a digit', () => {
+    expect(keywordClause('grant', 'grants for the police')).toEqual(wordsDsl('police'));
+    expect(keywordClause('grant', 'the police')).toEqual(keywordDsl('the police', 'police'));
     expect(keywordClause('grant', 'the grants for a funding opportunity')).toBeNull();
-    expect(keywordSearchBody('grant', q({ search: 'of the and' }))).toBeNull();
+    // A longer text with a digit may be an identifier typed with spaces.
+    expect(keywordClause('grant', 'hhs 2025 acf ocs 0042')).toEqual(keywordDsl('hhs 2025 acf ocs 0042', 'hhs 2025 acf ocs 0042'));
+    expect(keywordClause('grant', 'the grant')).toEqual(identifiersDsl('grant', ['THEGRANT']));
+    expect(keywordSearchBody('funder', q({ search: 'of the and' }, 'funder'))).toBeNull();
     expect(planQuery('grant', q({ search: '!!! ???' }))).toEqual({ type: 'none' });
+  });
+
+  it('telling terms: a full match holds one; records that miss the minimum but hold one are partial matches', () => {
+    const statistics = { frequency: new Map([['police', 30], ['equipment', 40], ['programs', 600]]), documents: 1000 };
+    const words = keywordClause('funder', 'police equipment programs', statistics);
+    const funderFields = ['name^2', 'summary'];
+    const full = { bool: { filter: [minimumOf('police equipment programs', funderFields), orOf('police equipment', funderFields)] } };
+    expect(words).toEqual({
+      bool: {
+        must: [orOf('police equipment programs', funderFields)],
+        filter: [{ bool: { should: [full, orOf('police equipment', funderFields)], minimum_should_match: 1 } }],
+        should: [phraseOf('police equipment programs', funderFields)],
+      },
+    });
   });
 
   it.each([
@@ -276,21 +310,18 @@ describe('keyword search', () => {
     ['police 🚓 equipment 🔥', 'police equipment'],
     ['Café résumé', 'cafe resume'],
   ])('query syntax is plain text: %s -> "%s"', (text, terms) => {
-    const body = keywordSearchBody('grant', q({ search: text }));
-    expect(body!.query).toEqual({
-      bool: {
-        must: [keywordDsl(terms)],
-        filter: [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS],
-      },
-    });
-    expect(JSON.stringify(body)).not.toContain('query_string');
+    const body = keywordSearchBody('funder', q({ search: text }, 'funder'));
+    expect(body!.query).toEqual({ bool: { must: [wordsDsl(terms, ['name^2', 'summary'], ['name^2', 'summary'])] } });
+    const grants = JSON.stringify(keywordSearchBody('grant', q({ search: text })));
+    expect(grants).not.toContain('query_string');
+    expect(grants).not.toMatch(/"(wildcard|regexp|prefix|fuzzy)"/);
   });
 
   it('the full body: bool must + filter, sort, from/size, exact total, _source without the index fields', () => {
     expect(keywordSearchBody('grant', q({ search: 'water', states: 'TX', limit: '10', offset: '30' }))).toEqual({
       query: {
         bool: {
-          must: [{ multi_match: { query: 'water', type: 'cross_fields', fields: ['title^3', 'description', 'funder_name', 'categories.text'], operator: 'or', minimum_should_match: '2<-34% 4<-50%' } }],
+          must: [keywordDsl('water', 'water')],
           filter: [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }],
         },
       },
@@ -312,7 +343,7 @@ describe('keyword search', () => {
       from: 0,
       size: 20,
       track_total_hits: true,
-      _source: { excludes: ['embedding'] },
+      _source: { excludes: ['embedding', 'identifier_keys', 'search_text'] },
     });
   });
 
@@ -349,44 +380,48 @@ describe('semantic search', () => {
   });
 
   it('scans the filtered records exactly: no k-NN graph search (whose radial search missed matches on OpenSearch 2.19), no top-k cut, no post-filter', () => {
-    const body = semanticSearchBody('grant', q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }), semantic(0.5))!;
+    const body = semanticSearchBody('grant', q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }), semantic(0.5), floorAt(0.5))!;
     expect(body.query).toEqual(exactScan([1, 0, 0, 0], 0.75, [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }]));
     expect(JSON.stringify(body)).not.toMatch(/"k":|post_filter|"knn":/);
   });
 
   it('the full body: relevance order, from/size, exact total, _source without the vector', () => {
-    expect(semanticSearchBody('funder', q({ search: 'science', search_mode: 'semantic', limit: '5', offset: '5' }, 'funder'), semantic(0.3))).toEqual({
+    expect(semanticSearchBody('funder', q({ search: 'science', search_mode: 'semantic', limit: '5', offset: '5' }, 'funder'), semantic(0.3), floorAt(0.3))).toEqual({
       query: exactScan([1, 0, 0, 0], 0.65),
       sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
       from: 5,
       size: 5,
       track_total_hits: true,
-      _source: { excludes: ['embedding'] },
+      _source: { excludes: ['embedding', 'identifier_keys', 'search_text'] },
     });
+    // The floor of the query, not the scale's: a query answered on its words reaches lower.
+    expect(minScoreOf(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(0.6), floorAt(0.4, 'words'))!.query)).toBeCloseTo(0.7, 12);
   });
 
   it('an explicit sort field keeps the scores (track_scores), so relevance is still known', () => {
-    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', sort_by: 'amount_max', order: 'asc' }), semantic())!;
+    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', sort_by: 'amount_max', order: 'asc' }), semantic(), floorAt(0.5))!;
     expect(body.sort).toEqual([{ amount_max: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
     expect(body.track_scores).toBe(true);
-    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic())).not.toHaveProperty('track_scores');
+    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(), floorAt(0.5))).not.toHaveProperty('track_scores');
   });
 
   it('count_only: size 0 and the exact total', () => {
-    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', count_only: 'true' }), semantic())!;
+    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', count_only: 'true' }), semantic(), floorAt(0.5))!;
     expect(body).toMatchObject({ size: 0, track_total_hits: true });
     expect(body).not.toHaveProperty('sort');
     expect(body).not.toHaveProperty('track_scores');
   });
 
-  it('a null (or zero) vector matches nothing: no request', () => {
-    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector())).toBeNull();
+  it('a null (or zero) vector, or a query with no semantic floor (off topic), matches nothing: no request', () => {
+    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector(), floorAt(0.5))).toBeNull();
     expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector())).toEqual({ type: 'none' });
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { ...semantic(), vector: new Float32Array(4) })).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { ...semantic(), vector: new Float32Array(4) }, undefined, floorAt(0.5))).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(), undefined, floorAt(null))).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'none' });
   });
 
   it('relevance is the cosine, 2 * score - 1, on the embedder\'s scale: 0.5 at the floor, 1 at the upper reference', () => {
-    const scale = { floor: 0.6, upper: 0.8, gatesKeywords: true };
+    const scale = { floor: 0.6, shortFloor: 0.6, lexicalFloor: 0.6, profileFloor: 0.4, upper: 0.8 };
     expect(relevanceOfScore(0.8, scale)).toBe(0.5); // cosine 0.6
     expect(relevanceOfScore(0.88, scale)).toBe(0.9); // cosine 0.76
     expect(relevanceOfScore(0.9, scale)).toBe(1); // cosine 0.8
@@ -408,107 +443,73 @@ describe('hybrid search', () => {
     expect(HYBRID_RANK_WINDOW).toBe(10_100);
   });
 
-  it('two lists (ids and scores) to the rank window, best first, with the same filters: keyword (bool) and semantic (knn); and the count of their union', () => {
+  it('two lists (ids and scores) to the rank window, best first, with the same filters: keyword (bool) and semantic at the query\'s floor; and the count of their union', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', states: 'TX', sort_by: 'title', limit: '5' });
-    const bodies = hybridRankBodies('grant', query, semantic(0.5));
+    const bodies = hybridRankBodies('grant', query, semantic(0.5), floorAt(0.4, 'words'));
     const filters = [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }];
-    const keywordQuery = { bool: { must: [keywordDsl('police equipment')], filter: filters } };
-    const knnQuery = exactScan([1, 0, 0, 0], 0.75, filters);
+    const keywordQuery = { bool: { must: [keywordDsl('police equipment', 'police equipment')], filter: filters } };
+    const knnQuery = exactScan([1, 0, 0, 0], 0.7, filters);
     expect(bodies.keyword).toEqual({ query: keywordQuery, ...idsOnly });
     expect(bodies.semantic).toEqual({ query: knnQuery, ...idsOnly });
     expect(bodies.count).toEqual({ query: { bool: { should: [keywordQuery, knnQuery], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(planQuery('grant', query, semantic(0.5))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'], totalAt: 2 });
+    expect(planQuery('grant', query, semantic(0.5), undefined, floorAt(0.4, 'words'))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'], totalAt: 2 });
   });
 
-  it('a keyword match must also reach the floor (a radial k-NN among the filters) when the scale gates keywords, unless there is no vector', () => {
-    const query = q({ search: 'police equipment', search_mode: 'hybrid', opportunity_type: 'all' });
-    // Floor 0.5: min_score (1 + 0.5) / 2 = 0.75, for the keyword matches and the semantic list alike.
-    const onTopic = hybridRankBodies('grant', query, semantic(0.5, true));
-    const floorKnn = exactScan([1, 0, 0, 0], 0.75);
-    const phrase = { multi_match: { query: 'police equipment', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } };
-    const gated = { bool: { must: [minimumOf('police equipment')], filter: [floorKnn], should: [phrase] } };
-    const keywordQuery = { bool: { must: [gated], filter: [] } };
-    expect(onTopic.keyword).toEqual({ query: keywordQuery, ...idsOnly });
-    // Every keyword match passes the semantic list's clause, so that list counts the union itself: no count body, one scan fewer.
-    expect(onTopic.semantic).toEqual({ query: floorKnn, ...idsOnly, track_total_hits: true });
-    expect(onTopic.count).toBeNull();
-    expect(planQuery('grant', query, semantic(0.5, true))).toEqual({ type: 'hybrid', bodies: [onTopic.keyword, onTopic.semantic], lists: ['keyword', 'semantic'], totalAt: 1 });
-    // The filters go inside the gate's k-NN too.
-    const filtered = hybridRankBodies('grant', q({ search: 'police', search_mode: 'hybrid', states: 'TX', opportunity_type: 'all' }), semantic(0.5, true));
-    expect(filtered.keyword).toEqual({
-      query: {
-        bool: {
-          must: [{ bool: { must: [keywordDsl('police')], filter: [exactScan([1, 0, 0, 0], 0.75, [{ terms: { states: ['TX'] } }])] } }],
-          filter: [{ terms: { states: ['TX'] } }],
-        },
-      },
-      ...idsOnly,
-    });
-    // A scale that does not gate keywords (word vectors): the keyword matches alone.
-    expect(hybridRankBodies('grant', query, semantic(0.5, false)).keyword).toEqual({ query: { bool: { must: [keywordDsl('police equipment')], filter: [] } }, ...idsOnly });
-    // No vector (the degraded answer): the keyword matches alone, and they are the whole count.
-    const degraded = hybridRankBodies('grant', query, withoutVector(0.5, true));
-    const alone = { bool: { must: [keywordDsl('police equipment')], filter: [] } };
-    expect(degraded).toEqual({
-      keyword: { query: alone, ...idsOnly },
-      semantic: null,
-      count: { query: { bool: { should: [alone], minimum_should_match: 1 } }, size: 0, track_total_hits: true },
-    });
-  });
-
-  it('partial matches (a telling word) that reach the floor follow the full ones (the minimum and a telling word) in keyword mode, behind a constant boost; hybrid scores both by plain BM25', () => {
-    const statistics = { frequency: new Map([['police', 30], ['equipment', 40], ['programs', 600]]), documents: 1000 };
-    const gate = semantic(0.4, true);
-    const filters = [{ terms: { states: ['TX'] } }];
-    const clause = keywordClause('grant', 'police equipment programs', statistics, gate, filters)!;
-    const knn = exactScan([1, 0, 0, 0], 0.7, filters);
-    const anyTerm = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_FIELDS, operator: 'or' } });
-    const full = { bool: { filter: [minimumOf('police equipment programs'), anyTerm('police equipment')] } };
-    const phrase = { multi_match: { query: 'police equipment programs', type: 'phrase', slop: 2, fields: ['title^3', 'description'], boost: 2 } };
-    expect(clause).toEqual({
-      bool: {
-        must: [anyTerm('police equipment programs')],
-        filter: [knn, { bool: { should: [full, anyTerm('police equipment')], minimum_should_match: 1 } }],
-        should: [{ constant_score: { filter: full, boost: FULL_MATCH_BOOST } }, phrase],
-      },
-    });
-    // Untiered, for hybrid's fusion: the same matches, scored by their BM25 and the phrase alone.
-    expect(keywordClause('grant', 'police equipment programs', statistics, gate, filters, false)).toEqual({
-      bool: { must: [anyTerm('police equipment programs')], filter: [knn, { bool: { should: [full, anyTerm('police equipment')], minimum_should_match: 1 } }], should: [phrase] },
-    });
-    // A scale that does not gate keywords (word vectors), or no vector: the full matches alone.
-    expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, semantic(0.4, false)))).not.toMatch(/constant_score|knn/);
-    expect(JSON.stringify(keywordClause('grant', 'police equipment programs', statistics, withoutVector(0.4, true)))).not.toMatch(/constant_score|knn/);
+  it('off topic (no basis for a floor), nothing at all whatever the words match; on an identifier alone, the keyword list alone', () => {
+    const query = q({ search: 'police equipment', search_mode: 'hybrid' });
+    expect(planQuery('grant', query, semantic(0.5), undefined, floorAt(null, 'none'))).toEqual({ type: 'none' });
+    const identifier = hybridRankBodies('grant', query, semantic(0.5), floorAt(null, 'identifier'));
+    expect(identifier.semantic).toBeNull();
+    expect(planQuery('grant', query, semantic(0.5), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'hybrid', bodies: [identifier.keyword, identifier.count], lists: ['keyword'], totalAt: 1 });
   });
 
   it('one _msearch: an empty header (the index is in the path) before each body', () => {
     expect(msearchLines([{ a: 1 }, { b: 2 }])).toEqual([{}, { a: 1 }, {}, { b: 2 }]);
   });
 
-  it('a null vector leaves the keyword list alone; no keyword term leaves the semantic list; neither means no request; the count comes last', () => {
+  it('a null vector (the model did not answer) leaves the keyword list alone, with no floor; no keyword term leaves the semantic list; neither means no request', () => {
     const keywordOnly = q({ search: 'police', search_mode: 'hybrid' });
-    const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector());
+    const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector(), null);
     expect(planQuery('grant', keywordOnly, withoutVector())).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'], totalAt: 1 });
-    const semanticOnly = q({ search: 'the', search_mode: 'hybrid' });
-    const semanticLists = hybridRankBodies('grant', semanticOnly, semantic());
+    const semanticOnly = q({ search: 'the', search_mode: 'hybrid' }, 'funder');
+    const semanticLists = hybridRankBodies('funder', semanticOnly, semantic(), floorAt(0.5));
     expect(semanticLists.keyword).toBeNull();
     expect(semanticLists.count).toEqual({ query: { bool: { should: [semanticLists.semantic!.query], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(planQuery('grant', semanticOnly, semantic())).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'], totalAt: 1 });
-    // With a gating scale the semantic list counts itself.
-    expect(planQuery('grant', semanticOnly, semantic(0.5, true))).toMatchObject({ type: 'hybrid', lists: ['semantic'], totalAt: 0 });
-    expect(hybridRankBodies('grant', semanticOnly, withoutVector())).toEqual({ keyword: null, semantic: null, count: null });
-    expect(planQuery('grant', semanticOnly, withoutVector())).toEqual({ type: 'none' });
+    expect(planQuery('funder', semanticOnly, semantic(), undefined, floorAt(0.5))).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'], totalAt: 1 });
+    expect(hybridRankBodies('funder', semanticOnly, withoutVector(), null)).toEqual({ keyword: null, semantic: null, count: null });
+    expect(planQuery('funder', semanticOnly, withoutVector())).toEqual({ type: 'none' });
+  });
+
+  it('the query floor\'s evidence, over the whole kind with no filter: the best cosine, the best among the full keyword matches (every word known), the identifier matches', () => {
+    const statistics = { frequency: new Map([['police', 30], ['equipment', 40]]), documents: 1000 };
+    const best = (filters: Dsl[]) => ({ query: { script_score: { ...(exactScan([1, 0, 0, 0], 0, filters).script_score), min_score: undefined } }, size: 1, _source: false, track_total_hits: false });
+    const { bodies, reads } = floorEvidenceBodies('grant', 'police equipment', semantic(), statistics);
+    expect(reads).toEqual(['best', 'words', 'identifiers']);
+    expect(JSON.parse(JSON.stringify(bodies[0]))).toEqual(JSON.parse(JSON.stringify(best([]))));
+    expect(JSON.parse(JSON.stringify(bodies[1]))).toEqual(JSON.parse(JSON.stringify(best([minimumOf('police equipment')]))));
+    expect(bodies[2]).toEqual({ query: identifiersDsl('grant', ['POLICEEQUIPMENT']), size: 0, track_total_hits: true });
+    // A word no record holds: no lexical evidence (pizza delivery is not "delivery").
+    expect(floorEvidenceBodies('grant', 'police zzkv', semantic(), statistics).reads).toEqual(['best', 'identifiers']);
+    expect(floorEvidenceBodies('funder', 'police', withoutVector(), statistics)).toEqual({ bodies: [], reads: [] });
+  });
+
+  it('without filters, the count of what an empty answer\'s search matches', () => {
+    const query = q({ search: 'police', search_mode: 'semantic', states: 'TX' });
+    expect(unfilteredCountBody('grant', 'police', 'semantic', semantic(), floorAt(0.5))).toEqual({ query: { bool: { should: [exactScan([1, 0, 0, 0], 0.75)], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    expect(unfilteredCountBody('grant', 'police', 'keyword', undefined, null)).toEqual({ query: { bool: { should: [keywordDsl('police', 'police')], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    expect(unfilteredCountBody('funder', '!!!', 'hybrid', semantic(), floorAt(null))).toBeNull();
+    expect(query.filters).not.toBeNull();
   });
 
   const fused = fuseHybrid(
-    [{ id: 'a', score: 9 }, { id: 'b', score: 6 }, { id: 'c', score: 3 }],
-    [{ id: 'c', cosine: 0.9 }, { id: 'd', cosine: 0.85 }],
-    { floor: 0.5, upper: 1, gatesKeywords: true },
+    [{ key: 'a', score: 9 }, { key: 'b', score: 6 }, { key: 'c', score: 3 }],
+    [{ key: 'c', cosine: 0.9 }, { key: 'd', cosine: 0.85 }],
+    { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 },
   );
 
   it('in relevance order, the page is a slice of the fused ids (ascending the exact reverse), fetched by id', () => {
     // c: 0.7 x 0.9 + 0.3 x 3/9; d: 0.7 x 0.85; a: 0.3 x 9/9; b: 0.3 x 6/9.
-    expect(fused.map((hit) => hit.id)).toEqual(['c', 'd', 'a', 'b']);
+    expect(fused.map((hit) => hit.key)).toEqual(['c', 'd', 'a', 'b']);
     expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', limit: '2', offset: '1' }), fused)).toMatchObject({
       body: { query: { ids: { values: ['d', 'a'] } }, size: 2, track_total_hits: false, _source: SOURCE },
       ids: ['d', 'a'],
@@ -543,7 +544,7 @@ describe('index mapping', () => {
   it('records the vector space in _meta, keeps internal fields out of _source, and sorts text on a lower-cased keyword', () => {
     const mapping = indexMappings('grant', space) as { dynamic: boolean; _source: unknown; _meta: unknown; properties: Record<string, Record<string, unknown>> };
     expect(mapping.dynamic).toBe(false);
-    expect(mapping._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 } });
+    expect(mapping._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, mapping_version: MAPPING_VERSION });
     expect(mapping._source).toEqual({ excludes: [...INTERNAL_FIELDS.grant] });
     expect(mapping.properties.embedding).toEqual(vectorFieldMapping(space));
     expect(mapping.properties.title).toMatchObject({ type: 'text', analyzer: 'english', fields: { sort: { type: 'keyword', normalizer: 'lowercase' } } });
@@ -552,9 +553,12 @@ describe('index mapping', () => {
     // The liveness fields: the source's archive date, and whether the listing is open-ended (no real deadline).
     expect(mapping.properties.archive_date).toEqual({ type: 'date', format: 'strict_date_optional_time' });
     expect(mapping.properties.open_ended).toEqual({ type: 'boolean' });
-    expect(INTERNAL_FIELDS.grant).toEqual(['embedding', 'geography_level', 'open_ended']);
-    expect(INTERNAL_FIELDS.contract).toEqual(['embedding', 'geography_level', 'open_ended']);
-    // Categories filter on the lower-cased keyword and are searched through their analysed copy.
+    expect(INTERNAL_FIELDS.grant).toEqual(['embedding', 'geography_level', 'open_ended', 'identifier_keys', 'search_text']);
+    expect(INTERNAL_FIELDS.contract).toEqual(['embedding', 'geography_level', 'open_ended', 'identifier_keys', 'search_text']);
+    // One keyword field per identifier field, and the programs text keyword search reads.
+    expect(mapping.properties.identifier_keys).toEqual({ properties: { agency_code: { type: 'keyword' }, opportunity_number: { type: 'keyword' }, assistance_listing: { type: 'keyword' }, title_code: { type: 'keyword' } } });
+    expect(mapping.properties.search_text).toEqual({ properties: { programs: { type: 'text', analyzer: 'english' } } });
+    // Categories filter on the lower-cased keyword (their analysed copy is no longer searched, but stays in the mapping: a field is never removed from an index).
     expect(mapping.properties.categories).toEqual({ type: 'keyword', normalizer: 'lowercase', fields: { text: { type: 'text', analyzer: 'english' } } });
     expect((indexMappings('funder', space) as { properties: Record<string, unknown> }).properties.name).toMatchObject({ fields: { sort: { normalizer: 'lowercase' } } });
     expect((indexMappings('contract', space) as { properties: Record<string, unknown> }).properties.set_aside_code).toEqual({ type: 'keyword', normalizer: 'uppercase' });

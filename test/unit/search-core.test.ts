@@ -5,7 +5,8 @@ import type { Funder, Grant } from '../../lambdas/core/records';
 import { embeddingKeyOf, embeddingTextOf } from '../../lambdas/core/search/embedding-text';
 import { composedNoticeDescription } from '../../lambdas/core/ingest/contracts/notice-fields';
 import { fuseHybrid, HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
-import { cosineOfOpenSearchScore, FLOOR_RELEVANCE, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf, SIMILARITY_SCALES, similarityScaleOf, type SimilarityScale } from '../../lambdas/core/search/relevance';
+import { identifierScoreOf } from '../../lambdas/core/search/identifiers';
+import { cosineOfOpenSearchScore, FLOOR_RELEVANCE, LEXICAL_FLOOR_RELEVANCE, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf, SIMILARITY_SCALES, similarityScaleOf, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import { memoizedEmbedder } from '../../lambdas/core/search/memoized-embedder';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
@@ -20,33 +21,54 @@ const grant = (id: string, title: string, extra: Partial<Grant> = {}): Grant => 
   id, title, description: `About ${title}.`, amount_min: null, amount_max: 1000, deadline_date: '2027-01-01', status: 'posted',
   geography: null, funder_id: 'f', funder_name: 'Department of Energy', listing_url: null, created_at: '2026-01-01T00:00:00Z',
   categories: ['Energy'], opportunity_type: 'open', project_end_date: null, archive_date: null, states: [], source: 'test', source_id: id,
-  eligible_applicants: [], requires_501c3: null, ...extra,
+  eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null, ...extra,
 });
 
-const SCALE: SimilarityScale = { floor: 0.6, upper: 0.8, gatesKeywords: true };
+const SCALE: SimilarityScale = { floor: 0.6, shortFloor: 0.65, lexicalFloor: 0.5, profileFloor: 0.45, upper: 0.8 };
 
 describe('hybrid fusion', () => {
   it('adds the weighted semantic relevance and the BM25 relative to the best keyword match', () => {
     const fused = fuseHybrid(
-      [{ id: 'a', score: 10 }, { id: 'b', score: 5 }, { id: 'k', score: 2 }],
-      [{ id: 'b', cosine: 0.8 }, { id: 'a', cosine: 0.6 }, { id: 's', cosine: 0.7 }],
+      [{ key: 'a', score: 10 }, { key: 'b', score: 5 }, { key: 'k', score: 2 }],
+      [{ key: 'b', cosine: 0.8 }, { key: 'a', cosine: 0.6 }, { key: 's', cosine: 0.7 }],
       SCALE,
     );
     const w = HYBRID_SEMANTIC_WEIGHT;
     const expected = { a: w * 0.5 + (1 - w), b: w * 1 + (1 - w) * 0.5, s: w * 0.75, k: (1 - w) * 0.2 };
-    expect(fused.map((hit) => hit.id)).toEqual(Object.entries(expected).sort((x, y) => y[1] - x[1]).map(([id]) => id));
-    for (const hit of fused) expect(hit.relevance).toBeCloseTo(expected[hit.id as keyof typeof expected], 12);
+    expect(fused.map((hit) => hit.key)).toEqual(Object.entries(expected).sort((x, y) => y[1] - x[1]).map(([id]) => id));
+    for (const hit of fused) {
+      expect(hit.relevance).toBeCloseTo(expected[hit.key as keyof typeof expected], 12);
+      expect(hit.score).toBe(hit.relevance);
+    }
   });
 
   it('is 1 only for the best keyword match at the top of the semantic scale, and a keyword match alone stays under the semantic weight', () => {
-    expect(fuseHybrid([{ id: 'x', score: 3 }], [{ id: 'x', cosine: 0.95 }], SCALE)[0]!.relevance).toBe(1);
-    expect(fuseHybrid([{ id: 'x', score: 3 }], [], SCALE)[0]!.relevance).toBeCloseTo(1 - HYBRID_SEMANTIC_WEIGHT, 12);
-    expect(fuseHybrid([], [{ id: 'x', cosine: 0.6 }], SCALE)[0]!.relevance).toBeCloseTo(HYBRID_SEMANTIC_WEIGHT * FLOOR_RELEVANCE, 12);
+    expect(fuseHybrid([{ key: 'x', score: 3 }], [{ key: 'x', cosine: 0.95 }], SCALE)[0]!.relevance).toBe(1);
+    expect(fuseHybrid([{ key: 'x', score: 3 }], [], SCALE)[0]!.relevance).toBeCloseTo(1 - HYBRID_SEMANTIC_WEIGHT, 12);
+    expect(fuseHybrid([], [{ key: 'x', cosine: 0.6 }], SCALE)[0]!.relevance).toBeCloseTo(HYBRID_SEMANTIC_WEIGHT * FLOOR_RELEVANCE, 12);
   });
 
-  it('breaks ties by id, so the order is total and the same on every call', () => {
-    const fused = fuseHybrid([{ id: 'z', score: 1 }, { id: 'm', score: 1 }], [{ id: 'y', cosine: 0.7 }, { id: 'n', cosine: 0.7 }], SCALE);
-    expect(fused.map((hit) => hit.id)).toEqual(['n', 'y', 'm', 'z']);
+  it('puts identifier matches first, by field weight then BM25, with relevance 1, and reads the BM25 beneath their offset for the others', () => {
+    const fused = fuseHybrid(
+      [
+        { key: 'words', score: 8 },
+        { key: 'listing', score: identifierScoreOf(10) + 2 },
+        { key: 'number', score: identifierScoreOf(12) + 1 },
+        { key: 'number-better', score: identifierScoreOf(12) + 4 },
+      ],
+      [{ key: 'close', cosine: 0.8 }, { key: 'words', cosine: 0.8 }],
+      SCALE,
+    );
+    expect(fused.map((hit) => hit.key)).toEqual(['number-better', 'number', 'listing', 'words', 'close']);
+    expect(fused.slice(0, 3).map((hit) => hit.relevance)).toEqual([1, 1, 1]);
+    // The best BM25 is the identifier match's 4, not its score: the word match's strength is 8 / 8 (the best BM25 of all).
+    expect(fused[3]!.relevance).toBeCloseTo(1, 12);
+    expect(fused[3]!.score).toBeLessThan(fused[2]!.score);
+  });
+
+  it('breaks ties by key, so the order is total and the same on every call', () => {
+    const fused = fuseHybrid([{ key: 'z', score: 1 }, { key: 'm', score: 1 }], [{ key: 'y', cosine: 0.7 }, { key: 'n', cosine: 0.7 }], SCALE);
+    expect(fused.map((hit) => hit.key)).toEqual(['n', 'y', 'm', 'z']);
     expect(fuseHybrid([], [], SCALE)).toEqual([]);
   });
 });
@@ -57,7 +79,11 @@ describe('relevance', () => {
     expect(relevanceOfCosine(0.76, SCALE)).toBeCloseTo(0.9, 12);
     expect(relevanceOfCosine(0.8, SCALE)).toBe(1);
     expect(relevanceOfCosine(0.95, SCALE)).toBe(1);
-    expect(relevanceOfCosine(0.5, SCALE)).toBeCloseTo(0.25, 12);
+    // Between the lexical floor and the floor: 0.25 to 0.5, the matches a short query's own words admit.
+    expect(relevanceOfCosine(0.5, SCALE)).toBeCloseTo(LEXICAL_FLOOR_RELEVANCE, 12);
+    expect(relevanceOfCosine(0.55, SCALE)).toBeCloseTo(0.375, 12);
+    expect(relevanceOfCosine(0.45, SCALE)).toBeCloseTo(0.125, 12);
+    expect(relevanceOfCosine(0.5, { ...SCALE, lexicalFloor: 0.6 })).toBeCloseTo(0.25, 12);
     expect(relevanceOfCosine(-0.3, SCALE)).toBe(0);
     expect(relevanceOfCosine(Number.NaN, SCALE)).toBe(0);
     expect(cosineOfOpenSearchScore(openSearchScoreOfCosine(0.37))).toBeCloseTo(0.37, 12);
@@ -71,18 +97,26 @@ describe('relevance', () => {
     expect(semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 0.5)).toBe(0.5);
     expect(() => semanticFloorOf({ embedder: 'other', dimensions: 3 })).toThrow(/no semantic floor/);
     expect(() => semanticFloorOf({ embedder: 'wink-sg-100d', dimensions: 100 }, 1.5)).toThrow(/\[0, 1\)/);
-    // A configured floor keeps the embedder's upper reference, unless the floor passes it.
-    expect(similarityScaleOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 }, 0.7)).toEqual({ floor: 0.7, upper: 0.81, gatesKeywords: true });
-    expect(similarityScaleOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 }, 0.9)).toEqual({ floor: 0.9, upper: 0.95, gatesKeywords: true });
-    // An embedder this service has not calibrated, given a floor: its keywords are not held to it.
-    expect(similarityScaleOf({ embedder: 'test-hash', dimensions: 8 }, 0.4)).toEqual({ floor: 0.4, upper: 0.7, gatesKeywords: false });
+    // A configured floor keeps the embedder's upper reference (unless the floor passes it), and its short and lexical floors their distances from it.
+    const bge = SIMILARITY_SCALES['onnx:bge-small-en-v1.5-q']!;
+    const at = (floor: number) => similarityScaleOf({ embedder: 'onnx:bge-small-en-v1.5-q', dimensions: 384 }, floor);
+    expect(at(0.7).floor).toBe(0.7);
+    expect(at(0.7).upper).toBe(0.81);
+    expect(at(0.7).shortFloor).toBeCloseTo(0.7 + bge.shortFloor - bge.floor, 12);
+    expect(at(0.7).lexicalFloor).toBeCloseTo(0.7 - (bge.floor - bge.lexicalFloor), 12);
+    expect(at(0.9).upper).toBe(0.95);
+    // An embedder this service has not calibrated, given a floor: one floor for every query.
+    expect(similarityScaleOf({ embedder: 'test-hash', dimensions: 8 }, 0.4)).toEqual({ floor: 0.4, shortFloor: 0.4, lexicalFloor: 0.4, profileFloor: 0.3, upper: 0.7 });
   });
 
-  it('holds keyword matches to the floor for every calibrated model, never for word vectors', () => {
+  it('orders every calibrated scale: lexical floor, floor, short floor, upper reference; word vectors never lower their floor on words', () => {
     for (const [embedder, scale] of Object.entries(SIMILARITY_SCALES)) {
-      expect(scale.gatesKeywords, embedder).toBe(embedder !== 'wink-sg-100d');
-      expect(scale.upper, embedder).toBeGreaterThan(scale.floor);
+      expect(scale.lexicalFloor, embedder).toBeLessThanOrEqual(scale.floor);
+      expect(scale.shortFloor, embedder).toBeGreaterThanOrEqual(scale.floor);
+      expect(scale.upper, embedder).toBeGreaterThan(scale.shortFloor);
+      expect(scale.profileFloor, embedder).toBeLessThan(scale.floor);
     }
+    expect(SIMILARITY_SCALES['wink-sg-100d']!.lexicalFloor).toBe(SIMILARITY_SCALES['wink-sg-100d']!.floor);
   });
 
   it('names both spaces and the remedy when an index was built with another embedder', () => {
@@ -151,14 +185,14 @@ describe('the query vector', () => {
     expect((error as Error).message).not.toMatch(/secret/);
   });
 
-  it('carries the floor in force and a null vector for a text with nothing to embed; an uncalibrated embedder does not hold keywords to it', async () => {
-    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, scale: { floor: 0.42, upper: 0.71, gatesKeywords: false } });
+  it('carries the floor in force and a null vector for a text with nothing to embed', async () => {
+    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, scale: { floor: 0.42, shortFloor: 0.42, lexicalFloor: 0.42, profileFloor: 0.32, upper: 0.71 } });
   });
 
   it('carries the embedder\'s scale with the floor in force', async () => {
     const titan = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 2 }, embed: async () => [Float32Array.of(1, 0)] };
     expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.3 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), scale: SIMILARITY_SCALES['bedrock:amazon.titan-embed-text-v2:0'] });
-    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), scale: { floor: 0.05, upper: 0.75, gatesKeywords: true } });
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), scale: { floor: 0.05, shortFloor: 0.05, lexicalFloor: 0.05, profileFloor: 0, upper: 0.75 } });
   });
 });
 

@@ -2,20 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
 import { rowsInOrder } from '../../lambdas/adapters/embedded/field-orders';
-import { fuseByRowid } from '../../lambdas/adapters/embedded/rowid-fusion';
 import { setBit, wordsFor } from '../../lambdas/adapters/embedded/row-bitmap';
 import { narrowedRanking, rankingWithin, rankMatches, sortedThrough, unsortedRanking, type Ranking } from '../../lambdas/adapters/embedded/ranked-set';
-import { fusedRelevance } from '../../lambdas/core/search/fusion';
-import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 
 /**
- * The embedded index orders a ranked set only as far as pages ask (sortedThrough), narrows a
- * whole-catalogue set to a query's filters (rankingWithin) and fuses the narrowed keyword and
- * semantic lists by rowid (fuseByRowid). Each is checked here against a plain statement of what
- * it must give.
+ * The embedded index orders a ranked set only as far as pages ask (sortedThrough) and narrows a
+ * whole-catalogue set to a query's filters (rankingWithin). Each is checked here against a plain
+ * statement of what it must give (fusion itself: search-core.test.ts).
  */
 
-const SCALE: SimilarityScale = { floor: 0.3, upper: 0.8, gatesKeywords: true };
 const ROWS = 200;
 
 /** Distinct rowids below ROWS, in a random order, with a score each. */
@@ -26,12 +21,12 @@ const scoredRows = fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLe
 const idsOf = (places: readonly number[]) => new Map(Array.from({ length: ROWS }, (_, rowid) => [rowid, `id-${String(places[rowid]).padStart(3, '0')}`]));
 const placesArb = fc.shuffledSubarray(Array.from({ length: ROWS }, (_, i) => i), { minLength: ROWS, maxLength: ROWS });
 
-/** The order a ranked set must end in: tier, then score (descending; +0 above -0, as their bits order), then id. */
-function plainOrder(rowids: number[], scores: number[], tierEnd: number, ids: Map<number, string>): number[] {
+/** The order a ranked set must end in: score (descending; +0 above -0, as their bits order), then id. */
+function plainOrder(rowids: number[], scores: number[], ids: Map<number, string>): number[] {
   const signOfZero = (score: number) => (Object.is(score, -0) ? 0 : 1);
   return rowids
-    .map((rowid, i) => ({ rowid, tier: i < tierEnd ? 0 : 1, score: Math.fround(scores[i]!) }))
-    .sort((a, b) => a.tier - b.tier || b.score - a.score || signOfZero(b.score) - signOfZero(a.score) || (ids.get(a.rowid)! < ids.get(b.rowid)! ? -1 : 1))
+    .map((rowid, i) => ({ rowid, score: Math.fround(scores[i]!) }))
+    .sort((a, b) => b.score - a.score || signOfZero(b.score) - signOfZero(a.score) || (ids.get(a.rowid)! < ids.get(b.rowid)! ? -1 : 1))
     .map(({ rowid }) => rowid);
 }
 
@@ -39,21 +34,19 @@ function plainOrder(rowids: number[], scores: number[], tierEnd: number, ids: Ma
 const tiedScores = (length: number) => fc.array(fc.constantFrom(0.5, -0.25, 0, -0, 0.9, 0.5, 3.25, -1), { minLength: length, maxLength: length });
 
 describe('sortedThrough', () => {
-  it('puts exactly the entries asked for in their final order, step after step, tiers first, keeping the set', () => {
+  it('puts exactly the entries asked for in their final order, step after step, keeping the set', () => {
     fc.assert(fc.property(
       fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 150 }).chain((rowids) => fc.tuple(fc.constant(rowids), fc.oneof(tiedScores(rowids.length), fc.array(fc.float({ noNaN: true }), { minLength: rowids.length, maxLength: rowids.length })))),
-      placesArb, fc.nat(), fc.array(fc.nat(300), { minLength: 1, maxLength: 4 }),
-      ([rowids, scores], places, tierSeed, ends) => {
+      placesArb, fc.array(fc.nat(300), { minLength: 1, maxLength: 4 }),
+      ([rowids, scores], places, ends) => {
         const ids = idsOf(places);
-        const tierEnd = rowids.length === 0 ? 0 : tierSeed % (rowids.length + 1);
-        const ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids), tierEnd);
-        const expected = plainOrder(rowids, scores, tierEnd, ids);
+        const ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids));
+        const expected = plainOrder(rowids, scores, ids);
         for (const end of ends) {
           sortedThrough(ranking, end);
           expect(ranking.sortedTo).toBeGreaterThanOrEqual(Math.min(end, rowids.length));
           expect(Array.from(ranking.rowids.subarray(0, ranking.sortedTo))).toEqual(expected.slice(0, ranking.sortedTo));
-          // Each tier's entries stay in it, and every entry keeps its own score.
-          expect(new Set(ranking.rowids.subarray(0, tierEnd))).toEqual(new Set(rowids.slice(0, tierEnd)));
+          // Every entry keeps its own score.
           expect(new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, ranking.scores[i]]))).toEqual(new Map(rowids.map((rowid, i) => [rowid, Math.fround(scores[i]!)])));
         }
       },
@@ -77,11 +70,10 @@ describe('sortedThrough', () => {
 });
 
 describe('rankingWithin', () => {
-  it('keeps the set\'s order, sorted part, scores and tier split for exactly the rows whose bit is set', () => {
-    fc.assert(fc.property(scoredRows, fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }), fc.nat(), fc.nat(100), placesArb, ([rowids, scores], passes, tierSeed, sorted, places) => {
-      const tierEnd = rowids.length === 0 ? 0 : tierSeed % (rowids.length + 1);
+  it('keeps the set\'s order, sorted part and scores for exactly the rows whose bit is set', () => {
+    fc.assert(fc.property(scoredRows, fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }), fc.nat(100), placesArb, ([rowids, scores], passes, sorted, places) => {
       const ids = idsOf(places);
-      const ranking: Ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids), tierEnd, (s) => s / 2);
+      const ranking: Ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids), (s) => s / 2);
       sortedThrough(ranking, sorted);
       const bits = new Uint32Array(wordsFor(ROWS));
       passes.forEach((pass, rowid) => pass && setBit(bits, rowid));
@@ -90,11 +82,10 @@ describe('rankingWithin', () => {
       expect(Array.from(narrowed.rowids)).toEqual(kept.map(({ rowid }) => rowid));
       expect(Array.from(narrowed.scores)).toEqual(kept.map(({ i }) => ranking.scores[i]));
       expect(narrowed.relevanceOf).toBe(ranking.relevanceOf);
-      expect(narrowed.tierEnd).toBe(kept.filter(({ i }) => i < ranking.tierEnd).length);
       expect(narrowed.sortedTo).toBe(kept.filter(({ i }) => i < ranking.sortedTo).length);
       // Ordered on from there, it is the narrowed set in its plain order.
       sortedThrough(narrowed, narrowed.rowids.length);
-      const inOrder = plainOrder(rowids, scores, tierEnd, ids).filter((rowid) => passes[rowid]);
+      const inOrder = plainOrder(rowids, scores, ids).filter((rowid) => passes[rowid]);
       expect(Array.from(narrowed.rowids)).toEqual(inOrder);
     }));
   });
@@ -119,28 +110,6 @@ describe('narrowedRanking', () => {
     expect(Array.from(second.rowids)).toEqual(inOrder.filter((rowid) => rowid % 2 === 1));
     sortedThrough(first, first.rowids.length);
     expect(Array.from(first.rowids)).toEqual(inOrder.filter((rowid) => rowid % 2 === 0));
-  });
-});
-
-describe('fuseByRowid', () => {
-  it('gives the union of both lists with the fused relevance of lambdas/core/search/fusion.ts, best first, ties by id', () => {
-    fc.assert(fc.property(scoredRows, scoredRows, placesArb, ([keywordRows, bm25], [semanticRows, cosines], idPlaces) => {
-      const ids = idsOf(idPlaces);
-      const fused = rankMatches(fuseByRowid(
-        { rowids: Int32Array.from(keywordRows), scores: Float32Array.from(bm25) },
-        { rowids: Int32Array.from(semanticRows), cosines: Float32Array.from(cosines) },
-        SCALE,
-        ROWS,
-      ), idRanksOf(ids));
-      const scoreOf = new Map(keywordRows.map((rowid, i) => [rowid, Math.fround(bm25[i]!)]));
-      const cosineOf = new Map(semanticRows.map((rowid, i) => [rowid, Math.fround(cosines[i]!)]));
-      const best = Math.max(0, ...scoreOf.values());
-      const expected = [...new Set([...semanticRows, ...keywordRows])]
-        .map((rowid) => ({ rowid, relevance: Math.fround(fusedRelevance(cosineOf.get(rowid) ?? Number.NaN, scoreOf.get(rowid) ?? Number.NaN, best, SCALE)) }))
-        .sort((a, b) => b.relevance - a.relevance || (ids.get(a.rowid)! < ids.get(b.rowid)! ? -1 : 1));
-      expect(Array.from(fused.rowids)).toEqual(expected.map(({ rowid }) => rowid));
-      expect(Array.from(fused.cosines)).toEqual(expected.map(({ relevance }) => relevance));
-    }));
   });
 });
 

@@ -212,6 +212,15 @@ export interface components {
             source: string;
             /** @description Identifier in the origin system (opportunity number, notice id, award id) */
             source_id: string | null;
+            /** @description The Assistance Listings (CFDA programs) the grant is funded under; empty when the source does not say. Searchable by number */
+            assistance_listings: {
+                /** @description Assistance Listing number, e.g. "93.242" */
+                number: string;
+                /** @description The program's title, when the source gives it */
+                program_title: string | null;
+            }[];
+            /** @description The Grants.gov agency code, e.g. "HHS-NIH11"; null when the source gives only names. Searchable */
+            agency_code: string | null;
             /**
              * @description posted, forecasted or closed; a posted grant past its deadline counts as closed in filters
              * @enum {string}
@@ -302,6 +311,14 @@ export interface components {
             primary_contact_email: string | null;
             /** @description SAM.gov set-aside code, e.g. SBA, 8A, WOSB, SDVOSBC */
             set_aside_code: string | null;
+            /** @description The solicitation number the notice gives, e.g. "W912DY26R0012". Searchable */
+            solicitation_number: string | null;
+            /** @description Product and Service Code (the notice's classification code), e.g. "R425" or "59". Searchable */
+            psc_code: string | null;
+            /** @description The NAICS industry's title, e.g. "Janitorial Services"; null without a code. Searched by keyword search */
+            naics_description: string | null;
+            /** @description The name of the product and service group the PSC code belongs to, e.g. "Professional, administrative and management support services"; null without a known code. Searched by keyword search */
+            psc_description: string | null;
         };
         /** @description A funder: every field is always present (null when the source does not give it). Responses send exactly these fields, plus relevance in semantic and hybrid list results. */
         Funder: {
@@ -405,6 +422,18 @@ export interface components {
             degraded?: true;
             /** @description Why the answer is degraded, for people; present with degraded */
             degraded_reason?: string;
+            /** @description Present only when nothing was found: why */
+            no_results?: {
+                /**
+                 * @description no_terms: the search text has nothing to search (stop words, punctuation); no_match: nothing matches it, filters aside; below_floor: no record reaches the minimum-relevance floor (semantic and hybrid: the query looks off-topic); filtered_out: records match the text, but the filters exclude them all
+                 * @enum {string}
+                 */
+                reason: "no_terms" | "no_match" | "below_floor" | "filtered_out";
+                /** @description The reason in words, for people */
+                message: string;
+                /** @description With filtered_out: how many records the search text matches with no filter at all */
+                matches_without_filters?: number;
+            };
         };
         SemanticSearchResponse: {
             results: ((components["schemas"]["Grant"] & {
@@ -425,7 +454,7 @@ export interface components {
                 /** @description The kinds searched */
                 types: ("grant" | "contract")[];
                 limit: number;
-                /** @description The relevance of the minimum-relevance floor (0.5 for every embedder): no result has a lower relevance */
+                /** @description The relevance at this query's minimum-relevance floor: no result has a lower relevance. 0.5 when the model alone puts the query on topic; down to 0.25 when the query's own words confirm its topic (a one- or two-word query); 0.5 when the query has no semantic match at all */
                 min_relevance: number;
             };
         };
@@ -526,9 +555,9 @@ export interface operations {
                 count_only?: boolean;
                 /** @description json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to 10,000 rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets */
                 format?: "json" | "csv";
-                /** @description Search text, matched against title and description */
+                /** @description Search text, matched against title, description, funder and Assistance Listing program titles (keyword and hybrid also match opportunity, Assistance Listing and agency codes exactly) */
                 search?: string;
-                /** @description keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query; records with fewer of them follow when the embedding model finds them on topic), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result */
+                /** @description keyword (BM25 as Lucene scores it, title above body: all the meaningful words of a one- or two-word query, most of a longer one, or fewer with a rare one; no relevance floor, so every record holding the words is a result; an identifier typed whole, in any case or spacing, is found first), semantic (sentence-embedding similarity above a minimum-relevance floor that accounts for the query: off-topic queries find nothing, and a short query its own words confirm is answered), or hybrid (both, fused; identifier matches first). semantic and hybrid need a search term and add relevance (0 to 1) to each result. An empty answer says why in meta.no_results */
                 search_mode?: "keyword" | "semantic" | "hybrid";
                 /** @description Comma-separated statuses (open, posted, closed, forecasted, upcoming). Without it, opportunity_type=open returns what can be applied for: posted grants whose deadline, archive date and listing have not lapsed, and forecasted ones */
                 status?: string;
@@ -820,9 +849,9 @@ export interface operations {
                 count_only?: boolean;
                 /** @description json (the default) or csv: the whole filtered result as CSV (RFC 4180, a header row, one row per record in the sort order, every field but the long texts), from offset on, up to 10,000 rows (limit, when given, caps it lower) and 5 MB; X-Total-Count, X-Export-Rows, X-Export-Complete and X-Export-Next-Offset say how much it holds and where the next file starts. Without format, an Accept header naming text/csv asks for CSV too. Not with count_only or facets */
                 format?: "json" | "csv";
-                /** @description Search text, matched against title and description */
+                /** @description Search text, matched against title, description, agency and NAICS industry (keyword and hybrid also match solicitation and notice numbers, NAICS and PSC codes exactly) */
                 search?: string;
-                /** @description keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query; records with fewer of them follow when the embedding model finds them on topic), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result */
+                /** @description keyword (BM25 as Lucene scores it, title above body: all the meaningful words of a one- or two-word query, most of a longer one, or fewer with a rare one; no relevance floor, so every record holding the words is a result; an identifier typed whole, in any case or spacing, is found first), semantic (sentence-embedding similarity above a minimum-relevance floor that accounts for the query: off-topic queries find nothing, and a short query its own words confirm is answered), or hybrid (both, fused; identifier matches first). semantic and hybrid need a search term and add relevance (0 to 1) to each result. An empty answer says why in meta.no_results */
                 search_mode?: "keyword" | "semantic" | "hybrid";
                 /** @description Comma-separated statuses (open, closed). Without it, opportunity_type=open returns what can be applied for: active solicitations whose deadline and archive date have not passed */
                 status?: string;
@@ -1120,7 +1149,7 @@ export interface operations {
                 format?: "json" | "csv";
                 /** @description Search text, matched against name and summary */
                 search?: string;
-                /** @description keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query; records with fewer of them follow when the embedding model finds them on topic), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result */
+                /** @description keyword (BM25 as Lucene scores it, title above body: all the meaningful words of a one- or two-word query, most of a longer one, or fewer with a rare one; no relevance floor, so every record holding the words is a result; an identifier typed whole, in any case or spacing, is found first), semantic (sentence-embedding similarity above a minimum-relevance floor that accounts for the query: off-topic queries find nothing, and a short query its own words confirm is answered), or hybrid (both, fused; identifier matches first). semantic and hybrid need a search term and add relevance (0 to 1) to each result. An empty answer says why in meta.no_results */
                 search_mode?: "keyword" | "semantic" | "hybrid";
             };
             header?: never;

@@ -24,6 +24,7 @@ export interface OpenSearchApi {
   indices: {
     create(params: { index: string; body: Record<string, unknown> }): Promise<OpenSearchResponse>;
     getMapping(params: { index: string }): Promise<OpenSearchResponse>;
+    putMapping(params: { index: string; body: Record<string, unknown> }): Promise<OpenSearchResponse>;
     refresh(params: { index: string }): Promise<OpenSearchResponse>;
     updateAliases(params: { body: { actions: Record<string, { index: string; alias: string }>[] } }): Promise<OpenSearchResponse>;
     delete(params: { index: string }): Promise<OpenSearchResponse>;
@@ -181,6 +182,7 @@ export class OpenSearchHttpClient implements OpenSearchApi {
   readonly indices: OpenSearchApi['indices'] = {
     create: (params) => this.request('PUT', `/${segment(params.index)}`, JSON.stringify(params.body ?? {}), JSON_TYPE),
     getMapping: (params) => this.request('GET', `/${segment(params.index)}/_mapping`),
+    putMapping: (params) => this.request('PUT', `/${segment(params.index)}/_mapping`, JSON.stringify(params.body), JSON_TYPE),
     refresh: (params) => this.request('GET', `/${segment(params.index)}/_refresh`),
     updateAliases: (params) => this.request('POST', '/_aliases', JSON.stringify(params.body), JSON_TYPE),
     delete: (params) => this.request('DELETE', `/${segment(params.index)}`),

@@ -5,7 +5,7 @@ import {
 import type { ListQuery } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { SORT_SUBFIELD } from './opensearch-mappings';
-import { anyOf, missing, statusClause, type Dsl } from './opensearch-query';
+import { anyOf, missing, statusClause, type Dsl } from './opensearch-filters';
 
 /**
  * The facets of a query (lambdas/core/query/facets.ts) as OpenSearch aggregations over the query's

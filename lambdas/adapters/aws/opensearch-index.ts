@@ -10,14 +10,22 @@ import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../..
 import type { OpenSearchApi } from './opensearch-client';
 import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
-import { hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, type Dsl, type QueryPlan } from './opensearch-query';
+import { filterClauses, type Dsl } from './opensearch-filters';
+import { floorEvidenceBodies, hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, unfilteredCountBody, type QueryPlan } from './opensearch-query';
 import { fusedPosition, positionOfHit } from './opensearch-keyset';
-import { termCountBodies, type TermStatistics } from './opensearch-text-clauses';
+import { keywordsOf, termCountBodies, usableVector, type TermStatistics } from './opensearch-text-clauses';
+import { QueryFloorCache } from './opensearch-query-floors';
+import { searchableText, type EmptyAnswer } from '../../core/search/no-results';
+import { fixedQueryFloor, queryFloorOf, type QueryFloor } from '../../core/search/query-floor';
+import { identifierQueryOf } from '../../core/search/identifiers';
 import { facetsOfAggregations, noFacets } from './opensearch-facets';
 import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
 
 type HybridPlan = Extract<QueryPlan, { type: 'hybrid' }>;
+
+/** Whether a keyword search of a text can match anything: it has a word to search, or may be an identifier. */
+const canMatch = (text: string) => keywordTermsOf(text).length > 0 || identifierQueryOf(text) !== null;
 
 /**
  * A sorted page's hits and the position after the last when more follow: after a position the
@@ -78,6 +86,7 @@ export class OpenSearchIndex implements SearchIndex {
   private readonly aliases: Readonly<Record<ResourceKind, string>>;
   private readonly indices: OpenSearchIndices;
   private readonly termCounts = new TermStatisticsCache();
+  private readonly floors = new QueryFloorCache();
 
   constructor(private readonly client: OpenSearchApi, options: OpenSearchIndexOptions) {
     if (!options?.space) throw new Error('OpenSearchIndex needs the vector space of the configured embedder ({ space })');
@@ -95,29 +104,79 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
-    if (planQuery(kind, query, semantic).type === 'none') return { total: 0, results: [], ...noFacets(kind, query) };
     try {
+      // A keyword search with neither a word nor a code to look for, or a semantic one with no vector, matches nothing: no request.
+      if (query.search?.mode === 'keyword' && !canMatch(query.search.text)) return { total: 0, results: [], ...noFacets(kind, query), empty: { reason: 'no_terms' } };
+      if (query.search?.mode === 'semantic' && !usableVector(semantic)) {
+        return { total: 0, results: [], ...noFacets(kind, query), empty: { reason: searchableText(query.search.text) ? 'below_floor' : 'no_terms' } };
+      }
       return await this.withinDeadline(async () => {
-        const usesKeywords = query.search !== undefined && query.search.mode !== 'semantic';
-        const statistics = usesKeywords ? await this.termStatistics(kind, keywordTermsOf(query.search!.text)) : undefined;
-        const plan = planQuery(kind, query, semantic, statistics);
-        if (plan.type === 'none') return { total: 0, results: [], ...noFacets(kind, query) };
-        await this.indices.verify(kind, plan.type === 'hybrid' || plan.scored ? 'vectors' : 'read');
-        if (plan.type === 'search') {
-          const response = await this.search(kind, plan.body);
-          const total = totalOf(response);
-          const { hits, next } = pageOfHits(query, response.hits.hits, total);
-          const results = hits.map((hit) => {
-            const record = this.recordOf(kind, hit);
-            return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score, semantic!.scale) } : record) as IndexedResult<K>;
-          });
-          return { total, results, ...this.facetsOf(kind, query, response), ...(next ? { next } : {}) };
-        }
-        return this.hybrid(kind, query, plan, semantic!.scale);
+        const search = query.search;
+        const vectors = search !== undefined && search.mode !== 'keyword';
+        const statistics = search ? await this.termStatistics(kind, keywordTermsOf(search.text)) : undefined;
+        await this.indices.verify(kind, vectors ? 'vectors' : 'read');
+        const floor = vectors && usableVector(semantic) ? await this.queryFloor(kind, search!.text, semantic!, statistics) : null;
+        const plan = planQuery(kind, query, semantic, statistics, floor);
+        const page = await this.answer(kind, query, plan, semantic);
+        const withFloor = { ...page, ...(floor ? { floor } : {}) };
+        if (page.total > 0 || query.ids) return withFloor;
+        return { ...withFloor, empty: await this.emptyAnswer(kind, query, semantic, floor, statistics) };
       });
     } catch (error) {
       throw queryFailure(error, kind);
     }
+  }
+
+  private async answer<K extends ResourceKind>(kind: K, query: ListQuery, plan: QueryPlan, semantic?: SemanticQuery): Promise<IndexPage<K>> {
+    if (plan.type === 'none') return { total: 0, results: [], ...noFacets(kind, query) };
+    if (plan.type === 'hybrid') return this.hybrid(kind, query, plan, semantic!.scale);
+    const response = await this.search(kind, plan.body);
+    const total = totalOf(response);
+    const { hits, next } = pageOfHits(query, response.hits.hits, total);
+    const results = hits.map((hit) => {
+      const record = this.recordOf(kind, hit);
+      return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score, semantic!.scale) } : record) as IndexedResult<K>;
+    });
+    return { total, results, ...this.facetsOf(kind, query, response), ...(next ? { next } : {}) };
+  }
+
+  /** The query's floor (query-floor.ts), from one `_msearch` over the whole kind; kept a while per text, as term statistics are. */
+  private queryFloor(kind: ResourceKind, text: string, semantic: SemanticQuery, statistics?: TermStatistics): Promise<QueryFloor> {
+    if (semantic.fixedFloor !== undefined) return Promise.resolve(fixedQueryFloor(semantic.fixedFloor));
+    return this.floors.floor(kind, text, semantic, async () => {
+      const { bodies, reads } = floorEvidenceBodies(kind, text, semantic, statistics);
+      const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
+      const response = (read: (typeof reads)[number]) => (reads.includes(read) ? answeredItem(body.responses[reads.indexOf(read)]) : null);
+      const bestOf = (read: 'best' | 'words') => {
+        const top = response(read)?.hits.hits[0]?._score;
+        return typeof top === 'number' ? cosineOfOpenSearchScore(top) : Number.NaN;
+      };
+      const identifiers = response('identifiers');
+      const keywords = keywordsOf(text, statistics);
+      const words = keywordTermsOf(text).length;
+      return queryFloorOf({
+        bestCosine: bestOf('best'),
+        bestWordCosine: bestOf('words'),
+        identifierMatches: identifiers ? totalOf(identifiers) : 0,
+        unknownWords: keywords ? keywords.terms.length - keywords.counted.length : words,
+        words,
+      }, semantic.scale);
+    });
+  }
+
+  /** Why a search found nothing (IndexPage.empty): its filters, its text, or the floor. */
+  private async emptyAnswer(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery | undefined, floor: QueryFloor | null, statistics?: TermStatistics): Promise<EmptyAnswer> {
+    const search = query.search;
+    if (!search) return { reason: 'no_match' };
+    if (filterClauses(query).length > 0) {
+      const body = unfilteredCountBody(kind, search.text, search.mode, semantic, floor, statistics);
+      const count = body ? totalOf(await this.search(kind, body)) : 0;
+      if (count > 0) return { reason: 'filtered_out', matchesWithoutFilters: count };
+    }
+    if (!searchableText(search.text)) return { reason: 'no_terms' };
+    // A hybrid search whose query the model could not embed is its keyword half: no floor was set.
+    if (search.mode === 'keyword' || (search.mode === 'hybrid' && !usableVector(semantic))) return { reason: 'no_match' };
+    return { reason: 'below_floor', ...(floor?.basis === 'identifier' ? { identifierOnly: true } : {}) };
   }
 
   /** How many of a kind's records hold each term: one `_msearch` of counts for those not cached. */
@@ -149,16 +208,16 @@ export class OpenSearchIndex implements SearchIndex {
     const hitsOf = (list: 'keyword' | 'semantic') => {
       const at = lists.indexOf(list);
       // Both lists always take part (an absent one is empty), as in the embedded index.
-      return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ id: rankedIdOf(hit), score: typeof hit._score === 'number' ? hit._score : 0 }));
+      return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ key: rankedIdOf(hit), score: typeof hit._score === 'number' ? hit._score : 0 }));
     };
     const counted = answeredItem(body.responses[totalAt]);
-    const fused = fuseHybrid(hitsOf('keyword'), hitsOf('semantic').map((hit) => ({ id: hit.id, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
+    const fused = fuseHybrid(hitsOf('keyword'), hitsOf('semantic').map((hit) => ({ key: hit.key, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
     const total = Math.max(fused.length, totalOf(counted));
     const facets = this.facetsOf(kind, query, counted);
     if (query.countOnly || (!query.after && total <= query.offset)) return { total, results: [], ...facets };
     // The lists stop at the rank window: past it, the fused order is not known (SearchIndex port).
     const truncated = fused.length < total;
-    const relevance = new Map(fused.map((hit) => [hit.id, roundedRelevance(hit.relevance)]));
+    const relevance = new Map(fused.map((hit) => [hit.key, roundedRelevance(hit.relevance)]));
     const page = hybridPageRequest(kind, query, fused);
     if (query.after && truncated && page.start !== undefined && page.start >= fused.length) throw cursorPastHybridDepth(HYBRID_RANK_WINDOW);
     const response = await this.search(kind, page.body);
@@ -209,6 +268,7 @@ export class OpenSearchIndex implements SearchIndex {
 
   private async bulk(kind: ResourceKind, operations: Record<string, unknown>[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
     await this.indices.verify(kind, 'write');
+    this.floors.clear();
     await bulkWrite(this.client, kind, operations, tolerated);
   }
 

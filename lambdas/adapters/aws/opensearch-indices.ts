@@ -3,7 +3,7 @@ import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
 import type { OpenSearchApi } from './opensearch-client';
-import { createIndexBody, documentOf, vectorSpaceOfMapping } from './opensearch-mappings';
+import { createIndexBody, documentOf, MAPPING_VERSION, mappingUpgradeBody, mappingVersionOf, vectorSpaceOfMapping } from './opensearch-mappings';
 import { errorTypeOf, statusOf } from './opensearch-responses';
 
 /**
@@ -24,10 +24,10 @@ const NO_SPACE: VectorSpace = { embedder: 'no embedder (the index predates vecto
 export interface IndexCheck {
   kind: ResourceKind;
   alias: string;
-  status: 'created' | 'found' | 'mismatch';
+  status: 'created' | 'found' | 'updated' | 'mismatch';
   /** The concrete indices behind the alias. */
   indices: string[];
-  /** With `mismatch`: the space the index records, and the message an operator needs. */
+  /** With `mismatch`: the space the index records, and the message an operator needs; with `updated`, what to run next. */
   found?: VectorSpace;
   message?: string;
 }
@@ -45,7 +45,10 @@ export interface RebuildResult {
 
 /** One item of a `_bulk` answer. */
 export interface BulkItemResult { status: number; _id?: string; error?: { type?: string; reason?: string } }
-type Inspection = { status: 'missing' } | { status: 'found'; indices: string[] } | { status: 'mismatch'; indices: string[]; found: VectorSpace };
+type Inspection = { status: 'missing' } | { status: 'found'; indices: string[]; outdated: string[] } | { status: 'mismatch'; indices: string[]; found: VectorSpace };
+
+/** What an operator runs after new fields were added to an index's mapping. */
+export const REINDEX_REMEDY = 'Fill the new fields: npm run admin -- reindex --target aws';
 
 function timestampVersion(now: Date): string {
   return `v${now.toISOString().replace(/\D/g, '').slice(0, 17)}`;
@@ -79,7 +82,13 @@ export class OpenSearchIndices {
       const found = vectorSpaceOfMapping(mappings[index]?.mappings);
       if (!found || !sameSpace(found, this.options.space)) return { status: 'mismatch', indices, found: found ?? NO_SPACE };
     }
-    return { status: 'found', indices };
+    return { status: 'found', indices, outdated: indices.filter((index) => mappingVersionOf(mappings[index]?.mappings) < MAPPING_VERSION) };
+  }
+
+  /** Puts this version's fields into indices of an older mapping version: new fields are added, documents keep theirs until reindexed. */
+  private async upgrade(kind: ResourceKind, indices: readonly string[]): Promise<void> {
+    for (const index of indices) await this.client.indices.putMapping({ index, body: mappingUpgradeBody(kind, this.options.space) });
+    this.inspections.delete(kind);
   }
 
   private mismatch(kind: ResourceKind, indices: string[], found: VectorSpace): VectorSpaceMismatch {
@@ -128,6 +137,8 @@ export class OpenSearchIndices {
       throw new Error(`the index behind ${this.options.aliases[kind]} could not be created: ${this.options.aliases[kind]}-${FIRST_INDEX_VERSION} exists without the alias`);
     }
     if (inspection.status === 'mismatch' && use !== 'read') throw this.mismatch(kind, inspection.indices, inspection.found);
+    // A writer brings an older mapping up to date first, so the fields it writes are indexed.
+    if (inspection.status === 'found' && inspection.outdated.length > 0 && use === 'write') await this.upgrade(kind, inspection.outdated);
   }
 
   /**
@@ -148,6 +159,11 @@ export class OpenSearchIndices {
       if (inspection.status === 'mismatch') {
         const error = this.mismatch(kind, inspection.indices, inspection.found);
         checks.push({ kind, alias, status: 'mismatch', indices: inspection.indices, found: inspection.found, message: error.message });
+        continue;
+      }
+      if (inspection.outdated.length > 0) {
+        await this.upgrade(kind, inspection.outdated);
+        checks.push({ kind, alias, status: 'updated', indices: inspection.indices, message: `New fields were added to the mapping of ${inspection.outdated.join(', ')}. ${REINDEX_REMEDY}` });
         continue;
       }
       this.inspections.set(kind, { at: Date.now(), result: Promise.resolve(inspection) });

@@ -7,7 +7,7 @@ import { firstIndexWhere } from '../../core/query/first-index';
 /**
  * Keyset paging on OpenSearch (SearchIndex `after`): a page's position is its last hit's sort
  * values (score or field value, then id: opensearch-query.ts sortClauses), given back as
- * search_after; in a hybrid query's fused order, the fused relevance and id.
+ * search_after; in a hybrid query's fused order, the fused score and id.
  */
 /** A position as search_after, once it has the shape of the sort (a cursor cannot be forged, but may outlive a change of sort). */
 export function searchAfterOf(after: PagePosition, sortKeys: number): PagePosition {
@@ -21,21 +21,21 @@ export function positionOfHit(hit: SearchHit): PagePosition {
   return hit.sort as PagePosition;
 }
 
-/** The position of a fused hit in relevance order: its fused relevance and id. */
-export function fusedPosition(hit: FusedHit): PagePosition {
-  return [hit.relevance, hit.id];
+/** The position of a fused hit in relevance order: its fused score (the order's key) and id. */
+export function fusedPosition(hit: FusedHit<string>): PagePosition {
+  return [hit.score, hit.key];
 }
 
 /**
- * Where the fused hits after a position start, in `ordered` (relevance descending, ties by id; or
- * the exact reverse): a binary search by the position's relevance and id, so hits that came or went
+ * Where the fused hits after a position start, in `ordered` (score descending, ties by id; or
+ * the exact reverse): a binary search by the position's score and id, so hits that came or went
  * before it shift nothing.
  */
-export function fusedStartAfter(ordered: readonly FusedHit[], order: ListQuery['sort']['order'], after: PagePosition): number {
-  const [relevance, id] = after;
-  if (after.length !== 2 || typeof relevance !== 'number' || typeof id !== 'string') throw unreadablePosition();
-  const follows = (hit: FusedHit) => (order === 'desc'
-    ? hit.relevance < relevance || (hit.relevance === relevance && hit.id > id)
-    : hit.relevance > relevance || (hit.relevance === relevance && hit.id < id));
+export function fusedStartAfter(ordered: readonly FusedHit<string>[], order: ListQuery['sort']['order'], after: PagePosition): number {
+  const [score, id] = after;
+  if (after.length !== 2 || typeof score !== 'number' || typeof id !== 'string') throw unreadablePosition();
+  const follows = (hit: FusedHit<string>) => (order === 'desc'
+    ? hit.score < score || (hit.score === score && hit.key > id)
+    : hit.score > score || (hit.score === score && hit.key < id));
   return firstIndexWhere(ordered.length, (i) => follows(ordered[i]!));
 }

@@ -2,6 +2,8 @@ import { geographyLevelOf } from '../../core/geo';
 import { isOpenEnded } from '../../core/query/applyable';
 import { LIMITS } from '../../core/query/list-query';
 import type { Contract, Grant, RecordByKind, ResourceKind } from '../../core/records';
+import { IDENTIFIER_FIELDS, identifierKeysOf } from '../../core/search/identifiers';
+import { keywordFieldsOf } from '../../core/search/keyword-fields';
 import type { VectorSpace } from '../../ports/embedder';
 
 /**
@@ -20,11 +22,15 @@ export const VECTOR_FIELD = 'embedding';
 export const GEOGRAPHY_LEVEL_FIELD = 'geography_level';
 /** Whether an opportunity has no real deadline (isOpenEnded), for the stale-listing rule. */
 export const OPEN_ENDED_FIELD = 'open_ended';
+/** A record's identifier keys by identifier field (core/search/identifiers.ts), each a keyword field: `identifier_keys.naics`. */
+export const IDENTIFIER_KEYS_FIELD = 'identifier_keys';
+/** The keyword fields' texts (core/search/keyword-fields.ts) that are not public fields of their own: `search_text.programs`. */
+export const SEARCH_TEXT_FIELD = 'search_text';
 /** Indexed, never stored in `_source` and never returned. */
 export const INTERNAL_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
-  grant: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD, OPEN_ENDED_FIELD],
-  contract: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD, OPEN_ENDED_FIELD],
-  funder: [VECTOR_FIELD],
+  grant: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD, OPEN_ENDED_FIELD, IDENTIFIER_KEYS_FIELD, SEARCH_TEXT_FIELD],
+  contract: [VECTOR_FIELD, GEOGRAPHY_LEVEL_FIELD, OPEN_ENDED_FIELD, IDENTIFIER_KEYS_FIELD, SEARCH_TEXT_FIELD],
+  funder: [VECTOR_FIELD, IDENTIFIER_KEYS_FIELD, SEARCH_TEXT_FIELD],
 };
 /** The analysed copy of `categories` (a keyword field for the filter), searched by keyword search. */
 export const CATEGORIES_TEXT_FIELD = 'categories.text';
@@ -39,6 +45,14 @@ const englishText = { type: 'text', analyzer: 'english' } as const;
 /** Full-text with a lower-cased keyword beside it for sorting and exact matches. */
 const text = { ...englishText, fields: { [SORT_SUBFIELD]: { type: 'keyword', normalizer: 'lowercase', ignore_above: 1024 } } } as const;
 
+/** The identifier keys of a kind, one keyword field per identifier field. */
+function identifierKeysMapping(kind: ResourceKind): Record<string, unknown> {
+  return { properties: Object.fromEntries(IDENTIFIER_FIELDS[kind].map((field) => [field.name, keyword])) };
+}
+
+/** The analysed texts keyword search reads that no public field holds. */
+const searchTextMapping = { properties: { programs: englishText } } as const;
+
 const OPPORTUNITY_FIELDS = {
   id: keyword, title: text, description: englishText, amount_min: { type: 'double' }, amount_max: { type: 'double' },
   deadline_date: date, archive_date: date, status: keyword, geography: text, funder_id: keyword, funder_name: text, listing_url: stored, created_at: date,
@@ -46,18 +60,28 @@ const OPPORTUNITY_FIELDS = {
   source: keyword, source_id: keyword,
   [GEOGRAPHY_LEVEL_FIELD]: keyword,
   [OPEN_ENDED_FIELD]: { type: 'boolean' },
+  [SEARCH_TEXT_FIELD]: searchTextMapping,
 } as const;
 
 /** Every field but the vector, whose length depends on the embedder (indexMappings). */
 export const INDEX_PROPERTIES: Readonly<Record<ResourceKind, Readonly<Record<string, unknown>>>> = {
   // The evidence is read back with the record, never searched: stored in _source only.
-  grant: { ...OPPORTUNITY_FIELDS, eligible_applicants: keyword, requires_501c3: { type: 'boolean' }, eligibility_evidence: { type: 'object', enabled: false } },
+  grant: {
+    ...OPPORTUNITY_FIELDS, eligible_applicants: keyword, requires_501c3: { type: 'boolean' }, eligibility_evidence: { type: 'object', enabled: false },
+    assistance_listings: { properties: { number: keyword, program_title: englishText } }, agency_code: keyword,
+    [IDENTIFIER_KEYS_FIELD]: identifierKeysMapping('grant'),
+  },
   contract: {
     ...OPPORTUNITY_FIELDS, document_url: stored, naics: keyword, primary_contact_email: stored,
     // SQLite compares set-aside codes upper-cased; the normalizer does the same to stored codes.
     set_aside_code: { type: 'keyword', normalizer: 'uppercase' },
+    solicitation_number: keyword, psc_code: keyword, naics_description: englishText, psc_description: englishText,
+    [IDENTIFIER_KEYS_FIELD]: identifierKeysMapping('contract'),
   },
-  funder: { id: keyword, name: text, website: stored, summary: englishText, created_at: date, source: keyword, source_id: keyword },
+  funder: {
+    id: keyword, name: text, website: stored, summary: englishText, created_at: date, source: keyword, source_id: keyword,
+    [IDENTIFIER_KEYS_FIELD]: identifierKeysMapping('funder'), [SEARCH_TEXT_FIELD]: searchTextMapping,
+  },
 };
 
 /**
@@ -75,14 +99,36 @@ export function vectorFieldMapping(space: VectorSpace): Record<string, unknown> 
   };
 }
 
-/** The whole mapping of a kind's index, recording the vector space its vectors come from. */
+/**
+ * The version of the fields above: raised when fields are added (2: identifier keys, programs
+ * text, the assistance listings, agency, solicitation and PSC fields). An index of an older
+ * version gets the new fields put into its mapping (OpenSearchIndices), and a reindex fills them.
+ */
+export const MAPPING_VERSION = 2;
+
+function metaOf(space: VectorSpace): Record<string, unknown> {
+  return { vector_space: { embedder: space.embedder, dimensions: space.dimensions }, mapping_version: MAPPING_VERSION };
+}
+
+/** The whole mapping of a kind's index, recording the vector space its vectors come from and its mapping version. */
 export function indexMappings(kind: ResourceKind, space: VectorSpace): Record<string, unknown> {
   return {
     dynamic: false,
     _source: { excludes: [...INTERNAL_FIELDS[kind]] },
-    _meta: { vector_space: { embedder: space.embedder, dimensions: space.dimensions } },
+    _meta: metaOf(space),
     properties: { ...INDEX_PROPERTIES[kind], [VECTOR_FIELD]: vectorFieldMapping(space) },
   };
+}
+
+/** What brings an index of an older mapping version up to this one: the fields (new ones are added, old ones unchanged) and the version. */
+export function mappingUpgradeBody(kind: ResourceKind, space: VectorSpace): Record<string, unknown> {
+  return { _meta: metaOf(space), properties: INDEX_PROPERTIES[kind] };
+}
+
+/** The mapping version an index's mapping records (1 before versions were recorded). */
+export function mappingVersionOf(mappings: unknown): number {
+  const version = (mappings as { _meta?: { mapping_version?: unknown } } | undefined)?._meta?.mapping_version;
+  return typeof version === 'number' ? version : 1;
 }
 
 export const INDEX_SETTINGS = {
@@ -151,6 +197,8 @@ export function vectorJson(vector: Float32Array | null | undefined, space: Vecto
 /** What is sent to the index for one record: the record, its internal fields, and its vector when it has one. */
 export function documentOf<K extends ResourceKind>(kind: K, record: RecordByKind[K], vector: Float32Array | null | undefined, space: VectorSpace): Record<string, unknown> {
   const document: Record<string, unknown> = { ...record };
+  document[IDENTIFIER_KEYS_FIELD] = identifierKeysOf(kind, record);
+  document[SEARCH_TEXT_FIELD] = { programs: keywordFieldsOf(kind, record).programs };
   if (kind !== 'funder') {
     const opportunity = record as Grant | Contract;
     document[GEOGRAPHY_LEVEL_FIELD] = geographyLevelOf(opportunity.states, opportunity.geography);

@@ -1,28 +1,40 @@
-import { keywordQueryOf, keywordTermsOf, MINIMUM_SHOULD_MATCH, PHRASE_BOOST, PHRASE_SLOP } from '../../core/search/keyword-query';
+import { IDENTIFIER_FIELDS, identifierQueryOf, identifierScoreOf, lookupKeysOf } from '../../core/search/identifiers';
+import { KEYWORD_FIELDS, type KeywordField } from '../../core/search/keyword-fields';
+import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, MINIMUM_SHOULD_MATCH, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
 import { openSearchScoreOfCosine } from '../../core/search/relevance';
 import type { ResourceKind } from '../../core/records';
 import type { SemanticQuery } from '../../ports/search-index';
-import { CATEGORIES_TEXT_FIELD, isZeroVector, VECTOR_FIELD } from './opensearch-mappings';
-import type { Dsl } from './opensearch-query';
+import { IDENTIFIER_KEYS_FIELD, isZeroVector, SEARCH_TEXT_FIELD, VECTOR_FIELD } from './opensearch-mappings';
+import type { Dsl } from './opensearch-filters';
 
 /**
- * The clauses that match a search text in OpenSearch: the keyword query (BM25 over the weighted
- * fields, the minimum-should-match, telling words, the near phrase and partial matches; lambdas/
- * core/search/keyword-query.ts) and the radial k-NN query the floors use.
+ * The clauses that match a search text in OpenSearch: the keyword query (identifier fields, then
+ * BM25 over the weighted fields with the minimum-should-match, telling words, partial matches and
+ * the near phrase; lambdas/core/search/keyword-query.ts) and the exact k-NN scan the vector modes
+ * and the query floor use.
  */
 
+/** Where each keyword field (keyword-fields.ts) is indexed, per kind. */
+const FIELD_NAMES: Readonly<Record<ResourceKind, Readonly<Record<KeywordField, string | null>>>> = {
+  grant: { title: 'title', description: 'description', funder: 'funder_name', programs: `${SEARCH_TEXT_FIELD}.programs` },
+  contract: { title: 'title', description: 'description', funder: 'funder_name', programs: `${SEARCH_TEXT_FIELD}.programs` },
+  funder: { title: 'name', description: 'summary', funder: null, programs: null },
+};
+
+const weighted = (name: string, weight: number) => (weight === 1 ? name : `${name}^${weight}`);
+
 /** The fields a keyword search reads, weighted as KEYWORD_FIELD_WEIGHTS says. */
-export const KEYWORD_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
-  grant: ['title^3', 'description', 'funder_name', CATEGORIES_TEXT_FIELD],
-  contract: ['title^3', 'description', 'funder_name', CATEGORIES_TEXT_FIELD],
-  funder: ['name^3', 'summary'],
-};
-/** A phrase is looked for in running text only (SQLite's NEAR, too, stays inside one column). */
-const PHRASE_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = {
-  grant: ['title^3', 'description'],
-  contract: ['title^3', 'description'],
-  funder: ['name^3', 'summary'],
-};
+export const KEYWORD_FIELDS_OF: Readonly<Record<ResourceKind, readonly string[]>> = Object.fromEntries(
+  (['grant', 'contract', 'funder'] as const).map((kind) => [
+    kind,
+    KEYWORD_FIELDS.flatMap((field) => (FIELD_NAMES[kind][field] === null ? [] : [weighted(FIELD_NAMES[kind][field]!, KEYWORD_FIELD_WEIGHTS[field])])),
+  ]),
+) as Record<ResourceKind, string[]>;
+
+/** A phrase is looked for in running text only (SQLite's NEAR, too, reads title and description alone). */
+const PHRASE_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = Object.fromEntries(
+  (['grant', 'contract', 'funder'] as const).map((kind) => [kind, (['title', 'description'] as const).map((field) => weighted(FIELD_NAMES[kind][field]!, KEYWORD_FIELD_WEIGHTS[field]))]),
+) as Record<ResourceKind, string[]>;
 
 /**
  * How many of a kind's records hold each term, and how many records it has: what tells a common
@@ -37,7 +49,7 @@ function termsQuery(kind: ResourceKind, terms: readonly string[], minimumShouldM
   // cross_fields blends each term over the fields (all english-analysed, so one group): the
   // minimum-should-match counts terms, as SQLite's does. combined_fields would be BM25F proper,
   // but OpenSearch 2.19 does not have it.
-  return { multi_match: { query: terms.join(' '), type: 'cross_fields', fields: [...KEYWORD_FIELDS[kind]], operator: 'or', ...(minimumShouldMatch ? { minimum_should_match: minimumShouldMatch } : {}) } };
+  return { multi_match: { query: terms.join(' '), type: 'cross_fields', fields: [...KEYWORD_FIELDS_OF[kind]], operator: 'or', ...(minimumShouldMatch ? { minimum_should_match: minimumShouldMatch } : {}) } };
 }
 
 /** The count of records holding a term (size 0, exact total), one body per term, then one of all records. */
@@ -48,51 +60,60 @@ export function termCountBodies(kind: ResourceKind, terms: readonly string[]): D
   ];
 }
 
-/**
- * Added to a full match's score, so every full match ranks before every partial one: a partial
- * match's BM25 (some tens a term) stays far below it even for a long query, and at this size a
- * float32 score still tells full matches apart to 0.001.
- */
-export const FULL_MATCH_BOOST = 10_000;
-
 export function usableVector(semantic?: SemanticQuery): Float32Array | null {
   return semantic?.vector && !isZeroVector(semantic.vector) ? semantic.vector : null;
 }
 
+/** The keyword query of a text, given the kind's term statistics; null when no term is in any record. */
+export function keywordsOf(text: string, statistics?: TermStatistics): KeywordQuery | null {
+  return keywordQueryOf(keywordTermsOf(text), statistics?.frequency, statistics?.documents);
+}
+
 /**
- * The keyword query of a search text among the records passing `filters`, or null when no term
- * can match (no results). Full matches hold the minimum-should-match of the counted terms and a
- * telling one. With a query vector and a scale that gates keywords, every match must reach the
- * floor's cosine, and partial matches (a partial-tier term) are admitted too; `tiered` (keyword
- * mode) ranks every full match before them, behind FULL_MATCH_BOOST, where hybrid search wants
- * the plain BM25 of both for its fusion. The sloppy phrase of all the terms is a scoring `should`.
+ * The records an identifier field matches (identifiers.ts), each scored by its heaviest matching
+ * field (a dis_max of constant scores); null when the text cannot be an identifier.
  */
-export function keywordClause(kind: ResourceKind, text: string, statistics?: TermStatistics, semantic?: SemanticQuery, filters: Dsl[] = [], tiered = true): Dsl | null {
-  const keywords = keywordQueryOf(keywordTermsOf(text), statistics?.frequency, statistics?.documents);
-  if (!keywords) return null;
+export function identifierClause(kind: ResourceKind, text: string): Dsl | null {
+  const query = identifierQueryOf(text);
+  if (!query) return null;
+  const clauses = IDENTIFIER_FIELDS[kind].flatMap((field) => {
+    const keys = lookupKeysOf(query, field);
+    return keys.length === 0 ? [] : [{ constant_score: { filter: { terms: { [`${IDENTIFIER_KEYS_FIELD}.${field.name}`]: keys } }, boost: identifierScoreOf(field.weight) } }];
+  });
+  return clauses.length === 0 ? null : { dis_max: { queries: clauses } };
+}
+
+/**
+ * The records the words match in full: the minimum-should-match of the counted terms, and one
+ * telling term when the query has any. The query floor reads these (query-floor.ts).
+ */
+export function fullMatchClause(kind: ResourceKind, keywords: KeywordQuery): Dsl {
   const minimum = termsQuery(kind, keywords.counted, MINIMUM_SHOULD_MATCH);
-  // One telling term at least: a filter, so those terms are not scored twice.
-  const telling = keywords.telling.length > 0 ? [termsQuery(kind, keywords.telling)] : [];
-  const phrase: Dsl[] = [];
-  if (keywords.terms.length >= 2) {
-    phrase.push({ multi_match: { query: keywords.terms.join(' '), type: 'phrase', slop: PHRASE_SLOP, fields: [...PHRASE_FIELDS[kind]], boost: PHRASE_BOOST } });
-  }
-  const vector = usableVector(semantic);
-  const gate = vector !== null && semantic!.scale.gatesKeywords ? knnClause(vector, semantic!.scale.floor, filters) : null;
-  if (!gate || keywords.partial.length === 0) {
-    const filter = [...telling, ...(gate ? [gate] : [])];
-    if (filter.length === 0 && phrase.length === 0) return minimum;
-    return { bool: { must: [minimum], ...(filter.length > 0 ? { filter } : {}), ...(phrase.length > 0 ? { should: phrase } : {}) } };
-  }
-  const full = telling.length > 0 ? { bool: { filter: [minimum, ...telling] } } : minimum;
-  const ranking = tiered ? [{ constant_score: { filter: full, boost: FULL_MATCH_BOOST } }] : [];
-  return {
-    bool: {
-      must: [termsQuery(kind, keywords.counted)],
-      filter: [gate, { bool: { should: [full, termsQuery(kind, keywords.partial)], minimum_should_match: 1 } }],
-      ...(ranking.length + phrase.length > 0 ? { should: [...ranking, ...phrase] } : {}),
-    },
-  };
+  return keywords.telling.length > 0 ? { bool: { filter: [minimum, termsQuery(kind, keywords.telling)] } } : minimum;
+}
+
+/**
+ * The keyword matches of a text (keyword-query.ts): records an identifier field matches, plus the
+ * full and partial matches of its words, scored by BM25 (with the near-phrase boost) over the
+ * weighted fields, an identifier match's offset above. Null when nothing can match.
+ */
+export function keywordClause(kind: ResourceKind, text: string, statistics?: TermStatistics): Dsl | null {
+  const keywords = keywordsOf(text, statistics);
+  const identifiers = identifierClause(kind, text);
+  const words = keywords ? wordsClause(kind, keywords) : null;
+  if (!words) return identifiers;
+  if (!identifiers) return words;
+  return { bool: { should: [identifiers, words], minimum_should_match: 1 } };
+}
+
+/** The full and partial matches of the words, scored by the BM25 of every counted term and the near phrase. */
+function wordsClause(kind: ResourceKind, keywords: KeywordQuery): Dsl {
+  const full = fullMatchClause(kind, keywords);
+  const matches = keywords.partial.length > 0 ? { bool: { should: [full, termsQuery(kind, keywords.partial)], minimum_should_match: 1 } } : full;
+  const phrase = keywords.terms.length >= 2
+    ? [{ multi_match: { query: keywords.terms.join(' '), type: 'phrase', slop: PHRASE_SLOP, fields: [...PHRASE_FIELDS[kind]], boost: PHRASE_BOOST } }]
+    : [];
+  return { bool: { must: [termsQuery(kind, keywords.counted)], filter: [matches], ...(phrase.length > 0 ? { should: phrase } : {}) } };
 }
 
 /**
@@ -105,15 +126,15 @@ export function keywordClause(kind: ResourceKind, text: string, statistics?: Ter
  *   (the eval's "lead-paint-homes"), differently from one run to the next;
  * - with a filter that rewrites itself (any date range) inside it, the query rebuilt itself
  *   without min_score and failed ("[knn] requires exactly one of k, distance or score to be set").
- * A scan costs one dot product per filtered record, which the catalogue's size allows; it works in
- * a filter context too (the keyword gate), where min_score still applies.
+ * A scan costs one dot product per filtered record, which the catalogue's size allows. Without a
+ * floor (null), every record with a vector is scored: the query floor's best cosine.
  */
-export function knnClause(vector: Float32Array, floor: number, filters: Dsl[]): Dsl {
+export function knnClause(vector: Float32Array, floor: number | null, filters: Dsl[]): Dsl {
   return {
     script_score: {
       query: { bool: { filter: [{ exists: { field: VECTOR_FIELD } }, ...filters] } },
       script: { source: 'knn_score', lang: 'knn', params: { field: VECTOR_FIELD, query_value: Array.from(vector), space_type: 'cosinesimil' } },
-      min_score: openSearchScoreOfCosine(floor),
+      ...(floor === null ? {} : { min_score: openSearchScoreOfCosine(floor) }),
     },
   };
 }

@@ -1,10 +1,11 @@
-import type { ListQuery, SearchMode } from '../../core/query/list-query';
+import type { ListQuery } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
+import { answersHybrid, fixedQueryFloor, type QueryFloor } from '../../core/search/query-floor';
 import type { SemanticQuery } from '../../ports/search-index';
 import { LRUCache } from 'lru-cache';
 import { countBits, type RowBitmap } from './row-bitmap';
 import { narrowedRanking, type Ranking } from './ranked-set';
-import type { FloorMatches, SearchRankers } from './search-rankers';
+import { scanFloorOf, type FloorMatches, type SearchRankers } from './search-rankers';
 
 /**
  * The embedded index's rankings, cached until the next write: the whole catalogue's ranking of a
@@ -19,12 +20,18 @@ export interface RankingScope {
   filters?: { key: string; bits: RowBitmap };
 }
 
-/** The largest share of a kind's records the filters may keep for a new text to be scored among them alone. */
+/** A ranking, and (semantic and hybrid) the query floor it was made at. */
+export interface RankedAnswer {
+  ranking: Ranking;
+  floor?: QueryFloor;
+}
+
+/** The largest share of a kind's records the filters may keep for a new keyword text to be scored among them alone. */
 const FILTERED_SCORING_SHARE = 0.1;
 
-// Rankings and floor matches hold every match (8 bytes a record, a whole catalogue's up to 800 KB
-// at 100,000 grants), so they are kept by size, not by count as counts and pages are: enough for
-// the last few dozen texts, each paged through or tried with other filters or modes.
+// Rankings and scans hold every match (8 bytes a record, a whole catalogue's up to 800 KB at
+// 100,000 grants), so they are kept by size, not by count as counts and pages are: enough for the
+// last few dozen texts, each paged through or tried with other filters or modes.
 const MAX_RANKINGS = 64;
 const MAX_RANKING_BYTES = 16 * 1024 * 1024;
 const MAX_SCAN_BYTES = 8 * 1024 * 1024;
@@ -34,13 +41,12 @@ const floorMatchesBytes = ({ found, bits }: FloorMatches) => found.rowids.byteLe
 
 export class CachedRankings {
   private readonly cache = new LRUCache<string, Ranking>({ max: MAX_RANKINGS, maxSize: MAX_RANKING_BYTES, sizeCalculation: rankingBytes });
-  /**
-   * Each text's floor matches (a scan of every vector), for its rankings in every mode: a text
-   * searched in keyword mode and then in hybrid or semantic mode is scanned once.
-   */
+  /** Each text's scan of every vector, for its floor and its rankings in both vector modes. */
   private readonly scans = new LRUCache<string, FloorMatches>({ max: MAX_RANKINGS, maxSize: MAX_SCAN_BYTES, sizeCalculation: floorMatchesBytes });
   /** Scans under way, shared: concurrent searches for one text scan once. */
   private readonly scanning = new Map<string, Promise<FloorMatches>>();
+  /** Each text's floor (query-floor.ts), from its scan and its words over the whole kind. */
+  private readonly floors = new LRUCache<string, QueryFloor>({ max: 1000 });
   /** Bumped by every write, so a ranking made across a write is not kept. */
   private generation = 0;
 
@@ -51,57 +57,78 @@ export class CachedRankings {
     this.cache.clear();
     this.scans.clear();
     this.scanning.clear();
+    this.floors.clear();
   }
 
-  async of(scope: RankingScope, search: NonNullable<ListQuery['search']>, semantic?: SemanticQuery): Promise<Ranking> {
+  async of(scope: RankingScope, search: NonNullable<ListQuery['search']>, semantic?: SemanticQuery): Promise<RankedAnswer> {
     const { mode, text } = search;
-    if (mode !== 'keyword' && !semantic) throw new Error(`a ${mode} query needs the query vector`);
+    if (mode === 'keyword') return { ranking: this.keyword(scope, text) };
+    if (!semantic) throw new Error(`a ${mode} query needs the query vector`);
+    const generation = this.generation;
+    const floor = await this.queryFloor(scope.kind, text, semantic);
     const key = rankingKey(scope, mode, text, semantic);
     let ranking = this.cache.get(key);
-    if (ranking) return ranking;
-    const generation = this.generation;
-    const { kind, filters } = scope;
-    if (filters && this.scoresAmong(kind, mode, text, semantic, filters.bits)) {
-      const among = { among: filters.bits };
-      ranking = mode === 'hybrid'
-        ? this.rankers.hybrid(kind, await this.rankers.keyword(kind, text, semantic, among), await this.rankers.semantic(kind, semantic!, among), semantic!)
-        : mode === 'keyword' ? await this.rankers.keyword(kind, text, semantic, among) : await this.rankers.semantic(kind, semantic!, among);
-    } else if (mode === 'hybrid') {
-      // The semantic list needs the scan of every vector: made first, the keyword gate reads it too.
-      await this.floorMatches(kind, semantic!);
-      // Fusion scales BM25 by the best keyword match the filters keep: the two lists are narrowed, then fused.
-      const narrowed = (whole: Ranking) => (filters ? narrowedRanking(whole, filters.bits) : whole);
-      const keyword = narrowed(await this.of({ kind }, { mode: 'keyword', text }, semantic));
-      const similar = narrowed(await this.of({ kind }, { mode: 'semantic', text }, semantic));
-      ranking = this.rankers.hybrid(kind, keyword, similar, semantic!);
-    } else if (filters) {
-      ranking = narrowedRanking(await this.of({ kind }, search, semantic), filters.bits);
-    } else if (mode === 'keyword') {
-      const scanned = semantic?.vector ? this.scans.get(scanKey(kind, semantic)) : undefined;
-      ranking = await this.rankers.keyword(kind, text, semantic, { ...(scanned ? { floor: scanned } : {}), ...(semantic ? { scanFloor: () => this.floorMatches(kind, semantic) } : {}) });
+    if (ranking) return { ranking, floor };
+    const narrowed = (whole: Ranking) => (scope.filters ? narrowedRanking(whole, scope.filters.bits) : whole);
+    if (mode === 'semantic') {
+      ranking = narrowed(await this.semanticWhole(scope.kind, text, semantic, floor));
+    } else if (!semantic.vector) {
+      // The model did not answer (list-records.ts): the keyword matches alone, ranked as hybrid ranks them.
+      ranking = this.rankers.hybrid(scope.kind, this.keyword(scope, text), emptyRanking(), semantic);
+    } else if (!answersHybrid(floor)) {
+      // Off topic: whatever its words match, hybrid search answers nothing.
+      ranking = this.rankers.hybrid(scope.kind, emptyRanking(), emptyRanking(), semantic);
     } else {
-      ranking = await this.rankers.semantic(kind, semantic!, { floor: await this.floorMatches(kind, semantic!) });
+      // Fusion reads both lists as the filters narrow them.
+      const keyword = this.keyword(scope, text);
+      const similar = narrowed(await this.semanticWhole(scope.kind, text, semantic, floor));
+      ranking = this.rankers.hybrid(scope.kind, keyword, similar, semantic);
     }
     // A write while the vectors were scanned may have changed the answer: not kept for others.
+    if (generation === this.generation) this.cache.set(key, ranking);
+    return { ranking, floor };
+  }
+
+  /** The keyword ranking in scope: scored among the filtered rows alone when they are few and the whole ranking is not made yet. */
+  private keyword(scope: RankingScope, text: string): Ranking {
+    const key = rankingKey(scope, 'keyword', text);
+    let ranking = this.cache.get(key);
+    if (ranking) return ranking;
+    const { kind, filters } = scope;
+    if (!filters) ranking = this.rankers.keyword(kind, text);
+    else if (!this.cache.has(rankingKey({ kind }, 'keyword', text)) && countBits(filters.bits) <= FILTERED_SCORING_SHARE * this.rankers.size(kind)) {
+      ranking = this.rankers.keyword(kind, text, filters.bits);
+    } else {
+      ranking = narrowedRanking(this.keyword({ kind }, text), filters.bits);
+    }
+    this.cache.set(key, ranking);
+    return ranking;
+  }
+
+  private async semanticWhole(kind: ResourceKind, text: string, semantic: SemanticQuery, floor: QueryFloor): Promise<Ranking> {
+    const key = rankingKey({ kind }, 'semantic', text, semantic);
+    const generation = this.generation;
+    let ranking = this.cache.get(key);
+    if (ranking) return ranking;
+    ranking = this.rankers.semantic(kind, semantic, await this.scan(kind, semantic), floor);
     if (generation === this.generation) this.cache.set(key, ranking);
     return ranking;
   }
 
-  /**
-   * Whether to score only the rows the filters keep, not narrow the whole catalogue's ranking:
-   * when that ranking is not made yet and the filters keep at most FILTERED_SCORING_SHARE of the
-   * records. Scoring a few rows apart beats a scan of every vector; the whole ranking pays off when
-   * the same text comes back with other filters.
-   */
-  private scoresAmong(kind: ResourceKind, mode: SearchMode, text: string, semantic: SemanticQuery | undefined, bits: RowBitmap): boolean {
-    const whole = (wholeMode: SearchMode) => this.cache.has(rankingKey({ kind }, wholeMode, text, semantic));
-    if (mode === 'hybrid' ? whole('keyword') && whole('semantic') : whole(mode)) return false;
-    if (semantic?.vector && this.scans.has(scanKey(kind, semantic))) return false;
-    return countBits(bits) <= FILTERED_SCORING_SHARE * this.rankers.size(kind);
+  /** The text's floor over the whole kind, from its scan and its words. */
+  async queryFloor(kind: ResourceKind, text: string, semantic: SemanticQuery): Promise<QueryFloor> {
+    if (semantic.fixedFloor !== undefined) return fixedQueryFloor(semantic.fixedFloor);
+    const key = rankingKey({ kind }, 'floor', text, semantic);
+    const known = this.floors.get(key);
+    if (known) return known;
+    const generation = this.generation;
+    const floor = this.rankers.queryFloor(kind, text, semantic, await this.scan(kind, semantic));
+    if (generation === this.generation) this.floors.set(key, floor);
+    return floor;
   }
 
-  /** The text's floor matches over the whole kind: one scan, shared by the rankings of every mode. */
-  private floorMatches(kind: ResourceKind, semantic: SemanticQuery): Promise<FloorMatches> {
+  /** The text's scan over the whole kind: one, shared by the floor and the rankings of both vector modes. */
+  private scan(kind: ResourceKind, semantic: SemanticQuery): Promise<FloorMatches> {
     const key = scanKey(kind, semantic);
     const done = this.scans.get(key);
     if (done) return Promise.resolve(done);
@@ -124,13 +151,15 @@ export class CachedRankings {
   }
 }
 
+const emptyRanking = (): Ranking => ({ rowids: new Int32Array(0), scores: new Float32Array(0), sortedTo: 0, ids: { rankOf: new Int32Array(0), rowidAt: new Int32Array(0) } });
+
 const vectorKeyOf = (vector: Float32Array | null) => (vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : '');
 
 function scanKey(kind: ResourceKind, semantic: SemanticQuery): string {
-  return JSON.stringify([kind, vectorKeyOf(semantic.vector), semantic.scale.floor]);
+  return JSON.stringify([kind, vectorKeyOf(semantic.vector), scanFloorOf(semantic)]);
 }
 
 /** What identifies a ranking: its scope, the mode and text, and the query vector with its scale. */
-function rankingKey(scope: RankingScope, mode: SearchMode, text: string, semantic?: SemanticQuery): string {
-  return JSON.stringify([scope.kind, scope.filters?.key ?? null, mode, text, semantic ? [vectorKeyOf(semantic.vector), semantic.scale] : null]);
+function rankingKey(scope: RankingScope, mode: string, text: string, semantic?: SemanticQuery): string {
+  return JSON.stringify([scope.kind, scope.filters?.key ?? null, mode, text, semantic ? [vectorKeyOf(semantic.vector), semantic.scale, semantic.fixedFloor ?? null] : null]);
 }

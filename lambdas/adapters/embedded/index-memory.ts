@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ResourceKind } from '../../core/records';
 import { FACET_COLUMNS, type FacetRow } from './facet-columns';
+import { FieldLengths } from './field-lengths';
 import { FILTER_COLUMNS, FilterColumns, type FilterRow } from './filter-columns';
 import { IdOrder } from './id-order';
 import { IndexFacets } from './index-facets';
@@ -21,6 +22,8 @@ export class IndexMemory {
   readonly facets = new IndexFacets();
   /** Every record's vector, in this thread or a worker's (vector-scans.ts). */
   readonly vectors: VectorSearch;
+  /** Every record's keyword field lengths, for BM25 (field-lengths.ts). */
+  readonly fieldLengths = new FieldLengths();
   /**
    * Record id by rowid: rankings break ties by id (through idOrders, each record's place in id
    * order), and a catalogue with repeated texts has long runs of equal scores.
@@ -44,6 +47,7 @@ export class IndexMemory {
         this.setRow(kind, row.rowid, row.id, row);
       }
     }
+    this.fieldLengths.load(db);
     this.loadVectors(db);
   }
 
@@ -102,6 +106,7 @@ export class IndexMemory {
 
   deleteRow(kind: ResourceKind, rowid: number): void {
     this.vectors.delete(kind, Int32Array.of(rowid));
+    this.fieldLengths.delete(kind, rowid);
     this.recordIds[kind].delete(rowid);
     this.idOrders[kind].forget(rowid);
     if (kind !== 'funder') {

@@ -1,4 +1,4 @@
-import { PHRASE_BOOST, type KeywordQuery } from '../../core/search/keyword-query';
+import type { KeywordQuery } from '../../core/search/keyword-query';
 import { andInto, bitmapOfRows, orInto, setBit, wordsFor, type RowBitmap } from './row-bitmap';
 
 /**
@@ -7,7 +7,7 @@ import { andInto, bitmapOfRows, orInto, setBit, wordsFor, type RowBitmap } from 
  * (scored for the records that pass the filters and the model's floor, usually a few hundred of
  * tens of thousands).
  *
- * A record's tier depends on how many of the query's counted terms it holds, so the full matches
+ * Whether a record is a full match depends on how many of the query's counted terms it holds, so the full matches
  * are those whose count reaches the minimum: each term's bitmap (or a rare term's rowids) is added
  * into a bit-sliced counter (plane p holds bit p of every record's count) and the counts compared
  * with the minimum a word of 32 records at a time. At 100,000 records that is at most 3,125 words
@@ -40,7 +40,7 @@ function holds(postings: TermPostings, rowid: number): boolean {
   return postings.rowids[at] === rowid;
 }
 
-/** Keyword matches by tier: full ones, and partial ones (only when asked for; disjoint from full). */
+/** Keyword matches: full ones, and partial ones (only when asked for; disjoint from full). */
 export interface KeywordMatchSets {
   full: RowBitmap;
   partial: RowBitmap;
@@ -49,7 +49,7 @@ export interface KeywordMatchSets {
 /**
  * The records holding at least `query.required` of the counted terms (and a telling one, when the
  * query has any): full matches; and, with `withPartial`, those that miss that but hold a
- * partial-tier term. `lists[j]` holds the postings of `query.counted[j]`.
+ * partial term. `lists[j]` holds the postings of `query.counted[j]`.
  */
 export function keywordMatchSets(query: KeywordQuery, lists: readonly TermPostings[], withPartial: boolean): KeywordMatchSets {
   const words = Math.max(0, ...lists.map(wordsOf));
@@ -62,10 +62,10 @@ export function keywordMatchSets(query: KeywordQuery, lists: readonly TermPostin
 
 /**
  * The BM25 of each record in `rowids` (ascending) for the query: the sum of its terms' scores, in
- * the order of `lists`, times 1 + PHRASE_BOOST when it is in `near` (ascending, the records with
- * the terms near each other). Summed in float64 and rounded once, as a dense pass over postings did.
+ * the order of `lists`, plus its phrase score (`phrase`, 0 for a record without the terms near each
+ * other). Summed in float64 and rounded once, as a dense pass over postings would.
  */
-export function keywordScores(lists: readonly TermPostings[], rowids: Int32Array, near: Int32Array | null): Float32Array {
+export function keywordScores(lists: readonly TermPostings[], rowids: Int32Array, phrase: ((rowid: number) => number) | null): Float32Array {
   const sums = new Float64Array(rowids.length);
   for (const postings of lists) {
     let at = 0;
@@ -75,14 +75,7 @@ export function keywordScores(lists: readonly TermPostings[], rowids: Int32Array
       if (postings.rowids[at] === rowids[i]) sums[i] = sums[i]! + postings.scores[at]!;
     }
   }
-  if (near) {
-    let at = 0;
-    for (let i = 0; i < rowids.length; i++) {
-      at = firstAtLeast(near, rowids[i]!, at);
-      if (at === near.length) break;
-      if (near[at] === rowids[i]) sums[i] = sums[i]! * (1 + PHRASE_BOOST);
-    }
-  }
+  if (phrase) for (let i = 0; i < rowids.length; i++) sums[i] = sums[i]! + phrase(rowids[i]!);
   return new Float32Array(sums);
 }
 

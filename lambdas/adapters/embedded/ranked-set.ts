@@ -10,15 +10,13 @@ import type { RowBitmap } from './row-bitmap';
  * (sortedThrough). A record's place depends on its own score and id alone, so narrowing the set
  * to a query's filters keeps whatever order it has (rankingWithin).
  *
- * Order: best score first, ties by id (each record's place in id order, `ids`); the first
- * `tierEnd` entries (keyword full matches) come before the rest whatever their scores.
+ * Order: best score first, ties by id (each record's place in id order, `ids`).
  */
 export interface Ranking {
   rowids: Int32Array;
   /** What the set is ordered by: BM25 (keyword), cosine (semantic) or fused relevance (hybrid). */
   scores: Float32Array;
-  tierEnd: number;
-  /** Entries [0, sortedTo) are in their final order; each tier's others follow its sorted ones, unordered. */
+  /** Entries [0, sortedTo) are in their final order; the others follow, unordered. */
   sortedTo: number;
   /** The id order ties are broken by, as it was when the set was made. */
   ids: IdRanks;
@@ -42,9 +40,9 @@ const MIN_SORT_STEP = 256;
  * A set in no order yet, made of the arrays given (the set orders them in place: they are its
  * own from here); rows with no place in `ids` (removed while the query ran) are no match.
  */
-export function unsortedRanking(found: { rowids: Int32Array; scores: Float32Array }, ids: IdRanks, tierEnd = found.rowids.length, relevanceOf?: (score: number) => number): Ranking {
+export function unsortedRanking(found: { rowids: Int32Array; scores: Float32Array }, ids: IdRanks, relevanceOf?: (score: number) => number): Ranking {
   if (ids.rowidAt.length >= PLACE_RANGE) throw new Error(`cannot rank among ${ids.rowidAt.length} records at once`);
-  const ranking: Ranking = { rowids: found.rowids, scores: found.scores, tierEnd, sortedTo: 0, ids, ...(relevanceOf ? { relevanceOf } : {}) };
+  const ranking: Ranking = { rowids: found.rowids, scores: found.scores, sortedTo: 0, ids, ...(relevanceOf ? { relevanceOf } : {}) };
   dropRemoved(ranking);
   return ranking;
 }
@@ -52,7 +50,7 @@ export function unsortedRanking(found: { rowids: Int32Array; scores: Float32Arra
 /**
  * Puts entries [0, end) in their final order, sorting on from `sortedTo` (at least MIN_SORT_STEP
  * more, so a client paging on does not sort every page). Each step selects the best of the
- * unsorted rest of a tier (a quickselect over packed keys) and sorts only those.
+ * unsorted rest (a quickselect over packed keys) and sorts only those.
  */
 export function sortedThrough(ranking: Ranking, end: number): void {
   if (end <= ranking.sortedTo) return;
@@ -62,15 +60,8 @@ export function sortedThrough(ranking: Ranking, end: number): void {
   if (target <= ranking.sortedTo) return;
   // A permutation moves entries: positions cached for field-ordered pages are stale.
   ranking.positionOf = undefined;
-  if (ranking.sortedTo < ranking.tierEnd) {
-    const stop = Math.min(target, ranking.tierEnd);
-    sortPrefix(ranking, ranking.sortedTo, ranking.tierEnd, stop - ranking.sortedTo);
-    ranking.sortedTo = stop;
-  }
-  if (target > ranking.sortedTo) {
-    sortPrefix(ranking, ranking.sortedTo, total, target - ranking.sortedTo);
-    ranking.sortedTo = target;
-  }
+  sortPrefix(ranking, ranking.sortedTo, total, target - ranking.sortedTo);
+  ranking.sortedTo = target;
 }
 
 /**
@@ -83,7 +74,7 @@ function dropRemoved(ranking: Ranking): void {
   for (let i = 0; i < rowids.length && !removed; i++) removed = !((ids.rankOf[rowids[i]!] ?? -1) >= 0);
   if (!removed) return;
   const kept = rankingKeeping(ranking, (rowid) => (ids.rankOf[rowid] ?? -1) >= 0);
-  Object.assign(ranking, { rowids: kept.rowids, scores: kept.scores, tierEnd: kept.tierEnd, sortedTo: kept.sortedTo });
+  Object.assign(ranking, { rowids: kept.rowids, scores: kept.scores, sortedTo: kept.sortedTo });
 }
 
 /** Brings the best `count` entries of [start, end) to its front, in order; the rest follow, unordered. */
@@ -156,17 +147,15 @@ function rankingKeeping(ranking: Ranking, keep: (rowid: number) => boolean): Ran
   const rowids = new Int32Array(count);
   const scores = new Float32Array(count);
   let kept = 0;
-  let tierEnd = 0;
   let sortedTo = 0;
   for (let i = 0; i < all.length; i++) {
     const rowid = all[i]!;
     if (!keep(rowid)) continue;
     rowids[kept] = rowid;
     scores[kept++] = allScores[i]!;
-    if (i < ranking.tierEnd) tierEnd = kept;
     if (i < ranking.sortedTo) sortedTo = kept;
   }
-  return { rowids, scores, tierEnd, sortedTo, ids: ranking.ids, ...(ranking.relevanceOf ? { relevanceOf: ranking.relevanceOf } : {}) };
+  return { rowids, scores, sortedTo, ids: ranking.ids, ...(ranking.relevanceOf ? { relevanceOf: ranking.relevanceOf } : {}) };
 }
 
 /** The set's records whose bit is set (the rows passing a query's filters), in its order. */

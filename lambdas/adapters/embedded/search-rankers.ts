@@ -1,23 +1,26 @@
 import type { ResourceKind } from '../../core/records';
+import { fuseHybrid } from '../../core/search/fusion';
+import { IDENTIFIER_FIELD_STEP, identifierScoreOf } from '../../core/search/identifiers';
+import { keywordTermsOf } from '../../core/search/keyword-query';
+import { queryFloorOf, type QueryFloor } from '../../core/search/query-floor';
 import { relevanceOfCosine } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
 import type { IdOrder } from './id-order';
 import { unsortedRanking, type Ranking } from './ranked-set';
-import { fuseByRowid } from './rowid-fusion';
 import type { SqliteKeywordMatcher } from './sqlite-keyword-match';
 import { andInto, bitmapOfRows, countBits, rowsOfBitmap, type RowBitmap } from './row-bitmap';
 import type { Matches } from './vector-matrix';
 import type { VectorSearch } from './vector-scans';
 
 /**
- * How the embedded index finds a search's whole result set in each mode: keyword (FTS5's BM25 in
- * tiers), semantic (exact k-NN over every vector) and hybrid (both, fused by rowid), as a ranked
- * set (ranked-set.ts) that pages put in order as far as they need. Keyword and semantic sets are
- * made over the whole catalogue and narrowed to a query's filters by `rankingWithin`, which keeps
- * their order: a record's place depends on its own score and id alone, so one query text tried
- * with many filters (a user narrowing a search) is scored once. Hybrid fuses the two narrowed
- * lists, since fusion scales BM25 by the best keyword match among those the filters keep. The
- * index (sqlite-search-index.ts) caches the sets (cached-rankings.ts) and pages through them.
+ * How the embedded index finds a search's whole result set in each mode: keyword (identifier
+ * matches, then BM25 as Lucene scores it), semantic (an exact scan of every vector, above the query's
+ * floor) and hybrid (both, fused), as a ranked set (ranked-set.ts) that pages put in order as far as
+ * they need. Keyword and semantic sets are made over the whole catalogue and narrowed to a query's
+ * filters, which keeps their order: a record's place depends on its own score and id alone, so one
+ * query text tried with many filters (a user narrowing a search) is scored once. Hybrid fuses the
+ * two narrowed lists. The index (sqlite-search-index.ts) caches the sets (cached-rankings.ts) and
+ * pages through them.
  */
 
 export interface RankerParts {
@@ -27,13 +30,20 @@ export interface RankerParts {
 }
 
 /**
- * A text's semantic matches over a whole kind (every record whose cosine reaches the floor), as
- * the vector scan found them, and as a bitmap for the keyword gate; CachedRankings keeps one per
- * text, for the sets of every mode.
+ * A text's scan over a whole kind: every record at or above the scale's lexical floor (the least
+ * any query's floor can be), as the scan found them, and as a bitmap; CachedRankings keeps one per
+ * text, for the floor and the sets of both vector modes.
  */
 export interface FloorMatches {
   found: Matches;
   bits: RowBitmap;
+  /** The best cosine of the scan (NaN when nothing reached the lexical floor). */
+  best: number;
+}
+
+/** The least cosine any floor of the query may ask for: the lexical floor, or a fixed floor below it. */
+export function scanFloorOf(semantic: SemanticQuery): number {
+  return Math.min(semantic.scale.lexicalFloor, semantic.fixedFloor ?? Number.POSITIVE_INFINITY);
 }
 
 export class SearchRankers {
@@ -44,122 +54,103 @@ export class SearchRankers {
     return this.parts.idOrders[kind].get().rowidAt.length;
   }
 
-  /** Every record of the kind whose cosine with the text reaches the floor (none without a vector): one scan. */
+  /** Every record of the kind whose cosine with the text reaches the scan floor (none without a vector): one scan. */
   async floorMatches(kind: ResourceKind, semantic: SemanticQuery): Promise<FloorMatches> {
-    const found = semantic.vector ? await this.parts.vectors.matchesAbove(kind, semantic.vector, semantic.scale.floor) : { rowids: new Int32Array(0), cosines: new Float32Array(0) };
-    return { found, bits: bitmapOfRows(found.rowids) };
+    const found = semantic.vector ? await this.parts.vectors.matchesAbove(kind, semantic.vector, scanFloorOf(semantic)) : { rowids: new Int32Array(0), cosines: new Float32Array(0) };
+    let best = Number.NaN;
+    for (let i = 0; i < found.cosines.length; i++) if (!(found.cosines[i]! <= best)) best = found.cosines[i]!;
+    return { found, bits: bitmapOfRows(found.rowids), best };
   }
 
   /**
-   * Every record whose cosine reaches the floor, with its relevance: the whole kind's floor
-   * matches, or, with `among`, those of the rows whose bit is set, scored alone (cheaper than a
-   * scan of every vector when the filters keep few rows; CachedRankings decides).
+   * The query's floor (query-floor.ts) from the whole kind: the scan's best cosine, the best cosine
+   * among the records its words match in full, and how many records an identifier matches.
    */
-  async semantic(kind: ResourceKind, semantic: SemanticQuery, scope: { floor: FloorMatches } | { among: RowBitmap }): Promise<Ranking> {
-    const ids = this.parts.idOrders[kind].get();
-    if (!semantic.vector) return unsortedRanking(noMatches(), ids);
-    let found: Matches;
-    if ('among' in scope) {
-      const rowids = rowsOfBitmap(scope.among);
-      found = matchesAtLeast({ rowids, cosines: await this.parts.vectors.cosinesOf(kind, rowids, semantic.vector) }, semantic.scale.floor);
-    } else {
-      // A copy: the set is ordered in place, and the floor matches stay the scan's, for other modes.
-      found = { rowids: scope.floor.found.rowids.slice(), cosines: scope.floor.found.cosines.slice() };
+  queryFloor(kind: ResourceKind, text: string, semantic: SemanticQuery, scan: FloorMatches): QueryFloor {
+    const { keywordMatcher } = this.parts;
+    const identifiers = keywordMatcher.identifierMatches(kind, text).rowids.length;
+    const keywords = keywordMatcher.keywordQuery(kind, text);
+    let bestWordCosine = Number.NaN;
+    // Words only speak for a query all of whose words the catalogue knows: "pizza delivery" would otherwise be "delivery".
+    if (keywords && keywords.counted.length === keywords.terms.length && scan.found.rowids.length > 0) {
+      const full = keywordMatcher.matching(kind, keywords, false).sets.full;
+      andInto(full, scan.bits);
+      if (countBits(full) > 0) {
+        const { rowids, cosines } = scan.found;
+        for (let i = 0; i < rowids.length; i++) {
+          const rowid = rowids[i]!;
+          if (((full[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) !== 0 && !(cosines[i]! <= bestWordCosine)) bestWordCosine = cosines[i]!;
+        }
+      }
     }
-    return unsortedRanking({ rowids: found.rowids, scores: found.cosines }, ids, found.rowids.length, (cosine) => relevanceOfCosine(cosine, semantic.scale));
+    const words = keywordTermsOf(text).length;
+    const unknownWords = keywords ? keywords.terms.length - keywords.counted.length : words;
+    return queryFloorOf({ bestCosine: scan.best, bestWordCosine, identifierMatches: identifiers, unknownWords, words }, semantic.scale);
+  }
+
+  /** The scan's records at or above the query's floor (none when it has none), with their relevance. */
+  semantic(kind: ResourceKind, semantic: SemanticQuery, scan: FloorMatches, floor: QueryFloor): Ranking {
+    const ids = this.parts.idOrders[kind].get();
+    if (floor.semanticFloor === null) return unsortedRanking(noMatches(), ids);
+    const found = matchesAtLeast(scan.found, floor.semanticFloor);
+    return unsortedRanking({ rowids: found.rowids, scores: found.cosines }, ids, (cosine) => relevanceOfCosine(cosine, semantic.scale));
   }
 
   /** The keyword matches and the semantic matches (each already narrowed to the filters), fused (lambdas/core/search/fusion.ts): the result set is their union. */
   hybrid(kind: ResourceKind, keyword: Ranking, similar: Ranking, semantic: SemanticQuery): Ranking {
     const ids = this.parts.idOrders[kind].get();
-    const fused = fuseByRowid(keyword, { rowids: similar.rowids, cosines: similar.scores }, semantic.scale, ids.rankOf.length);
-    return unsortedRanking({ rowids: fused.rowids, scores: fused.cosines }, ids, fused.rowids.length, (relevance) => relevance);
+    const fused = fuseHybrid(
+      Array.from(keyword.rowids, (rowid, i) => ({ key: rowid, score: keyword.scores[i]! })),
+      Array.from(similar.rowids, (rowid, i) => ({ key: rowid, cosine: similar.scores[i]! })),
+      semantic.scale,
+    );
+    return unsortedRanking(
+      { rowids: Int32Array.from(fused, (hit) => hit.key), scores: Float32Array.from(fused, (hit) => hit.score) },
+      ids,
+      (score) => Math.min(1, score),
+    );
   }
 
   /**
-   * The keyword matches with their BM25: full matches, then partial ones (a tier above the rest).
-   * With a query vector and a scale that gates keywords, a match's cosine must reach the floor (a
-   * record that shares words with the query but is about something else is no match), and partial
-   * matches are admitted; otherwise every full match stays and no partial one does. With `among`,
-   * only the matches whose bit is set are kept, before the gate.
-   *
-   * The gate reads the text's floor matches when they are at hand (`floor`), or when the matches
-   * to test are many, from a scan of every vector (`scanFloor`); otherwise it scores the matches
-   * alone, which costs less than the scan while they are fewer than FLOOR_SCAN_SHARE of the records.
-   * The matches are found as bitmaps and only those kept are given their BM25 (keyword-match-sets.ts).
+   * Every keyword match (keyword-query.ts) with its score: identifier matches first (by field
+   * weight, then BM25, kept apart by score offsets: identifiers.ts), then every other full or
+   * partial match by its BM25 alone, as Lucene ranks them. With `among`, only the matches whose bit is set. The matches are found
+   * as bitmaps and only those kept are given their BM25 (keyword-match-sets.ts).
    */
-  async keyword(kind: ResourceKind, text: string, semantic: SemanticQuery | undefined, scope: KeywordScope): Promise<Ranking> {
-    const { keywordMatcher, vectors, idOrders } = this.parts;
+  keyword(kind: ResourceKind, text: string, among?: RowBitmap): Ranking {
+    const { keywordMatcher, idOrders } = this.parts;
     const ids = idOrders[kind].get();
-    const gate = semantic?.vector && semantic.scale.gatesKeywords ? { vector: semantic.vector, floor: semantic.scale.floor } : null;
+    const identifiers = keywordMatcher.identifierMatches(kind, text);
     const keywords = keywordMatcher.keywordQuery(kind, text);
-    if (!keywords) return unsortedRanking(noMatches(), ids);
-    const matching = keywordMatcher.matching(kind, keywords, gate !== null);
-    const { full, partial } = matching.sets;
-    if (scope.among) {
-      andInto(full, scope.among);
-      andInto(partial, scope.among);
+    const weightOf = new Map<number, number>();
+    identifiers.rowids.forEach((rowid, i) => {
+      if (!among || hasBit(among, rowid)) weightOf.set(rowid, identifiers.weights[i]!);
+    });
+    const matching = keywords ? keywordMatcher.matching(kind, keywords, true) : null;
+    const full = matching?.sets.full ?? new Uint32Array(0);
+    const partial = matching?.sets.partial ?? new Uint32Array(0);
+    if (among) {
+      andInto(full, among);
+      andInto(partial, among);
     }
-    let fullRows: Int32Array;
-    let partialRows: Int32Array;
-    if (!gate) {
-      fullRows = rowsOfBitmap(full);
-      partialRows = new Int32Array(0);
-    } else {
-      const manyToTest = () => countBits(full) + countBits(partial) > FLOOR_SCAN_SHARE * this.size(kind);
-      const floor = scope.floor ?? (scope.scanFloor && manyToTest() ? await scope.scanFloor() : undefined);
-      if (floor) {
-        andInto(full, floor.bits);
-        andInto(partial, floor.bits);
-        fullRows = rowsOfBitmap(full);
-        partialRows = rowsOfBitmap(partial);
-      } else {
-        const fullTested = rowsOfBitmap(full);
-        const partialTested = rowsOfBitmap(partial);
-        const tested = fullTested.length + partialTested.length;
-        const rowids = new Int32Array(tested);
-        rowids.set(fullTested);
-        rowids.set(partialTested, fullTested.length);
-        const cosines = await vectors.cosinesOf(kind, rowids, gate.vector);
-        fullRows = rowsReaching(rowids, cosines, gate.floor, 0, fullTested.length);
-        partialRows = rowsReaching(rowids, cosines, gate.floor, fullTested.length, tested);
-      }
-    }
-    const rowids = new Int32Array(fullRows.length + partialRows.length);
-    const scores = new Float32Array(rowids.length);
-    rowids.set(fullRows);
-    rowids.set(partialRows, fullRows.length);
-    scores.set(matching.scoresOf(fullRows));
-    scores.set(matching.scoresOf(partialRows), fullRows.length);
-    return unsortedRanking({ rowids, scores }, ids, fullRows.length);
+    // A record's score: an identifier match's offset (identifiers.ts), then its BM25.
+    const offsetOf = new Map<number, number>();
+    for (const rowid of rowsOfBitmap(partial)) offsetOf.set(rowid, 0);
+    for (const rowid of rowsOfBitmap(full)) offsetOf.set(rowid, 0);
+    for (const [rowid, weight] of weightOf) offsetOf.set(rowid, identifierScoreOf(weight));
+    const rowids = Int32Array.from(offsetOf.keys()).sort();
+    const bm25 = matching ? matching.scoresOf(rowids) : new Float32Array(rowids.length);
+    const scores = Float32Array.from(rowids, (rowid, i) => offsetOf.get(rowid)! + Math.min(bm25[i]!, MAX_BM25));
+    return unsortedRanking({ rowids, scores }, ids);
   }
 }
 
-/** How the keyword gate may learn which matches reach the floor (SearchRankers.keyword). */
-export interface KeywordScope {
-  among?: RowBitmap;
-  /** The text's floor matches, when a scan made them already. */
-  floor?: FloorMatches;
-  /** A scan of every vector for them, when the matches to test are many. */
-  scanFloor?: () => Promise<FloorMatches>;
-}
+/** Kept under an identifier field's step, so identifier matches keep their fields' order. */
+const MAX_BM25 = IDENTIFIER_FIELD_STEP - 1;
 
-/**
- * Past this share of a kind's records, keyword matches are tested against a scan of every vector
- * rather than scored alone: copying the rows out and scoring them costs about three times a row's
- * share of the scan (a scan reads every vector in order; the copy reads scattered ones).
- */
-const FLOOR_SCAN_SHARE = 0.25;
+const hasBit = (bits: RowBitmap, rowid: number) => ((bits[rowid >>> 5] ?? 0) & (1 << (rowid & 31))) !== 0;
 
 const noMatches = () => ({ rowids: new Int32Array(0), scores: new Float32Array(0) });
-
-/** The rows of rowids[from, to) whose cosine (cosines[i] is rowids[i]'s) reaches the floor (NaN, no vector, does not). */
-function rowsReaching(rowids: Int32Array, cosines: Float32Array, floor: number, from: number, to: number): Int32Array {
-  const kept = new Int32Array(to - from);
-  let count = 0;
-  for (let i = from; i < to; i++) if (cosines[i]! >= floor) kept[count++] = rowids[i]!;
-  return kept.subarray(0, count);
-}
 
 /** The matches whose cosine reaches the floor (NaN, no vector, does not). */
 function matchesAtLeast(matches: Matches, floor: number): Matches {

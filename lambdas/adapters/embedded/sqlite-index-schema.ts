@@ -4,14 +4,15 @@ import type { SortField } from '../../core/query/list-query';
 import type Database from 'better-sqlite3';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
-import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type Grant, type ResourceKind } from '../../core/records';
+import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type Grant, type RecordByKind, type ResourceKind } from '../../core/records';
+import { KEYWORD_FIELDS, keywordFieldsOf } from '../../core/search/keyword-fields';
 
 /**
  * The embedded index's tables. Each kind has a narrow row table for filters and sorts, a doc
  * table holding the public JSON, a contentless FTS5 table and a vector table, all sharing the
  * rowid. A new SCHEMA_VERSION drops and rebuilds the index from the record store.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 10;
 
 /**
  * live_until of a record nothing ends: a day after any `today`, so liveness is one range test
@@ -19,8 +20,8 @@ export const SCHEMA_VERSION = 8;
  */
 export const LIVE_FOREVER = '9999-12-31';
 
-/** The FTS5 columns, in order: bm25() takes one weight per column in this order. */
-export const TEXT_COLUMNS = ['title', 'body', 'funder', 'categories'] as const;
+/** The FTS5 columns, in order (keyword-fields.ts KEYWORD_FIELDS): bm25() takes one weight per column in this order. */
+export const TEXT_COLUMNS = KEYWORD_FIELDS;
 
 const STATE_BIT: ReadonlyMap<string, number> = new Map(US_STATE_CODES.map((code, i) => [code, i]));
 
@@ -63,6 +64,7 @@ function opportunityDdl(kind: 'grant' | 'contract'): string[] {
     `CREATE TABLE ${kind}_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
     `CREATE TABLE ${kind}_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
     FTS_TABLE(kind),
+    ...keywordDdl(kind),
     `CREATE INDEX ${t}_created ON ${t}(created_at, id)`,
     `CREATE INDEX ${t}_title ON ${t}(title COLLATE NOCASE, id)`,
     // The default listing (open, newest first) and the deadline-window listing walk these in order;
@@ -78,12 +80,28 @@ function opportunityDdl(kind: 'grant' | 'contract'): string[] {
   return ddl;
 }
 
+/**
+ * Each record's identifier keys (identifiers.ts), by key, for exact lookups; its keyword fields'
+ * lengths (field-lengths.ts); and FTS5's instance vocabulary, which reads each word's frequency
+ * in each field of each record (sqlite-keyword-match.ts).
+ */
+function keywordDdl(kind: ResourceKind): string[] {
+  return [
+    `CREATE TABLE ${kind}_lengths (rowid INTEGER PRIMARY KEY, ${KEYWORD_FIELDS.map((field) => `${field} INTEGER NOT NULL`).join(', ')})`,
+    `CREATE VIRTUAL TABLE ${kind}_vocab USING fts5vocab(${kind}_fts, instance)`,
+    `CREATE TABLE ${kind}_identifiers (key TEXT NOT NULL, field TEXT NOT NULL, rowid INTEGER NOT NULL)`,
+    `CREATE INDEX ${kind}_identifiers_key ON ${kind}_identifiers(key)`,
+    `CREATE INDEX ${kind}_identifiers_rowid ON ${kind}_identifiers(rowid)`,
+  ];
+}
+
 function funderDdl(): string[] {
   return [
     `CREATE TABLE funder_rows (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, created_at TEXT NOT NULL)`,
     `CREATE TABLE funder_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
     `CREATE TABLE funder_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
     FTS_TABLE('funder'),
+    ...keywordDdl('funder'),
     `CREATE INDEX funder_rows_name ON funder_rows(name COLLATE NOCASE, id)`,
     `CREATE INDEX funder_rows_created ON funder_rows(created_at, id)`,
   ];
@@ -136,14 +154,10 @@ export function funderRow(record: Funder): Record<string, unknown> {
   return { id: record.id, name: record.name, created_at: record.created_at };
 }
 
-/** The searched text of a record, one value per TEXT_COLUMNS entry (funders: name and summary). */
-export function textColumnsOf(kind: ResourceKind, record: Grant | Contract | Funder): [string, string, string, string] {
-  if (kind === 'funder') {
-    const funder = record as Funder;
-    return [funder.name, funder.summary ?? '', '', ''];
-  }
-  const opportunity = record as Grant | Contract;
-  return [opportunity.title, opportunity.description, opportunity.funder_name, opportunity.categories.join('; ')];
+/** The searched text of a record, one value per TEXT_COLUMNS entry (keyword-fields.ts). */
+export function textColumnsOf(kind: ResourceKind, record: Grant | Contract | Funder): string[] {
+  const fields = keywordFieldsOf(kind, record as RecordByKind[typeof kind]);
+  return TEXT_COLUMNS.map((column) => fields[column]);
 }
 
 /**

@@ -10,7 +10,7 @@ import { firstIndexWhere } from '../../core/query/first-index';
  * [sort column value, id]; the condition keeps the rows after it in orderSql's order: descending
  * is SQLite's own (nulls sort lowest, so last), ascending puts nulls last; ties by id in the same
  * direction; text columns compare with the column's collation (title and name COLLATE NOCASE). A
- * relevance position is [tier, score, id] in a ranking (rankingCursor).
+ * relevance position is [score, id] in a ranking (rankingCursor).
  */
 
 /** The sort column's expression (with its collation) and its bare name, as orderSql uses them. */
@@ -38,23 +38,20 @@ export function afterFieldSql(kind: ResourceKind, query: ListQuery, after: PageP
   };
 }
 
-/** A ranking's order keys: best first, the first `tierEnd` entries one tier (keyword full matches) above the rest. */
+/** A ranking's order keys: best score first, ties by id. */
 export interface RankingKeys {
   scores: Float32Array;
-  tierEnd: number;
   idAt: (i: number) => string;
 }
 
-function relevancePosition(after: PagePosition): { tier: number; score: number; id: string } {
-  const [tier, score, id] = after;
-  if (after.length !== 3 || typeof tier !== 'number' || typeof score !== 'number' || typeof id !== 'string') throw unreadablePosition();
-  return { tier, score, id };
+function relevancePosition(after: PagePosition): { score: number; id: string } {
+  const [score, id] = after;
+  if (after.length !== 2 || typeof score !== 'number' || typeof id !== 'string') throw unreadablePosition();
+  return { score, id };
 }
 
 /** Entry i's place against a position in the ranking's (descending) order: -1 before it, 0 at it, 1 after it. */
-function compareAt(keys: RankingKeys, i: number, at: { tier: number; score: number; id: string }): number {
-  const tier = i < keys.tierEnd ? 0 : 1;
-  if (tier !== at.tier) return tier < at.tier ? -1 : 1;
+function compareAt(keys: RankingKeys, i: number, at: { score: number; id: string }): number {
   const score = keys.scores[i]!;
   if (score !== at.score) return score > at.score ? -1 : 1;
   const id = keys.idAt(i);
@@ -80,7 +77,7 @@ export function relevanceOffsetAfter(keys: RankingKeys, total: number, order: Li
 
 /** The position of ranking entry i. */
 export function relevancePositionAt(keys: RankingKeys, i: number): PagePosition {
-  return [i < keys.tierEnd ? 0 : 1, keys.scores[i]!, keys.idAt(i)];
+  return [keys.scores[i]!, keys.idAt(i)];
 }
 
 /**

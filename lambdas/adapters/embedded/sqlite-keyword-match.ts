@@ -1,36 +1,32 @@
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
+import { keywordQueryOf, keywordTermsOf, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
+import type { KeywordField } from '../../core/search/keyword-fields';
+import { IDENTIFIER_FIELDS, identifierQueryOf, lookupKeysOf } from '../../core/search/identifiers';
 import type { ResourceKind } from '../../core/records';
-import { keywordMatchSets, keywordScores, someHoldsEveryTerm, termPostingsOf, type KeywordMatchSets, type TermPostings } from './keyword-match-sets';
+import type { FieldLengths } from './field-lengths';
+import { firstAtLeast, keywordMatchSets, keywordScores, someHoldsEveryTerm, type KeywordMatchSets } from './keyword-match-sets';
+import { LucenePostings, PHRASE_FIELDS, type ScoredPostings } from './lucene-postings';
 
 /**
  * The keyword search of lambdas/core/search/keyword-query.ts over SQLite FTS5, scored in memory
- * from per-term postings.
+ * from per-term postings as Lucene scores them (lucene-postings.ts, lucene-bm25.ts).
  *
- * FTS5's bm25() is a sum over the query's terms of a part that depends on the term and the record
- * alone (the term's IDF times its weighted frequency in the record, saturated by the record's
- * length), so a record's BM25 for any query is the sum of its BM25 for each term alone. Each
- * term's postings (the records holding it, with that score) are read from FTS5 once and kept
- * until the next write, as search engines keep hot posting lists in memory, with a bitmap of its
- * records. A query finds its matches from the bitmaps, counting the terms each record holds
- * (keyword-match-sets.ts), and scores only the matches a search keeps, which the model's floor and
- * the filters make a small share. FTS5 scoring a common pair of words over 100,000 grants itself
- * took 70 ms a query; a dense pass scoring every match took about a millisecond.
+ * Lucene's BM25 for a query is a sum over its terms of a part that depends on the term and the
+ * record alone, so a record's BM25 for any query is the sum of its BM25 for each term alone. Each
+ * term's postings (the records holding it, with that score) are read once and kept until the next
+ * write, as search engines keep hot posting lists in memory, with a bitmap of its records. A query
+ * finds its matches from the bitmaps, counting the terms each record holds (keyword-match-sets.ts),
+ * and scores only the matches a search keeps (its filters make that a small share).
  *
  * A record holding the required number of counted terms (and a telling one, when the query has
- * any) is a full match; one holding fewer but a partial-tier term is a partial match, which the
- * index keeps only when the model judges it on topic. A record with all the terms near each other
- * (FTS5's NEAR, within PHRASE_SLOP words) scores its terms again PHRASE_BOOST times: the OpenSearch
- * adapter's phrase clause, with the phrase's own score taken as its terms' score. The records a
- * sequence of terms is near in are kept until the next write too, as a term's postings are: they
- * depend on the terms alone, not on a query's filters, and reading positions for every record
- * holding every term cost 3 ms a query for two common words at 100,000 grants. Terms are letters
- * and digits only (keywordTerms), quoted, so no query syntax reaches FTS5.
+ * any) is a full match; one holding fewer but a partial term (KeywordQuery.partial) is a partial match. A record
+ * with all the terms near each other in its title or description (FTS5's NEAR, within PHRASE_SLOP
+ * words) adds the phrase's score: the OpenSearch adapter's phrase clause. The records a sequence
+ * of terms is near in are kept until the next write too, as a term's postings are: they depend on
+ * the terms alone, not on a query's filters. Terms are letters and digits only (keywordTerms),
+ * quoted, so no query syntax reaches FTS5.
  */
-
-/** bm25() weights, in the order of TEXT_COLUMNS (title, body, funder, categories). */
-const WEIGHTS = [KEYWORD_FIELD_WEIGHTS.title, KEYWORD_FIELD_WEIGHTS.description, KEYWORD_FIELD_WEIGHTS.funder, KEYWORD_FIELD_WEIGHTS.categories].join(', ');
 
 /**
  * Memory for cached postings: 8 bytes a posting and at most 4 more for the bitmap, so a word in
@@ -42,25 +38,28 @@ const PHRASES_CACHE_BYTES = 8 * 1024 * 1024;
 
 const quotedTerm = (term: string) => `"${term}"`;
 
-/** A query's keyword matches by tier, and the BM25 (near-phrase boost included) of any of them, given in ascending rowid order. */
+/** A query's keyword matches (full and partial), and the BM25 (near-phrase included) of any of them, given in ascending rowid order. */
 export interface KeywordMatching {
   sets: KeywordMatchSets;
   scoresOf(rowids: Int32Array): Float32Array;
 }
 
 export class SqliteKeywordMatcher {
-  private readonly postings = new LRUCache<string, TermPostings>({
+  private readonly postings = new LRUCache<string, ScoredPostings>({
     maxSize: POSTINGS_CACHE_BYTES,
     sizeCalculation: (postings) => postings.rowids.byteLength + postings.scores.byteLength + (postings.bits?.byteLength ?? 0) + 64,
   });
-  /** The records each sequence of terms is near in (NEAR), by kind and terms: 4 bytes a record. */
+  /** The records each sequence of terms is near in (NEAR), by kind, field and terms: 4 bytes a record. */
   private readonly phrases = new LRUCache<string, Int32Array>({
     maxSize: PHRASES_CACHE_BYTES,
     sizeCalculation: (rowids) => rowids.byteLength + 64,
   });
   private readonly documentCounts = new Map<ResourceKind, number>();
+  private readonly lucene: LucenePostings;
 
-  constructor(private readonly statement: (sql: string) => Database.Statement) {}
+  constructor(private readonly statement: (sql: string) => Database.Statement, lengths: FieldLengths, db: Database.Database) {
+    this.lucene = new LucenePostings(statement, lengths, db);
+  }
 
   /** The keyword query of a text (keyword-query.ts), or null when no term is in any record. */
   keywordQuery(kind: ResourceKind, text: string): KeywordQuery | null {
@@ -70,7 +69,7 @@ export class SqliteKeywordMatcher {
   }
 
   /**
-   * Every record the keywords match, by tier (keyword-match-sets.ts), partial matches only when
+   * Every record the keywords match, full and partial (keyword-match-sets.ts), partial matches only when
    * asked for; and their scorer, which reads the same postings however long the caller takes to
    * choose the records to score (the cache may drop a term meanwhile, and a write change it).
    */
@@ -79,11 +78,37 @@ export class SqliteKeywordMatcher {
     return {
       sets: keywordMatchSets(query, lists, withPartial),
       scoresOf: (rowids) => {
-        // NEAR needs every term in a record: none when a term is in no record, or no record to score holds them all.
+        // A phrase needs every term in a record: none when a term is in no record, or no record to score holds them all.
         const mayBeNear = query.terms.length >= 2 && query.counted.length === query.terms.length && someHoldsEveryTerm(lists, rowids);
-        return keywordScores(lists, rowids, mayBeNear ? this.nearPhraseRowids(kind, query.terms) : null);
+        return keywordScores(lists, rowids, mayBeNear ? this.phraseScorer(kind, query.terms, lists) : null);
       },
     };
+  }
+
+  /** A record's phrase score: the fields it holds the terms near each other in, scored as OpenSearch's phrase clause. */
+  private phraseScorer(kind: ResourceKind, terms: readonly string[], lists: readonly ScoredPostings[]): (rowid: number) => number {
+    const near = PHRASE_FIELDS.map((field) => ({ field, rowids: this.nearPhraseRowids(kind, field, terms) }));
+    return (rowid) => {
+      const fields = near.filter(({ rowids }) => rowids[firstAtLeast(rowids, rowid, 0)] === rowid).map(({ field }) => field);
+      return fields.length === 0 ? 0 : this.lucene.phraseScore(kind, lists, rowid, fields);
+    };
+  }
+
+  /**
+   * The records an identifier field matches (identifiers.ts), in ascending rowid order, each with
+   * the weight of its heaviest matching field.
+   */
+  identifierMatches(kind: ResourceKind, text: string): { rowids: Int32Array; weights: Float32Array } {
+    const query = identifierQueryOf(text);
+    const weightOf = new Map<number, number>();
+    for (const field of query ? IDENTIFIER_FIELDS[kind] : []) {
+      const keys = lookupKeysOf(query!, field);
+      if (keys.length === 0) continue;
+      const rowids = this.statement(`SELECT rowid FROM ${kind}_identifiers WHERE field = ? AND key IN (SELECT value FROM json_each(?))`).pluck().all(field.name, JSON.stringify(keys)) as number[];
+      for (const rowid of rowids) weightOf.set(rowid, Math.max(weightOf.get(rowid) ?? 0, field.weight));
+    }
+    const rowids = Int32Array.from(weightOf.keys()).sort();
+    return { rowids, weights: Float32Array.from(rowids, (rowid) => weightOf.get(rowid)!) };
   }
 
   clear(): void {
@@ -92,32 +117,23 @@ export class SqliteKeywordMatcher {
     this.documentCounts.clear();
   }
 
-  private termPostings(kind: ResourceKind, term: string): TermPostings {
+  private termPostings(kind: ResourceKind, term: string): ScoredPostings {
     const key = `${kind}|${term}`;
     let found = this.postings.get(key);
     if (!found) {
-      // bm25() is lower-is-better (negated); FTS5 returns matches in ascending rowid order.
-      // Iterated into two number arrays, not read as one array of row arrays: a common word's
-      // postings as row arrays took tens of megabytes for a moment.
-      const rowids: number[] = [];
-      const scores: number[] = [];
-      for (const [rowid, score] of this.statement(`SELECT rowid, bm25(${kind}_fts, ${WEIGHTS}) FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).raw().iterate(quotedTerm(term)) as Iterable<[number, number]>) {
-        rowids.push(rowid);
-        scores.push(-score);
-      }
-      found = termPostingsOf(Int32Array.from(rowids), Float32Array.from(scores));
+      found = this.lucene.postings(kind, term);
       this.postings.set(key, found);
     }
     return found;
   }
 
-  /** Records holding every term with at most PHRASE_SLOP other words between them, in one column. */
-  private nearPhraseRowids(kind: ResourceKind, terms: readonly string[]): Int32Array {
-    const key = `${kind}|${terms.join(' ')}`;
+  /** Records holding every term with at most PHRASE_SLOP other words between them, in one field. */
+  private nearPhraseRowids(kind: ResourceKind, field: KeywordField, terms: readonly string[]): Int32Array {
+    const key = `${kind}|${field}|${terms.join(' ')}`;
     let found = this.phrases.get(key);
     if (!found) {
       // NEAR's distance is the tokens between the first and last term, the inner terms included.
-      const near = `NEAR(${terms.map(quotedTerm).join(' ')}, ${PHRASE_SLOP + terms.length - 2})`;
+      const near = `{${field}} : NEAR(${terms.map(quotedTerm).join(' ')}, ${PHRASE_SLOP + terms.length - 2})`;
       found = Int32Array.from(this.statement(`SELECT rowid FROM ${kind}_fts WHERE ${kind}_fts MATCH ?`).pluck().all(near) as number[]);
       this.phrases.set(key, found);
     }

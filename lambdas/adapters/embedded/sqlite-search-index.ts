@@ -2,6 +2,11 @@ import Database from 'better-sqlite3';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
 import { roundedRelevance } from '../../core/search/relevance';
+import { identifierKeysOf } from '../../core/search/identifiers';
+import { KEYWORD_FIELDS, type KeywordField } from '../../core/search/keyword-fields';
+import { analysedLength } from './lucene-bm25';
+import { searchableText, type EmptyAnswer } from '../../core/search/no-results';
+import type { QueryFloor } from '../../core/search/query-floor';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import { bytesOfVector } from '../vector-bytes';
@@ -78,7 +83,7 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db.pragma('cache_size = -16384');
     this.db.pragma('mmap_size = 0');
     this.wasCreated = ensureIndexSchema(this.db, this.space, options.filename);
-    this.keywordMatcher = new SqliteKeywordMatcher((sql) => this.statement(sql));
+    this.keywordMatcher = new SqliteKeywordMatcher((sql) => this.statement(sql), this.memory.fieldLengths, this.db);
     this.rankings = new CachedRankings(new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.memory.vectors, idOrders: this.memory.idOrders }));
     this.orderedPages = new OrderedPages((sql) => this.statement(sql), this.memory.recordIds);
     this.memory.load(this.db);
@@ -97,8 +102,22 @@ export class SqliteSearchIndex implements SearchIndex {
     const plan = this.filterPlan(kind, query);
     if (!query.search) return query.ids ? this.listingAmong(plan, query, query.ids) : this.listing(plan, query);
     const bits = this.filterBits(plan);
-    const ranking = await this.rankings.of({ kind, ...(bits ? { filters: { key: plan.key, bits } } : {}) }, query.search, semantic);
-    return this.pageOfRanking(plan, query, query.ids ? rankingAmong(ranking, new Set(query.ids), this.idOf(kind)) : ranking);
+    const { ranking, floor } = await this.rankings.of({ kind, ...(bits ? { filters: { key: plan.key, bits } } : {}) }, query.search, semantic);
+    const page: IndexPage<K> = { ...this.pageOfRanking<K>(plan, query, query.ids ? rankingAmong(ranking, new Set(query.ids), this.idOf(kind)) : ranking), ...(floor ? { floor } : {}) };
+    if (page.total > 0 || query.ids) return page;
+    return { ...page, empty: await this.emptySearch(kind, query.search, semantic, floor, bits !== undefined) };
+  }
+
+  /** Why a search found nothing: the text, the floor, or the filters (IndexPage.empty). */
+  private async emptySearch(kind: ResourceKind, search: NonNullable<ListQuery['search']>, semantic: SemanticQuery | undefined, floor: QueryFloor | undefined, filtered: boolean): Promise<EmptyAnswer> {
+    if (filtered) {
+      const { ranking } = await this.rankings.of({ kind }, search, semantic);
+      if (ranking.rowids.length > 0) return { reason: 'filtered_out', matchesWithoutFilters: ranking.rowids.length };
+    }
+    if (!searchableText(search.text)) return { reason: 'no_terms' };
+    // A hybrid search whose query the model could not embed is its keyword half: no floor was set.
+    if (search.mode === 'keyword' || (search.mode === 'hybrid' && !semantic?.vector)) return { reason: 'no_match' };
+    return { reason: 'below_floor', ...(floor?.basis === 'identifier' ? { identifierOnly: true } : {}) };
   }
 
   /** A listing's records among `ids` (ListQuery.ids): the same filters and order, with the id test added. */
@@ -120,6 +139,11 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** A listing without search text: the total and one page, each cached until the next write. */
   private listing<K extends ResourceKind>(plan: FilterPlan, query: ListQuery): IndexPage<K> {
+    const page = this.listingPage<K>(plan, query);
+    return page.total === 0 ? { ...page, empty: { reason: 'no_match' } } : page;
+  }
+
+  private listingPage<K extends ResourceKind>(plan: FilterPlan, query: ListQuery): IndexPage<K> {
     let total = this.counts.get(plan.key);
     if (total === undefined) {
       total = this.countOf(plan);
@@ -189,7 +213,7 @@ export class SqliteSearchIndex implements SearchIndex {
     if (query.sort.field === 'relevance') {
       // A cursor's place, or a page counted from the worst, needs the whole set in order; a page counted from the best, the set down to it.
       sortedThrough(ranking, query.after || query.sort.order === 'asc' ? total : query.offset + query.limit);
-      const keys: RankingKeys = { scores: ranking.scores, tierEnd: ranking.tierEnd, idAt: (i) => this.memory.recordIds[plan.kind].get(ranking.rowids[i]!)! };
+      const keys: RankingKeys = { scores: ranking.scores, idAt: (i) => this.memory.recordIds[plan.kind].get(ranking.rowids[i]!)! };
       const { positions, next: after } = relevancePage(keys, ranking.rowids.length, query);
       page = positions.map((position) => ranking.rowids[position]!);
       positionOfResult = (i) => positions[i]!;
@@ -242,6 +266,9 @@ export class SqliteSearchIndex implements SearchIndex {
     const dropText = this.statement(`DELETE FROM ${kind}_fts WHERE rowid = ?`);
     const putText = this.statement(`INSERT INTO ${kind}_fts (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ${TEXT_COLUMNS.map(() => '?').join(', ')})`);
     const putVector = this.statement(`INSERT OR REPLACE INTO ${kind}_vectors (rowid, vector) VALUES (?, ?)`);
+    const dropIdentifiers = this.statement(`DELETE FROM ${kind}_identifiers WHERE rowid = ?`);
+    const putLengths = this.statement(`INSERT OR REPLACE INTO ${kind}_lengths (rowid, ${KEYWORD_FIELDS.join(', ')}) VALUES (?, ${KEYWORD_FIELDS.map(() => '?').join(', ')})`);
+    const putIdentifier = this.statement(`INSERT INTO ${kind}_identifiers (key, field, rowid) VALUES (?, ?, ?)`);
     const dropVector = this.statement(`DELETE FROM ${kind}_vectors WHERE rowid = ?`);
     const rowids: number[] = [];
     for (const vector of vectors ?? []) {
@@ -255,7 +282,13 @@ export class SqliteSearchIndex implements SearchIndex {
         this.memory.setRow(kind, rowid, record.id, row as unknown as FilterRow & FacetRow);
         putDoc.run(rowid, JSON.stringify(record));
         dropText.run(rowid);
-        putText.run(rowid, ...textColumnsOf(kind, record));
+        const text = textColumnsOf(kind, record);
+        putText.run(rowid, ...text);
+        const lengths = Object.fromEntries(KEYWORD_FIELDS.map((field, i) => [field, analysedLength(text[i]!)])) as Record<KeywordField, number>;
+        putLengths.run(rowid, ...KEYWORD_FIELDS.map((field) => lengths[field]));
+        this.memory.fieldLengths.set(kind, rowid, lengths);
+        dropIdentifiers.run(rowid);
+        for (const [field, keys] of Object.entries(identifierKeysOf(kind, record as RecordByKind[K]))) for (const key of keys) putIdentifier.run(key, field, rowid);
         const vector = vectors?.[i];
         if (vector) putVector.run(rowid, bytesOfVector(vector));
         else dropVector.run(rowid);
@@ -272,7 +305,7 @@ export class SqliteSearchIndex implements SearchIndex {
       for (const id of ids) {
         const row = find.get(id) as { rowid: number } | undefined;
         if (!row) continue;
-        for (const table of ['rows', 'docs', 'fts', 'vectors']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
+        for (const table of ['rows', 'docs', 'fts', 'vectors', 'identifiers', 'lengths']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
         this.memory.deleteRow(kind, row.rowid);
       }
     })();

@@ -18,12 +18,6 @@ export const MATCH_SCORING = {
 
   /** How many of the nearest open, eligible grants (by embedding) are scored in full. */
   candidateWindow: 300,
-  /**
-   * Candidates may sit this far below the embedder's search floor (relevance.ts): a mission is a
-   * paragraph, not a query, and its cosines with the grants it fits are lower than a short query's
-   * with its answers. The cut-off, not this floor, decides what is a match.
-   */
-  candidateFloorDrop: 0.1,
 
   /**
    * The honest cut-off, on topic evidence (topic-fit.ts: the lesser of the semantic part and the
@@ -48,7 +42,7 @@ export const MATCH_SCORING = {
      * The semantic part of the topic score, as hybrid search weighs it (lambdas/core/search/fusion.ts);
      * the rest is the grant's BM25 for the profile's key terms against the best candidate's. The
      * semantic part is the grant's cosine scaled from 0 at the candidate floor (the embedder's
-     * floor less candidateFloorDrop) to 1 at its upper reference (lambdas/core/search/relevance.ts).
+     * profileFloor) to 1 at its upper reference (lambdas/core/search/relevance.ts).
      */
     semanticShare: 0.7,
     /** Added to the topic score for each focus keyword the grant mentions, up to the cap. */

@@ -131,7 +131,7 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   { name: 'search', description: `Search text, matched against ${searchedFields}`, kind: { type: 'text', maxLength: LIMITS.searchMaxLength } },
   {
     name: 'search_mode',
-    description: 'keyword (full-text BM25 over title, description, funder and categories: most of the meaningful words must match, all of a one- or two-word query; records with fewer of them follow when the embedding model finds them on topic), semantic (sentence-embedding similarity above a calibrated minimum-relevance floor), or hybrid (both, fused). semantic and hybrid need a search term and add relevance (0 to 1) to each result',
+    description: 'keyword (BM25 as Lucene scores it, title above body: all the meaningful words of a one- or two-word query, most of a longer one, or fewer with a rare one; no relevance floor, so every record holding the words is a result; an identifier typed whole, in any case or spacing, is found first), semantic (sentence-embedding similarity above a minimum-relevance floor that accounts for the query: off-topic queries find nothing, and a short query its own words confirm is answered), or hybrid (both, fused; identifier matches first). semantic and hybrid need a search term and add relevance (0 to 1) to each result. An empty answer says why in meta.no_results',
     kind: { type: 'enum', values: SEARCH_MODES },
     default: 'keyword',
   },
@@ -162,9 +162,9 @@ const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec
 ];
 
 export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
-  grant: [...commonParams('grant', 'title and description'), ...opportunityParams(GRANT_STATUS_FILTERS, 'grants')],
+  grant: [...commonParams('grant', 'title, description, funder and Assistance Listing program titles (keyword and hybrid also match opportunity, Assistance Listing and agency codes exactly)'), ...opportunityParams(GRANT_STATUS_FILTERS, 'grants')],
   contract: [
-    ...commonParams('contract', 'title and description'),
+    ...commonParams('contract', 'title, description, agency and NAICS industry (keyword and hybrid also match solicitation and notice numbers, NAICS and PSC codes exactly)'),
     ...opportunityParams(CONTRACT_STATUS_FILTERS, 'contracts'),
     { name: 'naics', description: 'Comma-separated NAICS codes; 2 to 5 digits match as a prefix', kind: { type: 'patternList', pattern: /^\d{2,6}$/, example: '541512', hint: 'NAICS codes (2 to 6 digits)' } },
     { name: 'set_aside', description: 'Comma-separated SAM.gov set-aside codes', kind: { type: 'enumList', values: SET_ASIDE_CODES } },

@@ -2,9 +2,9 @@ import { stemmer } from 'stemmer';
 import { keywordTerms } from '../text';
 
 /**
- * The keyword half of search, in both adapters (SQLite FTS5 and OpenSearch): BM25 with OR
- * semantics over title, description, funder and categories, and a minimum-should-match so that a
- * natural-language query finds what most of its words describe (DESIGN.md section 3):
+ * Keyword search in both adapters (SQLite FTS5 and OpenSearch): BM25 as Lucene runs it, with OR
+ * semantics over the weighted text fields and a minimum-should-match, so that a natural-language
+ * query finds what most of its words describe (DESIGN.md section 3):
  *
  * - 1-2 words: all of them ("rural broadband").
  * - 3-4 words: all but a third, rounded down (2 of 3, 3 of 4).
@@ -17,11 +17,12 @@ import { keywordTerms } from '../text';
  * a match must hold at least one of them, so "programs to help people quit smoking" is not
  * answered by records that merely mention programs that help people.
  *
- * Records that miss the minimum but hold a telling word follow the full matches (the partial tier)
- * when the embedding model judges them on topic, as semantic search would (the semantic floor):
- * a seeker's words are rarely the notice's ("quit smoking" for "tobacco cessation"), and a search
- * engine that drops them, or makes every word optional, answers worse. Without a calibrated model
- * (down, or the word-vector fallback) there is no partial tier.
+ * The matches are the full ones (the minimum-should-match) and the partial ones: records that
+ * miss the minimum but hold a telling word (a seeker's words are rarely the notice's: "quit
+ * smoking" for "tobacco cessation"). They are ranked by BM25 alone, as one Lucene query of both
+ * clauses would rank them (holding more of the words already scores more); records an identifier
+ * field matches come first (identifiers.ts). There is no semantic gate: keyword search answers
+ * where the words are, semantic and hybrid search where the meaning is.
  */
 export const MINIMUM_SHOULD_MATCH = '2<-34% 4<-50%';
 /** A word in more than this share of a kind's records is common (Lucene's cutoff_frequency). */
@@ -58,7 +59,7 @@ export interface KeywordQuery {
   /** The telling terms (rare, but in some record): a record must contain one, when there are any. */
   telling: string[];
   /**
-   * The terms one of which lets a record that misses the minimum into the partial tier: the
+   * The terms one of which makes a record that misses the minimum a partial match: the
    * telling ones (all counted terms when every one is telling); none when the query has no telling
    * term or asks for one term only.
    */
@@ -86,8 +87,15 @@ export function keywordQueryOf(terms: readonly string[], documentFrequency?: Rea
   };
 }
 
-/** Field weights of the keyword search: a word in the title counts three times one in the body. */
-export const KEYWORD_FIELD_WEIGHTS = { title: 3, description: 1, funder: 1, categories: 1 } as const;
+/**
+ * Field weights of the keyword search, chosen on the tuning queries of `npm run eval:search`
+ * (docs/benchmarks.md): a word in the title counts twice one in the body; the funder's name and
+ * `programs` (a grant's Assistance Listing program titles, a contract's NAICS industry and PSC
+ * group: keyword-fields.ts) count half. Category names are not searched: they are broad ("Health")
+ * and made one-word queries match thousands of records for no gain; the category filter reads them.
+ */
+export const KEYWORD_FIELD_WEIGHTS = { title: 2, description: 1, funder: 0.5, programs: 0.5 } as const;
+
 /**
  * How much an exact or near phrase (the terms within a few words of each other, in a field) adds,
  * as a multiple of its own BM25 score (the embedded index takes that to be the score of the

@@ -2,7 +2,7 @@ import { searchUnavailable, ServiceError } from '../errors';
 import type { Facets } from '../query/facets';
 import type { ListQuery, SortField, SortOrder } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import { HYBRID_SEMANTIC_WEIGHT } from '../search/fusion';
+import { noResultsOf, type EmptyAnswer, type NoResults } from '../search/no-results';
 import { similarityScaleOf } from '../search/relevance';
 import { describeSpace } from '../search/vector-space';
 import type { Embedder } from '../../ports/embedder';
@@ -16,6 +16,8 @@ export interface ListMeta {
   degraded?: true;
   /** Why the answer is degraded, in words for the caller. */
   degraded_reason?: string;
+  /** Present only when nothing was found: why (lambdas/core/search/no-results.ts). */
+  no_results?: NoResults;
 }
 
 export interface ListEnvelope<K extends ResourceKind> {
@@ -41,6 +43,8 @@ export interface ListOutcome<K extends ResourceKind> {
   degradedReason?: string;
   /** The index's position after the page's last result, when more follow (IndexPage.next). */
   next?: IndexPage<K>['next'];
+  /** Why nothing was found, when nothing was (IndexPage.empty). */
+  empty?: EmptyAnswer;
 }
 
 /** Where a page stands in a walk (list-cursors.ts): the results before it, and the cursor to the next page. */
@@ -80,9 +84,8 @@ export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: s
 
 /**
  * A hybrid search whose query could not be embedded still has its keyword half: it is answered
- * from that half alone (the same fusion with an empty semantic list, so relevance stays on the
- * hybrid scale, at most 1 - HYBRID_SEMANTIC_WEIGHT) and says so in meta.degraded. Semantic search
- * has no such half and stays a 503, as do errors of the index itself.
+ * from that half alone (the same fusion with no semantic list) and says so in meta.degraded.
+ * Semantic search has no such half and stays a 503, as do errors of the index itself.
  */
 async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{ semantic: SemanticQuery; degradedReason?: string }> {
   try {
@@ -91,35 +94,25 @@ async function hybridOrKeywordQuery(ports: SearchPorts, text: string): Promise<{
     if (!(error instanceof ServiceError) || error.code !== 'SEARCH_UNAVAILABLE') throw error;
     return {
       semantic: { vector: null, scale: scaleOf(ports) },
-      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them (relevance at most ${Math.round((1 - HYBRID_SEMANTIC_WEIGHT) * 100) / 100}).`,
+      degradedReason: `The embedding model (${describeSpace(ports.embedder.space)}) did not answer, so these are the keyword matches alone, ranked as hybrid search ranks them.`,
     };
   }
 }
 
-/**
- * Keyword search uses the query vector to hold its matches to the floor (a record that shares
- * words with the query but is about something else is no match) and to admit partial matches that
- * reach it; without the model it answers every full lexical match and no partial one.
- */
-async function keywordGate(ports: SearchPorts, text: string): Promise<SemanticQuery | undefined> {
-  try {
-    return await semanticQueryOf(ports, text);
-  } catch (error) {
-    if (error instanceof ServiceError && error.code === 'SEARCH_UNAVAILABLE') return undefined;
-    throw error;
-  }
-}
-
+/** Keyword search reads words and identifiers only: it never embeds the query. */
 export async function listRecords<K extends ResourceKind>(ports: SearchPorts, query: ListQuery & { kind: K }): Promise<ListOutcome<K>> {
   const mode = query.search?.mode ?? 'keyword';
   let semantic: SemanticQuery | undefined;
   let degradedReason: string | undefined;
-  if (query.search && mode === 'keyword') semantic = await keywordGate(ports, query.search.text);
-  else if (query.search && mode === 'semantic') semantic = await semanticQueryOf(ports, query.search.text);
+  if (query.search && mode === 'semantic') semantic = await semanticQueryOf(ports, query.search.text);
   else if (query.search && mode === 'hybrid') ({ semantic, degradedReason } = await hybridOrKeywordQuery(ports, query.search.text));
   const page = await ports.index.query(query.kind, query, semantic);
   if (query.facets && !page.facets) throw new Error(`the search index answered a ${query.kind} query without the facets it asked for`);
-  return { query, total: page.total, results: page.results, ...(query.facets ? { facets: page.facets } : {}), ...(degradedReason ? { degradedReason } : {}), ...(page.next ? { next: page.next } : {}) };
+  return {
+    query, total: page.total, results: page.results,
+    ...(query.facets ? { facets: page.facets } : {}), ...(degradedReason ? { degradedReason } : {}), ...(page.next ? { next: page.next } : {}),
+    ...(page.total === 0 && page.empty ? { empty: page.empty } : {}),
+  };
 }
 
 /** The list envelope of interface section 2; count_only drops results (DESIGN.md section 3). */
@@ -130,6 +123,7 @@ export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, el
     sort_by: query.sort.field,
     order: query.sort.order,
     ...(outcome.degradedReason ? { degraded: true as const, degraded_reason: outcome.degradedReason } : {}),
+    ...(outcome.empty ? { no_results: noResultsOf(outcome.empty, query) } : {}),
   };
   const facets = outcome.facets ? { facets: outcome.facets } : {};
   if (query.countOnly) return { pagination: { total }, ...facets, meta };

@@ -5,6 +5,7 @@ import { profileTopicText, rankMatches, type GrantMatch } from '../matching/rank
 import { MATCH_SCORING } from '../matching/scoring-config';
 import type { ListQuery, OpportunityFilters } from '../query/list-query';
 import type { ApplicantType } from '../records';
+import type { SemanticQuery } from '../../ports/search-index';
 import { semanticQueryOf, type SearchPorts } from './list-records';
 
 export interface MatchResponse {
@@ -61,9 +62,9 @@ export async function matchGrants(ports: SearchPorts, request: MatchRequest, tod
   const location = resolveApplicantLocation(request.profile.geography);
   const topicText = profileTopicText(request);
   const profileQuery = await semanticQueryOf(ports, topicText);
-  // A mission's cosines run lower than a query's (scoring-config.ts, candidateFloorDrop); the cut-off decides what matches.
-  const floor = Math.max(0, profileQuery.scale.floor - MATCH_SCORING.candidateFloorDrop);
-  const semantic = { ...profileQuery, scale: { ...profileQuery.scale, floor } };
+  // A mission's cosines run lower than a query's (relevance.ts, profileFloor); the cut-off decides what matches.
+  const floor = profileQuery.scale.profileFloor;
+  const semantic: SemanticQuery = { ...profileQuery, scale: { ...profileQuery.scale, floor, shortFloor: floor, lexicalFloor: floor }, fixedFloor: floor };
   const query: ListQuery & { kind: 'grant' } = {
     kind: 'grant',
     filters: matchFilters(request, location),
