@@ -21,7 +21,6 @@ export interface FloorReading {
   kind: OpportunityKind;
   bestCosine: number;
   bestWordCosine: number;
-  unknownWords: number;
   words: number;
   basis: FloorBasis;
 }
@@ -46,7 +45,7 @@ async function floorReading(stack: EmbeddedStack, scale: SimilarityScale, kind: 
   const { floor } = await stack.services.index.query(kind, query, { vector: vector ?? null, scale: { ...scale, lexicalFloor: -1 } });
   const evidence = floor?.evidence;
   if (!evidence) throw new Error('the index answered a semantic query without the evidence of its floor');
-  return { text, kind, bestCosine: evidence.bestCosine, bestWordCosine: evidence.bestWordCosine, unknownWords: evidence.unknownWords, words: evidence.words, basis: queryFloorOf(evidence, scale).basis };
+  return { text, kind, bestCosine: evidence.bestCosine, bestWordCosine: evidence.bestWordCosine, words: evidence.words, basis: queryFloorOf(evidence, scale).basis };
 }
 
 export async function calibrate(stack: EmbeddedStack, setup: { scale: SimilarityScale; today: string; scope: EvalScope }, queries: readonly LabelledQuery[], probes: readonly string[], holdout: readonly string[]): Promise<Calibration> {

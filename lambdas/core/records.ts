@@ -91,10 +91,10 @@ export const ContractSchema = z.object({
   naics: described(nullable(z.string().check(z.regex(/^\d{6}$/))), '6-digit NAICS industry code'),
   primary_contact_email: nullable(z.email()),
   set_aside_code: described(nullable(z.string()), 'SAM.gov set-aside code, e.g. SBA, 8A, WOSB, SDVOSBC'),
-  solicitation_number: described(nullable(z.string()), 'The solicitation number the notice gives, e.g. "W912DY26R0012". Searchable'),
+  solicitation_number: described(nullable(z.string()), 'The solicitation number the notice gives, e.g. "W912DY-26-R-0012". Searchable in any case or spacing'),
   psc_code: described(nullable(z.string()), 'Product and Service Code (the notice\'s classification code), e.g. "R425" or "59". Searchable'),
   naics_description: described(nullable(z.string()), 'The NAICS industry\'s title, e.g. "Janitorial Services"; null without a code. Searched by keyword search'),
-  psc_description: described(nullable(z.string()), 'The name of the product and service group the PSC code belongs to, e.g. "Professional, administrative and management support services"; null without a known code. Searched by keyword search'),
+  psc_description: described(nullable(z.string()), 'The name of the product and service group the PSC code belongs to, e.g. "Professional, administrative and management support services"; null without a known code. Shown, not searched: a group name is too broad to match on'),
 });
 
 export const FunderSchema = z.object({

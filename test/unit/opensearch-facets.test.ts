@@ -14,7 +14,7 @@ const q = (params: Record<string, string>, kind: ResourceKind = 'grant'): ListQu
   parseListQuery(kind, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), TODAY);
 const vector = (): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scale: { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 } });
 /** The floor of a query answered on similarity (query-floor.ts). */
-const FLOOR: QueryFloor = { semanticFloor: 0.5, basis: 'similarity', evidence: { bestCosine: 0.8, bestWordCosine: Number.NaN, identifierMatches: 0, unknownWords: 0, words: 1 } };
+const FLOOR: QueryFloor = { semanticFloor: 0.5, basis: 'similarity', evidence: { bestCosine: 0.8, bestWordCosine: Number.NaN, identifierMatches: 0, words: 1 } };
 
 /** The body of a plan that counts the whole match set. */
 function countingBody(query: ListQuery, semantic?: SemanticQuery): Dsl {

@@ -316,7 +316,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     });
     /** The query floor the adapter sets from a floor answer (query-floor.ts). */
     const floorOf = (bestScore: number, wordScore: number | null, words: number) => queryFloorOf({
-      bestCosine: cosineOfOpenSearchScore(bestScore), bestWordCosine: wordScore === null ? Number.NaN : cosineOfOpenSearchScore(wordScore), identifierMatches: 0, unknownWords: 0, words,
+      bestCosine: cosineOfOpenSearchScore(bestScore), bestWordCosine: wordScore === null ? Number.NaN : cosineOfOpenSearchScore(wordScore), identifierMatches: 0, words,
     }, SCALE);
 
     it('semantic: counts the terms, reads the query floor over the whole kind, then scans at that floor; relevance is the cosine from the score, (2s - 1), on the scale', async () => {
@@ -614,7 +614,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         await expect(adapter().query('grant', query, semantic)).resolves.toMatchObject({ total: 1, results: [] });
         // No word can match: the floor reads no full keyword match.
         expect(ndjson(openSearch.requests[2]!.body)).toHaveLength(4);
-        const queryFloor = queryFloorOf({ bestCosine: cosineOfOpenSearchScore(0.9), bestWordCosine: Number.NaN, identifierMatches: 0, unknownWords: 2, words: 2 }, SCALE);
+        const queryFloor = queryFloorOf({ bestCosine: cosineOfOpenSearchScore(0.9), bestWordCosine: Number.NaN, identifierMatches: 0, words: 2 }, SCALE);
         const bodies = hybridRankBodies('grant', query, semantic, queryFloor, statistics({ smokng: 0, vapng: 0 }, 1000));
         expect(JSON.stringify(bodies.keyword)).not.toContain('multi_match');
         expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]))));

@@ -38,7 +38,7 @@ const semantic = (floor = 0.5): SemanticQuery => ({ vector: Float32Array.of(1, 0
 const withoutVector = (floor = 0.5): SemanticQuery => ({ vector: null, scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 } });
 /** A query floor (query-floor.ts) that lets semantic matches from this cosine, or none (null) on this basis. */
 const floorAt = (semanticFloor: number | null, basis: QueryFloor['basis'] = semanticFloor === null ? 'none' : 'similarity'): QueryFloor => ({
-  semanticFloor, basis, evidence: { bestCosine: 0.9, bestWordCosine: Number.NaN, identifierMatches: 0, unknownWords: 0, words: 2 },
+  semanticFloor, basis, evidence: { bestCosine: 0.9, bestWordCosine: Number.NaN, identifierMatches: 0, words: 2 },
 });
 /** Three years (round(3 * 365.25) = 1096 days) before TODAY: open-ended listings created before it are stale. */
 const STALE_BEFORE = '2023-11-22';

@@ -98,7 +98,7 @@ describe('keyword fields', () => {
 });
 
 const SCALE: SimilarityScale = { floor: 0.67, shortFloor: 0.69, lexicalFloor: 0.5, profileFloor: 0.53, upper: 0.81 };
-const evidence = (over: Partial<FloorEvidence>): FloorEvidence => ({ bestCosine: Number.NaN, bestWordCosine: Number.NaN, identifierMatches: 0, unknownWords: 0, words: 4, ...over });
+const evidence = (over: Partial<FloorEvidence>): FloorEvidence => ({ bestCosine: Number.NaN, bestWordCosine: Number.NaN, identifierMatches: 0, words: 4, ...over });
 
 describe('the query floor', () => {
   it('is the best cosine less the spread, when the model alone puts the query on topic', () => {

@@ -311,13 +311,13 @@ export interface components {
             primary_contact_email: string | null;
             /** @description SAM.gov set-aside code, e.g. SBA, 8A, WOSB, SDVOSBC */
             set_aside_code: string | null;
-            /** @description The solicitation number the notice gives, e.g. "W912DY26R0012". Searchable */
+            /** @description The solicitation number the notice gives, e.g. "W912DY-26-R-0012". Searchable in any case or spacing */
             solicitation_number: string | null;
             /** @description Product and Service Code (the notice's classification code), e.g. "R425" or "59". Searchable */
             psc_code: string | null;
             /** @description The NAICS industry's title, e.g. "Janitorial Services"; null without a code. Searched by keyword search */
             naics_description: string | null;
-            /** @description The name of the product and service group the PSC code belongs to, e.g. "Professional, administrative and management support services"; null without a known code. Searched by keyword search */
+            /** @description The name of the product and service group the PSC code belongs to, e.g. "Professional, administrative and management support services"; null without a known code. Shown, not searched: a group name is too broad to match on */
             psc_description: string | null;
         };
         /** @description A funder: every field is always present (null when the source does not give it). Responses send exactly these fields, plus relevance in semantic and hybrid list results. */

@@ -13,9 +13,9 @@ import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mapping
 import { filterClauses, type Dsl } from './opensearch-filters';
 import { floorEvidenceBodies, hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, unfilteredCountBody, type QueryPlan } from './opensearch-query';
 import { fusedPosition, positionOfHit } from './opensearch-keyset';
-import { keywordsOf, termCountBodies, usableVector, type TermStatistics } from './opensearch-text-clauses';
+import { termCountBodies, usableVector, type TermStatistics } from './opensearch-text-clauses';
 import { QueryFloorCache } from './opensearch-query-floors';
-import { searchableText, type EmptyAnswer } from '../../core/search/no-results';
+import { emptySearchAnswer, type EmptyAnswer } from '../../core/search/no-results';
 import { fixedQueryFloor, queryFloorOf, type QueryFloor } from '../../core/search/query-floor';
 import { identifierQueryOf } from '../../core/search/identifiers';
 import { facetsOfAggregations, noFacets } from './opensearch-facets';
@@ -106,12 +106,11 @@ export class OpenSearchIndex implements SearchIndex {
   async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
     try {
       // A keyword search with neither a word nor a code to look for, or a semantic one with no vector, matches nothing: no request.
-      if (query.search?.mode === 'keyword' && !canMatch(query.search.text)) return { total: 0, results: [], ...noFacets(kind, query), empty: { reason: 'no_terms' } };
-      if (query.search?.mode === 'semantic' && !usableVector(semantic)) {
-        return { total: 0, results: [], ...noFacets(kind, query), empty: { reason: searchableText(query.search.text) ? 'below_floor' : 'no_terms' } };
+      const search = query.search;
+      if ((search?.mode === 'keyword' && !canMatch(search.text)) || (search?.mode === 'semantic' && !usableVector(semantic))) {
+        return { total: 0, results: [], ...noFacets(kind, query), empty: emptySearchAnswer(search, 0, false) };
       }
       return await this.withinDeadline(async () => {
-        const search = query.search;
         const vectors = search !== undefined && search.mode !== 'keyword';
         const statistics = search ? await this.termStatistics(kind, keywordTermsOf(search.text)) : undefined;
         await this.indices.verify(kind, vectors ? 'vectors' : 'read');
@@ -152,14 +151,11 @@ export class OpenSearchIndex implements SearchIndex {
         return typeof top === 'number' ? cosineOfOpenSearchScore(top) : Number.NaN;
       };
       const identifiers = response('identifiers');
-      const keywords = keywordsOf(text, statistics);
-      const words = keywordTermsOf(text).length;
       return queryFloorOf({
         bestCosine: bestOf('best'),
         bestWordCosine: bestOf('words'),
         identifierMatches: identifiers ? totalOf(identifiers) : 0,
-        unknownWords: keywords ? keywords.terms.length - keywords.counted.length : words,
-        words,
+        words: keywordTermsOf(text).length,
       }, semantic.scale);
     });
   }
@@ -168,15 +164,9 @@ export class OpenSearchIndex implements SearchIndex {
   private async emptyAnswer(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery | undefined, floor: QueryFloor | null, statistics?: TermStatistics): Promise<EmptyAnswer> {
     const search = query.search;
     if (!search) return { reason: 'no_match' };
-    if (filterClauses(query).length > 0) {
-      const body = unfilteredCountBody(kind, search.text, search.mode, semantic, floor, statistics);
-      const count = body ? totalOf(await this.search(kind, body)) : 0;
-      if (count > 0) return { reason: 'filtered_out', matchesWithoutFilters: count };
-    }
-    if (!searchableText(search.text)) return { reason: 'no_terms' };
-    // A hybrid search whose query the model could not embed is its keyword half: no floor was set.
-    if (search.mode === 'keyword' || (search.mode === 'hybrid' && !usableVector(semantic))) return { reason: 'no_match' };
-    return { reason: 'below_floor', ...(floor?.basis === 'identifier' ? { identifierOnly: true } : {}) };
+    const body = filterClauses(query).length > 0 ? unfilteredCountBody(kind, search.text, search.mode, semantic, floor, statistics) : null;
+    const unfiltered = body ? totalOf(await this.search(kind, body)) : 0;
+    return emptySearchAnswer(search, unfiltered, usableVector(semantic) !== null, floor);
   }
 
   /** How many of a kind's records hold each term: one `_msearch` of counts for those not cached. */

@@ -83,9 +83,7 @@ export class SearchRankers {
         }
       }
     }
-    const words = keywordTermsOf(text).length;
-    const unknownWords = keywords ? keywords.terms.length - keywords.counted.length : words;
-    return queryFloorOf({ bestCosine: scan.best, bestWordCosine, identifierMatches: identifiers, unknownWords, words }, semantic.scale);
+    return queryFloorOf({ bestCosine: scan.best, bestWordCosine, identifierMatches: identifiers, words: keywordTermsOf(text).length }, semantic.scale);
   }
 
   /** The scan's records at or above the query's floor (none when it has none), with their relevance. */

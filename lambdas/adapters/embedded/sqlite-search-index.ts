@@ -5,7 +5,7 @@ import { roundedRelevance } from '../../core/search/relevance';
 import { identifierKeysOf } from '../../core/search/identifiers';
 import { KEYWORD_FIELDS, type KeywordField } from '../../core/search/keyword-fields';
 import { analysedLength } from './lucene-bm25';
-import { searchableText, type EmptyAnswer } from '../../core/search/no-results';
+import { emptySearchAnswer, type EmptyAnswer } from '../../core/search/no-results';
 import type { QueryFloor } from '../../core/search/query-floor';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
@@ -110,14 +110,8 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** Why a search found nothing: the text, the floor, or the filters (IndexPage.empty). */
   private async emptySearch(kind: ResourceKind, search: NonNullable<ListQuery['search']>, semantic: SemanticQuery | undefined, floor: QueryFloor | undefined, filtered: boolean): Promise<EmptyAnswer> {
-    if (filtered) {
-      const { ranking } = await this.rankings.of({ kind }, search, semantic);
-      if (ranking.rowids.length > 0) return { reason: 'filtered_out', matchesWithoutFilters: ranking.rowids.length };
-    }
-    if (!searchableText(search.text)) return { reason: 'no_terms' };
-    // A hybrid search whose query the model could not embed is its keyword half: no floor was set.
-    if (search.mode === 'keyword' || (search.mode === 'hybrid' && !semantic?.vector)) return { reason: 'no_match' };
-    return { reason: 'below_floor', ...(floor?.basis === 'identifier' ? { identifierOnly: true } : {}) };
+    const unfiltered = filtered ? (await this.rankings.of({ kind }, search, semantic)).ranking.rowids.length : 0;
+    return emptySearchAnswer(search, unfiltered, Boolean(semantic?.vector), floor);
   }
 
   /** A listing's records among `ids` (ListQuery.ids): the same filters and order, with the id test added. */

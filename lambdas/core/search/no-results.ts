@@ -1,6 +1,7 @@
 import type { ListQuery, SearchMode } from '../query/list-query';
 import { identifierQueryOf } from './identifiers';
 import { keywordTermsOf } from './keyword-query';
+import type { QueryFloor } from './query-floor';
 
 /**
  * Why a list or search answered nothing (DESIGN.md section 3), for `meta.no_results`: a client
@@ -67,6 +68,18 @@ export function noResultsOf(empty: EmptyAnswer, query: Pick<ListQuery, 'filters'
       };
     }
   }
+}
+
+/**
+ * Why a search found nothing, as both indices decide it: its filters, when the text matches
+ * records without them; its text, when it has nothing to search; its words, in keyword mode (and
+ * hybrid answered without the model, whose keyword half it is); otherwise the floor.
+ */
+export function emptySearchAnswer(search: { text: string; mode: SearchMode }, matchesWithoutFilters: number, embedded: boolean, floor?: QueryFloor | null): EmptyAnswer {
+  if (matchesWithoutFilters > 0) return { reason: 'filtered_out', matchesWithoutFilters };
+  if (!searchableText(search.text)) return { reason: 'no_terms' };
+  if (search.mode === 'keyword' || (search.mode === 'hybrid' && !embedded)) return { reason: 'no_match' };
+  return { reason: 'below_floor', ...(floor?.basis === 'identifier' ? { identifierOnly: true } : {}) };
 }
 
 /** Whether a search text has anything to search for: a word that is not a stop word, or a code with a digit in it. */

@@ -22,8 +22,6 @@ export interface FloorEvidence {
   bestCosine: number;
   bestWordCosine: number;
   identifierMatches: number;
-  /** How many of the query's words no record of the kind holds. */
-  unknownWords: number;
   /** How many words the query has (keyword-query.ts keywordTermsOf): one or two make a short query. */
   words: number;
 }

@@ -64,7 +64,8 @@ export async function matchGrants(ports: SearchPorts, request: MatchRequest, tod
   const profileQuery = await semanticQueryOf(ports, topicText);
   // A mission's cosines run lower than a query's (relevance.ts, profileFloor); the cut-off decides what matches.
   const floor = profileQuery.scale.profileFloor;
-  const semantic: SemanticQuery = { ...profileQuery, scale: { ...profileQuery.scale, floor, shortFloor: floor, lexicalFloor: floor }, fixedFloor: floor };
+  // Relevance reads 0.5 at the candidate floor, as topic-fit.ts expects.
+  const semantic: SemanticQuery = { ...profileQuery, scale: { ...profileQuery.scale, floor }, fixedFloor: floor };
   const query: ListQuery & { kind: 'grant' } = {
     kind: 'grant',
     filters: matchFilters(request, location),
