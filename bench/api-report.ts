@@ -225,7 +225,7 @@ serialising 20 records, the log line, HTTP) is about 0.5 ms.
   Runtime and SQLite's code about 80 MB, and the index's rows (ids, filter bitmaps, facet codes,
   field orders) about 40 MB of live JavaScript heap. Under load the caches fill (postings 32 MB,
   rankings 16 MB, scans 8 MB, phrases 8 MB), and the event loop's heap grows with garbage and what
-  the allocator keeps of freed memory. \`npm start\` bounds that growth (README, "Memory
+  the allocator keeps of freed memory. \`npm start\` bounds that growth (docs/local-development.md, "Memory
   settings"): a 2 MB young generation, a full collection once the old generation grows 30% past
   its last live size, two malloc arenas instead of one a thread, and a mapping of its own for every
   allocation of 128 KB or more, so that freed buffers go back to the system. Side by side, the peak
