@@ -4,6 +4,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { parseTierQuotas, tierQuotasWith, type TierQuota, type TierQuotas } from '../lambdas/core/auth/tier-quotas';
 import type { TierName } from '../lambdas/core/auth/tiers';
 import { ANY_ORIGIN, checkCorsOrigins, type CorsOrigins } from '../lambdas/http/cors';
+import { DEFAULT_VECTOR_SEARCH, vectorSearchSettingsOf, type VectorSearchSettings } from '../lambdas/adapters/aws/opensearch-vector-search';
 
 /** Dedicated master nodes: cluster management on nodes of their own, so a busy data node cannot stall the cluster. */
 export interface DedicatedMasterSettings {
@@ -36,6 +37,8 @@ export interface SearchDomainSettings {
   readonly dedicatedMasters: DedicatedMasterSettings | null;
   /** Of the domain's slow search, slow index and error logs. */
   readonly logRetention: RetentionDays;
+  /** The k-NN graph of new indices and the window semantic and hybrid queries rank (docs/deploy.md "Vector search"). */
+  readonly vectors: VectorSearchSettings;
 }
 
 /** The embedding model of records and queries (Bedrock); changing it means rebuilding the index. */
@@ -117,7 +120,7 @@ export interface StageConfig {
 export interface StageConfigOverrides {
   readonly ephemeral?: boolean;
   readonly serviceName?: string;
-  readonly search?: Partial<SearchDomainSettings>;
+  readonly search?: Partial<Omit<SearchDomainSettings, 'vectors'>> & { readonly vectors?: Partial<VectorSearchSettings> };
   readonly embeddings?: Partial<EmbeddingSettings>;
   readonly functions?: Partial<FunctionSettings>;
   readonly api?: Partial<ApiSettings>;
@@ -156,6 +159,7 @@ const EPHEMERAL_SEARCH: Omit<SearchDomainSettings, 'logRetention'> = {
   availabilityZoneCount: 1,
   ebsVolumeSizeGiB: 10,
   dedicatedMasters: null,
+  vectors: DEFAULT_VECTOR_SEARCH,
 };
 
 const DURABLE_SEARCH: Omit<SearchDomainSettings, 'logRetention'> = {
@@ -165,6 +169,7 @@ const DURABLE_SEARCH: Omit<SearchDomainSettings, 'logRetention'> = {
   availabilityZoneCount: 2,
   ebsVolumeSizeGiB: 50,
   dedicatedMasters: { instanceType: 'm7g.large.search', count: 3 },
+  vectors: DEFAULT_VECTOR_SEARCH,
 };
 
 const SEARCH_INSTANCE_TYPE_PATTERN = /^[a-z][a-z0-9-]*\.[a-z0-9]+\.search$/;
@@ -206,13 +211,22 @@ function checkReservedConcurrency(reserved: FunctionSettings['reservedConcurrenc
   }
 }
 
+function vectorSettingsOf(base: VectorSearchSettings, overrides: Partial<VectorSearchSettings> | undefined): VectorSearchSettings {
+  try {
+    return vectorSearchSettingsOf({ ...base, ...definedOnly(overrides) });
+  } catch (error) {
+    throw new Error(`Search domain: ${(error as Error).message}`);
+  }
+}
+
 export function stageConfig(stage: string, overrides: StageConfigOverrides = {}): StageConfig {
   if (!STAGE_NAME_PATTERN.test(stage)) {
     throw new Error(`Invalid stage name "${stage}": use 1-20 lower-case letters, digits or dashes, starting with a letter`);
   }
   const ephemeral = overrides.ephemeral ?? isEphemeralStageName(stage);
   const logRetention = ephemeral ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS;
-  const search: SearchDomainSettings = { ...(ephemeral ? EPHEMERAL_SEARCH : DURABLE_SEARCH), logRetention, ...definedOnly(overrides.search) };
+  const base = ephemeral ? EPHEMERAL_SEARCH : DURABLE_SEARCH;
+  const search: SearchDomainSettings = { ...base, logRetention, ...definedOnly(overrides.search), vectors: vectorSettingsOf(base.vectors, overrides.search?.vectors) };
   checkSearch(search);
   const embeddings: EmbeddingSettings = { model: 'amazon.titan-embed-text-v2:0', dimensions: 512, ...definedOnly(overrides.embeddings) };
   if (![256, 512, 1024].includes(embeddings.dimensions)) {

@@ -14,6 +14,8 @@ export const STACK_OUTPUTS = {
   searchDomainEndpoint: 'SearchDomainEndpoint',
   /** On the stateful stack: the replicas each index gets, for `admin reindex --target aws --rebuild`. */
   searchIndexReplicas: 'SearchIndexReplicas',
+  /** On the stateful stack: the k-NN graph and window of the indices (JSON), for `admin reindex --target aws --rebuild`. */
+  searchVectorSettings: 'SearchVectorSettings',
   /** On the stateful stack: the webhook queue and its dead-letter queue, for `admin webhooks replay --target aws`. */
   webhookQueueUrl: 'WebhookQueueUrl',
   webhookDeadLetterQueueUrl: 'WebhookDeadLetterQueueUrl',

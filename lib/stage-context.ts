@@ -21,6 +21,12 @@ const StageContextSchema = z.strictObject({
     availabilityZoneCount: z.optional(oneOf([1, 2, 3] as const)),
     ebsVolumeSizeGiB: z.optional(z.number()),
     dedicatedMasters: optionalNullable(z.strictObject({ instanceType: z.string(), count: oneOf([3, 5] as const) })),
+    vectors: z.optional(z.strictObject({
+      engine: z.optional(z.enum(['lucene', 'faiss'])),
+      m: z.optional(z.number()),
+      efConstruction: z.optional(z.number()),
+      window: z.optional(z.number()),
+    })),
   })),
   embeddings: z.optional(z.strictObject({
     dimensions: z.optional(oneOf([256, 512, 1024] as const)),

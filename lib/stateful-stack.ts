@@ -144,6 +144,10 @@ export class StatefulStack extends Stack {
       description: 'Replicas of each search index: one per extra zone (admin CLI: npm run admin -- reindex --target aws --rebuild)',
       value: String(indexReplicasOf(config.search)),
     });
+    new CfnOutput(this, STACK_OUTPUTS.searchVectorSettings, {
+      description: 'The k-NN graph of new search indices and the window searches rank, JSON (admin CLI: npm run admin -- reindex --target aws --rebuild)',
+      value: JSON.stringify(config.search.vectors),
+    });
   }
 
   /**

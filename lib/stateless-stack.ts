@@ -62,7 +62,7 @@ export class StatelessStack extends Stack {
 
     const bind: Record<RouteBinding, (fn: ServiceFunction) => void> = {
       records: (fn) => fn.bindRecordsTable(props.recordsTable),
-      search: (fn) => fn.bindSearchDomain(props.searchDomain),
+      search: (fn) => fn.bindSearchDomain(props.searchDomain, config.search.vectors),
       embeddings: (fn) => fn.bindEmbeddings(config.embeddings),
       cursors: (fn) => fn.bindCursorKey(props.cursorKeySecret),
       // The quotas the route counts against are the ones its tier's usage plan has.
@@ -107,6 +107,7 @@ export class StatelessStack extends Stack {
     this.searchBootstrap = new SearchIndexBootstrap(this, 'SearchIndexBootstrap', {
       searchDomain: props.searchDomain,
       indexReplicas: indexReplicasOf(config.search),
+      vectors: config.search.vectors,
       embeddings: config.embeddings,
       projectRoot: props.projectRoot,
       serviceName: config.serviceName,
@@ -157,6 +158,7 @@ export class StatelessStack extends Stack {
       table: props.recordsTable,
       searchDomain: props.searchDomain,
       indexReplicas: indexReplicasOf(config.search),
+      vectors: config.search.vectors,
       embeddings: config.embeddings,
       failureQueue: props.indexerFailureQueue,
       projectRoot: props.projectRoot,
@@ -171,6 +173,7 @@ export class StatelessStack extends Stack {
       table: props.recordsTable,
       searchDomain: props.searchDomain,
       indexReplicas: indexReplicasOf(config.search),
+      vectors: config.search.vectors,
       embeddings: config.embeddings,
       projectRoot: props.projectRoot,
       serviceName: config.serviceName,
@@ -183,6 +186,7 @@ export class StatelessStack extends Stack {
     this.webhooks = new WebhookDelivery(this, 'Webhooks', {
       table: props.recordsTable,
       searchDomain: props.searchDomain,
+      vectors: config.search.vectors,
       embeddings: config.embeddings,
       queue: props.webhookQueue,
       deadLetterQueue: props.webhookDeadLetterQueue,

@@ -102,8 +102,11 @@ async function searchEnvironmentOf(options: AwsTargetOptions & { searchEndpoint?
   const dimensions = await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingDimensions, 'embedding dimensions', '--embedding-dimensions', options.embeddingDimensions);
   // A rebuilt index gets the stage's replicas; a domain named by hand (--search-endpoint) gets the default.
   const replicas = options.searchEndpoint ? undefined : await stackOutput(options, 'stateful', STACK_OUTPUTS.searchIndexReplicas, 'search index replicas', '--search-endpoint');
+  // Likewise the stage's k-NN graph, so a rebuilt index keeps the engine the stage configures.
+  const vectors = options.searchEndpoint ? undefined : await stackOutput(options, 'stateful', STACK_OUTPUTS.searchVectorSettings, 'search vector settings', '--search-endpoint');
   const env = {
     ...(replicas === undefined ? {} : { SEARCH_INDEX_REPLICAS: replicas }),
+    ...(vectors === undefined ? {} : { SEARCH_VECTOR_SETTINGS: vectors }),
     SEARCH_DOMAIN_ENDPOINT: endpoint.startsWith('http') ? endpoint : `https://${endpoint}`,
     AWS_REGION: region,
     EMBEDDING_MODEL: model,

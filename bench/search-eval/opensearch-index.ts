@@ -16,6 +16,9 @@ export interface OpenSearchEvalIndex {
   /** The embedded stack with its index swapped for the OpenSearch one. */
   stack: EmbeddedStack;
   url: string;
+  /** The client and index the stack's search index reads, for measurements beside it (knn-recall.ts). */
+  client: OpenSearchHttpClient;
+  index: OpenSearchIndex;
   close(): Promise<void>;
 }
 
@@ -41,6 +44,8 @@ export async function openSearchEvalIndex(stack: EmbeddedStack, dataDir: string)
   return {
     stack: { ...stack, services: { ...stack.services, index } },
     url,
+    client,
+    index,
     close: async () => {
       await client.indices.delete({ index: `${prefix}-*` }).catch(() => undefined);
       if (!given) await stopEngine('opensearch');

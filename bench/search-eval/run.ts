@@ -26,6 +26,7 @@ import type { QuerySet } from './judgements';
 import { similarityScaleOf } from '../../lambdas/core/search/relevance';
 import { ENGINE_COMPARISON_MARKERS, engineComparisonSection } from './engine-comparison';
 import { openSearchEvalIndex } from './opensearch-index';
+import { measureWindowRecall, queryVectors, recallCases } from './knn-recall';
 import { targetChecks, verdict } from './targets';
 
 /** Awards are never in a default search, and embedding their 16,000 records costs minutes. */
@@ -148,7 +149,17 @@ async function main(): Promise<void> {
         const compared = Object.fromEntries(SYSTEMS.map((system) => [system, summarise(onOpenSearch.scores, system)])) as Record<SystemName, SystemSummary>;
         console.log('on OpenSearch:');
         logSummary(compared);
-        const comparison = engineComparisonSection({ evalDate: EVAL_DATE, engine: 'a single OpenSearch 2.19.1 node with the k-NN plugin (npm run engines)', embedded: run.scores, openSearch: onOpenSearch.scores });
+        const windowRecall = [];
+        for (const kind of ['grant', 'contract'] as const) {
+          const vectors = await queryVectors(stack.services.embedder, queries.filter((q) => q.kind === kind).map((q) => q.query));
+          const results = await measureWindowRecall(engine.client, engine.index.aliasOf(kind), vectors, recallCases(kind, EVAL_DATE), engine.index.vectors.window);
+          for (const r of results) console.log(`window recall ${kind}s, ${r.filters}: @10 ${r.mean[10].toFixed(3)} (worst ${r.worst[10].toFixed(3)}), @100 ${r.mean[100].toFixed(3)} (worst ${r.worst[100].toFixed(3)}) over ${r.queries} queries`);
+          windowRecall.push({ kind: `${kind}s`, results });
+        }
+        const comparison = engineComparisonSection({
+          evalDate: EVAL_DATE, engine: 'a single OpenSearch 2.19.1 node with the k-NN plugin (npm run engines)', embedded: run.scores, openSearch: onOpenSearch.scores,
+          window: engine.index.vectors.window, windowRecall,
+        });
         writeFileSync(REPORT, withMarkedSection(readFileSync(REPORT, 'utf8'), ENGINE_COMPARISON_MARKERS, comparison));
         console.log(`wrote the search engines section of ${REPORT}`);
       } finally {

@@ -21,6 +21,7 @@ import type { Services } from '../ports/services';
 import { createAwsServices, requireEnv } from './aws';
 import { FUNCTION_ENV } from './function-env';
 import { awsTelemetry, traced } from './aws-telemetry';
+import { vectorSearchSettingsFromJson } from '../adapters/aws/opensearch-vector-search';
 
 /**
  * The composition of the functions that search or index: OpenSearch (SigV4) and Bedrock. Kept
@@ -70,7 +71,9 @@ function indexReplicasFromEnv(env: NodeJS.ProcessEnv): number | undefined {
 export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = vectorSpaceFromEnv(env)): OpenSearchIndex {
   const endpoint = requireEnv(env, 'SEARCH_DOMAIN_ENDPOINT');
   const aliasPrefix = env.SEARCH_INDEX_ALIAS_PREFIX || undefined;
-  return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), { space, endpoint, replicas: indexReplicasFromEnv(env), aliasPrefix });
+  return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), {
+    space, endpoint, replicas: indexReplicasFromEnv(env), aliasPrefix, vectors: vectorSearchSettingsFromJson(env.SEARCH_VECTOR_SETTINGS),
+  });
 }
 
 /** The SDK's own attempts per adapter attempt (the first and one retry). */

@@ -10,6 +10,8 @@ export const FUNCTION_ENV = {
   recordsTableName: 'RECORDS_TABLE_NAME',
   searchDomainEndpoint: 'SEARCH_DOMAIN_ENDPOINT',
   searchIndexReplicas: 'SEARCH_INDEX_REPLICAS',
+  /** The k-NN graph and window of the search indices, a JSON object (lambdas/adapters/aws/opensearch-vector-search.ts). */
+  searchVectorSettings: 'SEARCH_VECTOR_SETTINGS',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   embeddingModel: 'EMBEDDING_MODEL',
   embeddingDimensions: 'EMBEDDING_DIMENSIONS',

@@ -88,13 +88,13 @@ export function listExamples(kind: keyof typeof RECORD_EXAMPLES, total: number) 
       summary: 'A page of results',
       value: {
         results: [RECORD_EXAMPLES[kind]],
-        pagination: { total, limit: 1, offset: 0, returned: 1 },
+        pagination: { total, total_relation: 'eq', limit: 1, offset: 0, returned: 1 },
         meta: { response_time_ms: 5.64, ...sort },
       },
     },
     count: {
       summary: 'count_only=true: the total alone',
-      value: { pagination: { total }, meta: { response_time_ms: 0.42, ...sort } },
+      value: { pagination: { total, total_relation: 'eq' }, meta: { response_time_ms: 0.42, ...sort } },
     },
   };
 }

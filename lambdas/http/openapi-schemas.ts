@@ -71,12 +71,19 @@ const LIST_META = {
   },
 };
 
+const TOTAL_RELATION = {
+  type: 'string',
+  enum: ['eq', 'gte'],
+  description: 'eq: total is exact. gte: total is a lower bound; semantic and hybrid search rank a bounded window of nearest candidates, and every one of them reached the floor, so more records may match (narrow the query with filters for an exact count). Lists and keyword search are always eq',
+};
+
 const PAGINATION = {
   type: 'object',
-  required: ['total', 'limit', 'offset', 'returned'],
+  required: ['total', 'total_relation', 'limit', 'offset', 'returned'],
   additionalProperties: false,
   properties: {
-    total: { type: 'integer', minimum: 0, description: 'Every record the query matches, not only this page' },
+    total: { type: 'integer', minimum: 0, description: 'Every record the query matches, not only this page (a lower bound when total_relation is gte)' },
+    total_relation: ref('TotalRelation'),
     limit: { type: 'integer', minimum: 1, maximum: LIMITS.pageMax },
     offset: { type: 'integer', minimum: 0, description: 'Results before this page: the offset asked, or on a page reached by cursor, what the walk returned before it' },
     returned: { type: 'integer', minimum: 0, description: 'Results on this page' },
@@ -108,7 +115,7 @@ const COUNT_ENVELOPE = {
   additionalProperties: false,
   description: 'count_only=true: the total, no results',
   properties: {
-    pagination: { type: 'object', required: ['total'], additionalProperties: false, properties: { total: { type: 'integer', minimum: 0 } } },
+    pagination: { type: 'object', required: ['total', 'total_relation'], additionalProperties: false, properties: { total: { type: 'integer', minimum: 0 }, total_relation: ref('TotalRelation') } },
     facets: ref('Facets'),
     meta: ref('ListMeta'),
   },
@@ -174,6 +181,7 @@ export function componentSchemas(): Record<string, unknown> {
     CountEnvelope: COUNT_ENVELOPE,
     Facets: FACETS_SCHEMA,
     Pagination: PAGINATION,
+    TotalRelation: TOTAL_RELATION,
     ListMeta: LIST_META,
     SemanticSearchResponse: SEMANTIC_SEARCH_RESPONSE,
     MatchResponse: MATCH_RESPONSE,

@@ -7,8 +7,16 @@ import type { SimilarityScale } from '../core/search/relevance';
 
 export type IndexedResult<K extends ResourceKind> = RecordByKind[K] & { relevance?: number };
 
+/** Whether `total` is every match (`eq`) or a lower bound (`gte`): Elasticsearch's and OpenSearch's `hits.total.relation`. */
+export type TotalRelation = 'eq' | 'gte';
+
 export interface IndexPage<K extends ResourceKind> {
   total: number;
+  /**
+   * `gte` when `total` is a lower bound: a semantic or hybrid search whose bounded window of
+   * nearest candidates was exhausted above the floor (the OpenSearch adapter). Absent: exact.
+   */
+  totalRelation?: TotalRelation;
   /** Empty when the query was count_only. */
   results: IndexedResult<K>[];
   /** The facets the query asked for (ListQuery.facets), counted over the whole result set; absent when none were asked. */
@@ -49,10 +57,11 @@ export interface SemanticQuery {
  *   body, full matches before partial ones; tiers by score (FULL_MATCH_SCORE,
  *   IDENTIFIER_MATCH_SCORE). No semantic gate: every match is a result. Keyword mode needs no vector.
  * - semantic: the query's floor (query-floor.ts) from the whole kind, filters aside: its best
- *   cosine, the best cosine among its full keyword matches, its identifier matches. Then every
- *   record passing the filters whose cosine reaches that floor, all of them (an exact scan: never
- *   a top-k cut); relevance is relevanceOfCosine. None when the floor is null; a null vector
- *   matches nothing.
+ *   cosine, the best cosine among its full keyword matches, its identifier matches. Then the
+ *   records passing the filters whose cosine reaches that floor; relevance is relevanceOfCosine.
+ *   The embedded index scans them all (total exact); the OpenSearch adapter ranks a bounded
+ *   window of nearest candidates (approximate k-NN with the filters inside) and says `gte` when
+ *   the window filled above the floor. None when the floor is null; a null vector matches nothing.
  * - hybrid: the keyword matches (as keyword mode) and the semantic matches (as semantic mode),
  *   fused by fuseHybrid (lambdas/core/search/fusion.ts); identifier matches first. Nothing at all
  *   when the query floor's basis is `none` (an off-topic query), whatever its words match.
@@ -67,8 +76,8 @@ export interface SemanticQuery {
  *   that position in the query's order, ignoring `offset`, with no depth cap, and the same `total`;
  *   walked from the first page, it returns every result exactly once, in offset paging's order.
  *   The position is the adapter's own sort key (sort value or score, then id): a record added or
- *   removed between pages shifts nothing. The OpenSearch adapter's hybrid mode fuses lists read
- *   to HYBRID_RANK_WINDOW and refuses (400, cursor) a page past them.
+ *   removed between pages shifts nothing. The OpenSearch adapter's semantic and hybrid modes read
+ *   a bounded window (OpenSearchIndexOptions.window) and refuse (400) a page past it.
  */
 export interface SearchIndex {
   query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>>;

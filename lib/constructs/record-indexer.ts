@@ -9,12 +9,15 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 export interface RecordIndexerProps {
   readonly table: ITable;
   readonly searchDomain: IDomain;
   /** Replicas of each index it creates: one per extra zone of the domain (lib/config.ts indexReplicasOf). */
   readonly indexReplicas: number;
+  /** The k-NN graph of the indices it creates (lib/config.ts SearchDomainSettings.vectors). */
+  readonly vectors: VectorSearchSettings;
   /** Records are embedded at index time with this model (vectors cached in the table by text hash). */
   readonly embeddings: EmbeddingSettings;
   /** Where stream batches go (as pointers) once retries are exhausted, for replay. */
@@ -59,7 +62,7 @@ export class RecordIndexer extends Construct {
       .bindRecordsTableWriter(props.table)
       .bindEmbeddingCache(props.table)
       .bindEmbeddings(props.embeddings)
-      .bindSearchDomainWriter(props.searchDomain, props.indexReplicas);
+      .bindSearchDomainWriter(props.searchDomain, props.indexReplicas, props.vectors);
 
     this.function.lambdaFunction.addEventSource(new DynamoEventSource(props.table, {
       startingPosition: StartingPosition.TRIM_HORIZON,

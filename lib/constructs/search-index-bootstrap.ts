@@ -7,11 +7,14 @@ import { Construct } from 'constructs';
 import { MAPPING_VERSION } from '../../lambdas/adapters/aws/opensearch-mappings';
 import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 export interface SearchIndexBootstrapProps {
   readonly searchDomain: IDomain;
   /** Replicas of each index it creates: one per extra zone of the domain (lib/config.ts indexReplicasOf). */
   readonly indexReplicas: number;
+  /** The k-NN graph of the indices it creates (lib/config.ts SearchDomainSettings.vectors). */
+  readonly vectors: VectorSearchSettings;
   readonly embeddings: EmbeddingSettings;
   readonly projectRoot: string;
   readonly serviceName: string;
@@ -41,7 +44,7 @@ export class SearchIndexBootstrap extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
       projectRoot: props.projectRoot,
-    }).bindSearchDomainWriter(props.searchDomain, props.indexReplicas);
+    }).bindSearchDomainWriter(props.searchDomain, props.indexReplicas, props.vectors);
 
     const provider = new Provider(this, 'Provider', {
       onEventHandler: this.function.lambdaFunction,

@@ -10,6 +10,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import type { EmbeddingSettings } from '../config';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 /** Environment variables the handlers' composition root reads (defined without CDK imports, for the local AWS mode too). */
 export { FUNCTION_ENV };
@@ -219,16 +220,18 @@ export class ServiceFunction extends Construct {
    * Index writes on the search domain (bulk upserts and deletes), through SEARCH_DOMAIN_ENDPOINT;
    * an index the function creates gets `indexReplicas` replicas (lib/config.ts indexReplicasOf).
    */
-  bindSearchDomainWriter(domain: IDomain, indexReplicas: number): this {
+  bindSearchDomainWriter(domain: IDomain, indexReplicas: number, vectors: VectorSearchSettings): this {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchDomainEndpoint, `https://${domain.domainEndpoint}`);
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchIndexReplicas, String(indexReplicas));
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchVectorSettings, JSON.stringify(vectors));
     domain.grantReadWrite(this.lambdaFunction);
     return this;
   }
 
   /** Read-only access to the search domain, located through SEARCH_DOMAIN_ENDPOINT (an https:// URL). */
-  bindSearchDomain(domain: IDomain): this {
+  bindSearchDomain(domain: IDomain, vectors: VectorSearchSettings): this {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchDomainEndpoint, `https://${domain.domainEndpoint}`);
+    this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchVectorSettings, JSON.stringify(vectors));
     domain.grantRead(this.lambdaFunction);
     this.lambdaFunction.addToRolePolicy(
       new PolicyStatement({

@@ -8,11 +8,14 @@ import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
 import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 export interface VectorBackfillProps {
   readonly table: ITable;
   readonly searchDomain: IDomain;
   readonly indexReplicas: number;
+  /** The k-NN graph of the indices it creates (lib/config.ts SearchDomainSettings.vectors). */
+  readonly vectors: VectorSearchSettings;
   readonly embeddings: EmbeddingSettings;
   readonly projectRoot: string;
   readonly serviceName: string;
@@ -48,7 +51,7 @@ export class VectorBackfill extends Construct {
       .bindVectorBacklogConsumer(props.table)
       .bindEmbeddingCache(props.table)
       .bindEmbeddings(props.embeddings)
-      .bindSearchDomainWriter(props.searchDomain, props.indexReplicas);
+      .bindSearchDomainWriter(props.searchDomain, props.indexReplicas, props.vectors);
 
     this.schedule = new Rule(this, 'Schedule', {
       description: 'Vector backfill of records indexed during an embedding outage',

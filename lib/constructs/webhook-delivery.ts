@@ -12,10 +12,13 @@ import { Construct } from 'constructs';
 import type { EmbeddingSettings } from '../config';
 import { utcTimeOf } from '../config';
 import { ServiceFunction } from './service-function';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 export interface WebhookDeliveryProps {
   readonly table: ITable;
   readonly searchDomain: IDomain;
+  /** The window its searches rank (lib/config.ts SearchDomainSettings.vectors). */
+  readonly vectors: VectorSearchSettings;
   /** The search index's vector space (the deadline scan reads the index, it embeds nothing). */
   readonly embeddings: EmbeddingSettings;
   readonly queue: IQueue;
@@ -98,7 +101,7 @@ export class WebhookDelivery extends Construct {
       .bindChangeOutboxConsumer(props.table)
       .bindWebhookQueue(props.queue, props.deadLetterQueue)
       // Saved searches (subscription filters) are matched by the list's own query, on the index.
-      .bindSearchDomain(props.searchDomain)
+      .bindSearchDomain(props.searchDomain, props.vectors)
       .bindEmbeddings(props.embeddings);
     this.fanOut.lambdaFunction.addEventSource(new DynamoEventSource(props.table, {
       startingPosition: StartingPosition.TRIM_HORIZON,
@@ -121,7 +124,7 @@ export class WebhookDelivery extends Construct {
       .bindWebhookDeliveries(props.table)
       .bindDeadlineLedger(props.table)
       .bindWebhookQueue(props.queue, props.deadLetterQueue)
-      .bindSearchDomain(props.searchDomain)
+      .bindSearchDomain(props.searchDomain, props.vectors)
       // A semantic or hybrid saved search embeds its query to match the records due.
       .bindEmbeddings(props.embeddings);
 

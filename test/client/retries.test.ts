@@ -46,7 +46,7 @@ async function scriptedServer(script: Scripted[]): Promise<{ baseUrl: string; re
 }
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
-const PAGE = { results: [], pagination: { total: 0, limit: 20, offset: 0, returned: 0 }, meta: { response_time_ms: 1, sort_by: 'created_at', order: 'desc' } };
+const PAGE = { results: [], pagination: { total: 0, total_relation: 'eq', limit: 20, offset: 0, returned: 0 }, meta: { response_time_ms: 1, sort_by: 'created_at', order: 'desc' } };
 const rateLimited = (retryAfter?: string): Scripted => ({
   status: 429,
   headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter },

@@ -6,7 +6,8 @@ import { HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
 import { FLOOR_SPREAD } from '../../lambdas/core/search/query-floor';
 import { relevanceOfCosine, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
-import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
+import { ServiceError } from '../../lambdas/core/errors';
+import type { IndexPage, SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
 import { describeSearchIndexFacetsContract } from './search-index-facets-contract';
 
 /**
@@ -20,6 +21,8 @@ const TODAY = '2026-11-22';
 
 export interface ContractHarness {
   index: SearchIndex;
+  /** The most nearest candidates a semantic or hybrid query ranks (OpenSearch's window); absent: every record (an exact scan). */
+  window?: number;
   /** Makes writes visible to search (OpenSearch refreshes; SQLite needs nothing). */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -139,22 +142,44 @@ function query(params: Record<string, string>, kind: ResourceKind = 'grant'): Li
  * `next`), and by offset pages of 100: the two must give the same records in the same order,
  * each once, as many as the total.
  */
-async function expectKeysetWalkMatchesOffsets(index: SearchIndex, kind: 'grant' | 'contract', params: Record<string, string>, semantic: SemanticQuery | undefined, limit: number): Promise<string[]> {
+/** A page, or null when the index refuses it as past its window (a 400 naming offset or cursor). */
+async function pageWithinWindow(index: SearchIndex, kind: 'grant' | 'contract', listQuery: ListQuery, semantic: SemanticQuery | undefined): Promise<IndexPage<'grant' | 'contract'> | null> {
+  try {
+    return await index.query(kind, listQuery as ListQuery & { kind: typeof kind }, semantic);
+  } catch (error) {
+    if (error instanceof ServiceError && error.status === 400 && /window of nearest candidates/.test(JSON.stringify(error.details))) return null;
+    throw error;
+  }
+}
+
+/**
+ * Walks a query by offset pages and by keyset pages (each as far as the index pages it) and
+ * checks that both give the same records in the same order, each once; every record the total
+ * counts when the walk was not stopped by a window.
+ */
+async function expectKeysetWalkMatchesOffsets(index: SearchIndex, kind: 'grant' | 'contract', params: Record<string, string>, semantic: SemanticQuery | undefined, limit: number): Promise<{ ids: string[]; total: number; windowed: boolean }> {
   const label = JSON.stringify({ ...params, limit });
   const byOffset: string[] = [];
   let total = -1;
+  let windowed = false;
   for (let offset = 0; ; offset += 100) {
-    const page = await index.query(kind, query({ ...params, limit: '100', offset: String(offset) }, kind), semantic);
+    const page = await pageWithinWindow(index, kind, query({ ...params, limit: '100', offset: String(offset) }, kind), semantic);
+    if (!page) {
+      windowed = true;
+      break;
+    }
     total = page.total;
+    windowed ||= page.totalRelation === 'gte';
     byOffset.push(...page.results.map((r) => r.id));
     expect(page.next === undefined, `${label}: next on the offset page at ${offset}`).toBe(offset + page.results.length >= total);
-    if (page.results.length < 100) break;
+    if (page.results.length < 100 || offset + page.results.length >= total) break;
   }
   const byKeyset: string[] = [];
   let after: ListQuery['after'];
   for (let pages = 0; ; pages++) {
     expect(pages, `${label}: the walk does not end`).toBeLessThanOrEqual(total / limit + 1);
-    const page = await index.query(kind, { ...query({ ...params, limit: String(limit) }, kind), ...(after ? { after } : {}) }, semantic);
+    const page = await pageWithinWindow(index, kind, { ...query({ ...params, limit: String(limit) }, kind), ...(after ? { after } : {}) }, semantic);
+    if (!page) break;
     expect(page.total, label).toBe(total);
     byKeyset.push(...page.results.map((r) => r.id));
     if (!page.next) break;
@@ -162,8 +187,8 @@ async function expectKeysetWalkMatchesOffsets(index: SearchIndex, kind: 'grant' 
     after = page.next;
   }
   expect(byKeyset, label).toEqual(byOffset);
-  expect(new Set(byKeyset).size, label).toBe(total);
-  return byKeyset;
+  expect(new Set(byKeyset).size, label).toBe(windowed ? byKeyset.length : total);
+  return { ids: byKeyset, total, windowed };
 }
 
 export function describeSearchIndexContract(name: string, start: () => Promise<ContractHarness>): void {
@@ -462,12 +487,13 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       ];
       it.each(cases)('walks %s one and two results at a time, as offset paging orders it', async (_name, params, semantic) => {
         const one = await expectKeysetWalkMatchesOffsets(index, 'grant', params, semantic, 1);
-        expect(one.length, 'the case has results to page').toBeGreaterThan(1);
+        expect(one.ids.length, 'the case has results to page').toBeGreaterThan(1);
+        expect(one.windowed, 'the catalogue fits in the window').toBe(false);
         await expectKeysetWalkMatchesOffsets(index, 'grant', params, semantic, 2);
       });
 
       it('walks keyword matches, full and partial ones by BM25 alike', async () => {
-        const walked = await expectKeysetWalkMatchesOffsets(index, 'contract', { search: 'drone surveillance training' }, undefined, 1);
+        const { ids: walked } = await expectKeysetWalkMatchesOffsets(index, 'contract', { search: 'drone surveillance training' }, undefined, 1);
         expect([...walked].sort()).toEqual([1, 2, 3, 4, 5].map(byContract).sort());
         expect(walked[0]).toBe(byContract(1));
       });
@@ -569,20 +595,56 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
     }, 120_000);
     afterAll(async () => harness?.close());
 
-    it('walks the whole crowd by keyset pages in every mode, as offset paging orders it', async () => {
+    it('walks the whole crowd by keyset pages in every mode, as offset paging orders it, as far as the window', async () => {
       const policing = semanticQuery(unit(1, 0, 0, 0), 0.5);
       const cases: [Record<string, string>, SemanticQuery | undefined][] = [
         [{}, undefined],
         [{ sort_by: 'title', order: 'asc' }, undefined],
         [{ search: 'police program' }, undefined],
         [{ search: 'police', search_mode: 'semantic' }, policing],
+        [{ search: 'police', search_mode: 'semantic', sort_by: 'title' }, policing],
         [{ search: 'police water', search_mode: 'hybrid', order: 'asc' }, policing],
       ];
       for (const [params, semantic] of cases) {
         const walked = await expectKeysetWalkMatchesOffsets(harness.index, 'grant', params, semantic, 100);
-        expect(walked.length, JSON.stringify(params)).toBeGreaterThan(2_900);
+        const label = JSON.stringify(params);
+        if (semantic && harness.window !== undefined) {
+          // Every record of the crowd reaches the floor: the window fills, and the walk ends with it.
+          expect(walked.windowed, label).toBe(true);
+          expect(walked.ids.length, label).toBeGreaterThanOrEqual(harness.window);
+          if (params.search_mode === 'semantic') expect(walked.total, label).toBe(harness.window);
+        } else {
+          expect(walked.windowed, label).toBe(false);
+          expect(walked.ids.length, label).toBeGreaterThan(2_900);
+        }
       }
     }, 120_000);
+
+    it('says when a total is a lower bound, and refuses a page past the window with how far pages go', async () => {
+      const policing = semanticQuery(unit(1, 0, 0, 0), 0.5);
+      const semantic = await harness.index.query('grant', query({ search: 'police', search_mode: 'semantic', count_only: 'true' }), policing);
+      const hybrid = await harness.index.query('grant', query({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), policing);
+      const keyword = await harness.index.query('grant', query({ search: 'police', count_only: 'true' }));
+      expect(keyword).toMatchObject({ total: CROWD });
+      expect(keyword.totalRelation ?? 'eq').toBe('eq');
+      // A narrow filter leaves few enough records for all of them to be ranked: exact again.
+      const narrow = await harness.index.query('grant', { ...query({ search: 'police', search_mode: 'semantic' }), ids: [grant(1_000, '', '').id, grant(1_001, '', '').id] }, policing);
+      expect(narrow.total).toBe(2);
+      expect(narrow.totalRelation ?? 'eq').toBe('eq');
+      if (harness.window === undefined) {
+        expect([semantic.total, semantic.totalRelation ?? 'eq', hybrid.total, hybrid.totalRelation ?? 'eq']).toEqual([CROWD, 'eq', CROWD, 'eq']);
+        return;
+      }
+      expect([semantic.total, semantic.totalRelation]).toEqual([harness.window, 'gte']);
+      expect(hybrid).toMatchObject({ total: CROWD, totalRelation: 'gte' });
+      for (const [params, field] of [[{ search_mode: 'semantic', offset: String(harness.window) }, 'offset'], [{ search_mode: 'hybrid', offset: '2500' }, 'offset']] as const) {
+        const refused = harness.index.query('grant', query({ search: 'police', ...params }), policing);
+        await expect(refused, JSON.stringify(params)).rejects.toMatchObject({
+          status: 400,
+          details: [{ field, issue: expect.stringMatching(/^goes past the [\d,]+ best results (semantic|hybrid) search ranks here .*pages reach result [\d,]+\. Narrow the search with filters/) }],
+        });
+      }
+    });
 
     it('finds every record above the floor, however far from the rest of the catalogue, with and without filters', async () => {
       const water = WATER.map((_, i) => grant(10_000 + i, '', '').id).sort();

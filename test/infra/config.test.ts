@@ -47,6 +47,14 @@ describe('stageConfig', () => {
     expect(() => stageConfig('prod_eu')).toThrow(/Invalid stage name/);
   });
 
+  it('takes the k-NN graph and window of the search indices, each setting over the defaults, and names a wrong one', () => {
+    expect(stageConfig('prod').search.vectors).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 });
+    expect(stageConfig('prod', { search: { vectors: { engine: 'faiss', window: 2_000 } } }).search.vectors).toEqual({ engine: 'faiss', m: 16, efConstruction: 128, window: 2_000 });
+    expect(() => stageConfig('prod', { search: { vectors: { window: 20_000 } } })).toThrow('Search domain: vector search window must be a whole number from 1 to 10100, not 20000');
+    expect(stageOverridesFromContext({ qa: { search: { vectors: { window: 500 } } } }, 'qa').search).toEqual({ vectors: { window: 500 } });
+    expect(() => stageOverridesFromContext({ qa: { search: { vectors: { k: 500 } } } }, 'qa')).toThrow(/qa\.search\.vectors: k is not a setting/);
+  });
+
   it('rejects a data node count that does not divide over the availability zones', () => {
     expect(() => stageConfig('prod', { search: { dataNodeCount: 3, availabilityZoneCount: 2 } })).toThrow(/evenly/);
   });
@@ -198,7 +206,14 @@ describe('stage config in the stacks', () => {
       expect(creators.map((fn) => String(fn.Properties?.Description).replace(/[:(].*/, '').trim()).sort()).toEqual(['Deploy-time bootstrap of the search indices and aliases', 'Indexer', 'Vector backfill']);
       for (const fn of creators) expect(envOf(fn).SEARCH_INDEX_REPLICAS).toBe(replicas);
       stage.stateful.hasOutput('SearchIndexReplicas', { Value: replicas });
+      stage.stateful.hasOutput('SearchVectorSettings', { Value: JSON.stringify({ engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 }) });
     }
+  });
+
+  it('gives every function that reads or writes the search indices the stage\'s k-NN graph and window', () => {
+    const searchers = functions(prod.stateless).filter((fn) => 'SEARCH_DOMAIN_ENDPOINT' in envOf(fn));
+    expect(searchers.length).toBeGreaterThan(5);
+    for (const fn of searchers) expect(JSON.parse(String(envOf(fn).SEARCH_VECTOR_SETTINGS))).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 });
   });
 
   it('sizes the search domain from the stage: dedicated masters in prod, none in dev', () => {

@@ -178,7 +178,7 @@ describe('pages and counts', () => {
       for (let offset = 0; offset < 300; offset += size) {
         const res = await api.get(`/grants-api?limit=${size}&offset=${offset}`);
         const { next_cursor: nextCursor, ...pagination } = res.body.pagination;
-        expect(pagination).toEqual({ total: expected.length, limit: size, offset, returned: res.body.results.length });
+        expect(pagination).toEqual({ total: expected.length, total_relation: 'eq', limit: size, offset, returned: res.body.results.length });
         // More follow every one of these pages: the cursor to them (test/integration/deep-paging.test.ts).
         expect(typeof nextCursor).toBe('string');
         seen.push(...res.body.results.map((r: Grant) => r.id));
@@ -200,7 +200,7 @@ describe('pages and counts', () => {
     const res = await api.get(`/grants-api?${new URLSearchParams({ ...params, count_only: 'true' })}`);
     expect(res.status).toBe(200);
     expect(res.body.results).toBeUndefined();
-    expect(res.body.pagination).toEqual({ total: expectedIds(grants, params).length });
+    expect(res.body.pagination).toEqual({ total: expectedIds(grants, params).length, total_relation: 'eq' });
     expect(res.body.meta.response_time_ms).toBeGreaterThanOrEqual(0);
     const funderCount = await api.get('/funders-api?count_only=true');
     expect(funderCount.body.pagination.total).toBe(funders.length);
@@ -210,7 +210,7 @@ describe('pages and counts', () => {
     const res = await api.get('/contracts-api?limit=2');
     expect(Object.keys(res.body).sort()).toEqual(['meta', 'pagination', 'results']);
     // next_cursor: more results follow this page (deep paging).
-    expect(Object.keys(res.body.pagination).sort()).toEqual(['limit', 'next_cursor', 'offset', 'returned', 'total']);
+    expect(Object.keys(res.body.pagination).sort()).toEqual(['limit', 'next_cursor', 'offset', 'returned', 'total', 'total_relation']);
     expect(Object.keys(res.body.meta).sort()).toEqual(['order', 'response_time_ms', 'sort_by']);
     expect(typeof res.body.meta.response_time_ms).toBe('number');
   });

@@ -20,9 +20,12 @@ if (openSearchUrl) {
   describeSearchIndexContract(`OpenSearch at ${openSearchUrl}`, async () => {
     const client = new Client({ node: openSearchUrl });
     const prefix = `gcf-contract-${Date.now()}`;
-    const index = new OpenSearchIndex(client, { space: CONTRACT_SPACE, endpoint: openSearchUrl, aliasPrefix: prefix });
+    // A window under the contract's crowd of 3,000, so the suite sees it fill.
+    const window = 1_000;
+    const index = new OpenSearchIndex(client, { space: CONTRACT_SPACE, endpoint: openSearchUrl, aliasPrefix: prefix, vectors: { window } });
     return {
       index,
+      window,
       settle: async () => { await client.indices.refresh({ index: `${prefix}-*` }); },
       close: async () => { await client.indices.delete({ index: `${prefix}-*` }); },
     };

@@ -116,7 +116,7 @@ describe('resuming a list query and linking the next page', () => {
 
   it('links a next page only when the index says more follow, never for count_only', async () => {
     const query = q({}) as ListQuery & { kind: 'grant' };
-    const outcome = { query, total: 50, results: [{ id: 'a' }, { id: 'b' }] as never[], next: ['x', 'b'] };
+    const outcome = { query, total: 50, totalRelation: 'eq' as const, results: [{ id: 'a' }, { id: 'b' }] as never[], next: ['x', 'b'] };
     const links = await pageLinks(keys, outcome, 10, now);
     expect(links.offset).toBe(10);
     expect(readCursor(KEY, links.nextCursor!, query, now)).toEqual({ after: ['x', 'b'], seen: 12, today: '2026-11-22' });

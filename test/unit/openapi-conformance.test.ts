@@ -8,17 +8,18 @@ const conformance = new OpenApiConformance(buildOpenApiDocument() as never);
 const problems = (method: string, path: string, status: number, body: unknown) => conformance.problems(method, path, status, json, body);
 
 const meta = { response_time_ms: 1.5, sort_by: 'relevance', order: 'desc' };
-const page = (results: unknown[]) => ({ results, pagination: { total: results.length, limit: 20, offset: 0, returned: results.length }, meta });
+const page = (results: unknown[]) => ({ results, pagination: { total: results.length, total_relation: 'eq' as const, limit: 20, offset: 0, returned: results.length }, meta });
 
 describe('the OpenAPI document validates what the service sends', () => {
   it('a list result with relevance, and a count envelope, each match exactly one branch', () => {
     expect(problems('GET', '/functions/v1/grants-api?search=x', 200, page([{ ...GRANT_EXAMPLE, relevance: 0.8 }]))).toEqual([]);
-    expect(problems('GET', '/functions/v1/grants-api?count_only=true', 200, { pagination: { total: 3 }, meta })).toEqual([]);
+    expect(problems('GET', '/functions/v1/grants-api?count_only=true', 200, { pagination: { total: 3, total_relation: 'gte' }, meta })).toEqual([]);
   });
 
   it('refuses a field no schema names, in a record, an envelope or an error', () => {
     expect(problems('GET', '/functions/v1/grants-api', 200, page([{ ...GRANT_EXAMPLE, score: 1 }])).join()).toMatch(/does not match the schema/);
     expect(problems('GET', '/functions/v1/grants-api', 200, { ...page([]), total: 0 }).join()).toMatch(/does not match the schema/);
+    expect(problems('GET', '/functions/v1/grants-api', 200, { ...page([]), pagination: { ...page([]).pagination, total_relation: 'approx' } }).join()).toMatch(/does not match the schema/);
     expect(problems('GET', '/functions/v1/grants-api/06ac5267-9605-5c94-9f2b-d47a37b0b098', 200, { ...GRANT_EXAMPLE, relevance: 0.8 }).join()).toMatch(/does not match the schema/);
     expect(problems('GET', '/functions/v1/grants-api', 400, { error: { code: 'INVALID_PARAMETER', message: 'x', stack: 'at' } }).join()).toMatch(/does not match the schema/);
   });

@@ -18,7 +18,7 @@ const FLOOR: QueryFloor = { semanticFloor: 0.5, basis: 'similarity', evidence: {
 
 /** The body of a plan that counts the whole match set. */
 function countingBody(query: ListQuery, semantic?: SemanticQuery): Dsl {
-  const plan = planQuery(query.kind, query, semantic, undefined, FLOOR);
+  const plan = planQuery(query.kind, query, 1_000, semantic, undefined, FLOOR);
   if (plan.type === 'search') return plan.body;
   if (plan.type === 'hybrid') return plan.bodies[plan.totalAt]!;
   throw new Error('no request');
@@ -36,8 +36,8 @@ describe('facet aggregations', () => {
       expect(countingBody(q(params), semantic), JSON.stringify(params)).not.toHaveProperty('aggs');
       const body = countingBody(q({ ...params, facets: 'status,funder' }), semantic);
       expect(Object.keys(body.aggs as Dsl).sort(), JSON.stringify(params)).toEqual(['facet_funder', 'facet_status']);
-      const plan = planQuery('grant', q({ ...params, facets: 'status' }), semantic, undefined, FLOOR);
-      // The ranked lists of a hybrid search stop at the rank window: only the counting body aggregates.
+      const plan = planQuery('grant', q({ ...params, facets: 'status' }), 1_000, semantic, undefined, FLOOR);
+      // The ranked lists of a hybrid search stop at the window: only the counting body aggregates.
       if (plan.type === 'hybrid') expect(plan.bodies.filter((b) => 'aggs' in b)).toHaveLength(1);
     }
   });

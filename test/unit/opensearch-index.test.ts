@@ -285,7 +285,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       answer('/gcf-grants/_search', hits([], 0), hits([], 12));
       await expect(adapter().query('grant', query)).resolves.toEqual({ total: 0, results: [], empty: { reason: 'filtered_out', matchesWithoutFilters: 12 } });
       expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search', 'POST /gcf-grants/_search']);
-      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, statistics({ police: 40 }, 1000)));
+      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, 1_000, statistics({ police: 40 }, 1000)));
       // Nothing without filters either: no record holds the word.
       openSearch.reset();
       existingIndex('grant');
@@ -334,7 +334,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       const floor = floorOf(0.96, 0.95, 1);
       expect(floor).toMatchObject({ basis: 'similarity' });
       expect(floor.semanticFloor).toBeCloseTo(0.92 - FLOOR_SPREAD, 6);
-      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(semanticSearchBody('grant', query, semantic, floor))));
+      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(semanticSearchBody('grant', query, semantic, floor, 1_000))));
       expect(page).toEqual({ total: 2, results: [{ ...grant(1), relevance: 0.92 }, { ...grant(3), relevance: 0.8 }], floor });
     });
 
@@ -398,7 +398,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         // The floor of the text is kept: the next page reads the lists alone.
         answer('/gcf-grants/_msearch', lists(50));
         const past = await index.query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: page.next }, semantic).catch((error: unknown) => error);
-        expect(past).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: [{ field: 'cursor', issue: expect.stringMatching(/past the 10,100 results hybrid search can page through/) }] });
+        expect(past).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: [{ field: 'cursor', issue: expect.stringMatching(/^goes past the 4 best results hybrid search ranks here .*pages reach result 4\. Narrow the search with filters/) }] });
       });
 
       it('counts the terms, reads the floor, issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
@@ -411,7 +411,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
         const queryFloor = floorOf(0.99, 0.99, 2);
-        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, statistics({ police: 40, equipment: 25 }, 1000));
+        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, 1_000, statistics({ police: 40, equipment: 25 }, 1000));
         expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]))));
         // The semantic relevance weighs 0.7, the keyword part 0.3: d (semantic alone, cosine 0.6) passes a (the best keyword match alone).
         expect(JSON.parse(openSearch.requests[4]!.body)).toMatchObject({ query: { ids: { values: [c, d, a] } }, size: 3 });
@@ -470,7 +470,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         const query = q({ search: 'police', search_mode: 'hybrid', count_only: 'true' });
         const withoutVector = { vector: null, scale: SCALE };
         const page = await adapter().query('grant', query, withoutVector);
-        const bodies = hybridRankBodies('grant', query, withoutVector, null, statistics({ police: 40 }, 1000));
+        const bodies = hybridRankBodies('grant', query, withoutVector, null, 1_000, statistics({ police: 40 }, 1000));
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
         expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.count!]));
         expect(page.total).toBe(2);
@@ -615,7 +615,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         // No word can match: the floor reads no full keyword match.
         expect(ndjson(openSearch.requests[2]!.body)).toHaveLength(4);
         const queryFloor = queryFloorOf({ bestCosine: cosineOfOpenSearchScore(0.9), bestWordCosine: Number.NaN, identifierMatches: 0, words: 2 }, SCALE);
-        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, statistics({ smokng: 0, vapng: 0 }, 1000));
+        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, 1_000, statistics({ smokng: 0, vapng: 0 }, 1000));
         expect(JSON.stringify(bodies.keyword)).not.toContain('multi_match');
         expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]))));
       });

@@ -5,12 +5,13 @@ import {
   floorEvidenceBodies, hybridPageRequest, hybridRankBodies, keywordSearchBody, msearchLines, planQuery, relevanceOfScore,
   semanticSearchBody, unfilteredCountBody,
 } from '../../lambdas/adapters/aws/opensearch-query';
-import { identifierClause, keywordClause, knnClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
+import { identifierClause, keywordClause, windowClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
 import { IDENTIFIER_FIELDS, identifierKey, identifierScoreOf } from '../../lambdas/core/search/identifiers';
 import type { QueryFloor } from '../../lambdas/core/search/query-floor';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
-import { fuseHybrid, HYBRID_RANK_WINDOW } from '../../lambdas/core/search/fusion';
+import { fuseHybrid } from '../../lambdas/core/search/fusion';
+import { FLOOR_EVIDENCE_CANDIDATES } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import type { SemanticQuery } from '../../lambdas/ports/search-index';
 
 /**
@@ -282,7 +283,7 @@ describe('keyword search', () => {
     expect(keywordClause('grant', 'hhs 2025 acf ocs 0042')).toEqual(keywordDsl('hhs 2025 acf ocs 0042', 'hhs 2025 acf ocs 0042'));
     expect(keywordClause('grant', 'the grant')).toEqual(identifiersDsl('grant', ['THEGRANT']));
     expect(keywordSearchBody('funder', q({ search: 'of the and' }, 'funder'))).toBeNull();
-    expect(planQuery('grant', q({ search: '!!! ???' }))).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: '!!! ???' }), WINDOW)).toEqual({ type: 'none' });
   });
 
   it('telling terms: a full match holds one; records that miss the minimum but hold one are partial matches', () => {
@@ -360,34 +361,33 @@ describe('keyword search', () => {
   });
 });
 
-/** The exact similarity scan knnClause builds: every filtered record with a vector, scored by knn_score, kept from min_score. */
-function exactScan(vector: number[], minScore: number, filters: unknown[] = []) {
-  return {
-    script_score: {
-      query: { bool: { filter: [{ exists: { field: 'embedding' } }, ...filters] } },
-      script: { source: 'knn_score', lang: 'knn', params: { field: 'embedding', query_value: vector, space_type: 'cosinesimil' } },
-      min_score: minScore,
-    },
-  };
+/** The window of nearest candidates semantic and hybrid search rank (VectorSearchSettings.window). */
+const WINDOW = 1_000;
+
+/** The k-NN query windowClause builds: the nearest k records passing the filters (inside the graph search), those under the floor dropped. */
+function windowSearch(vector: number[], minScore: number | null, filters: unknown[] = [], k = WINDOW) {
+  const knn = { knn: { embedding: { vector, k, ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}) } } };
+  return minScore === null ? knn : { function_score: { query: knn, min_score: minScore } };
 }
-const minScoreOf = (clause: unknown) => (clause as { script_score: { min_score: number } }).script_score.min_score;
+const minScoreOf = (clause: unknown) => (clause as { function_score: { min_score: number } }).function_score.min_score;
 
 describe('semantic search', () => {
-  it('an exact similarity scan: min_score is the floor as an OpenSearch cosinesimil score, (1 + cos) / 2', () => {
-    expect(knnClause(Float32Array.of(0.5, 0.5, 0.5, 0.5), 0.3, [])).toEqual(exactScan([0.5, 0.5, 0.5, 0.5], 0.65));
-    expect(minScoreOf(knnClause(Float32Array.of(1), 0.8, []))).toBeCloseTo(0.9, 12);
-    expect(minScoreOf(knnClause(Float32Array.of(1), 0, []))).toBe(0.5);
+  it('the window of nearest candidates, the floor as an OpenSearch cosinesimil score, (1 + cos) / 2', () => {
+    expect(windowClause(Float32Array.of(0.5, 0.5, 0.5, 0.5), 0.3, [], 50)).toEqual(windowSearch([0.5, 0.5, 0.5, 0.5], 0.65, [], 50));
+    expect(minScoreOf(windowClause(Float32Array.of(1), 0.8, [], 10))).toBeCloseTo(0.9, 12);
+    expect(minScoreOf(windowClause(Float32Array.of(1), 0, [], 10))).toBe(0.5);
+    expect(windowClause(Float32Array.of(1), null, [], 10)).toEqual({ knn: { embedding: { vector: [1], k: 10 } } });
   });
 
-  it('scans the filtered records exactly: no k-NN graph search (whose radial search missed matches on OpenSearch 2.19), no top-k cut, no post-filter', () => {
-    const body = semanticSearchBody('grant', q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }), semantic(0.5), floorAt(0.5))!;
-    expect(body.query).toEqual(exactScan([1, 0, 0, 0], 0.75, [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }]));
-    expect(JSON.stringify(body)).not.toMatch(/"k":|post_filter|"knn":/);
+  it('the filters go inside the k-NN query (the engine filters while it searches the graph, exactly when few pass them): no post-filter, no radial search', () => {
+    const body = semanticSearchBody('grant', q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }), semantic(0.5), floorAt(0.5), WINDOW)!;
+    expect(body.query).toEqual(windowSearch([1, 0, 0, 0], 0.75, [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }]));
+    expect(JSON.stringify(body)).not.toMatch(/post_filter|"distance":|script_score/);
   });
 
   it('the full body: relevance order, from/size, exact total, _source without the vector', () => {
-    expect(semanticSearchBody('funder', q({ search: 'science', search_mode: 'semantic', limit: '5', offset: '5' }, 'funder'), semantic(0.3), floorAt(0.3))).toEqual({
-      query: exactScan([1, 0, 0, 0], 0.65),
+    expect(semanticSearchBody('funder', q({ search: 'science', search_mode: 'semantic', limit: '5', offset: '5' }, 'funder'), semantic(0.3), floorAt(0.3), WINDOW)).toEqual({
+      query: windowSearch([1, 0, 0, 0], 0.65),
       sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
       from: 5,
       size: 5,
@@ -395,29 +395,29 @@ describe('semantic search', () => {
       _source: { excludes: ['embedding', 'identifier_keys', 'search_text'] },
     });
     // The floor of the query, not the scale's: a query answered on its words reaches lower.
-    expect(minScoreOf(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(0.6), floorAt(0.4, 'words'))!.query)).toBeCloseTo(0.7, 12);
+    expect(minScoreOf(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(0.6), floorAt(0.4, 'words'), WINDOW)!.query)).toBeCloseTo(0.7, 12);
   });
 
   it('an explicit sort field keeps the scores (track_scores), so relevance is still known', () => {
-    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', sort_by: 'amount_max', order: 'asc' }), semantic(), floorAt(0.5))!;
+    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', sort_by: 'amount_max', order: 'asc' }), semantic(), floorAt(0.5), WINDOW)!;
     expect(body.sort).toEqual([{ amount_max: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
     expect(body.track_scores).toBe(true);
-    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(), floorAt(0.5))).not.toHaveProperty('track_scores');
+    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(), floorAt(0.5), WINDOW)).not.toHaveProperty('track_scores');
   });
 
   it('count_only: size 0 and the exact total', () => {
-    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', count_only: 'true' }), semantic(), floorAt(0.5))!;
+    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', count_only: 'true' }), semantic(), floorAt(0.5), WINDOW)!;
     expect(body).toMatchObject({ size: 0, track_total_hits: true });
     expect(body).not.toHaveProperty('sort');
     expect(body).not.toHaveProperty('track_scores');
   });
 
   it('a null (or zero) vector, or a query with no semantic floor (off topic), matches nothing: no request', () => {
-    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector(), floorAt(0.5))).toBeNull();
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector())).toEqual({ type: 'none' });
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), { ...semantic(), vector: new Float32Array(4) }, undefined, floorAt(0.5))).toEqual({ type: 'none' });
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(), undefined, floorAt(null))).toEqual({ type: 'none' });
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'none' });
+    expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector(), floorAt(0.5), WINDOW)).toBeNull();
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, withoutVector())).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, { ...semantic(), vector: new Float32Array(4) }, undefined, floorAt(0.5))).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, semantic(), undefined, floorAt(null))).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, semantic(), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'none' });
   });
 
   it('relevance is the cosine, 2 * score - 1, on the embedder\'s scale: 0.5 at the floor, 1 at the upper reference', () => {
@@ -430,37 +430,33 @@ describe('semantic search', () => {
   });
 
   it('the semantic and hybrid modes need the query vector', () => {
-    expect(() => planQuery('grant', q({ search: 'x', search_mode: 'semantic' }))).toThrow('needs the query vector');
-    expect(() => planQuery('grant', q({ search: 'x', search_mode: 'hybrid' }))).toThrow('needs the query vector');
+    expect(() => planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW)).toThrow('needs the query vector');
+    expect(() => planQuery('grant', q({ search: 'x', search_mode: 'hybrid' }), WINDOW)).toThrow('needs the query vector');
   });
 });
 
 describe('hybrid search', () => {
   // Sorted by _score, so every hit carries its score: the fusion needs both lists' scores.
-  const idsOnly = { sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }], size: HYBRID_RANK_WINDOW, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
+  const idsOnly = { sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }], size: WINDOW, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
 
-  it('the rank window is as deep as the API pages (offset 10,000 plus a page of 100)', () => {
-    expect(HYBRID_RANK_WINDOW).toBe(10_100);
-  });
-
-  it('two lists (ids and scores) to the rank window, best first, with the same filters: keyword (bool) and semantic at the query\'s floor; and the count of their union', () => {
+  it('two lists (ids and scores) to the window, best first, with the same filters: keyword (bool) and semantic at the query\'s floor; and the count of their union', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', states: 'TX', sort_by: 'title', limit: '5' });
-    const bodies = hybridRankBodies('grant', query, semantic(0.5), floorAt(0.4, 'words'));
+    const bodies = hybridRankBodies('grant', query, semantic(0.5), floorAt(0.4, 'words'), WINDOW);
     const filters = [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }];
     const keywordQuery = { bool: { must: [keywordDsl('police equipment', 'police equipment')], filter: filters } };
-    const knnQuery = exactScan([1, 0, 0, 0], 0.7, filters);
+    const knnQuery = windowSearch([1, 0, 0, 0], 0.7, filters);
     expect(bodies.keyword).toEqual({ query: keywordQuery, ...idsOnly });
     expect(bodies.semantic).toEqual({ query: knnQuery, ...idsOnly });
     expect(bodies.count).toEqual({ query: { bool: { should: [keywordQuery, knnQuery], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(planQuery('grant', query, semantic(0.5), undefined, floorAt(0.4, 'words'))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'], totalAt: 2 });
+    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(0.4, 'words'))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'], totalAt: 2 });
   });
 
   it('off topic (no basis for a floor), nothing at all whatever the words match; on an identifier alone, the keyword list alone', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid' });
-    expect(planQuery('grant', query, semantic(0.5), undefined, floorAt(null, 'none'))).toEqual({ type: 'none' });
-    const identifier = hybridRankBodies('grant', query, semantic(0.5), floorAt(null, 'identifier'));
+    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(null, 'none'))).toEqual({ type: 'none' });
+    const identifier = hybridRankBodies('grant', query, semantic(0.5), floorAt(null, 'identifier'), WINDOW);
     expect(identifier.semantic).toBeNull();
-    expect(planQuery('grant', query, semantic(0.5), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'hybrid', bodies: [identifier.keyword, identifier.count], lists: ['keyword'], totalAt: 1 });
+    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'hybrid', bodies: [identifier.keyword, identifier.count], lists: ['keyword'], totalAt: 1 });
   });
 
   it('one _msearch: an empty header (the index is in the path) before each body', () => {
@@ -469,20 +465,20 @@ describe('hybrid search', () => {
 
   it('a null vector (the model did not answer) leaves the keyword list alone, with no floor; no keyword term leaves the semantic list; neither means no request', () => {
     const keywordOnly = q({ search: 'police', search_mode: 'hybrid' });
-    const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector(), null);
-    expect(planQuery('grant', keywordOnly, withoutVector())).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'], totalAt: 1 });
+    const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector(), null, WINDOW);
+    expect(planQuery('grant', keywordOnly, WINDOW, withoutVector())).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'], totalAt: 1 });
     const semanticOnly = q({ search: 'the', search_mode: 'hybrid' }, 'funder');
-    const semanticLists = hybridRankBodies('funder', semanticOnly, semantic(), floorAt(0.5));
+    const semanticLists = hybridRankBodies('funder', semanticOnly, semantic(), floorAt(0.5), WINDOW);
     expect(semanticLists.keyword).toBeNull();
     expect(semanticLists.count).toEqual({ query: { bool: { should: [semanticLists.semantic!.query], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(planQuery('funder', semanticOnly, semantic(), undefined, floorAt(0.5))).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'], totalAt: 1 });
-    expect(hybridRankBodies('funder', semanticOnly, withoutVector(), null)).toEqual({ keyword: null, semantic: null, count: null });
-    expect(planQuery('funder', semanticOnly, withoutVector())).toEqual({ type: 'none' });
+    expect(planQuery('funder', semanticOnly, WINDOW, semantic(), undefined, floorAt(0.5))).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'], totalAt: 1 });
+    expect(hybridRankBodies('funder', semanticOnly, withoutVector(), null, WINDOW)).toEqual({ keyword: null, semantic: null, count: null });
+    expect(planQuery('funder', semanticOnly, WINDOW, withoutVector())).toEqual({ type: 'none' });
   });
 
   it('the query floor\'s evidence, over the whole kind with no filter: the best cosine, the best among the full keyword matches (every word known), the identifier matches', () => {
     const statistics = { frequency: new Map([['police', 30], ['equipment', 40]]), documents: 1000 };
-    const best = (filters: Dsl[]) => ({ query: { script_score: { ...(exactScan([1, 0, 0, 0], 0, filters).script_score), min_score: undefined } }, size: 1, _source: false, track_total_hits: false });
+    const best = (filters: Dsl[]) => ({ query: windowSearch([1, 0, 0, 0], null, filters, FLOOR_EVIDENCE_CANDIDATES), size: 1, _source: false, track_total_hits: false });
     const { bodies, reads } = floorEvidenceBodies('grant', 'police equipment', semantic(), statistics);
     expect(reads).toEqual(['best', 'words', 'identifiers']);
     expect(JSON.parse(JSON.stringify(bodies[0]))).toEqual(JSON.parse(JSON.stringify(best([]))));
@@ -495,9 +491,9 @@ describe('hybrid search', () => {
 
   it('without filters, the count of what an empty answer\'s search matches', () => {
     const query = q({ search: 'police', search_mode: 'semantic', states: 'TX' });
-    expect(unfilteredCountBody('grant', 'police', 'semantic', semantic(), floorAt(0.5))).toEqual({ query: { bool: { should: [exactScan([1, 0, 0, 0], 0.75)], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(unfilteredCountBody('grant', 'police', 'keyword', undefined, null)).toEqual({ query: { bool: { should: [keywordDsl('police', 'police')], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(unfilteredCountBody('funder', '!!!', 'hybrid', semantic(), floorAt(null))).toBeNull();
+    expect(unfilteredCountBody('grant', 'police', 'semantic', semantic(), floorAt(0.5), WINDOW)).toEqual({ query: { bool: { should: [windowSearch([1, 0, 0, 0], 0.75)], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    expect(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, WINDOW)).toEqual({ query: { bool: { should: [keywordDsl('police', 'police')], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    expect(unfilteredCountBody('funder', '!!!', 'hybrid', semantic(), floorAt(null), WINDOW)).toBeNull();
     expect(query.filters).not.toBeNull();
   });
 
@@ -565,6 +561,6 @@ describe('index mapping', () => {
   });
 
   it('unit vectors pass through as numbers', () => {
-    expect((knnClause(unit(3, 4), 0.5, []) as { script_score: { script: { params: { query_value: number[] } } } }).script_score.script.params.query_value.map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0.6, 0.8]);
+    expect((windowClause(unit(3, 4), null, [], 10) as { knn: { embedding: { vector: number[] } } }).knn.embedding.vector.map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0.6, 0.8]);
   });
 });

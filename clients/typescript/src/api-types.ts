@@ -366,6 +366,7 @@ export interface components {
         CountEnvelope: {
             pagination: {
                 total: number;
+                total_relation: components["schemas"]["TotalRelation"];
             };
             facets?: components["schemas"]["Facets"];
             meta: components["schemas"]["ListMeta"];
@@ -399,8 +400,9 @@ export interface components {
             }[];
         };
         Pagination: {
-            /** @description Every record the query matches, not only this page */
+            /** @description Every record the query matches, not only this page (a lower bound when total_relation is gte) */
             total: number;
+            total_relation: components["schemas"]["TotalRelation"];
             limit: number;
             /** @description Results before this page: the offset asked, or on a page reached by cursor, what the walk returned before it */
             offset: number;
@@ -409,6 +411,11 @@ export interface components {
             /** @description Present when more results follow this page (absent on the last page): pass it as cursor, with the same parameters (limit may change) and no offset, for the page right after this one, in the same order and with no offset cap. Opaque and signed; valid for 24 hours. On a page reached by cursor, offset is the number of results the walk returned before it */
             next_cursor?: string;
         };
+        /**
+         * @description eq: total is exact. gte: total is a lower bound; semantic and hybrid search rank a bounded window of nearest candidates, and every one of them reached the floor, so more records may match (narrow the query with filters for an exact count). Lists and keyword search are always eq
+         * @enum {string}
+         */
+        TotalRelation: "eq" | "gte";
         ListMeta: {
             response_time_ms: number;
             /** @description The sort applied; relevance when a search term ranks the results */

@@ -1,12 +1,12 @@
 import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core/records';
-import { fuseHybrid, HYBRID_RANK_WINDOW } from '../../core/search/fusion';
+import { fuseHybrid } from '../../core/search/fusion';
 import { keywordTermsOf } from '../../core/search/keyword-query';
 import { cosineOfOpenSearchScore, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { Facets } from '../../core/query/facets';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
-import { cursorPastHybridDepth } from '../../core/query/list-cursor';
+import { pageBeyondWindow } from '../../core/query/list-cursor';
 import type { VectorSpace } from '../../ports/embedder';
-import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
+import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery, TotalRelation } from '../../ports/search-index';
 import type { OpenSearchApi } from './opensearch-client';
 import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
@@ -21,6 +21,7 @@ import { identifierQueryOf } from '../../core/search/identifiers';
 import { facetsOfAggregations, noFacets } from './opensearch-facets';
 import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
+import { vectorSearchSettingsOf, type VectorSearchSettings } from './opensearch-vector-search';
 
 type HybridPlan = Extract<QueryPlan, { type: 'hybrid' }>;
 
@@ -40,6 +41,9 @@ function pageOfHits(query: ListQuery, hits: SearchHit[], total: number): { hits:
   }
   return { hits, ...(query.offset + hits.length < total ? { next: positionOfHit(hits[hits.length - 1]!) } : {}) };
 }
+
+/** A page's totalRelation: `gte` when the window of nearest candidates filled above the floor (absent: exact). */
+const relationOf = (bounded: boolean): { totalRelation?: TotalRelation } => (bounded ? { totalRelation: 'gte' } : {});
 
 export { INDEX_ALIASES } from './opensearch-mappings';
 export { REBUILD_REMEDY, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
@@ -77,6 +81,8 @@ export interface OpenSearchIndexOptions {
   queryTimeoutMs?: number;
   /** Replicas of each index it creates (one per extra zone of the domain); unset: one once a second node joins. */
   replicas?: number;
+  /** The graph new indices are built with and the window semantic and hybrid queries rank (defaults: DEFAULT_VECTOR_SEARCH). */
+  vectors?: Partial<VectorSearchSettings>;
 }
 
 export class OpenSearchIndex implements SearchIndex {
@@ -87,15 +93,17 @@ export class OpenSearchIndex implements SearchIndex {
   private readonly indices: OpenSearchIndices;
   private readonly termCounts = new TermStatisticsCache();
   private readonly floors = new QueryFloorCache();
+  readonly vectors: VectorSearchSettings;
 
   constructor(private readonly client: OpenSearchApi, options: OpenSearchIndexOptions) {
     if (!options?.space) throw new Error('OpenSearchIndex needs the vector space of the configured embedder ({ space })');
     this.space = options.space;
     this.endpoint = options.endpoint;
     this.queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+    this.vectors = vectorSearchSettingsOf(options.vectors);
     const prefix = options.aliasPrefix;
     this.aliases = prefix ? { grant: `${prefix}-grants`, contract: `${prefix}-contracts`, funder: `${prefix}-funders` } : INDEX_ALIASES;
-    this.indices = new OpenSearchIndices(client, { space: this.space, endpoint: this.endpoint, aliases: this.aliases, replicas: options.replicas, recheckAfterMs: options.recheckAfterMs ?? 60_000 });
+    this.indices = new OpenSearchIndices(client, { space: this.space, endpoint: this.endpoint, aliases: this.aliases, replicas: options.replicas, recheckAfterMs: options.recheckAfterMs ?? 60_000, vectors: this.vectors });
   }
 
   /** The alias a kind's index is read and written through. */
@@ -115,7 +123,7 @@ export class OpenSearchIndex implements SearchIndex {
         const statistics = search ? await this.termStatistics(kind, keywordTermsOf(search.text)) : undefined;
         await this.indices.verify(kind, vectors ? 'vectors' : 'read');
         const floor = vectors && usableVector(semantic) ? await this.queryFloor(kind, search!.text, semantic!, statistics) : null;
-        const plan = planQuery(kind, query, semantic, statistics, floor);
+        const plan = planQuery(kind, query, this.vectors.window, semantic, statistics, floor);
         const page = await this.answer(kind, query, plan, semantic);
         const withFloor = { ...page, ...(floor ? { floor } : {}) };
         if (page.total > 0 || query.ids) return withFloor;
@@ -131,12 +139,15 @@ export class OpenSearchIndex implements SearchIndex {
     if (plan.type === 'hybrid') return this.hybrid(kind, query, plan, semantic!.scale);
     const response = await this.search(kind, plan.body);
     const total = totalOf(response);
+    // A semantic search ranks the window: when all of it reached the floor, more may match.
+    const bounded = plan.scored && total >= this.vectors.window;
+    if (bounded && !query.countOnly && !query.after && query.offset >= total) throw pageBeyondWindow('offset', 'semantic', total);
     const { hits, next } = pageOfHits(query, response.hits.hits, total);
     const results = hits.map((hit) => {
       const record = this.recordOf(kind, hit);
       return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score, semantic!.scale) } : record) as IndexedResult<K>;
     });
-    return { total, results, ...this.facetsOf(kind, query, response), ...(next ? { next } : {}) };
+    return { total, ...relationOf(bounded), results, ...this.facetsOf(kind, query, response), ...(next ? { next } : {}) };
   }
 
   /** The query's floor (query-floor.ts), from one `_msearch` over the whole kind; kept a while per text, as term statistics are. */
@@ -164,7 +175,7 @@ export class OpenSearchIndex implements SearchIndex {
   private async emptyAnswer(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery | undefined, floor: QueryFloor | null, statistics?: TermStatistics): Promise<EmptyAnswer> {
     const search = query.search;
     if (!search) return { reason: 'no_match' };
-    const body = filterClauses(query).length > 0 ? unfilteredCountBody(kind, search.text, search.mode, semantic, floor, statistics) : null;
+    const body = filterClauses(query).length > 0 ? unfilteredCountBody(kind, search.text, search.mode, semantic, floor, this.vectors.window, statistics) : null;
     const unfiltered = body ? totalOf(await this.search(kind, body)) : 0;
     return emptySearchAnswer(search, unfiltered, usableVector(semantic) !== null, floor);
   }
@@ -192,7 +203,12 @@ export class OpenSearchIndex implements SearchIndex {
     }
   }
 
-  /** The keyword and semantic lists and their union's count in one `_msearch`, fused; then the page of the fused set. */
+  /**
+   * The keyword and semantic lists (to the window) and their union's count in one `_msearch`,
+   * fused; then the page of the fused set, read by id. The total counts every keyword match and
+   * the semantic window (`gte` when all of the window reached the floor); pages reach as far as
+   * the fused lists do.
+   */
   private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, { bodies, lists, totalAt }: HybridPlan, scale: SimilarityScale): Promise<IndexPage<K>> {
     const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
     const hitsOf = (list: 'keyword' | 'semantic') => {
@@ -201,15 +217,18 @@ export class OpenSearchIndex implements SearchIndex {
       return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ key: rankedIdOf(hit), score: typeof hit._score === 'number' ? hit._score : 0 }));
     };
     const counted = answeredItem(body.responses[totalAt]);
-    const fused = fuseHybrid(hitsOf('keyword'), hitsOf('semantic').map((hit) => ({ key: hit.key, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
+    const similar = hitsOf('semantic');
+    const fused = fuseHybrid(hitsOf('keyword'), similar.map((hit) => ({ key: hit.key, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
     const total = Math.max(fused.length, totalOf(counted));
+    const relation = relationOf(similar.length >= this.vectors.window);
     const facets = this.facetsOf(kind, query, counted);
-    if (query.countOnly || (!query.after && total <= query.offset)) return { total, results: [], ...facets };
-    // The lists stop at the rank window: past it, the fused order is not known (SearchIndex port).
+    if (query.countOnly || (!query.after && total <= query.offset)) return { total, ...relation, results: [], ...facets };
+    // The lists stop at the window: past them, the fused order is not known (SearchIndex port).
     const truncated = fused.length < total;
+    if (truncated && !query.after && query.offset >= fused.length) throw pageBeyondWindow('offset', 'hybrid', fused.length);
     const relevance = new Map(fused.map((hit) => [hit.key, roundedRelevance(hit.relevance)]));
     const page = hybridPageRequest(kind, query, fused);
-    if (query.after && truncated && page.start !== undefined && page.start >= fused.length) throw cursorPastHybridDepth(HYBRID_RANK_WINDOW);
+    if (query.after && truncated && page.start !== undefined && page.start >= fused.length) throw pageBeyondWindow('cursor', 'hybrid', fused.length);
     const response = await this.search(kind, page.body);
     let hits = response.hits.hits;
     let next: PagePosition | undefined;
@@ -219,13 +238,13 @@ export class OpenSearchIndex implements SearchIndex {
       const end = page.start! + page.ids.length;
       if (page.ids.length > 0 && end < total) next = fusedPosition(page.ordered![end - 1]!);
     } else {
-      if (query.after && truncated && hits.length === 0) throw cursorPastHybridDepth(HYBRID_RANK_WINDOW);
+      if (query.after && truncated && hits.length === 0) throw pageBeyondWindow('cursor', 'hybrid', fused.length);
       ({ hits, next } = pageOfHits(query, hits, total));
       // Sorted by a field, the window's records run out before the whole set's: the next page says so.
       if (!next && truncated && hits.length > 0) next = positionOfHit(hits[hits.length - 1]!);
     }
     const results = hits.map((hit) => ({ ...this.recordOf(kind, hit), relevance: relevance.get(hit._id) ?? 0 }) as IndexedResult<K>);
-    return { total, results, ...facets, ...(next ? { next } : {}) };
+    return { total, ...relation, results, ...facets, ...(next ? { next } : {}) };
   }
 
   /** The facets the query asked for, from the aggregations of the response that counted its whole match set. */

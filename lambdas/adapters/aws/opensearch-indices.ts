@@ -3,6 +3,7 @@ import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
 import type { OpenSearchApi } from './opensearch-client';
+import type { VectorSearchSettings } from './opensearch-vector-search';
 import { createIndexBody, documentOf, MAPPING_VERSION, mappingUpgradeBody, mappingVersionOf, vectorSpaceOfMapping } from './opensearch-mappings';
 import { errorTypeOf, statusOf } from './opensearch-responses';
 
@@ -60,6 +61,8 @@ export interface OpenSearchIndicesOptions {
   aliases: Readonly<Record<ResourceKind, string>>;
   replicas: number | undefined;
   recheckAfterMs: number;
+  /** The graph a new index's vector field is built with. */
+  vectors: VectorSearchSettings;
 }
 
 export class OpenSearchIndices {
@@ -100,7 +103,7 @@ export class OpenSearchIndices {
   private async create(kind: ResourceKind): Promise<'created' | 'raced'> {
     const alias = this.options.aliases[kind];
     try {
-      await this.client.indices.create({ index: `${alias}-${FIRST_INDEX_VERSION}`, body: createIndexBody(kind, this.options.space, alias, this.options.replicas) });
+      await this.client.indices.create({ index: `${alias}-${FIRST_INDEX_VERSION}`, body: createIndexBody(kind, this.options.space, alias, this.options.replicas, this.options.vectors) });
       return 'created';
     } catch (error) {
       if (errorTypeOf(error) === 'resource_already_exists_exception' || /resource_already_exists_exception/.test(String((error as Error).message))) return 'raced';
@@ -182,7 +185,7 @@ export class OpenSearchIndices {
   async rebuild<K extends ResourceKind>(kind: K, fill: (write: RebuildWrite<K>) => Promise<void>, options: { version?: string; now?: Date } = {}): Promise<RebuildResult> {
     const alias = this.options.aliases[kind];
     const index = `${alias}-${options.version ?? timestampVersion(options.now ?? new Date())}`;
-    await this.client.indices.create({ index, body: createIndexBody(kind, this.options.space, undefined, this.options.replicas) });
+    await this.client.indices.create({ index, body: createIndexBody(kind, this.options.space, undefined, this.options.replicas, this.options.vectors) });
     let documents = 0;
     let replaced: string[];
     try {

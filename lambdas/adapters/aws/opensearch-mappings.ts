@@ -5,6 +5,7 @@ import type { Contract, Grant, RecordByKind, ResourceKind } from '../../core/rec
 import { IDENTIFIER_FIELDS, identifierKeysOf } from '../../core/search/identifiers';
 import { keywordFieldsOf } from '../../core/search/keyword-fields';
 import type { VectorSpace } from '../../ports/embedder';
+import { DEFAULT_VECTOR_SEARCH, type VectorSearchSettings } from './opensearch-vector-search';
 
 /**
  * The OpenSearch indices: one per kind, behind an alias (`gcf-grants` -> `gcf-grants-v1`), so a
@@ -85,17 +86,15 @@ export const INDEX_PROPERTIES: Readonly<Record<ResourceKind, Readonly<Record<str
 };
 
 /**
- * The vector field. Searches read it with an exact scan (opensearch-text-clauses.ts knnClause):
- * radial search over the graph missed records above the threshold on a real 2.19 node. The field
- * keeps Lucene's HNSW method because the k-NN plugin needs a method for a knn_vector in a k-NN
- * index, and Lucene is the engine this test setup can run (Faiss and NMSLIB need native libraries,
- * DESIGN.md section 5); it also scores cosinesimil as (1 + cos) / 2 in every version.
+ * The vector field: an HNSW graph of the stage's engine and parameters (opensearch-vector-search.ts),
+ * searched by approximate k-NN with the filters inside (opensearch-text-clauses.ts windowClause).
+ * Both engines score cosinesimil as (1 + cos) / 2.
  */
-export function vectorFieldMapping(space: VectorSpace): Record<string, unknown> {
+export function vectorFieldMapping(space: VectorSpace, vectors: VectorSearchSettings = DEFAULT_VECTOR_SEARCH): Record<string, unknown> {
   return {
     type: 'knn_vector',
     dimension: space.dimensions,
-    method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
+    method: { name: 'hnsw', engine: vectors.engine, space_type: 'cosinesimil', parameters: { m: vectors.m, ef_construction: vectors.efConstruction } },
   };
 }
 
@@ -111,12 +110,12 @@ function metaOf(space: VectorSpace): Record<string, unknown> {
 }
 
 /** The whole mapping of a kind's index, recording the vector space its vectors come from and its mapping version. */
-export function indexMappings(kind: ResourceKind, space: VectorSpace): Record<string, unknown> {
+export function indexMappings(kind: ResourceKind, space: VectorSpace, vectors?: VectorSearchSettings): Record<string, unknown> {
   return {
     dynamic: false,
     _source: { excludes: [...INTERNAL_FIELDS[kind]] },
     _meta: metaOf(space),
-    properties: { ...INDEX_PROPERTIES[kind], [VECTOR_FIELD]: vectorFieldMapping(space) },
+    properties: { ...INDEX_PROPERTIES[kind], [VECTOR_FIELD]: vectorFieldMapping(space, vectors) },
   };
 }
 
@@ -164,10 +163,10 @@ function replicaSettings(replicas: number | undefined): Record<string, unknown> 
 }
 
 /** The body that creates a kind's index (with its alias when given). */
-export function createIndexBody(kind: ResourceKind, space: VectorSpace, alias?: string, replicas?: number): Record<string, unknown> {
+export function createIndexBody(kind: ResourceKind, space: VectorSpace, alias?: string, replicas?: number, vectors?: VectorSearchSettings): Record<string, unknown> {
   return {
     settings: { index: { ...INDEX_SETTINGS, ...replicaSettings(replicas) } },
-    mappings: indexMappings(kind, space),
+    mappings: indexMappings(kind, space, vectors),
     ...(alias ? { aliases: { [alias]: {} } } : {}),
   };
 }

@@ -1,14 +1,15 @@
 import type { ListQuery, SearchMode } from '../../core/query/list-query';
 import { fusedStartAfter, searchAfterOf } from './opensearch-keyset';
 import type { ResourceKind } from '../../core/records';
-import { HYBRID_RANK_WINDOW, type FusedHit } from '../../core/search/fusion';
+import type { FusedHit } from '../../core/search/fusion';
 import { cosineOfOpenSearchScore, relevanceOfCosine, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
 import { facetAggregationsOf } from './opensearch-facets';
 import type { SearchHit } from './opensearch-responses';
 import { filterClauses, sortClauses, type Dsl } from './opensearch-filters';
-import { INTERNAL_FIELDS, isZeroVector } from './opensearch-mappings';
-import { fullMatchClause, identifierClause, keywordClause, keywordsOf, knnClause, usableVector, type TermStatistics } from './opensearch-text-clauses';
+import { INTERNAL_FIELDS } from './opensearch-mappings';
+import { fullMatchClause, identifierClause, keywordClause, keywordsOf, usableVector, windowClause, type TermStatistics } from './opensearch-text-clauses';
+import { FLOOR_EVIDENCE_CANDIDATES } from './opensearch-vector-search';
 import { answersHybrid, type QueryFloor } from '../../core/search/query-floor';
 
 /**
@@ -22,13 +23,13 @@ import { answersHybrid, type QueryFloor } from '../../core/search/query-floor';
  *   only the terms joined by spaces, so query syntax in the user's text is never interpreted (no
  *   query_string anywhere). No vector.
  * - the query floor (query-floor.ts): one `_msearch` over the whole kind, filters aside, of the
- *   best cosine of any record, the best cosine among the full keyword matches, and the count of
- *   identifier matches (floorEvidenceBodies).
- * - semantic: every record passing the filters at or above the query's floor, scored by an exact
- *   scan, so the total is exact.
- * - hybrid: the keyword list and the semantic list with their scores, and the count of their
- *   union, in one `_msearch`; fused by core/search/fusion.ts, and the page read by id. Nothing when
- *   the query floor's basis is `none`.
+ *   best cosine of any record, the best cosine among the full keyword matches (each the nearest of
+ *   a k-NN search), and the count of identifier matches (floorEvidenceBodies).
+ * - semantic: the window (VectorSearchSettings.window) of nearest candidates passing the filters,
+ *   those under the query's floor dropped: the total is exact unless all the window reached it.
+ * - hybrid: the keyword list and the semantic list to the window, with their scores, and the count
+ *   of their union, in one `_msearch`; fused by core/search/fusion.ts, and the page read by id.
+ *   Nothing when the query floor's basis is `none`.
  */
 
 function boolQuery(must: Dsl | null, filters: Dsl[]): Dsl {
@@ -69,18 +70,18 @@ export function keywordSearchBody(kind: ResourceKind, query: ListQuery, statisti
   };
 }
 
-/** A semantic search at the query's floor; null when there is no query vector or no floor (nothing matches). */
-export function semanticSearchBody(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, floor: QueryFloor): Dsl | null {
+/** A semantic search of the window at the query's floor; null when there is no query vector or no floor (nothing matches). */
+export function semanticSearchBody(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, floor: QueryFloor, window: number): Dsl | null {
   const vector = usableVector(semantic);
   if (!vector || floor.semanticFloor === null) return null;
   return {
-    query: knnClause(vector, floor.semanticFloor, filterClauses(query)),
+    query: windowClause(vector, floor.semanticFloor, filterClauses(query), window),
     ...pageOf(query, sortClauses(query.sort)),
     // Sorted by a field, hits carry a score (the relevance) only when asked to.
     ...(!query.countOnly && query.sort.field !== 'relevance' ? { track_scores: true } : {}),
     track_total_hits: true,
     _source: sourceOf(kind),
-    // The script's min_score drops records under the floor from the matches, so from the aggregations too.
+    // min_score drops records under the floor from the matches, so from the aggregations too.
     ...facetAggregationsOf(kind, query),
   };
 }
@@ -100,7 +101,7 @@ export function floorEvidenceBodies(kind: ResourceKind, text: string, semantic: 
   const vector = usableVector(semantic);
   const bodies: Dsl[] = [];
   const reads: ('best' | 'words' | 'identifiers')[] = [];
-  const best = (filters: Dsl[]): Dsl => ({ query: knnClause(vector!, null, filters), size: 1, _source: false, track_total_hits: false });
+  const best = (filters: Dsl[]): Dsl => ({ query: windowClause(vector!, null, filters, FLOOR_EVIDENCE_CANDIDATES), size: 1, _source: false, track_total_hits: false });
   if (vector) {
     bodies.push(best([]));
     reads.push('best');
@@ -121,12 +122,12 @@ export function floorEvidenceBodies(kind: ResourceKind, text: string, semantic: 
 const RANK_ORDER: ListQuery['sort'] = { field: 'relevance', order: 'desc' };
 
 /**
- * One ranked list of a hybrid query: ids and scores, best first, to the rank window. The ids come
+ * One ranked list of a hybrid query: ids and scores, best first, to the window. The ids come
  * from the `id` field's doc values, not the stored `_id`: fetching a thousand stored fields means
  * decompressing their blocks, which cost a 5,000-grant index 60 ms of the list's 65.
  */
-function rankListBody(query: Dsl): Dsl {
-  return { query, sort: sortClauses(RANK_ORDER), size: HYBRID_RANK_WINDOW, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
+function rankListBody(query: Dsl, window: number): Dsl {
+  return { query, sort: sortClauses(RANK_ORDER), size: window, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
 }
 
 /** The record id of a ranked list's hit (rankListBody): its `id` doc value. */
@@ -137,20 +138,21 @@ export function rankedIdOf(hit: SearchHit): string {
 }
 
 /**
- * The two lists of a hybrid query, either null when it cannot match anything (no term and no
- * identifier; no vector or no semantic floor), and the count of their union with the facets
- * asked, over the whole union. Without a vector (the model did not answer), the keyword list alone.
+ * The two lists of a hybrid query to the window, either null when it cannot match anything (no
+ * term and no identifier; no vector or no semantic floor), and the count of their union (every
+ * keyword match, and the semantic window) with the facets asked, over the whole union. Without a
+ * vector (the model did not answer), the keyword list alone.
  */
-export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, floor: QueryFloor | null, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null; count: Dsl | null } {
+export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, floor: QueryFloor | null, window: number, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null; count: Dsl | null } {
   const filters = filterClauses(query);
   const terms = query.search ? keywordClause(kind, query.search.text, statistics) : null;
   const vector = usableVector(semantic);
   const keyword: Dsl | null = terms ? { bool: { must: [terms], filter: filters } } : null;
-  const similar = vector && floor && floor.semanticFloor !== null ? knnClause(vector, floor.semanticFloor, filters) : null;
+  const similar = vector && floor && floor.semanticFloor !== null ? windowClause(vector, floor.semanticFloor, filters, window) : null;
   const either = [keyword, similar].filter((clause): clause is Dsl => clause !== null);
   return {
-    keyword: keyword ? rankListBody(keyword) : null,
-    semantic: similar ? rankListBody(similar) : null,
+    keyword: keyword ? rankListBody(keyword, window) : null,
+    semantic: similar ? rankListBody(similar, window) : null,
     count: either.length > 0 ? { query: { bool: { should: either, minimum_should_match: 1 } }, size: 0, track_total_hits: true, ...facetAggregationsOf(kind, query) } : null,
   };
 }
@@ -159,12 +161,12 @@ export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic:
  * How many records the search matches with no filter at all: an empty answer says whether its
  * filters emptied it (IndexPage.empty). Null when the search cannot match anything.
  */
-export function unfilteredCountBody(kind: ResourceKind, text: string, mode: SearchMode, semantic: SemanticQuery | undefined, floor: QueryFloor | null, statistics?: TermStatistics): Dsl | null {
+export function unfilteredCountBody(kind: ResourceKind, text: string, mode: SearchMode, semantic: SemanticQuery | undefined, floor: QueryFloor | null, window: number, statistics?: TermStatistics): Dsl | null {
   // An off-topic hybrid query matches nothing whatever its filters.
   if (mode === 'hybrid' && usableVector(semantic) && (!floor || !answersHybrid(floor))) return null;
   const terms = mode === 'semantic' ? null : keywordClause(kind, text, statistics);
   const vector = usableVector(semantic);
-  const similar = mode !== 'keyword' && vector && floor && floor.semanticFloor !== null ? knnClause(vector, floor.semanticFloor, []) : null;
+  const similar = mode !== 'keyword' && vector && floor && floor.semanticFloor !== null ? windowClause(vector, floor.semanticFloor, [], window) : null;
   const either = [terms, similar].filter((clause): clause is Dsl => clause !== null);
   return either.length === 0 ? null : { query: { bool: { should: either, minimum_should_match: 1 } }, size: 0, track_total_hits: true };
 }
@@ -205,12 +207,12 @@ export type QueryPlan =
   | { type: 'search'; body: Dsl; scored: boolean }
   /**
    * One `_msearch` of the lists present, then the count of their union (the total: the lists stop
-   * at the rank window). The fused lists are [keyword, semantic], an absent one empty.
+   * at the window). The fused lists are [keyword, semantic], an absent one empty.
    */
   | { type: 'hybrid'; bodies: Dsl[]; lists: ('keyword' | 'semantic')[]; totalAt: number };
 
-/** The plan of a query; semantic and hybrid ones need the query floor (null: none yet, or no vector). */
-export function planQuery(kind: ResourceKind, query: ListQuery, semantic?: SemanticQuery, statistics?: TermStatistics, floor: QueryFloor | null = null): QueryPlan {
+/** The plan of a query; semantic and hybrid ones need the query floor (null: none yet, or no vector) and the window. */
+export function planQuery(kind: ResourceKind, query: ListQuery, window: number, semantic?: SemanticQuery, statistics?: TermStatistics, floor: QueryFloor | null = null): QueryPlan {
   const mode = query.search?.mode ?? 'keyword';
   if (mode === 'keyword') {
     const body = keywordSearchBody(kind, query, statistics);
@@ -218,12 +220,12 @@ export function planQuery(kind: ResourceKind, query: ListQuery, semantic?: Seman
   }
   if (!semantic) throw new Error(`a ${mode} query needs the query vector`);
   if (mode === 'semantic') {
-    const body = floor ? semanticSearchBody(kind, query, semantic, floor) : null;
+    const body = floor ? semanticSearchBody(kind, query, semantic, floor, window) : null;
     return body ? { type: 'search', body, scored: true } : { type: 'none' };
   }
   // Off topic: whatever its words match, hybrid search answers nothing. Without a vector (the model did not answer), the keyword list alone.
   if (usableVector(semantic) && (!floor || !answersHybrid(floor))) return { type: 'none' };
-  const lists = hybridRankBodies(kind, query, semantic, floor, statistics);
+  const lists = hybridRankBodies(kind, query, semantic, floor, window, statistics);
   const present = (['keyword', 'semantic'] as const).filter((list) => lists[list] !== null);
   if (present.length === 0 || !lists.count) return { type: 'none' };
   const bodies = present.map((list) => lists[list]!);

@@ -10,8 +10,8 @@ import type { Dsl } from './opensearch-filters';
 /**
  * The clauses that match a search text in OpenSearch: the keyword query (identifier fields, then
  * BM25 over the weighted fields with the minimum-should-match, telling words, partial matches and
- * the near phrase; lambdas/core/search/keyword-query.ts) and the exact k-NN scan the vector modes
- * and the query floor use.
+ * the near phrase; lambdas/core/search/keyword-query.ts) and the window of nearest candidates the
+ * vector modes and the query floor read.
  */
 
 /** Where each keyword field (keyword-fields.ts) is indexed, per kind. */
@@ -117,24 +117,14 @@ function wordsClause(kind: ResourceKind, keywords: KeywordQuery): Dsl {
 }
 
 /**
- * Every record passing the filters whose vector's cosine reaches the floor, scored by it: an exact
- * scan (the k-NN plugin's `knn_score` script, the same (1 + cos) / 2 score as a k-NN query), as
- * the embedded index scans. Not the radial k-NN query (`knn` with `min_score`), which real
- * OpenSearch 2.19 showed to be wrong twice:
- * - on the Lucene engine, its HNSW traversal only walks nodes above the threshold, so it stops at
- *   an entry point below it: on ../shared/data a query with three records above the floor got none
- *   (the eval's "lead-paint-homes"), differently from one run to the next;
- * - with a filter that rewrites itself (any date range) inside it, the query rebuilt itself
- *   without min_score and failed ("[knn] requires exactly one of k, distance or score to be set").
- * A scan costs one dot product per filtered record, which the catalogue's size allows. Without a
- * floor (null), every record with a vector is scored: the query floor's best cosine.
+ * The `candidates` nearest records passing the filters (approximate k-NN over the HNSW graph,
+ * with the filters inside the graph search, so the engine searches exactly when few records pass
+ * them), each scored (1 + cos) / 2 from its stored vector; with a floor, those under it dropped
+ * (function_score's min_score keeps them out of the hits, the total and the aggregations alike).
+ * Not the radial k-NN query (`knn` with `min_score`): on the Lucene engine its graph walk stops
+ * at an entry point under the threshold and misses records above it (seen on 2.19).
  */
-export function knnClause(vector: Float32Array, floor: number | null, filters: Dsl[]): Dsl {
-  return {
-    script_score: {
-      query: { bool: { filter: [{ exists: { field: VECTOR_FIELD } }, ...filters] } },
-      script: { source: 'knn_score', lang: 'knn', params: { field: VECTOR_FIELD, query_value: Array.from(vector), space_type: 'cosinesimil' } },
-      ...(floor === null ? {} : { min_score: openSearchScoreOfCosine(floor) }),
-    },
-  };
+export function windowClause(vector: Float32Array, floor: number | null, filters: Dsl[], candidates: number): Dsl {
+  const knn = { knn: { [VECTOR_FIELD]: { vector: Array.from(vector), k: candidates, ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}) } } };
+  return floor === null ? knn : { function_score: { query: knn, min_score: openSearchScoreOfCosine(floor) } };
 }

@@ -115,7 +115,16 @@ export function unreadablePosition(): Error {
   return fail(`does not fit this list's order any more (the service's index changed since it was issued): ${START_AGAIN}`);
 }
 
-/** A hybrid walk past the depth its ranked lists were read to (the OpenSearch adapter's HYBRID_RANK_WINDOW). */
-export function cursorPastHybridDepth(depth: number): Error {
-  return fail(`goes past the ${depth.toLocaleString('en-US')} results hybrid search can page through here (it fuses ranked lists read that deep): narrow the search with filters, or walk it with search_mode=keyword or search_mode=semantic, which page without a limit`);
+/**
+ * A page past the window a semantic or hybrid search ranks (the OpenSearch adapter's bounded
+ * window of nearest candidates): a 400 naming the parameter that went past it (`offset`, or
+ * `cursor` for a walk), with how far pages go and how to reach the rest.
+ */
+export function pageBeyondWindow(field: 'offset' | 'cursor', mode: 'semantic' | 'hybrid', window: number): Error {
+  const depth = window.toLocaleString('en-US');
+  return invalidParameters([{
+    field,
+    issue: `goes past the ${depth} best results ${mode} search ranks here (its window of nearest candidates): pages reach result ${depth}. `
+      + 'Narrow the search with filters (a narrower query ranks all its matches), or walk every match with search_mode=keyword, which pages without a limit',
+  }]);
 }

@@ -1,4 +1,3 @@
-import { LIMITS } from '../query/list-query';
 import { IDENTIFIER_FIELD_STEP, IDENTIFIER_MATCH_SCORE } from './identifiers';
 import { relevanceOfCosine, type SimilarityScale } from './relevance';
 
@@ -7,12 +6,6 @@ import { relevanceOfCosine, type SimilarityScale } from './relevance';
  * the semantic list (every record at or above the query's floor: query-floor.ts), in core so both
  * adapters rank alike. Records an identifier field matched come first, whatever the rest says.
  */
-
-/**
- * How deep each list is read before fusing (Elasticsearch calls it rank_window_size): as deep as
- * the API pages (offset 10,000 plus a page of 100), so every page of the fused set is reachable.
- */
-export const HYBRID_RANK_WINDOW = LIMITS.offsetMax + LIMITS.pageMax;
 
 /**
  * How much of a fused relevance comes from the semantic side: relevance = w × semantic relevance

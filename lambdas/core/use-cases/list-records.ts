@@ -6,7 +6,7 @@ import { noResultsOf, type EmptyAnswer, type NoResults } from '../search/no-resu
 import { similarityScaleOf } from '../search/relevance';
 import { describeSpace } from '../search/vector-space';
 import type { Embedder } from '../../ports/embedder';
-import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
+import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery, TotalRelation } from '../../ports/search-index';
 
 export interface ListMeta {
   response_time_ms: number;
@@ -22,14 +22,14 @@ export interface ListMeta {
 
 export interface ListEnvelope<K extends ResourceKind> {
   results: IndexedResult<K>[];
-  pagination: { total: number; limit: number; offset: number; returned: number; next_cursor?: string };
+  pagination: { total: number; total_relation: TotalRelation; limit: number; offset: number; returned: number; next_cursor?: string };
   /** Only when the query asked for facets (ListQuery.facets). */
   facets?: Facets;
   meta: ListMeta;
 }
 
 export interface CountEnvelope {
-  pagination: { total: number };
+  pagination: { total: number; total_relation: TotalRelation };
   facets?: Facets;
   meta: ListMeta;
 }
@@ -37,6 +37,8 @@ export interface CountEnvelope {
 export interface ListOutcome<K extends ResourceKind> {
   query: ListQuery & { kind: K };
   total: number;
+  /** Whether total is exact or a lower bound (IndexPage.totalRelation). */
+  totalRelation: TotalRelation;
   results: IndexedResult<K>[];
   facets?: Facets;
   /** Set when a hybrid search lost its semantic half (the embedding model did not answer). */
@@ -109,7 +111,7 @@ export async function listRecords<K extends ResourceKind>(ports: SearchPorts, qu
   const page = await ports.index.query(query.kind, query, semantic);
   if (query.facets && !page.facets) throw new Error(`the search index answered a ${query.kind} query without the facets it asked for`);
   return {
-    query, total: page.total, results: page.results,
+    query, total: page.total, totalRelation: page.totalRelation ?? 'eq', results: page.results,
     ...(query.facets ? { facets: page.facets } : {}), ...(degradedReason ? { degradedReason } : {}), ...(page.next ? { next: page.next } : {}),
     ...(page.total === 0 && page.empty ? { empty: page.empty } : {}),
   };
@@ -117,7 +119,7 @@ export async function listRecords<K extends ResourceKind>(ports: SearchPorts, qu
 
 /** The list envelope of interface section 2; count_only drops results (DESIGN.md section 3). */
 export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, elapsedMs: number, links?: PageLinks): ListEnvelope<K> | CountEnvelope {
-  const { query, total, results } = outcome;
+  const { query, total, totalRelation, results } = outcome;
   const meta: ListMeta = {
     response_time_ms: Math.round(elapsedMs * 100) / 100,
     sort_by: query.sort.field,
@@ -126,11 +128,11 @@ export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, el
     ...(outcome.empty ? { no_results: noResultsOf(outcome.empty, query) } : {}),
   };
   const facets = outcome.facets ? { facets: outcome.facets } : {};
-  if (query.countOnly) return { pagination: { total }, ...facets, meta };
+  if (query.countOnly) return { pagination: { total, total_relation: totalRelation }, ...facets, meta };
   return {
     results,
     pagination: {
-      total, limit: query.limit, offset: links?.offset ?? query.offset, returned: results.length,
+      total, total_relation: totalRelation, limit: query.limit, offset: links?.offset ?? query.offset, returned: results.length,
       ...(links?.nextCursor ? { next_cursor: links.nextCursor } : {}),
     },
     ...facets,
