@@ -24,6 +24,25 @@ export function indexReplicasOf(search: Pick<SearchDomainSettings, 'availability
   return Math.min(search.availabilityZoneCount, search.dataNodeCount) - 1;
 }
 
+/** vCPUs of an OpenSearch instance size (`r7g.large.search` -> large -> 2). */
+function vcpusOf(instanceType: string): number {
+  const size = instanceType.split('.')[1] ?? '';
+  if (['micro', 'small', 'medium', 'large'].includes(size)) return size === 'micro' ? 1 : 2;
+  const multiple = /^(\d*)xlarge$/.exec(size);
+  if (!multiple) throw new Error(`Search domain: cannot tell the vCPUs of instance type ${instanceType}`);
+  return 4 * Number(multiple[1] || 1);
+}
+
+/**
+ * The searches the domain's data nodes run at once: OpenSearch's search thread pool has
+ * vCPUs × 3 / 2 + 1 threads a node; more requests wait in its queue, and past the queue are
+ * refused (429). The reserved concurrency of each search function (`functions.reservedConcurrency.search`)
+ * sized to it keeps a burst of Lambdas from flooding the queue (docs/deploy.md).
+ */
+export function searchConcurrencyOf(search: Pick<SearchDomainSettings, 'dataNodeInstanceType' | 'dataNodeCount'>): number {
+  return search.dataNodeCount * (Math.floor((vcpusOf(search.dataNodeInstanceType) * 3) / 2) + 1);
+}
+
 export interface SearchDomainSettings {
   readonly engineVersion: EngineVersion;
   /** e.g. `t3.small.search`, `r7g.large.search`. */
@@ -51,7 +70,7 @@ export interface EmbeddingSettings {
 }
 
 /** The functions, in the groups that can be given reserved concurrency. */
-export const FUNCTION_GROUPS = ['api', 'authorizer', 'indexer', 'webhookSender', 'webhookFanOut', 'deadlineScanner'] as const;
+export const FUNCTION_GROUPS = ['api', 'search', 'authorizer', 'indexer', 'webhookSender', 'webhookFanOut', 'deadlineScanner'] as const;
 export type FunctionGroup = (typeof FUNCTION_GROUPS)[number];
 
 /** Defaults every API Lambda shares. */
@@ -60,8 +79,10 @@ export interface FunctionSettings {
   readonly timeout: Duration;
   readonly logRetention: RetentionDays;
   /**
-   * Reserved concurrency per function group (`api`: each route's function). A group left out uses
-   * the account's unreserved pool. Reserving caps the group and guarantees it that many.
+   * Reserved concurrency per function group (`api`: each route's function; `search`: each route's
+   * function that queries the search domain, in place of `api`, sized with searchConcurrencyOf).
+   * A group left out uses the account's unreserved pool. Reserving caps the group and guarantees
+   * it that many.
    */
   readonly reservedConcurrency: Readonly<Partial<Record<FunctionGroup, number>>>;
 }

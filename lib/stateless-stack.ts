@@ -116,6 +116,7 @@ export class StatelessStack extends Stack {
     });
 
     const functions = new Map<string, ServiceFunction>();
+    const searchFunctions = new Set<ServiceFunction>();
     const monitoredRoutes: MonitoredRoute[] = [];
     for (const route of props.routes ?? API_ROUTES) {
       const constructId = routeConstructId(route);
@@ -144,7 +145,10 @@ export class StatelessStack extends Stack {
         methodOptions: route.public ? this.access.publicMethodOptions : this.access.protectedMethodOptions,
       });
       // Searches need the indices in the configured vector space: the bootstrap checks that first.
-      if (route.bindings.includes('search')) fn.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
+      if (route.bindings.includes('search')) {
+        fn.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
+        searchFunctions.add(fn);
+      }
       functions.set(constructId, fn);
       monitoredRoutes.push({
         method: route.method,
@@ -204,7 +208,9 @@ export class StatelessStack extends Stack {
     const reserve = (group: FunctionGroup, ...fns: ServiceFunction[]) => {
       for (const fn of fns) fn.reserveConcurrency(config.functions.reservedConcurrency[group]);
     };
-    reserve('api', ...functions.values());
+    const searching = (fn: ServiceFunction) => searchFunctions.has(fn);
+    reserve('api', ...[...functions.values()].filter((fn) => !searching(fn) || config.functions.reservedConcurrency.search === undefined));
+    reserve('search', ...[...functions.values()].filter(searching));
     reserve('authorizer', this.access.authorizerFunction);
     reserve('indexer', this.indexer.function);
     reserve('webhookSender', this.webhooks.sender);

@@ -22,6 +22,7 @@ import { createAwsServices, requireEnv } from './aws';
 import { FUNCTION_ENV } from './function-env';
 import { awsTelemetry, traced } from './aws-telemetry';
 import { vectorSearchSettingsFromJson } from '../adapters/aws/opensearch-vector-search';
+import { METRIC_NAMES } from '../core/metric-names';
 
 /**
  * The composition of the functions that search or index: OpenSearch (SigV4) and Bedrock. Kept
@@ -73,6 +74,7 @@ export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = 
   const aliasPrefix = env.SEARCH_INDEX_ALIAS_PREFIX || undefined;
   return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), {
     space, endpoint, replicas: indexReplicasFromEnv(env), aliasPrefix, vectors: vectorSearchSettingsFromJson(env.SEARCH_VECTOR_SETTINGS),
+    onShed: () => awsTelemetry.metrics.record(METRIC_NAMES.vectorSearchesShed, 'Count', 1),
   });
 }
 

@@ -30,6 +30,8 @@ export const METRIC_NAMES = {
   embeddingLatency: 'EmbeddingLatency',
   /** Calls to the embedding model that failed (Count): semantic search and matching answer 503, hybrid search degrades to keyword. */
   embeddingFailures: 'EmbeddingFailures',
+  /** Searches whose vector work was shed because the search domain said it was overloaded (Count): semantic 503s, hybrid answered from keywords. */
+  vectorSearchesShed: 'VectorSearchesShed',
   /** Webhook deliveries that got a 2xx (Count). */
   webhookDelivered: 'WebhookDelivered',
   /** Webhook deliveries that failed their last attempt (Count). */

@@ -50,7 +50,9 @@ export function errorResult(error: unknown, event: ApiEvent): ApiResult {
       const cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : undefined;
       logger.error('request failed', { code: error.code, path: event.path, error: error.message, cause });
     }
-    return jsonResult(error.status, body);
+    const result = jsonResult(error.status, body);
+    // What the error says with headers: the quota's figures and Retry-After.
+    return error.headers ? { ...result, headers: { ...result.headers, ...error.headers } } : result;
   }
   // Never leak internals to the client; the log keeps the stack (path only: no headers, no body).
   logger.error('unhandled error', { path: event.path, requestId, error: error as Error });

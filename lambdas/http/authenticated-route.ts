@@ -42,7 +42,6 @@ export function authenticatedRoute(
     } catch (error) {
       result = errorResult(error, event);
       if (error instanceof ServiceError && error.code === 'RATE_LIMITED') metrics?.record(METRIC_NAMES.quotaRejections, 'Count', 1);
-      if (error instanceof ServiceError && error.headers) result = { ...result, headers: { ...result.headers, ...error.headers } };
     }
     try {
       await meter.record(principal.keyId, utcDayOf(now), { status: result.statusCode, latencyMs: performance.now() - startedAt });

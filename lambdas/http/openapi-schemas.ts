@@ -50,7 +50,7 @@ const LIST_META = {
     degraded: {
       type: 'boolean',
       const: true,
-      description: 'Present only when the answer is degraded: a hybrid search whose query the embedding model could not embed, answered with the keyword matches alone (relevance at most 0.3)',
+      description: 'Present only when the answer is degraded: a hybrid search answered with the keyword matches alone (relevance at most 0.3), because the embedding model could not embed its query or the search service is overloaded and sheds semantic work for a while',
     },
     degraded_reason: { type: 'string', description: 'Why the answer is degraded, for people; present with degraded' },
     no_results: {

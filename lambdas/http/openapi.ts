@@ -24,7 +24,7 @@ const RESOURCES: { kind: ResourceKind; path: string; schema: string; plural: str
   { kind: 'funder', path: '/funders-api', schema: 'Funder', plural: 'funders', total: 347 },
 ];
 
-const LIST_SEARCH_UNAVAILABLE = 'SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is. Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working';
+const LIST_SEARCH_UNAVAILABLE = 'SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is, or while the overloaded search service sheds semantic work (with Retry-After). Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working';
 
 function listOperation(kind: ResourceKind, schema: string, plural: string, total: number) {
   return {

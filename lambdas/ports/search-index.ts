@@ -31,6 +31,8 @@ export interface IndexPage<K extends ResourceKind> {
   empty?: EmptyAnswer;
   /** Semantic and hybrid searches: the query's floor and the evidence it was set on (query-floor.ts). */
   floor?: QueryFloor;
+  /** Set when a hybrid search was answered from its keyword half alone, and why (the index shed its vector work). */
+  degraded?: string;
 }
 
 /** What a semantic or hybrid query adds to the ListQuery: the query text's vector and the embedder's similarity scale. */

@@ -84,6 +84,9 @@ export const GATEWAY_ERROR_RESPONSES: readonly GatewayErrorResponse[] = [
   { type: ResponseType.BAD_REQUEST_BODY, statusCode: '400', code: 'INVALID_PARAMETER', messageExpression: '$context.error.messageString' },
   // Remaining 4xx keep their status; the gateway's message is safe to show.
   { type: ResponseType.DEFAULT_4XX, code: 'INVALID_PARAMETER', messageExpression: '$context.error.messageString' },
+  // A function that could not be invoked: above all, one at its reserved concurrency (a search
+  // function sized to the domain, docs/deploy.md), which API Gateway would call a bare 500.
+  { type: ResponseType.INTEGRATION_FAILURE, statusCode: '503', code: 'SEARCH_UNAVAILABLE', message: 'The service is at capacity right now; try again shortly (request $context.requestId)' },
   // 5xx never expose details; the request id lets support find the logs.
   { type: ResponseType.DEFAULT_5XX, code: 'INTERNAL', message: 'Internal server error (request $context.requestId)' },
 ];

@@ -114,9 +114,9 @@ export class ServiceDashboard extends Construct {
         ...(['keyword', 'semantic', 'hybrid'] as const).map((mode) => metrics.searchLatency(mode, 'p99')),
         metrics.embeddingLatency('p99'),
       ], {
-        right: [metrics.embeddingFailures()],
+        right: [metrics.embeddingFailures(), metrics.vectorSearchesShed()],
         leftYAxis: { min: 0, label: 'ms', showUnits: false },
-        rightYAxis: { min: 0, label: 'failed calls', showUnits: false },
+        rightYAxis: { min: 0, label: 'failed or shed', showUnits: false },
       }),
     ]);
 

@@ -156,6 +156,10 @@ export class ServiceMetrics {
     return this.own(METRIC_NAMES.embeddingFailures, { statistic: Stats.SUM, label: 'Embedding failures' });
   }
 
+  vectorSearchesShed(): Metric {
+    return this.own(METRIC_NAMES.vectorSearchesShed, { statistic: Stats.SUM, label: 'Vector searches shed (domain overloaded)' });
+  }
+
   quotaRejections(): Metric {
     return this.own(METRIC_NAMES.quotaRejections, { statistic: Stats.SUM, label: 'Quota rejections (429)' });
   }

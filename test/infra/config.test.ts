@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/tier-quotas-env';
 import { DEFAULT_TIER_QUOTAS } from '../../lambdas/core/auth/tier-quotas';
 import { API_ROUTES } from '../../lib/api-routes';
-import { checkDeployable, indexReplicasOf, isEphemeralStageName, mergeOverrides, stageConfig } from '../../lib/config';
+import { checkDeployable, indexReplicasOf, isEphemeralStageName, mergeOverrides, searchConcurrencyOf, stageConfig } from '../../lib/config';
 import { stageOverridesFromContext } from '../../lib/stage-context';
 import { gatewayQuotaOf } from '../../lib/constructs/api-access';
 import { PROJECT_ROOT } from '../../lib/project-root';
@@ -86,8 +86,8 @@ describe('stage config in cdk.json (context "stages")', () => {
     expect(prod.search.dedicatedMasters).toEqual({ instanceType: 'm7g.large.search', count: 3 });
     expect(prod.tierQuotas).toEqual(DEFAULT_TIER_QUOTAS);
     expect(prod.alarms).toEqual({ email: 'ops@example.org' });
-    // Unset: a reservation fails the function's creation on an account whose concurrency quota is the new-account 10.
-    expect(prod.functions.reservedConcurrency).toEqual({});
+    // The search routes only, sized to the domain; the account needs a concurrency quota of 100 + 5 × 8 (docs/deploy.md).
+    expect(prod.functions.reservedConcurrency).toEqual({ search: 8 });
   });
 
   it('refuses to synthesize a durable stage whose alarms would go to a placeholder address, naming the key', () => {
@@ -189,6 +189,21 @@ describe('stage config in the stacks', () => {
     for (const fn of counting) {
       expect(tierPoliciesFromEnv({ [TIER_QUOTAS_ENV]: String(envOf(fn)[TIER_QUOTAS_ENV]) }).basic).toMatchObject(basic);
     }
+  });
+
+  it('sizes the search functions\' reservation to the domain\'s search threads: cdk.json\'s prod entry matches its data nodes', () => {
+    expect(searchConcurrencyOf({ dataNodeInstanceType: 'r7g.large.search', dataNodeCount: 2 })).toBe(8);
+    expect(searchConcurrencyOf({ dataNodeInstanceType: 'r7g.2xlarge.search', dataNodeCount: 3 })).toBe(39);
+    expect(searchConcurrencyOf({ dataNodeInstanceType: 't3.small.search', dataNodeCount: 1 })).toBe(4);
+    expect(() => searchConcurrencyOf({ dataNodeInstanceType: 'r7g.huge.search', dataNodeCount: 1 })).toThrow(/cannot tell the vCPUs/);
+    const prodFromJson = stageConfig('prod', stageOverridesFromContext(JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context.stages, 'prod'));
+    expect(prodFromJson.functions.reservedConcurrency.search).toBe(searchConcurrencyOf(prodFromJson.search));
+    // The search routes get it; the other routes and background functions do not.
+    const synthed = synthStage('prod', { functions: { reservedConcurrency: { search: 8 } } });
+    const reserved = functions(synthed.stateless).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined);
+    const searchRoutes = API_ROUTES.filter((route) => route.bindings.includes('search'));
+    expect(reserved.map((fn) => String(fn.Properties?.Description).replace(/ \(.*/, '')).sort()).toEqual(searchRoutes.map((route) => `${route.method} /v1${route.path}`).sort());
+    expect(reserved.every((fn) => fn.Properties?.ReservedConcurrentExecutions === 8)).toBe(true);
   });
 
   it('reserves concurrency for the configured groups only', () => {

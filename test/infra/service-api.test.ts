@@ -76,6 +76,7 @@ describe('service API', () => {
     const expected: Record<string, { status?: string; code: string }> = {
       DEFAULT_4XX: { code: 'INVALID_PARAMETER' },
       DEFAULT_5XX: { code: 'INTERNAL' },
+      INTEGRATION_FAILURE: { status: '503', code: 'SEARCH_UNAVAILABLE' },
       UNAUTHORIZED: { status: '401', code: 'UNAUTHORIZED' },
       ACCESS_DENIED: { status: '403', code: 'FORBIDDEN' },
       THROTTLED: { status: '429', code: 'RATE_LIMITED' },
@@ -102,7 +103,7 @@ describe('service API', () => {
       expect(body.error.message.length, type).toBeGreaterThan(0);
     }
     // A 5xx must never echo API Gateway's (possibly internal) error message.
-    expect(JSON.stringify(responses.DEFAULT_5XX?.ResponseTemplates)).not.toContain('error.message');
+    for (const type of ['DEFAULT_5XX', 'INTEGRATION_FAILURE']) expect(JSON.stringify(responses[type]?.ResponseTemplates), type).not.toContain('error.message');
   });
 
   it('outputs the base URL ending in /functions/v1', () => {

@@ -22,6 +22,9 @@ import { searchRoutes, type SearchRoutes } from './helpers/search-routes';
  */
 
 const SMALL = { funders: 10, grants: 60, contracts: 20, awardedGrants: 4, awardedContracts: 2 };
+/** How long vector work is shed after the domain says it is overloaded: short here, so the suite sees it end. */
+const SHED_MS = 2_000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEARCH_URL', (url) => {
   const prefix = `gcf-faults-${Date.now()}`;
@@ -42,7 +45,7 @@ describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEA
     await reindexRecords(stack.services.store, { index: direct, embeddings: { embedder: stack.services.embedder, cache: memoryEmbeddingCache() } });
     for (const kind of RESOURCE_KINDS) await client.indices.refresh({ index: direct.aliasOf(kind) });
     domain = await startFaultyDomain(url);
-    const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: domain.endpoint }), { space, endpoint: domain.endpoint, aliasPrefix: prefix });
+    const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: domain.endpoint }), { space, endpoint: domain.endpoint, aliasPrefix: prefix, shedMs: SHED_MS });
     const { keys } = await ensureLocalKeys(stack.services);
     served = await serveOverHttp({ ...stack.services, index }, stack.services);
     routes = searchRoutes(served.baseUrl, keys.developer, domain.endpoint);
@@ -87,6 +90,49 @@ describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEA
     } finally {
       await domain.setMode('up');
     }
+    // After an overload (429), vector work stays shed for its window.
+    if (mode === '429') await pause(SHED_MS + 100);
     await expectRealAnswers(`after ${mode}`);
+  }, 90_000);
+
+  it('a domain rejecting k-NN searches (429): vector work is shed while lists, keyword search and get-by-id answer from the engine, and it resumes after the window', async () => {
+    await pause(SHED_MS + 100);
+    await domain.setMode('429-knn');
+    try {
+      // The first semantic query meets the overload: a 503, and vector work is shed from then on.
+      const first = await routes.call('GET', '/grants-api?search=community%20health&search_mode=semantic');
+      expect(first.status, JSON.stringify(first.body)).toBe(503);
+      const before = domain.requests;
+      const [list, keyword, hybrid, semantic, posted] = await Promise.all([
+        routes.call('GET', '/grants-api?limit=5'),
+        routes.call('GET', '/grants-api?search=community%20health'),
+        routes.call('GET', '/grants-api?search=community%20health&search_mode=hybrid'),
+        routes.call('GET', '/grants-api?search=community%20health&search_mode=semantic'),
+        routes.call('POST', '/semantic-search', { query: 'rural broadband', limit: 5 }),
+      ]);
+      expect([list.status, keyword.status, hybrid.status], JSON.stringify([list.body, keyword.body, hybrid.body])).toEqual([200, 200, 200]);
+      expect(list.body.results.length).toBe(5);
+      expect(keyword.body.results.length).toBeGreaterThan(0);
+      // Hybrid answers from its keyword half: the keyword matches, in hybrid's keyword ranking, and says so.
+      expect(hybrid.body.meta).toMatchObject({ degraded: true, degraded_reason: expect.stringMatching(/^The search service is overloaded, so these are the keyword matches alone/) });
+      expect(new Set(hybrid.body.results.map((g: Grant) => g.id))).toEqual(new Set(keyword.body.results.map((g: Grant) => g.id)));
+      expect(hybrid.body.results.every((g: Grant & { relevance: number }) => g.relevance <= 0.3)).toBe(true);
+      for (const shed of [semantic, posted]) {
+        expect(shed.status, JSON.stringify(shed.body)).toBe(503);
+        expect(shed.body.error).toMatchObject({ code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/^The search service is overloaded, so semantic search is paused for \d s; .*try again shortly$/) });
+        expect(Number(shed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(shed.ms).toBeLessThan(1_000);
+      }
+      // Only the list, the keyword search and hybrid's keyword half reached the domain: no k-NN search did.
+      expect(domain.requests - before).toBeLessThanOrEqual(12);
+      await routes.expectGetByIdWorks(records, '429-knn');
+    } finally {
+      await domain.setMode('up');
+    }
+    await pause(SHED_MS + 100);
+    const back = await routes.call('GET', '/grants-api?search=community%20health&search_mode=hybrid');
+    expect(back.status).toBe(200);
+    expect(back.body.meta).not.toHaveProperty('degraded');
+    await expectRealAnswers('after the shed window');
   }, 90_000);
 });

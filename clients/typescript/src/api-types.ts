@@ -423,7 +423,7 @@ export interface components {
             /** @enum {string} */
             order: "asc" | "desc";
             /**
-             * @description Present only when the answer is degraded: a hybrid search whose query the embedding model could not embed, answered with the keyword matches alone (relevance at most 0.3)
+             * @description Present only when the answer is degraded: a hybrid search answered with the keyword matches alone (relevance at most 0.3), because the embedding model could not embed its query or the search service is overloaded and sheds semantic work for a while
              * @constant
              */
             degraded?: true;
@@ -591,7 +591,7 @@ export interface operations {
                 min_amount?: number;
                 /** @description Keeps records whose amount_min is at most this */
                 max_amount?: number;
-                /** @description Comma-separated facet names (any of status, category, states, funder, deadline_within): adds `facets` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode). status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under national (the records include_national adds: states=national returns them). funder: the funder name. category, states and funder list only values with a count, most first (ties by value), at most 50. deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). Funders have no facets. */
+                /** @description Comma-separated facet names (any of status, category, states, funder, deadline_within): adds `facets` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under national (the records include_national adds: states=national returns them). funder: the funder name. category, states and funder list only values with a count, most first (ties by value), at most 50. deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). Funders have no facets. */
                 facets?: string;
             };
             header?: never;
@@ -710,7 +710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is. Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working */
+            /** @description SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is, or while the overloaded search service sheds semantic work (with Retry-After). Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working */
             503: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -885,7 +885,7 @@ export interface operations {
                 min_amount?: number;
                 /** @description Keeps records whose amount_min is at most this */
                 max_amount?: number;
-                /** @description Comma-separated facet names (any of status, category, states, funder, deadline_within): adds `facets` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode). status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under national (the records include_national adds: states=national returns them). funder: the funder name. category, states and funder list only values with a count, most first (ties by value), at most 50. deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). Funders have no facets. */
+                /** @description Comma-separated facet names (any of status, category, states, funder, deadline_within): adds `facets` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under national (the records include_national adds: states=national returns them). funder: the funder name. category, states and funder list only values with a count, most first (ties by value), at most 50. deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). Funders have no facets. */
                 facets?: string;
                 /** @description Comma-separated NAICS codes; 2 to 5 digits match as a prefix */
                 naics?: string;
@@ -1008,7 +1008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is. Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working */
+            /** @description SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is, or while the overloaded search service sheds semantic work (with Retry-After). Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working */
             503: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1275,7 +1275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is. Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working */
+            /** @description SEARCH_UNAVAILABLE: the search index is unreachable, or search_mode=semantic while the embedding model is, or while the overloaded search service sheds semantic work (with Retry-After). Hybrid search then answers 200 with the keyword matches alone and meta.degraded; keyword search and get-by-id keep working */
             503: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */

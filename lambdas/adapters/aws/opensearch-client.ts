@@ -7,6 +7,7 @@ import https from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, Provider } from '@smithy/types';
 import { fullJitterDelayMs, sleepMs, type BackoffCeiling } from '../../core/retry/full-jitter';
+import { currentRetryBudget } from './opensearch-load-shedding';
 
 /**
  * What the OpenSearch adapter (opensearch-index.ts) asks of a client: the few document and index
@@ -140,8 +141,9 @@ const segment = (name: string) => encodeURIComponent(name);
  * A small OpenSearch client over node:http(s): the subset of the REST API that OpenSearchIndex
  * uses, SigV4-signed for an Amazon OpenSearch Service domain (credentials from the caller, e.g.
  * the SDK's default provider chain). Kept-alive connections; a broken connection or a
- * 429/502/503/504 is tried again after a jittered, doubling backoff (each attempt signed afresh);
- * any other non-2xx answer is an OpenSearchResponseError.
+ * 429/502/503/504 is tried again after a jittered, doubling backoff (each attempt signed afresh),
+ * at most maxRetries times a call and within the retry budget of the request it serves
+ * (opensearch-load-shedding.ts); any other non-2xx answer is an OpenSearchResponseError.
  */
 export class OpenSearchHttpClient implements OpenSearchApi {
   private readonly url: URL;
@@ -197,14 +199,19 @@ export class OpenSearchHttpClient implements OpenSearchApi {
       try {
         answer = await this.send(method, path, body, contentType);
       } catch (error) {
-        if (error instanceof OpenSearchConnectionError && attempt < this.maxRetries) continue;
+        if (error instanceof OpenSearchConnectionError && this.mayRetry(attempt)) continue;
         throw error;
       }
       const payload = parsed(answer.text);
       if (answer.statusCode >= 200 && answer.statusCode < 300) return { body: payload, statusCode: answer.statusCode };
-      if (RETRIED_STATUSES.has(answer.statusCode) && attempt < this.maxRetries) continue;
+      if (RETRIED_STATUSES.has(answer.statusCode) && this.mayRetry(attempt)) continue;
       throw new OpenSearchResponseError(answer.statusCode, payload, what);
     }
+  }
+
+  /** A retry within this call's attempts and the retry budget of the request it serves (withRetryBudget), when it has one. */
+  private mayRetry(attempt: number): boolean {
+    return attempt < this.maxRetries && (currentRetryBudget()?.take() ?? true);
   }
 
   private async headersFor(method: string, path: string, body: string | undefined, contentType: string | undefined): Promise<Record<string, string>> {

@@ -3,7 +3,7 @@ import { fuseHybrid } from '../../core/search/fusion';
 import { keywordTermsOf } from '../../core/search/keyword-query';
 import { cosineOfOpenSearchScore, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { Facets } from '../../core/query/facets';
-import type { ListQuery, PagePosition } from '../../core/query/list-query';
+import type { ListQuery, PagePosition, SearchMode } from '../../core/query/list-query';
 import { pageBeyondWindow } from '../../core/query/list-cursor';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery, TotalRelation } from '../../ports/search-index';
@@ -19,9 +19,11 @@ import { emptySearchAnswer, type EmptyAnswer } from '../../core/search/no-result
 import { fixedQueryFloor, queryFloorOf, type QueryFloor } from '../../core/search/query-floor';
 import { identifierQueryOf } from '../../core/search/identifiers';
 import { facetsOfAggregations, noFacets } from './opensearch-facets';
-import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
+import { answeredItem, queryFailure, QueryTimeoutError, statusOf, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
 import { vectorSearchSettingsOf, type VectorSearchSettings } from './opensearch-vector-search';
+import { DEFAULT_SHED_MS, VectorLoadShedder, withRetryBudget } from './opensearch-load-shedding';
+import { ServiceError } from '../../core/errors';
 
 type HybridPlan = Extract<QueryPlan, { type: 'hybrid' }>;
 
@@ -83,6 +85,21 @@ export interface OpenSearchIndexOptions {
   replicas?: number;
   /** The graph new indices are built with and the window semantic and hybrid queries rank (defaults: DEFAULT_VECTOR_SEARCH). */
   vectors?: Partial<VectorSearchSettings>;
+  /** How long vector work is shed after the domain answers 429 or 503 (default DEFAULT_SHED_MS). */
+  shedMs?: number;
+  /** Retries one query may spend over all its calls to the domain (default QUERY_RETRY_BUDGET). */
+  retriesPerQuery?: number;
+  /** Told of each search whose vector work is shed (for a metric). */
+  onShed?: (mode: 'semantic' | 'hybrid') => void;
+}
+
+/** Retries one query may make in all: enough to ride out a blip, too few to pile onto a busy domain. */
+export const QUERY_RETRY_BUDGET = 2;
+
+/** Whether the domain said it is overloaded: a full search queue or tripped breaker (429), or a 503. */
+function isOverload(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === 429 || status === 503;
 }
 
 export class OpenSearchIndex implements SearchIndex {
@@ -94,6 +111,9 @@ export class OpenSearchIndex implements SearchIndex {
   private readonly termCounts = new TermStatisticsCache();
   private readonly floors = new QueryFloorCache();
   readonly vectors: VectorSearchSettings;
+  private readonly shedder: VectorLoadShedder;
+  private readonly retriesPerQuery: number;
+  private readonly onShed: (mode: 'semantic' | 'hybrid') => void;
 
   constructor(private readonly client: OpenSearchApi, options: OpenSearchIndexOptions) {
     if (!options?.space) throw new Error('OpenSearchIndex needs the vector space of the configured embedder ({ space })');
@@ -101,6 +121,9 @@ export class OpenSearchIndex implements SearchIndex {
     this.endpoint = options.endpoint;
     this.queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     this.vectors = vectorSearchSettingsOf(options.vectors);
+    this.shedder = new VectorLoadShedder(options.shedMs ?? DEFAULT_SHED_MS);
+    this.retriesPerQuery = options.retriesPerQuery ?? QUERY_RETRY_BUDGET;
+    this.onShed = options.onShed ?? (() => undefined);
     const prefix = options.aliasPrefix;
     this.aliases = prefix ? { grant: `${prefix}-grants`, contract: `${prefix}-contracts`, funder: `${prefix}-funders` } : INDEX_ALIASES;
     this.indices = new OpenSearchIndices(client, { space: this.space, endpoint: this.endpoint, aliases: this.aliases, replicas: options.replicas, recheckAfterMs: options.recheckAfterMs ?? 60_000, vectors: this.vectors });
@@ -111,14 +134,15 @@ export class OpenSearchIndex implements SearchIndex {
     return this.aliases[kind];
   }
 
-  async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, semantic?: SemanticQuery): Promise<IndexPage<K>> {
+  async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, given?: SemanticQuery): Promise<IndexPage<K>> {
     try {
-      // A keyword search with neither a word nor a code to look for, or a semantic one with no vector, matches nothing: no request.
       const search = query.search;
+      const { semantic, degraded } = this.unlessShed(search?.mode, given);
+      // A keyword search with neither a word nor a code to look for, or a semantic one with no vector, matches nothing: no request.
       if ((search?.mode === 'keyword' && !canMatch(search.text)) || (search?.mode === 'semantic' && !usableVector(semantic))) {
         return { total: 0, results: [], ...noFacets(kind, query), empty: emptySearchAnswer(search, 0, false) };
       }
-      return await this.withinDeadline(async () => {
+      const page = await withRetryBudget(this.retriesPerQuery, () => this.withinDeadline(async () => {
         const vectors = search !== undefined && search.mode !== 'keyword';
         const statistics = search ? await this.termStatistics(kind, keywordTermsOf(search.text)) : undefined;
         await this.indices.verify(kind, vectors ? 'vectors' : 'read');
@@ -128,10 +152,31 @@ export class OpenSearchIndex implements SearchIndex {
         const withFloor = { ...page, ...(floor ? { floor } : {}) };
         if (page.total > 0 || query.ids) return withFloor;
         return { ...withFloor, empty: await this.emptyAnswer(kind, query, semantic, floor, statistics) };
-      });
+      }));
+      return degraded ? { ...page, degraded } : page;
     } catch (error) {
+      if (isOverload(error)) this.shedder.overloaded();
       throw queryFailure(error, kind);
     }
+  }
+
+  /**
+   * The query's vector, unless vector work is being shed (the domain said it was overloaded,
+   * opensearch-load-shedding.ts): then a semantic query is a 503 at once, and a hybrid one goes
+   * on without its vector (its keyword half) and says why.
+   */
+  private unlessShed(mode: SearchMode | undefined, semantic: SemanticQuery | undefined): { semantic?: SemanticQuery; degraded?: string } {
+    const remainingMs = this.shedder.remainingMs();
+    if (remainingMs === 0 || !semantic || mode === 'keyword' || mode === undefined) return { semantic };
+    const seconds = Math.ceil(remainingMs / 1_000);
+    this.onShed(mode);
+    if (mode === 'semantic') {
+      throw new ServiceError(503, 'SEARCH_UNAVAILABLE', `The search service is overloaded, so semantic search is paused for ${seconds} s; keyword search (search_mode=keyword) and lists still work: try again shortly`, undefined, { 'Retry-After': String(seconds) });
+    }
+    return {
+      semantic: { ...semantic, vector: null },
+      degraded: `The search service is overloaded, so these are the keyword matches alone, ranked as hybrid search ranks them; semantic matching resumes within ${seconds} s.`,
+    };
   }
 
   private async answer<K extends ResourceKind>(kind: K, query: ListQuery, plan: QueryPlan, semantic?: SemanticQuery): Promise<IndexPage<K>> {

@@ -137,7 +137,7 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   },
 ];
 
-const FACETS_DESCRIPTION = `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode). `
+const FACETS_DESCRIPTION = `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). `
   + 'status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query\'s own status returns exactly that count for each value the query\'s status holds (without status, opportunity_type=open holds open and forecasted). '
   + 'category: each of a record\'s categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). '
   + `states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under ${NATIONAL_STATE_VALUE} (the records include_national adds: states=${NATIONAL_STATE_VALUE} returns them). `

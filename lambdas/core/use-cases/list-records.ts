@@ -41,7 +41,7 @@ export interface ListOutcome<K extends ResourceKind> {
   totalRelation: TotalRelation;
   results: IndexedResult<K>[];
   facets?: Facets;
-  /** Set when a hybrid search lost its semantic half (the embedding model did not answer). */
+  /** Set when a hybrid search lost its semantic half (the embedding model did not answer, or the index shed vector work). */
   degradedReason?: string;
   /** The index's position after the page's last result, when more follow (IndexPage.next). */
   next?: IndexPage<K>['next'];
@@ -109,6 +109,7 @@ export async function listRecords<K extends ResourceKind>(ports: SearchPorts, qu
   if (query.search && mode === 'semantic') semantic = await semanticQueryOf(ports, query.search.text);
   else if (query.search && mode === 'hybrid') ({ semantic, degradedReason } = await hybridOrKeywordQuery(ports, query.search.text));
   const page = await ports.index.query(query.kind, query, semantic);
+  degradedReason ??= page.degraded;
   if (query.facets && !page.facets) throw new Error(`the search index answered a ${query.kind} query without the facets it asked for`);
   return {
     query, total: page.total, totalRelation: page.totalRelation ?? 'eq', results: page.results,

@@ -7,9 +7,13 @@ import type { AddressInfo, Socket } from 'node:net';
  * overloaded domain does, answers 429 as a node whose search queue is full does, forwards each
  * request only after SLOW_DOMAIN_MS (a domain slower than the query deadline), resets each
  * connection as a request arrives, accepts requests and never answers, or closes its port
- * (connection refused) and opens it again on the same port when set back.
+ * (connection refused) and opens it again on the same port when set back. `429-knn` answers 429
+ * to the k-NN searches alone (a node whose search queue fills with the costly ones) and forwards
+ * every other request.
  */
-export type DomainMode = 'up' | '503' | '429' | 'slow' | 'reset' | 'hang' | 'down';
+export type DomainMode = 'up' | '503' | '429' | '429-knn' | 'slow' | 'reset' | 'hang' | 'down';
+
+const QUEUE_FULL = JSON.stringify({ error: { type: 'es_rejected_execution_exception', reason: 'rejected execution of coordinating operation [search queue is full]' }, status: 429 });
 
 /** How long the `slow` domain holds each request before forwarding it: past the 8 s query deadline. */
 export const SLOW_DOMAIN_MS = 9_000;
@@ -42,9 +46,17 @@ export async function startFaultyDomain(upstream: string): Promise<FaultyDomain>
     }
     if (mode === '429') {
       req.resume();
-      res.writeHead(429, { 'content-type': 'application/json' }).end(JSON.stringify({
-        error: { type: 'es_rejected_execution_exception', reason: 'rejected execution of coordinating operation [search queue is full]' }, status: 429,
-      }));
+      res.writeHead(429, { 'content-type': 'application/json' }).end(QUEUE_FULL);
+      return;
+    }
+    if (mode === '429-knn') {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (body.includes('"knn"')) res.writeHead(429, { 'content-type': 'application/json' }).end(QUEUE_FULL);
+        else forward(req, res, body);
+      });
       return;
     }
     if (mode === 'slow') {
@@ -55,13 +67,15 @@ export async function startFaultyDomain(upstream: string): Promise<FaultyDomain>
     forward(req, res);
   };
 
-  const forward = (req: IncomingMessage, res: ServerResponse) => {
+  /** Sends the request on (its body already read when given) and pipes the answer back. */
+  const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer) => {
     const upstreamRequest = httpRequest({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
     upstreamRequest.on('error', () => res.destroy());
-    req.pipe(upstreamRequest);
+    if (body) upstreamRequest.end(body);
+    else req.pipe(upstreamRequest);
   };
 
   let server!: Server;
