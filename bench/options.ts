@@ -25,14 +25,20 @@ export interface BenchOptions {
   loadDurationSeconds: number;
   /** Fresh-process imports of each Lambda bundle in the coldstart part (medians are taken across them). */
   coldStartRuns: number;
+  /**
+   * The opensearch part also measures a catalogue this many times the biggest size, derived from it
+   * (bench/opensearch-fill.ts), on OpenSearch alone; 1 measures the biggest size only.
+   */
+  openSearchScale: number;
 }
 
 export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'opensearch', 'webhooks', 'admin', 'coldstart', 'load'] as const;
 export const DEFAULT_LOAD_DURATION_SECONDS = 60;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
-const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts ${BENCH_PARTS.join(',')}] [--coldstart-runs 15] [--load-duration ${DEFAULT_LOAD_DURATION_SECONDS}]
-environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS, BENCH_LOAD_DURATION (flags win)
+const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts ${BENCH_PARTS.join(',')}] [--coldstart-runs 15] [--load-duration ${DEFAULT_LOAD_DURATION_SECONDS}] [--opensearch-scale 10]
+environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS, BENCH_LOAD_DURATION, BENCH_OPENSEARCH_SCALE (flags win)
+--opensearch-scale: the opensearch part also measures a catalogue this many times the biggest size, derived from it (1: none)
 --load-duration: seconds of the load part's mixed run at the biggest size (longer runs: npm run bench:load -- --duration 600)`;
 
 /** A flag's value as a positive integer, or an error that shows `usage`. */
@@ -55,6 +61,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
       parts: { type: 'string', default: env.BENCH_PARTS ?? BENCH_PARTS.join(',') },
       'coldstart-runs': { type: 'string', default: env.BENCH_COLDSTART_RUNS ?? '15' },
       'load-duration': { type: 'string', default: env.BENCH_LOAD_DURATION ?? String(DEFAULT_LOAD_DURATION_SECONDS) },
+      'opensearch-scale': { type: 'string', default: env.BENCH_OPENSEARCH_SCALE ?? '10' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -74,6 +81,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     parts: parseParts(values.parts!),
     coldStartRuns: positiveInteger('--coldstart-runs', values['coldstart-runs']!),
     loadDurationSeconds: positiveInteger('--load-duration', values['load-duration']!),
+    openSearchScale: positiveInteger('--opensearch-scale', values['opensearch-scale']!),
   };
 }
 

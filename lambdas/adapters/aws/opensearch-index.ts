@@ -3,7 +3,7 @@ import { fuseHybrid } from '../../core/search/fusion';
 import { keywordTermsOf } from '../../core/search/keyword-query';
 import { cosineOfOpenSearchScore, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { Facets } from '../../core/query/facets';
-import type { ListQuery, PagePosition, SearchMode } from '../../core/query/list-query';
+import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import { pageBeyondWindow } from '../../core/query/list-cursor';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery, TotalRelation } from '../../ports/search-index';
@@ -19,11 +19,10 @@ import { emptySearchAnswer, type EmptyAnswer } from '../../core/search/no-result
 import { fixedQueryFloor, queryFloorOf, type QueryFloor } from '../../core/search/query-floor';
 import { identifierQueryOf } from '../../core/search/identifiers';
 import { facetsOfAggregations, noFacets } from './opensearch-facets';
-import { answeredItem, queryFailure, QueryTimeoutError, statusOf, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
+import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
 import { TermStatisticsCache } from './opensearch-term-statistics';
 import { vectorSearchSettingsOf, type VectorSearchSettings } from './opensearch-vector-search';
-import { DEFAULT_SHED_MS, VectorLoadShedder, withRetryBudget } from './opensearch-load-shedding';
-import { ServiceError } from '../../core/errors';
+import { DEFAULT_SHED_MS, isOverload, QUERY_RETRY_BUDGET, VectorLoadShedder, withRetryBudget } from './opensearch-load-shedding';
 
 type HybridPlan = Extract<QueryPlan, { type: 'hybrid' }>;
 
@@ -93,15 +92,6 @@ export interface OpenSearchIndexOptions {
   onShed?: (mode: 'semantic' | 'hybrid') => void;
 }
 
-/** Retries one query may make in all: enough to ride out a blip, too few to pile onto a busy domain. */
-export const QUERY_RETRY_BUDGET = 2;
-
-/** Whether the domain said it is overloaded: a full search queue or tripped breaker (429), or a 503. */
-function isOverload(error: unknown): boolean {
-  const status = statusOf(error);
-  return status === 429 || status === 503;
-}
-
 export class OpenSearchIndex implements SearchIndex {
   private readonly queryTimeoutMs: number;
   readonly space: VectorSpace;
@@ -137,7 +127,7 @@ export class OpenSearchIndex implements SearchIndex {
   async query<K extends ResourceKind>(kind: K, query: ListQuery & { kind: K }, given?: SemanticQuery): Promise<IndexPage<K>> {
     try {
       const search = query.search;
-      const { semantic, degraded } = this.unlessShed(search?.mode, given);
+      const { semantic, degraded } = this.shedder.vectorOf(search?.mode, given, this.onShed);
       // A keyword search with neither a word nor a code to look for, or a semantic one with no vector, matches nothing: no request.
       if ((search?.mode === 'keyword' && !canMatch(search.text)) || (search?.mode === 'semantic' && !usableVector(semantic))) {
         return { total: 0, results: [], ...noFacets(kind, query), empty: emptySearchAnswer(search, 0, false) };
@@ -158,25 +148,6 @@ export class OpenSearchIndex implements SearchIndex {
       if (isOverload(error)) this.shedder.overloaded();
       throw queryFailure(error, kind);
     }
-  }
-
-  /**
-   * The query's vector, unless vector work is being shed (the domain said it was overloaded,
-   * opensearch-load-shedding.ts): then a semantic query is a 503 at once, and a hybrid one goes
-   * on without its vector (its keyword half) and says why.
-   */
-  private unlessShed(mode: SearchMode | undefined, semantic: SemanticQuery | undefined): { semantic?: SemanticQuery; degraded?: string } {
-    const remainingMs = this.shedder.remainingMs();
-    if (remainingMs === 0 || !semantic || mode === 'keyword' || mode === undefined) return { semantic };
-    const seconds = Math.ceil(remainingMs / 1_000);
-    this.onShed(mode);
-    if (mode === 'semantic') {
-      throw new ServiceError(503, 'SEARCH_UNAVAILABLE', `The search service is overloaded, so semantic search is paused for ${seconds} s; keyword search (search_mode=keyword) and lists still work: try again shortly`, undefined, { 'Retry-After': String(seconds) });
-    }
-    return {
-      semantic: { ...semantic, vector: null },
-      degraded: `The search service is overloaded, so these are the keyword matches alone, ranked as hybrid search ranks them; semantic matching resumes within ${seconds} s.`,
-    };
   }
 
   private async answer<K extends ResourceKind>(kind: K, query: ListQuery, plan: QueryPlan, semantic?: SemanticQuery): Promise<IndexPage<K>> {
