@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { facetAggregationsOf, facetsOfAggregations, TERM_SHARD_SIZE } from '../../lambdas/adapters/aws/opensearch-facets';
 import type { Dsl } from '../../lambdas/adapters/aws/opensearch-filters';
-import { planQuery } from '../../lambdas/adapters/aws/opensearch-query';
+import { fusedFacetsBody, planQuery } from '../../lambdas/adapters/aws/opensearch-query';
 import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 import type { QueryFloor } from '../../lambdas/core/search/query-floor';
@@ -16,11 +16,11 @@ const vector = (): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scal
 /** The floor of a query answered on similarity (query-floor.ts). */
 const FLOOR: QueryFloor = { semanticFloor: 0.5, basis: 'similarity', evidence: { bestCosine: 0.8, bestWordCosine: Number.NaN, identifierMatches: 0, words: 1 } };
 
-/** The body of a plan that counts the whole match set. */
+/** The body that counts the whole match set: the plan's search, or for hybrid the fused set's (its ids from the lists). */
 function countingBody(query: ListQuery, semantic?: SemanticQuery): Dsl {
   const plan = planQuery(query.kind, query, 1_000, semantic, undefined, FLOOR);
   if (plan.type === 'search') return plan.body;
-  if (plan.type === 'hybrid') return plan.bodies[plan.totalAt]!;
+  if (plan.type === 'hybrid') return fusedFacetsBody(query.kind, query, ['a', 'b']);
   throw new Error('no request');
 }
 
@@ -37,8 +37,8 @@ describe('facet aggregations', () => {
       const body = countingBody(q({ ...params, facets: 'status,funder' }), semantic);
       expect(Object.keys(body.aggs as Dsl).sort(), JSON.stringify(params)).toEqual(['facet_funder', 'facet_status']);
       const plan = planQuery('grant', q({ ...params, facets: 'status' }), 1_000, semantic, undefined, FLOOR);
-      // The ranked lists of a hybrid search stop at the window: only the counting body aggregates.
-      if (plan.type === 'hybrid') expect(plan.bodies.filter((b) => 'aggs' in b)).toHaveLength(1);
+      // The ranked lists of a hybrid search never aggregate: the fused set's body does.
+      if (plan.type === 'hybrid') expect(plan.bodies.filter((b) => 'aggs' in b)).toHaveLength(0);
     }
   });
 

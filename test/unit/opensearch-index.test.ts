@@ -364,15 +364,16 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     describe('hybrid', () => {
       const [a, b, c, d] = [1, 2, 3, 4].map((n) => grant(n).id) as [string, string, string, string];
       const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
-      /** The keyword list, the semantic list, then the count of their union (`counted`: hits.total, no hits). */
-      const lists = (counted = 4) => ({
+      /** The keyword list and the semantic list. */
+      const lists = () => ({
         took: 2,
         responses: [
           { ...hits([{ id: a, score: 5 }, { id: b, score: 4 }, { id: c, score: 3 }]), status: 200 },
           { ...hits([{ id: c, score: 0.99 }, { id: d, score: 0.8 }]), status: 200 },
-          { ...hits([], counted), status: 200 },
         ],
       });
+      /** An adapter whose window the keyword list (3 hits) fills. */
+      const windowOfThree = () => new OpenSearchIndex(client(openSearch.endpoint), { space: SPACE, endpoint: openSearch.endpoint, vectors: { window: 3 } });
       /** The floor: the best record at 0.99 (cosine 0.98), the query answered on similarity. */
       const floor = () => floorAnswer(0.99, 0.99, 0);
       const fused = fuseHybrid(
@@ -382,26 +383,28 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       );
       const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.key === id)!.relevance * 10_000) / 10_000;
 
-      it('continues after a position in the fused order, and refuses (400, cursor) to page past what the rank lists hold', async () => {
+      it('continues after a position in the fused order; a full window\'s last page has no next, and pages past it are a 400', async () => {
         existingIndex('grant');
         const ordered = fused.map((hit) => hit.key);
         const record = (id: string) => ({ id, source: { ...grant(1), id } });
-        // The union counts 50 records, the lists (cut at the rank window) hold 4 of them.
-        answer('/gcf-grants/_msearch', counts([40, 25], 1000), floor(), lists(50));
+        // The keyword list fills the window of 3: the fused set's 4 records are a lower bound.
+        answer('/gcf-grants/_msearch', counts([40, 25], 1000), floor(), lists());
         answer('/gcf-grants/_search', hits(ordered.slice(2, 4).map(record)));
         const after = [fused[1]!.score, fused[1]!.key];
-        const index = adapter();
+        const index = windowOfThree();
         const page = await index.query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after }, semantic);
         expect(page.results.map((r) => r.id)).toEqual(ordered.slice(2, 4));
-        expect(page.total).toBe(50);
-        expect(page.next).toEqual([fused[3]!.score, fused[3]!.key]);
-        // The floor of the text is kept: the next page reads the lists alone.
-        answer('/gcf-grants/_msearch', lists(50));
-        const past = await index.query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: page.next }, semantic).catch((error: unknown) => error);
+        expect(page).toMatchObject({ total: 4, totalRelation: 'gte' });
+        expect(page).not.toHaveProperty('next');
+        // The floor of the text is kept: the next query reads the lists alone.
+        answer('/gcf-grants/_msearch', lists());
+        const past = await index.query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: [fused[3]!.score, fused[3]!.key] }, semantic).catch((error: unknown) => error);
         expect(past).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: [{ field: 'cursor', issue: expect.stringMatching(/^goes past the 4 best results hybrid search ranks here .*pages reach result 4\. Narrow the search with filters/) }] });
+        answer('/gcf-grants/_msearch', lists());
+        await expect(index.query('grant', q({ search: 'police equipment', search_mode: 'hybrid', offset: '4' }), semantic)).rejects.toMatchObject({ status: 400, details: [{ field: 'offset' }] });
       });
 
-      it('counts the terms, reads the floor, issues one _msearch of the two id lists and their count, fuses them, and reads the page by id in fused order', async () => {
+      it('counts the terms, reads the floor, issues one _msearch of the two id lists, fuses them, and reads the page by id in fused order', async () => {
         existingIndex('grant');
         const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
         answer('/gcf-grants/_msearch', counts([40, 25], 1000), floor(), lists());
@@ -412,10 +415,11 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
         const queryFloor = floorOf(0.99, 0.99, 2);
         const bodies = hybridRankBodies('grant', query, semantic, queryFloor, 1_000, statistics({ police: 40, equipment: 25 }, 1000));
-        expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]))));
+        expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!]))));
         // The semantic relevance weighs 0.7, the keyword part 0.3: d (semantic alone, cosine 0.6) passes a (the best keyword match alone).
         expect(JSON.parse(openSearch.requests[4]!.body)).toMatchObject({ query: { ids: { values: [c, d, a] } }, size: 3 });
         expect(page.total).toBe(4);
+        expect(page).not.toHaveProperty('totalRelation');
         expect(page.results).toEqual([
           { ...grant(3), relevance: relevanceOf(c) },
           { ...grant(4), relevance: relevanceOf(d) },
@@ -454,36 +458,47 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch']);
       });
 
-      it('the total is the count of the union when the lists stop at the rank window, never less than the fused set', async () => {
+      it('the total is the fused set: exact when neither list filled the window, a lower bound (gte) when one did', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists(25_000));
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({ total: 25_000, results: [] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists());
+        const exact = await adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic);
+        expect(exact).toMatchObject({ total: 4, results: [] });
+        expect(exact).not.toHaveProperty('totalRelation');
         openSearch.reset();
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists(3));
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({ total: 4, results: [] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists());
+        await expect(windowOfThree().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({ total: 4, totalRelation: 'gte', results: [] });
       });
 
-      it('a null vector (the model did not answer) fuses the keyword list alone, with no floor to read, then its count', async () => {
+      it('facets count the fused set: its ids go to the cluster beside the page', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }, { ...hits([], 2), status: 200 }] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists());
+        answer('/gcf-grants/_search', { ...hits([], 0), aggregations: { facet_status: { posted: { doc_count: 4 } } } });
+        const page = await adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true', facets: 'status' }), semantic);
+        expect(JSON.parse(openSearch.requests[4]!.body)).toMatchObject({ query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.key) } }] } }, size: 0 });
+        expect(page.facets).toBeDefined();
+      });
+
+      it('a null vector (the model did not answer) fuses the keyword list alone, with no floor to read', async () => {
+        existingIndex('grant');
+        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }] });
         const query = q({ search: 'police', search_mode: 'hybrid', count_only: 'true' });
         const withoutVector = { vector: null, scale: SCALE };
         const page = await adapter().query('grant', query, withoutVector);
         const bodies = hybridRankBodies('grant', query, withoutVector, null, 1_000, statistics({ police: 40 }, 1000));
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
-        expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!, bodies.count!]));
+        expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!]));
         expect(page.total).toBe(2);
       });
 
-      it('a failed or missing count fails the query', async () => {
+      it('a failed or missing list fails the query', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: [...lists().responses.slice(0, 2), { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
         await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
           .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
         openSearch.reset();
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: lists().responses.slice(0, 2) });
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: lists().responses.slice(0, 1) });
         await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
           .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
       });
@@ -609,7 +624,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
         const query = q({ search: 'smokng vapng', search_mode: 'hybrid', count_only: 'true' });
         const floor = { took: 1, responses: [{ ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }, { ...hits([], 0), status: 200 }] };
-        const lists = { took: 1, responses: [{ ...hits([]), status: 200 }, { ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }, { ...hits([], 1), status: 200 }] };
+        const lists = { took: 1, responses: [{ ...hits([]), status: 200 }, { ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }] };
         answer('/gcf-grants/_msearch', counts([0, 0], 1000), floor, lists);
         await expect(adapter().query('grant', query, semantic)).resolves.toMatchObject({ total: 1, results: [] });
         // No word can match: the floor reads no full keyword match.
@@ -617,7 +632,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         const queryFloor = queryFloorOf({ bestCosine: cosineOfOpenSearchScore(0.9), bestWordCosine: Number.NaN, identifierMatches: 0, words: 2 }, SCALE);
         const bodies = hybridRankBodies('grant', query, semantic, queryFloor, 1_000, statistics({ smokng: 0, vapng: 0 }, 1000));
         expect(JSON.stringify(bodies.keyword)).not.toContain('multi_match');
-        expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!, bodies.count!]))));
+        expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!]))));
       });
 
       it('a failed or missing count fails the query; only what was counted is kept, so a missing record count is counted alone', async () => {

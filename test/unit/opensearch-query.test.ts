@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { indexMappings, INTERNAL_FIELDS, MAPPING_VERSION, vectorFieldMapping } from '../../lambdas/adapters/aws/opensearch-mappings';
 import { escapeWildcard, filterClauses, sortClauses, type Dsl } from '../../lambdas/adapters/aws/opensearch-filters';
 import {
-  floorEvidenceBodies, hybridPageRequest, hybridRankBodies, keywordSearchBody, msearchLines, planQuery, relevanceOfScore,
+  floorEvidenceBodies, fusedFacetsBody, hybridPageRequest, hybridRankBodies, keywordSearchBody, msearchLines, planQuery, relevanceOfScore,
   semanticSearchBody, unfilteredCountBody,
 } from '../../lambdas/adapters/aws/opensearch-query';
 import { identifierClause, keywordClause, windowClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
@@ -436,10 +436,10 @@ describe('semantic search', () => {
 });
 
 describe('hybrid search', () => {
-  // Sorted by _score, so every hit carries its score: the fusion needs both lists' scores.
-  const idsOnly = { sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }], size: WINDOW, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
+  // By score alone (Lucene then skips what cannot reach the window), with no total: the fusion needs both lists' scores.
+  const idsOnly = { size: WINDOW, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
 
-  it('two lists (ids and scores) to the window, best first, with the same filters: keyword (bool) and semantic at the query\'s floor; and the count of their union', () => {
+  it('two lists (ids and scores) to the window, best first, with the same filters: keyword (bool) and semantic at the query\'s floor; no count of their union', () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', states: 'TX', sort_by: 'title', limit: '5' });
     const bodies = hybridRankBodies('grant', query, semantic(0.5), floorAt(0.4, 'words'), WINDOW);
     const filters = [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }];
@@ -447,8 +447,9 @@ describe('hybrid search', () => {
     const knnQuery = windowSearch([1, 0, 0, 0], 0.7, filters);
     expect(bodies.keyword).toEqual({ query: keywordQuery, ...idsOnly });
     expect(bodies.semantic).toEqual({ query: knnQuery, ...idsOnly });
-    expect(bodies.count).toEqual({ query: { bool: { should: [keywordQuery, knnQuery], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(0.4, 'words'))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic, bodies.count], lists: ['keyword', 'semantic'], totalAt: 2 });
+    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(0.4, 'words'))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic], lists: ['keyword', 'semantic'] });
+    // Facets count the fused set, its ids sent to the cluster.
+    expect(fusedFacetsBody('grant', q({ search: 'x', search_mode: 'hybrid', facets: 'status' }), ['a', 'b'])).toMatchObject({ query: { bool: { filter: [{ ids: { values: ['a', 'b'] } }] } }, size: 0, aggs: { facet_status: expect.any(Object) } });
   });
 
   it('off topic (no basis for a floor), nothing at all whatever the words match; on an identifier alone, the keyword list alone', () => {
@@ -456,7 +457,7 @@ describe('hybrid search', () => {
     expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(null, 'none'))).toEqual({ type: 'none' });
     const identifier = hybridRankBodies('grant', query, semantic(0.5), floorAt(null, 'identifier'), WINDOW);
     expect(identifier.semantic).toBeNull();
-    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'hybrid', bodies: [identifier.keyword, identifier.count], lists: ['keyword'], totalAt: 1 });
+    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'hybrid', bodies: [identifier.keyword], lists: ['keyword'] });
   });
 
   it('one _msearch: an empty header (the index is in the path) before each body', () => {
@@ -466,13 +467,12 @@ describe('hybrid search', () => {
   it('a null vector (the model did not answer) leaves the keyword list alone, with no floor; no keyword term leaves the semantic list; neither means no request', () => {
     const keywordOnly = q({ search: 'police', search_mode: 'hybrid' });
     const keywordLists = hybridRankBodies('grant', keywordOnly, withoutVector(), null, WINDOW);
-    expect(planQuery('grant', keywordOnly, WINDOW, withoutVector())).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword, keywordLists.count], lists: ['keyword'], totalAt: 1 });
+    expect(planQuery('grant', keywordOnly, WINDOW, withoutVector())).toEqual({ type: 'hybrid', bodies: [keywordLists.keyword], lists: ['keyword'] });
     const semanticOnly = q({ search: 'the', search_mode: 'hybrid' }, 'funder');
     const semanticLists = hybridRankBodies('funder', semanticOnly, semantic(), floorAt(0.5), WINDOW);
     expect(semanticLists.keyword).toBeNull();
-    expect(semanticLists.count).toEqual({ query: { bool: { should: [semanticLists.semantic!.query], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(planQuery('funder', semanticOnly, WINDOW, semantic(), undefined, floorAt(0.5))).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic, semanticLists.count], lists: ['semantic'], totalAt: 1 });
-    expect(hybridRankBodies('funder', semanticOnly, withoutVector(), null, WINDOW)).toEqual({ keyword: null, semantic: null, count: null });
+    expect(planQuery('funder', semanticOnly, WINDOW, semantic(), undefined, floorAt(0.5))).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic], lists: ['semantic'] });
+    expect(hybridRankBodies('funder', semanticOnly, withoutVector(), null, WINDOW)).toEqual({ keyword: null, semantic: null });
     expect(planQuery('funder', semanticOnly, WINDOW, withoutVector())).toEqual({ type: 'none' });
   });
 

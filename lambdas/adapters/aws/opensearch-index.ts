@@ -11,7 +11,7 @@ import type { OpenSearchApi } from './opensearch-client';
 import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
 import { filterClauses, type Dsl } from './opensearch-filters';
-import { floorEvidenceBodies, hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, unfilteredCountBody, type QueryPlan } from './opensearch-query';
+import { floorEvidenceBodies, fusedFacetsBody, hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, unfilteredCountBody, type QueryPlan } from './opensearch-query';
 import { fusedPosition, positionOfHit } from './opensearch-keyset';
 import { termCountBodies, usableVector, type TermStatistics } from './opensearch-text-clauses';
 import { QueryFloorCache } from './opensearch-query-floors';
@@ -220,32 +220,33 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   /**
-   * The keyword and semantic lists (to the window) and their union's count in one `_msearch`,
-   * fused; then the page of the fused set, read by id. The total counts every keyword match and
-   * the semantic window (`gte` when all of the window reached the floor); pages reach as far as
-   * the fused lists do.
+   * The keyword and semantic lists (to the window) in one `_msearch`, fused; then the page of the
+   * fused set, read by id (and its facets, counted over the fused set, beside it). The fused set is
+   * the result set: its total is a lower bound (`gte`) when either list filled the window, and
+   * pages reach as far as it does.
    */
-  private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, { bodies, lists, totalAt }: HybridPlan, scale: SimilarityScale): Promise<IndexPage<K>> {
+  private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, { bodies, lists }: HybridPlan, scale: SimilarityScale): Promise<IndexPage<K>> {
     const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
     const hitsOf = (list: 'keyword' | 'semantic') => {
       const at = lists.indexOf(list);
       // Both lists always take part (an absent one is empty), as in the embedded index.
       return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ key: rankedIdOf(hit), score: typeof hit._score === 'number' ? hit._score : 0 }));
     };
-    const counted = answeredItem(body.responses[totalAt]);
+    const keyword = hitsOf('keyword');
     const similar = hitsOf('semantic');
-    const fused = fuseHybrid(hitsOf('keyword'), similar.map((hit) => ({ key: hit.key, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
-    const total = Math.max(fused.length, totalOf(counted));
-    const relation = relationOf(similar.length >= this.vectors.window);
-    const facets = this.facetsOf(kind, query, counted);
-    if (query.countOnly || (!query.after && total <= query.offset)) return { total, ...relation, results: [], ...facets };
-    // The lists stop at the window: past them, the fused order is not known (SearchIndex port).
-    const truncated = fused.length < total;
-    if (truncated && !query.after && query.offset >= fused.length) throw pageBeyondWindow('offset', 'hybrid', fused.length);
+    const fused = fuseHybrid(keyword, similar.map((hit) => ({ key: hit.key, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
+    const total = fused.length;
+    const bounded = keyword.length >= this.vectors.window || similar.length >= this.vectors.window;
+    const counting = query.facets && kind !== 'funder' ? this.search(kind, fusedFacetsBody(kind, query, fused.map((hit) => hit.key))) : null;
+    const facetsOf = async () => (counting ? this.facetsOf(kind, query, await counting) : {});
+    if (query.countOnly || (!query.after && total <= query.offset)) {
+      if (bounded && !query.countOnly) throw pageBeyondWindow('offset', 'hybrid', total);
+      return { total, ...relationOf(bounded), results: [], ...(await facetsOf()) };
+    }
     const relevance = new Map(fused.map((hit) => [hit.key, roundedRelevance(hit.relevance)]));
     const page = hybridPageRequest(kind, query, fused);
-    if (query.after && truncated && page.start !== undefined && page.start >= fused.length) throw pageBeyondWindow('cursor', 'hybrid', fused.length);
-    const response = await this.search(kind, page.body);
+    if (query.after && bounded && page.start !== undefined && page.start >= total) throw pageBeyondWindow('cursor', 'hybrid', total);
+    const [response, facets] = await Promise.all([this.search(kind, page.body), facetsOf()]);
     let hits = response.hits.hits;
     let next: PagePosition | undefined;
     if (page.ids) {
@@ -254,13 +255,10 @@ export class OpenSearchIndex implements SearchIndex {
       const end = page.start! + page.ids.length;
       if (page.ids.length > 0 && end < total) next = fusedPosition(page.ordered![end - 1]!);
     } else {
-      if (query.after && truncated && hits.length === 0) throw pageBeyondWindow('cursor', 'hybrid', fused.length);
       ({ hits, next } = pageOfHits(query, hits, total));
-      // Sorted by a field, the window's records run out before the whole set's: the next page says so.
-      if (!next && truncated && hits.length > 0) next = positionOfHit(hits[hits.length - 1]!);
     }
     const results = hits.map((hit) => ({ ...this.recordOf(kind, hit), relevance: relevance.get(hit._id) ?? 0 }) as IndexedResult<K>);
-    return { total, ...relation, results, ...facets, ...(next ? { next } : {}) };
+    return { total, ...relationOf(bounded), results, ...facets, ...(next ? { next } : {}) };
   }
 
   /** The facets the query asked for, from the aggregations of the response that counted its whole match set. */

@@ -27,9 +27,10 @@ import { answersHybrid, type QueryFloor } from '../../core/search/query-floor';
  *   a k-NN search), and the count of identifier matches (floorEvidenceBodies).
  * - semantic: the window (VectorSearchSettings.window) of nearest candidates passing the filters,
  *   those under the query's floor dropped: the total is exact unless all the window reached it.
- * - hybrid: the keyword list and the semantic list to the window, with their scores, and the count
- *   of their union, in one `_msearch`; fused by core/search/fusion.ts, and the page read by id.
- *   Nothing when the query floor's basis is `none`.
+ * - hybrid: the keyword list and the semantic list to the window, with their scores, in one
+ *   `_msearch`; fused by core/search/fusion.ts, and the page read by id. The fused set is the
+ *   result set: a lower bound when either list filled the window. Nothing when the query floor's
+ *   basis is `none`.
  */
 
 function boolQuery(must: Dsl | null, filters: Dsl[]): Dsl {
@@ -119,15 +120,15 @@ export function floorEvidenceBodies(kind: ResourceKind, text: string, semantic: 
   return { bodies, reads };
 }
 
-const RANK_ORDER: ListQuery['sort'] = { field: 'relevance', order: 'desc' };
-
 /**
- * One ranked list of a hybrid query: ids and scores, best first, to the window. The ids come
- * from the `id` field's doc values, not the stored `_id`: fetching a thousand stored fields means
- * decompressing their blocks, which cost a 5,000-grant index 60 ms of the list's 65.
+ * One ranked list of a hybrid query: ids and scores, best first, to the window. By score alone
+ * and with no total, so Lucene skips the records that cannot reach the window (the fusion breaks
+ * ties by id). The ids come from the `id` field's doc values, not the stored `_id`: fetching a
+ * thousand stored fields means decompressing their blocks, which cost a 5,000-grant index 60 ms of
+ * the list's 65.
  */
 function rankListBody(query: Dsl, window: number): Dsl {
-  return { query, sort: sortClauses(RANK_ORDER), size: window, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
+  return { query, size: window, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
 }
 
 /** The record id of a ranked list's hit (rankListBody): its `id` doc value. */
@@ -139,22 +140,24 @@ export function rankedIdOf(hit: SearchHit): string {
 
 /**
  * The two lists of a hybrid query to the window, either null when it cannot match anything (no
- * term and no identifier; no vector or no semantic floor), and the count of their union (every
- * keyword match, and the semantic window) with the facets asked, over the whole union. Without a
- * vector (the model did not answer), the keyword list alone.
+ * term and no identifier; no vector or no semantic floor). Without a vector (the model did not
+ * answer, or vector work is shed), the keyword list alone.
  */
-export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, floor: QueryFloor | null, window: number, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null; count: Dsl | null } {
+export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, floor: QueryFloor | null, window: number, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null } {
   const filters = filterClauses(query);
   const terms = query.search ? keywordClause(kind, query.search.text, statistics) : null;
   const vector = usableVector(semantic);
   const keyword: Dsl | null = terms ? { bool: { must: [terms], filter: filters } } : null;
   const similar = vector && floor && floor.semanticFloor !== null ? windowClause(vector, floor.semanticFloor, filters, window) : null;
-  const either = [keyword, similar].filter((clause): clause is Dsl => clause !== null);
   return {
     keyword: keyword ? rankListBody(keyword, window) : null,
     semantic: similar ? rankListBody(similar, window) : null,
-    count: either.length > 0 ? { query: { bool: { should: either, minimum_should_match: 1 } }, size: 0, track_total_hits: true, ...facetAggregationsOf(kind, query) } : null,
   };
+}
+
+/** The facets a query asked for, counted over a fused hybrid set (its ids go to the cluster; none come back). */
+export function fusedFacetsBody(kind: ResourceKind, query: ListQuery, ids: readonly string[]): Dsl {
+  return { query: { bool: { filter: [{ ids: { values: [...ids] } }] } }, size: 0, track_total_hits: false, ...facetAggregationsOf(kind, query) };
 }
 
 /**
@@ -205,11 +208,8 @@ export type QueryPlan =
   | { type: 'none' }
   /** One `_search`; `scored` means the hits' scores are cosines to turn into relevance. */
   | { type: 'search'; body: Dsl; scored: boolean }
-  /**
-   * One `_msearch` of the lists present, then the count of their union (the total: the lists stop
-   * at the window). The fused lists are [keyword, semantic], an absent one empty.
-   */
-  | { type: 'hybrid'; bodies: Dsl[]; lists: ('keyword' | 'semantic')[]; totalAt: number };
+  /** One `_msearch` of the lists present, fused as [keyword, semantic], an absent one empty. */
+  | { type: 'hybrid'; bodies: Dsl[]; lists: ('keyword' | 'semantic')[] };
 
 /** The plan of a query; semantic and hybrid ones need the query floor (null: none yet, or no vector) and the window. */
 export function planQuery(kind: ResourceKind, query: ListQuery, window: number, semantic?: SemanticQuery, statistics?: TermStatistics, floor: QueryFloor | null = null): QueryPlan {
@@ -227,7 +227,6 @@ export function planQuery(kind: ResourceKind, query: ListQuery, window: number, 
   if (usableVector(semantic) && (!floor || !answersHybrid(floor))) return { type: 'none' };
   const lists = hybridRankBodies(kind, query, semantic, floor, window, statistics);
   const present = (['keyword', 'semantic'] as const).filter((list) => lists[list] !== null);
-  if (present.length === 0 || !lists.count) return { type: 'none' };
-  const bodies = present.map((list) => lists[list]!);
-  return { type: 'hybrid', bodies: [...bodies, lists.count], lists: [...present], totalAt: present.length };
+  if (present.length === 0) return { type: 'none' };
+  return { type: 'hybrid', bodies: present.map((list) => lists[list]!), lists: [...present] };
 }
