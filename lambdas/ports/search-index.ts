@@ -65,15 +65,17 @@ export interface SemanticQuery {
  *   window of nearest candidates (approximate k-NN with the filters inside) and says `gte` when
  *   the window filled above the floor. None when the floor is null; a null vector matches nothing.
  * - hybrid: the keyword matches (as keyword mode) and the semantic matches (as semantic mode),
- *   fused by fuseHybrid (lambdas/core/search/fusion.ts); identifier matches first. Nothing at all
- *   when the query floor's basis is `none` (an off-topic query), whatever its words match.
+ *   fused by fuseHybrid (lambdas/core/search/fusion.ts); identifier matches first. The OpenSearch
+ *   adapter reads each list to its window (the best by score) and its result set is the fused
+ *   lists (`gte` when either filled the window). Nothing at all when the query floor's basis is
+ *   `none` (an off-topic query), whatever its words match.
  * - an empty answer says why (IndexPage.empty): no_terms, no_match, below_floor, or filtered_out
  *   with the number of matches before the filters.
  * - relevance order is score descending, ties by id ascending (asc order is the exact reverse);
  *   an explicit sort field orders the same set by that field, nulls last, ties by id.
  * - facets (only when ListQuery.facets asks, grants and contracts): counted over the whole result
- *   set `total` counts, in every mode (hybrid: the union), never a page or a rank window, with the
- *   definitions of lambdas/core/query/facets.ts.
+ *   set `total` counts, in every mode (hybrid: the union; on OpenSearch, the window's matches),
+ *   never a page, with the definitions of lambdas/core/query/facets.ts.
  * - keyset paging: a query with `after` (a page's `next`) answers the `limit` results that follow
  *   that position in the query's order, ignoring `offset`, with no depth cap, and the same `total`;
  *   walked from the first page, it returns every result exactly once, in offset paging's order.
