@@ -6,6 +6,9 @@ import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-clie
 import { OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { ingestFiles } from '../../lambdas/adapters/source-files/ingest-files';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
+import { WINDOW_MAX } from '../../lambdas/adapters/aws/opensearch-vector-search';
+import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import { similarityScaleOf } from '../../lambdas/core/search/relevance';
 import type { EmbeddingCache } from '../../lambdas/ports/embedder';
 import { loadLocalEmbedder, WINK } from '../../local/local-embedder';
 import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
@@ -66,4 +69,21 @@ describeOnEngine('the k-NN window holds the exact nearest records, on ../shared/
       expect(m.mean[100], `${m.kind} ${m.filters} recall@100\n${report}`).toBeGreaterThanOrEqual(TARGETS[100]);
     }
   }, 600_000);
+
+  it.skipIf(!hasSharedData)('a window of 1 answers one near record and of the most k-NN allows the same best records as the usual one; past the window is a 400', async () => {
+    const [vector] = await stack.services.embedder.embed(['community health centers'], 'query');
+    const semantic = { vector: vector!, scale: similarityScaleOf(stack.services.embedder.space, stack.services.semanticFloor), fixedFloor: 0.3 };
+    const search = (params: Record<string, string>) => parseListQuery('grant', Object.fromEntries(Object.entries({ search: 'community health centers', search_mode: 'semantic', opportunity_type: 'all', ...params }).map(([k, v]) => [k, [v]])), TODAY) as ListQuery & { kind: 'grant' };
+    const withWindow = (window: number) => new OpenSearchIndex(client, { space: stack.services.embedder.space, endpoint: url, aliasPrefix: prefix, vectors: { window } });
+    const one = await withWindow(1).query('grant', search({ limit: '10' }), semantic);
+    const widest = await withWindow(WINDOW_MAX).query('grant', search({ limit: '10' }), semantic);
+    const usual = await index.query('grant', search({ limit: '10' }), semantic);
+    expect([one.total, one.totalRelation]).toEqual([1, 'gte']);
+    // A window of one is a graph search with a beam of one: a near record, not always the nearest.
+    expect(one.results).toHaveLength(1);
+    expect(one.results[0]!.relevance!).toBeLessThanOrEqual(usual.results[0]!.relevance!);
+    expect(widest.results.map((g) => g.id)).toEqual(usual.results.map((g) => g.id));
+    expect(widest.total).toBeGreaterThanOrEqual(usual.total);
+    await expect(withWindow(1).query('grant', search({ offset: '1' }), semantic)).rejects.toMatchObject({ status: 400, details: [{ field: 'offset' }] });
+  }, 120_000);
 });

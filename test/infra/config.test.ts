@@ -50,7 +50,7 @@ describe('stageConfig', () => {
   it('takes the k-NN graph and window of the search indices, each setting over the defaults, and names a wrong one', () => {
     expect(stageConfig('prod').search.vectors).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 });
     expect(stageConfig('prod', { search: { vectors: { engine: 'faiss', window: 2_000 } } }).search.vectors).toEqual({ engine: 'faiss', m: 16, efConstruction: 128, window: 2_000 });
-    expect(() => stageConfig('prod', { search: { vectors: { window: 20_000 } } })).toThrow('Search domain: vector search window must be a whole number from 1 to 10100, not 20000');
+    expect(() => stageConfig('prod', { search: { vectors: { window: 20_000 } } })).toThrow('Search domain: vector search window must be a whole number from 1 to 10000, not 20000');
     expect(stageOverridesFromContext({ qa: { search: { vectors: { window: 500 } } } }, 'qa').search).toEqual({ vectors: { window: 500 } });
     expect(() => stageOverridesFromContext({ qa: { search: { vectors: { k: 500 } } } }, 'qa')).toThrow(/qa\.search\.vectors: k is not a setting/);
   });

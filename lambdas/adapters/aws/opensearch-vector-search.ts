@@ -26,8 +26,8 @@ export interface VectorSearchSettings {
 
 export const DEFAULT_VECTOR_SEARCH: VectorSearchSettings = { engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 };
 
-/** A window reaches at most as deep as the API pages (offset 10,000 plus a page), the indices' max_result_window. */
-export const WINDOW_MAX = LIMITS.offsetMax + LIMITS.pageMax;
+/** The k-NN plugin's largest `k` (a larger one is refused with a 400); the API's deepest offset too. */
+export const WINDOW_MAX = LIMITS.offsetMax;
 
 /**
  * How many nearest candidates the query floor's evidence reads (its best cosines): the graph
