@@ -237,8 +237,8 @@ export class OpenSearchIndex implements SearchIndex {
     const fused = fuseHybrid(keyword, similar.map((hit) => ({ key: hit.key, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
     const total = fused.length;
     const bounded = keyword.length >= this.vectors.window || similar.length >= this.vectors.window;
-    const counting = query.facets && kind !== 'funder' ? this.search(kind, fusedFacetsBody(kind, query, fused.map((hit) => hit.key))) : null;
-    const facetsOf = async () => (counting ? this.facetsOf(kind, query, await counting) : {});
+    // Counted only once the page is known to be served, so no count is left running behind a 400.
+    const facetsOf = async () => (query.facets && kind !== 'funder' ? this.facetsOf(kind, query, await this.search(kind, fusedFacetsBody(kind, query, fused.map((hit) => hit.key)))) : {});
     if (query.countOnly || (!query.after && total <= query.offset)) {
       if (bounded && !query.countOnly) throw pageBeyondWindow('offset', 'hybrid', total);
       return { total, ...relationOf(bounded), results: [], ...(await facetsOf()) };
