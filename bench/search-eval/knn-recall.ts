@@ -7,6 +7,7 @@
  */
 import type { OpenSearchApi } from '../../lambdas/adapters/aws/opensearch-client';
 import { filterClauses, type Dsl } from '../../lambdas/adapters/aws/opensearch-filters';
+import { addDays } from '../../lambdas/core/dates';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 import type { Embedder } from '../../lambdas/ports/embedder';
@@ -33,8 +34,6 @@ export interface RecallOfFilters {
   mean: Record<(typeof RECALL_DEPTHS)[number], number>;
   worst: Record<(typeof RECALL_DEPTHS)[number], number>;
 }
-
-const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The filter sets recall is measured with, as the list endpoints build them: none at all, the
