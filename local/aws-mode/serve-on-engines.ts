@@ -153,6 +153,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     if (seeded) {
       say('waiting for the stream to index it…');
       await table.stream.drained();
+      await functions.indices.refresh();
       say('indexed');
     }
     const { ensureLocalKeys } = await import('../local-keys');

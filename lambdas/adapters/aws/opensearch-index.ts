@@ -289,6 +289,11 @@ export class OpenSearchIndex implements SearchIndex {
     return this.indices.rebuild(kind, fill, options);
   }
 
+  /** Makes every write so far visible to searches now rather than at the next scheduled refresh (a local seed waits for it). */
+  async refresh(kinds: readonly ResourceKind[] = RESOURCE_KINDS): Promise<void> {
+    for (const kind of kinds) await this.client.indices.refresh({ index: this.aliases[kind] });
+  }
+
   private async bulk(kind: ResourceKind, operations: Record<string, unknown>[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
     await this.indices.verify(kind, 'write');
     this.floors.clear();
