@@ -42,6 +42,23 @@ function targetsOf(result: OpenSearchBenchResult, summary: (name: string) => Sum
   return targets;
 }
 
+/** The window's recall against the exact scan at each catalogue size (bench/opensearch-recall.ts). */
+function recallLines(result: OpenSearchBenchResult): string[] {
+  const measured = (['opensearch', 'opensearch-derived'] as const).flatMap((backend) => (result.catalogues[backend] ? [result.catalogues[backend]!] : []));
+  const first = measured[0];
+  if (!first?.recall?.length) return [];
+  const cell = (mean: number, worst: number) => `${mean.toFixed(3)} (${worst.toFixed(2)})`;
+  return [
+    `The window's recall against the exact scan of every filtered vector (the k-NN plugin's scoring script), at each size: the`,
+    `labelled grant queries of \`bench/search-eval/queries.json\` (a sample of ${first.recall[0]!.queries}, as an exact scan of a million vectors per query is slow),`,
+    'mean over queries and the worst query in brackets. The engine test holds the targets (0.99 and 0.97) on ../shared/data.',
+    '',
+    table(['filter set', ...measured.flatMap((c) => [`recall@10 at ${int(c.grants)}`, `recall@100 at ${int(c.grants)}`])],
+      first.recall.map((row, i) => [row.filters, ...measured.flatMap((c) => [cell(c.recall[i]!.mean[10], c.recall[i]!.worst[10]), cell(c.recall[i]!.mean[100], c.recall[i]!.worst[100])])])),
+    '',
+  ];
+}
+
 export function openSearchSection(result: OpenSearchBenchResult | null, machine: MachineInfo, connections: number, rounds: number, durationSeconds: number): string {
   const heading = '## Search on OpenSearch beside the embedded index';
   if (!result) return `${OPENSEARCH_MARKERS.start}\n${heading}\n\nNot measured in this run.\n${OPENSEARCH_MARKERS.end}`;
@@ -95,6 +112,7 @@ export function openSearchSection(result: OpenSearchBenchResult | null, machine:
     '',
     table(['catalogue', 'fill (bulk writes and refresh)', 'grant index on disk', 'segments'], catalogueRows),
     '',
+    ...recallLines(result),
     `- **Memory** after the runs: OpenSearch node RSS ${megabytes(result.memory.openSearchNode.rssBytes)} MB, JVM heap ${megabytes(result.memory.nodeHeapUsedBytes)} of ${megabytes(result.memory.nodeHeapMaxBytes)} MB in use`
       + ` (the vectors and graphs are off the heap, in the page cache); embedded API server RSS ${megabytes(result.memory.embeddedApi.rssBytes)} MB (peak ${megabytes(result.memory.embeddedApi.peakRssBytes)} MB);`
       + ` API server over OpenSearch ${megabytes(result.memory.openSearchApi.rssBytes)} MB.`,

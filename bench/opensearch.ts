@@ -1,16 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpenSearchHttpClient } from '../lambdas/adapters/aws/opensearch-client';
-import { DEFAULT_VECTOR_SEARCH } from '../lambdas/adapters/aws/opensearch-vector-search';
 import { ENGINE_ENV, readState, startEngine, stopEngine } from '../local/engines/engine-processes';
 import { todayUtc } from './bench-catalogue';
 import { readProcessMemory, startNodeChild, type ProcessMemory } from './child-processes';
 import { measure } from './measure';
 import { fillDerived, fillSeeded, type OpenSearchFill } from './opensearch-fill';
 import type { BenchOptions } from './options';
+import { recallQueryVectors, windowRecallAtScale } from './opensearch-recall';
 import { BASELINE_PAGE_PATH, distinctPath, probe, probeListPage, scenarios, type ScenarioName } from './scenarios';
 import { BENCH_DATA_DIR, benchAuthorization, startApiServer, startBaselineServer, type RunningServer } from './server-process';
 import { median, summarise, type Round, type ScenarioSummary } from './summary';
+import type { RecallOfFilters } from './search-eval/knn-recall';
 
 /**
  * Search at big catalogues on OpenSearch beside the embedded index and a bare node:http server,
@@ -36,6 +37,8 @@ export interface OpenSearchCatalogue {
   indexBytes: number;
   segments: number;
   totals: Record<OpenSearchScenario, number>;
+  /** The window's recall against the exact scan, per filter set (measured after the rounds). */
+  recall: RecallOfFilters[];
 }
 
 export interface OpenSearchBenchResult {
@@ -56,13 +59,13 @@ export interface OpenSearchBenchResult {
 const OS_API_READY_TIMEOUT_MS = 5 * 60_000;
 const WARMUP_FLOOR_SECONDS = 5;
 
-async function startOpenSearchApi(url: string, prefix: string, stateDir: string): Promise<RunningServer & { authorization: string }> {
+async function startOpenSearchApi(url: string, prefix: string, stateDir: string, window: number): Promise<RunningServer & { authorization: string }> {
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const { child, ready } = await startNodeChild({
     label: 'API server over OpenSearch',
     script: 'bench/opensearch-api-server.ts',
-    args: [url, prefix, stateDir],
+    args: [url, prefix, stateDir, String(window)],
     readyLine: /API ready at (http:\/\/127\.0\.0\.1:\d+\/\S+)/,
     readyTimeoutMs: OS_API_READY_TIMEOUT_MS,
   });
@@ -101,11 +104,12 @@ export async function benchOpenSearch(grants: number, options: BenchOptions, log
     if (!existsSync(join(dataDir, 'keys.json'))) await (await startApiServer(grants, { log })).server.child.stop();
     const fills: Partial<Record<Exclude<Backend, 'embedded'>, OpenSearchFill>> = { opensearch: await fillSeeded(client, url, prefixes.opensearch!, dataDir, log) };
     if (prefixes['opensearch-derived']) fills['opensearch-derived'] = await fillDerived(client, url, prefixes['opensearch-derived'], dataDir, copies, log);
+    const recallVectors = await recallQueryVectors(dataDir);
     const embedded = (await startApiServer(grants, { log })).server;
     servers.embedded = { ...embedded, authorization: benchAuthorization(grants) };
     for (const backend of ['opensearch', 'opensearch-derived'] as const) {
       const prefix = prefixes[backend];
-      if (prefix) servers[backend] = await startOpenSearchApi(url, prefix, join(BENCH_DATA_DIR, `opensearch-api-${prefix}`));
+      if (prefix) servers[backend] = await startOpenSearchApi(url, prefix, join(BENCH_DATA_DIR, `opensearch-api-${prefix}`), options.openSearchWindow);
     }
     const backends = (Object.keys(servers) as Backend[]);
     const headers = (backend: Backend) => ({ Authorization: servers[backend]!.authorization });
@@ -155,30 +159,35 @@ export async function benchOpenSearch(grants: number, options: BenchOptions, log
     }
     const openSearchOverEmbedded = Object.fromEntries(OPENSEARCH_SCENARIOS.map((name) => [name,
       median(rounds.map((round) => round[`opensearch:${name}`].requestsPerSecond / round[`embedded:${name}`].requestsPerSecond))])) as Record<OpenSearchScenario, number>;
+    // Memory as the rounds left it, before the recall measure's exact scans.
+    const nodePid = readState('opensearch')?.pid;
+    const heap = await nodeHeap(url);
+    const memory = {
+      embeddedApi: readProcessMemory(servers.embedded.child.pid),
+      openSearchApi: readProcessMemory(servers.opensearch!.child.pid),
+      openSearchNode: nodePid ? readProcessMemory(nodePid) : { rssBytes: Number.NaN, peakRssBytes: Number.NaN } as ProcessMemory,
+      nodeHeapUsedBytes: heap.used,
+      nodeHeapMaxBytes: heap.max,
+    };
     const catalogues: OpenSearchBenchResult['catalogues'] = {};
     for (const backend of ['opensearch', 'opensearch-derived'] as const) {
       const prefix = prefixes[backend];
       if (!prefix) continue;
       const size = await indexSize(url, prefix);
-      catalogues[backend] = { grants: fills[backend]!.grants, fill: fills[backend]!, indexBytes: size.bytes, segments: size.segments, totals: totals[backend] };
+      log(`  the window's recall against the exact scan on ${prefix}-grants, ${recallVectors.length} labelled queries…`);
+      const recall = await windowRecallAtScale(client, prefix, recallVectors, options.openSearchWindow, todayUtc());
+      for (const r of recall) log(`    ${r.filters}: @10 ${r.mean[10].toFixed(3)} (worst ${r.worst[10].toFixed(2)}), @100 ${r.mean[100].toFixed(3)} (worst ${r.worst[100].toFixed(2)})`);
+      catalogues[backend] = { grants: fills[backend]!.grants, fill: fills[backend]!, indexBytes: size.bytes, segments: size.segments, totals: totals[backend], recall };
     }
-    const nodePid = readState('opensearch')?.pid;
-    const heap = await nodeHeap(url);
     return {
       grants,
       catalogues,
       embeddedTotals: totals.embedded,
       summaries: summarise(list, rounds),
       openSearchOverEmbedded,
-      memory: {
-        embeddedApi: readProcessMemory(servers.embedded.child.pid),
-        openSearchApi: readProcessMemory(servers.opensearch!.child.pid),
-        openSearchNode: nodePid ? readProcessMemory(nodePid) : { rssBytes: Number.NaN, peakRssBytes: Number.NaN } as ProcessMemory,
-        nodeHeapUsedBytes: heap.used,
-        nodeHeapMaxBytes: heap.max,
-      },
+      memory,
       openSearchVersion: info.version?.number ?? 'unknown',
-      window: DEFAULT_VECTOR_SEARCH.window,
+      window: options.openSearchWindow,
       copies,
       seconds: (performance.now() - startedAt) / 1000,
     };

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_VECTOR_SEARCH, WINDOW_MAX } from '../lambdas/adapters/aws/opensearch-vector-search';
 
 /** What one `npm run bench` measures; every knob has a flag and an environment variable. */
 export interface BenchOptions {
@@ -30,15 +31,18 @@ export interface BenchOptions {
    * (bench/opensearch-fill.ts), on OpenSearch alone; 1 measures the biggest size only.
    */
   openSearchScale: number;
+  /** The k-NN window the opensearch part's API servers search with (`search.vectors.window`). */
+  openSearchWindow: number;
 }
 
 export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'opensearch', 'webhooks', 'admin', 'coldstart', 'load'] as const;
 export const DEFAULT_LOAD_DURATION_SECONDS = 60;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
-const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts ${BENCH_PARTS.join(',')}] [--coldstart-runs 15] [--load-duration ${DEFAULT_LOAD_DURATION_SECONDS}] [--opensearch-scale 10]
-environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS, BENCH_LOAD_DURATION, BENCH_OPENSEARCH_SCALE (flags win)
+const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts ${BENCH_PARTS.join(',')}] [--coldstart-runs 15] [--load-duration ${DEFAULT_LOAD_DURATION_SECONDS}] [--opensearch-scale 10] [--opensearch-window ${DEFAULT_VECTOR_SEARCH.window}]
+environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS, BENCH_LOAD_DURATION, BENCH_OPENSEARCH_SCALE, BENCH_OPENSEARCH_WINDOW (flags win)
 --opensearch-scale: the opensearch part also measures a catalogue this many times the biggest size, derived from it (1: none)
+--opensearch-window: the k-NN window its semantic and hybrid searches read (a stage's search.vectors.window; at most ${WINDOW_MAX})
 --load-duration: seconds of the load part's mixed run at the biggest size (longer runs: npm run bench:load -- --duration 600)`;
 
 /** A flag's value as a positive integer, or an error that shows `usage`. */
@@ -62,6 +66,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
       'coldstart-runs': { type: 'string', default: env.BENCH_COLDSTART_RUNS ?? '15' },
       'load-duration': { type: 'string', default: env.BENCH_LOAD_DURATION ?? String(DEFAULT_LOAD_DURATION_SECONDS) },
       'opensearch-scale': { type: 'string', default: env.BENCH_OPENSEARCH_SCALE ?? '10' },
+      'opensearch-window': { type: 'string', default: env.BENCH_OPENSEARCH_WINDOW ?? String(DEFAULT_VECTOR_SEARCH.window) },
       help: { type: 'boolean', default: false },
     },
   });
@@ -82,7 +87,14 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     coldStartRuns: positiveInteger('--coldstart-runs', values['coldstart-runs']!),
     loadDurationSeconds: positiveInteger('--load-duration', values['load-duration']!),
     openSearchScale: positiveInteger('--opensearch-scale', values['opensearch-scale']!),
+    openSearchWindow: windowOf(values['opensearch-window']!),
   };
+}
+
+function windowOf(raw: string): number {
+  const window = positiveInteger('--opensearch-window', raw);
+  if (window > WINDOW_MAX) throw new Error(`--opensearch-window is at most ${WINDOW_MAX}, got ${window}\n${USAGE}`);
+  return window;
 }
 
 function parseParts(raw: string): BenchPart[] {

@@ -93,6 +93,7 @@ npm run bench -- --parts ingest                 # only the ingest section of thi
 npm run bench -- --parts knn                    # only the exact k-NN section
 npm run bench -- --parts match                  # only the grant matching section
 npm run bench -- --parts opensearch             # only the OpenSearch section (starts the node through mvn; the first run fills it)
+npm run bench -- --parts opensearch --opensearch-window 1000   # the same with another k-NN window (the fills are reused)
 npm run bench -- --parts webhooks               # only the webhook delivery section (about 2 min)
 npm run bench -- --parts admin                  # only the admin commands section (about 2 min)
 npm run bench -- --parts coldstart              # only the bundles and cold start section (about 2 min)

@@ -27,6 +27,15 @@ const JAVA_MAJOR = { min: 17, max: 21 } as const;
 const HEALTH_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 30_000;
 const HEAP = { opensearch: '768m', elasticmq: '256m' } as const;
+/** A JVM size (512m, 2g): OPENSEARCH_HEAP overrides the node's heap, for catalogues far bigger than the suites' (the bench's million grants). */
+const JVM_SIZE = /^\d+[mg]$/;
+
+function openSearchHeap(): string {
+  const given = process.env.OPENSEARCH_HEAP;
+  if (given === undefined || given === '') return HEAP.opensearch;
+  if (!JVM_SIZE.test(given)) throw new EngineStartFailed(`OPENSEARCH_HEAP must be a JVM size such as 768m or 2g, got "${given}"`);
+  return given;
+}
 
 const runDirOf = (name: EngineName, cacheDir: string) => join(cacheDir, 'run', name);
 const stateFileOf = (name: EngineName, cacheDir: string) => join(runDirOf(name, cacheDir), 'state.json');
@@ -115,7 +124,8 @@ export async function startEngine(name: EngineName, cacheDir = ENGINES_CACHE_DIR
   const port = await freePort();
   let args: string[];
   if (name === 'opensearch') {
-    args = [`-Xms${HEAP.opensearch}`, `-Xmx${HEAP.opensearch}`, '-cp', runtime.classpath, runtime.mainClass, String(port), String(await freePort()), join(home, 'node')];
+    const heap = openSearchHeap();
+    args = [`-Xms${heap}`, `-Xmx${heap}`, '-cp', runtime.classpath, runtime.mainClass, String(port), String(await freePort()), join(home, 'node')];
   } else {
     const config = join(home, 'elasticmq.conf');
     writeFileSync(config, elasticMqConfig(port));
