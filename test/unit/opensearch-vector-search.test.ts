@@ -4,7 +4,7 @@ import { DEFAULT_VECTOR_SEARCH, vectorSearchSettingsFromJson, vectorSearchSettin
 
 describe('vector search settings', () => {
   it('defaults to Lucene HNSW (m 16, ef_construction 128) and a window of 1,000', () => {
-    expect(DEFAULT_VECTOR_SEARCH).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 });
+    expect(DEFAULT_VECTOR_SEARCH).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 300 });
     expect(vectorSearchSettingsOf()).toEqual(DEFAULT_VECTOR_SEARCH);
     expect(vectorSearchSettingsOf({ window: 50, engine: 'faiss' })).toEqual({ ...DEFAULT_VECTOR_SEARCH, window: 50, engine: 'faiss' });
   });

@@ -24,7 +24,7 @@ export interface VectorSearchSettings {
   window: number;
 }
 
-export const DEFAULT_VECTOR_SEARCH: VectorSearchSettings = { engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 };
+export const DEFAULT_VECTOR_SEARCH: VectorSearchSettings = { engine: 'lucene', m: 16, efConstruction: 128, window: 300 };
 
 /** The k-NN plugin's largest `k` (a larger one is refused with a 400); the API's deepest offset too. */
 export const WINDOW_MAX = LIMITS.offsetMax;
