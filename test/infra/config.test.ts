@@ -48,7 +48,7 @@ describe('stageConfig', () => {
   });
 
   it('takes the k-NN graph and window of the search indices, each setting over the defaults, and names a wrong one', () => {
-    expect(stageConfig('prod').search.vectors).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 });
+    expect(stageConfig('prod').search.vectors).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 300 });
     expect(stageConfig('prod', { search: { vectors: { engine: 'faiss', window: 2_000 } } }).search.vectors).toEqual({ engine: 'faiss', m: 16, efConstruction: 128, window: 2_000 });
     expect(() => stageConfig('prod', { search: { vectors: { window: 20_000 } } })).toThrow('Search domain: vector search window must be a whole number from 1 to 10000, not 20000');
     expect(stageOverridesFromContext({ qa: { search: { vectors: { window: 500 } } } }, 'qa').search).toEqual({ vectors: { window: 500 } });
@@ -221,14 +221,14 @@ describe('stage config in the stacks', () => {
       expect(creators.map((fn) => String(fn.Properties?.Description).replace(/[:(].*/, '').trim()).sort()).toEqual(['Deploy-time bootstrap of the search indices and aliases', 'Indexer', 'Vector backfill']);
       for (const fn of creators) expect(envOf(fn).SEARCH_INDEX_REPLICAS).toBe(replicas);
       stage.stateful.hasOutput('SearchIndexReplicas', { Value: replicas });
-      stage.stateful.hasOutput('SearchVectorSettings', { Value: JSON.stringify({ engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 }) });
+      stage.stateful.hasOutput('SearchVectorSettings', { Value: JSON.stringify({ engine: 'lucene', m: 16, efConstruction: 128, window: 300 }) });
     }
   });
 
   it('gives every function that reads or writes the search indices the stage\'s k-NN graph and window', () => {
     const searchers = functions(prod.stateless).filter((fn) => 'SEARCH_DOMAIN_ENDPOINT' in envOf(fn));
     expect(searchers.length).toBeGreaterThan(5);
-    for (const fn of searchers) expect(JSON.parse(String(envOf(fn).SEARCH_VECTOR_SETTINGS))).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 1_000 });
+    for (const fn of searchers) expect(JSON.parse(String(envOf(fn).SEARCH_VECTOR_SETTINGS))).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 300 });
   });
 
   it('sizes the search domain from the stage: dedicated masters in prod, none in dev', () => {

@@ -6,6 +6,7 @@ import { OpenSearchHttpClient, type OpenSearchApi } from '../../lambdas/adapters
 import { INDEX_ALIASES, OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody, INDEX_PROPERTIES, INTERNAL_FIELDS, indexMappings, MAPPING_VERSION } from '../../lambdas/adapters/aws/opensearch-mappings';
 import { floorEvidenceBodies, hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody, unfilteredCountBody } from '../../lambdas/adapters/aws/opensearch-query';
+import { DEFAULT_VECTOR_SEARCH } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import { FLOOR_SPREAD, queryFloorOf } from '../../lambdas/core/search/query-floor';
 import type { TermStatistics } from '../../lambdas/adapters/aws/opensearch-text-clauses';
 import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/handlers/bootstrap-search-index';
@@ -285,7 +286,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       answer('/gcf-grants/_search', hits([], 0), hits([], 12));
       await expect(adapter().query('grant', query)).resolves.toEqual({ total: 0, results: [], empty: { reason: 'filtered_out', matchesWithoutFilters: 12 } });
       expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search', 'POST /gcf-grants/_search']);
-      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, 1_000, statistics({ police: 40 }, 1000)));
+      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, DEFAULT_VECTOR_SEARCH.window, statistics({ police: 40 }, 1000)));
       // Nothing without filters either: no record holds the word.
       openSearch.reset();
       existingIndex('grant');
@@ -334,7 +335,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       const floor = floorOf(0.96, 0.95, 1);
       expect(floor).toMatchObject({ basis: 'similarity' });
       expect(floor.semanticFloor).toBeCloseTo(0.92 - FLOOR_SPREAD, 6);
-      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(semanticSearchBody('grant', query, semantic, floor, 1_000))));
+      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(semanticSearchBody('grant', query, semantic, floor, DEFAULT_VECTOR_SEARCH.window))));
       expect(page).toEqual({ total: 2, results: [{ ...grant(1), relevance: 0.92 }, { ...grant(3), relevance: 0.8 }], floor });
     });
 
@@ -414,7 +415,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
         const queryFloor = floorOf(0.99, 0.99, 2);
-        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, 1_000, statistics({ police: 40, equipment: 25 }, 1000));
+        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, DEFAULT_VECTOR_SEARCH.window, statistics({ police: 40, equipment: 25 }, 1000));
         expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!]))));
         // The semantic relevance weighs 0.7, the keyword part 0.3: d (semantic alone, cosine 0.6) passes a (the best keyword match alone).
         expect(JSON.parse(openSearch.requests[4]!.body)).toMatchObject({ query: { ids: { values: [c, d, a] } }, size: 3 });
@@ -485,7 +486,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         const query = q({ search: 'police', search_mode: 'hybrid', count_only: 'true' });
         const withoutVector = { vector: null, scale: SCALE };
         const page = await adapter().query('grant', query, withoutVector);
-        const bodies = hybridRankBodies('grant', query, withoutVector, null, 1_000, statistics({ police: 40 }, 1000));
+        const bodies = hybridRankBodies('grant', query, withoutVector, null, DEFAULT_VECTOR_SEARCH.window, statistics({ police: 40 }, 1000));
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch']);
         expect(ndjson(openSearch.requests[2]!.body)).toEqual(msearchLines([bodies.keyword!]));
         expect(page.total).toBe(2);
@@ -630,7 +631,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         // No word can match: the floor reads no full keyword match.
         expect(ndjson(openSearch.requests[2]!.body)).toHaveLength(4);
         const queryFloor = queryFloorOf({ bestCosine: cosineOfOpenSearchScore(0.9), bestWordCosine: Number.NaN, identifierMatches: 0, words: 2 }, SCALE);
-        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, 1_000, statistics({ smokng: 0, vapng: 0 }, 1000));
+        const bodies = hybridRankBodies('grant', query, semantic, queryFloor, DEFAULT_VECTOR_SEARCH.window, statistics({ smokng: 0, vapng: 0 }, 1000));
         expect(JSON.stringify(bodies.keyword)).not.toContain('multi_match');
         expect(ndjson(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(msearchLines([bodies.keyword!, bodies.semantic!]))));
       });
@@ -825,6 +826,16 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     it('refuses properties without a usable space', async () => {
       await expect(bootstrapSearchIndices({ RequestType: 'Create', ResourceProperties: { Embedder: 'x', Dimensions: 'many' } }, indexFor)).rejects.toThrow('Dimensions as a positive integer');
     });
+  });
+
+  it('refreshes each kind\'s alias on request, every kind by default, so what was written is searchable at once', async () => {
+    for (const kind of RESOURCE_KINDS) existingIndex(kind);
+    openSearch.requests = [];
+    await adapter().refresh();
+    expect(calls()).toEqual(['GET /gcf-grants/_refresh', 'GET /gcf-contracts/_refresh', 'GET /gcf-funders/_refresh']);
+    openSearch.requests = [];
+    await adapter().refresh(['contract']);
+    expect(calls()).toEqual(['GET /gcf-contracts/_refresh']);
   });
 
   describe('rebuild (zero-downtime reindex into a new index)', () => {
