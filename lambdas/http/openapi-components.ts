@@ -46,7 +46,7 @@ export function commonResponses(overrides: { 400: string; 404?: string; 503?: st
   return {
     400: errorResponse(overrides[400], ['INVALID_PARAMETER']),
     401: errorResponse('Missing, malformed, unknown, revoked or rotated-out API key (UNAUTHORIZED)', ['UNAUTHORIZED']),
-    403: errorResponse(overrides[403] ?? 'The key\'s tier has no API access (FORBIDDEN)', overrides[403] ? ['FORBIDDEN', 'NO_API_ACCESS'] : ['FORBIDDEN'], RATE_LIMIT_HEADERS),
+    403: errorResponse(overrides[403] ?? 'The key\'s tier has no API access (FORBIDDEN)', overrides[403] ? ['NO_API_ACCESS'] : ['FORBIDDEN'], RATE_LIMIT_HEADERS),
     404: errorResponse(overrides[404] ?? 'NOT_FOUND: the path names no route of the API', ['NOT_FOUND']),
     429: errorResponse('Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC', ['RATE_LIMITED'], {
       ...RATE_LIMIT_HEADERS,

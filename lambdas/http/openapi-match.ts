@@ -39,7 +39,7 @@ export function matchGrantsOperation(requestSchema: Record<string, unknown>) {
       200: okResponse('The matches, highest score first (ties by id)', { 'application/json': { schema: ref('MatchResponse'), examples: { ruralHealth: { value: MATCH_EXAMPLE } } } }),
       ...commonResponses({
         400: 'The body is not a JSON object, or a field is missing, of the wrong type or out of range; error.details names it',
-        403: 'The key\'s tier has no API access (FORBIDDEN), or no grant matching: basic (NO_API_ACCESS)',
+        403: 'The key\'s tier has no grant matching: free and basic (NO_API_ACCESS)',
       }),
     },
   };

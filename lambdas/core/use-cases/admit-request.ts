@@ -23,12 +23,13 @@ export async function admitRequest(
 ): Promise<Record<string, string>> {
   const tier = tiers[principal.tier];
   const day = utcDayOf(now);
+  // Interface section 5: the matching endpoint answers NO_API_ACCESS to every tier without matching, free included.
+  if (feature === 'matching' && !tier.matching) {
+    const used = tier.apiAccess ? await meter.used(principal.keyId, day) : 0;
+    throw new ServiceError(403, 'NO_API_ACCESS', `Grant matching needs the pro or developer tier (this key is ${principal.tier})`, undefined, rateLimitHeaders(tier, used));
+  }
   if (!tier.apiAccess) {
     throw new ServiceError(403, 'FORBIDDEN', `The ${principal.tier} tier has no API access; upgrade to basic or above`, undefined, rateLimitHeaders(tier, 0));
-  }
-  if (feature === 'matching' && !tier.matching) {
-    const used = await meter.used(principal.keyId, day);
-    throw new ServiceError(403, 'NO_API_ACCESS', `Grant matching needs the pro or developer tier (this key is ${principal.tier})`, undefined, rateLimitHeaders(tier, used));
   }
   const { allowed, used } = await meter.consume(principal.keyId, day, tier.dailyQuota, now);
   if (!allowed) {
