@@ -71,6 +71,7 @@ function semanticSearchOperation() {
               type: { type: ['string', 'null'], enum: [...types, null], description: 'Search only this kind; both when omitted or null' },
               limit: { type: ['integer', 'null'], minimum: 1, maximum: SEMANTIC_SEARCH_LIMITS.max, default: SEMANTIC_SEARCH_LIMITS.default, description: 'The default when omitted or null' },
             },
+            additionalProperties: false,
           },
           examples: { both: { value: { query: 'mental health support for first responders' } }, contracts: { value: { query: 'janitorial services', type: 'contracts', limit: 20 } } },
         },

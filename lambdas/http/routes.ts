@@ -1,6 +1,8 @@
+import { invalidParameters } from '../core/errors';
 import { parseMatchRequest } from '../core/matching/match-request';
 import { CSV_MAX_ROWS, parseListQuery } from '../core/query/list-query';
 import { parseSemanticSearchRequest } from '../core/query/semantic-search-request';
+import { unknownNameIssues } from '../core/query/unknown-names';
 import type { ResourceKind } from '../core/records';
 import { exportFileName, exportRecords } from '../core/use-cases/export-records';
 import { getRecord } from '../core/use-cases/get-record';
@@ -32,9 +34,16 @@ export function listRoute(kind: ResourceKind, services: ServicesProvider) {
   });
 }
 
+/** Routes that take no query parameters refuse any given, as the lists refuse unknown ones. */
+function refuseQueryParameters(event: Parameters<typeof queryParams>[0]): void {
+  const issues = unknownNameIssues(Object.keys(queryParams(event)), [], 'a parameter of this endpoint');
+  if (issues.length > 0) throw invalidParameters(issues);
+}
+
 /** GET /<resource>-api/{id}: the record itself, no envelope. */
 export function getRoute(kind: ResourceKind, services: ServicesProvider) {
   return authenticatedRoute('api', services, async (event) => {
+    refuseQueryParameters(event);
     const record = await getRecord(services().store, kind, event.pathParameters?.id);
     return jsonResult(200, record);
   });
@@ -44,6 +53,7 @@ export function getRoute(kind: ResourceKind, services: ServicesProvider) {
 export function semanticSearchRoute(services: ServicesProvider) {
   return authenticatedRoute('api', services, async (event, startedAt) => {
     const ports = services();
+    refuseQueryParameters(event);
     const request = parseSemanticSearchRequest(requestBody(event));
     const { results, minRelevance } = await semanticSearch(ports, request, utcDate(ports.clock));
     const response: SemanticSearchResponse = {
@@ -59,6 +69,7 @@ export function semanticSearchRoute(services: ServicesProvider) {
 export function matchGrantsRoute(services: ServicesProvider) {
   return authenticatedRoute('matching', services, async (event, startedAt) => {
     const ports = services();
+    refuseQueryParameters(event);
     const request = parseMatchRequest(requestBody(event));
     const outcome = await matchGrants(ports, request, utcDate(ports.clock));
     return jsonResult(200, matchResponse(outcome, request, performance.now() - startedAt));

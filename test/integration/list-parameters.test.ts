@@ -82,10 +82,15 @@ describe.each(Object.keys(PATHS) as ResourceKind[])('GET %s list parameters', (k
     }
   });
 
-  it('ignores unknown parameters', async () => {
-    const res = await api.get(`${PATHS[kind]}?utm_source=newsletter&limit=3`);
-    expect(res.status).toBe(200);
-    expect(res.body.results).toHaveLength(3);
+  it('refuses unknown parameters, naming each with a "did you mean" for a near miss', async () => {
+    const res = await api.get(`${PATHS[kind]}?utm_source=newsletter&limt=3&search=water`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_PARAMETER');
+    expect(res.body.error.details).toEqual([
+      { field: 'utm_source', issue: expect.stringMatching(new RegExp(`^is not a parameter of the ${kind} list \\(it takes: limit, offset, `)) },
+      { field: 'limt', issue: `is not a parameter of the ${kind} list; did you mean limit?` },
+    ]);
+    expect(res.body.error.message).toBe('Invalid parameter: utm_source, limt');
   });
 
   it('rejects a known parameter given twice', async () => {

@@ -71,7 +71,7 @@ describe('POST /match-grants-api', () => {
     expect(basic.status).toBe(403);
     expect(basic.body.error.code).toBe('NO_API_ACCESS');
     expect(basic.headers.get('x-ratelimit-limit')).toBe('1000');
-    expect((await match(body, api.keys.free)).body.error.code).toBe('FORBIDDEN');
+    expect((await match(body, api.keys.free)).body.error.code).toBe('NO_API_ACCESS');
     expect((await match(body, null as unknown as string)).status).toBe(401);
     const pro = await match(body, api.keys.pro);
     expect(pro.status).toBe(200);
@@ -220,11 +220,24 @@ describe('POST /match-grants-api', () => {
     expect(response.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
   });
 
-  it('accepts naics_code, certifications, an empty keyword list and unknown fields without changing the answer', async () => {
+  it('accepts naics_code, certifications and an empty keyword list without changing the answer', async () => {
     const plain = await match({ profile: { mission: 'energy efficient manufacturing', applicant_type: 'for_profit' } });
-    const extra = await match({ profile: { mission: 'energy efficient manufacturing', applicant_type: 'for_profit', naics_code: '332', certifications: ['ISO 9001'], favourite_colour: 'green' }, focus_keywords: [], extra: true });
+    const extra = await match({ profile: { mission: 'energy efficient manufacturing', applicant_type: 'for_profit', naics_code: '332', certifications: ['ISO 9001'] }, focus_keywords: [] });
     expect(extra.status).toBe(200);
     expect(extra.body.matches).toEqual(plain.body.matches);
+  });
+
+  it('refuses unknown fields and query parameters, naming each', async () => {
+    const fields = await match({ profile: { mission: 'food bank', favourite_colour: 'green', budget: 90_000 }, focus_keyword: ['food'] });
+    expect(fields.status).toBe(400);
+    expect(fields.body.error.details).toEqual([
+      { field: 'profile.favourite_colour', issue: expect.stringMatching(/^is not a field of profile \(it takes: mission, /) },
+      { field: 'profile.budget', issue: 'is not a field of profile; did you mean annual_budget_usd?' },
+      { field: 'focus_keyword', issue: 'is not a field of the request body; did you mean focus_keywords?' },
+    ]);
+    const query = await api.post(`${PATH}?limit=3`, { profile: { mission: 'food bank' } });
+    expect(query.status).toBe(400);
+    expect(query.body.error.details).toEqual([{ field: 'limit', issue: 'is not a parameter of this endpoint (it takes none)' }]);
   });
 
   it('is a 503 SEARCH_UNAVAILABLE while the embedding model is down', async () => {

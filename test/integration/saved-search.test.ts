@@ -35,8 +35,9 @@ describe('a saved search\'s filter', () => {
 
   it('is refused, with the list endpoints\' messages, when it would be a 400 there or is not a filter', () => {
     expect(refused('states=XX')).toMatch(/^invalid filter: states: /);
-    expect(refused('colour=blue')).toBe('invalid filter: colour: is not a parameter of the grant list');
-    expect(refused('naics=5415', ['grant', 'contract'])).toBe('invalid filter: naics: is not a parameter of the grant list');
+    expect(refused('colour=blue')).toMatch(/^invalid filter: colour: is not a parameter of the grant list \(it takes: search, search_mode, status, /);
+    expect(refused('state=KS')).toBe('invalid filter: state: is not a parameter of the grant list; did you mean states?');
+    expect(refused('naics=5415', ['grant', 'contract'])).toMatch(/^invalid filter: naics: is not a parameter of the grant list \(it takes: /);
     expect(refused('limit=5&sort_by=title')).toMatch(/^invalid filter: limit: shapes a page of results, not which records match: not a filter parameter; sort_by: shapes/);
     expect(refused('facets=status')).toMatch(/^invalid filter: facets: shapes a page of results/);
     expect(normalisedFilter('states=national', ['grant'], '2026-11-26')).toBe('states=national');

@@ -102,6 +102,10 @@ describe('filters', () => {
 
   it('posted_after becomes an inclusive lower bound at the next midnight', () => {
     expect(parse('grant', 'posted_after=2026-02-28').filters?.createdFrom).toBe('2026-03-01T00:00:00.000Z');
+    expect(parse('grant', 'posted_after=2024-12-31').filters?.createdFrom).toBe('2025-01-01T00:00:00.000Z');
+    // No day follows the last one: the bound stays in year 9999, after every record, not in year 10000 before them all.
+    expect(parse('grant', 'posted_after=9999-12-31').filters?.createdFrom).toBe('9999-12-31T23:59:59.999Z');
+    expect(parse('grant', 'posted_after=9999-12-30').filters?.createdFrom).toBe('9999-12-31T00:00:00.000Z');
   });
 
   it('accepts contract-only filters on contracts', () => {
@@ -110,8 +114,8 @@ describe('filters', () => {
     expect(f.setAside).toEqual(['SBA', '8A']);
   });
 
-  it('ignores unknown parameters, including contract filters on grants', () => {
-    expect(parse('grant', 'naics=123456&foo=bar').filters?.naics).toBeUndefined();
+  it('refuses unknown parameters, contract filters on grants among them', () => {
+    expect(() => parse('grant', 'naics=123456')).toThrow(expect.objectContaining({ status: 400, details: [{ field: 'naics', issue: expect.stringMatching(/^is not a parameter of the grant list/) }] }));
   });
 });
 

@@ -21,11 +21,10 @@ function issuesOf(body: string | null): { field: string; issue: string }[] {
 
 
 describe('match request', () => {
-  it('takes the interface fields, with defaults, and ignores unknown ones', () => {
+  it('takes the interface fields, with defaults', () => {
     const parsed = parseMatchRequest(body({
-      profile: { mission: '  Rural\u0000 health  ', sector: 'health', geography: 'Kansas', applicant_type: 'nonprofit', is_501c3: true, annual_budget_usd: 850_000, naics_code: '621498', certifications: ['8(a)'], colour: 'blue' },
+      profile: { mission: '  Rural\u0000 health  ', sector: 'health', geography: 'Kansas', applicant_type: 'nonprofit', is_501c3: true, annual_budget_usd: 850_000, naics_code: '621498', certifications: ['8(a)'] },
       focus_keywords: ['telehealth', ' Telehealth ', 'rural health'],
-      unknown: { deep: true },
     }));
     expect(parsed).toEqual({
       profile: { mission: 'Rural health', sector: 'health', geography: 'Kansas', applicantType: 'nonprofit', is501c3: true, annualBudgetUsd: 850_000 },

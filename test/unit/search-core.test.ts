@@ -284,8 +284,8 @@ describe('POST /semantic-search bodies', () => {
     }
   };
 
-  it('defaults to both kinds and 10 results, and ignores unknown fields', () => {
-    expect(parseSemanticSearchRequest('{"query":"  rural broadband ","extra":1}')).toEqual({ query: 'rural broadband', kinds: ['grant', 'contract'], limit: 10 });
+  it('defaults to both kinds and 10 results', () => {
+    expect(parseSemanticSearchRequest('{"query":"  rural broadband "}')).toEqual({ query: 'rural broadband', kinds: ['grant', 'contract'], limit: 10 });
     expect(parseSemanticSearchRequest('{"query":"x","type":"contracts","limit":50}')).toEqual({ query: 'x', kinds: ['contract'], limit: 50 });
   });
 
@@ -303,6 +303,7 @@ describe('POST /semantic-search bodies', () => {
     ['limit 51', '{"query":"x","limit":51}', 'limit'],
     ['a fractional limit', '{"query":"x","limit":2.5}', 'limit'],
     ['a string limit', '{"query":"x","limit":"5"}', 'limit'],
+    ['an unknown field', '{"query":"x","extra":1}', 'extra'],
   ])('rejects %s with a 400 naming the field', (_, body, field) => {
     expect(issueOf(body)?.map((d) => d.field)).toEqual([field]);
   });

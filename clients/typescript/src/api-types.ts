@@ -1599,7 +1599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key's tier has no API access (FORBIDDEN), or no grant matching: basic (NO_API_ACCESS) */
+            /** @description The key's tier has no grant matching: free and basic (NO_API_ACCESS) */
             403: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */

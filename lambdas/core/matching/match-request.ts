@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { anyCasePattern, NON_BLANK_PATTERN } from '../query/wire-patterns';
 import { invalidParameters, type FieldIssue } from '../errors';
 import { jsonObjectBody } from '../json-body';
+import { unknownNameIssues } from '../query/unknown-names';
 import { APPLICANT_TYPES, described, type ApplicantType } from '../records';
 
 /** Bounds of POST /match-grants-api (interface sections 4 and 8; the text lengths are ours). */
@@ -22,15 +23,10 @@ const expected = (what: string) => ({ error: (issue: { input: unknown }) => (iss
 const shortText = (description: string) =>
   z.optional(z.nullable(described(z.string(expected('a string')).check(z.maxLength(MATCH_LIMITS.shortTextMaxLength, `must be at most ${MATCH_LIMITS.shortTextMaxLength} characters`)), description)));
 
-/**
- * The request body. Unknown fields are ignored (zod objects strip them); null is the same as an
- * absent optional field. This schema is also the OpenAPI document's request body.
- */
 /** What applicantTypeOf takes: a type in any case, its "_" written as "_" or a run of spaces and hyphens, padded with spaces. */
 const APPLICANT_TYPE_PATTERN = new RegExp(`^\\s*(?:${APPLICANT_TYPES.map((type) => type.split('_').map(anyCasePattern).join('(?:_|[\\s-]+)')).join('|')})\\s*$`);
 
-export const MatchRequestSchema = z.object({
-  profile: described(z.object({
+const ProfileSchema = z.strictObject({
     mission: described(
       z.string(expected('a string')).check(
         z.maxLength(MATCH_LIMITS.missionMaxLength, `must be at most ${MATCH_LIMITS.missionMaxLength} characters`),
@@ -57,7 +53,14 @@ export const MatchRequestSchema = z.object({
       z.array(z.string(expected('a string')).check(z.maxLength(100, 'must be at most 100 characters')), expected('an array of strings')).check(z.maxLength(MATCH_LIMITS.certifications, `must hold at most ${MATCH_LIMITS.certifications} entries`)),
       'Accepted; does not affect scoring',
     ))),
-  }, expected('an object with at least a mission')), 'The organisation looking for grants'),
+}, expected('an object with at least a mission'));
+
+/**
+ * The request body. An unknown field is a 400 (strict objects); null is the same as an absent
+ * optional field. This schema is also the OpenAPI document's request body.
+ */
+export const MatchRequestSchema = z.strictObject({
+  profile: described(ProfileSchema, 'The organisation looking for grants'),
   focus_keywords: z.optional(z.nullable(described(
     z.array(
       z.string(expected('a string')).check(
@@ -97,6 +100,20 @@ function fieldOf(path: readonly PropertyKey[]): string {
   return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : name ? `${name}.${String(key)}` : String(key)), '') || 'body';
 }
 
+/** The fields each object of the body takes, by its path. */
+const KNOWN_FIELDS: Record<string, readonly string[]> = {
+  '': Object.keys(MatchRequestSchema.def.shape),
+  profile: Object.keys(ProfileSchema.def.shape),
+};
+
+/** A zod issue as the 400's details: an unknown field is named by itself, with a "did you mean". */
+function issueFields(issue: z.core.$ZodIssue): FieldIssue[] {
+  const path = fieldOf(issue.path);
+  if (issue.code !== 'unrecognized_keys') return [{ field: path, issue: issue.message }];
+  const at = path === 'body' ? '' : path;
+  return unknownNameIssues(issue.keys, KNOWN_FIELDS[at] ?? [], at ? `a field of ${at}` : 'a field of the request body', at ? `${at}.` : '');
+}
+
 function applicantTypeOf(text: string): ApplicantType | undefined {
   const normal = text.trim().toLowerCase().replace(/[\s-]+/g, '_');
   return APPLICANT_TYPES.find((type) => type === normal);
@@ -110,7 +127,7 @@ function applicantTypeOf(text: string): ApplicantType | undefined {
 export function parseMatchRequest(body: string | null): MatchRequest {
   const parsed = jsonObjectBody(body, '{"profile": {"mission": "..."}, "focus_keywords": [...], "limit": 1-25}');
   const result = z.safeParse(MatchRequestSchema, parsed);
-  if (!result.success) throw invalidParameters(result.error.issues.map((issue) => ({ field: fieldOf(issue.path), issue: issue.message })));
+  if (!result.success) throw invalidParameters(result.error.issues.flatMap(issueFields));
   const { profile, focus_keywords: keywords, limit } = result.data;
 
   const issues: FieldIssue[] = [];

@@ -196,11 +196,18 @@ function parseGeography(text: string): OpportunityFilters['geography'] {
   return states.length > 0 ? { states } : { text };
 }
 
-function dayAfter(isoDate: string): string {
+/**
+ * The first instant after a day. The last day a date parameter takes has none a timestamp can
+ * write (year 10000 would sort before every record), so it is that day's last millisecond.
+ */
+export function dayAfter(isoDate: string): string {
+  if (isoDate >= LAST_DAY) return `${LAST_DAY}T23:59:59.999Z`;
   const d = new Date(`${isoDate}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString();
 }
+
+const LAST_DAY = '9999-12-31';
 
 /** Turns the raw query string of a list call into a validated, normalised query, or throws a 400. */
 export function parseListQuery(
@@ -209,7 +216,7 @@ export function parseListQuery(
   today: string,
   options: { acceptsCsv?: boolean } = {},
 ): ListQuery {
-  const { values: v, issues } = parseParams(LIST_PARAMS[kind], query);
+  const { values: v, issues } = parseParams(LIST_PARAMS[kind], query, `a parameter of the ${kind} list`);
   const extra: FieldIssue[] = [];
   const search = v.search as string | undefined;
   const mode = v.search_mode as SearchMode;

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { FieldIssue } from '../errors';
 import { isStateCode, US_STATE_CODES, type StateCode } from '../geo';
+import { unknownNameIssues } from './unknown-names';
 import { anyCaseChoice, listPattern, NON_BLANK_PATTERN } from './wire-patterns';
 
 /**
@@ -113,15 +114,17 @@ export interface ParseResult {
 }
 
 /**
- * Parses the known parameters; unknown ones are ignored. A known parameter that is empty, given
- * more than once, or malformed is an issue naming that field; nothing is silently dropped.
+ * Parses the parameters. An unknown one is an issue naming it (`what` says what it is not, as
+ * "a parameter of the grant list"), and so is a known one that is empty, given more than once,
+ * or malformed; nothing is silently dropped.
  */
 export function parseParams(
   specs: readonly ParamSpec[],
   query: Readonly<Record<string, readonly string[] | undefined>>,
+  what = 'a parameter of this endpoint',
 ): ParseResult {
   const values: Record<string, ParamValue | undefined> = {};
-  const issues: FieldIssue[] = [];
+  const issues: FieldIssue[] = unknownNameIssues(Object.keys(query), specs.map((spec) => spec.name), what);
   for (const spec of specs) {
     const given = query[spec.name];
     if (!given || given.length === 0) {

@@ -2,6 +2,7 @@ import { invalidParameters, type FieldIssue } from '../errors';
 import { jsonObjectBody } from '../json-body';
 import type { ResourceKind } from '../records';
 import { LIMITS } from './list-query';
+import { unknownNameIssues } from './unknown-names';
 
 export const SEMANTIC_SEARCH_TYPES = { grants: 'grant', contracts: 'contract' } as const satisfies Record<string, ResourceKind>;
 export type SemanticSearchType = keyof typeof SEMANTIC_SEARCH_TYPES;
@@ -14,14 +15,17 @@ export interface SemanticSearchRequest {
   limit: number;
 }
 
+/** The fields the body takes. */
+export const SEMANTIC_SEARCH_FIELDS = ['query', 'type', 'limit'] as const;
+
 /**
- * The body of POST /semantic-search: {query, type?, limit?}. Unknown fields are ignored; a known
- * field of the wrong type or out of range is a 400 naming it.
+ * The body of POST /semantic-search: {query, type?, limit?}. An unknown field, or a known one of
+ * the wrong type or out of range, is a 400 naming it.
  */
 export function parseSemanticSearchRequest(body: string | null): SemanticSearchRequest {
   const parsed = jsonObjectBody(body, '{"query": "...", "type": "grants" | "contracts", "limit": 1-50}');
 
-  const issues: FieldIssue[] = [];
+  const issues: FieldIssue[] = unknownNameIssues(Object.keys(parsed), SEMANTIC_SEARCH_FIELDS, 'a field of the request body');
   let query = '';
   if (parsed.query === undefined || parsed.query === null) issues.push({ field: 'query', issue: 'is required' });
   else if (typeof parsed.query !== 'string') issues.push({ field: 'query', issue: 'must be a string' });

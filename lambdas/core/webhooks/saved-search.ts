@@ -1,5 +1,6 @@
 import { LIST_PARAMS, parseListQuery, type ListQuery } from '../query/list-query';
 import { ServiceError, type FieldIssue } from '../errors';
+import { unknownNameIssues } from '../query/unknown-names';
 import type { ResourceKind } from '../records';
 import { kindOfEvent, type WebhookEvent } from './events';
 
@@ -15,6 +16,9 @@ import { kindOfEvent, type WebhookEvent } from './events';
 export const FILTER_MAX_BYTES = 2_048;
 /** Parameters of a list request that shape a page, its extras (facets) or its format, not which records match: meaningless in a filter. */
 const PAGE_PARAMS = new Set(['limit', 'offset', 'cursor', 'sort_by', 'order', 'count_only', 'facets', 'format']);
+
+/** The list parameters a filter may hold: those that say which records match. */
+const filterParamNames = (kind: ResourceKind) => LIST_PARAMS[kind].map((spec) => spec.name).filter((name) => !PAGE_PARAMS.has(name));
 
 /** A filter the list endpoints would refuse, with their messages. */
 export class InvalidFilter extends Error {
@@ -53,9 +57,7 @@ export function normalisedFilter(filter: string, kinds: readonly ResourceKind[],
   const issues: FieldIssue[] = [];
   for (const name of params.keys()) {
     if (PAGE_PARAMS.has(name)) issues.push({ field: name, issue: 'shapes a page of results, not which records match: not a filter parameter' });
-    for (const kind of kinds) {
-      if (!LIST_PARAMS[kind].some((spec) => spec.name === name)) issues.push({ field: name, issue: `is not a parameter of the ${kind} list` });
-    }
+    else for (const kind of kinds) issues.push(...unknownNameIssues([name], filterParamNames(kind), `a parameter of the ${kind} list`));
   }
   if (issues.length > 0) throw new InvalidFilter(issues);
   for (const kind of kinds) {
