@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
 import { TIER_NAMES, TIERS, isTierName, type TierName } from '../lambdas/core/auth/tiers';
-import { createKey, createKeyOnce, DEFAULT_ROTATION_GRACE_HOURS, IDEMPOTENCY_HOURS, keyUsage, listKeys, revokeKey, rotateKey, setKeyTier } from '../lambdas/core/use-cases/manage-keys';
+import { createKey, createKeyOnce, DEFAULT_ROTATION_GRACE_HOURS, IDEMPOTENCY_HOURS, keyUsage, listKeys, MAX_ROTATION_GRACE_HOURS, revokeKey, rotateKey, setKeyTier } from '../lambdas/core/use-cases/manage-keys';
 import type { ApiKeyRecord, KeyStore } from '../lambdas/ports/key-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
@@ -96,7 +96,7 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
     .argument('<key-id>')
     .option('--grace-hours <hours>', 'how long the old key keeps working', (v: string) => {
       const hours = Number(v);
-      if (!Number.isFinite(hours) || hours < 0) throw new InvalidArgumentError('must be a number of hours, 0 or more');
+      if (!Number.isFinite(hours) || hours < 0 || hours > MAX_ROTATION_GRACE_HOURS) throw new InvalidArgumentError(`must be a number of hours from 0 to ${MAX_ROTATION_GRACE_HOURS}`);
       return hours;
     }, DEFAULT_ROTATION_GRACE_HOURS)
     .action(async (keyId: string, opts: TargetOptions & { graceHours: number }) => {

@@ -19,7 +19,7 @@ import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import type { DestinationMode } from '../lambdas/core/webhooks/destination-policy';
 import { DEADLINE_WINDOW_DAYS, WEBHOOK_EVENTS } from '../lambdas/core/webhooks/events';
 import {
-  addSubscription, addSubscriptionIfMissing, DEFAULT_SECRET_GRACE_HOURS, disableSubscription, enableSubscription, listedSubscription, rotateSecret, type ListedSubscription, type WebhookPorts,
+  addSubscription, addSubscriptionIfMissing, DEFAULT_SECRET_GRACE_HOURS, disableSubscription, MAX_SECRET_GRACE_HOURS, enableSubscription, listedSubscription, rotateSecret, type ListedSubscription, type WebhookPorts,
 } from '../lambdas/core/use-cases/manage-webhooks';
 import { WebhookConflict } from '../lambdas/ports/webhook-store';
 import { emit } from './admin-output';
@@ -149,7 +149,7 @@ export function addWebhookCommands(program: Command, context: AdminContext): voi
     .argument('<subscription-id>')
     .option('--grace-hours <hours>', 'how long the old secret keeps signing beside the new one', (v: string) => {
       const hours = Number(v);
-      if (!Number.isFinite(hours) || hours < 0 || hours > 24 * 30) throw new InvalidArgumentError('must be a number of hours from 0 to 720');
+      if (!Number.isFinite(hours) || hours < 0 || hours > MAX_SECRET_GRACE_HOURS) throw new InvalidArgumentError(`must be a number of hours from 0 to ${MAX_SECRET_GRACE_HOURS}`);
       return hours;
     }, DEFAULT_SECRET_GRACE_HOURS)
     .action(async (subscriptionId: string, opts: TargetOptions & { graceHours: number }) => {

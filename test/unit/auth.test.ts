@@ -6,6 +6,10 @@ import { rateLimitHeaders, secondsUntilUtcMidnight, utcDayOf } from '../../lambd
 import { TIERS } from '../../lambdas/core/auth/tiers';
 import { ServiceError } from '../../lambdas/core/errors';
 import { admitRequest } from '../../lambdas/core/use-cases/admit-request';
+import { rotateKey } from '../../lambdas/core/use-cases/manage-keys';
+import { rotateSecret } from '../../lambdas/core/use-cases/manage-webhooks';
+import type { KeyStore } from '../../lambdas/ports/key-store';
+import type { WebhookStore } from '../../lambdas/ports/webhook-store';
 import type { UsageMeter } from '../../lambdas/ports/usage-meter';
 
 describe('API keys', () => {
@@ -104,9 +108,11 @@ describe('admitRequest', () => {
   const now = new Date('2026-11-22T12:00:00Z');
   const refusal = async (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a refusal'); }, (error: ServiceError) => error);
 
-  it('refuses the free tier with FORBIDDEN, and matching below pro with NO_API_ACCESS', async () => {
+  it('refuses the free tier with FORBIDDEN, and matching below pro (free included) with NO_API_ACCESS', async () => {
     const free = await refusal(admitRequest({ keyId: 'k', tier: 'free' }, 'api', meter(0), now));
     expect([free.status, free.code, free.headers]).toEqual([403, 'FORBIDDEN', { 'X-RateLimit-Limit': '0', 'X-RateLimit-Remaining': '0' }]);
+    const freeMatching = await refusal(admitRequest({ keyId: 'k', tier: 'free' }, 'matching', meter(0), now));
+    expect([freeMatching.status, freeMatching.code, freeMatching.headers]).toEqual([403, 'NO_API_ACCESS', { 'X-RateLimit-Limit': '0', 'X-RateLimit-Remaining': '0' }]);
     const basic = await refusal(admitRequest({ keyId: 'k', tier: 'basic' }, 'matching', meter(7), now));
     expect([basic.status, basic.code, basic.headers]).toEqual([403, 'NO_API_ACCESS', { 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '993' }]);
     await expect(admitRequest({ keyId: 'k', tier: 'pro' }, 'matching', meter(7), now)).resolves.toEqual({ 'X-RateLimit-Limit': '10000', 'X-RateLimit-Remaining': '9992' });
@@ -117,5 +123,14 @@ describe('admitRequest', () => {
     const spent = await refusal(admitRequest({ keyId: 'k', tier: 'basic' }, 'api', meter(1000, false), now));
     expect([spent.status, spent.code]).toEqual([429, 'RATE_LIMITED']);
     expect(spent.headers).toEqual({ 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '0', 'Retry-After': '43200' });
+  });
+});
+
+describe('rotation grace periods', () => {
+  const now = new Date('2026-11-28T12:00:00Z');
+  it.each([1e20, 721, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses %s hours before touching a store, for keys and webhook secrets', async (hours) => {
+    // The stores are never reached: a grace period out of range is refused first (a date past year 275760 once threw from toISOString).
+    await expect(rotateKey({} as KeyStore, 'key_x', hours, randomBytes, now)).rejects.toThrow('the grace period must be 0 to 720 hours');
+    await expect(rotateSecret({} as WebhookStore, 'sub_x', hours, now)).rejects.toThrow('the grace period must be 0 to 720 hours');
   });
 });

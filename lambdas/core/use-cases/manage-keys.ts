@@ -10,6 +10,8 @@ import type { UsagePlanKeys } from '../../ports/usage-plans';
  */
 
 export const DEFAULT_ROTATION_GRACE_HOURS = 24;
+/** The longest an old key keeps working after a rotation: 30 days, as for a webhook secret. */
+export const MAX_ROTATION_GRACE_HOURS = 720;
 
 export interface IssuedKey {
   /** The key itself: shown once, never stored. */
@@ -105,6 +107,7 @@ async function existing(keys: KeyStore, keyId: string): Promise<ApiKeyRecord> {
 }
 
 export async function rotateKey(keys: KeyStore, keyId: string, graceHours: number, randomBytes: RandomBytes, now: Date): Promise<IssuedKey> {
+  if (!(graceHours >= 0 && graceHours <= MAX_ROTATION_GRACE_HOURS)) throw new RangeError(`the grace period must be 0 to ${MAX_ROTATION_GRACE_HOURS} hours`);
   const current = await existing(keys, keyId);
   if (current.revoked_at !== null) throw new KeyStateConflict(`key ${keyId} is revoked; create a new one`);
   const key = generateApiKey(randomBytes);

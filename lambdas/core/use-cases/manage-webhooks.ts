@@ -14,6 +14,8 @@ import { WebhookConflict, type WebhookStore, type WebhookSubscription } from '..
  */
 
 export const DEFAULT_SECRET_GRACE_HOURS = 24;
+/** The longest an old secret keeps signing beside the new one. */
+export const MAX_SECRET_GRACE_HOURS = 720;
 
 export interface WebhookPorts {
   webhooks: WebhookStore;
@@ -138,6 +140,7 @@ export async function enableSubscription(ports: WebhookPorts, subscriptionId: st
 
 /** A new secret (shown once); the old one keeps signing, beside it, for the grace period. */
 export async function rotateSecret(webhooks: WebhookStore, subscriptionId: string, graceHours: number, now: Date): Promise<{ secret: string; subscription: WebhookSubscription }> {
+  if (!(graceHours >= 0 && graceHours <= MAX_SECRET_GRACE_HOURS)) throw new RangeError(`the grace period must be 0 to ${MAX_SECRET_GRACE_HOURS} hours`);
   const current = await existing(webhooks, subscriptionId);
   const secret = newWebhookSecret();
   const subscription = await webhooks.update(subscriptionId, {

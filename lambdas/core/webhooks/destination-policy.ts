@@ -60,7 +60,12 @@ function isLoopbackHost(host: string): boolean {
 
 function rangeOf(address: string): string {
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    // ::a.b.c.d (RFC 4291's deprecated IPv4-compatible form) is called unicast by ipaddr.js, yet some stacks route it to the IPv4 address.
+    else if (v6.range() === 'unicast' && v6.parts.slice(0, 6).every((part) => part === 0)) return 'ipv4Compatible';
+  }
   return parsed.range();
 }
 
@@ -79,6 +84,7 @@ export function checkAddress(url: string, address: string, mode: DestinationMode
     loopback: 'a loopback address', private: 'a private address', uniqueLocal: 'a private (unique local) address',
     linkLocal: 'a link-local address', carrierGradeNat: 'a shared (carrier-grade NAT) address', unspecified: 'the unspecified address',
     multicast: 'a multicast address', broadcast: 'the broadcast address', reserved: 'a reserved address',
+    ipv4Compatible: 'an IPv4-compatible IPv6 address (deprecated; it may reach the IPv4 address inside)',
   };
   throw new DestinationRefused(url, `${address} is ${names[range] ?? `not a public address (${range})`}`);
 }
