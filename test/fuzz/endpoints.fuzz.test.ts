@@ -11,7 +11,8 @@ import type { ParamKind } from '../../lambdas/core/query/params';
 import { APPLICANT_TYPES, RESOURCE_KINDS, type ResourceKind } from '../../lambdas/core/records';
 import { createKey, revokeKey, rotateKey } from '../../lambdas/core/use-cases/manage-keys';
 import { BASE_PATH } from '../../local/http-server';
-import { startTestApi, type TestApi } from '../support/api-server';
+import { seededRecords, startTestApi, type TestApi } from '../support/api-server';
+import { listAnswerProblem, type FuzzCatalogue } from './list-answer-oracle';
 import { rawHttp, type RawHttpResponse } from '../support/raw-http';
 
 /**
@@ -24,6 +25,8 @@ import { rawHttp, type RawHttpResponse } from '../support/raw-http';
  * - a request that authenticated (a valid key, on a route behind the authorizer) carries
  *   X-RateLimit-Limit and X-RateLimit-Remaining, 4xx answers included; a 429 adds Retry-After;
  * - a request that did not authenticate never gets a 2xx from a protected route;
+ * - a 200 from the grant or contract list holds the records, total and order the test oracle
+ *   states for its filters (list-answer-oracle.ts): a status class alone let a wrong answer pass;
  * - the catalogue, the search index and the keys are the same afterwards.
  *
  * About 16,700 requests per run (the last test prints the count per property and status, and
@@ -39,6 +42,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const BATCH = 8;
 const PROPERTY_TIMEOUT_MS = 180_000;
 const MIN_REQUESTS = 10_000;
+/** A run judges enough list answers for the oracle's check to mean something. */
+const MIN_JUDGED_ANSWERS = 300;
 
 /** Replays a reported failure: FUZZ_SEED=<seed> FUZZ_PATH=<path> npx vitest run test/fuzz/endpoints.fuzz.test.ts -t '<property>'. */
 const REPLAY: Partial<fc.Parameters<unknown>> = process.env.FUZZ_SEED
@@ -54,6 +59,9 @@ const countsByProperty: Record<string, number> = {};
 const statusCounts: Record<string, Record<number, number>> = {};
 let startedAt = 0;
 const realIds: Record<ResourceKind, string[]> = { grant: [], contract: [], funder: [] };
+let catalogue: FuzzCatalogue;
+/** List answers the oracle judged (and found right). */
+let answersJudged = 0;
 /** Authorization cases whose keys exist only at run time; filled in beforeAll. */
 const KEYS: Record<'developer' | 'pro' | 'basic' | 'free' | 'revoked' | 'rotatedOut' | 'unknown', string> = {
   developer: '', pro: '', basic: '', free: '', revoked: '', rotatedOut: '', unknown: '',
@@ -728,6 +736,14 @@ async function runBatch(property: string, requests: FuzzRequest[]): Promise<void
 
 const kindArb = fc.constantFrom(...RESOURCE_KINDS);
 
+/** A 200 list answer holds what the oracle says (list-answer-oracle.ts); a target with bytes beyond ASCII may be read otherwise by the server, so it is not judged. */
+function expectListAnswer(target: string, res: RawHttpResponse): void {
+  if (res.status !== 200 || !/^application\/json/.test(res.headers['content-type']?.[0] ?? '') || /[^\u0021-\u007e]/.test(target)) return;
+  const problem = listAnswerProblem(target, res.body, catalogue);
+  if (problem) throw new Error(`wrong answer: ${problem}\nGET ${clip(target)}`);
+  answersJudged++;
+}
+
 beforeAll(async () => {
   startedAt = performance.now();
   agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
@@ -748,6 +764,8 @@ beforeAll(async () => {
     realIds[kind] = page.results.map((r: { id: string }) => r.id);
   }
   before = await fingerprint();
+  const seeded = seededRecords(api.stack);
+  catalogue = { today: seeded.today, grant: seeded.grants, contract: seeded.contracts };
 }, 180_000);
 
 afterAll(async () => {
@@ -762,7 +780,10 @@ describe('fuzzing every endpoint over HTTP', () => {
       qs: queryString(queryPairs(kind)),
       auth: mostlyValidAuth(),
       forceRaw: fc.integer({ min: 0, max: 4 }).map((n) => n === 0),
-    })).map(({ path, qs, auth, forceRaw }): FuzzRequest => ({ method: 'GET', target: `${BASE_PATH}${path}${qs ? `?${qs}` : ''}`, headers: [], auth, forceRaw }));
+    })).map(({ path, qs, auth, forceRaw }): FuzzRequest => {
+      const target = `${BASE_PATH}${path}${qs ? `?${qs}` : ''}`;
+      return { method: 'GET', target, headers: [], auth, forceRaw, expect: (res) => expectListAnswer(target, res) };
+    });
     await fc.assert(fc.asyncProperty(batchOf(request), (reqs) => runBatch('list', reqs)), { numRuns: 700, ...REPLAY });
   }, PROPERTY_TIMEOUT_MS);
 
@@ -920,6 +941,8 @@ describe('fuzzing every endpoint over HTTP', () => {
     const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
     console.log(`fuzz: ${requestCount} requests in ${seconds} s`);
     for (const [property, count] of Object.entries(countsByProperty)) console.log(`  ${property}: ${count} requests, statuses ${JSON.stringify(statusCounts[property])}`);
+    console.log(`  list answers judged by the oracle: ${answersJudged}`);
     expect(requestCount).toBeGreaterThanOrEqual(MIN_REQUESTS);
+    expect(answersJudged).toBeGreaterThanOrEqual(MIN_JUDGED_ANSWERS);
   });
 });
