@@ -216,7 +216,9 @@ export function parseListQuery(
   today: string,
   options: { acceptsCsv?: boolean } = {},
 ): ListQuery {
-  const { values: v, issues } = parseParams(LIST_PARAMS[kind], query, `a parameter of the ${kind} list`);
+  // Facets on funders get their own message below, not the unknown parameter's.
+  const { facets: _facets, ...named } = query;
+  const { values: v, issues } = parseParams(LIST_PARAMS[kind], kind === 'funder' ? named : query, `a parameter of the ${kind} list`);
   const extra: FieldIssue[] = [];
   const search = v.search as string | undefined;
   const mode = v.search_mode as SearchMode;

@@ -48,7 +48,7 @@ export function searchRoutes(baseUrl: string, apiKey: string, domainEndpoint: st
     ['semantic search (list)', () => call('GET', '/grants-api?search=community%20health&search_mode=semantic')],
     ['hybrid search', () => call('GET', '/grants-api?search=community%20health&search_mode=hybrid')],
     ['POST /semantic-search', () => call('POST', '/semantic-search', { query: 'rural broadband', limit: 5 })],
-    ['POST /match-grants-api', () => call('POST', '/match-grants-api', { profile: { mission: 'community health clinics', organization_type: 'nonprofit' } })],
+    ['POST /match-grants-api', () => call('POST', '/match-grants-api', { profile: { mission: 'community health clinics', applicant_type: 'nonprofit' } })],
   ];
 
   async function expectSearchesAnswer(expected: 200 | 503, label: string): Promise<Map<string, Answer>> {
