@@ -30,7 +30,7 @@ export const API_ROUTES: readonly ApiRouteDefinition[] = [
   { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records', 'usage'] },
   { method: 'GET', path: '/openapi.json', entry: 'lambdas/handlers/openapi.ts', bindings: [], public: true },
   // The interactive reference (lambdas/http/docs-page.ts) and the renderer's bundle it loads, which
-  // has a function of its own: only that one carries the 4.8 MB asset.
+  // has a function of its own: only that one carries the multi-megabyte asset.
   { method: 'GET', path: '/docs', entry: 'lambdas/handlers/docs-page.ts', bindings: [], public: true },
   { method: 'GET', path: '/docs/scalar.js', entry: 'lambdas/handlers/docs-asset.ts', bindings: [], public: true },
 ];

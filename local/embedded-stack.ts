@@ -226,7 +226,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
 
   const deadlineLedger = new DynamoDeadlineLedger(client, LOCAL_TABLE_NAME);
   // Query vectors are remembered, as the AWS functions do: paging through one search, or changing
-  // its filters, asks for the same vector again, and the model takes 10-20 ms a text.
+  // its filters, asks for the same vector again, and each embedding is costly.
   const queryEmbedder = memoizedEmbedder(embedder, REMEMBERED_QUERIES);
   if (options.webhooks) {
     // Started after seeding: a seeded catalogue's events have no subscriber to go to.

@@ -35,9 +35,9 @@ const loaded = new Map<string, Promise<Embedder>>();
 
 /**
  * By default a worker for each core but one (the event loop's and the vector scans'), at most
- * four: on two cores, one. A second worker there took semantic searches for new texts at 100,000
- * grants from 154 to 180 a second for 100 MB more (docs/benchmarks.md): the model, the scans and
- * the event loop already share the two cores, and the memory counts against the server's budget.
+ * four: on two cores, one. A second worker there bought few more searches a second for another
+ * copy of the model (docs/benchmarks.md): the model, the scans and the event loop already share
+ * the two cores, and the memory counts against the server's budget.
  */
 export function embedderWorkers(configured = process.env[EMBEDDER_WORKERS_ENV]): number {
   if (configured === undefined || configured === '') return Math.max(1, Math.min(4, availableParallelism() - 1));

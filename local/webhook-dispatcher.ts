@@ -89,8 +89,8 @@ export class LocalWebhookDispatcher {
    * Fans out what the outbox still holds, re-queues unfinished deliveries (after a restart), runs
    * the deadline scan (a day the server was down is caught up) and schedules it daily. After a
    * clean stop (`resume`, from cleanStop()), the outbox is known empty and the unfinished
-   * deliveries known by id, so neither is looked for by scanning the whole table: at 100,000
-   * grants those two scans took 5 s of every start and left 200 MB of garbage in its heap.
+   * deliveries known by id, so neither is looked for by scanning the whole table: on a large
+   * catalogue those two scans slowed every start and left much garbage in its heap.
    */
   async start(resume: CleanStop | null = null): Promise<void> {
     if (resume) {

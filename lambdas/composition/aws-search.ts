@@ -49,7 +49,7 @@ export function vectorSpaceFromEnv(env: NodeJS.ProcessEnv): VectorSpace {
  * A client of the search domain at `endpoint`, with requests signed (SigV4) by the caller's
  * credentials (the SDK's default chain: the function's role in Lambda). The thin node:https
  * client, not @opensearch-project/opensearch, which alone would take an API function's bundle
- * over its 400 KB budget (docs/benchmarks.md).
+ * over its budget (test/infra/bundle-budget.test.ts).
  */
 export function openSearchClient(endpoint: string, region: string): OpenSearchHttpClient {
   return new OpenSearchHttpClient({ node: endpoint, signing: { region, credentials: defaultProvider() } });

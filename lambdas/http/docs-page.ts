@@ -104,7 +104,7 @@ export function docsPageRoute(): (event: ApiEvent) => Promise<ApiResult> {
 }
 
 /**
- * GET /docs/scalar.js: the renderer's standalone bundle (about 4.8 MB of JavaScript), as text
+ * GET /docs/scalar.js: the renderer's standalone bundle (several megabytes of JavaScript), as text
  * from `loadBundle` (bundled into the Lambda by esbuild; read from node_modules locally). Its URL
  * names the version, so browsers may keep it for a year. Its source-map comment is dropped: the
  * map is not served.

@@ -38,7 +38,7 @@ export const FUNCTION_BUNDLING = {
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
   // The Node 22 runtime ships AWS SDK v3; bundling it would take every API function over its
-  // 400 KB budget (docs/benchmarks.md), so the functions run on the runtime's copy, proven
+  // budget (test/infra/bundle-budget.test.ts), so the functions run on the runtime's copy, proven
   // against RUNTIME_SDK_FLOOR by test/engines/runtime-sdk.test.ts.
   externalModules: ['@aws-sdk/*'],
 } satisfies BundlingOptions;

@@ -124,8 +124,7 @@ export function floorEvidenceBodies(kind: ResourceKind, text: string, semantic: 
  * One ranked list of a hybrid query: ids and scores, best first, to the window. By score alone
  * and with no total, so Lucene skips the records that cannot reach the window (the fusion breaks
  * ties by id). The ids come from the `id` field's doc values, not the stored `_id`: fetching a
- * thousand stored fields means decompressing their blocks, which cost a 5,000-grant index 60 ms of
- * the list's 65.
+ * thousand stored fields means decompressing their blocks, most of such a list's time.
  */
 function rankListBody(query: Dsl, window: number): Dsl {
   return { query, size: window, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };

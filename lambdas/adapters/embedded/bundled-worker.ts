@@ -7,7 +7,7 @@ import { buildSync } from 'esbuild';
 
 /**
  * A worker thread running a TypeScript module of this folder, bundled by esbuild into one
- * JavaScript file: a worker given tsx's loader instead held about 25 MB more (a second thread and
+ * JavaScript file: a worker given tsx's loader instead held more memory (a second thread and
  * runtime for the loader's hooks, and the compiler), and the server runs two such workers. The
  * bundle keeps its packages as imports (they load from node_modules) and is written under the
  * project's .cache/workers (gitignored), named by a hash of its contents, so processes running

@@ -29,8 +29,7 @@ export interface RankedAnswer {
 /** The largest share of a kind's records the filters may keep for a new keyword text to be scored among them alone. */
 const FILTERED_SCORING_SHARE = 0.1;
 
-// Rankings and scans hold every match (8 bytes a record, a whole catalogue's up to 800 KB at
-// 100,000 grants), so they are kept by size, not by count as counts and pages are: enough for the
+// Rankings and scans hold every match (8 bytes a record), so they are kept by size, not by count as counts and pages are: enough for the
 // last few dozen texts, each paged through or tried with other filters or modes.
 const MAX_RANKINGS = 64;
 const MAX_RANKING_BYTES = 16 * 1024 * 1024;

@@ -8,11 +8,11 @@ import { bundledWorker } from './bundled-worker';
  * The sentence-embedding model run in worker threads, a session in each (embedder-worker.ts), so
  * the event loop that serves requests never waits for the model: ONNX Runtime's `run` is
  * synchronous in the calling thread, and on the main thread each query held every other request
- * back for its 3 ms. Texts are queued here and handed to whichever worker is free, search queries
+ * back. Texts are queued here and handed to whichever worker is free, search queries
  * before documents, so a query waits for at most one small slice of an ingest's texts. One worker
  * keeps one core busy: a session embeds one text at a time (onnx-embedder.ts says why), and two
  * intra-op threads made a short query no faster, so parallel texts need parallel sessions, each
- * about 90 MB.
+ * with its own copy of the model.
  */
 
 export interface EmbedderWorkerData {

@@ -10,9 +10,8 @@ import { firstIndexWhere } from '../../core/query/first-index';
  * Every row of a kind in a field order (orderSql's: the sort column, nulls last, ties by id), as
  * one array of rowids, so a page of a filtered list or of a search sorted by a field is a walk
  * through that array testing each row's bit in the filter bitmap. SQLite answered those pages by
- * walking an index and testing the filters row by row, or by sorting every match: a page at
- * offset 10,000 by deadline over 100,000 grants took 130 ms, a first page 0.15 ms; the walk takes
- * well under a millisecond at any offset.
+ * walking an index and testing the filters row by row, or by sorting every match, so deep pages
+ * grew slow; the walk costs about the same at any offset.
  *
  * An order is read from SQLite on first use after a write (an ORDER BY over every row, the
  * order's own definition); while writes keep coming, at most once per REBUILD_INTERVAL_MS, and the

@@ -2,7 +2,7 @@
  * Every record's place in id order, by rowid: rankings break ties by id (DESIGN.md section 3),
  * and with each record's place as a number a whole ranking sorts in one native sort, ties
  * included, instead of comparing id strings group by group. Built on first use after a new
- * record arrives (sorting 100,000 ids takes about 100 ms); an update keeps every place, and a
+ * record arrives (sorting every id is the costly part); an update keeps every place, and a
  * removal only takes its record's place away.
  */
 export interface IdRanks {

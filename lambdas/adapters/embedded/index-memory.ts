@@ -66,9 +66,9 @@ export class IndexMemory {
         vectors.set(kind, rowids.slice(0, count), values.slice(0, count * dimensions));
         count = 0;
       };
-      // Read as hex text and decoded into the slice (vector-bytes.ts's layout): a blob read is a
-      // Buffer in memory outside the JavaScript heap, and 100,000 of them, freed only as the
-      // collector caught up, left about 100 MB of the process's memory behind after the load.
+      // Read as hex text and decoded into the slice (vector-bytes.ts's layout): each blob read is
+      // a Buffer outside the JavaScript heap, freed only as the collector catches up, and a load's
+      // worth of them stayed in the process's memory.
       for (const [rowid, hex] of db.prepare(`SELECT rowid, hex(vector) FROM ${kind}_vectors`).raw().iterate() as Iterable<[number, string]>) {
         if (hex.length !== width * 2) throw new Error(`a stored ${kind} vector has ${hex.length / 8} dimensions, the index ${dimensions}`);
         bytes.write(hex, count * width, width, 'hex');

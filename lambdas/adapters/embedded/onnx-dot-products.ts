@@ -3,13 +3,12 @@ import { oneNodeModel } from './onnx-one-node-model';
 
 /**
  * Exact k-NN's inner loop, the dot products of queries with every row of the vector matrix, run
- * by ONNX Runtime's MatMul (MLAS, vectorised). At 100,000 x 384 one query takes about 9.4 ms on
- * one thread where a JavaScript loop takes 51 ms (docs/benchmarks.md, "Exact k-NN"), and the
- * runtime is already loaded for the sentence-embedding model.
+ * by ONNX Runtime's MatMul (MLAS, vectorised): several times faster than a JavaScript loop
+ * (docs/benchmarks.md, "Exact k-NN"), and the runtime is already loaded for the embedding model.
  *
- * The product reads the whole matrix (150 MB at 100,000 x 384) from memory for each call, and that
- * is what it waits on: eight queries in one call take little longer than one (14.4 against 9.4 ms
- * on one thread), so queries that arrive together are scored together (vector-scans.ts). A call always has at
+ * The product reads the whole matrix from memory for each call, and that is what it waits on:
+ * eight queries in one call take little longer than one, so queries that arrive together are
+ * scored together (vector-scans.ts). A call always has at
  * least two query columns: MLAS takes another kernel for a single column, whose sums round
  * differently in the last bit, and a record's cosine must not depend on which queries it was
  * scored with. From two columns up, each cosine is the same whatever the other columns and rows.
@@ -67,8 +66,8 @@ export async function dotProducts(matrix: Float32Array, rows: number, queries: r
     if (query.length !== dimensions) throw new Error(`a ${query.length}-dimension query cannot score ${dimensions}-dimension vectors`);
     for (let d = 0; d < dimensions; d++) packed[d * columns + q] = query[d]!;
   });
-  // Into an output array kept from product to product: one for every batch size, the runtime's
-  // own outputs (a size for each) left about 60 MB behind in its memory pool.
+  // Into an output array kept from product to product: the runtime's own outputs (a size for
+  // each batch size) stayed behind in its memory pool.
   const scores = outputFor(rows * columns);
   const feeds = {
     matrix: new ort.Tensor('float32', matrix.subarray(0, rows * dimensions), [rows, dimensions]),

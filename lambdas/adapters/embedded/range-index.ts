@@ -3,13 +3,13 @@ import { andInto, orInto, setBit, wordsFor, type RowBitmap } from './row-bitmap'
 
 /**
  * A range-encoded bitmap index over one numeric column (a deadline, an amount), so a range filter
- * costs a few bitmap operations instead of a pass over every row: at 100,000 rows a pass took
- * about 170 µs, and a listing bounded by two deadlines and an amount made three.
+ * costs a few bitmap operations instead of a pass over every row, and a listing bounded by two
+ * deadlines and an amount would make three passes.
  *
  * The rows with a value, sorted by it, are cut into BUCKETS runs of equal length, and the index
  * keeps, for each cut, the bitmap of the rows before it. The rows in a range of sorted positions
  * are then the difference of two of those bitmaps, plus the rows of at most two partial runs set
- * one by one. The index is built on first use after a write (about 15 ms at 100,000 rows); while
+ * one by one. The index is built on first use after a write; while
  * writes keep coming, it is rebuilt at most once per REBUILD_INTERVAL_MS and the caller's pass
  * answers in between (rowsWithin returns undefined).
  */

@@ -29,9 +29,8 @@ import { LucenePostings, PHRASE_FIELDS, type ScoredPostings } from './lucene-pos
  */
 
 /**
- * Memory for cached postings: 8 bytes a posting and at most 4 more for the bitmap, so a word in
- * every one of 100,000 records takes 812 KB; the commonest terms of a large catalogue fit many
- * times over.
+ * Memory for cached postings: 8 bytes a posting and at most 4 more for the bitmap, so even a
+ * word in every record of a large catalogue takes a small share and the commonest terms fit.
  */
 const POSTINGS_CACHE_BYTES = 32 * 1024 * 1024;
 const PHRASES_CACHE_BYTES = 8 * 1024 * 1024;

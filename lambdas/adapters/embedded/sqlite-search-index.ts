@@ -45,8 +45,8 @@ export interface SqliteSearchIndexOptions {
   space: VectorSpace;
   /**
    * Keep the vectors in a worker thread and scan them there (worker-vector-scans.ts), as a
-   * serving index should: a scan of 100,000 vectors in the event loop's thread held up every
-   * request for its 6 ms. Off (the default), they are scanned in this thread, as tests and
+   * serving index should: a scan in the event loop's thread holds up every request while it
+   * runs. Off (the default), they are scanned in this thread, as tests and
    * one-off tools can afford.
    */
   scanInWorker?: boolean;
@@ -75,11 +75,9 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('temp_store = MEMORY');
-    // Read through a 16 MB page cache, not memory-mapped: a map of the file kept every page the
-    // start-up load touches (about 450 MB at 100,000 grants) in the process's memory, for no
-    // measurable speed; rankings read postings once (and keep them) and pages read 20 documents,
-    // and the operating system caches the file anyway. 64 MB here cost 57 MB of RSS at 100,000
-    // grants and no measurable speed.
+    // A small page cache, not memory-mapped: a map kept every page the start-up load touches in
+    // the process's memory for no speed, since rankings keep the postings they read and the
+    // operating system caches the file anyway.
     this.db.pragma('cache_size = -16384');
     this.db.pragma('mmap_size = 0');
     this.wasCreated = ensureIndexSchema(this.db, this.space, options.filename);

@@ -63,8 +63,8 @@ export class VectorMatrix {
   }
 
   /**
-   * Room for `rows` rows in all, allocated once: loading 100,000 vectors by doubling ended with
-   * room for 131,072 (48 MB unused) and briefly held each smaller copy beside the next.
+   * Room for `rows` rows in all, allocated once: growing by doubling left up to half the room
+   * unused and briefly held each smaller copy beside the next.
    */
   reserve(rows: number): void {
     if (rows > this.rowids.length) this.grow(rows);

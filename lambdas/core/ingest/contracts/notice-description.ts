@@ -2,7 +2,7 @@ import type { NoticeFacts } from './notice-fields';
 
 /**
  * The description of a contract notice that has no text of its own, and what search reads back
- * from it. Kept apart from notice-fields.ts (which names NAICS industries from a 1 MB table) so
+ * from it. Kept apart from notice-fields.ts (which names NAICS industries from a large table) so
  * that the record indexer can read a description without bundling that table.
  */
 
