@@ -1,6 +1,6 @@
 // The admin CLI's key commands (`keys …`): create, list, rotate, revoke, set-tier, usage, on the local state or a stage.
 import { randomBytes } from 'node:crypto';
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { TIER_NAMES, TIERS, isTierName, type TierName } from '../lambdas/core/auth/tiers';
 import { createKey, createKeyOnce, DEFAULT_ROTATION_GRACE_HOURS, IDEMPOTENCY_HOURS, keyUsage, listKeys, MAX_ROTATION_GRACE_HOURS, revokeKey, rotateKey, setKeyTier } from '../lambdas/core/use-cases/manage-keys';
 import type { ApiKeyRecord, KeyStore } from '../lambdas/ports/key-store';

@@ -1,5 +1,5 @@
 // What every admin command shares: the local state or a deployed stage as its target (--target, --data-dir, --stage).
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { withJsonOption } from './admin-output';
 import { DEFAULT_DATA_DIR } from '../local/embedded-stack';
 

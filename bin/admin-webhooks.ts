@@ -1,5 +1,5 @@
 // The admin CLI's webhook commands (`webhooks …`, `scan-deadlines`): subscriptions, deliveries, replays, fan-out and the deadline scan.
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { systemClock, utcDate } from '../lambdas/ports/clock';
 import {
   awsChangeFanOutPorts, awsDeadlineScanPorts, awsDeliveryLog, awsDeliveryQueuePorts, awsSavedSearchPorts, awsWebhookPorts, type WebhookQueueOptions,

@@ -88,7 +88,7 @@ export function ingestReporter(options: IngestReporterOptions): IngestReporter {
       }
       const many = rejections.length > REJECTIONS_ON_SCREEN;
       if (many || (options.alwaysWriteRejections && rejections.length > 0)) {
-        writeFileSync(options.rejectionsFile, rejections.map((r) => `${r.location}\t${r.format ?? '-'}\t${r.reason}`).join('\n') + '\n');
+        writeFileSync(options.rejectionsFile, `${rejections.map((r) => `${r.location}\t${r.format ?? '-'}\t${r.reason}`).join('\n')}\n`);
         lines.push(`${rejections.length} rejections written to ${options.rejectionsFile} (location, importer, reason)${many ? '; by reason:' : ':'}`);
       }
       if (many) {

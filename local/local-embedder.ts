@@ -60,7 +60,7 @@ export async function loadLocalEmbedder(options: LocalEmbedderOptions = {}): Pro
   const warn = options.warn ?? ((message: string) => console.warn(`warning: ${message}`));
   if (name === WINK) return loadWink(progress);
   const model: SentenceModel = SENTENCE_MODELS[name as keyof typeof SENTENCE_MODELS];
-  let files;
+  let files: ReturnType<typeof verifiedModelFiles>;
   try {
     files = verifiedModelFiles(model);
   } catch (error) {

@@ -254,9 +254,6 @@ function inSentence(phrase: string): string {
     .join(' ');
 }
 
-function capitalise(phrase: string): string {
-  return phrase.charAt(0).toUpperCase() + phrase.slice(1);
-}
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '');
@@ -1030,7 +1027,6 @@ const VA = 'U.S. Department of Veterans Affairs';
 const DOD = 'U.S. Department of Defense';
 
 const VA_FACILITIES = ['VA Medical Center', 'VA Community Based Outpatient Clinic', 'VA Regional Office'];
-const MILITARY_FACILITIES = ['Army Reserve Center', 'Naval Air Station', 'Air National Guard Base', 'Joint Base', 'Armed Forces Reserve Center'];
 
 /** Ordered so that a small catalogue, which takes only the first few, still covers most topics. */
 const FEDERAL_AGENCIES: readonly FederalAgency[] = [

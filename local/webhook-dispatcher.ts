@@ -1,4 +1,4 @@
-import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
+import type { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
 import { InProcessDeliveryQueue } from '../lambdas/adapters/embedded/in-process-delivery-queue';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import { httpWebhookTransport } from '../lambdas/adapters/http-webhook-transport';

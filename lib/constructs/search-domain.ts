@@ -2,7 +2,7 @@ import { Stack, type RemovalPolicy } from 'aws-cdk-lib';
 import { AccountRootPrincipal, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { LogGroup, ResourcePolicy } from 'aws-cdk-lib/aws-logs';
-import { CfnDomain, Domain, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
+import { type CfnDomain, Domain, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
 import type { SearchDomainSettings } from '../config';
 

@@ -10,6 +10,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
  * search index from the table when it starts on a fresh one).
  */
 
+// biome-ignore lint/suspicious/noConfusingVoidType: the Lambda handler type, whose result is optional
 export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
 export class TableStream {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeOnEngine } from './engine-suite';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';

@@ -1,5 +1,5 @@
 import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeOnEngine } from './engine-suite';
 import { deliveryMessageOf, SqsDeliveryQueue } from '../../lambdas/adapters/aws/sqs-delivery-queue';
 import { WEBHOOK_MAX_RECEIVES } from '../../lib/stateful-stack';

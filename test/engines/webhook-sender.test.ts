@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, DynamoDBRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeOnEngine } from './engine-suite';
 import { DynamoChangeOutbox } from '../../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';

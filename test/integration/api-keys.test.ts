@@ -254,7 +254,7 @@ describe('admin keys (the CLI)', () => {
     expect((await admin('set-tier', keyId, 'pro')).stdout).toContain(`key id ${keyId} is now pro`);
     for (const hours of ['1e20', '721', '-1', 'Infinity', 'two']) {
       const refused = await admin('rotate', keyId, '--grace-hours', hours);
-      expect([refused.code, refused.stderr.trim()], hours).toEqual([2, expect.stringContaining("option '--grace-hours <hours>' argument '" + hours + "' is invalid. must be a number of hours from 0 to 720")]);
+      expect([refused.code, refused.stderr.trim()], hours).toEqual([2, expect.stringContaining(`option '--grace-hours <hours>' argument '${hours}' is invalid. must be a number of hours from 0 to 720`)]);
     }
     const rotated = await admin('rotate', keyId, '--grace-hours', '2');
     const newKey = /^key {4}(gcf_live_\w{32})$/m.exec(rotated.stdout)![1]!;

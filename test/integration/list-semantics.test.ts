@@ -151,9 +151,9 @@ describe('sorting', () => {
   });
 
   it('order defaults to desc and nulls sort last both ways', async () => {
-    const asc = await api.get('/grants-api?sort_by=amount_min&order=asc&opportunity_type=all&limit=100&offset=' + (grants.length - 100));
+    const asc = await api.get(`/grants-api?sort_by=amount_min&order=asc&opportunity_type=all&limit=100&offset=${grants.length - 100}`);
     expect(asc.body.results.at(-1).amount_min).toBeNull();
-    const desc = await api.get('/grants-api?sort_by=amount_min&opportunity_type=all&limit=100&offset=' + (grants.length - 100));
+    const desc = await api.get(`/grants-api?sort_by=amount_min&opportunity_type=all&limit=100&offset=${grants.length - 100}`);
     expect(desc.body.meta.order).toBe('desc');
     expect(desc.body.results.at(-1).amount_min).toBeNull();
   });

@@ -101,7 +101,7 @@ describe('rebuilding the index while the server runs', () => {
     let write: Promise<void> | undefined;
     const phases = new Set<string>();
     let done = false;
-    const rebuilding = api.stack.rebuildIndex((kind, _indexed, phase) => {
+    const rebuilding = api.stack.rebuildIndex((_kind, _indexed, phase) => {
       phases.add(phase);
       // A write while the new index is being filled: it goes to the old index only.
       write ??= api.stack.services.store.put('grant', [{ ...awarded, ...LIGHTHOUSE }]);

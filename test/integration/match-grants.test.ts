@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWinkEmbedder } from '../../lambdas/adapters/embedded/wink-embedder';
-import { US_STATE_NAMES } from '../../lambdas/core/geo';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { checkReason } from '../../bench/match-eval/reason-claims';
 import type { ApplicantType, Grant } from '../../lambdas/core/records';

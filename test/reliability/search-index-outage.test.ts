@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody } from '../../lambdas/adapters/aws/opensearch-mappings';

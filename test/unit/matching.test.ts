@@ -134,27 +134,27 @@ describe('hard filters', () => {
 });
 
 describe('award size fit', () => {
-  const fit = (min: number | null, max: number | null, budget?: number) => awardSizeFit(grant({ amount_min: min, amount_max: max }), budget);
+  const sizeFit = (min: number | null, max: number | null, budget?: number) => awardSizeFit(grant({ amount_min: min, amount_max: max }), budget);
   const { lossPerDecade, minimum, unknown } = MATCH_SCORING.awardSize;
 
   it('scores awards between 5% and 50% of the budget 1', () => {
-    expect(fit(null, 50_000, 1_000_000)).toMatchObject({ score: 1, budget: { band: 'within', lowShare: 0.05, highShare: 0.05 } });
-    expect(fit(null, 500_000, 1_000_000).score).toBe(1);
+    expect(sizeFit(null, 50_000, 1_000_000)).toMatchObject({ score: 1, budget: { band: 'within', lowShare: 0.05, highShare: 0.05 } });
+    expect(sizeFit(null, 500_000, 1_000_000).score).toBe(1);
     // A range counts by its point nearest the band.
-    expect(fit(10_000, 2_000_000, 1_000_000)).toMatchObject({ score: 1, budget: { band: 'within', lowShare: 0.01, highShare: 2 } });
+    expect(sizeFit(10_000, 2_000_000, 1_000_000)).toMatchObject({ score: 1, budget: { band: 'within', lowShare: 0.01, highShare: 2 } });
   });
 
   it('loses lossPerDecade per factor of ten outside the band, down to the minimum', () => {
-    expect(fit(null, 5_000, 1_000_000).score).toBeCloseTo(1 - lossPerDecade, 10);
-    expect(fit(5_000_000, 5_000_000, 1_000_000).score).toBeCloseTo(1 - lossPerDecade, 10);
-    expect(fit(null, 1, 1_000_000).score).toBe(minimum);
-    expect(fit(null, 5_000, 1_000_000).budget).toEqual({ usd: 1_000_000, band: 'below', lowShare: 0.005, highShare: 0.005 });
+    expect(sizeFit(null, 5_000, 1_000_000).score).toBeCloseTo(1 - lossPerDecade, 10);
+    expect(sizeFit(5_000_000, 5_000_000, 1_000_000).score).toBeCloseTo(1 - lossPerDecade, 10);
+    expect(sizeFit(null, 1, 1_000_000).score).toBe(minimum);
+    expect(sizeFit(null, 5_000, 1_000_000).budget).toEqual({ usd: 1_000_000, band: 'below', lowShare: 0.005, highShare: 0.005 });
   });
 
   it('is neutral without a budget or a published amount', () => {
-    expect(fit(null, 50_000)).toEqual({ score: unknown, amountMin: null, amountMax: 50_000 });
-    expect(fit(null, null, 1_000_000).score).toBe(unknown);
-    expect(fit(0, 0, 1_000_000).score).toBe(unknown);
+    expect(sizeFit(null, 50_000)).toEqual({ score: unknown, amountMin: null, amountMax: 50_000 });
+    expect(sizeFit(null, null, 1_000_000).score).toBe(unknown);
+    expect(sizeFit(0, 0, 1_000_000).score).toBe(unknown);
   });
 });
 

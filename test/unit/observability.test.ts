@@ -309,7 +309,11 @@ describe('webhook metrics', () => {
   function sender(statuses: number[], schedule: number[] = []) {
     const deliveries = new Map<string, Delivery>();
     const log: DeliveryLog = {
-      create: async (d) => (deliveries.has(d.delivery_id) ? false : (deliveries.set(d.delivery_id, d), true)),
+      create: async (d) => {
+        if (deliveries.has(d.delivery_id)) return false;
+        deliveries.set(d.delivery_id, d);
+        return true;
+      },
       get: async (id) => deliveries.get(id) ?? null,
       save: async (d) => void deliveries.set(d.delivery_id, d),
       list: async () => [...deliveries.values()],

@@ -36,7 +36,7 @@ describe('unknown names', () => {
       { field: 'stat', issue: 'is not a parameter of the grant list; did you mean states?' },
     ]);
     expect(unknownNameIssues(['x'], [], 'a parameter of this endpoint')).toEqual([{ field: 'x', issue: 'is not a parameter of this endpoint (it takes none)' }]);
-    const [long] = unknownNameIssues(['a'.repeat(500) + '\u0001'], ['limit'], 'a parameter');
+    const [long] = unknownNameIssues([`${'a'.repeat(500)}\u0001`], ['limit'], 'a parameter');
     expect(long!.field).toBe(`${'a'.repeat(60)}…`);
     expect(unknownNameIssues(Array.from({ length: 100 }, (_, i) => `p${i}`), [], 'a parameter')).toHaveLength(20);
   });

@@ -71,7 +71,7 @@ function dataOrThrow<T>(result: { data?: T; error?: unknown; response: Response 
  */
 export function createClient(options: ClientOptions): DataServiceClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const now = (options.retry && options.retry.now) || Date.now;
+  const now = (options.retry ? options.retry.now : undefined) ?? Date.now;
   const raw = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { ...options.headers, Authorization: `Bearer ${options.apiKey}` },

@@ -62,7 +62,7 @@ export class OrderedPages {
     const order = this.orders.get(`${kind}|${query.sort.field}|${query.sort.order}`);
     if (!order) return undefined;
     const { bare } = sortColumnOf(kind, query.sort.field);
-    const valueOf = this.statement(`SELECT r.${bare} FROM ${kind}_rows r WHERE r.rowid = ?`).pluck();
+    const sortValueOf = this.statement(`SELECT r.${bare} FROM ${kind}_rows r WHERE r.rowid = ?`).pluck();
     // Rows outside the filters' bounds on the sort column cannot pass: the walk skips them.
     let [start, end] = boundedPositions(order, query);
     if (query.after) {
@@ -77,7 +77,7 @@ export class OrderedPages {
     const rows = rowsInOrder(order.rowids.subarray(0, end), bits, start, query.after ? 0 : query.offset, query.limit + 1);
     if (rows.length <= query.limit) return { rowids: rows };
     const last = rows[query.limit - 1]!;
-    return { rowids: rows.slice(0, query.limit), next: [valueOf.get(last) as string | number | null, this.ids[kind].get(last)!] };
+    return { rowids: rows.slice(0, query.limit), next: [sortValueOf.get(last) as string | number | null, this.ids[kind].get(last)!] };
   }
 }
 

@@ -94,7 +94,7 @@ export class IndexMemory {
   /** The vectors of rows written together (null: the row has none, or no longer has one). */
   setVectors(kind: ResourceKind, rowids: readonly number[], vectors: readonly (Float32Array | null | undefined)[]): void {
     const { dimensions } = this;
-    const kept = rowids.flatMap((rowid, i) => (vectors[i] ? [i] : []));
+    const kept = rowids.flatMap((_rowid, i) => (vectors[i] ? [i] : []));
     const dropped = rowids.filter((_, i) => !vectors[i]);
     if (kept.length > 0) {
       const values = new Float32Array(kept.length * dimensions);

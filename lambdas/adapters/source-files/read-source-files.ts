@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { SourceItem } from '../../core/use-cases/ingest-records';
 import { csvRecords } from './csv-records';
@@ -47,7 +47,7 @@ export function containerOf(path: string): Container {
 export function expandSourcePaths(paths: readonly string[]): string[] {
   const files: string[] = [];
   for (const path of paths) {
-    let stats;
+    let stats: Stats;
     try {
       stats = statSync(path);
     } catch (error) {

@@ -36,7 +36,7 @@ const plural = (count: number, one: string, many: string) => `${count.toLocaleSt
 /** The default listing hides closed and awarded records; say so when the query did not choose. */
 function defaultsHint(query: Pick<ListQuery, 'filters'>): string {
   const filters = query.filters;
-  if (!filters || filters.opportunityType !== 'open' || filters.status) return '';
+  if (filters?.opportunityType !== 'open' || filters.status) return '';
   return ' By default only opportunities open for application are listed: opportunity_type=all (or a status filter) includes closed and awarded ones.';
 }
 

@@ -57,7 +57,7 @@ export async function processDelivery(ports: DeliveryPorts, message: DeliveryMes
   }
 
   const subscription = await ports.webhooks.get(delivery.subscription_id);
-  if (!subscription || subscription.state !== 'active') {
+  if (subscription?.state !== 'active') {
     await ports.log.save({ ...delivery, status: 'skipped', last_error: subscription ? `subscription disabled: ${subscription.disabled_reason ?? ''}` : 'subscription deleted', updated_at: now.toISOString(), next_attempt_at: null });
     return 'skipped';
   }

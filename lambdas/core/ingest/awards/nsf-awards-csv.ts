@@ -31,6 +31,7 @@ function publishedAt(source: SourceRecord): string | null {
   const start = parseDateTime(source.StartDate, 'StartDate');
   const amended = parseDateTime(source.LastAmendmentDate, 'LastAmendmentDate');
   if (start === null || amended === null) return start ?? amended;
+  // biome-ignore lint/complexity/useMathMinMax: ISO date strings, which Math.min would turn into NaN
   return amended < start ? amended : start;
 }
 

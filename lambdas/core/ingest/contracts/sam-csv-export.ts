@@ -15,7 +15,7 @@ function mapSamCsvRow(source: SourceRecord, context: MappingContext) {
   const noticeId = requiredText(source, 'NoticeId');
   const title = requiredTitle(source, 'Title');
   const naics = naicsOf(source.NaicsCode);
-  const awardAmount = parseAmount(source['Award$'], 'Award$');
+  const awardAmount = parseAmount(source.Award$, 'Award$');
   const text = plainText(source.Description);
 
   return contractOfNotice({

@@ -86,7 +86,7 @@ export const EPA_REGIONS: Readonly<Record<number, readonly StateCode[]>> = {
   10: ['AK', 'ID', 'OR', 'WA'],
 };
 
-const OFFICE = String.raw`(Atlanta|Austin|Chicago|Denver|Philadelphia|Seattle)`;
+const OFFICE = '(Atlanta|Austin|Chicago|Denver|Philadelphia|Seattle)';
 /** "the states served by the Denver Regional Office", "EDA's Denver Regional Office's region". */
 export const EDA_OFFICE_NAME = new RegExp(
   String.raw`\b(?:the\s+)?(?:states|areas?|region)\s+(?:served|covered)\s+by\s+(?:the\s+)?(?:EDA(?:['’]s)?\s+)?${OFFICE}\s+Regional\s+Office|\b(?:EDA(?:['’]s)?\s+)?${OFFICE}\s+Regional\s+Office['’]s\s+(?:region|service\s+area)`,

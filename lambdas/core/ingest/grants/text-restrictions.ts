@@ -164,7 +164,7 @@ const indexOf = (re: RegExp, text: string) => re.exec(text)?.index ?? -1;
 /** Start of the last match of the global `re` within `window` characters of the end of `text`, unless `reject` matches from there. */
 function lastIndexOf(text: string, re: RegExp, window: number, reject = /(?!)/): number {
   const offset = Math.max(0, text.length - window);
-  const index = [...text.slice(offset).matchAll(re)].reduce((last, m) => offset + m.index, -1);
+  const index = [...text.slice(offset).matchAll(re)].reduce((_last, m) => offset + m.index, -1);
   return index >= 0 && !reject.test(text.slice(index)) ? index : -1;
 }
 
@@ -203,7 +203,7 @@ const TYPE_RULES: Array<[RegExp, ApplicantType, string | null]> = [
   [/\b(?:local\s+governments?|units?\s+of\s+(?:general\s+)?local\s+government|count(?:y|ies)|cit(?:y|ies)|municipal(?:ity|ities)|townships?|special\s+districts?|school\s+districts?|housing\s+authorit(?:y|ies)|courts?|territor(?:y|ies))\b/i, 'municipality', null],
   [/^individuals?$/i, 'individual', null],
 ];
-const MODIFIERS = new RegExp(String.raw`^(?:(?:public|private|state|local|tribal|non[-\s]?profit|for[-\s]?profit|small|national|regional|county|city|municipal|rural|urban|juvenile)(?:\s+|$))+`, 'i');
+const MODIFIERS = /^(?:(?:public|private|state|local|tribal|non[-\s]?profit|for[-\s]?profit|small|national|regional|county|city|municipal|rural|urban|juvenile)(?:\s+|$))+/i;
 const FILLER = /^(?:(?:the|a|an|another|other|any|all|those|these|such|eligible|qualified|designated|to|also|U\.S\.|domestic)\s+)+/i;
 const TYPE_WORD = /\b(?:non-?profits?|for-?profits?|universit|colleges?|higher\s+education|tribes?|tribal|local\s+governments?|count(?:y|ies)|cit(?:y|ies)|municipal|individuals?|small\s+business)/i;
 const QUALIFIER_WORD = String.raw`(?:that|which|who|whose|with|having|engaged|responsible|acting|located|based|in|on|for|as|serving|providing|currently)(?![\w-])`;
@@ -271,7 +271,7 @@ function applicantLimitsIn(sentence: string, source: RestrictionSource, afterTra
   // Titles drop the verb ("R6 Wildlife Restoration Grant Program STATE F&G AGENCIES ONLY"): the longest run of words
   // before "only" that names types only is the group.
   const title = source === 'title' ? /^(.*?)\s+only\b/i.exec(sentence) : null;
-  const words = title?.[1]!.split(/[-–—:(]/).at(-1)!.trim().split(/\s+/) ?? [];
+  const words = title ? title[1]!.split(/[-–—:(]/).at(-1)!.trim().split(/\s+/) : [];
   const group = words.map((_, i) => typesOf(words.slice(i).join(' '))).find(Boolean);
   if (group) limits.push({ field: 'eligible_applicants', ...group, source, quote: quoteOf(sentence) });
   const sbc = SBC_INVITED.exec(sentence);
