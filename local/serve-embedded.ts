@@ -51,8 +51,10 @@ export async function serveEmbedded(options: {
   }
   const localKeys = await ensureLocalKeys(stack.services, dataDir);
   if (localKeys.created) {
-    console.log(`created one API key per tier, saved to ${localKeys.file} (keep them; only their hashes are stored):`);
-    for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
+    // Shown once, and only on a terminal: output sent elsewhere may be a log file others can read.
+    const shown = process.stdout.isTTY === true;
+    console.log(`created one API key per tier, saved to ${localKeys.file} (readable by you only; only their hashes are stored)${shown ? ':' : '; not shown here, as output is not a terminal'}`);
+    if (shown) for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
   }
   const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), {
     corsOrigins: options.corsOrigins,
