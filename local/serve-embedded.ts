@@ -5,7 +5,7 @@ import { ensureLocalKeys } from './local-keys';
 import { startEmbeddedStack } from './embedded-stack';
 import { catalogueWithGrants } from './synthetic-catalogue';
 import { ingestReporter, stderrTerminal } from './ingest-report';
-import { closeOnSignals, createApiServer, listen } from './http-server';
+import { closeOnSignals, createApiServer, listen, type ServerLimits } from './http-server';
 import { allowsAnyOrigin, type CorsOrigins } from '../lambdas/http/cors';
 import { AdminChannelUnavailable, openAdminChannel, type AdminChannel, type ChannelIo } from './admin-channel/channel-server';
 import type { AdminRequest } from './admin-channel/channel-protocol';
@@ -22,6 +22,8 @@ const logLine = (message: string, fields: object) => console.log(JSON.stringify(
 /** `npm start` on the embedded stack (dynalite + SQLite FTS5): the route handlers on the embedded services. */
 export async function serveEmbedded(options: {
   dataDir: string; sources: string[]; grants?: number; port: number; host: string; corsOrigins: CorsOrigins;
+  /** The API server's connection limit and timeouts (`--max-connections`); the defaults otherwise. */
+  limits?: Partial<ServerLimits>;
   /** `npm run admin` commands for this state folder run here while the server owns it. */
   adminCommands?: ServedAdminCommands;
 }): Promise<void> {
@@ -58,6 +60,7 @@ export async function serveEmbedded(options: {
   }
   const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), {
     corsOrigins: options.corsOrigins,
+    limits: options.limits,
     logRequest: (line) => logLine('request', line),
   });
   const baseUrl = await listen(server, port, options.host).catch(async (error: NodeJS.ErrnoException) => {

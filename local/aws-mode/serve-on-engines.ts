@@ -12,6 +12,7 @@ import type { EngineName } from '../engines/engine-artifacts';
 import { loadLocalEmbedder } from '../local-embedder';
 import { applyLambdaEnvironment, lambdaEnvironment } from './lambda-environment';
 import { allowsAnyOrigin, type CorsOrigins } from '../../lambdas/http/cors';
+import type { ServerLimits } from '../http-connections';
 import { ensureWebhookQueues, LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME, startLocalTable } from './local-aws-resources';
 import { startSqsEventSource } from './sqs-event-source';
 import { StreamEventSource } from './table-stream';
@@ -35,6 +36,8 @@ export interface EnginesModeOptions {
   host: string;
   /** The origins browser apps may call from (`--cors-origins`), given to the functions as the CDK gives them. */
   corsOrigins: CorsOrigins;
+  /** The API server's connection limit and timeouts (`--max-connections`); the defaults otherwise. */
+  limits?: Partial<ServerLimits>;
   say: (message: string) => void;
 }
 
@@ -163,7 +166,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const timers = startSchedules(functions, say);
     cleanups.push(() => timers.stop());
 
-    const server = createApiServer(functions.routes, functions.authorize, { corsOrigins: options.corsOrigins });
+    const server = createApiServer(functions.routes, functions.authorize, { corsOrigins: options.corsOrigins, limits: options.limits });
     const baseUrl = await listen(server, options.port, options.host).catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'EADDRINUSE' ? new Error(`port ${options.port} is in use: set PORT to another one`) : error;
     });

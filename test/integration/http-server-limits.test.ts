@@ -1,10 +1,15 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../lambdas/core/errors';
 import { jsonResult } from '../../lambdas/http/api-gateway';
 import type { LocalRoute } from '../../local/api-routes';
 import { limitsWith } from '../../local/http-connections';
 import { BASE_PATH, createApiServer, DEFAULT_SERVER_LIMITS, listen, MAX_BODY_BYTES, type ApiServerOptions } from '../../local/http-server';
+import { startLocalServer } from '../support/local-server';
 import { parseRawResponse, type RawHttpResponse } from '../support/raw-http';
 
 /**
@@ -161,21 +166,44 @@ describe('connection limits and timeouts', () => {
     expect(() => limitsWith({ headersTimeoutMs: 5_000, requestTimeoutMs: 1_000 })).toThrow(/must not exceed/);
   });
 
-  it('closes a connection over the limit at once, and serves those within it', async () => {
-    const { server, port, close } = await serve({ limits: { maxConnections: 2 } });
-    expect(server.maxConnections).toBe(2);
+  /** Two connections held open, then a third: closed unanswered, while the first two are served. */
+  async function overTheLimit(port: number, path: string, authorization: string, settled: () => Promise<unknown>) {
     const first = open(port);
     const second = open(port);
     await Promise.all([first, second].map((e) => new Promise((resolve) => e.socket.once('connect', resolve))));
-    // Wait until the server has counted both.
-    await within((async () => { while ((await new Promise<number>((r) => server.getConnections((_, n) => r(n)))) < 2) await new Promise((r) => setTimeout(r, 10)); })(), 2_000, 'two connections');
+    await settled();
     const third = open(port);
-    third.socket.write(head([`GET ${BASE_PATH}/ping HTTP/1.1`, 'Host: local', `Authorization: ${GOOD}`]));
+    third.socket.write(head([`GET ${path} HTTP/1.1`, 'Host: local', `Authorization: ${authorization}`]));
     await expect(within(third.response, 2_000, 'the third')).rejects.toThrow(/closed before a whole response \(0 bytes\)/);
-    first.socket.write(head([`GET ${BASE_PATH}/ping HTTP/1.1`, 'Host: local', `Authorization: ${GOOD}`]));
-    expect((await within(first.response, 2_000, 'the first')).status).toBe(200);
+    first.socket.write(head([`GET ${path} HTTP/1.1`, 'Host: local', `Authorization: ${authorization}`]));
+    expect((await within(first.response, 5_000, 'the first')).status).toBe(200);
     for (const e of [first, second, third]) e.socket.destroy();
+  }
+
+  it('closes a connection over the limit at once, and serves those within it', async () => {
+    const { server, port, close } = await serve({ limits: { maxConnections: 2 } });
+    expect(server.maxConnections).toBe(2);
+    const counted = async () => {
+      while ((await new Promise<number>((r) => server.getConnections((_, n) => r(n)))) < 2) await new Promise((r) => setTimeout(r, 10));
+    };
+    await overTheLimit(port, `${BASE_PATH}/ping`, GOOD, () => within(counted(), 2_000, 'two connections'));
     await close();
+  });
+
+  it('npm start takes the limit as --max-connections, and refuses a value that is none', async () => {
+    const refused = spawnSync(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--max-connections', '0'], { encoding: 'utf8', timeout: 30_000 });
+    expect([refused.status, refused.stderr.trim()]).toEqual([1, 'npm start: --max-connections must be a positive integer']);
+    const dataDir = mkdtempSync(join(tmpdir(), 'gcf-limits-'));
+    const server = await startLocalServer(['--data-dir', dataDir, '--grants', '30', '--max-connections', '2']);
+    try {
+      const developer = (JSON.parse(readFileSync(join(dataDir, 'keys.json'), 'utf8')) as { developer: string }).developer;
+      const url = new URL(server.baseUrl);
+      // The server counts a connection as it accepts it: a moment after both have connected.
+      await overTheLimit(Number(url.port), `${url.pathname}/funders-api?limit=1`, `Bearer ${developer}`, () => new Promise((r) => setTimeout(r, 200)));
+    } finally {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('answers 408 to headers that do not arrive in time, and to a body that does not', async () => {
