@@ -28,6 +28,8 @@ const { values: flags } = parseArgs({
     engines: { type: 'boolean', default: false },
     // The origins browser apps may call from: comma-separated, or * (the default); also CORS_ALLOWED_ORIGINS.
     'cors-origins': { type: 'string' },
+    // Connections the API server keeps open at once; more are closed as they arrive (default 256).
+    'max-connections': { type: 'string' },
   },
 });
 
@@ -38,6 +40,9 @@ if (grants !== undefined && !(Number.isInteger(grants) && grants >= 1)) fail('--
 const port = Number(process.env.PORT ?? 3000);
 if (!(Number.isInteger(port) && port >= 0 && port < 65536)) fail(`PORT must be a port number, got ${process.env.PORT}`);
 const host = process.env.HOST ?? '127.0.0.1';
+const maxConnections = flags['max-connections'] === undefined ? undefined : Number(flags['max-connections']);
+if (maxConnections !== undefined && !(Number.isInteger(maxConnections) && maxConnections >= 1)) fail('--max-connections must be a positive integer');
+const limits = { maxConnections };
 let corsOrigins: CorsOrigins;
 try {
   corsOrigins = flags['cors-origins'] !== undefined
@@ -58,12 +63,12 @@ try {
   }
   if (flags.engines) {
     const { serveOnEngines } = await import('../local/aws-mode/serve-on-engines');
-    await serveOnEngines({ dataDir, sources, seed: sources.length > 0 ? false : { grants }, port, host, corsOrigins, say: (m) => console.log(m) });
+    await serveOnEngines({ dataDir, sources, seed: sources.length > 0 ? false : { grants }, port, host, corsOrigins, limits, say: (m) => console.log(m) });
   } else {
     const { serveEmbedded } = await import('../local/serve-embedded');
     // The admin program loads with the first admin command, not with every start.
     const adminCommands: ServedAdminCommands = async (stack, request, io) => (await import('./admin-served')).runServedCommand(stack, dataDir, request, io);
-    await serveEmbedded({ dataDir, sources, grants, port, host, corsOrigins, adminCommands });
+    await serveEmbedded({ dataDir, sources, grants, port, host, corsOrigins, limits, adminCommands });
   }
 } catch (error) {
   fail((error as Error).message);

@@ -1,11 +1,12 @@
 import { localCursorKeys } from '../lambdas/adapters/embedded/file-cursor-key';
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import dynalite from 'dynalite';
 import { claimDataDir } from './data-dir-lock';
+import { InProcessDynalite } from './in-process-dynalite';
+import { makeStatePrivate } from './private-state';
+import { listenGuarded, type GuardedEndpoint } from './table-credentials';
 import { ensureTable } from './local-table';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
@@ -83,6 +84,12 @@ export interface EmbeddedStackOptions {
   webhooks?: LocalWebhookOptions;
   /** Drop the data folder's search index before opening it, so it is rebuilt from the record store (`admin local reindex`). */
   freshIndex?: boolean;
+  /**
+   * Also serve the table on a loopback port for other processes (tests of `--target aws`), to
+   * requests signed with a random credential of this start only (`tableEndpoint`). Off by default:
+   * the stack's own clients call dynalite in process, with no port at all.
+   */
+  tableEndpoint?: boolean;
 }
 
 export interface ImportedCatalogue {
@@ -104,8 +111,10 @@ export interface EmbeddedStack {
   deadlineLedger: DynamoDeadlineLedger;
   /** Fans change events out to subscriptions and delivers them; null unless the `webhooks` option was given. */
   webhookDispatcher: LocalWebhookDispatcher | null;
-  /** The DynamoDB API endpoint dynalite serves the table on: tools can speak to it as to AWS. */
-  dynamoEndpoint: string;
+  /** A new DynamoDB client of the stack's table, in process (no port); the caller destroys it. */
+  dynamoClient(): DynamoDBClient;
+  /** The table over loopback with its credential, when the `tableEndpoint` option asked for it; else null. */
+  tableEndpoint: GuardedEndpoint | null;
   /** The spec the synthetic catalogue was seeded with, or null when the store was not seeded. */
   seededCatalogue: CatalogueSpec | null;
   /** What was imported into this state (`npm start -- --data`), or null. */
@@ -128,7 +137,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   const progress = options.onProgress ?? (() => {});
   let releaseDataDir = () => {};
   if (options.dataDir) {
-    mkdirSync(options.dataDir, { recursive: true });
+    makeStatePrivate(options.dataDir);
     releaseDataDir = claimDataDir(options.dataDir);
     // Under the folder's lock: never the index of a process that is using it.
     if (options.freshIndex) removeLocalIndex(options.dataDir);
@@ -157,14 +166,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   // The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22
   // (what Lambda runs) is for whoever upgrades the SDK, not for every local start or test.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const dynamo = dynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined, createTableMs: 0 });
-  await new Promise<void>((resolve) => dynamo.listen(0, '127.0.0.1', resolve));
-  const { port } = dynamo.address() as AddressInfo;
-  const client = new DynamoDBClient({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const dynamo = new InProcessDynalite({ path: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined });
+  const dynamoClient = () => dynamo.client({ region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = dynamoClient();
+  const tableEndpoint = options.tableEndpoint ? await listenGuarded(dynamo.listener) : null;
   const { funderIndex } = await ensureTable(client, LOCAL_TABLE_NAME);
 
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME, { funderIndex });
@@ -258,7 +263,8 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     deliveries,
     deadlineLedger,
     webhookDispatcher,
-    dynamoEndpoint: `http://127.0.0.1:${port}`,
+    dynamoClient,
+    tableEndpoint,
     seededCatalogue,
     get importedCatalogue() {
       return importedCatalogue;
@@ -286,7 +292,8 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       index.current.close();
       embeddings.cache.close();
       client.destroy();
-      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+      await tableEndpoint?.close();
+      await dynamo.close();
       releaseDataDir();
     },
   };

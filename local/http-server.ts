@@ -8,6 +8,7 @@ import { jsonResult, REQUEST_ID_HEADER, withRequestId, type ApiEvent, type ApiRe
 import { escapeRegex } from '../lambdas/core/query/wire-patterns';
 import { allowedMethods, ANY_ORIGIN, corsResponseHeaders, preflightHeaders, withCorsHeaders, type CorsOrigins } from '../lambdas/http/cors';
 import type { LocalRoute } from './api-routes';
+import { applyLimits, bodyStillComing, ClientGone, closeAfterAnswer, declaredLength, limitsWith, MAX_BODY_BYTES, readBody, serverOptionsFor, TOO_LARGE, type ServerLimits } from './http-connections';
 
 /** The authorizer API Gateway runs before a protected route: the Authorization header values in, a principal out (or a 401). */
 export type LocalAuthorizer = (authorization: readonly string[] | undefined) => Promise<Principal>;
@@ -18,7 +19,7 @@ export type LocalAuthorizer = (authorization: readonly string[] | undefined) => 
  */
 
 export const BASE_PATH = '/functions/v1';
-const MAX_BODY_BYTES = 1024 * 1024;
+export { DEFAULT_SERVER_LIMITS, MAX_BODY_BYTES, type ServerLimits } from './http-connections';
 
 interface CompiledRoute extends LocalRoute {
   pattern: RegExp;
@@ -39,17 +40,6 @@ function compile(route: LocalRoute): CompiledRoute {
 /** Errors API Gateway itself would answer (no route, unreadable request), in the service's error body. */
 function errorAnswer(requestId: string, status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): ApiResult {
   return jsonResult(status, { error: { code, message, request_id: requestId } }, headers);
-}
-
-async function readBody(req: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error('body too large');
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : null;
 }
 
 function toEvent(req: IncomingMessage, url: URL, route: CompiledRoute, match: RegExpMatchArray, body: string | null, requestId: string): ApiEvent {
@@ -98,8 +88,9 @@ function writeResult(res: ServerResponse, result: ApiResult): void {
 }
 
 /** Every value sent for a header, whatever its case: Node would keep only one Authorization. */
-function headerValues(event: ApiEvent, name: string): string[] | undefined {
-  const values = Object.entries(event.multiValueHeaders ?? {}).filter(([header]) => header.toLowerCase() === name).flatMap(([, v]) => v ?? []);
+function headerValues(req: IncomingMessage, name: string): string[] | undefined {
+  const values: string[] = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === name) values.push(req.rawHeaders[i + 1]!);
   return values.length > 0 ? values : undefined;
 }
 
@@ -169,6 +160,8 @@ export interface ApiServerOptions {
    * the route, status and latency): the path without its query string, never a header or a body.
    */
   logRequest?: (line: RequestLogLine) => void;
+  /** Connections at once and the header, request and keep-alive timeouts (DEFAULT_SERVER_LIMITS otherwise). */
+  limits?: Partial<ServerLimits>;
 }
 
 export interface RequestLogLine {
@@ -187,7 +180,8 @@ function originOf(req: IncomingMessage): string | undefined {
 export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer, options: ApiServerOptions = {}): Server {
   const corsOrigins = options.corsOrigins ?? ANY_ORIGIN;
   const compiled = routes.map(compile);
-  const server = createServer(async (req, res) => {
+  const limits = limitsWith(options.limits);
+  const server = createServer(serverOptionsFor(limits), async (req, res) => {
     // One id a request, as API Gateway gives one: in the response header, any error body, and the event the handlers log.
     const requestId = randomUUID();
     const startedAt = performance.now();
@@ -204,6 +198,8 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
     const origin = originOf(req);
     // Every answer, the routes' and the server's own, with its request id and CORS headers.
     const answer = (result: ApiResult) => {
+      // Answered before its body arrived (a refused key, a body too large, no route): that body is never read.
+      if (bodyStillComing(req)) closeAfterAnswer(req, res);
       const identified = withRequestId(result, requestId);
       writeResult(res, { ...identified, headers: withCorsHeaders(identified.headers, corsOrigins, origin) });
     };
@@ -227,12 +223,16 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
         return answer(errorAnswer(requestId, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not served here; this path serves ${allowed}`, { Allow: allowed }));
       }
       if (!hit) return fail(404, 'NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
-      const body = await readBody(req);
-      const event = toEvent(req, url, hit.route, hit.match!, body, requestId);
+      const tooLarge = () => fail(413, 'INVALID_PARAMETER', 'Request body over 1 MiB');
+      // A declared size over the limit is refused before anything else, the key included: none of it is read.
+      if ((declaredLength(req) ?? 0) > MAX_BODY_BYTES) return tooLarge();
+      // Built before the body is read: a malformed path is a 400 whatever the key.
+      const event = toEvent(req, url, hit.route, hit.match!, null, requestId);
       if (hit.route.authenticated) {
+        // The key is checked before the body is read: a request without a valid one costs no body.
         let principal: Principal;
         try {
-          principal = await authorize(headerValues(event, 'authorization'));
+          principal = await authorize(headerValues(req, 'authorization'));
         } catch (error) {
           // API Gateway answers a refused authorizer itself, with its UNAUTHORIZED gateway response.
           if (error instanceof ServiceError) return fail(error.status, error.code, error.message);
@@ -241,17 +241,22 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
         // What the AWS authorizer passes on as context (lambdas/http/request-authorizer.ts).
         event.requestContext.authorizer = { principalId: principal.keyId, keyId: principal.keyId, tier: principal.tier };
       }
+      const body = await readBody(req);
+      if (body === TOO_LARGE) return tooLarge();
+      event.body = body;
       answer(await hit.route.handler(event));
     } catch (error) {
-      // Malformed percent-encoding and oversized bodies are the client's fault; anything else is ours.
+      // Gone mid-body: no one is left to answer.
+      if (error instanceof ClientGone) return void res.destroy();
+      // Malformed percent-encoding is the client's fault; anything else is ours.
       if (error instanceof URIError) return fail(400, 'INVALID_PARAMETER', 'Malformed percent-encoding in the path');
-      if (error instanceof Error && error.message === 'body too large') return fail(413, 'INVALID_PARAMETER', 'Request body over 1 MiB');
       fail(500, 'INTERNAL', 'Internal error');
     }
   });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => answerUnparsableRequest(error, socket, corsOrigins));
   // Node hands CONNECT to this event and, without a listener, drops the connection unanswered: no route has that method.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => endWithError(socket, 404, 'NOT_FOUND', `No route for ${req.method} ${req.url}`, corsResponseHeaders(corsOrigins, originOf(req))));
+  applyLimits(server, limits);
   return server;
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isWellFormedApiKey } from '../lambdas/core/auth/api-keys';
 import { TIER_NAMES, type TierName } from '../lambdas/core/auth/tiers';
@@ -32,6 +32,10 @@ export async function ensureLocalKeys(services: Pick<Services, 'keys' | 'clock'>
   for (const tier of TIER_NAMES) {
     keys[tier] = (await createKey(services.keys, { tier, owner: 'local', label: `local ${tier} key` }, randomBytes, services.clock.now())).key;
   }
-  if (file) writeFileSync(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+  if (file) {
+    writeFileSync(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
+    // The mode above applies only to a new file; one left by an earlier start (unreadable keys) is narrowed too.
+    chmodSync(file, 0o600);
+  }
   return { keys, created: true, file };
 }

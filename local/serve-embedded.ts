@@ -5,7 +5,7 @@ import { ensureLocalKeys } from './local-keys';
 import { startEmbeddedStack } from './embedded-stack';
 import { catalogueWithGrants } from './synthetic-catalogue';
 import { ingestReporter, stderrTerminal } from './ingest-report';
-import { closeOnSignals, createApiServer, listen } from './http-server';
+import { closeOnSignals, createApiServer, listen, type ServerLimits } from './http-server';
 import { allowsAnyOrigin, type CorsOrigins } from '../lambdas/http/cors';
 import { AdminChannelUnavailable, openAdminChannel, type AdminChannel, type ChannelIo } from './admin-channel/channel-server';
 import type { AdminRequest } from './admin-channel/channel-protocol';
@@ -22,6 +22,8 @@ const logLine = (message: string, fields: object) => console.log(JSON.stringify(
 /** `npm start` on the embedded stack (dynalite + SQLite FTS5): the route handlers on the embedded services. */
 export async function serveEmbedded(options: {
   dataDir: string; sources: string[]; grants?: number; port: number; host: string; corsOrigins: CorsOrigins;
+  /** The API server's connection limit and timeouts (`--max-connections`); the defaults otherwise. */
+  limits?: Partial<ServerLimits>;
   /** `npm run admin` commands for this state folder run here while the server owns it. */
   adminCommands?: ServedAdminCommands;
 }): Promise<void> {
@@ -51,11 +53,14 @@ export async function serveEmbedded(options: {
   }
   const localKeys = await ensureLocalKeys(stack.services, dataDir);
   if (localKeys.created) {
-    console.log(`created one API key per tier, saved to ${localKeys.file} (keep them; only their hashes are stored):`);
-    for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
+    // Shown once, and only on a terminal: output sent elsewhere may be a log file others can read.
+    const shown = process.stdout.isTTY === true;
+    console.log(`created one API key per tier, saved to ${localKeys.file} (readable by you only; only their hashes are stored)${shown ? ':' : '; not shown here, as output is not a terminal'}`);
+    if (shown) for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
   }
   const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), {
     corsOrigins: options.corsOrigins,
+    limits: options.limits,
     logRequest: (line) => logLine('request', line),
   });
   const baseUrl = await listen(server, port, options.host).catch(async (error: NodeJS.ErrnoException) => {

@@ -1,5 +1,6 @@
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import type { CorsOrigins } from '../../lambdas/http/cors';
+import type { TableCredentials } from '../table-credentials';
 
 /**
  * Every environment variable the functions read in the local AWS mode, in one place. The
@@ -13,14 +14,17 @@ import type { CorsOrigins } from '../../lambdas/http/cors';
 
 /** The service name the CDK app gives every function (lib/config.ts, serviceName). */
 const SERVICE_NAME = 'gcf-data-service';
-/** Any value: dynalite and ElasticMQ check that requests are signed, not by whom. */
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 export interface LocalAwsResources {
   region: string;
   tableName: string;
   /** The table's endpoint: the stream proxy in front of dynalite. */
   dynamoEndpoint: string;
+  /**
+   * The credentials Lambda would give the functions: the table's random one of this start, which
+   * the stream proxy checks on every request (ElasticMQ takes any signed request).
+   */
+  credentials: TableCredentials;
   sqsEndpoint: string;
   queueUrl: string;
   deadLetterQueueUrl: string;
@@ -42,8 +46,8 @@ export function lambdaEnvironment(resources: LocalAwsResources): Record<string, 
     ...(resources.corsOrigins === undefined ? {} : { [FUNCTION_ENV.corsAllowedOrigins]: JSON.stringify(resources.corsOrigins) }),
     AWS_REGION: resources.region,
     AWS_DEFAULT_REGION: resources.region,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ACCESS_KEY_ID: resources.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: resources.credentials.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: resources.dynamoEndpoint,
     AWS_ENDPOINT_URL_SQS: resources.sqsEndpoint,
     // The pinned SDK's notice that its 2027 releases need Node 22 (Lambda's runtime) is not for each start.

@@ -1,31 +1,40 @@
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import dynalite from 'dynalite';
 import {
   WEBHOOK_DEAD_LETTER_RETENTION_SECONDS, WEBHOOK_MAX_RECEIVES, WEBHOOK_QUEUE_RETENTION_SECONDS, WEBHOOK_VISIBILITY_TIMEOUT_SECONDS,
 } from '../../lib/webhook-queue-settings';
 import { ensureTable } from '../local-table';
+import { InProcessDynalite } from '../in-process-dynalite';
+import { makeStatePrivate, PRIVATE_FILE_MODE } from '../private-state';
+import { newTableCredentials, type TableCredentials } from '../table-credentials';
 import { StreamProxy } from './stream-proxy';
 import { TableStream } from './table-stream';
 
 /**
  * What the stateful stack holds, on this machine: the records table in dynalite (in a data folder)
  * behind the stream proxy, its stream, and the webhook queue with its dead-letter queue on
- * ElasticMQ, made with the stack's settings.
+ * ElasticMQ, made with the stack's settings. The table answers only requests signed with this
+ * start's random credential, which the functions are given and `table-credentials.json` (600) in
+ * the state folder holds for admin commands.
  */
 
 export const LOCAL_AWS_TABLE_NAME = 'gcf-records';
 export const LOCAL_AWS_QUEUE_NAMES = { queue: 'gcf-webhooks', deadLetter: 'gcf-webhooks-dlq' } as const;
 /** Any region: the engines ignore it, but the SDK and the ARNs need one. */
 export const LOCAL_AWS_REGION = 'us-east-1';
+/** ElasticMQ checks that requests are signed, not by whom. */
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+export const TABLE_CREDENTIALS_FILE = 'table-credentials.json';
 
 export interface LocalTable {
   /** The proxy's endpoint, with the stream: what every client of the table uses. */
   endpoint: string;
+  /** What every request to the endpoint must be signed with (this start's alone). */
+  credentials: TableCredentials;
+  /** Where the credentials are kept for admin commands (mode 600). */
+  credentialsFile: string;
   stream: TableStream;
   /** Whether the table was created by this start (a new or reset data folder). */
   created: boolean;
@@ -33,23 +42,26 @@ export interface LocalTable {
 }
 
 export async function startLocalTable(dataDir: string): Promise<LocalTable> {
-  mkdirSync(dataDir, { recursive: true });
+  makeStatePrivate(dataDir);
   // The pinned SDK's notice that its 2027 releases need Node 22 (Lambda's runtime) is not for each start.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const closeServer = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  const client = new DynamoDBClient({ endpoint: target, region: LOCAL_AWS_REGION, credentials: LOCAL_CREDENTIALS });
+  const dynamo = new InProcessDynalite({ path: join(dataDir, 'dynamodb') });
+  const closeServer = () => dynamo.close();
+  const client = dynamo.client({ region: LOCAL_AWS_REGION, credentials: LOCAL_CREDENTIALS });
   try {
     const { created } = await ensureTable(client, LOCAL_AWS_TABLE_NAME);
     const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_AWS_TABLE_NAME }));
     const keyNames = (Table?.KeySchema ?? []).sort((a) => (a.KeyType === 'HASH' ? -1 : 1)).map((k) => k.AttributeName!);
     const stream = new TableStream();
-    const proxy = new StreamProxy({ target, tableName: LOCAL_AWS_TABLE_NAME, keyNames, region: LOCAL_AWS_REGION, stream });
+    const credentials = newTableCredentials();
+    const credentialsFile = join(dataDir, TABLE_CREDENTIALS_FILE);
+    writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+    const proxy = new StreamProxy({ dynamo, accessKeyId: credentials.accessKeyId, tableName: LOCAL_AWS_TABLE_NAME, keyNames, region: LOCAL_AWS_REGION, stream });
     const endpoint = await proxy.listen();
     return {
       endpoint,
+      credentials,
+      credentialsFile,
       stream,
       created,
       async close() {

@@ -1,5 +1,4 @@
 import { localCursorKeys } from '../../lambdas/adapters/embedded/file-cursor-key';
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -7,11 +6,13 @@ import { REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-indices';
 import { CHANGE_EVENT_SK, RECORD_SK } from '../../lambdas/adapters/aws/records-table';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
 import { claimDataDir } from '../data-dir-lock';
+import { makeStatePrivate } from '../private-state';
 import { ENGINE_ENV, ENGINE_NAMES, healthy, readState, startEngine, stopEngine } from '../engines/engine-processes';
 import type { EngineName } from '../engines/engine-artifacts';
 import { loadLocalEmbedder } from '../local-embedder';
 import { applyLambdaEnvironment, lambdaEnvironment } from './lambda-environment';
 import { allowsAnyOrigin, type CorsOrigins } from '../../lambdas/http/cors';
+import type { ServerLimits } from '../http-connections';
 import { ensureWebhookQueues, LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME, startLocalTable } from './local-aws-resources';
 import { startSqsEventSource } from './sqs-event-source';
 import { StreamEventSource } from './table-stream';
@@ -35,6 +36,8 @@ export interface EnginesModeOptions {
   host: string;
   /** The origins browser apps may call from (`--cors-origins`), given to the functions as the CDK gives them. */
   corsOrigins: CorsOrigins;
+  /** The API server's connection limit and timeouts (`--max-connections`); the defaults otherwise. */
+  limits?: Partial<ServerLimits>;
   say: (message: string) => void;
 }
 
@@ -87,7 +90,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
   try {
-    mkdirSync(options.dataDir, { recursive: true });
+    makeStatePrivate(options.dataDir);
     cleanups.push(claimDataDir(options.dataDir));
     const started: EngineName[] = [];
     cleanups.push(async () => {
@@ -100,7 +103,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     cleanups.push(() => table.close());
     const queues = await ensureWebhookQueues(urls.elasticmq);
     const env = lambdaEnvironment({
-      region: LOCAL_AWS_REGION, tableName: LOCAL_AWS_TABLE_NAME, dynamoEndpoint: table.endpoint, sqsEndpoint: urls.elasticmq,
+      region: LOCAL_AWS_REGION, tableName: LOCAL_AWS_TABLE_NAME, dynamoEndpoint: table.endpoint, credentials: table.credentials, sqsEndpoint: urls.elasticmq,
       queueUrl: queues.queueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl, searchEndpoint: urls.opensearch,
       corsOrigins: options.corsOrigins,
     });
@@ -163,7 +166,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const timers = startSchedules(functions, say);
     cleanups.push(() => timers.stop());
 
-    const server = createApiServer(functions.routes, functions.authorize, { corsOrigins: options.corsOrigins });
+    const server = createApiServer(functions.routes, functions.authorize, { corsOrigins: options.corsOrigins, limits: options.limits });
     const baseUrl = await listen(server, options.port, options.host).catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'EADDRINUSE' ? new Error(`port ${options.port} is in use: set PORT to another one`) : error;
     });
@@ -174,7 +177,9 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     say(`state: ${options.dataDir}`);
     say(`CORS: ${allowsAnyOrigin(options.corsOrigins) ? 'any origin' : options.corsOrigins.join(', ')} (--cors-origins)`);
     say(`table ${LOCAL_AWS_TABLE_NAME} at ${table.endpoint} (dynalite with an emulated stream); webhook queue ${queues.queueUrl}`);
-    say(`admin commands against it: AWS_ENDPOINT_URL_DYNAMODB=${table.endpoint} AWS_ENDPOINT_URL_SQS=${urls.elasticmq} AWS_REGION=${LOCAL_AWS_REGION} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local npm run admin -- <command> --target aws --table-name ${LOCAL_AWS_TABLE_NAME}`);
+    // The credential is named by its file, never printed: output may go to a log others can read.
+    const fromFile = (field: string) => `$(node -p 'require("${resolve(table.credentialsFile)}").${field}')`;
+    say(`admin commands against it: AWS_ENDPOINT_URL_DYNAMODB=${table.endpoint} AWS_ENDPOINT_URL_SQS=${urls.elasticmq} AWS_REGION=${LOCAL_AWS_REGION} AWS_ACCESS_KEY_ID=${fromFile('accessKeyId')} AWS_SECRET_ACCESS_KEY=${fromFile('secretAccessKey')} npm run admin -- <command> --target aws --table-name ${LOCAL_AWS_TABLE_NAME}`);
     say(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${resolve(keys.file!)}").developer')" "${baseUrl}/grants-api?limit=2")`);
   } catch (error) {
     await cleanUp();

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { InProcessDynalite, RawResponse } from '../in-process-dynalite';
+import { refuseUnknownKey, signedWith } from '../table-credentials';
 import type { TableStream } from './table-stream';
 
 /**
@@ -11,6 +13,8 @@ import type { TableStream } from './table-stream';
  * it and becomes stream records with NEW_AND_OLD_IMAGES, in write order. As in DynamoDB, a write
  * that changes nothing (a put of the same item, a failed condition) makes no record. Writes are
  * taken one at a time so the images are exactly those of each write; reads pass straight through.
+ * dynalite runs in this process with no port of its own; the proxy's port answers only requests
+ * signed with this start's access key id (table-credentials.ts), refused before their body is read.
  */
 
 type AttributeMap = Record<string, Record<string, unknown>>;
@@ -20,8 +24,10 @@ const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']
 const BATCH_GET_MAX = 100;
 
 export interface StreamProxyOptions {
-  /** dynalite's endpoint. */
-  target: string;
+  /** dynalite, called in process. */
+  dynamo: InProcessDynalite;
+  /** The access key id every request must be signed with. */
+  accessKeyId: string;
   tableName: string;
   /** The table's key attributes (partition, then sort). */
   keyNames: readonly string[];
@@ -44,37 +50,22 @@ async function readBody(stream: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-interface Forwarded {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-}
-
-function forward(target: URL, method: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Forwarded> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: '/', method, headers: { ...headers, host: target.host } }, (res) => {
-      readBody(res).then((data) => resolve({ status: res.statusCode ?? 500, headers: res.headers, body: data }), reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+type Forwarded = RawResponse;
 
 export class StreamProxy {
   private readonly server: Server;
-  private readonly target: URL;
   private writes: Promise<unknown> = Promise.resolve();
   private sequence = 0n;
   private readonly streamArn: string;
 
   constructor(private readonly options: StreamProxyOptions) {
-    this.target = new URL(options.target);
     this.streamArn = `arn:aws:dynamodb:${options.region}:000000000000:table/${options.tableName}/stream/${new Date().toISOString().slice(0, 23)}`;
     this.server = createServer((req, res) => {
+      if (!signedWith(req, options.accessKeyId)) return refuseUnknownKey(res);
       void (async () => {
         const body = await readBody(req);
         const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-        const run = () => (WRITES.has(operation) ? this.streamedWrite(operation, req.headers, body) : forward(this.target, req.method ?? 'POST', req.headers, body));
+        const run = () => (WRITES.has(operation) ? this.streamedWrite(operation, req.headers, body) : this.forward(req.method ?? 'POST', req.headers, body));
         const answer = WRITES.has(operation) ? await (this.writes = this.writes.then(run, run)) as Forwarded : await run();
         res.writeHead(answer.status, answer.headers);
         res.end(answer.body);
@@ -96,6 +87,10 @@ export class StreamProxy {
     await this.writes.catch(() => undefined);
   }
 
+  private forward(method: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Forwarded> {
+    return this.options.dynamo.call({ method, url: '/', headers, body });
+  }
+
   /** The keys of the records table's items a write request touches. */
   private keysOf(operation: string, request: Record<string, unknown>): AttributeMap[] {
     const keyOf = (item: AttributeMap) => Object.fromEntries(this.options.keyNames.map((name) => [name, item[name]!]));
@@ -115,7 +110,7 @@ export class StreamProxy {
       // A malformed request: dynalite answers it with its validation error, and nothing is written.
     }
     const before = keys.length > 0 ? await this.images(keys) : new Map<string, AttributeMap>();
-    const answer = await forward(this.target, 'POST', headers, body);
+    const answer = await this.forward('POST', headers, body);
     if (answer.status !== 200 || keys.length === 0) return answer;
     const after = await this.images(keys);
     const now = Math.floor(Date.now() / 1000);
@@ -158,7 +153,7 @@ export class StreamProxy {
     const found = new Map<string, AttributeMap>();
     for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
       const payload = JSON.stringify({ RequestItems: { [this.options.tableName]: { Keys: keys.slice(i, i + BATCH_GET_MAX), ConsistentRead: true } } });
-      const answer = await forward(this.target, 'POST', {
+      const answer = await this.forward('POST', {
         'content-type': 'application/x-amz-json-1.0',
         'x-amz-target': 'DynamoDB_20120810.BatchGetItem',
         // dynalite checks that a request is signed, not the signature.

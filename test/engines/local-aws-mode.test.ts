@@ -15,7 +15,7 @@ import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
 import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 import { systemClock, utcDate } from '../../lambdas/ports/clock';
 import { catalogueWithGrants } from '../../local/synthetic-catalogue';
-import { LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME } from '../../local/aws-mode/local-aws-resources';
+import { LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME, TABLE_CREDENTIALS_FILE } from '../../local/aws-mode/local-aws-resources';
 import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { runAdmin } from '../support/admin-cli';
 import { matches, sortRecords } from '../support/oracle';
@@ -32,7 +32,6 @@ const GRANTS = 200;
 /** Given with --cors-origins: the functions read it from CORS_ALLOWED_ORIGINS, as the CDK sets it. */
 const APP_ORIGIN = 'https://app.example.org';
 const STARTUP_MS = 240_000;
-const LOCAL_CREDENTIALS = { AWS_REGION: LOCAL_AWS_REGION, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' };
 
 interface Received {
   path: string;
@@ -46,6 +45,8 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
   let output = '';
   let baseUrl = '';
   let tableEndpoint = '';
+  /** The table's credential of this start, which the server keeps in the state folder (never prints). */
+  let tableCredentials = { accessKeyId: '', secretAccessKey: '' };
   let keys: Record<string, string> = {};
   let grants: Grant[] = [];
   let receiver: Server;
@@ -94,6 +95,7 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
       return /API ready at (\S+)/.exec(output)?.[1];
     }, 'the server to be ready', STARTUP_MS);
     tableEndpoint = /table gcf-records at (\S+)/.exec(output)![1]!;
+    tableCredentials = JSON.parse(readFileSync(join(dataDir, TABLE_CREDENTIALS_FILE), 'utf8')) as typeof tableCredentials;
     keys = JSON.parse(readFileSync(join(dataDir, 'keys.json'), 'utf8')) as Record<string, string>;
     const spec = { ...catalogueWithGrants(GRANTS), today: utcDate(systemClock) };
     grants = [...generateGrants(spec, generateFunders(spec))].flat();
@@ -234,7 +236,7 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
   });
 
   it('indexes what the admin CLI writes to the table through the emulated stream, and delivers its grant.created webhooks through ElasticMQ', async () => {
-    const dynamo = new DynamoDBClient({ endpoint: tableEndpoint, region: LOCAL_AWS_REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const dynamo = new DynamoDBClient({ endpoint: tableEndpoint, region: LOCAL_AWS_REGION, credentials: tableCredentials });
     const keyStore = new DynamoKeyStore(dynamo, LOCAL_AWS_TABLE_NAME);
     const developer = (await keyStore.findByHash(hashApiKey(keys.developer!)))!;
     const { secret } = await addSubscription(
@@ -244,7 +246,8 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     dynamo.destroy();
 
     const ingest = await runAdmin(['ingest', 'test/fixtures/ingest/grants-gov-extract-v2.xml', '--target', 'aws', '--table-name', LOCAL_AWS_TABLE_NAME], {
-      ...LOCAL_CREDENTIALS, AWS_ENDPOINT_URL_DYNAMODB: tableEndpoint, AWS_PROFILE: undefined,
+      AWS_REGION: LOCAL_AWS_REGION, AWS_ACCESS_KEY_ID: tableCredentials.accessKeyId, AWS_SECRET_ACCESS_KEY: tableCredentials.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: tableEndpoint, AWS_PROFILE: undefined,
     });
     expect(ingest.code, ingest.stderr).toBe(0);
     expect(ingest.stdout).toContain('3 imported, 0 rejected');

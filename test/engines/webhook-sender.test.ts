@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -84,7 +84,7 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     stack = await startEmbeddedStack({ seed: false });
-    dynamo = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    dynamo = stack.dynamoClient();
     webhooks = new DynamoWebhookStore(dynamo, LOCAL_TABLE_NAME);
     log = new DynamoDeliveryLog(dynamo, LOCAL_TABLE_NAME);
     const suffix = Date.now();

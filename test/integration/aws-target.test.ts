@@ -17,7 +17,6 @@ import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-lo
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import type { WebhookSubscription } from '../../lambdas/ports/webhook-store';
 import type { Grant } from '../../lambdas/core/records';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /**
  * The admin CLI's AWS target (ingest, reindex, keys) and the OpenSearch backfill, against local
@@ -30,7 +29,8 @@ const SMALL = { funders: 12, grants: 60, contracts: 25, awardedGrants: 6, awarde
 let stack: EmbeddedStack;
 let openSearch: StandInOpenSearch;
 beforeAll(async () => {
-  stack = await startEmbeddedStack({ seed: SMALL });
+  // The CLI runs in child processes: they reach the table on its guarded loopback endpoint.
+  stack = await startEmbeddedStack({ seed: SMALL, tableEndpoint: true });
   openSearch = await startStandInOpenSearch();
 });
 afterAll(async () => {
@@ -84,8 +84,9 @@ describe('admin --target aws (against local stand-ins)', () => {
   const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
   const awsEnv = () => ({
     ...process.env,
-    AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1', AWS_PROFILE: '',
-    AWS_ENDPOINT_URL_DYNAMODB: stack.dynamoEndpoint,
+    AWS_ACCESS_KEY_ID: stack.tableEndpoint!.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: stack.tableEndpoint!.credentials.secretAccessKey,
+    AWS_REGION: 'us-east-1', AWS_PROFILE: '',
+    AWS_ENDPOINT_URL_DYNAMODB: stack.tableEndpoint!.url,
     AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
   });
@@ -113,7 +114,8 @@ describe('admin --target aws (against local stand-ins)', () => {
     expect(bedrock.requests.length).toBe(calls);
     // Signed with the caller's credentials (SigV4 for service "es"), as an IAM-only domain requires.
     expect(openSearch.requests.length).toBeGreaterThan(0);
-    for (const request of openSearch.requests) expect(request.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/es\/aws4_request/);
+    const credential = new RegExp(`^AWS4-HMAC-SHA256 Credential=${stack.tableEndpoint!.credentials.accessKeyId}/\\d{8}/us-east-1/es/aws4_request`);
+    for (const request of openSearch.requests) expect(request.authorization).toMatch(credential);
   });
 
   it('keys create/set-tier/revoke also manage the gateway key in the tier\'s usage plan', async () => {
@@ -137,7 +139,7 @@ describe('admin --target aws (against local stand-ins)', () => {
   });
 
   it('webhooks replay queues a failed delivery on the stage\'s webhook queue for the sender Lambda', async () => {
-    const log = new DynamoDeliveryLog(new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }), LOCAL_TABLE_NAME);
+    const log = new DynamoDeliveryLog(stack.dynamoClient(), LOCAL_TABLE_NAME);
     const at = '2026-11-20T10:00:00.000Z';
     await log.create({
       delivery_id: 'dlv_failed1', subscription_id: 'whk_1', event_id: 'evt-1', event: 'grant.created', body: '{"event":"grant.created","data":{}}',
@@ -156,7 +158,7 @@ describe('admin --target aws (against local stand-ins)', () => {
 
   /** A subscription in the stage's table, as `webhooks add` stores one. */
   async function storedSubscription(subscription: Pick<WebhookSubscription, 'subscription_id' | 'url' | 'events' | 'days_before'>): Promise<DynamoWebhookStore> {
-    const client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = stack.dynamoClient();
     const store = new DynamoWebhookStore(client, LOCAL_TABLE_NAME);
     const now = new Date().toISOString();
     await store.create({ ...subscription, key_id: 'key_1', state: 'active', disabled_reason: null, secret: 'whsec_test', previous_secret: null, previous_secret_valid_until: null, created_at: now, updated_at: now });
@@ -174,7 +176,7 @@ describe('admin --target aws (against local stand-ins)', () => {
 
   it('scan-deadlines --target aws reads the stage\'s search domain and queues each reminder once on its webhook queue', async () => {
     await storedSubscription({ subscription_id: 'whk_deadlines', url: 'https://hooks.example.org/gcf', events: ['grant.deadline_approaching'], days_before: 5 });
-    const client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = stack.dynamoClient();
     const deadline = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     const [grant] = (await stack.services.store.scan('grant')[Symbol.asyncIterator]().next()).value as Grant[];
     const due = { ...grant!, status: 'posted', deadline_date: deadline };
@@ -202,7 +204,7 @@ describe('admin --target aws (against local stand-ins)', () => {
   });
 
   it('webhooks fan-out --target aws queues the change events left in the outbox, once, and empties it', async () => {
-    const client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = stack.dynamoClient();
     const now = new Date().toISOString();
     await new DynamoWebhookStore(client, LOCAL_TABLE_NAME).create({
       subscription_id: 'whk_changes', key_id: 'key_1', url: 'https://hooks.example.org/changes', events: ['grant.created'], days_before: 7,

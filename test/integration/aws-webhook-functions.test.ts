@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ beforeAll(async () => {
 
   stack = await startEmbeddedStack({ seed: false });
   sqs = await startStandInSqs();
-  client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  client = stack.dynamoClient();
   webhooks = new DynamoWebhookStore(client, LOCAL_TABLE_NAME);
   log = new DynamoDeliveryLog(client, LOCAL_TABLE_NAME);
   queueUrl = sqs.queueUrl('webhooks');

@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRecordStore } from '../../lambdas/adapters/aws/dynamo-record-store';
 import type { SqliteSearchIndex } from '../../lambdas/adapters/embedded/sqlite-search-index';
@@ -174,7 +173,7 @@ describe('rebuilding the index while the server runs', () => {
 
   it('catches up at start when the process died after switching files but before catching up', async () => {
     // A write the current file never saw (the dead process sent it to the old index): in the store only.
-    const client = new DynamoDBClient({ endpoint: api.stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = api.stack.dynamoClient();
     const [lighthouse] = await foundBy('zanzibar lighthouse restoration');
     const awarded = (await page('/grants-api?opportunity_type=awarded&limit=2')).results.find((r) => r.id !== lighthouse) as unknown as Grant;
     await new DynamoRecordStore(client, LOCAL_TABLE_NAME).put('grant', [{ ...awarded, ...ORCHARD }]);

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ describe('the emulated stream of the local table', () => {
 
   beforeAll(async () => {
     table = await startLocalTable(dataDir);
-    doc = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: table.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } }));
+    doc = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: table.endpoint, region: 'us-east-1', credentials: { ...table.credentials } }));
   });
   afterAll(async () => {
     doc?.destroy();
@@ -51,6 +51,24 @@ describe('the emulated stream of the local table', () => {
     expect(records[2]!.dynamodb!.NewImage).toBeUndefined();
     const sequence = records.map((r) => BigInt(r.dynamodb!.SequenceNumber!));
     expect(sequence).toEqual([...sequence].sort((a, b) => (a < b ? -1 : 1)));
+  });
+
+  it('answers only requests signed with this start\'s credential, which the state folder keeps for its owner alone', async () => {
+    for (const credentials of [{ accessKeyId: 'local', secretAccessKey: 'local' }, { accessKeyId: table.credentials.accessKeyId.slice(0, -1), secretAccessKey: table.credentials.secretAccessKey }]) {
+      const stranger = new DynamoDBClient({ endpoint: table.endpoint, region: 'us-east-1', credentials, maxAttempts: 1 });
+      await expect(stranger.send(new ListTablesCommand({}))).rejects.toMatchObject({ name: 'UnrecognizedClientException', $metadata: { httpStatusCode: 400 } });
+      await expect(DynamoDBDocumentClient.from(stranger).send(new PutCommand({ TableName, Item: { pk: 'key#minted', sk: 'record' } }))).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+      stranger.destroy();
+    }
+    // Unsigned, as a raw request: refused too.
+    const unsigned = await fetch(table.endpoint, { method: 'POST', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' }, body: '{}' });
+    expect(unsigned.status).toBe(400);
+    expect(((await unsigned.json()) as { __type: string }).__type).toMatch(/UnrecognizedClientException$/);
+    expect(table.credentials.accessKeyId).toMatch(/^LOCAL[0-9A-F]{32}$/);
+    const { accessKeyId, secretAccessKey } = table.credentials;
+    expect(JSON.parse(readFileSync(table.credentialsFile, 'utf8'))).toEqual({ accessKeyId, secretAccessKey });
+    expect(statSync(table.credentialsFile).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
   });
 
   it('records each item of a batch write, in the order of the batch', async () => {

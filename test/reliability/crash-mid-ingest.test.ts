@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRecordStore } from '../../lambdas/adapters/aws/dynamo-record-store';
 import { IndexingRecordStore } from '../../lambdas/adapters/embedded/indexing-record-store';
@@ -182,7 +181,7 @@ describe('a write stopped between the record store and the search index', () => 
 
   /** The folder's table through a store of its own, as a second (about to die) process would see it, whose index or store fails mid-write. */
   function interruptedWriter(stack: EmbeddedStack, fail: { index?: boolean; storeAfter?: number }) {
-    const client = new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = stack.dynamoClient();
     const dynamo = new DynamoRecordStore(client, LOCAL_TABLE_NAME);
     const store: RecordStore = fail.storeAfter === undefined ? dynamo : {
       get: (kind, id) => dynamo.get(kind, id),

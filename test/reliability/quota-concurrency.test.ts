@@ -30,7 +30,8 @@ beforeAll(async () => {
     basic: { dailyQuota: QUOTAS.basic, throttle: TIERS.basic.throttle },
     pro: { dailyQuota: QUOTAS.pro, throttle: TIERS.pro.throttle },
   });
-  served = await serveOverHttp({ ...stack.services, tiers }, stack.services);
+  // A burst of up to 1,000 connections at once: over the local server's default connection limit.
+  served = await serveOverHttp({ ...stack.services, tiers }, stack.services, { limits: { maxConnections: 2_000 } });
   baseUrl = served.baseUrl;
 });
 afterAll(async () => {
