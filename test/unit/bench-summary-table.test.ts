@@ -6,6 +6,7 @@ import { adminSection, ADMIN_MARKERS } from '../../bench/admin-report';
 import { knnSection } from '../../bench/knn-report';
 import { LOAD_MARKERS } from '../../bench/load-report';
 import type { MachineInfo } from '../../bench/machine';
+import { BENCH_PARTS, parseBenchOptions } from '../../bench/options';
 import { headingAnchors, markdownTables, slugOf } from '../../bench/markdown-tables';
 import { ADMIN_AREA, KNN_AREA } from '../../bench/summary-bench-rows';
 import {
@@ -191,6 +192,12 @@ describe('the summary block in the report', () => {
     ]);
     expect(after.split(SUMMARY_MARKERS.start)).toHaveLength(2);
     expect(refreshSummary(after).report).toBe(after);
+  });
+
+  it('is rebuilt alone by `--parts summary`, a part no default run asks for', () => {
+    expect(parseBenchOptions(['--parts', 'summary'], {}).parts).toEqual(['summary']);
+    expect(parseBenchOptions([], {}).parts).toEqual([...BENCH_PARTS]);
+    expect(() => parseBenchOptions(['--parts', 'summaries'], {})).toThrow(/--parts takes api, .*, load, summary; got "summaries"/);
   });
 
   it('adds a title to a report without one', () => {
