@@ -217,3 +217,25 @@ describe('the summary block in the report', () => {
   });
 });
 
+describe('docs/benchmarks.md', () => {
+  const committed = readFileSync(new URL('../../docs/benchmarks.md', import.meta.url), 'utf8');
+  const body = withoutSummary(committed);
+  const numbers = (text: string) => text.match(/\d+(?:,\d{3})*(?:\.\d+)?/g) ?? [];
+
+  it('opens with its summary, rebuilt from its sections as committed, every section read', () => {
+    const { report: rebuilt, problems } = refreshSummary(committed);
+    expect(problems).toEqual([]);
+    expect(rebuilt).toBe(committed);
+  });
+
+  it('states in the summary only figures its sections state', () => {
+    for (const area of SUMMARY_AREAS) {
+      const section = area.section(body);
+      if (!section) continue;
+      const row = rowOf(summaryRows(committed).rows, area.area);
+      const own = `${section.heading}\n${section.text}`;
+      for (const figure of numbers(`${row.headline} ${row.baseline}`)) expect(own, `${area.area}: ${figure}`).toContain(figure);
+      for (const figure of numbers(`${row.target.replace(/\d+ of \d+ met/, '')} ${row.run}`)) expect(body, `${area.area}: ${figure}`).toContain(figure);
+    }
+  });
+});
