@@ -61,6 +61,7 @@ read-and-map-only rate the full pipeline keeps, measured side by side in the sam
     `  One changed record, from the start of its import to a keyword search over HTTP returning it:`,
     `  p50 ${ms(percentile(changes, 0.5))} ms, p99 ${ms(percentile(changes, 0.99))} ms (${changes.length} changes).`,
     `- Peak RSS of the bench process, which runs the whole stack: ${megabytes(ingest.peakRssBytes)} MB. Machine: ${machine.cpus} CPUs, shared.`,
+    `  Run ${machine.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC; code measured: ${machine.code}.`,
     `- Where a first import's time goes (\`--cpu-prof\`, 2026-11-22): the DynamoDB side (dynalite's request`,
     `  handling and LevelDB, and the SDK's serialisation) about 40%, SQLite FTS5 indexing about 14%,`,
     `  hashing about 5%, the importers under 10%. Each record is written twice, once as the record and`,

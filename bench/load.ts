@@ -11,6 +11,7 @@ import { loadMarkers, loadSection, loadSectionKindOf, rssLine } from './load-rep
 import { DEFAULT_LOAD_CONNECTIONS, splitConnections } from './load-workload';
 import { DEFAULT_LOAD_DURATION_SECONDS, positiveInteger } from './options';
 import { withMarkedSection } from './report';
+import { writeReportWithSummary } from './summary-table';
 
 const DEFAULT_LOAD_GRANTS = 100_000;
 
@@ -59,7 +60,7 @@ function writeLoadSection(outFile: string, durationSeconds: number, section: str
   const path = resolve(PROJECT_ROOT, outFile);
   mkdirSync(dirname(path), { recursive: true });
   const previous = existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmarks\n';
-  writeFileSync(path, withMarkedSection(previous, loadMarkers(loadSectionKindOf(durationSeconds)), section));
+  writeReportWithSummary(path, withMarkedSection(previous, loadMarkers(loadSectionKindOf(durationSeconds)), section));
   return path;
 }
 

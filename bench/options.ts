@@ -36,14 +36,17 @@ export interface BenchOptions {
 }
 
 export const BENCH_PARTS = ['api', 'ingest', 'knn', 'match', 'opensearch', 'webhooks', 'admin', 'coldstart', 'load'] as const;
+/** Measures nothing: every run rebuilds the report's summary table, and this part asks for that alone. */
+export const SUMMARY_PART = 'summary';
 export const DEFAULT_LOAD_DURATION_SECONDS = 60;
-export type BenchPart = (typeof BENCH_PARTS)[number];
+export type BenchPart = (typeof BENCH_PARTS)[number] | typeof SUMMARY_PART;
 
 const USAGE = `usage: npm run bench -- [--sizes 5000,100000] [--duration 10] [--rounds 3] [--connections 10] [--warmup 2] [--out docs/benchmarks.md] [--parts ${BENCH_PARTS.join(',')}] [--coldstart-runs 15] [--load-duration ${DEFAULT_LOAD_DURATION_SECONDS}] [--opensearch-scale 10] [--opensearch-window ${DEFAULT_VECTOR_SEARCH.window}]
 environment: BENCH_SIZES, BENCH_DURATION, BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_WARMUP, BENCH_OUT, BENCH_PARTS, BENCH_COLDSTART_RUNS, BENCH_LOAD_DURATION, BENCH_OPENSEARCH_SCALE, BENCH_OPENSEARCH_WINDOW (flags win)
 --opensearch-scale: the opensearch part also measures a catalogue this many times the biggest size, derived from it (1: none)
 --opensearch-window: the k-NN window its semantic and hybrid searches read (a stage's search.vectors.window; at most ${WINDOW_MAX})
---load-duration: seconds of the load part's mixed run at the biggest size (longer runs: npm run bench:load -- --duration 600)`;
+--load-duration: seconds of the load part's mixed run at the biggest size (longer runs: npm run bench:load -- --duration 600)
+--parts ${SUMMARY_PART}: measure nothing, only rebuild the report's summary table from its sections`;
 
 /** A flag's value as a positive integer, or an error that shows `usage`. */
 export function positiveInteger(name: string, raw: string, usage = USAGE): number {
@@ -99,7 +102,8 @@ function windowOf(raw: string): number {
 
 function parseParts(raw: string): BenchPart[] {
   const parts = raw.split(',').map((part) => part.trim());
-  const unknown = parts.filter((part) => !BENCH_PARTS.includes(part as BenchPart));
-  if (unknown.length > 0 || parts.length === 0) throw new Error(`--parts takes ${BENCH_PARTS.join(', ')}; got "${raw}"\n${USAGE}`);
+  const known: readonly string[] = [...BENCH_PARTS, SUMMARY_PART];
+  const unknown = parts.filter((part) => !known.includes(part));
+  if (unknown.length > 0 || parts.length === 0) throw new Error(`--parts takes ${known.join(', ')}; got "${raw}"\n${USAGE}`);
   return parts as BenchPart[];
 }

@@ -100,18 +100,24 @@ npm run bench -- --parts coldstart              # only the bundles and cold star
 npm run bench -- --parts load                   # only the mixed load section (60 s of load, --load-duration to change)
 npm run bench:load -- --duration 600            # the same, alone, 10 minutes: the RSS growth check after the first minute
 npm run eval:search && npm run eval:match       # the search and match quality sections
+npm run bench -- --parts summary                # only the summary table at the top, rebuilt from the sections (measures nothing)
 \`\`\`
 
 \`--parts\` (\`BENCH_PARTS\`, default ${BENCH_PARTS.join(',')}) picks what runs; without \`api\`, only the sections of
 the parts that ran are rewritten and the rest of the existing report is kept. A run with \`api\` but
 without \`ingest\`, \`knn\`, \`match\`, \`opensearch\`, \`webhooks\`, \`admin\`, \`coldstart\` or \`load\` keeps the ingest, exact k-NN, grant matching, OpenSearch, webhook delivery, admin, cold start or load section of the existing report. The search quality and match
-quality sections come from \`npm run eval:search\` and \`npm run eval:match\` and are kept by every bench run.
+quality sections come from \`npm run eval:search\` and \`npm run eval:match\` and are kept by every bench run. Every writer of
+this file (\`npm run bench\`, \`npm run bench:load\`, \`npm run eval:*\`) rebuilds the summary table at the top from the sections.
 
 Flags (and environment variables): \`--sizes\` (\`BENCH_SIZES\`, default 5000,100000), \`--duration\`
 seconds per measurement (\`BENCH_DURATION\`, 10), \`--rounds\` (\`BENCH_ROUNDS\`, 3), \`--connections\`
 (\`BENCH_CONNECTIONS\`, 10), \`--warmup\` seconds per scenario (\`BENCH_WARMUP\`, 2), \`--coldstart-runs\` imports of each
 bundle (\`BENCH_COLDSTART_RUNS\`, 15), \`--load-duration\` seconds of the load part's mixed run (\`BENCH_LOAD_DURATION\`, 60; \`npm run bench:load\`
-takes \`--duration\`, \`--connections\`, \`--grants\` and \`--out\`, see \`npm run bench:load -- --help\`), \`--out\` report path (\`BENCH_OUT\`, docs/benchmarks.md). The first run seeds \`bench/.data/grants-<N>\` (gitignored), which
+takes \`--duration\`, \`--connections\`, \`--grants\` and \`--out\`, see \`npm run bench:load -- --help\`), \`--opensearch-scale\` (\`BENCH_OPENSEARCH_SCALE\`, 10: the
+opensearch part also measures a catalogue that many times the biggest size, derived from it on OpenSearch alone; its first fill
+builds the graphs of a million vectors, about half an hour here, in a node started with \`OPENSEARCH_HEAP=2g npm run engines -- start opensearch\`
+so later runs reuse it; 1 for none), \`--opensearch-window\` (\`BENCH_OPENSEARCH_WINDOW\`, the default window: the k-NN window the
+OpenSearch servers search with), \`--out\` report path (\`BENCH_OUT\`, docs/benchmarks.md). The first run seeds \`bench/.data/grants-<N>\` (gitignored), which
 takes minutes for 100,000 grants; later runs reuse it. With the sentence-embedding model the first
 seed also embeds every text once (20-35 a second on two cores: about an hour for 100,000 grants);
 the vectors are kept in the folder, so a reseed of unchanged texts embeds nothing. The catalogue's dates are relative to the

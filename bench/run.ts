@@ -1,11 +1,11 @@
 // `npm run bench`: API throughput and latency against a bare node:http baseline, ingest throughput, exact k-NN, grant matching, search on OpenSearch beside the embedded index, webhook delivery, admin commands with the server running and stopped, the Lambda bundles' sizes and cold start, and the mixed load run with the server's RSS over time; see docs/benchmarks.md.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { benchCatalogue, type CatalogueResult } from './bench-catalogue';
 import { benchColdStart } from './coldstart';
 import { PROJECT_ROOT, stopAllChildren } from './child-processes';
 import { describeMachine } from './machine';
-import { parseBenchOptions } from './options';
+import { parseBenchOptions, SUMMARY_PART } from './options';
 import { DEFAULT_LOAD_CONNECTIONS } from './load-workload';
 import { benchIngest } from './ingest';
 import { INGEST_MARKERS, ingestSection } from './ingest-report';
@@ -26,6 +26,7 @@ import { benchAdmin } from './admin';
 import { ADMIN_MARKERS, adminSection } from './admin-report';
 import { EMBEDDING_MODEL_MARKERS, SEARCH_QUALITY_MARKERS } from './search-eval/report';
 import { ENGINE_COMPARISON_MARKERS } from './search-eval/engine-comparison';
+import { writeReportWithSummary } from './summary-table';
 
 const log = (line: string) => console.log(line);
 
@@ -39,6 +40,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 async function main(): Promise<void> {
   const options = parseBenchOptions(process.argv.slice(2), process.env);
+  if (options.parts.every((part) => part === SUMMARY_PART)) {
+    const outFile = resolve(PROJECT_ROOT, options.outFile);
+    if (!existsSync(outFile)) throw new Error(`${outFile} does not exist: nothing to summarise`);
+    writeReportWithSummary(outFile, readFileSync(outFile, 'utf8'));
+    log(`rebuilt the summary table of ${outFile} from its sections`);
+    return;
+  }
   const machine = describeMachine();
   const startedAt = performance.now();
   log(`bench: sizes ${options.sizes.join(', ')}; ${options.rounds} rounds x ${options.durationSeconds} s; ${options.connections} connections`);
@@ -83,7 +91,7 @@ async function main(): Promise<void> {
       const section = markedSection(previous, markers);
       if (section) report = withMarkedSection(report, markers, section);
     }
-    writeFileSync(outFile, report);
+    writeReportWithSummary(outFile, report);
     log(`\n${renderSummary(run)}`);
   } else {
     // Only the sections of the parts that ran change; the API figures of the last full run stay.
@@ -96,7 +104,7 @@ async function main(): Promise<void> {
     if (admin) report = withMarkedSection(report, ADMIN_MARKERS, adminSection(admin));
     if (coldstart) report = withMarkedSection(report, COLDSTART_MARKERS, coldStartSection(coldstart));
     if (load) report = withMarkedSection(report, loadMarkers(loadSectionKindOf(load.durationSeconds)), loadSection(load));
-    writeFileSync(outFile, report);
+    writeReportWithSummary(outFile, report);
   }
   log(`\nwrote ${outFile} (${run.totalSeconds.toFixed(0)} s)`);
   // The load part's failures (errors, RSS growth) are in the report; the run still fails.

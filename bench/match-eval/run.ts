@@ -1,7 +1,7 @@
 // `npm run eval:match`: grant-matching quality (precision@10, eligibility violations) on
 // ../shared/data against the labelled profiles in bench/match-eval/profiles.json, and the same
 // profiles' eligibility on the synthetic catalogue, whose grants vary by state and applicant type.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMatchRequest } from '../../lambdas/core/matching/match-request';
 import type { Grant } from '../../lambdas/core/records';
@@ -10,6 +10,7 @@ import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-sta
 import { PROJECT_ROOT } from '../child-processes';
 import { MATCH_QUALITY_MARKERS } from '../match-report';
 import { withMarkedSection } from '../report';
+import { writeReportWithSummary } from '../summary-table';
 import { idsBySourceKey, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { matchQualitySection, recommendedCutoff, type NoFitScore, type ProfileScore, type SyntheticCheck } from './report';
@@ -196,7 +197,7 @@ async function main(): Promise<void> {
   for (const violation of synthetic.violations) console.log(`    ${violation}`);
 
   const section = matchQualitySection(scores, synthetic, { calibration, holdout }, { today, depth: DEPTH, syntheticDepth: SYNTHETIC_DEPTH });
-  writeFileSync(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', MATCH_QUALITY_MARKERS, section));
+  writeReportWithSummary(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', MATCH_QUALITY_MARKERS, section));
   console.log(`wrote the match quality section of ${REPORT}`);
   const problems = scores.reduce((sum, s) => sum + s.stale.length + s.claims.false.length, 0);
   if (violationCount + synthetic.violations.length + problems > 0) process.exitCode = 1;

@@ -3,7 +3,7 @@
 // gives the labelled queries (nDCG@10 over the whole collection), and where a floor can go: the
 // calibration probes' best matches against the labelled queries' best. Writes the "The local
 // embedding model" section of docs/benchmarks.md.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OnnxSentenceEmbedder } from '../../lambdas/adapters/embedded/onnx-embedder';
 import { DEFAULT_SENTENCE_MODEL, SENTENCE_MODELS, type SentenceModelId } from '../../lambdas/adapters/embedded/sentence-models';
@@ -12,6 +12,7 @@ import { fetchModelFiles, ModelFilesMissing, verifiedModelFiles } from '../../lo
 import { PROJECT_ROOT } from '../child-processes';
 import { f3, table } from '../format';
 import { withMarkedSection } from '../report';
+import { writeReportWithSummary } from '../summary-table';
 import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import { searchableCollection, type OpportunityKind } from './collection';
 import type { LabelledQuery } from './judgements';
@@ -168,7 +169,7 @@ async function main(): Promise<void> {
     MARKERS.end,
   ].join('\n');
   const report = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
-  writeFileSync(report, withMarkedSection(existsSync(report) ? readFileSync(report, 'utf8') : '# Benchmarks\n', MARKERS, section));
+  writeReportWithSummary(report, withMarkedSection(existsSync(report) ? readFileSync(report, 'utf8') : '# Benchmarks\n', MARKERS, section));
   console.log(`wrote the embedding model section of ${report}`);
 }
 

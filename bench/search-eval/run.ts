@@ -6,13 +6,14 @@
 //   npm run eval:search -- --pool pool.json      # also writes the judging pool (or EVAL_POOL=pool.json)
 //   npm run eval:search -- --scope applyable     # only what the default listing shows (scope.ts)
 //   npm run eval:search -- --index opensearch    # also on the OpenSearch adapter (OPENSEARCH_URL, or a node it starts)
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SEARCH_MODES } from '../../lambdas/core/query/list-query';
 import { EVAL_DATE, pinnedClock } from './eval-date';
 import { PROJECT_ROOT } from '../child-processes';
 import { withMarkedSection } from '../report';
+import { writeReportWithSummary } from '../summary-table';
 import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
 import { searchableCollection, type Collection, type OpportunityKind } from './collection';
 import { QUERY_CATEGORIES, QUERY_SETS, scoreQueries, summarise, type LabelledQuery, type SystemSummary } from './judgements';
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
       calibration,
       run,
     });
-    writeFileSync(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', SEARCH_QUALITY_MARKERS, section));
+    writeReportWithSummary(REPORT, withMarkedSection(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n', SEARCH_QUALITY_MARKERS, section));
     console.log(`wrote the search quality section of ${REPORT}`);
 
     if (openSearch) {
@@ -160,7 +161,7 @@ async function main(): Promise<void> {
           evalDate: EVAL_DATE, engine: 'a single OpenSearch 2.19.1 node with the k-NN plugin (npm run engines)', embedded: run.scores, openSearch: onOpenSearch.scores,
           window: engine.index.vectors.window, windowRecall,
         });
-        writeFileSync(REPORT, withMarkedSection(readFileSync(REPORT, 'utf8'), ENGINE_COMPARISON_MARKERS, comparison));
+        writeReportWithSummary(REPORT, withMarkedSection(readFileSync(REPORT, 'utf8'), ENGINE_COMPARISON_MARKERS, comparison));
         console.log(`wrote the search engines section of ${REPORT}`);
       } finally {
         await engine.close();
