@@ -3,12 +3,12 @@ import { apiRoute, jsonResult, type ApiEvent, type ApiResult } from './api-gatew
 import { MatchRequestSchema } from '../core/matching/match-request';
 import { LIMITS, LIST_PARAMS } from '../core/query/list-query';
 import { SEMANTIC_SEARCH_LIMITS, SEMANTIC_SEARCH_TYPES } from '../core/query/semantic-search-request';
-import { paramJsonSchema } from '../core/query/params';
 import { NON_BLANK_PATTERN } from '../core/query/wire-patterns';
 import type { ResourceKind } from '../core/records';
 import { commonResponses, errorResponse, okResponse, ref, REQUEST_ID_HEADERS } from './openapi-components';
 import { listExamples, RECORD_EXAMPLES, SEMANTIC_SEARCH_EXAMPLE } from './openapi-examples';
 import { matchGrantsOperation } from './openapi-match';
+import { listParameter } from './openapi-parameters';
 import { CSV_EXPORT_HEADERS, csvDescription, csvExample } from './openapi-csv';
 import { componentSchemas, exactRecord } from './openapi-schemas';
 
@@ -31,14 +31,7 @@ function listOperation(kind: ResourceKind, schema: string, plural: string, total
     operationId: `list${schema}s`,
     summary: `List ${plural} with filters, sorting, keyword, semantic or hybrid search, and offset or cursor pagination`,
     tags: [plural],
-    parameters: LIST_PARAMS[kind].map((spec) => ({
-      name: spec.name,
-      in: 'query',
-      required: false,
-      description: spec.description,
-      ...(spec.deprecated ? { deprecated: true } : {}),
-      schema: { ...paramJsonSchema(spec.kind), ...(spec.default !== undefined ? { default: spec.default } : {}) },
-    })),
+    parameters: LIST_PARAMS[kind].map(listParameter),
     responses: {
       200: okResponse(`A page of ${plural}, or only the total when count_only=true, or with format=csv (or Accept: text/csv) a CSV export`, {
         'application/json': {
