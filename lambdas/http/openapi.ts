@@ -11,6 +11,7 @@ import { matchGrantsOperation } from './openapi-match';
 import { listParameter } from './openapi-parameters';
 import { CSV_EXPORT_HEADERS, csvDescription, csvExample } from './openapi-csv';
 import { componentSchemas, exactRecord } from './openapi-schemas';
+import { webhooksSection } from './openapi-webhooks';
 
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas and parameter specs the handlers
@@ -125,6 +126,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     servers: [{ url: '/functions/v1' }],
     security: [{ bearerAuth: [] }],
     paths,
+    webhooks: webhooksSection(),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' } },
       schemas: componentSchemas(),

@@ -11,6 +11,7 @@ import { verifyServiceSignature, verifyWebhookSignature } from '../../lambdas/co
 import type { Delivery } from '../../lambdas/ports/delivery-log';
 import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+import { openApiConformance } from '../support/openapi-conformance';
 
 /**
  * Webhooks end to end on the embedded stack: a record written through the store becomes a change
@@ -222,5 +223,11 @@ describe('webhook delivery on the embedded stack', () => {
       expect(new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>)).toEqual(JSON.parse(request!.body));
       expect(verifyWebhookSignature(request!.body, request!.headers, secret)).toBe(true);
     }
+  });
+
+  it('sent only deliveries the OpenAPI document\'s webhooks section describes: event, headers and body', () => {
+    const events = new Set(received.map((r) => (JSON.parse(r.body) as { event: string }).event));
+    expect([...events].sort()).toEqual(['grant.created', 'grant.deadline_approaching', 'grant.updated']);
+    expect(received.flatMap((r) => openApiConformance().webhookProblems(r.headers, JSON.parse(r.body)))).toEqual([]);
   });
 });

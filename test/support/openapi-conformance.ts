@@ -12,9 +12,15 @@ import addFormatsModule from 'ajv-formats';
 interface MediaType { schema?: unknown }
 interface ResponseObject { content?: Record<string, MediaType>; headers?: Record<string, { required?: boolean }> }
 interface Operation { operationId: string; responses: Record<string, ResponseObject> }
+interface Webhook {
+  operationId: string;
+  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody: { content: Record<string, MediaType> };
+}
 interface OpenApiDocument {
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, { post: Webhook }>;
   components: { schemas: Record<string, unknown> };
 }
 
@@ -76,6 +82,26 @@ export class OpenApiConformance {
     if (!validate(body)) {
       issues.push(`${where}: the body does not match the schema: ${this.ajv.errorsText(validate.errors, { separator: '; ', dataVar: 'body' })}`);
     }
+    return issues;
+  }
+
+  /**
+   * The problems with one webhook delivery as a receiver gets it (header names in any case),
+   * against the document's webhooks section: the event is documented, every header it documents
+   * is there and no other (HTTP's own aside: Content-Type, Content-Length, Host, Connection), and
+   * the body validates.
+   */
+  webhookProblems(headers: Readonly<Record<string, string | string[] | undefined>>, body: unknown): string[] {
+    const event = (body as { event?: unknown } | null)?.event;
+    const webhook = typeof event === 'string' ? this.document.webhooks?.[event]?.post : undefined;
+    if (!webhook) return [`webhook ${String(event)} is not documented (documented: ${Object.keys(this.document.webhooks ?? {}).join(', ')})`];
+    const sent = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+    const documented = (webhook.parameters ?? []).filter((p) => p.in === 'header');
+    const issues = documented.filter((p) => p.required && !sent.has(p.name.toLowerCase())).map((p) => `webhook ${event}: required header ${p.name} is missing`);
+    const known = new Set(['content-type', 'content-length', 'host', 'connection', ...documented.map((p) => p.name.toLowerCase())]);
+    issues.push(...[...sent].filter((name) => !known.has(name)).map((name) => `webhook ${event}: header ${name} is not documented`));
+    const validate = this.validatorFor(`${webhook.operationId} request`, webhook.requestBody.content['application/json']?.schema);
+    if (!validate(body)) issues.push(`webhook ${event}: the body does not match the schema: ${this.ajv.errorsText(validate.errors, { separator: '; ', dataVar: 'body' })}`);
     return issues;
   }
 

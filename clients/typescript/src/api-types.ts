@@ -164,7 +164,206 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "grant.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A grant was added
+         * @description A grant was added to the catalogue. data is the grant as GET /grants-api/{id} returns it.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onGrantCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "grant.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A grant changed
+         * @description A public field of a grant changed; a write that changes nothing sends nothing. data is the grant after the change, as GET /grants-api/{id} returns it.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onGrantUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "grant.deadline_approaching": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An open grant's deadline is near
+         * @description An open grant (posted, deadline today or later) has its deadline within the subscription's days_before (1 to 90, default 7), counting today. Sent once per subscription, record and deadline (a moved deadline is a new one), by a scan that runs daily. data is the grant as GET /grants-api/{id} returns it.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onGrantDeadlineApproaching"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contract was added
+         * @description A contract was added to the catalogue. data is the contract as GET /contracts-api/{id} returns it.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onContractCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contract changed
+         * @description A public field of a contract changed; a write that changes nothing sends nothing. data is the contract after the change, as GET /contracts-api/{id} returns it.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onContractUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.deadline_approaching": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An open contract's deadline is near
+         * @description An open contract (active, deadline today or later) has its deadline within the subscription's days_before (1 to 90, default 7), counting today. Sent once per subscription, record and deadline (a moved deadline is a new one), by a scan that runs daily. data is the contract as GET /contracts-api/{id} returns it.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onContractDeadlineApproaching"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "funder.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A funder was added
+         * @description A funder was added to the catalogue. data is the funder as GET /funders-api/{id} returns it.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onFunderCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "funder.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A funder changed
+         * @description A public field of a funder changed; a write that changes nothing sends nothing. data is the funder after the change, as GET /funders-api/{id} returns it.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onFunderUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event from an operator
+         * @description Sent only when an operator runs `npm run admin -- webhooks test <subscription-id>`, to check a receiver: signed like every delivery, sent at once and once only, and carrying no record. No subscription asks for it; the receiver's answer is reported to the operator.
+         *
+         *     The header examples are the example body, serialised compactly (JSON.stringify), signed with the example secret `whsec_ZG9jdW1lbnRhdGlvbiBleGFtcGxlLCBub3QgYSBrZXkh`: check your verifier against them.
+         */
+        post: operations["onWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A grant: every field is always present (null when the source does not give it). Responses send exactly these fields, plus relevance in semantic and hybrid list results. */
@@ -1707,6 +1906,750 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    onGrantCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,cFryvZBbU5OnhI5rFvO/Ss4hwpcz8ZO4u8vAIC9x5pc=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=225daa5c2a014b414fda583af27a258a9b56eeb5a0e885d06a3f5bda2c62d92c
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=225daa5c2a014b414fda583af27a258a9b56eeb5a0e885d06a3f5bda2c62d92c
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "grant.created";
+                    data: components["schemas"]["Grant"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h (each ±20%, or a longer Retry-After up to 24 h), 8 attempts in all, then dead-lettered (an operator can replay it). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onGrantUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,830MQPNsc3BY8HNXs3ZT75oh0TTl1xtuDJXVjdSJqIg=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=12afeeee0ba5f0081360c12ad54f979c7898f3b542d9b4c238fe222ec6a5b6fe
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=12afeeee0ba5f0081360c12ad54f979c7898f3b542d9b4c238fe222ec6a5b6fe
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "grant.updated";
+                    data: components["schemas"]["Grant"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h (each ±20%, or a longer Retry-After up to 24 h), 8 attempts in all, then dead-lettered (an operator can replay it). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onGrantDeadlineApproaching: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,5vrmH0mwSb7nzd6XaSdCRtynyF3+mILRiocIY0FE6i4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=67a2987f1b62fbeb38043e707b7cd7cfd16a9775fcffe9ba403d169594e14fc3
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=67a2987f1b62fbeb38043e707b7cd7cfd16a9775fcffe9ba403d169594e14fc3
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "grant.deadline_approaching";
+                    data: components["schemas"]["Grant"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h (each ±20%, or a longer Retry-After up to 24 h), 8 attempts in all, then dead-lettered (an operator can replay it). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,eZAoQhw4N1p2iTNgo5feOLkjHvoHgGJ6c2pOZ95APmo=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=1b58deec19c1c0ded33dd3b50f7501bdf367eb77d9828ce44e0e465fef63b446
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=1b58deec19c1c0ded33dd3b50f7501bdf367eb77d9828ce44e0e465fef63b446
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "contract.created";
+                    data: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h (each ±20%, or a longer Retry-After up to 24 h), 8 attempts in all, then dead-lettered (an operator can replay it). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,uEum7uCcwGrd4yswGeq+UDTS0upLwg15ENJuZxf5dYI=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=c982d76a1d1b840ce665fc4cbc4c08d9d33a59acda2815603d1ee6c22d7b41e9
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=c982d76a1d1b840ce665fc4cbc4c08d9d33a59acda2815603d1ee6c22d7b41e9
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "contract.updated";
+                    data: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h (each ±20%, or a longer Retry-After up to 24 h), 8 attempts in all, then dead-lettered (an operator can replay it). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContractDeadlineApproaching: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,ZRuLyl/dCGvnJOPPAQ8SNXbYrq0jM9mekBP+YXXCyao=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=7256a664f36933db054ccbd3bf5f1f402c163126e0f3b8f0ab0729ca2d5c903b
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=7256a664f36933db054ccbd3bf5f1f402c163126e0f3b8f0ab0729ca2d5c903b
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "contract.deadline_approaching";
+                    data: components["schemas"]["Contract"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h (each ±20%, or a longer Retry-After up to 24 h), 8 attempts in all, then dead-lettered (an operator can replay it). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFunderCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,1O8xj6YEKqKfyoKn6lNl3uQA64CbtvwhrkYFqGswjuw=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=0dd99db5e3e729528cfad72e2732cd9dfe3db24bd1b24c88418d18fa02c1ee92
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=0dd99db5e3e729528cfad72e2732cd9dfe3db24bd1b24c88418d18fa02c1ee92
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "funder.created";
+                    data: components["schemas"]["Funder"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h (each ±20%, or a longer Retry-After up to 24 h), 8 attempts in all, then dead-lettered (an operator can replay it). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onFunderUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,/qzHHcwRxBSV6pvfbXFL6zy84z8kimOfwNJU/HRpPSs=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=f27fbc94ddae421efb1d554d457cbd0eca4a91b49ef9fc6ac53fddcd308868c4
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=f27fbc94ddae421efb1d554d457cbd0eca4a91b49ef9fc6ac53fddcd308868c4
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "funder.updated";
+                    data: components["schemas"]["Funder"];
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h (each ±20%, or a longer Retry-After up to 24 h), 8 attempts in all, then dead-lettered (an operator can replay it). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Names the sender and its version.
+                 * @example gcf-webhooks/1
+                 */
+                "User-Agent": string;
+                /**
+                 * @description Standard Webhooks: the event id, the same on every attempt and replay of this event. Delivery is at least once: dedupe on it.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: when this attempt was sent, in unix seconds. Refuse a delivery more than 300 seconds from your clock.
+                 * @example 1795672803
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the secret's bytes (the base64 after `whsec_`). During a secret rotation one `v1,…` per secret, space-separated; any one verifies. Verify this one: it binds the id and the time to the body, so a captured delivery cannot be replayed. Any Standard Webhooks library verifies it with the secret as shown.
+                 * @example v1,aaOuMaif/hplAQ9eLTfFd1coSZ4MmOfODcu/KmA3IlU=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The interface's scheme: `sha256=` + lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string (`whsec_…`, UTF-8). It covers the body only, not when it was sent. During a rotation it is signed with the old secret.
+                 * @example sha256=7f2c2ede76c7d2279a897366cddf92ed78fd3adf7278954ede2fabdd6ee73f57
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The `sha256=…` signature by every secret that signs now, comma-separated: both during a rotation (the old one first), so receivers that switched to the new secret verify against it.
+                 * @example sha256=7f2c2ede76c7d2279a897366cddf92ed78fd3adf7278954ede2fabdd6ee73f57
+                 */
+                "X-Service-Signatures": string;
+                /**
+                 * @description The event id, as webhook-id.
+                 * @example 5f0c6f3e-2b7d-5c1a-9e4f-8a1d2c3b4e5f
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description When this attempt was sent, ISO 8601 (UTC).
+                 * @example 2026-11-26T06:00:03.000Z
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description {"event", "data"}, serialised once: the bytes signed are the bytes sent, on every attempt. Verify the raw body before parsing it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "webhook.test";
+                    data: {
+                        /** @description The subscription tested */
+                        subscription_id: string;
+                        /** Format: date-time */
+                        sent_at: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the subscription is disabled and nothing more is sent to it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered, when it comes within 10 s. Answer quickly and process later. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status (a 3xx too: redirects are not followed), or no answer within 10 s: not retried: this event is sent once. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -15,9 +15,9 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Bytes of a receiver's answer that are read (and kept in the delivery log); the rest is dropped. */
 export const RESPONSE_BODY_LIMIT = 4_096;
 /** A Retry-After longer than this is not honoured beyond it. */
-const MAX_RETRY_AFTER_SECONDS = 86_400;
+export const MAX_RETRY_AFTER_SECONDS = 86_400;
 /** Each wait is the schedule's ±20%, so receivers that failed together are not retried together. */
-const JITTER = 0.2;
+export const JITTER = 0.2;
 
 export const EVENT_ID_HEADER = 'X-Service-Event-Id';
 export const TIMESTAMP_HEADER = 'X-Service-Timestamp';
