@@ -8,6 +8,7 @@ import type { ResourceKind } from '../core/records';
 import { commonResponses, errorResponse, okResponse, ref, REQUEST_ID_HEADERS } from './openapi-components';
 import { listExamples, RECORD_EXAMPLES, SEMANTIC_SEARCH_EXAMPLE } from './openapi-examples';
 import { matchGrantsOperation } from './openapi-match';
+import { openApiIntroduction } from './openapi-introduction';
 import { listParameter } from './openapi-parameters';
 import { CSV_EXPORT_HEADERS, csvDescription, csvExample } from './openapi-csv';
 import { componentSchemas, exactRecord } from './openapi-schemas';
@@ -121,7 +122,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     info: {
       title: 'Grants, Contracts and Funders Data Service',
       version: '1.0.0',
-      description: 'JSON API over grants, government contracts and funders. Errors use one body: {"error": {"code", "message", "details", "request_id"}}.',
+      description: openApiIntroduction(),
     },
     servers: [{ url: '/functions/v1' }],
     security: [{ bearerAuth: [] }],
