@@ -77,6 +77,7 @@ const gettingStarted = () => `## Getting started
 
    \`\`\`sh
    BASE=http://127.0.0.1:3000/functions/v1   # npm start; a deployed stage: https://<api-id>.execute-api.<region>.amazonaws.com/<stage>/functions/v1
+   KEY=${API_KEY_PREFIX}…                        # your key
    curl -H "Authorization: Bearer $KEY" "$BASE/grants-api?limit=5"
    curl -H "Authorization: Bearer $KEY" "$BASE/grants-api?search=rural%20broadband&search_mode=hybrid&states=KS&include_national=true"
    \`\`\`
@@ -191,8 +192,8 @@ const matchingAndWebhooks = (tiers: Readonly<Record<TierName, TierPolicy>>) => `
 
 ${code('POST /match-grants-api')} takes an organisation's profile (its mission, place and applicant type)
 and returns the open grants it should apply for, each with a 0-100 ${code('match_score')} and a
-plain-English ${code('why_it_fits')}: ${MATCH_LIMITS.default} by default, at most ${MATCH_LIMITS.max}. The
-${tiersWith(tiers, (t) => t.matching)} tiers only; any other key gets 403 ${code('NO_API_ACCESS')}.
+plain-English ${code('why_it_fits')}: ${MATCH_LIMITS.default} by default, at most ${MATCH_LIMITS.max}. It is
+for the ${tiersWith(tiers, (t) => t.matching)} tiers only; any other key gets 403 ${code('NO_API_ACCESS')}.
 
 ## Webhooks
 

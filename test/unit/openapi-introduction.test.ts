@@ -56,7 +56,7 @@ describe('the introduction of the API reference', () => {
     expect(tiers).toContain('| **pro** | 10,000 | yes | no |');
     expect(tiers).toContain('| **developer** | unlimited | yes | yes |');
     expect(tiers).toContain('basic 10 requests a second (bursts of 20), pro 50 requests a second (bursts of 100)');
-    expect(section('Grant matching')).toContain('The\npro and developer tiers only');
+    expect(section('Grant matching')).toContain('for the pro and developer tiers only');
   });
 
   it('follows the tiers when they change', () => {
