@@ -15,7 +15,10 @@ import { BENCH_DATA_DIR, startApiServer } from './server-process';
 
 const run = promisify(execFile);
 /** Commands that only read, so every sample does the same work. */
-export const ADMIN_BENCH_COMMANDS = [['keys', 'list'], ['local', 'stats']] as const;
+export const ADMIN_BENCH_COMMANDS = [
+  ['keys', 'list'],
+  ['local', 'stats'],
+] as const;
 const SAMPLES_PER_ROUND = 3;
 
 export interface AdminBenchResult {
@@ -40,7 +43,16 @@ async function timed(args: readonly string[]): Promise<number> {
 export async function benchAdmin(grants: number, rounds: number, log: (line: string) => void): Promise<AdminBenchResult> {
   const dataDir = join(BENCH_DATA_DIR, `grants-${grants}`);
   const startedAt = performance.now();
-  const result: AdminBenchResult = { machine: describeMachine(), grants, rounds, samplesPerRound: SAMPLES_PER_ROUND, stoppedMs: {}, runningMs: {}, floorMs: [], seconds: 0 };
+  const result: AdminBenchResult = {
+    machine: describeMachine(),
+    grants,
+    rounds,
+    samplesPerRound: SAMPLES_PER_ROUND,
+    stoppedMs: {},
+    runningMs: {},
+    floorMs: [],
+    seconds: 0,
+  };
   /** One way's samples of each command, each followed by the floor. */
   const sampleInto = async (byCommand: Record<string, number[]>) => {
     for (let sample = 0; sample < SAMPLES_PER_ROUND; sample++) {

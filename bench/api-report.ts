@@ -17,7 +17,9 @@ function firstStartNote(result: CatalogueResult): string {
     notes.push(`${when}: the first start took ${duration(seed.seconds)} to ready, seeding process peak RSS ${megabytes(seed.peakRssBytes)} MB.`);
   }
   if (indexRebuildSeconds !== null) {
-    notes.push(`The search index was rebuilt from the record store at this run's first start (schema change; ${duration(indexRebuildSeconds)} to ready), then the server restarted.`);
+    notes.push(
+      `The search index was rebuilt from the record store at this run's first start (schema change; ${duration(indexRebuildSeconds)} to ready), then the server restarted.`,
+    );
   }
   return notes.join(' ');
 }
@@ -77,7 +79,10 @@ function targetsSection(run: BenchRun): string {
   return [
     heading,
     '',
-    table(['target', 'measured', 'result'], checks.map((c) => [c.target, c.measured, c.pass ? 'pass' : '**short**'])),
+    table(
+      ['target', 'measured', 'result'],
+      checks.map((c) => [c.target, c.measured, c.pass ? 'pass' : '**short**']),
+    ),
   ].join('\n');
 }
 

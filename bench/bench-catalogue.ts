@@ -1,11 +1,21 @@
-import { readProcessMemory, type ProcessMemory } from './child-processes';
+import { type ProcessMemory, readProcessMemory } from './child-processes';
 import { megabytes } from './format';
 import { measure } from './measure';
 import type { BenchOptions } from './options';
-import { BASELINE_PAGE_PATH, countGrants, distinctPath, probe, probeListPage, scenarios, type ListPageFacts, type Scenario, type ScenarioName } from './scenarios';
-import { benchAuthorization, startApiServer, startBaselineServer, type FirstStart, type RunningServer } from './server-process';
+import {
+  BASELINE_PAGE_PATH,
+  countGrants,
+  distinctPath,
+  type ListPageFacts,
+  probe,
+  probeListPage,
+  type Scenario,
+  type ScenarioName,
+  scenarios,
+} from './scenarios';
+import { benchAuthorization, type FirstStart, type RunningServer, startApiServer, startBaselineServer } from './server-process';
+import { type Round, type RoundMeasurement, type ScenarioSummary, summarise } from './summary';
 import { measureWorstCases, type WorstCaseResult } from './worst-cases';
-import { summarise, type Round, type RoundMeasurement, type ScenarioSummary } from './summary';
 
 export interface ScenarioFacts {
   /** Grants matching the scenario's query (the baseline page's own total for the baseline). */
@@ -55,10 +65,14 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
     const urlFor = (scenario: Scenario) => `${serverFor(scenario).baseUrl}${scenario.path || '/'}`;
     // One counter per scenario for the whole bench, so no distinct query is ever sent twice.
     const apiBasePath = new URL(api.baseUrl).pathname;
-    const nextPathFor = new Map(list.filter((s) => s.distinct).map((s) => {
-      let n = 0;
-      return [s.name, () => `${apiBasePath}${distinctPath(s, n++)}`] as const;
-    }));
+    const nextPathFor = new Map(
+      list
+        .filter((s) => s.distinct)
+        .map((s) => {
+          let n = 0;
+          return [s.name, () => `${apiBasePath}${distinctPath(s, n++)}`] as const;
+        }),
+    );
 
     const facts = {} as Record<ScenarioName, ScenarioFacts>;
     for (const scenario of list) {
@@ -78,7 +92,12 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
 
     const run = async (scenario: Scenario, durationSeconds: number) => {
       try {
-        const measured = await measure(urlFor(scenario), { connections: options.connections, durationSeconds, nextPath: nextPathFor.get(scenario.name), headers });
+        const measured = await measure(urlFor(scenario), {
+          connections: options.connections,
+          durationSeconds,
+          nextPath: nextPathFor.get(scenario.name),
+          headers,
+        });
         // The server may still be working through requests autocannon abandoned when it stopped;
         // one more request returns only after them, so the next run starts on an idle server.
         await probe(scenario.name === 'baseline' ? `${baseline!.baseUrl}/` : `${api.baseUrl}${BASELINE_PAGE_PATH}`, headers);
@@ -111,7 +130,8 @@ export async function benchCatalogue(grants: number, options: BenchOptions, log:
 
     const apiMemoryAfterRuns = readProcessMemory(api.child.pid);
     const worstCases = await measureWorstCases(api.baseUrl, headers);
-    for (const worst of worstCases) log(`  worst case: ${worst.name}: first ${worst.firstMs.toFixed(1)} ms, then p50 ${worst.p50Ms.toFixed(1)} ms, max ${worst.maxMs.toFixed(1)} ms`);
+    for (const worst of worstCases)
+      log(`  worst case: ${worst.name}: first ${worst.firstMs.toFixed(1)} ms, then p50 ${worst.p50Ms.toFixed(1)} ms, max ${worst.maxMs.toFixed(1)} ms`);
     return {
       grants,
       openGrants,

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { API_ROUTES } from '../lib/api-routes';
 import { FUNCTION_BUNDLING } from '../lib/constructs/service-function';
 import { PROJECT_ROOT } from '../lib/project-root';

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -76,11 +76,11 @@ export async function stopAllChildren(): Promise<void> {
 
 /** Starts the script and resolves once its ready line appears, with that line's match. */
 export async function startNodeChild(options: StartOptions): Promise<{ child: NodeChild; ready: RegExpMatchArray }> {
-  const proc = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--import', EXIT_WITH_PARENT, ...(options.nodeFlags ?? []), options.script, ...options.args],
-    { cwd: PROJECT_ROOT, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const proc = spawn(process.execPath, ['--import', 'tsx', '--import', EXIT_WITH_PARENT, ...(options.nodeFlags ?? []), options.script, ...options.args], {
+    cwd: PROJECT_ROOT,
+    env: options.env ?? process.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   liveChildren.add(proc);
   if (proc.pid === undefined) {
     liveChildren.delete(proc);
@@ -94,10 +94,7 @@ export async function startNodeChild(options: StartOptions): Promise<{ child: No
   const child: NodeChild = { label: options.label, pid: proc.pid, output: () => tail, stop: () => stopChild(proc) };
 
   const ready = new Promise<RegExpMatchArray>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${options.label}: not ready after ${options.readyTimeoutMs / 1000} s`)),
-      options.readyTimeoutMs,
-    );
+    const timer = setTimeout(() => reject(new Error(`${options.label}: not ready after ${options.readyTimeoutMs / 1000} s`)), options.readyTimeoutMs);
     let partial = '';
     // Always drained, also after the ready line: a child blocked on a full stdout pipe would stall.
     proc.stdout!.setEncoding('utf8').on('data', (text: string) => {

@@ -1,7 +1,6 @@
 import { BUNDLE_BUDGET_BYTES, bundleBudgetOf, OWN_BUNDLE_BUDGETS_BYTES } from './bundles';
-import { summariseColdStart, type ColdStartBenchResult } from './coldstart';
-import { int, machineLines, ms, percent, table } from './format';
-import { median } from './summary';
+import { type ColdStartBenchResult, summariseColdStart } from './coldstart';
+import { int, machineLines, ms, table } from './format';
 
 /** The "Bundles and cold start" section of docs/benchmarks.md (`npm run bench -- --parts coldstart`). */
 
@@ -18,12 +17,37 @@ export function coldStartSection(result: ColdStartBenchResult | null): string {
     const s = summariseColdStart(result, { bundle, ...timings });
     const ownBudget = OWN_BUNDLE_BUDGETS_BYTES[lambda.entry];
     const budget = lambda.api ? `${Math.round((bundle.bytes / bundleBudgetOf(lambda.entry)) * 100)}%${ownBudget ? ` of ${kb(ownBudget)} KB` : ''}` : '-';
-    const largest = bundle.contributions.slice(0, 3).map(([owner, bytes]) => `${owner} ${kb(bytes)}`).join(', ');
-    return [`\`${lambda.name}\``, lambda.role, kb(bundle.bytes), budget, kb(bundle.mapBytes), ms(s.importMs), ratio(s.ratioToEmpty), int(s.processMs), ratio(s.processRatioToEmpty), largest];
+    const largest = bundle.contributions
+      .slice(0, 3)
+      .map(([owner, bytes]) => `${owner} ${kb(bytes)}`)
+      .join(', ');
+    return [
+      `\`${lambda.name}\``,
+      lambda.role,
+      kb(bundle.bytes),
+      budget,
+      kb(bundle.mapBytes),
+      ms(s.importMs),
+      ratio(s.ratioToEmpty),
+      int(s.processMs),
+      ratio(s.processRatioToEmpty),
+      largest,
+    ];
   });
   for (const reference of result.references) {
     const s = summariseColdStart(result, reference);
-    rows.push([`*${reference.description}*`, 'reference', kb(reference.bundle.bytes), '-', kb(reference.bundle.mapBytes), ms(s.importMs), ratio(s.ratioToEmpty), int(s.processMs), ratio(s.processRatioToEmpty), '']);
+    rows.push([
+      `*${reference.description}*`,
+      'reference',
+      kb(reference.bundle.bytes),
+      '-',
+      kb(reference.bundle.mapBytes),
+      ms(s.importMs),
+      ratio(s.ratioToEmpty),
+      int(s.processMs),
+      ratio(s.processRatioToEmpty),
+      '',
+    ]);
   }
   const dynamo = result.references.find((r) => r.name === 'dynamodb-client-only');
   const dynamoMs = dynamo ? summariseColdStart(result, dynamo).importMs : null;
@@ -40,14 +64,18 @@ export function coldStartSection(result: ColdStartBenchResult | null): string {
     'options (`FUNCTION_BUNDLING` in lib/constructs/service-function.ts: minified ESM for Node 22, the AWS SDK external as',
     'the runtime ships it), by `bench/bundles.ts`, which a test checks against the asset CDK synthesizes. Each API',
     `function (the routes and the authorizer) must stay at or under ${kb(BUNDLE_BUDGET_BYTES)} KB: \`test/infra/bundle-budget.test.ts\` fails when one`,
-    `goes over. The largest is \`${largestApi.lambda.name}\`, ${kb(largestApi.bundle.bytes)} KB. Held to a budget of its own: ${Object.entries(OWN_BUNDLE_BUDGETS_BYTES).map(([entry, bytes]) => `\`${entry}\` (${kb(bytes)} KB)`).join(', ')},`,
-    'which carries the docs page\'s renderer (Scalar\'s standalone bundle) and serves nothing else (bench/bundles.ts says why).',
+    `goes over. The largest is \`${largestApi.lambda.name}\`, ${kb(largestApi.bundle.bytes)} KB. Held to a budget of its own: ${Object.entries(
+      OWN_BUNDLE_BUDGETS_BYTES,
+    )
+      .map(([entry, bytes]) => `\`${entry}\` (${kb(bytes)} KB)`)
+      .join(', ')},`,
+    "which carries the docs page's renderer (Scalar's standalone bundle) and serves nothing else (bench/bundles.ts says why).",
     '',
     `- **index.mjs KB**: the code Lambda loads (decimal KB); **budget**: its share of ${kb(BUNDLE_BUDGET_BYTES)} KB (API functions only);`,
     '  **.map KB**: the source map shipped beside it (read only to print a stack trace).',
     `- **init ms**: median over ${result.runs} runs of \`await import('index.mjs')\` in a fresh \`node\` process: reading, compiling and running`,
-    '  the bundle\'s module scope, including the AWS SDK modules it imports at load (from node_modules here; Lambda has them',
-    '  in the runtime). The environment is Lambda\'s as far as the code looks (`AWS_EXECUTION_ENV`, so Tracer loads the X-Ray',
+    "  the bundle's module scope, including the AWS SDK modules it imports at load (from node_modules here; Lambda has them",
+    "  in the runtime). The environment is Lambda's as far as the code looks (`AWS_EXECUTION_ENV`, so Tracer loads the X-Ray",
     '  SDK; `NODE_OPTIONS=--enable-source-maps`, as deployed). Clients and adapters are built on first use, so a first',
     '  request adds its own connections on top.',
     `- **x empty**: that median over the median of an empty handler (\`bench/empty-handler.ts\`) bundled and imported the same way,`,
@@ -63,13 +91,13 @@ export function coldStartSection(result: ColdStartBenchResult | null): string {
     '  match-grants at 412 KB and semantic-search at 401 KB before Powertools Metrics and Tracer were added.',
     ...(dynamoMs !== null && openapiMs !== null
       ? [
-        `- Where init time goes: the DynamoDB client alone takes ${ms(dynamoMs)} ms to import here, and \`openapi\`, the one function that`,
-        `  imports no AWS SDK client (but the same Powertools, the X-Ray SDK and zod), ${ms(openapiMs)} ms. Every other function imports`,
-        '  the DynamoDB client at load (the search functions Bedrock\'s too, the webhook functions SQS\'s), so most of its init is',
-        '  the SDK\'s, which a smaller bundle cannot remove.',
-      ]
+          `- Where init time goes: the DynamoDB client alone takes ${ms(dynamoMs)} ms to import here, and \`openapi\`, the one function that`,
+          `  imports no AWS SDK client (but the same Powertools, the X-Ray SDK and zod), ${ms(openapiMs)} ms. Every other function imports`,
+          "  the DynamoDB client at load (the search functions Bedrock's too, the webhook functions SQS's), so most of its init is",
+          "  the SDK's, which a smaller bundle cannot remove.",
+        ]
       : []),
-    '- Node here is the machine\'s, not the runtime\'s Node 22, and a shared machine\'s figures swing by tens of percent',
+    "- Node here is the machine's, not the runtime's Node 22, and a shared machine's figures swing by tens of percent",
     '  between runs: compare the ratios, within one run.',
     '',
     ...machineLines(machine, result.seconds),

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { bundleEntry, lambdaEntries, type Bundle, type LambdaEntry } from './bundles';
+import { type Bundle, bundleEntry, type LambdaEntry, lambdaEntries } from './bundles';
 import { PROJECT_ROOT } from './child-processes';
 import { describeMachine, type MachineInfo } from './machine';
 import { median } from './summary';
@@ -65,19 +65,24 @@ export function lambdaEnvironment(name: string, variables: Record<string, string
     AWS_REGION: 'us-east-1',
     POWERTOOLS_SERVICE_NAME: `gcf-${name}`,
     // No credentials are looked up at init; these keep any lookup local if one ever is.
-    AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     ...variables,
   };
 }
 
 // Prints the milliseconds the import took; nothing else goes to stdout.
-const IMPORT_SCRIPT = "const t = performance.now(); await import(process.argv[1]); process.stdout.write(`\\n${performance.now() - t}\\n`);";
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the child process's own template literal
+const IMPORT_SCRIPT = 'const t = performance.now(); await import(process.argv[1]); process.stdout.write(`\\n${performance.now() - t}\\n`);';
 
 async function timeImport(file: string, name: string): Promise<{ importMs: number; processMs: number }> {
   const startedAt = performance.now();
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT, file], {
-    cwd: PROJECT_ROOT, env: lambdaEnvironment(name), timeout: 60_000, maxBuffer: 1024 * 1024,
+    cwd: PROJECT_ROOT,
+    env: lambdaEnvironment(name),
+    timeout: 60_000,
+    maxBuffer: 1024 * 1024,
   });
   const processMs = performance.now() - startedAt;
   const importMs = Number(stdout.trim().split('\n').at(-1));
@@ -97,7 +102,8 @@ export async function benchColdStart(runs: number, log: (line: string) => void):
     return bundleEntry(entry, outdir);
   };
   const references: ReferenceColdStart[] = [];
-  for (const { name, entry, description } of REFERENCE_ENTRIES) references.push({ name, description, bundle: await bundleOf(entry, name), importMs: [], processMs: [] });
+  for (const { name, entry, description } of REFERENCE_ENTRIES)
+    references.push({ name, description, bundle: await bundleOf(entry, name), importMs: [], processMs: [] });
   const empty = references[0]!;
   const measured: BundleColdStart[] = [];
   for (const lambda of lambdas) measured.push({ lambda, bundle: await bundleOf(lambda.entry, lambda.name), importMs: [], processMs: [] });
@@ -116,7 +122,9 @@ export async function benchColdStart(runs: number, log: (line: string) => void):
       target.importMs.push(timing.importMs);
       target.processMs.push(timing.processMs);
     }
-    log(`  run ${r + 1}/${runs}: empty ${median(empty.importMs).toFixed(1)} ms so far; ${measured.map((m) => `${m.lambda.name} ${m.importMs.at(-1)!.toFixed(0)}`).join(', ')}`);
+    log(
+      `  run ${r + 1}/${runs}: empty ${median(empty.importMs).toFixed(1)} ms so far; ${measured.map((m) => `${m.lambda.name} ${m.importMs.at(-1)!.toFixed(0)}`).join(', ')}`,
+    );
   }
   rmSync(BUNDLES_DIR, { recursive: true, force: true });
   return { machine, runs, empty, references, bundles: measured, seconds: (performance.now() - startedAt) / 1000 };

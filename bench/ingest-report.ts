@@ -1,6 +1,6 @@
+import { int, megabytes, ms, percent, table } from './format';
 import type { IngestBenchResult, IngestRound } from './ingest';
 import type { MachineInfo } from './machine';
-import { int, megabytes, ms, percent, table } from './format';
 import { median, percentile } from './summary';
 
 /** The "Ingest of ../shared/data" section of docs/benchmarks.md (`npm run bench -- --parts ingest`). */
@@ -26,7 +26,12 @@ export function ingestSection(run: { ingest: IngestBenchResult | null; machine: 
   const embedderAlone = median(ingest.rounds.map((r) => r.coldSample.texts / r.coldSample.embedderSeconds));
   const rows = [
     ['read and map only (no store)', int(readAndMap), `${m((r) => r.readAndMapSeconds).toFixed(1)} s`, '100%'],
-    ['first import (created, vectors cached)', int(firstImport), `${m((r) => r.firstImportSeconds).toFixed(1)} s`, percent(m((r) => r.readAndMapSeconds / r.firstImportSeconds))],
+    [
+      'first import (created, vectors cached)',
+      int(firstImport),
+      `${m((r) => r.firstImportSeconds).toFixed(1)} s`,
+      percent(m((r) => r.readAndMapSeconds / r.firstImportSeconds)),
+    ],
     ['re-import (all unchanged)', int(reimport), `${m((r) => r.reimportSeconds).toFixed(1)} s`, percent(m((r) => r.readAndMapSeconds / r.reimportSeconds))],
   ];
   return [
@@ -46,10 +51,17 @@ read-and-map-only rate the full pipeline keeps, measured side by side in the sam
     `unmeasured import), as a re-import or a restart does: the sentence model (${ingest.embedder}) is what a first import on a new`,
     `machine waits for, and it is measured apart, side by side in each round, on the first ${int(cold.records)} grants of grants.jsonl:`,
     '',
-    table(['pass (no vector cached)', 'per second', 'time'], [
-      [`import of the ${int(cold.records)} grants into a fresh stack`, `${int(coldImport)} records`, `${m((r) => r.coldSample.importSeconds).toFixed(1)} s`],
-      [`the embedder alone on their ${int(cold.texts)} distinct texts`, `${int(embedderAlone)} texts`, `${m((r) => r.coldSample.embedderSeconds).toFixed(1)} s`],
-    ]),
+    table(
+      ['pass (no vector cached)', 'per second', 'time'],
+      [
+        [`import of the ${int(cold.records)} grants into a fresh stack`, `${int(coldImport)} records`, `${m((r) => r.coldSample.importSeconds).toFixed(1)} s`],
+        [
+          `the embedder alone on their ${int(cold.texts)} distinct texts`,
+          `${int(embedderAlone)} texts`,
+          `${m((r) => r.coldSample.embedderSeconds).toFixed(1)} s`,
+        ],
+      ],
+    ),
     '',
     `The import keeps ${percent(coldImport / embedderAlone)} of the embedder's own rate: the model is the bound. At that rate a first import of all`,
     `${int(records)} lines needs roughly ${Math.round(records / embedderAlone / 60)} minutes of model time (a rough bound: funders' and awards' texts differ from grants',`,
@@ -70,4 +82,3 @@ read-and-map-only rate the full pipeline keeps, measured side by side in the sam
     INGEST_END,
   ].join('\n');
 }
-

@@ -10,8 +10,8 @@ import type { Embedder } from '../lambdas/ports/embedder';
 import { localAuthorizer, localRoutes } from '../local/api-routes';
 import { removeLocalIndex, startEmbeddedStack } from '../local/embedded-stack';
 import { createApiServer, listen } from '../local/http-server';
-import { ensureLocalKeys } from '../local/local-keys';
 import { loadLocalEmbedder } from '../local/local-embedder';
+import { ensureLocalKeys } from '../local/local-keys';
 import { PROJECT_ROOT } from './child-processes';
 import { BENCH_DATA_DIR } from './server-process';
 import { median } from './summary';
@@ -133,7 +133,15 @@ async function oneRound(files: string[], embedder: Embedder, log: (line: string)
     const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
     const baseUrl = await listen(server, 0);
     const changeToSearchableMs: number[] = [];
-    const source = { 'Opportunity ID': 'BENCH-0001', Title: '', Description: 'A benchmark record.', Agency: 'NSF', Status: 'Posted', 'Post Date': '2026-01-05', URL: '' };
+    const source = {
+      'Opportunity ID': 'BENCH-0001',
+      Title: '',
+      Description: 'A benchmark record.',
+      Agency: 'NSF',
+      Status: 'Posted',
+      'Post Date': '2026-01-05',
+      URL: '',
+    };
     for (let i = 0; i < CHANGES_PER_ROUND; i++) {
       const token = `benchmarkword${String.fromCharCode(97 + i)}x${Date.now() % 1000}`;
       const file = join(dataDir, 'change.jsonl');
@@ -142,7 +150,7 @@ async function oneRound(files: string[], embedder: Embedder, log: (line: string)
       await ingestFiles([file], stack.services);
       for (;;) {
         const response = await fetch(`${baseUrl}/grants-api?search=${token}`, { headers: { Authorization: `Bearer ${keys.developer}` } });
-        const body = await response.json() as { pagination: { total: number } };
+        const body = (await response.json()) as { pagination: { total: number } };
         if (body.pagination.total === 1) break;
         if (performance.now() - started > 10_000) throw new Error(`a changed record was not searchable after 10 s (${token})`);
       }
@@ -153,9 +161,23 @@ async function oneRound(files: string[], embedder: Embedder, log: (line: string)
 
     const created = RESOURCE_KINDS.reduce((sum, kind) => sum + first.summary.byKind[kind].created, 0);
     const cold = await coldSample(files.find((file) => file.endsWith('grants.jsonl'))!, embedder);
-    const round = { records, readAndMapSeconds, firstImportSeconds, reimportSeconds, rebuildIndexSeconds, changeToSearchableMs, created, rejected: first.summary.rejected, coldSample: cold };
-    log(`  ingest: ${records} records; read+map ${readAndMapSeconds.toFixed(1)} s, import ${firstImportSeconds.toFixed(1)} s, re-import ${reimportSeconds.toFixed(1)} s, index rebuild ${rebuildIndexSeconds.toFixed(1)} s, change->searchable ${median(changeToSearchableMs).toFixed(1)} ms`);
-    log(`  cold sample: ${cold.records} grants imported with nothing cached in ${cold.importSeconds.toFixed(1)} s; the embedder alone on their ${cold.texts} texts ${cold.embedderSeconds.toFixed(1)} s`);
+    const round = {
+      records,
+      readAndMapSeconds,
+      firstImportSeconds,
+      reimportSeconds,
+      rebuildIndexSeconds,
+      changeToSearchableMs,
+      created,
+      rejected: first.summary.rejected,
+      coldSample: cold,
+    };
+    log(
+      `  ingest: ${records} records; read+map ${readAndMapSeconds.toFixed(1)} s, import ${firstImportSeconds.toFixed(1)} s, re-import ${reimportSeconds.toFixed(1)} s, index rebuild ${rebuildIndexSeconds.toFixed(1)} s, change->searchable ${median(changeToSearchableMs).toFixed(1)} ms`,
+    );
+    log(
+      `  cold sample: ${cold.records} grants imported with nothing cached in ${cold.importSeconds.toFixed(1)} s; the embedder alone on their ${cold.texts} texts ${cold.embedderSeconds.toFixed(1)} s`,
+    );
     return round;
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { idRanksOf } from '../lambdas/adapters/embedded/id-order';
 import ort from 'onnxruntime-node';
+import { idRanksOf } from '../lambdas/adapters/embedded/id-order';
 import { dotProducts, setProductThreads } from '../lambdas/adapters/embedded/onnx-dot-products';
 import { oneNodeModel } from '../lambdas/adapters/embedded/onnx-one-node-model';
 import { rankMatches, sortedThrough, unsortedRanking } from '../lambdas/adapters/embedded/ranked-set';
@@ -71,7 +71,8 @@ async function catalogueVectors(grants: number, log: (line: string) => void): Pr
     const matrix = new Float32Array(rows * width);
     const bytes = Buffer.from(matrix.buffer);
     let row = 0;
-    for (const hex of db.prepare('SELECT hex(vector) FROM grant_vectors ORDER BY rowid').pluck().iterate() as Iterable<string>) bytes.write(hex, (row++) * width * 4, width * 4, 'hex');
+    for (const hex of db.prepare('SELECT hex(vector) FROM grant_vectors ORDER BY rowid').pluck().iterate() as Iterable<string>)
+      bytes.write(hex, row++ * width * 4, width * 4, 'hex');
     return { matrix, rows, dimensions: width };
   } finally {
     db.close();
@@ -108,8 +109,20 @@ export async function benchKnn(grants: number, repetitions: number, log: (line: 
     return scores;
   };
   const result: KnnBenchResult = {
-    vectors: rows, dimensions, queries: QUERIES, floor, bareMs: [], scanMs: [], batchMs: [], int8ProductMs: [], floatProductMs: [], pageMs: [], sortMs: [], matches: [],
-    recall: { reference: 0, found: 0, missed: 0, extra: 0, withinMillionthOfFloor: 0 }, pruning: { int8Band: [], clusters: CLUSTERS, clusterSkipped: [] },
+    vectors: rows,
+    dimensions,
+    queries: QUERIES,
+    floor,
+    bareMs: [],
+    scanMs: [],
+    batchMs: [],
+    int8ProductMs: [],
+    floatProductMs: [],
+    pageMs: [],
+    sortMs: [],
+    matches: [],
+    recall: { reference: 0, found: 0, missed: 0, extra: 0, withinMillionthOfFloor: 0 },
+    pruning: { int8Band: [], clusters: CLUSTERS, clusterSkipped: [] },
   };
   // Warm-up: the JIT compiles the loop, the runtime loads its product.
   for (let i = 0; i < 3; i++) {
@@ -123,14 +136,20 @@ export async function benchKnn(grants: number, repetitions: number, log: (line: 
     result.int8ProductMs.push(await timed(int8Product));
     result.bareMs.push(await timed(() => bare(query)));
     let found = await scans.matchesAbove('grant', query, floor);
-    result.scanMs.push(await timed(async () => { found = await scans.matchesAbove('grant', query, floor); }));
+    result.scanMs.push(
+      await timed(async () => {
+        found = await scans.matchesAbove('grant', query, floor);
+      }),
+    );
     const together = Array.from({ length: BATCH }, (_, j) => queries[(i + j) % QUERIES]!);
     result.batchMs.push((await timed(() => Promise.all(together.map((q) => scans.matchesAbove('grant', q, floor))))) / BATCH);
     result.pageMs.push(await timed(() => sortedThrough(unsortedRanking({ rowids: found.rowids.slice(), scores: found.cosines.slice() }, ids), 20)));
     result.sortMs.push(await timed(() => rankMatches(found, ids)));
     result.matches.push(found.rowids.length);
   }
-  log(`knn: bare loop ${median(result.bareMs).toFixed(2)} ms, scan ${median(result.scanMs).toFixed(2)} ms, ${BATCH} together ${median(result.batchMs).toFixed(2)} ms a query`);
+  log(
+    `knn: bare loop ${median(result.bareMs).toFixed(2)} ms, scan ${median(result.scanMs).toFixed(2)} ms, ${BATCH} together ${median(result.batchMs).toFixed(2)} ms a query`,
+  );
 
   // Recall against float64 sums of the same floats, every query.
   for (const query of queries) {
@@ -146,19 +165,30 @@ export async function benchKnn(grants: number, repetitions: number, log: (line: 
       if (!inReference && found.has(r + 1)) result.recall.extra++;
     }
   }
-  result.pruning = { int8Band: int8BandShares(matrix, rows, dimensions, queries, floor, bare), clusters: CLUSTERS, clusterSkipped: await clusterSkippedShares(matrix, rows, dimensions, queries, floor) };
+  result.pruning = {
+    int8Band: int8BandShares(matrix, rows, dimensions, queries, floor, bare),
+    clusters: CLUSTERS,
+    clusterSkipped: await clusterSkippedShares(matrix, rows, dimensions, queries, floor),
+  };
   await scans.close();
   return result;
 }
 
 /** A product of an int8 copy of the vectors with two int8 query columns, on one thread: what an int8 first pass would run. */
 async function int8ProductOf(matrix: Float32Array, rows: number, dimensions: number): Promise<() => Promise<unknown>> {
-  const session = await ort.InferenceSession.create(oneNodeModel('MatMulInteger', [
-    { name: 'matrix', type: 'int8', shape: ['rows', dimensions] },
-    { name: 'queries', type: 'int8', shape: [dimensions, 'columns'] },
-  ], { name: 'scores', type: 'int32', shape: ['rows', 'columns'] }), { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(
+    oneNodeModel(
+      'MatMulInteger',
+      [
+        { name: 'matrix', type: 'int8', shape: ['rows', dimensions] },
+        { name: 'queries', type: 'int8', shape: [dimensions, 'columns'] },
+      ],
+      { name: 'scores', type: 'int32', shape: ['rows', 'columns'] },
+    ),
+    { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' },
+  );
   const codes = Int8Array.from(matrix.subarray(0, rows * dimensions), (x) => Math.max(-127, Math.min(127, Math.round(x * 300))));
-  const queries = Int8Array.from({ length: dimensions * 2 }, (_, i) => (i * 37) % 255 - 127);
+  const queries = Int8Array.from({ length: dimensions * 2 }, (_, i) => ((i * 37) % 255) - 127);
   return () => session.run({ matrix: new ort.Tensor('int8', codes, [rows, dimensions]), queries: new ort.Tensor('int8', queries, [dimensions, 2]) });
 }
 
@@ -167,12 +197,19 @@ async function int8ProductOf(matrix: Float32Array, rows: number, dimensions: num
  * the true one; a scan of it decides a record only when its cosine is farther than δ from the
  * floor. The share of records it leaves undecided, per query.
  */
-function int8BandShares(matrix: Float32Array, rows: number, dimensions: number, queries: Float32Array[], floor: number, cosines: (query: Float32Array) => Float32Array): number[] {
+function int8BandShares(
+  matrix: Float32Array,
+  rows: number,
+  dimensions: number,
+  queries: Float32Array[],
+  floor: number,
+  cosines: (query: Float32Array) => Float32Array,
+): number[] {
   const scale = new Float32Array(dimensions);
   for (let r = 0; r < rows; r++) for (let d = 0; d < dimensions; d++) scale[d] = Math.max(scale[d]!, Math.abs(matrix[r * dimensions + d]!) / 127);
   return queries.map((query) => {
     let bound = 0;
-    for (let d = 0; d < dimensions; d++) bound += Math.abs(query[d]!) * scale[d]! / 2;
+    for (let d = 0; d < dimensions; d++) bound += (Math.abs(query[d]!) * scale[d]!) / 2;
     const all = cosines(query);
     let undecided = 0;
     for (const cosine of all) if (Math.abs(cosine - floor) <= bound) undecided++;

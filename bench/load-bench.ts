@@ -1,14 +1,21 @@
 import autocannon from 'autocannon';
-import { readProcessMemory, type ProcessMemory } from './child-processes';
-import { megabytes } from './format';
 import { todayUtc } from './bench-catalogue';
-import { describeMachine, type MachineInfo } from './machine';
+import { type ProcessMemory, readProcessMemory } from './child-processes';
+import { megabytes } from './format';
 import {
-  countTextsWithKeywordMatches, LOAD_KINDS, matchBodies, sampleGrantIds, searchTexts, splitConnections, workload,
-  type LoadKind, type LoadRequest,
+  countTextsWithKeywordMatches,
+  LOAD_KINDS,
+  type LoadKind,
+  type LoadRequest,
+  matchBodies,
+  sampleGrantIds,
+  searchTexts,
+  splitConnections,
+  workload,
 } from './load-workload';
-import { BASELINE_PAGE_PATH, countGrants, probe, type BenchHeaders } from './scenarios';
-import { benchAuthorization, startApiServer, startBaselineServer, type FirstStart, type RunningServer } from './server-process';
+import { describeMachine, type MachineInfo } from './machine';
+import { BASELINE_PAGE_PATH, type BenchHeaders, countGrants, probe } from './scenarios';
+import { benchAuthorization, type FirstStart, type RunningServer, startApiServer, startBaselineServer } from './server-process';
 import { median, percentile } from './summary';
 
 /**
@@ -189,23 +196,25 @@ async function runMixed(
       duration: durationSeconds,
       timeout: LOAD_REQUEST_TIMEOUT_SECONDS,
       headers,
-      requests: [{
-        setupRequest: (request, context) => {
-          const { method, path, body } = next[kind]();
-          context.request = `${method} ${path}`;
-          return body === undefined
-            ? { ...request, method, path: basePath + path }
-            : { ...request, method, path: basePath + path, body, headers: { ...request.headers, 'Content-Type': 'application/json' } };
+      requests: [
+        {
+          setupRequest: (request, context) => {
+            const { method, path, body } = next[kind]();
+            context.request = `${method} ${path}`;
+            return body === undefined
+              ? { ...request, method, path: basePath + path }
+              : { ...request, method, path: basePath + path, body, headers: { ...request.headers, 'Content-Type': 'application/json' } };
+          },
+          onResponse: (status, body, context) => {
+            recorder.statusCounts[status] = (recorder.statusCounts[status] ?? 0) + 1;
+            if (status < 200 || status > 299) remember(`${status} ${String(context.request)}: ${body.slice(0, 300)}`);
+            else if (kind !== 'get' && kind !== 'match' && body.includes('"degraded":true')) {
+              recorder.degraded++;
+              remember(`degraded 200 ${String(context.request)}`);
+            }
+          },
         },
-        onResponse: (status, body, context) => {
-          recorder.statusCounts[status] = (recorder.statusCounts[status] ?? 0) + 1;
-          if (status < 200 || status > 299) remember(`${status} ${String(context.request)}: ${body.slice(0, 300)}`);
-          else if (kind !== 'get' && kind !== 'match' && body.includes('"degraded":true')) {
-            recorder.degraded++;
-            remember(`degraded 200 ${String(context.request)}`);
-          }
-        },
-      }],
+      ],
     });
     instance.on('response', (_client, _status, _bytes, responseTimeMs) => {
       recorder.latencies.push(responseTimeMs);
@@ -222,10 +231,13 @@ async function runMixed(
 
   let guard: NodeJS.Timeout | undefined;
   const overrun = new Promise<never>((_resolve, reject) => {
-    guard = setTimeout(() => {
-      for (const { instance } of runs) instance.stop();
-      reject(new Error(`${url}: load run did not finish within ${durationSeconds} s + ${OVERRUN_ALLOWANCE_MS / 1000} s`));
-    }, durationSeconds * 1000 + OVERRUN_ALLOWANCE_MS);
+    guard = setTimeout(
+      () => {
+        for (const { instance } of runs) instance.stop();
+        reject(new Error(`${url}: load run did not finish within ${durationSeconds} s + ${OVERRUN_ALLOWANCE_MS / 1000} s`));
+      },
+      durationSeconds * 1000 + OVERRUN_ALLOWANCE_MS,
+    );
   });
   try {
     const results = await Promise.race([Promise.all(runs.map(({ instance }) => Promise.resolve(instance))), overrun]);
@@ -234,7 +246,9 @@ async function runMixed(
     const kinds = runs.map(({ kind, recorder }, i): KindRun => {
       const result = results[i]!;
       const latencies = recorder.latencies;
-      const non2xx = Object.entries(recorder.statusCounts).filter(([status]) => !status.startsWith('2')).reduce((sum, [, n]) => sum + n, 0);
+      const non2xx = Object.entries(recorder.statusCounts)
+        .filter(([status]) => !status.startsWith('2'))
+        .reduce((sum, [, n]) => sum + n, 0);
       // autocannon counts the same errors; the larger count wins, should they ever differ.
       const socketErrors = Math.max(recorder.socketErrors, result.errors);
       return {
@@ -301,7 +315,9 @@ export async function benchLoad(options: LoadBenchOptions, log: (line: string) =
   const machine = describeMachine();
   const { grants, durationSeconds } = options;
   const connections = splitConnections(options.connections);
-  log(`\n== load, ${grants} grants, ${durationSeconds} s, ${options.connections} connections (${LOAD_KINDS.map((k) => `${k} ${connections[k]}`).join(', ')}) ==`);
+  log(
+    `\n== load, ${grants} grants, ${durationSeconds} s, ${options.connections} connections (${LOAD_KINDS.map((k) => `${k} ${connections[k]}`).join(', ')}) ==`,
+  );
   const { server: api, firstStart } = await startApiServer(grants, { log });
   let baseline: RunningServer | undefined;
   try {
@@ -338,7 +354,14 @@ export async function benchLoad(options: LoadBenchOptions, log: (line: string) =
     const baselineSeconds = Math.min(durationSeconds, BASELINE_MAX_SECONDS);
     const basePath = new URL(api.baseUrl).pathname;
     log(`  baseline pid ${baseline.child.pid}: the same mix for ${baselineSeconds} s`);
-    const baselineRun = await runMixed(`${baseline.baseUrl}${basePath}`, connections, workload(today, ids, texts, bodies, 3).next, baselineSeconds, headers, null);
+    const baselineRun = await runMixed(
+      `${baseline.baseUrl}${basePath}`,
+      connections,
+      workload(today, ids, texts, bodies, 3).next,
+      baselineSeconds,
+      headers,
+      null,
+    );
     const baselineRssBytes = readProcessMemory(baseline.child.pid).rssBytes;
     await baseline.child.stop();
     baseline = undefined;
@@ -364,8 +387,10 @@ export async function benchLoad(options: LoadBenchOptions, log: (line: string) =
     }
     const end = readProcessMemory(api.child.pid);
     for (const k of run.kinds) {
-      log(`  ${k.kind.padEnd(8)} ${String(k.responses).padStart(7)} responses ${k.requestsPerSecond.toFixed(1).padStart(7)} req/s` +
-        `  p50 ${k.p50Ms.toFixed(2)} ms  p99 ${k.p99Ms.toFixed(2)} ms  errors ${k.errors}${k.errorSamples.length > 0 ? `\n    ${k.errorSamples.join('\n    ')}` : ''}`);
+      log(
+        `  ${k.kind.padEnd(8)} ${String(k.responses).padStart(7)} responses ${k.requestsPerSecond.toFixed(1).padStart(7)} req/s` +
+          `  p50 ${k.p50Ms.toFixed(2)} ms  p99 ${k.p99Ms.toFixed(2)} ms  errors ${k.errors}${k.errorSamples.length > 0 ? `\n    ${k.errorSamples.join('\n    ')}` : ''}`,
+      );
     }
 
     const rss = rssFindings(run.rssSamples, durationSeconds);

@@ -1,7 +1,15 @@
 import { duration, int, machineLines, megabytes, ms, percent, table } from './format';
 import {
-  BASELINE_MAX_SECONDS, LOAD_REQUEST_TIMEOUT_SECONDS, RSS_GROWTH_LIMIT, RSS_REFERENCE_SECONDS, RSS_SAMPLE_SECONDS, RSS_WINDOW_SECONDS,
-  type KindRun, type KindRunTotal, type LoadBenchResult, type RssSample,
+  BASELINE_MAX_SECONDS,
+  type KindRun,
+  type KindRunTotal,
+  LOAD_REQUEST_TIMEOUT_SECONDS,
+  type LoadBenchResult,
+  RSS_GROWTH_LIMIT,
+  RSS_REFERENCE_SECONDS,
+  RSS_SAMPLE_SECONDS,
+  RSS_WINDOW_SECONDS,
+  type RssSample,
 } from './load-bench';
 import { LOAD_KIND_LABELS } from './load-workload';
 
@@ -63,14 +71,19 @@ export function rssLine(result: Pick<LoadBenchResult, 'rss' | 'apiMemory' | 'dur
   const verdict = rss.checked
     ? `growth **${signedPercent(rss.growth!)}** (limit +${RSS_GROWTH_LIMIT * 100}%): ${rss.pass ? 'pass' : '**FAIL**'}`
     : `growth not checked: the check needs a run longer than ${RSS_REFERENCE_SECONDS} s (\`--duration 600\`)`;
-  return `Server RSS: ${megabytes(apiMemory.idle.rssBytes)} MB before the run, ${first} at the end of the first minute, ` +
+  return (
+    `Server RSS: ${megabytes(apiMemory.idle.rssBytes)} MB before the run, ${first} at the end of the first minute, ` +
     `${megabytes(rss.endBytes)} MB at the end (${duration(result.durationSeconds)}); ${verdict}. Peak (VmHWM) ${megabytes(apiMemory.end.peakRssBytes)} MB; ` +
-    `samples ${megabytes(Math.min(...rss.samples.map((s) => s.rssBytes)))}-${megabytes(Math.max(...rss.samples.map((s) => s.rssBytes)))} MB.`;
+    `samples ${megabytes(Math.min(...rss.samples.map((s) => s.rssBytes)))}-${megabytes(Math.max(...rss.samples.map((s) => s.rssBytes)))} MB.`
+  );
 }
 
 /** Min, median and max RSS (MB) of the samples taken in a minute of the run (1-based). */
 function minuteRss(samples: readonly RssSample[], minute: number): string[] {
-  const values = samples.filter((s) => s.seconds > (minute - 1) * 60 && s.seconds <= minute * 60).map((s) => s.rssBytes).sort((a, b) => a - b);
+  const values = samples
+    .filter((s) => s.seconds > (minute - 1) * 60 && s.seconds <= minute * 60)
+    .map((s) => s.rssBytes)
+    .sort((a, b) => a - b);
   if (values.length === 0) return ['-', '-', '-'];
   return [values[0]!, values[Math.floor(values.length / 2)]!, values[values.length - 1]!].map(megabytes);
 }
@@ -86,27 +99,34 @@ export function loadSection(result: LoadBenchResult | null, kind: LoadSectionKin
   const bareByKind = new Map(result.baseline.map((k) => [k.kind, k]));
   const rows = result.kinds.map((k) => row(k.kind, k, bareByKind.get(k.kind)));
   rows.push(row('**all**', result.total, result.baselineTotal));
-  const perMinute = result.durationSeconds > RSS_REFERENCE_SECONDS
-    ? [
-      '',
-      `Per minute: the server's RSS over the minute's samples (every ${RSS_SAMPLE_SECONDS} s), and req/s of every kind together:`,
-      '',
-      table(['minute', 'RSS MB min', 'RSS MB median', 'RSS MB max', 'req/s'], result.perMinute.map((m) => [
-        String(m.minute),
-        ...minuteRss(result.rss.samples, m.minute),
-        // The last minute may be partial (a duration that is not whole minutes) and holds autocannon's wrap-up.
-        (m.responses / Math.max(1, Math.min(60, result.total.seconds - (m.minute - 1) * 60))).toFixed(1),
-      ])),
-    ]
-    : [];
+  const perMinute =
+    result.durationSeconds > RSS_REFERENCE_SECONDS
+      ? [
+          '',
+          `Per minute: the server's RSS over the minute's samples (every ${RSS_SAMPLE_SECONDS} s), and req/s of every kind together:`,
+          '',
+          table(
+            ['minute', 'RSS MB min', 'RSS MB median', 'RSS MB max', 'req/s'],
+            result.perMinute.map((m) => [
+              String(m.minute),
+              ...minuteRss(result.rss.samples, m.minute),
+              // The last minute may be partial (a duration that is not whole minutes) and holds autocannon's wrap-up.
+              (m.responses / Math.max(1, Math.min(60, result.total.seconds - (m.minute - 1) * 60))).toFixed(1),
+            ]),
+          ),
+        ]
+      : [];
   const errorSamples = [...result.kinds, ...result.baseline].flatMap((k) => k.errorSamples.map((s) => `${k.kind}: ${s}`)).slice(0, 10);
   return [
     markers.start,
     HEADINGS[kind],
     '',
     ...(kind === 'long'
-      ? [`The mixed load below for ${duration(result.durationSeconds)}, to see whether the server's memory settles: the RSS check compares the end of the`,
-        `first minute with the end. (\`npm run bench\` writes the ${RSS_REFERENCE_SECONDS}-s run of the section above and keeps this one.)`, '']
+      ? [
+          `The mixed load below for ${duration(result.durationSeconds)}, to see whether the server's memory settles: the RSS check compares the end of the`,
+          `first minute with the end. (\`npm run bench\` writes the ${RSS_REFERENCE_SECONDS}-s run of the section above and keeps this one.)`,
+          '',
+        ]
       : []),
     `Every kind of request at once against one API server (\`bin/local.ts\` on \`bench/.data/grants-${result.grants}\`, ${int(result.grants)} grants,`,
     `${int(result.openGrants)} open), for ${duration(result.durationSeconds)}: each kind from its own autocannon instance with its share of the`,
@@ -137,8 +157,8 @@ export function loadSection(result: LoadBenchResult | null, kind: LoadSectionKin
     '  marked `meta.degraded` (hybrid search answered from its keyword half). Requests in flight when the time is up are',
     '  neither counted nor errors.',
     '- p50 and p99 are per-response latencies seen by the client, over the whole run (its start included); req/s is responses',
-    '  over the run\'s seconds. The kinds share one Node process, and in a closed loop every connection\'s next request waits',
-    '  behind the others\' work, so latencies are mostly that wait and come out alike across kinds: a cheap request waits behind',
+    "  over the run's seconds. The kinds share one Node process, and in a closed loop every connection's next request waits",
+    "  behind the others' work, so latencies are mostly that wait and come out alike across kinds: a cheap request waits behind",
     '  expensive ones (semantic, hybrid, match). get-by-id waits more than once: it reads the record store, which locally is',
     '  dynalite answering over HTTP inside the same process, so each get crosses the event loop several times (a few ms on an',
     '  idle server). In AWS the record store is DynamoDB and each kind is its own Lambda.',
@@ -148,9 +168,9 @@ export function loadSection(result: LoadBenchResult | null, kind: LoadSectionKin
     `  kind's req/s over the bare server's for the same connections. Bare server RSS: ${megabytes(result.baselineRssBytes)} MB.`,
     `- RSS is the VmRSS of the API server process (\`/proc/<pid>/status\`), read every ${RSS_SAMPLE_SECONDS} s. "End of the first minute" is the`,
     `  median of the samples from ${RSS_REFERENCE_SECONDS - RSS_WINDOW_SECONDS} to ${RSS_REFERENCE_SECONDS} s, "end" the median of the samples in the run's last ${RSS_WINDOW_SECONDS} s: single samples swing`,
-    '  with the garbage collector\'s sawtooth (see the range above). Runs longer than',
+    "  with the garbage collector's sawtooth (see the range above). Runs longer than",
     `  ${RSS_REFERENCE_SECONDS} s must grow less than ${RSS_GROWTH_LIMIT * 100}% between the two, or the run fails. Every sample is kept in \`bench/.data/load-*.json\`.`,
-    '- The load generator shares the machine\'s CPUs with the server.',
+    "- The load generator shares the machine's CPUs with the server.",
     '',
     ...machineLines(machine, result.seconds),
     markers.end,

@@ -5,7 +5,7 @@ import { US_STATE_CODES } from '../lambdas/core/geo';
 import { seededRandom } from '../local/seeded-random';
 import { PROJECT_ROOT } from './child-processes';
 import { DISTINCT_MISSION_SUFFIX, MATCH_PROFILES } from './match';
-import { BASELINE_PAGE_PATH, SEARCH_TEXT, scenarios, searchTexts, type BenchHeaders } from './scenarios';
+import { BASELINE_PAGE_PATH, type BenchHeaders, SEARCH_TEXT, scenarios, searchTexts } from './scenarios';
 
 export { searchTexts };
 
@@ -47,7 +47,7 @@ export function splitConnections(total: number): Record<LoadKind, number> {
   // the kinds furthest above theirs give one back.
   for (let diff = total - split.reduce((a, b) => a + b, 0); diff !== 0; diff += diff > 0 ? -1 : 1) {
     const candidates = LOAD_KINDS.map((_, i) => i).filter((i) => diff > 0 || split[i]! > 1);
-    const best = candidates.reduce((a, b) => (diff > 0 ? share(b) > share(a) : share(b) < share(a)) ? b : a);
+    const best = candidates.reduce((a, b) => ((diff > 0 ? share(b) > share(a) : share(b) < share(a)) ? b : a));
     split[best]! += diff > 0 ? 1 : -1;
   }
   return Object.fromEntries(LOAD_KINDS.map((kind, i) => [kind, split[i]!])) as Record<LoadKind, number>;
@@ -150,7 +150,11 @@ export function workload(today: string, ids: readonly string[], texts: readonly 
     // Odd requests: the same profile with " #<n>." on its mission, a query no cache has seen.
     if (n % 2 === 0) return { method: 'POST', path: '/match-grants-api', body: bodyTexts[i]! };
     const body = bodies[i] as { profile: { mission: string } };
-    return { method: 'POST', path: '/match-grants-api', body: JSON.stringify({ ...body, profile: { ...body.profile, mission: body.profile.mission + DISTINCT_MISSION_SUFFIX(n) } }) };
+    return {
+      method: 'POST',
+      path: '/match-grants-api',
+      body: JSON.stringify({ ...body, profile: { ...body.profile, mission: body.profile.mission + DISTINCT_MISSION_SUFFIX(n) } }),
+    };
   };
 
   const searchNote = (mode: string) =>
@@ -165,7 +169,7 @@ export function workload(today: string, ids: readonly string[], texts: readonly 
       match,
     },
     describe: {
-      list: '25% the api part\'s filtered list or the default first page; else random states (60%), category (30%), deadline bounds, minimum amount, opportunity type, sort and order, page size 10-100, offsets up to 500',
+      list: "25% the api part's filtered list or the default first page; else random states (60%), category (30%), deadline bounds, minimum amount, opportunity type, sort and order, page size 10-100, offsets up to 500",
       search: searchNote(''),
       semantic: searchNote(', search_mode=semantic'),
       hybrid: searchNote(', search_mode=hybrid'),

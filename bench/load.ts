@@ -6,11 +6,11 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT, stopAllChildren } from './child-processes';
 import { benchLoad, RSS_GROWTH_LIMIT } from './load-bench';
-import { BENCH_DATA_DIR } from './server-process';
 import { loadMarkers, loadSection, loadSectionKindOf, rssLine } from './load-report';
 import { DEFAULT_LOAD_CONNECTIONS, splitConnections } from './load-workload';
 import { DEFAULT_LOAD_DURATION_SECONDS, positiveInteger } from './options';
 import { withMarkedSection } from './report';
+import { BENCH_DATA_DIR } from './server-process';
 import { writeReportWithSummary } from './summary-table';
 
 const DEFAULT_LOAD_GRANTS = 100_000;

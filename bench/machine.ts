@@ -40,7 +40,10 @@ function describeCode(): string {
       .map((line) => line.slice(3))
       .filter((path) => path && !path.startsWith('bench/') && !path.startsWith('docs/') && !path.startsWith('test/') && !path.endsWith('.md'));
     if (changed.length === 0) return `commit ${commit}`;
-    const shown = changed.slice(0, 6).map((path) => `\`${path}\``).join(', ');
+    const shown = changed
+      .slice(0, 6)
+      .map((path) => `\`${path}\``)
+      .join(', ');
     return `commit ${commit} plus uncommitted changes to ${shown}${changed.length > 6 ? ` and ${changed.length - 6} more` : ''}`;
   } catch {
     return 'unknown (not a git checkout)';

@@ -1,7 +1,6 @@
 import { MATCH_SCORING } from '../lambdas/core/matching/scoring-config';
 import { duration, int, machineLines, megabytes, ms, percent, table } from './format';
 import { DISTINCT_MISSION_SUFFIX, MATCH_PROFILES, type MatchBenchResult } from './match';
-import { median } from './summary';
 
 /** The "Grant matching latency" section of docs/benchmarks.md (`npm run bench -- --parts match`). */
 
@@ -24,7 +23,13 @@ export function matchSection(match: MatchBenchResult | null): string {
     s.p99MsByRound.map((p) => (p < 100 ? ms(p) : int(p))).join(' / '),
   ]);
   const profileRows = match.profiles.map((p, i) => [
-    String(i + 1), p.sector ?? '', p.applicantType ?? '', p.geography ?? '', int(p.candidates), int(p.count), int(p.responseBytes),
+    String(i + 1),
+    p.sector ?? '',
+    p.applicantType ?? '',
+    p.geography ?? '',
+    int(p.candidates),
+    int(p.count),
+    int(p.responseBytes),
   ]);
   const sameMatches = match.profiles.filter((p) => p.distinctSameMatches).length;
   const serverMs = (name: string) => {
@@ -33,15 +38,16 @@ export function matchSection(match: MatchBenchResult | null): string {
   };
   const rebuild = match.firstStart.indexRebuildSeconds;
   const profiles = MATCH_PROFILES.length;
-  const suffixNote = sameMatches === match.profiles.length
-    ? [
-      `  The suffix is a bare number, which changes neither the embedding nor the answer (all ${sameMatches} profiles return`,
-      '  the same matches with it as without), so the work is the repeated profile\'s with the cache taken away.',
-    ]
-    : [
-      `  The suffix is meant to change only the cache key, but ${match.profiles.length - sameMatches} of ${match.profiles.length} profiles return different`,
-      '  matches with it than without.',
-    ];
+  const suffixNote =
+    sameMatches === match.profiles.length
+      ? [
+          `  The suffix is a bare number, which changes neither the embedding nor the answer (all ${sameMatches} profiles return`,
+          "  the same matches with it as without), so the work is the repeated profile's with the cache taken away.",
+        ]
+      : [
+          `  The suffix is meant to change only the cache key, but ${match.profiles.length - sameMatches} of ${match.profiles.length} profiles return different`,
+          '  matches with it than without.',
+        ];
   return [
     MATCH_MARKERS.start,
     heading,
@@ -49,11 +55,11 @@ export function matchSection(match: MatchBenchResult | null): string {
     `\`POST /functions/v1/match-grants-api\` on the ${int(match.grants)}-grant synthetic catalogue (${int(match.openGrants)} open grants), against a`,
     'bare `node:http` server in the same run that answers every request with the bytes of one real match response',
     `(profile 1's, ${int(match.baselineBytes)} bytes). A match embeds the profile's text (wink word vectors), runs the exact k-NN over`,
-    'every open grant with the eligibility filters (open, the applicant\'s type and state, 501(c)(3) status) applied inside',
+    "every open grant with the eligibility filters (open, the applicant's type and state, 501(c)(3) status) applied inside",
     `the scan, reads the ${MATCH_SCORING.candidateWindow} nearest, scores and explains them, and returns the best ${MATCH_PROFILES[0]!.limit ?? 10}.`,
     '',
     `- **match**: ${profiles} profiles written for the catalogue's topics (table below), sent in rotation, the same ${profiles}`,
-    '  bodies over and over. The index caches one ranking per distinct query text, so after a profile\'s first request',
+    "  bodies over and over. The index caches one ranking per distinct query text, so after a profile's first request",
     `  the k-NN comes from memory; reading, scoring and explaining the ${MATCH_SCORING.candidateWindow} candidates is not cached.`,
     `- **match-distinct**: the same profiles with "${DISTINCT_MISSION_SUFFIX('<n>')}" appended to every request's mission, n counting up,`,
     '  so no cached ranking can answer it and every request pays the full scan, its filter mask (one pass over the',

@@ -1,11 +1,11 @@
-import { readProcessMemory, type ProcessMemory } from './child-processes';
+import { type ProcessMemory, readProcessMemory } from './child-processes';
 import { megabytes } from './format';
 import { describeMachine, type MachineInfo } from './machine';
-import { measure, type JsonRequest, type Measurement } from './measure';
+import { type JsonRequest, measure } from './measure';
 import type { BenchOptions } from './options';
-import { countGrants, type BenchHeaders, type ProbedResponse } from './scenarios';
-import { benchAuthorization, startApiServer, startBaselineServer, type FirstStart, type RunningServer } from './server-process';
-import { summarise, type Round as SummaryRound, type ScenarioSummary } from './summary';
+import { type BenchHeaders, countGrants, type ProbedResponse } from './scenarios';
+import { benchAuthorization, type FirstStart, type RunningServer, startApiServer, startBaselineServer } from './server-process';
+import { type ScenarioSummary, type Round as SummaryRound, summarise } from './summary';
 
 /**
  * POST /match-grants-api at the biggest catalogue size, against a bare node:http server that
@@ -118,7 +118,8 @@ export const MATCH_PROFILES: readonly MatchProfileBody[] = [
   },
   {
     profile: {
-      mission: 'A national coalition of community colleges and employers building apprenticeships and career pathways in advanced manufacturing and health care.',
+      mission:
+        'A national coalition of community colleges and employers building apprenticeships and career pathways in advanced manufacturing and health care.',
       sector: 'workforce development',
       geography: 'nationwide',
       applicant_type: 'nonprofit',
@@ -210,14 +211,14 @@ async function probeMatch(url: string, body: string, headers: BenchHeaders): Pro
   const text = response.body.toString('utf8');
   if (response.status !== 200) throw new Error(`POST ${url} ${body}: status ${response.status}: ${text.slice(0, 1000)}`);
   const reply = JSON.parse(text) as MatchReply;
-  if (!(reply.count >= 1)) throw new Error(`POST ${url} ${body}: no matches (count ${reply.count}); the scenario would measure an empty answer: ${text.slice(0, 1000)}`);
+  if (!(reply.count >= 1))
+    throw new Error(`POST ${url} ${body}: no matches (count ${reply.count}); the scenario would measure an empty answer: ${text.slice(0, 1000)}`);
   return { reply, response };
 }
 
 function withMission(body: MatchProfileBody, suffix: string): string {
   return JSON.stringify({ ...body, profile: { ...body.profile, mission: body.profile.mission + suffix } });
 }
-
 
 /** Start both servers, probe every profile, warm up, interleaved rounds, stop. */
 export async function benchMatch(grants: number, options: BenchOptions, log: (line: string) => void): Promise<MatchBenchResult> {
@@ -260,8 +261,10 @@ export async function benchMatch(grants: number, options: BenchOptions, log: (li
         distinctSameMatches: ids(reply) === ids(variant.reply),
       });
       baselinePage ??= response;
-      log(`  profile ${i + 1} (${profile.applicant_type}, ${profile.geography}): ${reply.meta.candidates} candidates, ${reply.count} matches, ${response.body.length} bytes` +
-        `${profiles.at(-1)!.distinctSameMatches ? '' : '; the distinct mission changes the matches'}`);
+      log(
+        `  profile ${i + 1} (${profile.applicant_type}, ${profile.geography}): ${reply.meta.candidates} candidates, ${reply.count} matches, ${response.body.length} bytes` +
+          `${profiles.at(-1)!.distinctSameMatches ? '' : '; the distinct mission changes the matches'}`,
+      );
     }
     baseline = await startBaselineServer(baselinePage!.body, baselinePage!.contentType);
     log(`  baseline pid ${baseline.child.pid} at ${baseline.baseUrl}, serving ${baselinePage!.body.length} bytes (profile 1's response)`);

@@ -41,12 +41,14 @@ function percentile(sorted: Float64Array, p: number): number {
 /** autocannon calls setupRequest before every request it sends, so each one can differ. */
 function requestsOf({ nextPath, nextRequest }: LoadOptions): AutocannonRequests {
   if (nextRequest) {
-    return [{
-      setupRequest: (request) => {
-        const { method, path, body } = nextRequest();
-        return { ...request, method, path, body, headers: { ...request.headers, 'Content-Type': 'application/json' } };
+    return [
+      {
+        setupRequest: (request) => {
+          const { method, path, body } = nextRequest();
+          return { ...request, method, path, body, headers: { ...request.headers, 'Content-Type': 'application/json' } };
+        },
       },
-    }];
+    ];
   }
   if (nextPath) return [{ setupRequest: (request) => ({ ...request, path: nextPath() }) }];
   return undefined;
@@ -74,10 +76,13 @@ export async function measure(url: string, options: LoadOptions): Promise<Measur
 
   let guard: NodeJS.Timeout | undefined;
   const overrun = new Promise<never>((_resolve, reject) => {
-    guard = setTimeout(() => {
-      instance.stop();
-      reject(new Error(`${url}: load run did not finish within ${options.durationSeconds} s + ${OVERRUN_ALLOWANCE_MS / 1000} s`));
-    }, options.durationSeconds * 1000 + OVERRUN_ALLOWANCE_MS);
+    guard = setTimeout(
+      () => {
+        instance.stop();
+        reject(new Error(`${url}: load run did not finish within ${options.durationSeconds} s + ${OVERRUN_ALLOWANCE_MS / 1000} s`));
+      },
+      options.durationSeconds * 1000 + OVERRUN_ALLOWANCE_MS,
+    );
   });
   const result = await Promise.race([Promise.resolve(instance), overrun]).finally(() => clearTimeout(guard));
 

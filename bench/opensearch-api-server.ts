@@ -11,10 +11,16 @@ import { closeOnSignals, createApiServer, listen } from '../local/http-server';
 import { ensureLocalKeys } from '../local/local-keys';
 
 const [url, aliasPrefix, stateDir, window] = process.argv.slice(2);
-if (!url || !aliasPrefix || !stateDir || !window) throw new Error('usage: tsx bench/opensearch-api-server.ts <opensearch url> <alias prefix> <state dir> <k-NN window>');
+if (!url || !aliasPrefix || !stateDir || !window)
+  throw new Error('usage: tsx bench/opensearch-api-server.ts <opensearch url> <alias prefix> <state dir> <k-NN window>');
 
 const stack = await startEmbeddedStack({ dataDir: stateDir, seed: false });
-const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: url }), { space: stack.services.embedder.space, endpoint: url, aliasPrefix, vectors: { window: Number(window) } });
+const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: url }), {
+  space: stack.services.embedder.space,
+  endpoint: url,
+  aliasPrefix,
+  vectors: { window: Number(window) },
+});
 const { file } = await ensureLocalKeys(stack.services, stateDir);
 const server = createApiServer(localRoutes({ ...stack.services, index }), localAuthorizer(stack.services));
 const baseUrl = await listen(server, 0, '127.0.0.1');

@@ -16,7 +16,7 @@ import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedd
 import type { Grant } from '../lambdas/core/records';
 import { embedRecords } from '../lambdas/core/use-cases/embed-records';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
-import { startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../local/embedded-stack';
 import { seededRandom } from '../local/seeded-random';
 
 /** Per-dimension standard deviation of the noise, per unit of 1/sqrt(dimensions): cos ≈ 1 / sqrt(1 + NOISE²) ≈ 0.97. */
@@ -33,13 +33,23 @@ export interface OpenSearchFill {
 async function earlierFill(url: string, prefix: string, recordFile: string): Promise<number | null> {
   const earlier = existsSync(recordFile) ? (JSON.parse(readFileSync(recordFile, 'utf8')) as { prefix: string; grants: number }) : null;
   if (earlier?.prefix !== prefix) return null;
-  const counted = await fetch(`${url}/${prefix}-grants/_count`).then(async (r) => ((await r.json()) as { count?: number }).count, () => undefined);
+  const counted = await fetch(`${url}/${prefix}-grants/_count`).then(
+    async (r) => ((await r.json()) as { count?: number }).count,
+    () => undefined,
+  );
   return counted === earlier.grants ? counted : null;
 }
 
 /** Fills `<prefix>-*` with `write` (given the adapter and the data folder's embedding ports) unless an earlier fill is reusable, and records it. */
-async function fillOnce(client: OpenSearchHttpClient, url: string, prefix: string, dataDir: string, recordName: string, log: (line: string) => void,
-  write: (index: OpenSearchIndex, stack: EmbeddedStack, cache: SqliteEmbeddingCache) => Promise<number>): Promise<OpenSearchFill> {
+async function fillOnce(
+  client: OpenSearchHttpClient,
+  url: string,
+  prefix: string,
+  dataDir: string,
+  recordName: string,
+  log: (line: string) => void,
+  write: (index: OpenSearchIndex, stack: EmbeddedStack, cache: SqliteEmbeddingCache) => Promise<number>,
+): Promise<OpenSearchFill> {
   const recordFile = join(dataDir, recordName);
   const reused = await earlierFill(url, prefix, recordFile);
   if (reused !== null) {
@@ -69,12 +79,16 @@ async function fillOnce(client: OpenSearchHttpClient, url: string, prefix: strin
 export function fillSeeded(client: OpenSearchHttpClient, url: string, prefix: string, dataDir: string, log: (line: string) => void): Promise<OpenSearchFill> {
   return fillOnce(client, url, prefix, dataDir, 'opensearch-fill.json', log, async (index, stack, cache) => {
     let reported = 0;
-    const counts = await reindexRecords(stack.services.store, { index, embeddings: { embedder: stack.services.embedder, cache } }, {
-      kinds: ['grant'],
-      onProgress: (_kind, indexed) => {
-        if (indexed - reported >= 10_000) log(`  indexed ${(reported = indexed)} grants into OpenSearch`);
+    const counts = await reindexRecords(
+      stack.services.store,
+      { index, embeddings: { embedder: stack.services.embedder, cache } },
+      {
+        kinds: ['grant'],
+        onProgress: (_kind, indexed) => {
+          if (indexed - reported >= 10_000) log(`  indexed ${(reported = indexed)} grants into OpenSearch`);
+        },
       },
-    });
+    );
     return counts.grant;
   });
 }
@@ -102,7 +116,14 @@ export function noisyCopy(vector: Float32Array, next: () => number): Float32Arra
 }
 
 /** The data folder's grants `copies` times over (see the top of this file). */
-export function fillDerived(client: OpenSearchHttpClient, url: string, prefix: string, dataDir: string, copies: number, log: (line: string) => void): Promise<OpenSearchFill> {
+export function fillDerived(
+  client: OpenSearchHttpClient,
+  url: string,
+  prefix: string,
+  dataDir: string,
+  copies: number,
+  log: (line: string) => void,
+): Promise<OpenSearchFill> {
   return fillOnce(client, url, prefix, dataDir, `opensearch-derived-${copies}x.json`, log, async (index, stack, cache) => {
     const next = seededRandom(40);
     let written = 0;
@@ -110,7 +131,11 @@ export function fillDerived(client: OpenSearchHttpClient, url: string, prefix: s
     for await (const page of stack.services.store.scan('grant')) {
       const vectors = await embedRecords('grant', page, { embedder: stack.services.embedder, cache });
       for (let copy = 0; copy < copies; copy++) {
-        const records = (page as Grant[]).map((grant) => ({ ...grant, id: copyId(grant.id, copy), source_id: copy === 0 ? grant.source_id : `${grant.source_id}~${copy}` }));
+        const records = (page as Grant[]).map((grant) => ({
+          ...grant,
+          id: copyId(grant.id, copy),
+          source_id: copy === 0 ? grant.source_id : `${grant.source_id}~${copy}`,
+        }));
         const copied = vectors.map((vector) => (vector && copy > 0 ? noisyCopy(vector, next) : vector));
         for (let at = 0; at < records.length; at += BATCH) await index.upsert('grant', records.slice(at, at + BATCH), copied.slice(at, at + BATCH));
         written += records.length;

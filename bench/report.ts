@@ -1,22 +1,22 @@
+import type { AdminBenchResult } from './admin';
+import { adminSection } from './admin-report';
+import { apiMethodSection, apiTimeSection, renderSummary } from './api-report';
 import type { CatalogueResult } from './bench-catalogue';
-import { coldStartSection } from './coldstart-report';
 import type { ColdStartBenchResult } from './coldstart';
+import { coldStartSection } from './coldstart-report';
+import { duration } from './format';
 import type { IngestBenchResult } from './ingest';
 import { ingestSection } from './ingest-report';
 import type { KnnBenchResult } from './knn';
 import { knnSection } from './knn-report';
-import type { MatchBenchResult } from './match';
-import { matchSection } from './match-report';
 import type { LoadBenchResult } from './load-bench';
 import { loadSection } from './load-report';
 import type { MachineInfo } from './machine';
+import type { MatchBenchResult } from './match';
+import { matchSection } from './match-report';
 import { BENCH_PARTS, type BenchOptions } from './options';
-import { duration } from './format';
-import { apiMethodSection, apiTimeSection, renderSummary } from './api-report';
-import type { WebhookBenchResult } from './webhooks';
 import { webhookSection } from './webhook-report';
-import type { AdminBenchResult } from './admin';
-import { adminSection } from './admin-report';
+import type { WebhookBenchResult } from './webhooks';
 
 export interface BenchRun {
   machine: MachineInfo;
@@ -39,7 +39,6 @@ export interface BenchRun {
   totalSeconds: number;
 }
 
-
 /** The report file with the section between two markers replaced (or appended), the rest untouched. */
 export function withMarkedSection(report: string, markers: { start: string; end: string }, section: string): string {
   const start = report.indexOf(markers.start);
@@ -58,7 +57,8 @@ export function markedSection(report: string, markers: { start: string; end: str
 export function renderReport(run: BenchRun): string {
   const { machine, options } = run;
   const load = machine.loadAverage.map((n) => n.toFixed(2)).join(' / ');
-  const flags = `--sizes ${options.sizes.join(',')} --duration ${options.durationSeconds} --rounds ${options.rounds} --connections ${options.connections} --warmup ${options.warmupSeconds}` +
+  const flags =
+    `--sizes ${options.sizes.join(',')} --duration ${options.durationSeconds} --rounds ${options.rounds} --connections ${options.connections} --warmup ${options.warmupSeconds}` +
     ` --parts ${options.parts.join(',')} --coldstart-runs ${options.coldStartRuns} --load-duration ${options.loadDurationSeconds}`;
   return `# Benchmarks
 

@@ -4,8 +4,18 @@ import { PROJECT_ROOT } from './child-processes';
 /** The requests the bench measures. */
 
 export type ScenarioName =
-  | 'baseline' | 'filtered' | 'filtered-distinct' | 'search' | 'search-distinct' | 'search-new-text'
-  | 'semantic' | 'semantic-distinct' | 'semantic-new-text' | 'hybrid' | 'hybrid-distinct' | 'hybrid-new-text';
+  | 'baseline'
+  | 'filtered'
+  | 'filtered-distinct'
+  | 'search'
+  | 'search-distinct'
+  | 'search-new-text'
+  | 'semantic'
+  | 'semantic-distinct'
+  | 'semantic-new-text'
+  | 'hybrid'
+  | 'hybrid-distinct'
+  | 'hybrid-new-text';
 
 export interface Scenario {
   name: ScenarioName;
@@ -70,9 +80,42 @@ export function newSearchText(n: number): string {
 let cachedTopics: string[] | undefined;
 /** Topical words, as a seeker adds to a topic: the first twelve are those of the runs before issue 24's second step. */
 const MORE_WORDS = [
-  'rural', 'youth', 'research', 'training', 'water', 'energy', 'school', 'housing', 'tribal', 'arts', 'veterans', 'climate',
-  'wildlife', 'forest', 'fisheries', 'transit', 'broadband', 'literacy', 'nutrition', 'opioid', 'museum', 'library', 'coastal', 'drought',
-  'maternal', 'disability', 'immigrant', 'seniors', 'farmers', 'apprenticeship', 'cybersecurity', 'flood', 'wetlands', 'vaccine', 'homeless', 'tourism',
+  'rural',
+  'youth',
+  'research',
+  'training',
+  'water',
+  'energy',
+  'school',
+  'housing',
+  'tribal',
+  'arts',
+  'veterans',
+  'climate',
+  'wildlife',
+  'forest',
+  'fisheries',
+  'transit',
+  'broadband',
+  'literacy',
+  'nutrition',
+  'opioid',
+  'museum',
+  'library',
+  'coastal',
+  'drought',
+  'maternal',
+  'disability',
+  'immigrant',
+  'seniors',
+  'farmers',
+  'apprenticeship',
+  'cybersecurity',
+  'flood',
+  'wetlands',
+  'vaccine',
+  'homeless',
+  'tourism',
 ];
 
 /**
@@ -81,15 +124,29 @@ const MORE_WORDS = [
  * synthetic catalogue.
  */
 export function searchTexts(): string[] {
-  const { queries } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json'), 'utf8')) as { queries: { kind: string; query: string }[] };
+  const { queries } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json'), 'utf8')) as {
+    queries: { kind: string; query: string }[];
+  };
   const labelled = queries.filter((q) => q.kind === 'grant').map((q) => q.query);
-  const topics = ['broadband', 'police', 'wildfire', 'opioid', 'teacher training', 'watershed restoration', 'transit', 'affordable housing', 'veterans', 'apprenticeship'];
+  const topics = [
+    'broadband',
+    'police',
+    'wildfire',
+    'opioid',
+    'teacher training',
+    'watershed restoration',
+    'transit',
+    'affordable housing',
+    'veterans',
+    'apprenticeship',
+  ];
   return [SEARCH_TEXT, ...labelled, ...topics];
 }
 
 const newText = {
   suffix: (n: number) => `&search=${encodeURIComponent(newSearchText(n))}`,
-  description: '`&search=` a text never sent before (a topic and two more words, e.g. "wildfire youth energy"), so its vector is computed and its ranking made for that request',
+  description:
+    '`&search=` a text never sent before (a topic and two more words, e.g. "wildfire youth energy"), so its vector is computed and its ranking made for that request',
   sameAnswerAsRepeated: false,
   newText: true,
 } as const;
@@ -100,7 +157,9 @@ export function distinctPath(scenario: Scenario, n: number): string {
 }
 
 const newTextScenario = (name: ScenarioName, family: 'search' | 'semantic' | 'hybrid', mode: string, label: string): Scenario => ({
-  name, family, label,
+  name,
+  family,
+  label,
   // Alone (for the bench's probe), the api part's text; each request of the run, a new one.
   path: `/grants-api?search_mode=${mode}&search=${encodeURIComponent(SEARCH_TEXT)}`,
   distinct: { ...newText, path: `/grants-api?search_mode=${mode}` },
@@ -139,7 +198,12 @@ export function scenarios(todayUtc: string): Scenario[] {
       // (every stated amount is in whole dollars, at least $5,000) and nothing else.
       distinct: subDollarMinAmount,
     },
-    newTextScenario('search-new-text', 'search', 'keyword', 'keyword search, every request a text never sent before (its BM25 ranking is made for that request; keyword search embeds nothing)'),
+    newTextScenario(
+      'search-new-text',
+      'search',
+      'keyword',
+      'keyword search, every request a text never sent before (its BM25 ranking is made for that request; keyword search embeds nothing)',
+    ),
     { name: 'semantic', family: 'semantic', label: `semantic search "${SEARCH_TEXT}" (exact k-NN over every grant), same URL every request`, path: semantic },
     {
       name: 'semantic-distinct',

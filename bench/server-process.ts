@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOCAL_KEYS_FILE } from '../local/local-keys';
-import { PROJECT_ROOT, readProcessMemory, startNodeChild, type NodeChild } from './child-processes';
+import { type NodeChild, PROJECT_ROOT, readProcessMemory, startNodeChild } from './child-processes';
 
 /** Data dirs live here (gitignored) and are kept, so a rerun skips seeding. */
 export const BENCH_DATA_DIR = join(PROJECT_ROOT, 'bench', '.data');
@@ -74,7 +74,8 @@ export function startScriptLaunch(): { env: Record<string, string>; nodeFlags: s
     const [name, ...value] = words.shift()!.split('=');
     env[name!] = value.join('=');
   }
-  if (words[0] !== 'node' || !words.includes('bin/local.ts')) throw new Error(`package.json's start script is not \`[NAME=value …] node … bin/local.ts\`: ${scripts.start}`);
+  if (words[0] !== 'node' || !words.includes('bin/local.ts'))
+    throw new Error(`package.json's start script is not \`[NAME=value …] node … bin/local.ts\`: ${scripts.start}`);
   const flags = words.slice(1, words.indexOf('bin/local.ts'));
   const tsx = flags.findIndex((flag, i) => flag === '--import' && flags[i + 1] === 'tsx');
   if (tsx >= 0) flags.splice(tsx, 2);

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import type { ResourceKind } from '../lambdas/core/records';
 import type { Clock } from '../lambdas/ports/clock';
-import { removeLocalIndex, startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
+import { type EmbeddedStack, removeLocalIndex, startEmbeddedStack } from '../local/embedded-stack';
 import { PROJECT_ROOT } from './child-processes';
 import { INGEST_FILES } from './ingest';
 
@@ -26,9 +26,14 @@ export async function sharedDataCatalogue(dataDir: string, clock?: Clock, files:
   removeLocalIndex(dataDir);
   const stack = await startEmbeddedStack({ dataDir, seed: false, clock, onProgress: (m) => console.error(m) });
   const started = performance.now();
-  const { summary } = await ingestFiles(files.map((file) => join(SHARED_DATA, file)), stack.services);
+  const { summary } = await ingestFiles(
+    files.map((file) => join(SHARED_DATA, file)),
+    stack.services,
+  );
   const created = Object.values(summary.byKind).reduce((sum, k) => sum + k.created, 0);
-  console.error(`import of ../shared/data (${files.join(', ')}): ${created} created, ${summary.rejected} rejected (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  console.error(
+    `import of ../shared/data (${files.join(', ')}): ${created} created, ${summary.rejected} rejected (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+  );
   return stack;
 }
 

@@ -5,10 +5,8 @@ import { KNN_MARKERS } from './knn-report';
 import { LOAD_LONG_MARKERS, LOAD_MARKERS } from './load-report';
 import { cellOf, matchIn, rowOf, tableWithColumns, underHeading } from './markdown-tables';
 import { MATCH_MARKERS } from './match-report';
+import { cellIn, isMet, leadingNumber, NO_TARGET, plain, runDateOf, type SummaryArea, type SummaryCells, sectionMarkedBy, targetsCell } from './summary-cells';
 import { WEBHOOK_MARKERS } from './webhook-report';
-import {
-  cellIn, isMet, leadingNumber, sectionMarkedBy, NO_TARGET, plain, runDateOf, targetsCell, type SummaryArea, type SummaryCells,
-} from './summary-cells';
 
 /**
  * The summary rows of the `npm run bench` parts other than OpenSearch, each read from its own
@@ -16,7 +14,12 @@ import {
  */
 
 /** The api part's distinct-query scenarios (the query itself, no result cache), as the summary names them. */
-const API_SCENARIOS = [['filtered-distinct', 'list'], ['search-distinct', 'keyword'], ['semantic-distinct', 'semantic'], ['hybrid-distinct', 'hybrid']] as const;
+const API_SCENARIOS = [
+  ['filtered-distinct', 'list'],
+  ['search-distinct', 'keyword'],
+  ['semantic-distinct', 'semantic'],
+  ['hybrid-distinct', 'hybrid'],
+] as const;
 
 export const API_AREA: SummaryArea = {
   area: 'API on the embedded index',
@@ -33,7 +36,7 @@ export const API_AREA: SummaryArea = {
     const rows = API_SCENARIOS.map(([name, label]) => ({ label, row: rowOf(table, name) }));
     const baseline = rowOf(table, (cell) => cell.startsWith('baseline'));
     const targetsHeading = report.match(/^## Targets \(.+\)$/m)?.[0];
-    const targets = targetsHeading ? underHeading(report, targetsHeading) ?? '' : '';
+    const targets = targetsHeading ? (underHeading(report, targetsHeading) ?? '') : '';
     let target = NO_TARGET;
     if (targets.includes('| target |')) {
       const checks = tableWithColumns(targets, ['target', 'measured', 'result']);
@@ -112,7 +115,9 @@ export const WEBHOOK_AREA: SummaryArea = {
     const table = tableWithColumns(text, ['scenario', 'deliveries/s', 'bare POSTs/s, all at once', 'vs bare', 'p50 ms write→delivery']);
     const each = (column: string) => table.rows.map((row) => cellOf(table, row, column)).join(' and ');
     return {
-      headline: table.rows.map((row) => `${row[0]}: ${cellOf(table, row, 'deliveries/s')} deliveries/s, p50 ${cellOf(table, row, 'p50 ms write→delivery')} ms write→delivery`).join('; '),
+      headline: table.rows
+        .map((row) => `${row[0]}: ${cellOf(table, row, 'deliveries/s')} deliveries/s, p50 ${cellOf(table, row, 'p50 ms write→delivery')} ms write→delivery`)
+        .join('; '),
       baseline: `bare POST loop ${each('bare POSTs/s, all at once')} POSTs/s; deliveries ${each('vs bare')} of it`,
       target: NO_TARGET,
       run: runDateOf(text),
@@ -191,7 +196,10 @@ export const LONG_LOAD_AREA: SummaryArea = {
   section: sectionMarkedBy(LOAD_LONG_MARKERS),
   read({ text }): SummaryCells {
     const { table, all, duration, peak, errors } = loadFigures(text);
-    const [firstMinute, end, growth, limit, verdict] = matchIn(text, /(\d+) MB at the end of the first minute, (\d+) MB at the end \([^)]+\); growth \*\*([^*]+)\*\* \(limit ([^)]+)\): \**(pass|FAIL)/);
+    const [firstMinute, end, growth, limit, verdict] = matchIn(
+      text,
+      /(\d+) MB at the end of the first minute, (\d+) MB at the end \([^)]+\); growth \*\*([^*]+)\*\* \(limit ([^)]+)\): \**(pass|FAIL)/,
+    );
     return {
       headline: `${duration} of mixed load: RSS ${end} MB at the end, growth ${growth}; peak ${peak} MB; ${cellOf(table, all, 'req/s')} req/s, ${errors} errors`,
       baseline: `${firstMinute} MB at the end of its first minute`,

@@ -1,4 +1,4 @@
-import { betweenMarkers, cellOf, rowOf, tableWithColumns, type MarkdownTable } from './markdown-tables';
+import { betweenMarkers, cellOf, type MarkdownTable, rowOf, tableWithColumns } from './markdown-tables';
 
 /**
  * What the summary table's rows are made of, and the helpers their readers share. A reader gets a
@@ -76,7 +76,11 @@ export function targetsCell(verdicts: readonly TargetVerdict[]): string {
 }
 
 /** The verdicts of a `target | value | wanted | verdict` table, labelled by `label`. */
-export function targetTableVerdicts(section: string, label: (name: string, value: string) => string, keep: (name: string) => boolean = () => true): (TargetVerdict & { wanted: string })[] {
+export function targetTableVerdicts(
+  section: string,
+  label: (name: string, value: string) => string,
+  keep: (name: string) => boolean = () => true,
+): (TargetVerdict & { wanted: string })[] {
   const table = tableWithColumns(section, ['target', 'value', 'wanted', 'verdict']);
   return table.rows
     .filter((row) => keep(cellOf(table, row, 'target')))

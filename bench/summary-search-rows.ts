@@ -1,11 +1,9 @@
-import { cellOf, matchIn, rowOf, tableWithColumns, type MarkdownTable } from './markdown-tables';
+import { cellOf, type MarkdownTable, matchIn, rowOf, tableWithColumns } from './markdown-tables';
 import { MATCH_QUALITY_MARKERS } from './match-report';
 import { OPENSEARCH_MARKERS } from './opensearch-report';
 import { ENGINE_COMPARISON_MARKERS } from './search-eval/engine-comparison';
 import { EMBEDDING_MODEL_MARKERS, SEARCH_QUALITY_MARKERS } from './search-eval/report';
-import {
-  cellIn, firstOfPair, leadingNumber, sectionMarkedBy, NO_TARGET, runDateOf, targetsCell, targetTableVerdicts, type SummaryArea,
-} from './summary-cells';
+import { cellIn, firstOfPair, leadingNumber, NO_TARGET, runDateOf, type SummaryArea, sectionMarkedBy, targetsCell, targetTableVerdicts } from './summary-cells';
 
 /**
  * The summary rows of search and matching quality (`npm run eval:*`) and of search on OpenSearch
@@ -43,7 +41,10 @@ export const ENGINES_QUALITY_AREA: SummaryArea = {
   read({ text }) {
     const table = tableWithColumns(text, ['mode', 'nDCG@10 embedded', 'nDCG@10 OpenSearch']);
     const each = (column: string) => MODES.map((mode) => `${mode} ${cellIn(table, mode, column)}`).join(', ');
-    const [wanted, verdict, lowest10, lowest100] = matchIn(text, /Targets: (recall@10 at least [\d.]+ and recall@100 at least [\d.]+) for every filter set: (\w+) \(lowest means ([\d.]+) and ([\d.]+)\)/);
+    const [wanted, verdict, lowest10, lowest100] = matchIn(
+      text,
+      /Targets: (recall@10 at least [\d.]+ and recall@100 at least [\d.]+) for every filter set: (\w+) \(lowest means ([\d.]+) and ([\d.]+)\)/,
+    );
     return {
       headline: `nDCG@10 on OpenSearch: ${each('nDCG@10 OpenSearch')}`,
       baseline: `embedded index, same queries: ${each('nDCG@10 embedded')}`,
@@ -54,7 +55,12 @@ export const ENGINES_QUALITY_AREA: SummaryArea = {
 };
 
 /** The opensearch part's scenario rows, by the first word of their label, as the summary names them. */
-const OPENSEARCH_SCENARIOS = [['filtered', 'list'], ['keyword', 'keyword'], ['semantic', 'semantic'], ['hybrid', 'hybrid']] as const;
+const OPENSEARCH_SCENARIOS = [
+  ['filtered', 'list'],
+  ['keyword', 'keyword'],
+  ['semantic', 'semantic'],
+  ['hybrid', 'hybrid'],
+] as const;
 
 function openSearchFigures(text: string) {
   const table = tableWithColumns(text, ['scenario', 'OpenSearch req/s', 'p50 / p99 ms', 'OpenSearch / embedded']);
@@ -79,10 +85,17 @@ export const OPENSEARCH_AREA: SummaryArea = {
   read({ text }) {
     const { table, seeded, scenarios } = openSearchFigures(text);
     return {
-      headline: `${seeded} grants, distinct queries, req/s (p50 ms): ${scenarios.map(({ label, row }) => `${label} ${cellOf(table, row, 'OpenSearch req/s')} (${firstOfPair(cellOf(table, row, 'p50 / p99 ms', 1))})`).join(', ')}; ` +
+      headline:
+        `${seeded} grants, distinct queries, req/s (p50 ms): ${scenarios.map(({ label, row }) => `${label} ${cellOf(table, row, 'OpenSearch req/s')} (${firstOfPair(cellOf(table, row, 'p50 / p99 ms', 1))})`).join(', ')}; ` +
         `k-NN window recall@10 ${lowestWindowRecall(text, seeded)} at the lowest`,
       baseline: `embedded index on the same grants; OpenSearch / embedded req/s: ${scenarios.map(({ label, row }) => `${label} ${cellOf(table, row, 'OpenSearch / embedded')}`).join(', ')}`,
-      target: targetsCell(targetTableVerdicts(text, (name, value) => `${name.slice(seeded.length + 2)} ${value}`, (name) => name.startsWith(`${seeded}: `))),
+      target: targetsCell(
+        targetTableVerdicts(
+          text,
+          (name, value) => `${name.slice(seeded.length + 2)} ${value}`,
+          (name) => name.startsWith(`${seeded}: `),
+        ),
+      ),
       run: runDateOf(text),
     };
   },
@@ -95,11 +108,16 @@ export const OPENSEARCH_BIGGER_AREA: SummaryArea = {
   read({ text }) {
     const { table, seeded, derived, scenarios } = openSearchFigures(text);
     if (!derived) return null;
-    const verdicts = targetTableVerdicts(text, (name, value) => `${name.slice(derived.length + 2)} ${value}`, (name) => name.startsWith(`${derived}: `));
+    const verdicts = targetTableVerdicts(
+      text,
+      (name, value) => `${name.slice(derived.length + 2)} ${value}`,
+      (name) => name.startsWith(`${derived}: `),
+    );
     const ratio = (first: string) => cellIn(tableWithColumns(text, ['target', 'value']), (cell) => cell.startsWith(`${derived}: ${first}`), 'value');
     const wanted = [...new Set(verdicts.map((v) => v.wanted))];
     return {
-      headline: `${derived} grants derived from the ${seeded}, req/s (p50 ms): ${scenarios.map(({ label, row }) => `${label} ${cellOf(table, row, `req/s at ${derived}`)} (${firstOfPair(cellOf(table, row, 'p50 / p99 ms', 2))})`).join(', ')}; ` +
+      headline:
+        `${derived} grants derived from the ${seeded}, req/s (p50 ms): ${scenarios.map(({ label, row }) => `${label} ${cellOf(table, row, `req/s at ${derived}`)} (${firstOfPair(cellOf(table, row, 'p50 / p99 ms', 2))})`).join(', ')}; ` +
         `k-NN window recall@10 ${lowestWindowRecall(text, derived)} at the lowest`,
       baseline: `p50 over its own at ${seeded}: ${scenarios.map(({ first, label }) => `${label} ${ratio(first)}`).join(', ')}`,
       target: `${targetsCell(verdicts)}${wanted.length === 1 ? `, each wanted ${wanted[0]}` : ''}`,
@@ -135,7 +153,9 @@ export const EMBEDDING_MODEL_AREA: SummaryArea = {
     const table = tableWithColumns(text, ['model', 'records/s', 'query ms', 'floor', 'nDCG@10 at the floor']);
     const chosen = rowOf(table, (cell) => cell.endsWith('(default)'));
     const others = table.rows.filter((row) => row !== chosen);
-    const best = others.reduce((a, b) => (leadingNumber(cellOf(table, b, 'nDCG@10 at the floor')) > leadingNumber(cellOf(table, a, 'nDCG@10 at the floor')) ? b : a));
+    const best = others.reduce((a, b) =>
+      leadingNumber(cellOf(table, b, 'nDCG@10 at the floor')) > leadingNumber(cellOf(table, a, 'nDCG@10 at the floor')) ? b : a,
+    );
     return {
       headline: `${chosen[0]}: nDCG@10 ${cellOf(table, chosen, 'nDCG@10 at the floor')} at its floor ${cellOf(table, chosen, 'floor')}; ${cellOf(table, chosen, 'records/s')} records/s, ${cellOf(table, chosen, 'query ms')} ms a query`,
       baseline: `the best other model in the same run: ${cellOf(table, best, 'nDCG@10 at the floor')} (${best[0]})`,

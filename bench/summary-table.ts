@@ -1,11 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { headingAnchors } from './markdown-tables';
-import {
-  ADMIN_AREA, API_AREA, COLDSTART_AREA, INGEST_AREA, KNN_AREA, LOAD_AREA, LONG_LOAD_AREA, MATCH_SPEED_AREA, WEBHOOK_AREA,
-} from './summary-bench-rows';
+import { ADMIN_AREA, API_AREA, COLDSTART_AREA, INGEST_AREA, KNN_AREA, LOAD_AREA, LONG_LOAD_AREA, MATCH_SPEED_AREA, WEBHOOK_AREA } from './summary-bench-rows';
 import type { SummaryArea, SummaryCells } from './summary-cells';
 import {
-  EMBEDDING_MODEL_AREA, ENGINES_QUALITY_AREA, MATCH_QUALITY_AREA, OPENSEARCH_AREA, OPENSEARCH_BIGGER_AREA, SEARCH_QUALITY_AREA,
+  EMBEDDING_MODEL_AREA,
+  ENGINES_QUALITY_AREA,
+  MATCH_QUALITY_AREA,
+  OPENSEARCH_AREA,
+  OPENSEARCH_BIGGER_AREA,
+  SEARCH_QUALITY_AREA,
 } from './summary-search-rows';
 
 /**
@@ -22,8 +25,21 @@ export const SUMMARY_MARKERS = {
 
 /** The rows in the order a reader meets them: the API, search, matching, then the rest of the service. */
 export const SUMMARY_AREAS: readonly SummaryArea[] = [
-  API_AREA, SEARCH_QUALITY_AREA, ENGINES_QUALITY_AREA, OPENSEARCH_AREA, OPENSEARCH_BIGGER_AREA, MATCH_SPEED_AREA, MATCH_QUALITY_AREA,
-  INGEST_AREA, KNN_AREA, WEBHOOK_AREA, ADMIN_AREA, COLDSTART_AREA, LOAD_AREA, LONG_LOAD_AREA, EMBEDDING_MODEL_AREA,
+  API_AREA,
+  SEARCH_QUALITY_AREA,
+  ENGINES_QUALITY_AREA,
+  OPENSEARCH_AREA,
+  OPENSEARCH_BIGGER_AREA,
+  MATCH_SPEED_AREA,
+  MATCH_QUALITY_AREA,
+  INGEST_AREA,
+  KNN_AREA,
+  WEBHOOK_AREA,
+  ADMIN_AREA,
+  COLDSTART_AREA,
+  LOAD_AREA,
+  LONG_LOAD_AREA,
+  EMBEDDING_MODEL_AREA,
 ];
 
 export interface SummaryRow extends SummaryCells {
@@ -43,7 +59,14 @@ export function summaryRows(report: string, areas: readonly SummaryArea[] = SUMM
   const problems: string[] = [];
   const rows = areas.map((area): SummaryRow => {
     const section = area.section(body);
-    const absent = { area: area.area, heading: section?.heading ?? null, headline: `not measured yet: \`${area.command}\``, baseline: '-', target: '-', run: '-' };
+    const absent = {
+      area: area.area,
+      heading: section?.heading ?? null,
+      headline: `not measured yet: \`${area.command}\``,
+      baseline: '-',
+      target: '-',
+      run: '-',
+    };
     if (!section) return absent;
     try {
       const cells = area.read(section, body);

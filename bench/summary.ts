@@ -50,9 +50,10 @@ export function summarise<S extends { name: string }>(scenarios: readonly S[], r
       requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
       p50Ms: median(runs.map((r) => r.p50Ms)),
       p99Ms: median(runs.map((r) => r.p99Ms)),
-      ratioToBaseline: scenario.name === 'baseline'
-        ? null
-        : median(rounds.map((round) => measured(round, scenario.name).requestsPerSecond / measured(round, 'baseline').requestsPerSecond)),
+      ratioToBaseline:
+        scenario.name === 'baseline'
+          ? null
+          : median(rounds.map((round) => measured(round, scenario.name).requestsPerSecond / measured(round, 'baseline').requestsPerSecond)),
       rssBytes: Math.max(...runs.map((r) => r.rssBytes)),
       requestsPerSecondByRound: runs.map((r) => r.requestsPerSecond),
       p99MsByRound: runs.map((r) => r.p99Ms),

@@ -11,7 +11,7 @@ import { createKey } from '../lambdas/core/use-cases/manage-keys';
 import { addSubscription } from '../lambdas/core/use-cases/manage-webhooks';
 import { EVENT_ID_HEADER } from '../lambdas/core/webhooks/delivery-policy';
 import type { WebhookTransport } from '../lambdas/ports/webhook-transport';
-import { startEmbeddedStack, type EmbeddedStack } from '../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../local/synthetic-catalogue';
 import { describeMachine, type MachineInfo } from './machine';
 import type { BenchOptions } from './options';
@@ -119,7 +119,10 @@ class Receiver {
   private arrivals: Arrival[] = [];
   private waiter: { count: number; resolve: () => void } | null = null;
 
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   static async start(): Promise<Receiver> {
     let receiver: Receiver | undefined;
@@ -129,7 +132,13 @@ class Receiver {
       req.on('end', () => {
         const at = performance.now();
         res.writeHead(204).end();
-        receiver!.arrived({ at, path: req.url ?? '', eventId: String(req.headers[EVENT_ID_HEADER.toLowerCase()] ?? ''), headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        receiver!.arrived({
+          at,
+          path: req.url ?? '',
+          eventId: String(req.headers[EVENT_ID_HEADER.toLowerCase()] ?? ''),
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
       });
     });
     // All of a bare run's connections arrive at once; the default backlog (511) would drop some.
@@ -160,7 +169,13 @@ class Receiver {
         reject(new Error(`${what}: ${this.arrivals.length} of ${count} deliveries arrived within ${ARRIVAL_TIMEOUT_MS / 1000} s; ${diagnose()}`));
       }, ARRIVAL_TIMEOUT_MS);
       timer.unref();
-      this.waiter = { count, resolve: () => { clearTimeout(timer); resolve(); } };
+      this.waiter = {
+        count,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
     });
     // A run that failed before awaiting this must not end the process later with an unhandled rejection.
     arrived.catch(() => undefined);
@@ -211,7 +226,8 @@ async function startRig(spec: WebhookScenarioSpec, receiver: Receiver, grants: G
     // The production retry schedule and timeout; subscriptions exist before the first fan-out, so
     // the dispatcher's subscription cache (5 s) holds them from the start.
     const stack = await startEmbeddedStack({ dataDir, seed: false, webhooks: { transport } });
-    const keyId = (await createKey(stack.services.keys, { tier: 'developer', owner: 'bench@example.org', label: 'webhooks bench' }, randomBytes, new Date())).record.key_id;
+    const keyId = (await createKey(stack.services.keys, { tier: 'developer', owner: 'bench@example.org', label: 'webhooks bench' }, randomBytes, new Date()))
+      .record.key_id;
     const paths: string[] = [];
     for (let i = 0; i < spec.subscriptions; i++) {
       const path = `/subs-${spec.subscriptions}/receiver-${i + 1}`;
@@ -251,7 +267,8 @@ function label(rig: Rig): string {
 }
 
 function diagnose(rig: Rig): () => string {
-  return () => `dead-lettered ${rig.stack.webhookDispatcher!.queue.deadLetters.length}, queue holds ${rig.stack.webhookDispatcher!.queue.size} (a failed first attempt is retried after a minute)`;
+  return () =>
+    `dead-lettered ${rig.stack.webhookDispatcher!.queue.deadLetters.length}, queue holds ${rig.stack.webhookDispatcher!.queue.size} (a failed first attempt is retried after a minute)`;
 }
 
 /** Exactly one arrival per (record, subscription), each carrying the record: nothing lost, doubled or garbled. */
@@ -395,8 +412,18 @@ export async function benchWebhooks(
   log(`\n== webhooks: ${scenarios.map((s) => `${s.subscriptions} subscription(s)`).join(', ')}; ${options.rounds} rounds ==`);
 
   // New grants for every write, the same list for every stack (each has its own store).
-  const needed = Math.max(...specs.map((s) => (warmedUp ? WARMUP_BULK_DELIVERIES + WARMUP_SINGLE_RECORDS : 0) + options.rounds * (s.bulkRecords + s.singleRecords)));
-  const catalogue = { ...DEFAULT_CATALOGUE, funders: 50, grants: needed, awardedGrants: 0, contracts: 0, awardedContracts: 0, today: new Date().toISOString().slice(0, 10) };
+  const needed = Math.max(
+    ...specs.map((s) => (warmedUp ? WARMUP_BULK_DELIVERIES + WARMUP_SINGLE_RECORDS : 0) + options.rounds * (s.bulkRecords + s.singleRecords)),
+  );
+  const catalogue = {
+    ...DEFAULT_CATALOGUE,
+    funders: 50,
+    grants: needed,
+    awardedGrants: 0,
+    contracts: 0,
+    awardedContracts: 0,
+    today: new Date().toISOString().slice(0, 10),
+  };
   const grants = [...generateGrants(catalogue, generateFunders(catalogue))].flat();
 
   const receiver = await Receiver.start();

@@ -1,4 +1,4 @@
-import { probe, type BenchHeaders } from './scenarios';
+import { type BenchHeaders, probe } from './scenarios';
 
 /**
  * Bad input at its costliest (issue 24): the deepest offsets and cursors the API allows, and
@@ -29,11 +29,26 @@ const distinct = (n: number) => `&min_amount=${(n + 1) / 1e6}`;
 export const WORST_CASES: WorstCase[] = [
   { name: 'list, offset 10,000, by deadline', path: (n) => `/grants-api?offset=10000&limit=100&sort_by=deadline_date&order=asc${distinct(n)}` },
   { name: 'list of every type, offset 10,000, by title', path: (n) => `/grants-api?opportunity_type=all&offset=10000&limit=100&sort_by=title${distinct(n)}` },
-  { name: 'keyword search matching most grants, offset 10,000', path: (n) => `/grants-api?search=program%20funding%20support&opportunity_type=all&offset=10000&limit=100${distinct(n)}` },
-  { name: 'keyword search matching most grants, by deadline, offset 10,000', path: (n) => `/grants-api?search=program%20funding%20support&opportunity_type=all&sort_by=deadline_date&offset=10000&limit=100${distinct(n)}` },
-  { name: 'semantic search matching most grants, offset 10,000', path: (n) => `/grants-api?search=funding%20for%20programs&search_mode=semantic&opportunity_type=all&offset=10000&limit=100${distinct(n)}` },
-  { name: 'hybrid search matching most grants, offset 10,000', path: (n) => `/grants-api?search=program%20funding%20support&search_mode=hybrid&opportunity_type=all&offset=10000&limit=100${distinct(n)}` },
-  { name: 'keyword search matching most grants, every facet', path: (n) => `/grants-api?search=program%20funding%20support&opportunity_type=all&facets=category,states,funder,status${distinct(n)}` },
+  {
+    name: 'keyword search matching most grants, offset 10,000',
+    path: (n) => `/grants-api?search=program%20funding%20support&opportunity_type=all&offset=10000&limit=100${distinct(n)}`,
+  },
+  {
+    name: 'keyword search matching most grants, by deadline, offset 10,000',
+    path: (n) => `/grants-api?search=program%20funding%20support&opportunity_type=all&sort_by=deadline_date&offset=10000&limit=100${distinct(n)}`,
+  },
+  {
+    name: 'semantic search matching most grants, offset 10,000',
+    path: (n) => `/grants-api?search=funding%20for%20programs&search_mode=semantic&opportunity_type=all&offset=10000&limit=100${distinct(n)}`,
+  },
+  {
+    name: 'hybrid search matching most grants, offset 10,000',
+    path: (n) => `/grants-api?search=program%20funding%20support&search_mode=hybrid&opportunity_type=all&offset=10000&limit=100${distinct(n)}`,
+  },
+  {
+    name: 'keyword search matching most grants, every facet',
+    path: (n) => `/grants-api?search=program%20funding%20support&opportunity_type=all&facets=category,states,funder,status${distinct(n)}`,
+  },
 ];
 
 const REQUESTS_PER_CASE = 20;
@@ -82,5 +97,13 @@ async function deepCursor(baseUrl: string, headers: BenchHeaders): Promise<Worst
     url = `${baseUrl}${request}&cursor=${encodeURIComponent(next)}`;
   }
   const [first, ...rest] = times;
-  return { name: `cursor walk to record ${(times.length * 100).toLocaleString('en-US')}, by deadline (each page)`, request, total, firstMs: first!, p50Ms: median(rest), maxMs: Math.max(...rest), requests: times.length };
+  return {
+    name: `cursor walk to record ${(times.length * 100).toLocaleString('en-US')}, by deadline (each page)`,
+    request,
+    total,
+    firstMs: first!,
+    p50Ms: median(rest),
+    maxMs: Math.max(...rest),
+    requests: times.length,
+  };
 }

@@ -1,14 +1,15 @@
 // Where an admin command runs: in the CLI's own process (on a stopped state folder, or a stage), or
 // inside the local server that owns the folder (over the admin channel). Commands print and reach
 // local state only through this, so one program serves both.
+
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { channelFilesOf } from '../local/admin-channel/channel-protocol';
+import { liveOwnerOf } from '../local/data-dir-lock';
 import type { EmbeddedStack } from '../local/embedded-stack';
 import { startEmbeddedStack } from '../local/embedded-stack';
-import { liveOwnerOf } from '../local/data-dir-lock';
 import { stderrTerminal } from '../local/ingest-report';
-import { channelFilesOf } from '../local/admin-channel/channel-protocol';
-import { existsSync } from 'node:fs';
 
 export interface AdminIo {
   stdout(text: string): void;
@@ -38,7 +39,10 @@ export function note(context: AdminContext, line: string): void {
 
 /** The folder is owned by a running server with an admin channel: the command is sent there instead. */
 export class ServedByRunningServer extends Error {
-  constructor(readonly dataDir: string, readonly owner: number) {
+  constructor(
+    readonly dataDir: string,
+    readonly owner: number,
+  ) {
     super(`${dataDir} is served by process ${owner}`);
   }
 }

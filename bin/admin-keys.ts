@@ -1,22 +1,37 @@
 // The admin CLI's key commands (`keys …`): create, list, rotate, revoke, set-tier, usage, on the local state or a stage.
 import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
-import { TIER_NAMES, TIERS, isTierName, type TierName } from '../lambdas/core/auth/tiers';
-import { createKey, createKeyOnce, DEFAULT_ROTATION_GRACE_HOURS, IDEMPOTENCY_HOURS, keyUsage, listKeys, MAX_ROTATION_GRACE_HOURS, revokeKey, rotateKey, setKeyTier } from '../lambdas/core/use-cases/manage-keys';
+import { isTierName, TIER_NAMES, TIERS, type TierName } from '../lambdas/core/auth/tiers';
+import {
+  createKey,
+  createKeyOnce,
+  DEFAULT_ROTATION_GRACE_HOURS,
+  IDEMPOTENCY_HOURS,
+  keyUsage,
+  listKeys,
+  MAX_ROTATION_GRACE_HOURS,
+  revokeKey,
+  rotateKey,
+  setKeyTier,
+} from '../lambdas/core/use-cases/manage-keys';
 import type { ApiKeyRecord, KeyStore } from '../lambdas/ports/key-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { awsKeyPorts } from '../local/aws-target';
+import { type AdminContext, note } from './admin-context';
 import { emit } from './admin-output';
-import { note, type AdminContext } from './admin-context';
-import { wholeNumber, withTargetOptions, type TargetOptions } from './admin-targets';
+import { type TargetOptions, wholeNumber, withTargetOptions } from './admin-targets';
 
 interface KeyTargetOptions extends TargetOptions {
   usagePlans?: Record<TierName, string>;
 }
 
 /** The key store and usage meter of the target (the embedded stack's, or the stage's table), and in AWS its usage plans. */
-async function withKeyPorts<T>(context: AdminContext, opts: KeyTargetOptions, run: (ports: { keys: KeyStore; meter: UsageMeter; plans?: UsagePlanKeys }) => Promise<T>): Promise<T> {
+async function withKeyPorts<T>(
+  context: AdminContext,
+  opts: KeyTargetOptions,
+  run: (ports: { keys: KeyStore; meter: UsageMeter; plans?: UsagePlanKeys }) => Promise<T>,
+): Promise<T> {
   if (opts.target === 'local') return context.withLocalStack(opts.dataDir, (stack) => run(stack.services));
   const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, usagePlanIds: opts.usagePlans });
   try {
@@ -28,11 +43,16 @@ async function withKeyPorts<T>(context: AdminContext, opts: KeyTargetOptions, ru
 
 /** The key commands' options: the target's, and the usage plans of a stage (found from its outputs unless given). */
 function withKeyTargetOptions(command: Command): Command {
-  return withTargetOptions(command).option('--usage-plans <ids>', `aws: the usage plan ids by tier, ${TIER_NAMES.map((t) => `${t}=<id>`).join(',')}, skipping the stack lookup`, (value: string) => {
-    const pairs = Object.fromEntries(value.split(',').map((pair) => pair.split('=', 2)));
-    if (!TIER_NAMES.every((tier) => typeof pairs[tier] === 'string' && pairs[tier] !== '')) throw new InvalidArgumentError(`give a plan id for every tier: ${TIER_NAMES.join(', ')}`);
-    return pairs as Record<TierName, string>;
-  });
+  return withTargetOptions(command).option(
+    '--usage-plans <ids>',
+    `aws: the usage plan ids by tier, ${TIER_NAMES.map((t) => `${t}=<id>`).join(',')}, skipping the stack lookup`,
+    (value: string) => {
+      const pairs = Object.fromEntries(value.split(',').map((pair) => pair.split('=', 2)));
+      if (!TIER_NAMES.every((tier) => typeof pairs[tier] === 'string' && pairs[tier] !== ''))
+        throw new InvalidArgumentError(`give a plan id for every tier: ${TIER_NAMES.join(', ')}`);
+      return pairs as Record<TierName, string>;
+    },
+  );
 }
 
 function tierArgument(value: string): TierName {
@@ -49,8 +69,15 @@ function keyState(key: ApiKeyRecord, now: Date): string {
 /** What --json shows of a key: never its hashes or its API Gateway key value. */
 function publicKey(key: ApiKeyRecord) {
   return {
-    key_id: key.key_id, prefix: key.prefix, tier: key.tier, owner: key.owner, label: key.label, created_at: key.created_at,
-    revoked_at: key.revoked_at, rotated_at: key.rotated_at, previous_valid_until: key.previous_valid_until,
+    key_id: key.key_id,
+    prefix: key.prefix,
+    tier: key.tier,
+    owner: key.owner,
+    label: key.label,
+    created_at: key.created_at,
+    revoked_at: key.revoked_at,
+    rotated_at: key.rotated_at,
+    previous_valid_until: key.previous_valid_until,
   };
 }
 
@@ -63,13 +90,17 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
     .requiredOption('--tier <tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
     .requiredOption('--owner <owner>', 'who the key belongs to (account, e-mail)')
     .option('--label <label>', 'what it is for', '')
-    .option('--idempotency-key <k>', `a retry with the same value within ${IDEMPOTENCY_HOURS} h answers with the key made first (its record; the key itself was shown then) instead of making a second`)
+    .option(
+      '--idempotency-key <k>',
+      `a retry with the same value within ${IDEMPOTENCY_HOURS} h answers with the key made first (its record; the key itself was shown then) instead of making a second`,
+    )
     .action(async (opts: KeyTargetOptions & { tier: TierName; owner: string; label: string; idempotencyKey?: string }) => {
       await withKeyPorts(context, opts, async ({ keys, plans }) => {
         const request = { tier: opts.tier, owner: opts.owner, label: opts.label };
-        const { key, record, replayed } = opts.idempotencyKey === undefined
-          ? { ...(await createKey(keys, request, randomBytes, new Date(), plans)), replayed: false }
-          : await createKeyOnce(keys, request, opts.idempotencyKey, randomBytes, new Date(), plans);
+        const { key, record, replayed } =
+          opts.idempotencyKey === undefined
+            ? { ...(await createKey(keys, request, randomBytes, new Date(), plans)), replayed: false }
+            : await createKeyOnce(keys, request, opts.idempotencyKey, randomBytes, new Date(), plans);
         emit(context, opts, { ...publicKey(record), key, replayed }, () => [
           `key id ${record.key_id} (${record.tier}, owner ${record.owner})${replayed ? ': made earlier with this idempotency key' : ''}`,
           key ? `key    ${key}` : 'key    (shown once, when it was made)',
@@ -84,25 +115,41 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
       await withKeyPorts(context, opts, async ({ keys, meter }) => {
         const now = new Date();
         const rows = await listKeys(keys, meter);
-        emit(context, opts, rows.map((k) => ({ ...publicKey(k), last_used_at: k.last_used_at, state: keyState(k, now) })), () => [
-          ['key id', 'prefix', 'tier', 'owner', 'label', 'created', 'last used', 'state'].join('\t'),
-          ...rows.map((k) => [k.key_id, `${k.prefix}…`, k.tier, k.owner, k.label || '-', k.created_at, k.last_used_at ?? 'never', keyState(k, now)].join('\t')),
-        ]);
+        emit(
+          context,
+          opts,
+          rows.map((k) => ({ ...publicKey(k), last_used_at: k.last_used_at, state: keyState(k, now) })),
+          () => [
+            ['key id', 'prefix', 'tier', 'owner', 'label', 'created', 'last used', 'state'].join('\t'),
+            ...rows.map((k) =>
+              [k.key_id, `${k.prefix}…`, k.tier, k.owner, k.label || '-', k.created_at, k.last_used_at ?? 'never', keyState(k, now)].join('\t'),
+            ),
+          ],
+        );
       });
     });
 
   withKeyTargetOptions(keysCommand.command('rotate'))
     .description('issue a new key for the same account; the old one keeps working for the grace period')
     .argument('<key-id>')
-    .option('--grace-hours <hours>', 'how long the old key keeps working', (v: string) => {
-      const hours = Number(v);
-      if (!Number.isFinite(hours) || hours < 0 || hours > MAX_ROTATION_GRACE_HOURS) throw new InvalidArgumentError(`must be a number of hours from 0 to ${MAX_ROTATION_GRACE_HOURS}`);
-      return hours;
-    }, DEFAULT_ROTATION_GRACE_HOURS)
+    .option(
+      '--grace-hours <hours>',
+      'how long the old key keeps working',
+      (v: string) => {
+        const hours = Number(v);
+        if (!Number.isFinite(hours) || hours < 0 || hours > MAX_ROTATION_GRACE_HOURS)
+          throw new InvalidArgumentError(`must be a number of hours from 0 to ${MAX_ROTATION_GRACE_HOURS}`);
+        return hours;
+      },
+      DEFAULT_ROTATION_GRACE_HOURS,
+    )
     .action(async (keyId: string, opts: TargetOptions & { graceHours: number }) => {
       await withKeyPorts(context, opts, async ({ keys }) => {
         const { key, record } = await rotateKey(keys, keyId, opts.graceHours, randomBytes, new Date());
-        emit(context, opts, { ...publicKey(record), key }, () => [`key id ${record.key_id}: new key issued; the old one works until ${record.previous_valid_until}`, `key    ${key}`]);
+        emit(context, opts, { ...publicKey(record), key }, () => [
+          `key id ${record.key_id}: new key issued; the old one works until ${record.previous_valid_until}`,
+          `key    ${key}`,
+        ]);
         note(context, 'the key is shown this once: store it now');
       });
     });
@@ -136,15 +183,34 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
       await withKeyPorts(context, opts, async ({ keys, meter }) => {
         const { key, days } = await keyUsage(keys, meter, keyId, opts.days);
         const quota = TIERS[key.tier].dailyQuota;
-        emit(context, opts, {
-          key_id: key.key_id, tier: key.tier, daily_quota: quota,
-          days: days.map((d) => ({ day: d.day, requests: d.requests, errors: d.errors, responses: d.responses, p50_ms: d.p50Ms, p95_ms: d.p95Ms, last_used_at: d.lastUsedAt })),
-        }, () => [
-          `key id ${key.key_id} (${key.tier}, daily quota ${quota ?? 'unlimited'})`,
-          ['day', 'requests', 'errors', 'error rate', 'p50 ms', 'p95 ms'].join('\t'),
-          ...days.map((d) => [d.day, d.requests, d.errors, d.responses > 0 ? `${((d.errors / d.responses) * 100).toFixed(1)}%` : '-', d.p50Ms ?? '-', d.p95Ms ?? '-'].join('\t')),
-          ...(days.length === 0 ? ['(no requests yet)'] : []),
-        ]);
+        emit(
+          context,
+          opts,
+          {
+            key_id: key.key_id,
+            tier: key.tier,
+            daily_quota: quota,
+            days: days.map((d) => ({
+              day: d.day,
+              requests: d.requests,
+              errors: d.errors,
+              responses: d.responses,
+              p50_ms: d.p50Ms,
+              p95_ms: d.p95Ms,
+              last_used_at: d.lastUsedAt,
+            })),
+          },
+          () => [
+            `key id ${key.key_id} (${key.tier}, daily quota ${quota ?? 'unlimited'})`,
+            ['day', 'requests', 'errors', 'error rate', 'p50 ms', 'p95 ms'].join('\t'),
+            ...days.map((d) =>
+              [d.day, d.requests, d.errors, d.responses > 0 ? `${((d.errors / d.responses) * 100).toFixed(1)}%` : '-', d.p50Ms ?? '-', d.p95Ms ?? '-'].join(
+                '\t',
+              ),
+            ),
+            ...(days.length === 0 ? ['(no requests yet)'] : []),
+          ],
+        );
       });
     });
 }

@@ -2,8 +2,8 @@
 // the CLI's, on the server's own stack, printing to the client.
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AdminChannelError } from '../local/admin-channel/channel-client';
 import type { Command } from 'commander';
+import { AdminChannelError } from '../local/admin-channel/channel-client';
 import type { AdminRequest } from '../local/admin-channel/channel-protocol';
 import type { ChannelIo } from '../local/admin-channel/channel-server';
 import type { EmbeddedStack } from '../local/embedded-stack';
@@ -17,7 +17,12 @@ function commandPathOf(command: Command): string {
   return names.join(' ');
 }
 
-export async function runServedCommand(stack: EmbeddedStack, dataDir: string, request: AdminRequest, io: ChannelIo): Promise<{ exitCode: number; command: string | null }> {
+export async function runServedCommand(
+  stack: EmbeddedStack,
+  dataDir: string,
+  request: AdminRequest,
+  io: ChannelIo,
+): Promise<{ exitCode: number; command: string | null }> {
   const served = realpathSync(dataDir);
   const ownStack = (asked: string): EmbeddedStack => {
     const folder = resolve(request.cwd, asked);
@@ -38,7 +43,10 @@ export async function runServedCommand(stack: EmbeddedStack, dataDir: string, re
     beforeAction(command) {
       commandPath = commandPathOf(command);
       // The server's credentials are not the caller's to use: a stage is reached from the caller's own shell.
-      if (command.opts().target === 'aws') throw new AdminChannelError('the admin channel runs --target local commands only: run --target aws ones from your own shell, with your own credentials');
+      if (command.opts().target === 'aws')
+        throw new AdminChannelError(
+          'the admin channel runs --target local commands only: run --target aws ones from your own shell, with your own credentials',
+        );
     },
     withLocalStack: (asked, run) => run(ownStack(asked)),
     // Built beside the index being served and swapped in when full: the API never answers from a partial index.

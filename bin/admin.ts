@@ -3,6 +3,7 @@
 // The pinned AWS SDK runs on this machine's Node 20; its notice that 2027 releases need Node 22 is
 // for whoever upgrades the SDK, not for every command.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 import { AdminChannelError, sendToServer } from '../local/admin-channel/channel-client';
 import { processContext, ServedByRunningServer } from './admin-context';
 import { EXIT, runAdminCommand } from './admin-program';
@@ -25,7 +26,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (error: Error) => {
     console.error(`admin: ${error.name}: ${error.message}`);
     process.exitCode = EXIT.failure;

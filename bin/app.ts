@@ -16,9 +16,9 @@
  */
 import { App } from 'aws-cdk-lib';
 import { checkDeployable, mergeOverrides, stageConfig } from '../lib/config';
-import { stageOverridesFromContext } from '../lib/stage-context';
 import { checkWithCdkNag } from '../lib/nag-acknowledgements';
 import { createServiceStacks } from '../lib/service-stacks';
+import { stageOverridesFromContext } from '../lib/stage-context';
 
 function optionalBoolean(name: string, value: unknown): boolean | undefined {
   if (value === undefined) return undefined;
@@ -41,25 +41,31 @@ function optionalString(value: unknown): string | undefined {
 const app = new App();
 const stage = String(app.node.tryGetContext('stage') ?? process.env.GCF_STAGE ?? 'dev');
 const fromCdkJson = stageOverridesFromContext(app.node.tryGetContext('stages'), stage);
-const config = stageConfig(stage, mergeOverrides(fromCdkJson, {
-  ephemeral: optionalBoolean('ephemeral', app.node.tryGetContext('ephemeral')),
-  embeddings: {
-    dimensions: optionalNumber('embeddingDimensions', app.node.tryGetContext('embeddingDimensions')) as 256 | 512 | 1024 | undefined,
-    semanticFloor: optionalNumber('semanticFloor', app.node.tryGetContext('semanticFloor')),
-  },
-  webhooks: {
-    deadlineScanAtUtc: optionalString(app.node.tryGetContext('deadlineScanAtUtc')),
-  },
-  api: {
-    manageAccountCloudWatchRole: optionalBoolean('apiCloudWatchRole', app.node.tryGetContext('apiCloudWatchRole')),
-  },
-  alarms: {
-    email: optionalString(app.node.tryGetContext('alarmEmail')),
-    docsBaseUrl: optionalString(app.node.tryGetContext('docsBaseUrl')),
-  },
-}));
+const config = stageConfig(
+  stage,
+  mergeOverrides(fromCdkJson, {
+    ephemeral: optionalBoolean('ephemeral', app.node.tryGetContext('ephemeral')),
+    embeddings: {
+      dimensions: optionalNumber('embeddingDimensions', app.node.tryGetContext('embeddingDimensions')) as 256 | 512 | 1024 | undefined,
+      semanticFloor: optionalNumber('semanticFloor', app.node.tryGetContext('semanticFloor')),
+    },
+    webhooks: {
+      deadlineScanAtUtc: optionalString(app.node.tryGetContext('deadlineScanAtUtc')),
+    },
+    api: {
+      manageAccountCloudWatchRole: optionalBoolean('apiCloudWatchRole', app.node.tryGetContext('apiCloudWatchRole')),
+    },
+    alarms: {
+      email: optionalString(app.node.tryGetContext('alarmEmail')),
+      docsBaseUrl: optionalString(app.node.tryGetContext('docsBaseUrl')),
+    },
+  }),
+);
 try {
-  checkDeployable(config, app.node.tryGetContext('alarmEmail') !== undefined ? 'context alarmEmail (-c alarmEmail)' : `cdk.json context stages.${stage}.alarms.email`);
+  checkDeployable(
+    config,
+    app.node.tryGetContext('alarmEmail') !== undefined ? 'context alarmEmail (-c alarmEmail)' : `cdk.json context stages.${stage}.alarms.email`,
+  );
 } catch (error) {
   // A configuration mistake, not a bug: one line, no stack.
   console.error(`synth refused: ${(error as Error).message}`);

@@ -39,6 +39,7 @@ for (const id of ids) {
   }
 }
 if (failed) {
-  if (options.ifPossible) console.error('fetch-model: continuing without it; `npm start` will fall back to word vectors and say so (run `npm run fetch-model` once Maven works).');
+  if (options.ifPossible)
+    console.error('fetch-model: continuing without it; `npm start` will fall back to word vectors and say so (run `npm run fetch-model` once Maven works).');
   else process.exit(1);
 }

@@ -6,9 +6,9 @@ import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { expandSourcePaths } from '../lambdas/adapters/source-files/read-source-files';
+import { CORS_ORIGINS_ENV, type CorsOrigins, parseCorsOrigins } from '../lambdas/http/cors';
 import { claimDataDir } from '../local/data-dir-lock';
 import { DEFAULT_DATA_DIR, importedDataDirFor, LOCAL_AWS_DATA_DIR } from '../local/data-dirs';
-import { CORS_ORIGINS_ENV, parseCorsOrigins, type CorsOrigins } from '../lambdas/http/cors';
 import type { ServedAdminCommands } from '../local/serve-embedded';
 
 function fail(message: string): never {
@@ -45,9 +45,10 @@ if (maxConnections !== undefined && !(Number.isInteger(maxConnections) && maxCon
 const limits = { maxConnections };
 let corsOrigins: CorsOrigins;
 try {
-  corsOrigins = flags['cors-origins'] !== undefined
-    ? parseCorsOrigins(flags['cors-origins'], '--cors-origins')
-    : parseCorsOrigins(process.env[CORS_ORIGINS_ENV], CORS_ORIGINS_ENV);
+  corsOrigins =
+    flags['cors-origins'] !== undefined
+      ? parseCorsOrigins(flags['cors-origins'], '--cors-origins')
+      : parseCorsOrigins(process.env[CORS_ORIGINS_ENV], CORS_ORIGINS_ENV);
 } catch (error) {
   fail((error as Error).message);
 }

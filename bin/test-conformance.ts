@@ -16,7 +16,7 @@ const SCHEMATHESIS = join(VENV, 'bin', 'schemathesis');
 const PINNED = /^schemathesis==(\S+)$/m.exec(readFileSync(REQUIREMENTS, 'utf8'))?.[1];
 
 function ensureSchemathesis(): void {
-  const version = existsSync(SCHEMATHESIS) ? spawnSync(SCHEMATHESIS, ['--version'], { encoding: 'utf8' }).stdout ?? '' : '';
+  const version = existsSync(SCHEMATHESIS) ? (spawnSync(SCHEMATHESIS, ['--version'], { encoding: 'utf8' }).stdout ?? '') : '';
   if (PINNED && version.includes(PINNED)) return;
   console.log(`test:conformance: installing schemathesis ${PINNED} into ${VENV}`);
   const steps: [string, string[]][] = [
@@ -62,16 +62,26 @@ async function main(): Promise<number> {
   try {
     const { developer } = JSON.parse(readFileSync(join(dataDir, 'keys.json'), 'utf8')) as { developer: string };
     console.log(`test:conformance: schemathesis against ${baseUrl}`);
-    const run = spawnSync(SCHEMATHESIS, [
-      'run', `${baseUrl}/openapi.json`,
-      '--header', `Authorization: Bearer ${developer}`,
-      '--checks', 'all',
-      '--max-examples', process.env.CONFORMANCE_MAX_EXAMPLES ?? '100',
-      '--seed', process.env.CONFORMANCE_SEED ?? '20261126',
-      '--workers', '1', // hypothesis's lambda-source cache is not thread-safe on Python 3.11 ("AST constructor recursion depth mismatch")
-      '--no-color',
-      ...process.argv.slice(2),
-    ], { stdio: 'inherit', env: { ...process.env, SCHEMATHESIS_HOOKS: 'schemathesis_hooks', PYTHONPATH: join(ROOT, 'test', 'conformance') } });
+    const run = spawnSync(
+      SCHEMATHESIS,
+      [
+        'run',
+        `${baseUrl}/openapi.json`,
+        '--header',
+        `Authorization: Bearer ${developer}`,
+        '--checks',
+        'all',
+        '--max-examples',
+        process.env.CONFORMANCE_MAX_EXAMPLES ?? '100',
+        '--seed',
+        process.env.CONFORMANCE_SEED ?? '20261126',
+        '--workers',
+        '1', // hypothesis's lambda-source cache is not thread-safe on Python 3.11 ("AST constructor recursion depth mismatch")
+        '--no-color',
+        ...process.argv.slice(2),
+      ],
+      { stdio: 'inherit', env: { ...process.env, SCHEMATHESIS_HOOKS: 'schemathesis_hooks', PYTHONPATH: join(ROOT, 'test', 'conformance') } },
+    );
     return run.status ?? 1;
   } finally {
     stop();

@@ -1,10 +1,10 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { parseTierQuotas, tierQuotasWith, type TierQuota, type TierQuotas } from '../lambdas/core/auth/tier-quotas';
+import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
+import { DEFAULT_VECTOR_SEARCH, type VectorSearchSettings, vectorSearchSettingsOf } from '../lambdas/adapters/aws/opensearch-vector-search';
+import { parseTierQuotas, type TierQuota, type TierQuotas, tierQuotasWith } from '../lambdas/core/auth/tier-quotas';
 import type { TierName } from '../lambdas/core/auth/tiers';
-import { ANY_ORIGIN, checkCorsOrigins, type CorsOrigins } from '../lambdas/http/cors';
-import { DEFAULT_VECTOR_SEARCH, vectorSearchSettingsOf, type VectorSearchSettings } from '../lambdas/adapters/aws/opensearch-vector-search';
+import { ANY_ORIGIN, type CorsOrigins, checkCorsOrigins } from '../lambdas/http/cors';
 
 /** Dedicated master nodes: cluster management on nodes of their own, so a busy data node cannot stall the cluster. */
 export interface DedicatedMasterSettings {
@@ -197,7 +197,10 @@ const SEARCH_INSTANCE_TYPE_PATTERN = /^[a-z][a-z0-9-]*\.[a-z0-9]+\.search$/;
 const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 function checkSearch(search: SearchDomainSettings): void {
-  for (const [name, type] of [['dataNodeInstanceType', search.dataNodeInstanceType], ['dedicatedMasters.instanceType', search.dedicatedMasters?.instanceType]] as const) {
+  for (const [name, type] of [
+    ['dataNodeInstanceType', search.dataNodeInstanceType],
+    ['dedicatedMasters.instanceType', search.dedicatedMasters?.instanceType],
+  ] as const) {
     if (type !== undefined && !SEARCH_INSTANCE_TYPE_PATTERN.test(type)) {
       throw new Error(`Search domain: ${name} must be an OpenSearch instance type such as r7g.large.search, not ${JSON.stringify(type)}`);
     }
@@ -209,9 +212,7 @@ function checkSearch(search: SearchDomainSettings): void {
     throw new Error(`Search domain: availabilityZoneCount must be 1, 2 or 3, not ${search.availabilityZoneCount}`);
   }
   if (search.dataNodeCount % search.availabilityZoneCount !== 0) {
-    throw new Error(
-      `Search domain: ${search.dataNodeCount} data nodes cannot be spread evenly over ${search.availabilityZoneCount} availability zones`,
-    );
+    throw new Error(`Search domain: ${search.dataNodeCount} data nodes cannot be spread evenly over ${search.availabilityZoneCount} availability zones`);
   }
   if (!Number.isInteger(search.ebsVolumeSizeGiB) || search.ebsVolumeSizeGiB < 10) {
     throw new Error(`Search domain: ebsVolumeSizeGiB must be a whole number of GiB, at least 10 (gp3), not ${search.ebsVolumeSizeGiB}`);
@@ -247,7 +248,12 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
   const ephemeral = overrides.ephemeral ?? isEphemeralStageName(stage);
   const logRetention = ephemeral ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS;
   const base = ephemeral ? EPHEMERAL_SEARCH : DURABLE_SEARCH;
-  const search: SearchDomainSettings = { ...base, logRetention, ...definedOnly(overrides.search), vectors: vectorSettingsOf(base.vectors, overrides.search?.vectors) };
+  const search: SearchDomainSettings = {
+    ...base,
+    logRetention,
+    ...definedOnly(overrides.search),
+    vectors: vectorSettingsOf(base.vectors, overrides.search?.vectors),
+  };
   checkSearch(search);
   const embeddings: EmbeddingSettings = { model: 'amazon.titan-embed-text-v2:0', dimensions: 512, ...definedOnly(overrides.embeddings) };
   if (![256, 512, 1024].includes(embeddings.dimensions)) {
@@ -309,7 +315,9 @@ const PLACEHOLDER_MAIL_DOMAIN = /(^|\.)(example\.(com|net|org)|example|test|inva
 export function checkDeployable(config: StageConfig, emailKey: string): void {
   const domain = config.alarms.email?.split('@')[1];
   if (!config.ephemeral && domain && PLACEHOLDER_MAIL_DOMAIN.test(domain)) {
-    throw new Error(`${emailKey} is ${JSON.stringify(config.alarms.email)}, a placeholder (${domain} is reserved for examples): alarms of stage ${config.stage} would reach no one. Set it to the on-call address, or to null for no e-mail.`);
+    throw new Error(
+      `${emailKey} is ${JSON.stringify(config.alarms.email)}, a placeholder (${domain} is reserved for examples): alarms of stage ${config.stage} would reach no one. Set it to the on-call address, or to null for no e-mail.`,
+    );
   }
 }
 

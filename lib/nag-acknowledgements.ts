@@ -25,22 +25,26 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
   {
     finding: /^AwsSolutions-IAM4\[Policy::arn:<AWS::Partition>:iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole\]$/,
     path: /\/ServiceRole\/Resource$/,
-    reason: 'The Lambda basic execution policy only lets a function create log streams and write its own logs; each function logs to its own explicit log group with a retention.',
+    reason:
+      'The Lambda basic execution policy only lets a function create log streams and write its own logs; each function logs to its own explicit log group with a retention.',
   },
   {
     finding: /^AwsSolutions-IAM5\[Resource::\*\]$/,
     path: FUNCTION_ROLE_POLICY,
-    reason: 'Only xray:PutTraceSegments, xray:PutTelemetryRecords (active tracing) and dynamodb:ListStreams (the stream event sources) carry Resource "*": these actions support no resource-level scoping.',
+    reason:
+      'Only xray:PutTraceSegments, xray:PutTelemetryRecords (active tracing) and dynamodb:ListStreams (the stream event sources) carry Resource "*": these actions support no resource-level scoping.',
   },
   {
     finding: /^AwsSolutions-IAM5\[Resource::.*RecordsTable.*\/index\/\*\]$/,
     path: FUNCTION_ROLE_POLICY,
-    reason: 'Table grants (grantReadData/grantWriteData) include the table\'s own secondary indexes (the sparse funder index); the wildcard never reaches another table.',
+    reason:
+      "Table grants (grantReadData/grantWriteData) include the table's own secondary indexes (the sparse funder index); the wildcard never reaches another table.",
   },
   {
     finding: /^AwsSolutions-IAM5\[Resource::.*SearchDomain.*\/\*(\/_(search|msearch|count|mget))?\]$/,
     path: FUNCTION_ROLE_POLICY,
-    reason: 'Index names inside the search domain are created at run time (versioned indices behind aliases, rebuilt by admin reindex --rebuild), so paths are scoped to this domain; readers get GET/HEAD and POST on the read APIs only, writers also index and bulk.',
+    reason:
+      'Index names inside the search domain are created at run time (versioned indices behind aliases, rebuilt by admin reindex --rebuild), so paths are scoped to this domain; readers get GET/HEAD and POST on the read APIs only, writers also index and bulk.',
   },
   {
     finding: /^AwsSolutions-IAM5\[Resource::<SearchIndexBootstrapFunction[A-F0-9]+\.Arn>:\*\]$/,
@@ -55,57 +59,68 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
   {
     finding: /^AwsSolutions-SMG4$/,
     path: /\/CursorKey\/Secret\/Resource$/,
-    reason: 'The list cursors\' signing key is not rotated: a cursor lives 24 hours and carries no secret (only a position in a public list, signed so it cannot be forged), and rotating would only end the walks under way. A leaked key is replaced by putting a new value (docs/deploy.md); every cursor signed with the old one is then a 400 that says to start again.',
+    reason:
+      "The list cursors' signing key is not rotated: a cursor lives 24 hours and carries no secret (only a position in a public list, signed so it cannot be forged), and rotating would only end the walks under way. A leaked key is replaced by putting a new value (docs/deploy.md); every cursor signed with the old one is then a 400 that says to start again.",
   },
   {
     finding: /^AwsSolutions-L1$/,
     path: ANY,
-    reason: 'Every function runs on Node.js 22, the runtime the bundles target (esbuild target node22) and the service is tested on; moving to a newer runtime is a deliberate upgrade, not a drift to the latest.',
+    reason:
+      'Every function runs on Node.js 22, the runtime the bundles target (esbuild target node22) and the service is tested on; moving to a newer runtime is a deliberate upgrade, not a drift to the latest.',
   },
   {
     finding: /^AwsSolutions-COG4$/,
     path: /\/Api\/RestApi\/Default\/v1\//,
-    reason: 'Callers authenticate with the service\'s API keys (interface section 2), verified by a Lambda request authorizer backed by API Gateway usage plans; there are no Cognito users.',
+    reason:
+      "Callers authenticate with the service's API keys (interface section 2), verified by a Lambda request authorizer backed by API Gateway usage plans; there are no Cognito users.",
   },
   {
     finding: /^AwsSolutions-APIG4$/,
     path: /\/Api\/RestApi\/Default\/v1\/(openapi\.json|docs|docs\/scalar\.js)\/GET\/Resource$/,
-    reason: 'The OpenAPI document and the docs page rendered from it (with its script) are public by the interface: clients read them before they have a key. Every other GET or POST has the authorizer.',
+    reason:
+      'The OpenAPI document and the docs page rendered from it (with its script) are public by the interface: clients read them before they have a key. Every other GET or POST has the authorizer.',
   },
   {
     finding: /^AwsSolutions-APIG4$/,
     path: /\/Api\/RestApi\/Default\/v1\/.*\/ANY\/Resource$/,
-    reason: 'The ANY method of each resource is a mock integration that answers every method the resource does not serve with 405 METHOD_NOT_ALLOWED and its Allow header; it reaches no function and no data.',
+    reason:
+      'The ANY method of each resource is a mock integration that answers every method the resource does not serve with 405 METHOD_NOT_ALLOWED and its Allow header; it reaches no function and no data.',
   },
   {
     finding: /^AwsSolutions-APIG2$/,
     path: /\/Api\/RestApi\/Resource$/,
-    reason: 'Requests are validated by the handlers (zod schemas, the same ones that generate the OpenAPI document), which answer 400 with the service error body naming the field; an API Gateway validator would answer in another shape.',
+    reason:
+      'Requests are validated by the handlers (zod schemas, the same ones that generate the OpenAPI document), which answer 400 with the service error body naming the field; an API Gateway validator would answer in another shape.',
   },
   {
     finding: /^AwsSolutions-APIG3$/,
     path: /\/Api\/RestApi\/DeploymentStage\.[a-z]+\/Resource$/,
-    reason: 'Abuse is bounded by API keys, per-tier usage-plan quotas and throttles, and a stage-wide throttle; a WAF web ACL is an account-level choice (Firewall Manager) that can be associated with the stage without changing this stack.',
+    reason:
+      'Abuse is bounded by API keys, per-tier usage-plan quotas and throttles, and a stage-wide throttle; a WAF web ACL is an account-level choice (Firewall Manager) that can be associated with the stage without changing this stack.',
   },
   {
     finding: /^AwsSolutions-SQS3$/,
     path: /\/IndexerFailureQueue\/Resource$/,
-    reason: 'IndexerFailureQueue is itself the on-failure destination of the table stream\'s event sources: it keeps pointers to stream batches for replay and has no consumer whose failures would need another queue.',
+    reason:
+      "IndexerFailureQueue is itself the on-failure destination of the table stream's event sources: it keeps pointers to stream batches for replay and has no consumer whose failures would need another queue.",
   },
   {
     finding: /^AwsSolutions-OS1$/,
     path: /\/Search\/Domain\/Resource$/,
-    reason: 'The domain is reached only with SigV4-signed requests from IAM principals (IAM-only access policy, HTTPS, node-to-node encryption); keeping the Lambdas outside a VPC avoids NAT gateways for their Bedrock and DynamoDB calls.',
+    reason:
+      'The domain is reached only with SigV4-signed requests from IAM principals (IAM-only access policy, HTTPS, node-to-node encryption); keeping the Lambdas outside a VPC avoids NAT gateways for their Bedrock and DynamoDB calls.',
   },
   {
     finding: /^AwsSolutions-OS3$/,
     path: /\/Search\/Domain\/Resource$/,
-    reason: 'Access is by IAM identity (the functions\' roles and operators\' credentials, SigV4-signed), not by source IP: Lambda functions have no fixed addresses.',
+    reason:
+      "Access is by IAM identity (the functions' roles and operators' credentials, SigV4-signed), not by source IP: Lambda functions have no fixed addresses.",
   },
   {
     finding: /^AwsSolutions-OS7$/,
     path: new RegExp(`${EPHEMERAL_STAGE.source}Stateful/Search/Domain/Resource$`),
-    reason: 'Throwaway dev stages run one data node in one zone; durable stages spread their data nodes over two or three zones (zone awareness from the stage config).',
+    reason:
+      'Throwaway dev stages run one data node in one zone; durable stages spread their data nodes over two or three zones (zone awareness from the stage config).',
   },
   {
     finding: /^AwsSolutions-OS4$/,
@@ -148,7 +163,10 @@ export class AcknowledgedAwsSolutionsChecks implements IPolicyValidationPlugin {
   lastOutcome: NagOutcome | null = null;
   private readonly checks: AwsSolutionsChecks;
 
-  constructor(scope: IConstruct, private readonly acknowledgements: readonly NagAcknowledgement[] = NAG_ACKNOWLEDGEMENTS) {
+  constructor(
+    scope: IConstruct,
+    private readonly acknowledgements: readonly NagAcknowledgement[] = NAG_ACKNOWLEDGEMENTS,
+  ) {
     this.checks = new AwsSolutionsChecks(scope);
   }
 

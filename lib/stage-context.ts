@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseTierQuotas } from '../lambdas/core/auth/tier-quotas';
-import { FUNCTION_GROUPS, stageConfig, type FunctionGroup, type StageConfigOverrides } from './config';
+import { FUNCTION_GROUPS, type FunctionGroup, type StageConfigOverrides, stageConfig } from './config';
 
 /** cdk.json's `stages` context: each entry read as StageConfigOverrides, its mistakes named by key. */
 
@@ -15,29 +15,42 @@ const oneOf = <const T extends readonly number[]>(values: T) => z.literal(values
  */
 const StageContextSchema = z.strictObject({
   ephemeral: z.optional(z.boolean()),
-  search: z.optional(z.strictObject({
-    dataNodeInstanceType: z.optional(z.string()),
-    dataNodeCount: z.optional(z.number()),
-    availabilityZoneCount: z.optional(oneOf([1, 2, 3] as const)),
-    ebsVolumeSizeGiB: z.optional(z.number()),
-    dedicatedMasters: optionalNullable(z.strictObject({ instanceType: z.string(), count: oneOf([3, 5] as const) })),
-    vectors: z.optional(z.strictObject({
-      engine: z.optional(z.enum(['lucene', 'faiss'])),
-      m: z.optional(z.number()),
-      efConstruction: z.optional(z.number()),
-      window: z.optional(z.number()),
-    })),
-  })),
-  embeddings: z.optional(z.strictObject({
-    dimensions: z.optional(oneOf([256, 512, 1024] as const)),
-    semanticFloor: z.optional(z.number()),
-  })),
-  functions: z.optional(z.strictObject({
-    memorySizeMb: z.optional(z.number()),
-    reservedConcurrency: z.optional(z.strictObject(
-      Object.fromEntries(FUNCTION_GROUPS.map((group) => [group, optionalNullable(z.number())])) as Record<FunctionGroup, z.ZodOptional<z.ZodNullable<z.ZodNumber>>>,
-    )),
-  })),
+  search: z.optional(
+    z.strictObject({
+      dataNodeInstanceType: z.optional(z.string()),
+      dataNodeCount: z.optional(z.number()),
+      availabilityZoneCount: z.optional(oneOf([1, 2, 3] as const)),
+      ebsVolumeSizeGiB: z.optional(z.number()),
+      dedicatedMasters: optionalNullable(z.strictObject({ instanceType: z.string(), count: oneOf([3, 5] as const) })),
+      vectors: z.optional(
+        z.strictObject({
+          engine: z.optional(z.enum(['lucene', 'faiss'])),
+          m: z.optional(z.number()),
+          efConstruction: z.optional(z.number()),
+          window: z.optional(z.number()),
+        }),
+      ),
+    }),
+  ),
+  embeddings: z.optional(
+    z.strictObject({
+      dimensions: z.optional(oneOf([256, 512, 1024] as const)),
+      semanticFloor: z.optional(z.number()),
+    }),
+  ),
+  functions: z.optional(
+    z.strictObject({
+      memorySizeMb: z.optional(z.number()),
+      reservedConcurrency: z.optional(
+        z.strictObject(
+          Object.fromEntries(FUNCTION_GROUPS.map((group) => [group, optionalNullable(z.number())])) as Record<
+            FunctionGroup,
+            z.ZodOptional<z.ZodNullable<z.ZodNumber>>
+          >,
+        ),
+      ),
+    }),
+  ),
   api: z.optional(z.strictObject({ manageAccountCloudWatchRole: z.optional(z.boolean()), corsOrigins: z.optional(z.array(z.string())) })),
   webhooks: z.optional(z.strictObject({ deadlineScanAtUtc: z.optional(z.string()) })),
   // Checked by parseTierQuotas, the same check the functions run on TIER_QUOTAS.
@@ -50,7 +63,8 @@ function stageOverridesOf(entry: unknown, where: string): StageConfigOverrides {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = [where, ...issue.path.map(String)].join('.');
-    const unknownKeys = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'}` : '';
+    const unknownKeys =
+      issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')} ${issue.keys.length === 1 ? 'is not a setting' : 'are not settings'}` : '';
     throw new Error(`cdk.json context ${key}${unknownKeys || `: ${issue.message}`}`);
   }
   const { search, functions, tierQuotas, ...rest } = parsed.data;

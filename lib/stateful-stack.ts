@@ -1,28 +1,23 @@
 import { CfnOutput, CfnResource, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { type CfnQueue, type IQueue, Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
-import {
-  AttributeType,
-  BillingMode,
-  ProjectionType,
-  type CfnTable,
-  StreamViewType,
-  Table,
-  TableEncryption,
-  type ITable,
-} from 'aws-cdk-lib/aws-dynamodb';
-import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
-import type { Construct } from 'constructs';
+import { AttributeType, BillingMode, type CfnTable, type ITable, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
-import { indexReplicasOf, type StageConfig } from './config';
-import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
-import { SearchDomain } from './constructs/search-domain';
-import { CursorKeySecret } from './constructs/cursor-key-secret';
+import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type CfnQueue, type IQueue, Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
+import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
+import type { Construct } from 'constructs';
+import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
+import { indexReplicasOf, type StageConfig } from './config';
+import { CursorKeySecret } from './constructs/cursor-key-secret';
+import { SearchDomain } from './constructs/search-domain';
 import { STACK_OUTPUTS } from './stack-names';
 import {
-  WEBHOOK_DEAD_LETTER_RETENTION_SECONDS, WEBHOOK_MAX_RECEIVES, WEBHOOK_QUEUE_RETENTION_SECONDS, WEBHOOK_SENDER_TIMEOUT_SECONDS, WEBHOOK_VISIBILITY_TIMEOUT_SECONDS,
+  WEBHOOK_DEAD_LETTER_RETENTION_SECONDS,
+  WEBHOOK_MAX_RECEIVES,
+  WEBHOOK_QUEUE_RETENTION_SECONDS,
+  WEBHOOK_SENDER_TIMEOUT_SECONDS,
+  WEBHOOK_VISIBILITY_TIMEOUT_SECONDS,
 } from './webhook-queue-settings';
 
 /** Logical IDs of the stateful resources; changing one replaces (and empties) the resource. */
@@ -110,7 +105,9 @@ export class StatefulStack extends Stack {
       description: 'Table stream batches the indexer or the webhook fan-out gave up on (admin CLI: npm run admin -- status --target aws)',
       value: this.indexerFailureQueue.queueUrl,
     });
-    const webhookDeadLetterQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue, { retentionPeriod: Duration.seconds(WEBHOOK_DEAD_LETTER_RETENTION_SECONDS) });
+    const webhookDeadLetterQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue, {
+      retentionPeriod: Duration.seconds(WEBHOOK_DEAD_LETTER_RETENTION_SECONDS),
+    });
     this.webhookDeadLetterQueue = webhookDeadLetterQueue;
     const webhookQueue = durableQueue(STATEFUL_LOGICAL_IDS.webhookQueue, {
       visibilityTimeout: Duration.seconds(WEBHOOK_VISIBILITY_TIMEOUT_SECONDS),

@@ -1,8 +1,8 @@
+import { authenticate } from '../lambdas/core/use-cases/authenticate';
+import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
 import { docsAssetRoute, docsPageRoute } from '../lambdas/http/docs-page';
 import { openApiRoute } from '../lambdas/http/openapi';
-import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
 import { getRoute, listRoute, matchGrantsRoute, semanticSearchRoute } from '../lambdas/http/routes';
-import { authenticate } from '../lambdas/core/use-cases/authenticate';
 import type { Services } from '../lambdas/ports/services';
 import type { LocalAuthorizer } from './http-server';
 import { readScalarStandalone } from './scalar-bundle';

@@ -1,9 +1,9 @@
 import { CloudFormationClient, type Stack } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient, GetMetricDataCommand, paginateDescribeAlarms, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery, paginateDescribeAlarms } from '@aws-sdk/client-cloudwatch';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { METRIC_NAMES, METRICS_NAMESPACE } from '../lambdas/core/metric-names';
 import type { AlarmFact, Checked, QueueDepth, QueueFact, QueueRole, Reading, StackFact, StageHealthFacts } from '../lambdas/core/ops/stage-health';
-import { serviceNameOf, STACK_OUTPUTS, stackNamesOf } from '../lib/stack-names';
+import { STACK_OUTPUTS, serviceNameOf, stackNamesOf } from '../lib/stack-names';
 import { AwsTargetError, describeStack, outputOf } from './aws-target';
 
 /**
@@ -64,12 +64,18 @@ export async function alarmsInAlarm(cloudWatch: CloudWatchClient, namePrefix: st
 }
 
 export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<QueueDepth> {
-  const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({
-    QueueUrl: queueUrl,
-    AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-  }));
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
   const count = (name: string) => Number(Attributes[name as keyof typeof Attributes] ?? 0);
-  return { visible: count('ApproximateNumberOfMessages'), inFlight: count('ApproximateNumberOfMessagesNotVisible'), delayed: count('ApproximateNumberOfMessagesDelayed') };
+  return {
+    visible: count('ApproximateNumberOfMessages'),
+    inFlight: count('ApproximateNumberOfMessagesNotVisible'),
+    delayed: count('ApproximateNumberOfMessagesDelayed'),
+  };
 }
 
 export interface MetricRequest {
@@ -85,24 +91,35 @@ export interface MetricRequest {
  * metric with no datapoint there. Newest first (TimestampDescending), so each metric's first
  * value is the one wanted even if CloudWatch paged the rest.
  */
-export async function newestDatapoints(cloudWatch: CloudWatchClient, metrics: readonly MetricRequest[], end: Date, windowMinutes = METRIC_WINDOW_MINUTES): Promise<Map<string, { value: number; at: Date } | null>> {
+export async function newestDatapoints(
+  cloudWatch: CloudWatchClient,
+  metrics: readonly MetricRequest[],
+  end: Date,
+  windowMinutes = METRIC_WINDOW_MINUTES,
+): Promise<Map<string, { value: number; at: Date } | null>> {
   const newest = new Map<string, { value: number; at: Date } | null>(metrics.map((metric) => [metric.id, null]));
   if (metrics.length === 0) return newest;
   const queries: MetricDataQuery[] = metrics.map((metric) => ({
     Id: metric.id,
     MetricStat: {
-      Metric: { Namespace: metric.namespace, MetricName: metric.metricName, Dimensions: Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value })) },
+      Metric: {
+        Namespace: metric.namespace,
+        MetricName: metric.metricName,
+        Dimensions: Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value })),
+      },
       Period: 60,
       Stat: 'Maximum',
     },
     ReturnData: true,
   }));
-  const { MetricDataResults = [] } = await cloudWatch.send(new GetMetricDataCommand({
-    MetricDataQueries: queries,
-    StartTime: new Date(end.getTime() - windowMinutes * 60_000),
-    EndTime: end,
-    ScanBy: 'TimestampDescending',
-  }));
+  const { MetricDataResults = [] } = await cloudWatch.send(
+    new GetMetricDataCommand({
+      MetricDataQueries: queries,
+      StartTime: new Date(end.getTime() - windowMinutes * 60_000),
+      EndTime: end,
+      ScanBy: 'TimestampDescending',
+    }),
+  );
   for (const result of MetricDataResults) {
     const at = result.Timestamps?.[0];
     const value = result.Values?.[0];
@@ -151,9 +168,11 @@ export async function readStageHealth(stage: string, clients: StageHealthClients
   };
   // The metrics' `service` dimension: the monitoring name is `<service>-<stage>` (lib/stack-names.ts monitoringNameOf).
   const service = monitoringName.ok ? serviceNameOf(monitoringName.value, stage) : null;
-  const serviceName: Checked<string> = !monitoringName.ok ? monitoringName
-    : service ? { ok: true, value: service }
-    : { ok: false, error: `the ${STACK_OUTPUTS.dashboardName} output ${monitoringName.value} does not end in -${stage}` };
+  const serviceName: Checked<string> = !monitoringName.ok
+    ? monitoringName
+    : service
+      ? { ok: true, value: service }
+      : { ok: false, error: `the ${STACK_OUTPUTS.dashboardName} output ${monitoringName.value} does not end in -${stage}` };
   const indexerFunction = output(stateless, STACK_OUTPUTS.indexerFunctionName);
 
   // Each metric with what it needs; one GetMetricData call reads those that can be asked for.
@@ -164,14 +183,21 @@ export async function readStageHealth(stage: string, clients: StageHealthClients
   want('iteratorAge', indexerFunction, (FunctionName) => ({ namespace: 'AWS/Lambda', metricName: 'IteratorAge', dimensions: { FunctionName } }));
   const ageId = (role: QueueRole) => (role === 'webhook-dead-letter' ? 'webhookDeadLetterAge' : 'indexerFailureAge');
   for (const [role, url] of Object.entries(queueUrls) as [QueueRole, Checked<string>][]) {
-    want(ageId(role), url, (queueUrl) => ({ namespace: 'AWS/SQS', metricName: 'ApproximateAgeOfOldestMessage', dimensions: { QueueName: queueNameOf(queueUrl) } }));
+    want(ageId(role), url, (queueUrl) => ({
+      namespace: 'AWS/SQS',
+      metricName: 'ApproximateAgeOfOldestMessage',
+      dimensions: { QueueName: queueNameOf(queueUrl) },
+    }));
   }
   const askable = [...requests.values()].flatMap((request) => (request.ok ? [request.value] : []));
 
   const [alarms, depths, datapoints] = await Promise.all([
     monitoringName.ok ? checked(() => alarmsInAlarm(clients.cloudWatch, `${monitoringName.value}-`, topicArn)) : Promise.resolve(monitoringName),
-    Promise.all((Object.entries(queueUrls) as [QueueRole, Checked<string>][]).map(async ([role, url]) =>
-      [role, url.ok ? await checked(() => queueDepth(clients.sqs, url.value)) : url] as const)),
+    Promise.all(
+      (Object.entries(queueUrls) as [QueueRole, Checked<string>][]).map(
+        async ([role, url]) => [role, url.ok ? await checked(() => queueDepth(clients.sqs, url.value)) : url] as const,
+      ),
+    ),
     checked(() => newestDatapoints(clients.cloudWatch, askable, now)),
   ]);
   const reading = (id: string): Reading => {

@@ -1,35 +1,35 @@
-import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/api-gateway-usage-plans';
-import { TIER_NAMES, type TierName } from '../lambdas/core/auth/tiers';
-import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
-import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
-import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
-import type { DeliveryLog } from '../lambdas/ports/delivery-log';
-import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsDeliveryQueue } from '../lambdas/adapters/aws/sqs-delivery-queue';
-import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
-import type { DeadlineScanPorts } from '../lambdas/core/use-cases/scan-deadlines';
-import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
-import type { ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
+import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/api-gateway-usage-plans';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
-import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
-import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
-import type { WebhookPorts } from '../lambdas/core/use-cases/manage-webhooks';
+import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
+import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
+import { DynamoEmbeddingCache } from '../lambdas/adapters/aws/dynamo-embedding-cache';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
-import { systemClock } from '../lambdas/ports/clock';
-import { DynamoEmbeddingCache } from '../lambdas/adapters/aws/dynamo-embedding-cache';
+import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
 import type { OpenSearchIndex } from '../lambdas/adapters/aws/opensearch-index';
+import { SqsDeliveryQueue } from '../lambdas/adapters/aws/sqs-delivery-queue';
+import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import { bedrockEmbedder, createAwsSearchServices, openSearchIndexFor, vectorSpaceFromEnv } from '../lambdas/composition/aws-search';
+import { TIER_NAMES, type TierName } from '../lambdas/core/auth/tiers';
 import type { EmbeddingPorts } from '../lambdas/core/use-cases/embed-records';
+import type { ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
+import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
+import type { WebhookPorts } from '../lambdas/core/use-cases/manage-webhooks';
+import type { DeadlineScanPorts } from '../lambdas/core/use-cases/scan-deadlines';
+import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
+import { systemClock } from '../lambdas/ports/clock';
+import type { DeliveryLog } from '../lambdas/ports/delivery-log';
+import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
 import type { KeyStore } from '../lambdas/ports/key-store';
 import type { RecordStore } from '../lambdas/ports/record-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
+import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { STACK_OUTPUTS, stackNamesOf, usagePlanOutputOf } from '../lib/stack-names';
 
 /**
@@ -60,7 +60,14 @@ export function outputOf(stack: Stack, output: string): string | undefined {
 }
 
 /** An output of one of the stage's stacks, or the explicit value that overrides the lookup. */
-async function stackOutput(options: AwsTargetOptions, stack: 'stateful' | 'stateless', output: string, what: string, flag: string, explicit?: string): Promise<string> {
+async function stackOutput(
+  options: AwsTargetOptions,
+  stack: 'stateful' | 'stateless',
+  output: string,
+  what: string,
+  flag: string,
+  explicit?: string,
+): Promise<string> {
   if (explicit) return explicit;
   const stackName = stackNamesOf(options.stage)[stack];
   const cloudFormation = new CloudFormationClient({ region: options.region });
@@ -99,11 +106,22 @@ async function searchEnvironmentOf(options: AwsTargetOptions & { searchEndpoint?
   const model = options.embeddingDimensions
     ? 'amazon.titan-embed-text-v2:0'
     : await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingModel, 'embedding model', '--embedding-dimensions');
-  const dimensions = await stackOutput(options, 'stateless', STACK_OUTPUTS.embeddingDimensions, 'embedding dimensions', '--embedding-dimensions', options.embeddingDimensions);
+  const dimensions = await stackOutput(
+    options,
+    'stateless',
+    STACK_OUTPUTS.embeddingDimensions,
+    'embedding dimensions',
+    '--embedding-dimensions',
+    options.embeddingDimensions,
+  );
   // A rebuilt index gets the stage's replicas; a domain named by hand (--search-endpoint) gets the default.
-  const replicas = options.searchEndpoint ? undefined : await stackOutput(options, 'stateful', STACK_OUTPUTS.searchIndexReplicas, 'search index replicas', '--search-endpoint');
+  const replicas = options.searchEndpoint
+    ? undefined
+    : await stackOutput(options, 'stateful', STACK_OUTPUTS.searchIndexReplicas, 'search index replicas', '--search-endpoint');
   // Likewise the stage's k-NN graph, so a rebuilt index keeps the engine the stage configures.
-  const vectors = options.searchEndpoint ? undefined : await stackOutput(options, 'stateful', STACK_OUTPUTS.searchVectorSettings, 'search vector settings', '--search-endpoint');
+  const vectors = options.searchEndpoint
+    ? undefined
+    : await stackOutput(options, 'stateful', STACK_OUTPUTS.searchVectorSettings, 'search vector settings', '--search-endpoint');
   const env = {
     ...(replicas === undefined ? {} : { SEARCH_INDEX_REPLICAS: replicas }),
     ...(vectors === undefined ? {} : { SEARCH_VECTOR_SETTINGS: vectors }),
@@ -142,11 +160,17 @@ export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoi
  * The key store and usage meter in a stage's records table, and its usage plans (`admin keys
  * --target aws`). `usagePlanIds` overrides the lookup of the stateless stack's outputs.
  */
-export async function awsKeyPorts(options: AwsTargetOptions & { usagePlanIds?: Record<TierName, string> }): Promise<{ keys: KeyStore; meter: UsageMeter; plans: UsagePlanKeys; close(): void }> {
+export async function awsKeyPorts(
+  options: AwsTargetOptions & { usagePlanIds?: Record<TierName, string> },
+): Promise<{ keys: KeyStore; meter: UsageMeter; plans: UsagePlanKeys; close(): void }> {
   const tableName = await recordsTableOf(options);
-  const planIds = options.usagePlanIds ?? Object.fromEntries(await Promise.all(TIER_NAMES.map(async (tier) => [
-    tier, await stackOutput(options, 'stateless', usagePlanOutputOf(tier), `${tier} usage plan`, '--usage-plans'),
-  ]))) as Record<TierName, string>;
+  const planIds =
+    options.usagePlanIds ??
+    (Object.fromEntries(
+      await Promise.all(
+        TIER_NAMES.map(async (tier) => [tier, await stackOutput(options, 'stateless', usagePlanOutputOf(tier), `${tier} usage plan`, '--usage-plans')]),
+      ),
+    ) as Record<TierName, string>);
   const client = new DynamoDBClient({ region: options.region });
   const apiGateway = new APIGatewayClient({ region: options.region });
   return {
@@ -177,7 +201,9 @@ export async function awsWebhookPorts(options: AwsTargetOptions): Promise<Webhoo
  * search matches today (`webhooks add --filter --target aws`); null, with why, when the domain
  * cannot be found from the stack outputs or --search-endpoint.
  */
-export async function awsSavedSearchPorts(options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string }): Promise<{ ports: SearchPorts } | { missing: string }> {
+export async function awsSavedSearchPorts(
+  options: AwsTargetOptions & { searchEndpoint?: string; embeddingDimensions?: string },
+): Promise<{ ports: SearchPorts } | { missing: string }> {
   const client = new DynamoDBClient({ region: options.region });
   try {
     const { env } = await searchEnvironmentOf(options, options.region ?? (await client.config.region()));
@@ -204,16 +230,32 @@ export interface WebhookQueueOptions {
 /** The stage's webhook queue and dead-letter queue (SQS), for replay and the deadline scan. */
 async function webhookQueueOf(options: AwsTargetOptions & WebhookQueueOptions): Promise<{ queue: SqsDeliveryQueue; close(): void }> {
   const queueUrl = await stackOutput(options, 'stateful', STACK_OUTPUTS.webhookQueueUrl, 'webhook queue', '--queue-url', options.queueUrl);
-  const deadLetterQueueUrl = await stackOutput(options, 'stateful', STACK_OUTPUTS.webhookDeadLetterQueueUrl, 'webhook dead-letter queue', '--dead-letter-queue-url', options.deadLetterQueueUrl);
+  const deadLetterQueueUrl = await stackOutput(
+    options,
+    'stateful',
+    STACK_OUTPUTS.webhookDeadLetterQueueUrl,
+    'webhook dead-letter queue',
+    '--dead-letter-queue-url',
+    options.deadLetterQueueUrl,
+  );
   const sqs = new SQSClient({ region: options.region });
   return { queue: new SqsDeliveryQueue(sqs, queueUrl, deadLetterQueueUrl), close: () => sqs.destroy() };
 }
 
 /** The stage's delivery log and webhook queue: `webhooks replay --target aws` queues on SQS, and the sender Lambda delivers. */
-export async function awsDeliveryQueuePorts(options: AwsTargetOptions & WebhookQueueOptions): Promise<{ log: DeliveryLog; queue: DeliveryQueue; close(): void }> {
+export async function awsDeliveryQueuePorts(
+  options: AwsTargetOptions & WebhookQueueOptions,
+): Promise<{ log: DeliveryLog; queue: DeliveryQueue; close(): void }> {
   const { log, close } = await awsDeliveryLog(options);
   const { queue, close: closeQueue } = await webhookQueueOf(options);
-  return { log, queue, close: () => { close(); closeQueue(); } };
+  return {
+    log,
+    queue,
+    close: () => {
+      close();
+      closeQueue();
+    },
+  };
 }
 
 /**
@@ -236,7 +278,10 @@ export async function awsChangeFanOutPorts(
     outbox: new DynamoChangeOutbox(client, tableName),
     queue,
     clock: systemClock,
-    close: () => { client.destroy(); close(); },
+    close: () => {
+      client.destroy();
+      close();
+    },
   };
 }
 
@@ -257,7 +302,10 @@ export async function awsDeadlineScanPorts(
     clock: systemClock,
     // Saved searches are matched as the deadline scanner matches them: the list's services (OpenSearch, Bedrock).
     savedSearch: createAwsSearchServices(env),
-    close: () => { client.destroy(); close(); },
+    close: () => {
+      client.destroy();
+      close();
+    },
   };
 }
 

@@ -8,7 +8,9 @@ import { join } from 'node:path';
  */
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
-    super(`the state folder ${dataDir} is in use by process ${pid}: another admin command (wait for it to finish), npm start still starting (run this again once it says "API ready"), or npm start --engines (its admin commands take --target aws with the environment it printed: docs/local-aws-mode.md)`);
+    super(
+      `the state folder ${dataDir} is in use by process ${pid}: another admin command (wait for it to finish), npm start still starting (run this again once it says "API ready"), or npm start --engines (its admin commands take --target aws with the environment it printed: docs/local-aws-mode.md)`,
+    );
     this.name = 'DataDirInUseError';
   }
 }

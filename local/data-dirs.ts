@@ -10,6 +10,9 @@ const LOCAL_AWS_IMPORTS_DIR = fileURLToPath(new URL('../.local-aws-imports', imp
 
 /** The state folder for a catalogue imported from public source files (`npm start -- --data <folder>`), per mode. */
 export function importedDataDirFor(sources: readonly string[], mode: 'embedded' | 'engines' = 'embedded'): string {
-  const name = sources.map((source) => basename(source).replace(/\.[^.]*$/, '')).join('+').replace(/[^A-Za-z0-9+_-]+/g, '-');
+  const name = sources
+    .map((source) => basename(source).replace(/\.[^.]*$/, ''))
+    .join('+')
+    .replace(/[^A-Za-z0-9+_-]+/g, '-');
   return join(mode === 'engines' ? LOCAL_AWS_IMPORTS_DIR : IMPORTS_DIR, name.slice(0, 80) || 'catalogue');
 }

@@ -1,40 +1,40 @@
-import { localCursorKeys } from '../lambdas/adapters/embedded/file-cursor-key';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { claimDataDir } from './data-dir-lock';
-import { InProcessDynalite } from './in-process-dynalite';
-import { makeStatePrivate } from './private-state';
-import { listenGuarded, type GuardedEndpoint } from './table-credentials';
-import { ensureTable } from './local-table';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
-import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
-import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
-import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
-import { LocalWebhookDispatcher, type CleanStop, type LocalWebhookOptions } from './webhook-dispatcher';
+import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
+import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
+import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
 import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
+import { localCursorKeys } from '../lambdas/adapters/embedded/file-cursor-key';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
 import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedding-cache';
 import type { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
 import { SwappableSearchIndex } from '../lambdas/adapters/embedded/swappable-search-index';
 import { DynamoWriteJournal } from '../lambdas/adapters/embedded/write-journal';
+import { memoizedEmbedder } from '../lambdas/core/search/memoized-embedder';
 import { semanticFloorOf } from '../lambdas/core/search/relevance';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
-import { systemClock, utcDate, type Clock } from '../lambdas/ports/clock';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
-import type { WebhookStore } from '../lambdas/ports/webhook-store';
+import { type Clock, systemClock, utcDate } from '../lambdas/ports/clock';
 import type { Embedder } from '../lambdas/ports/embedder';
 import type { Services } from '../lambdas/ports/services';
+import type { WebhookStore } from '../lambdas/ports/webhook-store';
+import { claimDataDir } from './data-dir-lock';
 import { progressReportingEmbedder } from './embedding-progress';
+import { InProcessDynalite } from './in-process-dynalite';
+import { type IndexRebuildResult, LocalIndexRebuilder, type RebuildProgress } from './index-rebuild';
 import { loadLocalEmbedder } from './local-embedder';
-import { DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from './synthetic-catalogue';
-import { memoizedEmbedder } from '../lambdas/core/search/memoized-embedder';
-import { openLocalIndex, removeLocalIndex, writeIndexPointer, type OpenedIndex } from './local-index-files';
-import { LocalIndexRebuilder, type IndexRebuildResult, type RebuildProgress } from './index-rebuild';
+import { type OpenedIndex, openLocalIndex, removeLocalIndex, writeIndexPointer } from './local-index-files';
+import { ensureTable } from './local-table';
+import { makeStatePrivate } from './private-state';
+import { type CatalogueSpec, DEFAULT_CATALOGUE, generateContracts, generateFunders, generateGrants } from './synthetic-catalogue';
+import { type GuardedEndpoint, listenGuarded } from './table-credentials';
+import { type CleanStop, LocalWebhookDispatcher, type LocalWebhookOptions } from './webhook-dispatcher';
 
 /**
  * The embedded stack: the real DynamoDB adapter against dynalite, the SQLite FTS5 index, and the
@@ -44,8 +44,9 @@ import { LocalIndexRebuilder, type IndexRebuildResult, type RebuildProgress } fr
 
 export const LOCAL_TABLE_NAME = 'gcf-records';
 export { DEFAULT_DATA_DIR, importedDataDirFor } from './data-dirs';
-export { removeLocalIndex } from './local-index-files';
 export { IndexRebuildInProgress, type IndexRebuildResult, type RebuildProgress } from './index-rebuild';
+export { removeLocalIndex } from './local-index-files';
+
 /** Record vectors by text hash: kept apart from the index, so rebuilding the index re-embeds nothing. */
 const EMBEDDINGS_FILE = 'embeddings.sqlite';
 /** Query vectors the stack remembers (384 floats each). */
@@ -131,7 +132,6 @@ export interface EmbeddedStack {
   close(): Promise<void>;
 }
 
-
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
   const clock = options.clock ?? systemClock;
   const progress = options.onProgress ?? (() => {});
@@ -147,10 +147,11 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   let opened: OpenedIndex;
   let semanticFloor: number;
   try {
-    const model = options.embedder ?? await loadLocalEmbedder({ onProgress: progress });
+    const model = options.embedder ?? (await loadLocalEmbedder({ onProgress: progress }));
     const embedder = options.onProgress ? progressReportingEmbedder(model, progress) : model;
     semanticFloor = semanticFloorOf(embedder.space, options.semanticFloor);
-    const cacheFile = options.embeddingCacheFile ?? (options.dataDir ? join(options.dataDir, EMBEDDINGS_FILE) : process.env.GCF_EMBEDDING_CACHE ?? ':memory:');
+    const cacheFile =
+      options.embeddingCacheFile ?? (options.dataDir ? join(options.dataDir, EMBEDDINGS_FILE) : (process.env.GCF_EMBEDDING_CACHE ?? ':memory:'));
     if (cacheFile !== ':memory:') mkdirSync(dirname(cacheFile), { recursive: true });
     embeddings = { embedder, cache: new SqliteEmbeddingCache(cacheFile) };
     opened = openLocalIndex(options.dataDir, embedder.space, progress);
@@ -208,7 +209,12 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     // of a live rebuild the last process died in).
     await reindexRecords(dynamoStore, { index, embeddings });
     if (opened.catchUpPending) writeIndexPointer(options.dataDir!, { file: opened.file, caughtUp: true });
-    if (marker) progress(opened.catchUpPending ? 'caught up the search index a rebuild left unfinished (the server stopped during it)' : 'rebuilt the search index from the record store');
+    if (marker)
+      progress(
+        opened.catchUpPending
+          ? 'caught up the search index a rebuild left unfinished (the server stopped during it)'
+          : 'rebuilt the search index from the record store',
+      );
   }
   const rebuilder = new LocalIndexRebuilder({ dataDir: options.dataDir, space: embedder.space, index, store: dynamoStore, embeddings }, opened.file);
   // Writes a stopped process left between the store and the index: indexed and announced now.
@@ -236,7 +242,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   if (options.webhooks) {
     // Started after seeding: a seeded catalogue's events have no subscriber to go to.
     const savedSearch = { index, embedder: queryEmbedder, semanticFloor };
-    webhookDispatcher = new LocalWebhookDispatcher({ outbox: storedOutbox, webhooks, log: deliveries, clock, index, ledger: deadlineLedger, savedSearch }, options.webhooks);
+    webhookDispatcher = new LocalWebhookDispatcher(
+      { outbox: storedOutbox, webhooks, log: deliveries, clock, index, ledger: deadlineLedger, savedSearch },
+      options.webhooks,
+    );
     await webhookDispatcher.start(cleanStop);
   }
 
@@ -272,12 +281,14 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     async markImported(sources) {
       importedCatalogue = { sources: [...sources], importedAt: clock.now().toISOString() };
       // An update, not a put: a synthetic catalogue's spec on the same marker stays.
-      await doc.send(new UpdateCommand({
-        TableName: LOCAL_TABLE_NAME,
-        Key: CATALOGUE_MARKER,
-        UpdateExpression: 'SET imported_sources = :sources, imported_at = :at',
-        ExpressionAttributeValues: { ':sources': importedCatalogue.sources, ':at': importedCatalogue.importedAt },
-      }));
+      await doc.send(
+        new UpdateCommand({
+          TableName: LOCAL_TABLE_NAME,
+          Key: CATALOGUE_MARKER,
+          UpdateExpression: 'SET imported_sources = :sources, imported_at = :at',
+          ExpressionAttributeValues: { ':sources': importedCatalogue.sources, ':at': importedCatalogue.importedAt },
+        }),
+      );
     },
     rebuildIndex: (onProgress) => rebuilder.rebuild(onProgress),
     async close() {

@@ -20,7 +20,9 @@ export function progressReportingEmbedder(inner: Embedder, report: (message: str
         if (now - reportedAt >= intervalMs && now > startedAt) {
           reportedAt = now;
           const rate = embedded / ((now - startedAt) / 1000);
-          report(`embedding record texts with ${inner.space.embedder}: ${embedded.toLocaleString('en-US')} so far (${rate.toFixed(0)} a second; each is embedded once and cached)…`);
+          report(
+            `embedding record texts with ${inner.space.embedder}: ${embedded.toLocaleString('en-US')} so far (${rate.toFixed(0)} a second; each is embedded once and cached)…`,
+          );
         }
       }
       return vectors;

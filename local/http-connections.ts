@@ -44,7 +44,12 @@ export function limitsWith(overrides: Partial<ServerLimits> = {}): ServerLimits 
 
 /** The options node:http takes only at creation. */
 export function serverOptionsFor(limits: ServerLimits): ServerOptions {
-  return { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, keepAliveTimeout: limits.keepAliveTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_MS };
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+  };
 }
 
 export function applyLimits(server: Server, limits: ServerLimits): void {

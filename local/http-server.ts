@@ -1,14 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ServiceError, type ErrorCode } from '../lambdas/core/errors';
-import type { Principal } from '../lambdas/core/use-cases/authenticate';
-import { jsonResult, REQUEST_ID_HEADER, withRequestId, type ApiEvent, type ApiResult } from '../lambdas/http/api-gateway';
+import { type ErrorCode, ServiceError } from '../lambdas/core/errors';
 import { escapeRegex } from '../lambdas/core/query/wire-patterns';
-import { allowedMethods, ANY_ORIGIN, corsResponseHeaders, preflightHeaders, withCorsHeaders, type CorsOrigins } from '../lambdas/http/cors';
+import type { Principal } from '../lambdas/core/use-cases/authenticate';
+import { type ApiEvent, type ApiResult, jsonResult, REQUEST_ID_HEADER, withRequestId } from '../lambdas/http/api-gateway';
+import { ANY_ORIGIN, allowedMethods, type CorsOrigins, corsResponseHeaders, preflightHeaders, withCorsHeaders } from '../lambdas/http/cors';
 import type { LocalRoute } from './api-routes';
-import { applyLimits, bodyStillComing, ClientGone, closeAfterAnswer, declaredLength, limitsWith, MAX_BODY_BYTES, readBody, serverOptionsFor, TOO_LARGE, type ServerLimits } from './http-connections';
+import {
+  applyLimits,
+  bodyStillComing,
+  ClientGone,
+  closeAfterAnswer,
+  declaredLength,
+  limitsWith,
+  MAX_BODY_BYTES,
+  readBody,
+  type ServerLimits,
+  serverOptionsFor,
+  TOO_LARGE,
+} from './http-connections';
 
 /** The authorizer API Gateway runs before a protected route: the Authorization header values in, a principal out (or a 401). */
 export type LocalAuthorizer = (authorization: readonly string[] | undefined) => Promise<Principal>;
@@ -29,11 +41,14 @@ interface CompiledRoute extends LocalRoute {
 function compile(route: LocalRoute): CompiledRoute {
   const paramNames: string[] = [];
   // Split on the {name} placeholders: the literal pieces between them (the dot of /openapi.json) match only themselves.
-  const source = route.resource.split(/\{(\w+)\}/).map((piece, i) => {
-    if (i % 2 === 0) return escapeRegex(piece);
-    paramNames.push(piece);
-    return '([^/]+)';
-  }).join('');
+  const source = route.resource
+    .split(/\{(\w+)\}/)
+    .map((piece, i) => {
+      if (i % 2 === 0) return escapeRegex(piece);
+      paramNames.push(piece);
+      return '([^/]+)';
+    })
+    .join('');
   return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames };
 }
 
@@ -120,11 +135,13 @@ export function originInRawRequest(raw: Buffer | undefined): string | undefined 
 function endWithError(socket: Duplex, status: number, code: ErrorCode, message: string, cors: Record<string, string>, head = false): void {
   const requestId = randomUUID();
   const body = JSON.stringify({ error: { code, message, request_id: requestId } });
-  const corsLines = Object.entries(cors).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const corsLines = Object.entries(cors)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n${corsLines}`
-    // A response to HEAD has the headers of the answer but never its body (RFC 9110 section 9.3.2).
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n${corsLines}` +
+      // A response to HEAD has the headers of the answer but never its body (RFC 9110 section 9.3.2).
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
   );
 }
 
@@ -143,9 +160,10 @@ function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPacket?: Bu
   }
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   const cors = corsResponseHeaders(corsOrigins, originInRawRequest(error.rawPacket));
-  if (error.code === 'HPE_HEADER_OVERFLOW') return endWithError(socket, 431, 'INVALID_PARAMETER', 'Request headers over 16 KiB', cors, head);
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT') return endWithError(socket, 408, 'INVALID_PARAMETER', 'The request did not arrive in time', cors, head);
-  endWithError(socket, 400, 'INVALID_PARAMETER', 'Malformed HTTP request', cors, head);
+  if (error.code === 'HPE_HEADER_OVERFLOW') endWithError(socket, 431, 'INVALID_PARAMETER', 'Request headers over 16 KiB', cors, head);
+  else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT') {
+    endWithError(socket, 408, 'INVALID_PARAMETER', 'The request did not arrive in time', cors, head);
+  } else endWithError(socket, 400, 'INVALID_PARAMETER', 'Malformed HTTP request', cors, head);
 }
 
 export interface ApiServerOptions {
@@ -187,13 +205,15 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
     const startedAt = performance.now();
     if (options.logRequest) {
       const log = options.logRequest;
-      res.on('finish', () => log({
-        requestId,
-        method: req.method ?? '',
-        path: (req.url ?? '').split('?')[0]!,
-        status: res.statusCode,
-        latencyMs: Math.round((performance.now() - startedAt) * 100) / 100,
-      }));
+      res.on('finish', () =>
+        log({
+          requestId,
+          method: req.method ?? '',
+          path: (req.url ?? '').split('?')[0]!,
+          status: res.statusCode,
+          latencyMs: Math.round((performance.now() - startedAt) * 100) / 100,
+        }),
+      );
     }
     const origin = originOf(req);
     // Every answer, the routes' and the server's own, with its request id and CORS headers.
@@ -213,7 +233,11 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
       if (req.method === 'OPTIONS' && matching.length > 0) {
         // A CORS preflight, answered before any authorizer as API Gateway's mock OPTIONS methods are.
         req.resume();
-        const headers = preflightHeaders(corsOrigins, origin, matching.map((m) => m.route.method));
+        const headers = preflightHeaders(
+          corsOrigins,
+          origin,
+          matching.map((m) => m.route.method),
+        );
         return writeResult(res, withRequestId({ statusCode: 204, headers, body: '' }, requestId));
       }
       const hit = matching.find((m) => m.route.method === req.method);
@@ -255,7 +279,9 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
   });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => answerUnparsableRequest(error, socket, corsOrigins));
   // Node hands CONNECT to this event and, without a listener, drops the connection unanswered: no route has that method.
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => endWithError(socket, 404, 'NOT_FOUND', `No route for ${req.method} ${req.url}`, corsResponseHeaders(corsOrigins, originOf(req))));
+  server.on('connect', (req: IncomingMessage, socket: Duplex) =>
+    endWithError(socket, 404, 'NOT_FOUND', `No route for ${req.method} ${req.url}`, corsResponseHeaders(corsOrigins, originOf(req))),
+  );
   applyLimits(server, limits);
   return server;
 }

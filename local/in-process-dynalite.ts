@@ -115,8 +115,15 @@ export class InProcessDynalite {
       metadata: { handlerProtocol: 'http/1.1' },
       handle: async (request: SdkRequest) => {
         const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]));
-        const answer = await this.call({ method: request.method, url: `${request.path}${queryStringOf(request.query)}`, headers, body: await bytesOf(request.body) });
-        return { response: { statusCode: answer.status, reason: undefined, headers: answer.headers, body: Readable.from([answer.body], { objectMode: false }) } };
+        const answer = await this.call({
+          method: request.method,
+          url: `${request.path}${queryStringOf(request.query)}`,
+          headers,
+          body: await bytesOf(request.body),
+        });
+        return {
+          response: { statusCode: answer.status, reason: undefined, headers: answer.headers, body: Readable.from([answer.body], { objectMode: false }) },
+        };
       },
       updateHttpClientConfig: () => undefined,
       httpHandlerConfigs: () => ({}),

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
 import { noTouchedIds, type SwappableSearchIndex, type TouchedIds } from '../lambdas/adapters/embedded/swappable-search-index';
 import { RESOURCE_KINDS, type ResourceKind } from '../lambdas/core/records';
-import { embedRecords, type EmbeddingPorts } from '../lambdas/core/use-cases/embed-records';
+import { type EmbeddingPorts, embedRecords } from '../lambdas/core/use-cases/embed-records';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import type { VectorSpace } from '../lambdas/ports/embedder';
 import type { RecordStore } from '../lambdas/ports/record-store';
@@ -66,7 +66,10 @@ export class LocalIndexRebuilder {
   private closing = false;
 
   /** `file`: the current index's file name. */
-  constructor(private readonly ports: IndexRebuildPorts, private file: string) {}
+  constructor(
+    private readonly ports: IndexRebuildPorts,
+    private file: string,
+  ) {}
 
   rebuild(onProgress?: RebuildProgress): Promise<IndexRebuildResult> {
     if (this.closing) return Promise.reject(new Error('the embedded stack is closing: the search index is not rebuilt'));
@@ -119,7 +122,10 @@ export class LocalIndexRebuilder {
         return this.catchUp(fresh, writes.stop(), onProgress);
       });
     } catch (error) {
-      throw new Error(`the rebuilt search index serves now, but catching up the writes made while it was filled failed (${(error as Error).message}); the next start of the server catches up`, { cause: error });
+      throw new Error(
+        `the rebuilt search index serves now, but catching up the writes made while it was filled failed (${(error as Error).message}); the next start of the server catches up`,
+        { cause: error },
+      );
     } finally {
       // Switched (replace cannot fail): the old index is idle, and the pointer names the new file.
       if (previous) {

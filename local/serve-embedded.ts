@@ -1,15 +1,15 @@
 import { resolve } from 'node:path';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
-import { localAuthorizer, localRoutes } from './api-routes';
-import { ensureLocalKeys } from './local-keys';
-import { startEmbeddedStack } from './embedded-stack';
-import { catalogueWithGrants } from './synthetic-catalogue';
-import { ingestReporter, stderrTerminal } from './ingest-report';
-import { closeOnSignals, createApiServer, listen, type ServerLimits } from './http-server';
 import { allowsAnyOrigin, type CorsOrigins } from '../lambdas/http/cors';
-import { AdminChannelUnavailable, openAdminChannel, type AdminChannel, type ChannelIo } from './admin-channel/channel-server';
 import type { AdminRequest } from './admin-channel/channel-protocol';
+import { type AdminChannel, AdminChannelUnavailable, type ChannelIo, openAdminChannel } from './admin-channel/channel-server';
+import { localAuthorizer, localRoutes } from './api-routes';
 import type { EmbeddedStack } from './embedded-stack';
+import { startEmbeddedStack } from './embedded-stack';
+import { closeOnSignals, createApiServer, listen, type ServerLimits } from './http-server';
+import { ingestReporter, stderrTerminal } from './ingest-report';
+import { ensureLocalKeys } from './local-keys';
+import { catalogueWithGrants } from './synthetic-catalogue';
 
 /** Runs an admin command for a client of the admin channel (bin/admin-served.ts); resolves with its exit code. */
 export type ServedAdminCommands = (stack: EmbeddedStack, request: AdminRequest, io: ChannelIo) => Promise<{ exitCode: number; command: string | null }>;
@@ -21,7 +21,12 @@ const logLine = (message: string, fields: object) => console.log(JSON.stringify(
 
 /** `npm start` on the embedded stack (dynalite + SQLite FTS5): the route handlers on the embedded services. */
 export async function serveEmbedded(options: {
-  dataDir: string; sources: string[]; grants?: number; port: number; host: string; corsOrigins: CorsOrigins;
+  dataDir: string;
+  sources: string[];
+  grants?: number;
+  port: number;
+  host: string;
+  corsOrigins: CorsOrigins;
   /** The API server's connection limit and timeouts (`--max-connections`); the defaults otherwise. */
   limits?: Partial<ServerLimits>;
   /** `npm run admin` commands for this state folder run here while the server owns it. */
@@ -42,11 +47,12 @@ export async function serveEmbedded(options: {
     } else {
       console.log(`importing ${sources.join(', ')}…`);
       const reporter = ingestReporter({ rejectionsFile: resolve(dataDir, 'ingest-rejections.tsv'), progressStream: stderrTerminal() });
-      const result = await ingestFiles(sources, stack.services, { onProgress: reporter.onProgress, onRejected: reporter.onRejected })
-        .catch(async (error: Error) => {
+      const result = await ingestFiles(sources, stack.services, { onProgress: reporter.onProgress, onRejected: reporter.onRejected }).catch(
+        async (error: Error) => {
           await stack.close();
           throw error;
-        });
+        },
+      );
       for (const line of reporter.finish(result)) console.log(line);
       await stack.markImported(sources);
     }
@@ -55,7 +61,9 @@ export async function serveEmbedded(options: {
   if (localKeys.created) {
     // Shown once, and only on a terminal: output sent elsewhere may be a log file others can read.
     const shown = process.stdout.isTTY === true;
-    console.log(`created one API key per tier, saved to ${localKeys.file} (readable by you only; only their hashes are stored)${shown ? ':' : '; not shown here, as output is not a terminal'}`);
+    console.log(
+      `created one API key per tier, saved to ${localKeys.file} (readable by you only; only their hashes are stored)${shown ? ':' : '; not shown here, as output is not a terminal'}`,
+    );
     if (shown) for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
   }
   const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), {
@@ -71,7 +79,9 @@ export async function serveEmbedded(options: {
   const channel = options.adminCommands ? await openChannel(dataDir, stack, options.adminCommands) : null;
   console.log(`state: ${dataDir}`);
   console.log(`CORS: ${allowsAnyOrigin(options.corsOrigins) ? 'any origin' : options.corsOrigins.join(', ')} (--cors-origins)`);
-  console.log(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`);
+  console.log(
+    `API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`,
+  );
 
   closeOnSignals(server, async () => {
     await channel?.close(ADMIN_COMMAND_GRACE_MS);

@@ -41,7 +41,10 @@ export function signedWith(req: Pick<IncomingMessage, 'headers' | 'url'>, access
 
 /** DynamoDB's answer to an unknown access key, and the connection closed: the body is never read. */
 export function refuseUnknownKey(res: ServerResponse): void {
-  const body = JSON.stringify({ __type: 'com.amazon.coral.service#UnrecognizedClientException', message: 'The security token included in the request is invalid.' });
+  const body = JSON.stringify({
+    __type: 'com.amazon.coral.service#UnrecognizedClientException',
+    message: 'The security token included in the request is invalid.',
+  });
   res.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
   res.end(body);
 }

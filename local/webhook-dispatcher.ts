@@ -1,19 +1,19 @@
 import type { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
-import { InProcessDeliveryQueue } from '../lambdas/adapters/embedded/in-process-delivery-queue';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
+import { InProcessDeliveryQueue } from '../lambdas/adapters/embedded/in-process-delivery-queue';
 import { httpWebhookTransport } from '../lambdas/adapters/http-webhook-transport';
-import { logger } from '../lambdas/http/api-gateway';
 import type { ChangeEvent } from '../lambdas/core/change-feed';
-import { processDelivery, type DeliveryOptions, type DeliveryPorts } from '../lambdas/core/use-cases/deliver-webhook';
+import { type DeliveryOptions, type DeliveryPorts, processDelivery } from '../lambdas/core/use-cases/deliver-webhook';
 import { fanOutChangeEvents } from '../lambdas/core/use-cases/fan-out-events';
-import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
 import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
-import type { DeadlineLedger } from '../lambdas/ports/deadline-ledger';
-import type { Delivery } from '../lambdas/ports/delivery-log';
-import type { SearchIndex } from '../lambdas/ports/search-index';
+import { scanDeadlines } from '../lambdas/core/use-cases/scan-deadlines';
+import { logger } from '../lambdas/http/api-gateway';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import type { Clock } from '../lambdas/ports/clock';
+import type { DeadlineLedger } from '../lambdas/ports/deadline-ledger';
+import type { Delivery } from '../lambdas/ports/delivery-log';
 import type { HostResolver } from '../lambdas/ports/host-resolver';
+import type { SearchIndex } from '../lambdas/ports/search-index';
 import type { WebhookStore, WebhookSubscription } from '../lambdas/ports/webhook-store';
 import type { WebhookTransport } from '../lambdas/ports/webhook-transport';
 
@@ -58,7 +58,15 @@ export class LocalWebhookDispatcher {
   private fanOutFailed = false;
 
   constructor(
-    private readonly ports: { outbox: ChangeOutbox; webhooks: WebhookStore; log: DynamoDeliveryLog; clock: Clock; index: SearchIndex; ledger: DeadlineLedger; savedSearch?: SearchPorts },
+    private readonly ports: {
+      outbox: ChangeOutbox;
+      webhooks: WebhookStore;
+      log: DynamoDeliveryLog;
+      clock: Clock;
+      index: SearchIndex;
+      ledger: DeadlineLedger;
+      savedSearch?: SearchPorts;
+    },
     private readonly options: LocalWebhookOptions = {},
   ) {
     this.queue = new InProcessDeliveryQueue({
@@ -133,11 +141,14 @@ export class LocalWebhookDispatcher {
   private scheduleDeadlineScan(): void {
     if (this.closed) return;
     const at = this.options.deadlineScanAtUtc ?? '06:00';
-    this.scanTimer = setTimeout(() => {
-      this.scanDeadlines()
-        .catch((error) => logger.error('deadline scan failed; it runs again tomorrow and at the next start', { error: error as Error }))
-        .finally(() => this.scheduleDeadlineScan());
-    }, msUntilUtcTime(new Date(), at));
+    this.scanTimer = setTimeout(
+      () => {
+        this.scanDeadlines()
+          .catch((error) => logger.error('deadline scan failed; it runs again tomorrow and at the next start', { error: error as Error }))
+          .finally(() => this.scheduleDeadlineScan());
+      },
+      msUntilUtcTime(new Date(), at),
+    );
     this.scanTimer.unref();
   }
 

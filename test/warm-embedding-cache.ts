@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { configuredEmbedderName } from '../local/local-embedder';
 import { startEmbeddedStack } from '../local/embedded-stack';
+import { configuredEmbedderName } from '../local/local-embedder';
 import { TEST_CATALOGUE } from './support/api-server';
 
 /**

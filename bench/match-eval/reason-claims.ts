@@ -25,7 +25,34 @@ export interface ClaimReport {
   unchecked: string[];
 }
 
-const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'in', 'into', 'is', 'it', 'of', 'on', 'or', 'the', 'to', 'with', 'our', 'we', 'you', 'your', 'this', 'that']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'for',
+  'from',
+  'in',
+  'into',
+  'is',
+  'it',
+  'of',
+  'on',
+  'or',
+  'the',
+  'to',
+  'with',
+  'our',
+  'we',
+  'you',
+  'your',
+  'this',
+  'that',
+]);
 
 const APPLICANT_NOUNS: Record<string, ApplicantType> = {
   nonprofits: 'nonprofit',
@@ -36,16 +63,16 @@ const APPLICANT_NOUNS: Record<string, ApplicantType> = {
   'colleges or universities': 'academic',
 };
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The text holds the phrase as whole words: not inside a longer word, and not as part of a hyphenated compound. */
 function holdsVerbatim(text: string, phrase: string): boolean {
-  return new RegExp(`(?<![\\p{L}\\p{N}-])${escape(phrase)}(?![\\p{L}\\p{N}]|-[\\p{L}\\p{N}])`, 'iu').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}-])${escapeRegExp(phrase)}(?![\\p{L}\\p{N}]|-[\\p{L}\\p{N}])`, 'iu').test(text);
 }
 
 /** The same word or its plural / third-person form ("community" and "communities", "clinic" and "clinics"). */
 function inflections(word: string): string[] {
-  const w = escape(word.toLowerCase());
+  const w = escapeRegExp(word.toLowerCase());
   const forms = [w, `${w}s`, `${w}es`];
   if (/[^aeiou]y$/.test(word)) forms.push(`${w.slice(0, -1)}ies`);
   if (/ies$/.test(word)) forms.push(`${w.slice(0, -3)}y`);
@@ -63,7 +90,10 @@ function holdsInflected(text: string, phrase: string): boolean {
 }
 
 function listItems(list: string): string[] {
-  return list.split(/, | and /).map((item) => item.trim()).filter((item) => item !== '');
+  return list
+    .split(/, | and /)
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 const money = (text: string) => Number(text.replace(/[$,]/g, ''));
@@ -89,15 +119,23 @@ export function checkReason(why: string, grant: Grant, profile: ReasonProfile, f
         claim(holdsInflected(profileText, term), `“${term}” is not in the profile`);
         const words = term.split(/\s+/);
         claim(!words.every((w) => STOP_WORDS.has(w.toLowerCase())), `“${term}” is a stop word`);
-        claim(words.some((w) => w.replace(/-/g, '').length >= 4 || (w.length > 1 && w === w.toUpperCase())), `“${term}” is a word under 4 letters and no acronym`);
+        claim(
+          words.some((w) => w.replace(/-/g, '').length >= 4 || (w.length > 1 && w === w.toUpperCase())),
+          `“${term}” is a word under 4 letters and no acronym`,
+        );
       }
     }
     const keywords = /mentions your keywords? (.+?)\.$/.exec(sentence);
     if (keywords) {
       understood = true;
       for (const [, keyword] of keywords[1]!.matchAll(/“([^”]+)”/g)) {
-        claim(focusKeywords.some((k) => k.toLowerCase() === keyword!.toLowerCase()), `“${keyword}” is not one of the profile's focus keywords`);
-        const acronym = /^[A-Z0-9]{2,}$/.test(keyword!) ? new RegExp(`(?<![\\p{L}\\p{N}])${escape(keyword!)}(?![\\p{L}\\p{N}])`, 'u').test(grantText) : null;
+        claim(
+          focusKeywords.some((k) => k.toLowerCase() === keyword!.toLowerCase()),
+          `“${keyword}” is not one of the profile's focus keywords`,
+        );
+        const acronym = /^[A-Z0-9]{2,}$/.test(keyword!)
+          ? new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(keyword!)}(?![\\p{L}\\p{N}])`, 'u').test(grantText)
+          : null;
         claim(acronym ?? holdsInflected(grantText, keyword!), `keyword “${keyword}” is not in the grant`);
       }
     }
@@ -111,24 +149,46 @@ export function checkReason(why: string, grant: Grant, profile: ReasonProfile, f
     if (/^Check your eligibility first: /.test(sentence)) {
       understood = true;
       const caveats = sentence.replace(/^Check your eligibility first: /, '');
-      if (caveats.includes('the listing does not say which types of applicant may apply')) claim(grant.eligible_applicants.length === 0, 'says the types are unknown, but the listing names them');
+      if (caveats.includes('the listing does not say which types of applicant may apply'))
+        claim(grant.eligible_applicants.length === 0, 'says the types are unknown, but the listing names them');
       const only = /it is open only to (.+?), and you did not say which you are/.exec(caveats);
       if (only) for (const noun of listItems(only[1]!)) claim(grant.eligible_applicants.includes(APPLICANT_NOUNS[noun]!), `says it is open to ${noun}`);
-      if (caveats.includes('which you did not confirm')) claim(grant.requires_501c3 === true && profile.is_501c3 == null, 'a 501(c)(3) caveat that does not hold');
-      if (caveats.includes('which you said you do not hold')) claim(grant.requires_501c3 === true && profile.is_501c3 === false, 'a 501(c)(3) caveat that does not hold');
+      if (caveats.includes('which you did not confirm'))
+        claim(grant.requires_501c3 === true && profile.is_501c3 == null, 'a 501(c)(3) caveat that does not hold');
+      if (caveats.includes('which you said you do not hold'))
+        claim(grant.requires_501c3 === true && profile.is_501c3 === false, 'a 501(c)(3) caveat that does not hold');
       const narrower = /only (.+?) may apply \(its [a-z ]+: “(.+?)”\)/.exec(caveats);
       if (narrower) claim(holdsQuote(grant, narrower[2]!), `quote “${narrower[2]}” is not the listing's`);
       const states = /it is only for applicants in (.+?)(?: \(its|, and)/.exec(caveats);
-      if (states) for (const name of listItems(states[1]!)) claim(grant.states.some((s) => US_STATE_NAMES[s] === name), `says it is only for ${name}`);
+      if (states)
+        for (const name of listItems(states[1]!))
+          claim(
+            grant.states.some((s) => US_STATE_NAMES[s] === name),
+            `says it is only for ${name}`,
+          );
     }
-    const open = /^It is (?:open to (.+?)|for applicants)(?: in (.+?))?(?: \(its [a-z ]+: “(.+?)”\))?(?: with no place restriction in its listing)?(?:, and nonprofits must hold 501\(c\)\(3\) status, as you do)?\.$/.exec(sentence);
+    const open =
+      /^It is (?:open to (.+?)|for applicants)(?: in (.+?))?(?: \(its [a-z ]+: “(.+?)”\))?(?: with no place restriction in its listing)?(?:, and nonprofits must hold 501\(c\)\(3\) status, as you do)?\.$/.exec(
+        sentence,
+      );
     if (open) {
       understood = true;
       const who = open[1]?.replace(/ with no place restriction in its listing$/, '');
       if (who === 'every type of applicant') claim(grant.eligible_applicants.length === 6, 'says every type may apply');
-      else if (who !== undefined) claim(grant.eligible_applicants.includes(APPLICANT_NOUNS[who]!) && (profile.applicant_type === APPLICANT_NOUNS[who] || (profile.applicant_type == null && profile.is_501c3 === true && who === 'nonprofits')), `says it is open to ${who}, as the applicant is`);
-      if (open[2]) for (const name of listItems(open[2])) claim(grant.states.some((s) => US_STATE_NAMES[s] === name), `says it is open in ${name}`);
-      if (sentence.includes('with no place restriction in its listing')) claim(grant.states.length === 0, 'says no place restriction, but the grant has states');
+      else if (who !== undefined)
+        claim(
+          grant.eligible_applicants.includes(APPLICANT_NOUNS[who]!) &&
+            (profile.applicant_type === APPLICANT_NOUNS[who] || (profile.applicant_type == null && profile.is_501c3 === true && who === 'nonprofits')),
+          `says it is open to ${who}, as the applicant is`,
+        );
+      if (open[2])
+        for (const name of listItems(open[2]))
+          claim(
+            grant.states.some((s) => US_STATE_NAMES[s] === name),
+            `says it is open in ${name}`,
+          );
+      if (sentence.includes('with no place restriction in its listing'))
+        claim(grant.states.length === 0, 'says no place restriction, but the grant has states');
       if (open[3]) claim(holdsQuote(grant, open[3]), `quote “${open[3]}” is not the listing's`);
       if (sentence.includes('as you do')) claim(grant.requires_501c3 === true && profile.is_501c3 === true, 'a 501(c)(3) claim that does not hold');
     }
@@ -163,5 +223,8 @@ export function checkReason(why: string, grant: Grant, profile: ReasonProfile, f
 /** The quote (an ellipsis marks where it was cut) is the listing's own words. */
 function holdsQuote(grant: Grant, quote: string): boolean {
   const text = `${grant.title} ${grant.description} ${(grant.eligibility_evidence ?? []).map((e) => e.quote).join(' ')}`.replace(/\s+/g, ' ');
-  return quote.replace(/…$/, '').split('…').every((part) => text.includes(part.trim()));
+  return quote
+    .replace(/…$/, '')
+    .split('…')
+    .every((part) => text.includes(part.trim()));
 }

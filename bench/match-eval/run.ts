@@ -4,21 +4,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMatchRequest } from '../../lambdas/core/matching/match-request';
+import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import type { Grant } from '../../lambdas/core/records';
 import { matchGrants } from '../../lambdas/core/use-cases/match-grants';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
 import { PROJECT_ROOT } from '../child-processes';
 import { MATCH_QUALITY_MARKERS } from '../match-report';
 import { withMarkedSection } from '../report';
-import { writeReportWithSummary } from '../summary-table';
+import { pinnedClock } from '../search-eval/eval-date';
+import { mean } from '../search-eval/metrics';
 import { idsBySourceKey, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
-import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
-import { matchQualitySection, recommendedCutoff, type NoFitScore, type ProfileScore, type SyntheticCheck } from './report';
+import { writeReportWithSummary } from '../summary-table';
 import { Bm25Baseline } from './bm25-baseline';
 import { checkReason } from './reason-claims';
-import { mean } from '../search-eval/metrics';
-import { eligibilityViolations, staleReasons, type EligibilityProfile } from './violations';
-import { pinnedClock } from '../search-eval/eval-date';
+import { matchQualitySection, type NoFitScore, type ProfileScore, recommendedCutoff, type SyntheticCheck } from './report';
+import { type EligibilityProfile, eligibilityViolations, staleReasons } from './violations';
 
 interface Judged {
   source: string;
@@ -51,7 +51,6 @@ const DEPTH = 10;
 /** Matches read per profile on the synthetic catalogue: more grants checked for eligibility. */
 const SYNTHETIC_DEPTH = 25;
 
-
 async function grantsById(stack: EmbeddedStack): Promise<Map<string, Grant>> {
   const grants = new Map<string, Grant>();
   for await (const page of stack.services.store.scan('grant')) for (const grant of page) grants.set(grant.id, grant);
@@ -72,7 +71,11 @@ async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], 
     // A labelled fit the profile may not apply for on the evaluation date (closed, stale, another
     // state or type, by violations.ts) is no result the service may return, so it is not counted.
     const labelled = profile.expected.map((judged) => idOf(profile, judged));
-    const expected = new Set(labelled.filter((id) => eligibilityViolations(grants.get(id)!, profile.request.profile, today).length === 0 && staleReasons(grants.get(id)!, today).length === 0));
+    const expected = new Set(
+      labelled.filter(
+        (id) => eligibilityViolations(grants.get(id)!, profile.request.profile, today).length === 0 && staleReasons(grants.get(id)!, today).length === 0,
+      ),
+    );
     const unacceptable = new Map(profile.unacceptable.map((judged) => [idOf(profile, judged), judged.why]));
     const request = parseMatchRequest(JSON.stringify({ ...profile.request, limit: DEPTH }));
     const started = performance.now();
@@ -86,13 +89,18 @@ async function scoreProfiles(stack: EmbeddedStack, profiles: LabelledProfile[], 
       for (const why of staleReasons(grant, today)) stale.push(`${grant.title} (${grant.source_id}): ${why}`);
       const report = checkReason(match.why_it_fits, grant, profile.request.profile, request.focusKeywords, today);
       claims.checked += report.claims;
-      for (const claim of [...report.false, ...report.unchecked.map((sentence) => `unchecked sentence: ${sentence}`)]) claims.false.push(`${grant.title} (${grant.source_id}): ${claim}`);
+      for (const claim of [...report.false, ...report.unchecked.map((sentence) => `unchecked sentence: ${sentence}`)])
+        claims.false.push(`${grant.title} (${grant.source_id}): ${claim}`);
       const reasons = eligibilityViolations(grant, profile.request.profile, today);
       if (unacceptable.has(match.id)) reasons.push(`labelled unacceptable: ${unacceptable.get(match.id)}`);
       if (reasons.length > 0) violations.push(`${grant.title} (${grant.source_id}): ${reasons.join('; ')}`);
     }
     const hits = matches.filter((match) => expected.has(match.id)).length;
-    const baselineTop = baseline.top([profile.request.profile.mission, profile.request.profile.sector ?? '', ...(profile.request.focus_keywords ?? [])].join(' '), profile.request.profile, DEPTH);
+    const baselineTop = baseline.top(
+      [profile.request.profile.mission, profile.request.profile.sector ?? '', ...(profile.request.focus_keywords ?? [])].join(' '),
+      profile.request.profile,
+      DEPTH,
+    );
     const baselineHits = baselineTop.filter((id) => expected.has(id)).length;
     const judged = new Set([...expected, ...unacceptable.keys(), ...(profile.not_fit ?? []).map((j) => idOf(profile, j))]);
     scores.push({
@@ -167,7 +175,10 @@ async function main(): Promise<void> {
     console.error('eval:match: skipped, ../shared/data is absent');
     return;
   }
-  const { evaluation_date: today, profiles } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'match-eval', 'profiles.json'), 'utf8')) as { evaluation_date: string; profiles: LabelledProfile[] };
+  const { evaluation_date: today, profiles } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'match-eval', 'profiles.json'), 'utf8')) as {
+    evaluation_date: string;
+    profiles: LabelledProfile[];
+  };
   const noFit = (file: string) => (JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'match-eval', file), 'utf8')) as { profiles: NoFitProfile[] }).profiles;
   const stack = await sharedDataCatalogue(DATA_DIR, pinnedClock(today));
   let scores: ProfileScore[];
@@ -183,17 +194,29 @@ async function main(): Promise<void> {
   const synthetic = await checkSynthetic(profiles, today);
 
   for (const score of scores) {
-    console.log(`${score.id.padEnd(52)} P@10 ${score.precision?.toFixed(2) ?? ' -  '} (BM25 ${score.baselinePrecision?.toFixed(2) ?? ' -  '})  ${score.hits}/${Math.min(DEPTH, score.expected)} of ${score.returned}  violations ${score.violations.length}  stale ${score.stale.length}  false claims ${score.claims.false.length}`);
+    console.log(
+      `${score.id.padEnd(52)} P@10 ${score.precision?.toFixed(2) ?? ' -  '} (BM25 ${score.baselinePrecision?.toFixed(2) ?? ' -  '})  ${score.hits}/${Math.min(DEPTH, score.expected)} of ${score.returned}  violations ${score.violations.length}  stale ${score.stale.length}  false claims ${score.claims.false.length}`,
+    );
     for (const problem of [...score.violations, ...score.stale, ...score.claims.false]) console.log(`    ${problem}`);
   }
-  for (const [name, set] of [['calibration', calibration], ['holdout', holdout]] as const) {
-    for (const s of set) console.log(`no-fit ${name.padEnd(12)} ${s.id.padEnd(44)} best evidence ${s.bestEvidence.toFixed(3)}  matches ${s.returned.length}${s.returned.length > 0 ? `: ${s.returned.join(' | ')}` : ''}`);
+  for (const [name, set] of [
+    ['calibration', calibration],
+    ['holdout', holdout],
+  ] as const) {
+    for (const s of set)
+      console.log(
+        `no-fit ${name.padEnd(12)} ${s.id.padEnd(44)} best evidence ${s.bestEvidence.toFixed(3)}  matches ${s.returned.length}${s.returned.length > 0 ? `: ${s.returned.join(' | ')}` : ''}`,
+      );
   }
   const recommended = recommendedCutoff(calibration);
-  console.log(`cut-off by the calibration rule: strong ${recommended.strongEvidence.toFixed(3)}, minimum ${recommended.minEvidence.toFixed(3)} (configured ${MATCH_SCORING.cutoff.strongEvidence}, ${MATCH_SCORING.cutoff.minEvidence})`);
+  console.log(
+    `cut-off by the calibration rule: strong ${recommended.strongEvidence.toFixed(3)}, minimum ${recommended.minEvidence.toFixed(3)} (configured ${MATCH_SCORING.cutoff.strongEvidence}, ${MATCH_SCORING.cutoff.minEvidence})`,
+  );
   const withFits = scores.filter((s) => s.precision !== null);
   const violationCount = scores.reduce((sum, s) => sum + s.violations.length, 0);
-  console.log(`\nmean precision@10 ${mean(withFits.map((s) => s.precision!)).toFixed(3)} (BM25 baseline ${mean(withFits.map((s) => s.baselinePrecision!)).toFixed(3)}) over ${withFits.length} profiles with an applyable labelled fit; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`);
+  console.log(
+    `\nmean precision@10 ${mean(withFits.map((s) => s.precision!)).toFixed(3)} (BM25 baseline ${mean(withFits.map((s) => s.baselinePrecision!)).toFixed(3)}) over ${withFits.length} profiles with an applyable labelled fit; violations ${violationCount} on ../shared/data, ${synthetic.violations.length} on the synthetic catalogue (${synthetic.returned} matches, ${synthetic.stateSpecific} state-specific)`,
+  );
   for (const violation of synthetic.violations) console.log(`    ${violation}`);
 
   const section = matchQualitySection(scores, synthetic, { calibration, holdout }, { today, depth: DEPTH, syntheticDepth: SYNTHETIC_DEPTH });

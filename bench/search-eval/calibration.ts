@@ -7,14 +7,14 @@
  * set them, so how many of them clear the floors estimates how often an unseen off-topic query
  * would be answered.
  */
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
-import { queryFloorOf, SHORT_QUERY_WORDS, type FloorBasis } from '../../lambdas/core/search/query-floor';
+import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
+import { type FloorBasis, queryFloorOf, SHORT_QUERY_WORDS } from '../../lambdas/core/search/query-floor';
 import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { EmbeddedStack } from '../../local/embedded-stack';
 import { cell, f3, table } from '../format';
 import type { OpportunityKind } from './collection';
 import type { LabelledQuery } from './judgements';
-import { scopeParams, type EvalScope } from './scope';
+import { type EvalScope, scopeParams } from './scope';
 
 export interface FloorReading {
   text: string;
@@ -39,16 +39,38 @@ const KINDS: readonly OpportunityKind[] = ['grant', 'contract'];
  * lexical floor (the index reads evidence from its floor up, and the calibration needs all of it),
  * then judged on the scale in force.
  */
-async function floorReading(stack: EmbeddedStack, scale: SimilarityScale, kind: OpportunityKind, text: string, today: string, scope: EvalScope): Promise<FloorReading> {
+async function floorReading(
+  stack: EmbeddedStack,
+  scale: SimilarityScale,
+  kind: OpportunityKind,
+  text: string,
+  today: string,
+  scope: EvalScope,
+): Promise<FloorReading> {
   const [vector] = await stack.services.embedder.embed([text], 'query');
-  const query = parseListQuery(kind, { ...scopeParams(kind, scope), search: [text], search_mode: ['semantic'], limit: ['1'] }, today) as ListQuery & { kind: OpportunityKind };
+  const query = parseListQuery(kind, { ...scopeParams(kind, scope), search: [text], search_mode: ['semantic'], limit: ['1'] }, today) as ListQuery & {
+    kind: OpportunityKind;
+  };
   const { floor } = await stack.services.index.query(kind, query, { vector: vector ?? null, scale: { ...scale, lexicalFloor: -1 } });
   const evidence = floor?.evidence;
   if (!evidence) throw new Error('the index answered a semantic query without the evidence of its floor');
-  return { text, kind, bestCosine: evidence.bestCosine, bestWordCosine: evidence.bestWordCosine, words: evidence.words, basis: queryFloorOf(evidence, scale).basis };
+  return {
+    text,
+    kind,
+    bestCosine: evidence.bestCosine,
+    bestWordCosine: evidence.bestWordCosine,
+    words: evidence.words,
+    basis: queryFloorOf(evidence, scale).basis,
+  };
 }
 
-export async function calibrate(stack: EmbeddedStack, setup: { scale: SimilarityScale; today: string; scope: EvalScope }, queries: readonly LabelledQuery[], probes: readonly string[], holdout: readonly string[]): Promise<Calibration> {
+export async function calibrate(
+  stack: EmbeddedStack,
+  setup: { scale: SimilarityScale; today: string; scope: EvalScope },
+  queries: readonly LabelledQuery[],
+  probes: readonly string[],
+  holdout: readonly string[],
+): Promise<Calibration> {
   const run = async (items: readonly { text: string; kinds: readonly OpportunityKind[] }[]) => {
     const found: FloorReading[] = [];
     for (const { text, kinds } of items) for (const kind of kinds) found.push(await floorReading(stack, setup.scale, kind, text, setup.today, setup.scope));
@@ -94,15 +116,30 @@ export function calibrationLines(calibration: Calibration): string[] {
     '### Floor calibration',
     '',
     `In force: floor **${scale.floor}** (a query whose best record reaches it is answered), lexical floor **${scale.lexicalFloor}** (a query is also answered, from`,
-    'this cosine up, when a record its words match in full reaches it), upper reference (relevance 1) ' + `**${scale.upper}**. By the calibration rule`,
+    `this cosine up, when a record its words match in full reaches it), upper reference (relevance 1) **${scale.upper}**. By the calibration rule`,
     `(0.005 above the highest calibration probe, rounded up to 0.001) this run gives a floor of ${rule.floor} and a lexical floor of ${rule.lexicalFloor}.`,
     'The calibration probes (`off_topic_probes`) set the floors; the held-out probes (`off_topic_holdout`) never moved them. Identifier queries are left out (an identifier answers them, not a cosine).',
     '',
-    table(['', 'best cosine of any record', 'best cosine among the full keyword matches'], [
-      ['labelled queries: lowest', extreme(calibration.queries, (r) => r.bestCosine, 'lowest'), extreme(calibration.queries, (r) => r.bestWordCosine, 'lowest')],
-      ['calibration probes: highest', extreme(calibration.probes, (r) => r.bestCosine, 'highest'), extreme(calibration.probes, (r) => r.bestWordCosine, 'highest')],
-      ['held-out probes: highest', extreme(calibration.holdout, (r) => r.bestCosine, 'highest'), extreme(calibration.holdout, (r) => r.bestWordCosine, 'highest')],
-    ]),
+    table(
+      ['', 'best cosine of any record', 'best cosine among the full keyword matches'],
+      [
+        [
+          'labelled queries: lowest',
+          extreme(calibration.queries, (r) => r.bestCosine, 'lowest'),
+          extreme(calibration.queries, (r) => r.bestWordCosine, 'lowest'),
+        ],
+        [
+          'calibration probes: highest',
+          extreme(calibration.probes, (r) => r.bestCosine, 'highest'),
+          extreme(calibration.probes, (r) => r.bestWordCosine, 'highest'),
+        ],
+        [
+          'held-out probes: highest',
+          extreme(calibration.holdout, (r) => r.bestCosine, 'highest'),
+          extreme(calibration.holdout, (r) => r.bestWordCosine, 'highest'),
+        ],
+      ],
+    ),
     '',
     unanswered.length === 0
       ? `Every labelled query (${calibration.queries.length}, identifiers aside) clears a floor: ${calibration.queries.filter((r) => r.basis === 'words').length} on their words, the rest on similarity alone.`

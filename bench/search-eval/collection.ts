@@ -8,7 +8,7 @@ import { LIMITS, parseListQuery, SORT_FIELDS } from '../../lambdas/core/query/li
 import type { RecordByKind } from '../../lambdas/core/records';
 import { listRecords } from '../../lambdas/core/use-cases/list-records';
 import type { EmbeddedStack } from '../../local/embedded-stack';
-import { scopeParams, type EvalScope } from './scope';
+import { type EvalScope, scopeParams } from './scope';
 
 export type OpportunityKind = 'grant' | 'contract';
 
@@ -21,9 +21,22 @@ export interface Collection<K extends OpportunityKind = OpportunityKind> {
 }
 
 /** Ids of one default listing, one sort order, as deep as offset paging reaches (offsetMax + pageMax). */
-async function listedIds(stack: EmbeddedStack, kind: OpportunityKind, today: string, scope: EvalScope, sortBy: string, order: 'asc' | 'desc', into: Set<string>, total: number): Promise<void> {
+async function listedIds(
+  stack: EmbeddedStack,
+  kind: OpportunityKind,
+  today: string,
+  scope: EvalScope,
+  sortBy: string,
+  order: 'asc' | 'desc',
+  into: Set<string>,
+  total: number,
+): Promise<void> {
   for (let offset = 0; offset <= LIMITS.offsetMax && into.size < total; offset += LIMITS.pageMax) {
-    const query = parseListQuery(kind, { ...scopeParams(kind, scope), limit: [String(LIMITS.pageMax)], offset: [String(offset)], sort_by: [sortBy], order: [order] }, today);
+    const query = parseListQuery(
+      kind,
+      { ...scopeParams(kind, scope), limit: [String(LIMITS.pageMax)], offset: [String(offset)], sort_by: [sortBy], order: [order] },
+      today,
+    );
     const { results } = await listRecords(stack.services, query);
     for (const record of results) into.add(record.id);
     if (results.length < LIMITS.pageMax) return;
@@ -39,7 +52,13 @@ async function listedIds(stack: EmbeddedStack, kind: OpportunityKind, today: str
 export async function searchableCollection<K extends OpportunityKind>(stack: EmbeddedStack, kind: K, today: string, scope: EvalScope): Promise<Collection<K>> {
   const { total } = await listRecords(stack.services, parseListQuery(kind, { ...scopeParams(kind, scope), count_only: ['true'] }, today));
   const ids = new Set<string>();
-  const orderings: [string, 'asc' | 'desc'][] = SORT_FIELDS[kind].flatMap((field) => [[field, 'desc'], [field, 'asc']] as [string, 'asc' | 'desc'][]);
+  const orderings: [string, 'asc' | 'desc'][] = SORT_FIELDS[kind].flatMap(
+    (field) =>
+      [
+        [field, 'desc'],
+        [field, 'asc'],
+      ] as [string, 'asc' | 'desc'][],
+  );
   orderings.sort(([a], [b]) => Number(b === 'created_at') - Number(a === 'created_at'));
   let used = 0;
   for (const [field, order] of orderings) {
@@ -54,6 +73,9 @@ export async function searchableCollection<K extends OpportunityKind>(stack: Emb
     for (const record of page) if (ids.has(record.id)) records.set(record.id, record);
   }
   if (records.size !== ids.size) throw new Error(`${kind} collection: ${ids.size - records.size} listed ids are not in the record store`);
-  const method = used === 1 ? 'default listing paged by created_at' : `default listing paged in ${used} sort orders (more than ${LIMITS.offsetMax + LIMITS.pageMax} records)`;
+  const method =
+    used === 1
+      ? 'default listing paged by created_at'
+      : `default listing paged in ${used} sort orders (more than ${LIMITS.offsetMax + LIMITS.pageMax} records)`;
   return { kind, records, method };
 }

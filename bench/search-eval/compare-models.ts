@@ -12,13 +12,13 @@ import { fetchModelFiles, ModelFilesMissing, verifiedModelFiles } from '../../lo
 import { PROJECT_ROOT } from '../child-processes';
 import { f3, table } from '../format';
 import { withMarkedSection } from '../report';
-import { writeReportWithSummary } from '../summary-table';
 import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
-import { searchableCollection, type OpportunityKind } from './collection';
+import { writeReportWithSummary } from '../summary-table';
+import { type OpportunityKind, searchableCollection } from './collection';
+import { EVAL_DATE, pinnedClock } from './eval-date';
 import type { LabelledQuery } from './judgements';
 import { mean, ndcgAt } from './metrics';
 import { EMBEDDING_MODEL_MARKERS } from './report';
-import { EVAL_DATE, pinnedClock } from './eval-date';
 
 const MARKERS = EMBEDDING_MODEL_MARKERS;
 const FILES = ['funders.jsonl', 'grants.jsonl', 'contracts.jsonl'] as const;
@@ -57,7 +57,7 @@ function dot(a: Float32Array, b: Float32Array): number {
 
 async function measure(id: SentenceModelId, corpus: Corpus): Promise<ModelRow> {
   const model = SENTENCE_MODELS[id];
-  let files;
+  let files: ReturnType<typeof verifiedModelFiles>;
   try {
     files = verifiedModelFiles(model);
   } catch (error) {
@@ -99,7 +99,19 @@ async function measure(id: SentenceModelId, corpus: Corpus): Promise<ModelRow> {
     const lowestQueryBest = bests[0]!;
     const upper = Math.round(bests[Math.floor(0.9 * (bests.length - 1))]! * 100) / 100;
     const holdoutAnswered = holdoutVectors.filter((v) => bestOf(v, KINDS) >= floor).length;
-    return { id, recordsPerSecond, queryMs, ndcgNoFloor: mean(noFloor), floor, ndcgAtFloor: mean(atFloor), zeroAtFloor, lowestQueryBest, upper, highestProbeBest, holdoutAnswered };
+    return {
+      id,
+      recordsPerSecond,
+      queryMs,
+      ndcgNoFloor: mean(noFloor),
+      floor,
+      ndcgAtFloor: mean(atFloor),
+      zeroAtFloor,
+      lowestQueryBest,
+      upper,
+      highestProbeBest,
+      holdoutAnswered,
+    };
   } finally {
     await embedder.close();
   }
@@ -107,11 +119,19 @@ async function measure(id: SentenceModelId, corpus: Corpus): Promise<ModelRow> {
 
 async function loadCorpus(): Promise<Corpus> {
   const file = JSON.parse(readFileSync(join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json'), 'utf8')) as {
-    queries: LabelledQuery[]; off_topic_probes: string[]; off_topic_holdout?: string[];
+    queries: LabelledQuery[];
+    off_topic_probes: string[];
+    off_topic_holdout?: string[];
   };
   const stack = await sharedDataCatalogue(join(PROJECT_ROOT, 'bench', '.data', 'search-eval-open'), pinnedClock(EVAL_DATE), FILES);
   try {
-    const corpus: Corpus = { ids: { grant: [], contract: [] }, texts: { grant: [], contract: [] }, queries: [], probes: file.off_topic_probes, holdout: file.off_topic_holdout ?? [] };
+    const corpus: Corpus = {
+      ids: { grant: [], contract: [] },
+      texts: { grant: [], contract: [] },
+      queries: [],
+      probes: file.off_topic_probes,
+      holdout: file.off_topic_holdout ?? [],
+    };
     const idsBySource = {} as Record<OpportunityKind, Map<string, string>>;
     for (const kind of KINDS) {
       const collection = await searchableCollection(stack, kind, EVAL_DATE, 'catalogue');
@@ -146,7 +166,9 @@ async function main(): Promise<void> {
   for (const id of Object.keys(SENTENCE_MODELS) as SentenceModelId[]) {
     rows.push(await measure(id, corpus));
     const r = rows.at(-1)!;
-    console.log(`${id}: ${r.recordsPerSecond.toFixed(0)} records/s, ${r.queryMs.toFixed(1)} ms a query, nDCG@10 ${r.ndcgNoFloor.toFixed(3)} (no floor), floor ${r.floor}: nDCG@10 ${r.ndcgAtFloor.toFixed(3)}, ${r.zeroAtFloor} queries unanswered, ${r.holdoutAnswered} held-out probes answered, upper reference ${r.upper}`);
+    console.log(
+      `${id}: ${r.recordsPerSecond.toFixed(0)} records/s, ${r.queryMs.toFixed(1)} ms a query, nDCG@10 ${r.ndcgNoFloor.toFixed(3)} (no floor), floor ${r.floor}: nDCG@10 ${r.ndcgAtFloor.toFixed(3)}, ${r.zeroAtFloor} queries unanswered, ${r.holdoutAnswered} held-out probes answered, upper reference ${r.upper}`,
+    );
   }
   const records = corpus.texts.grant.length + corpus.texts.contract.length;
   const section = [
@@ -156,11 +178,35 @@ async function main(): Promise<void> {
     `Written by \`npm run eval:models\` (\`bench/search-eval/compare-models.ts\`) on ${new Date().toISOString().slice(0, 10)}: the candidate sentence transformers whose ONNX weights ship in Maven Central, quantised and full-precision, one after the other in one run on this machine.`,
     `Each embeds the whole collection of \`npm run eval:search\` (${records.toLocaleString('en-US')} grants and contracts of ../shared/data, texts as the index embeds them, cut at 128 tokens) and ranks it for the ${corpus.queries.length} labelled queries by cosine alone: nDCG@10 as in "Search quality".`,
     `A model's floor is set as the service sets it (lambdas/core/search/relevance.ts): ${FLOOR_MARGIN} above the best cosine any of the ${corpus.probes.length} calibration probes reaches (grants or contracts), rounded up to 0.001; a labelled query whose best record is under it gets no answer. The ${corpus.holdout.length} held-out probes were never used to set it.`,
-    'The upper reference (relevance 1) is the 90th percentile of the labelled queries\' best cosines, to 0.01.',
+    "The upper reference (relevance 1) is the 90th percentile of the labelled queries' best cosines, to 0.01.",
     '',
     table(
-      ['model', 'records/s', 'query ms', 'nDCG@10, no floor', 'floor', 'nDCG@10 at the floor', 'labelled queries unanswered', 'lowest best cosine of a labelled query', 'highest best cosine of a probe', 'held-out probes answered', 'upper reference'],
-      rows.map((r) => [r.id + (r.id === DEFAULT_SENTENCE_MODEL ? ' (default)' : ''), r.recordsPerSecond.toFixed(0), r.queryMs.toFixed(1), f3(r.ndcgNoFloor), String(r.floor), f3(r.ndcgAtFloor), String(r.zeroAtFloor), f3(r.lowestQueryBest), f3(r.highestProbeBest), `${r.holdoutAnswered} of ${corpus.holdout.length}`, r.upper.toFixed(2)]),
+      [
+        'model',
+        'records/s',
+        'query ms',
+        'nDCG@10, no floor',
+        'floor',
+        'nDCG@10 at the floor',
+        'labelled queries unanswered',
+        'lowest best cosine of a labelled query',
+        'highest best cosine of a probe',
+        'held-out probes answered',
+        'upper reference',
+      ],
+      rows.map((r) => [
+        r.id + (r.id === DEFAULT_SENTENCE_MODEL ? ' (default)' : ''),
+        r.recordsPerSecond.toFixed(0),
+        r.queryMs.toFixed(1),
+        f3(r.ndcgNoFloor),
+        String(r.floor),
+        f3(r.ndcgAtFloor),
+        String(r.zeroAtFloor),
+        f3(r.lowestQueryBest),
+        f3(r.highestProbeBest),
+        `${r.holdoutAnswered} of ${corpus.holdout.length}`,
+        r.upper.toFixed(2),
+      ]),
     ),
     '',
     'A floor is only as good as the gap between those two columns: a model whose lowest labelled best lies under its highest probe best must either answer a probe or leave a',

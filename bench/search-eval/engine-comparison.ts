@@ -6,7 +6,7 @@
 import { SEARCH_MODES, type SearchMode } from '../../lambdas/core/query/list-query';
 import { table } from '../format';
 import { median } from '../summary';
-import { summarise, type QueryScore } from './judgements';
+import { type QueryScore, summarise } from './judgements';
 import type { RecallOfFilters } from './knn-recall';
 
 export const ENGINE_COMPARISON_MARKERS = {
@@ -31,9 +31,9 @@ export interface EngineComparisonInput {
 const RECALL_TARGETS = { 10: 0.99, 100: 0.97 } as const;
 
 function windowRecallLines(input: EngineComparisonInput): string[] {
-  const rows = input.windowRecall.flatMap(({ kind, results }) => results.map((r) => [
-    kind, r.filters, String(r.queries), fixed(r.mean[10]), fixed(r.worst[10]), fixed(r.mean[100]), fixed(r.worst[100]),
-  ]));
+  const rows = input.windowRecall.flatMap(({ kind, results }) =>
+    results.map((r) => [kind, r.filters, String(r.queries), fixed(r.mean[10]), fixed(r.worst[10]), fixed(r.mean[100]), fixed(r.worst[100])]),
+  );
   const all = input.windowRecall.flatMap(({ results }) => results);
   const lowest = (depth: 10 | 100) => Math.min(...all.map((r) => r.mean[depth]));
   const met = lowest(10) >= RECALL_TARGETS[10] && lowest(100) >= RECALL_TARGETS[100];
@@ -57,7 +57,15 @@ export function engineComparisonSection(input: EngineComparisonInput): string {
     const a = summarise(embedded, mode);
     const b = summarise(openSearch, mode);
     const ms = (scores: readonly QueryScore[]) => median(scored(scores).map((s) => s.bySystem[mode].ms));
-    return [mode, fixed(a.ndcg10), fixed(b.ndcg10), fixed(a.recall50), fixed(b.recall50), `${a.noResultScored} / ${b.noResultScored}`, `${ms(embedded).toFixed(1)} / ${ms(openSearch).toFixed(1)}`];
+    return [
+      mode,
+      fixed(a.ndcg10),
+      fixed(b.ndcg10),
+      fixed(a.recall50),
+      fixed(b.recall50),
+      `${a.noResultScored} / ${b.noResultScored}`,
+      `${ms(embedded).toFixed(1)} / ${ms(openSearch).toFixed(1)}`,
+    ];
   });
   const byId = new Map(scored(openSearch).map((s) => [s.id, s]));
   const differences: string[][] = [];
@@ -74,7 +82,11 @@ export function engineComparisonSection(input: EngineComparisonInput): string {
   const queries = scored(embedded).length;
   const semanticDiffering = scored(embedded).filter((score) => {
     const other = byId.get(score.id);
-    return other === undefined || Math.abs(other.bySystem.semantic.ndcg10 - score.bySystem.semantic.ndcg10) >= 1e-9 || Math.abs(other.bySystem.semantic.recall50 - score.bySystem.semantic.recall50) >= 1e-9;
+    return (
+      other === undefined ||
+      Math.abs(other.bySystem.semantic.ndcg10 - score.bySystem.semantic.ndcg10) >= 1e-9 ||
+      Math.abs(other.bySystem.semantic.recall50 - score.bySystem.semantic.recall50) >= 1e-9
+    );
   }).length;
   return [
     ENGINE_COMPARISON_MARKERS.start,
@@ -82,9 +94,20 @@ export function engineComparisonSection(input: EngineComparisonInput): string {
     '',
     `Written by \`npm run eval:search -- --index opensearch\` on ${new Date().toISOString().slice(0, 10)} (evaluation date ${input.evalDate}): the ${queries} scored labelled queries of "Search quality on ../shared/data", through the same list code, on the embedded index (SQLite FTS5 and an exact k-NN scan) and on the OpenSearch adapter against ${input.engine} (Lucene BM25 with the english analyzer, and approximate k-NN over a window of nearest candidates). The catalogue and its vectors are the same in both (one embedding cache), so only the engines differ.`,
     '',
-    table(['mode', 'nDCG@10 embedded', 'nDCG@10 OpenSearch', 'recall@50 embedded', 'recall@50 OpenSearch', 'no result (embedded / OpenSearch)', 'median ms (embedded / OpenSearch)'], rows),
+    table(
+      [
+        'mode',
+        'nDCG@10 embedded',
+        'nDCG@10 OpenSearch',
+        'recall@50 embedded',
+        'recall@50 OpenSearch',
+        'no result (embedded / OpenSearch)',
+        'median ms (embedded / OpenSearch)',
+      ],
+      rows,
+    ),
     '',
-    `Why they differ. Semantic search compares the same vectors against the same floor on both, but the embedded index scans every filtered record while OpenSearch ranks the window of nearest candidates its HNSW graph finds (below), and reads the floor's evidence from the graph too: the figures can differ only where the graph misses a candidate the scan finds. ${semanticDiffering === 0 ? 'No query\'s semantic nDCG@10 or recall@50 differs.' : `${semanticDiffering} of ${queries} queries differ in semantic nDCG@10 or recall@50.`} Keyword search is BM25 as Lucene scores it on both (k1 1.2, b 0.75, one-byte length norms, the weighted fields, the sloppy phrase): OpenSearch runs Lucene itself with the english analyzer, and the embedded index computes the same formula from SQLite FTS5's postings of the terms the service's own Porter stemmer writes. Which records match follows the same rules (identifiers, the minimum-should-match and the telling term), so the matches and scores differ only where the two stemmers and tokenizers do (Lucene's english analyzer stems possessives and a few suffixes differently) and where cross_fields blends a term's statistics over the fields; hybrid search fuses those keyword scores, so it differs with them.`,
+    `Why they differ. Semantic search compares the same vectors against the same floor on both, but the embedded index scans every filtered record while OpenSearch ranks the window of nearest candidates its HNSW graph finds (below), and reads the floor's evidence from the graph too: the figures can differ only where the graph misses a candidate the scan finds. ${semanticDiffering === 0 ? "No query's semantic nDCG@10 or recall@50 differs." : `${semanticDiffering} of ${queries} queries differ in semantic nDCG@10 or recall@50.`} Keyword search is BM25 as Lucene scores it on both (k1 1.2, b 0.75, one-byte length norms, the weighted fields, the sloppy phrase): OpenSearch runs Lucene itself with the english analyzer, and the embedded index computes the same formula from SQLite FTS5's postings of the terms the service's own Porter stemmer writes. Which records match follows the same rules (identifiers, the minimum-should-match and the telling term), so the matches and scores differ only where the two stemmers and tokenizers do (Lucene's english analyzer stems possessives and a few suffixes differently) and where cross_fields blends a term's statistics over the fields; hybrid search fuses those keyword scores, so it differs with them.`,
     '',
     `Queries whose nDCG@10 differs by ${LISTED_DIFFERENCE} or more between the engines: ${differences.length === 0 ? 'none.' : ''}`,
     ...(differences.length === 0 ? [] : ['', table(['query', 'mode', 'embedded', 'OpenSearch', 'difference'], differences)]),

@@ -4,9 +4,10 @@
  * system alike, as TREC-style evaluations drop judgements of documents not in the collection: a
  * record no system may return would otherwise cap every system's nDCG and recall below 1.
  */
-import { mean, ndcgAt, recallAt } from './metrics';
+
 import type { Collection, OpportunityKind } from './collection';
-import { SYSTEMS, type SearchSystem, type SystemAnswer, type SystemName } from './systems';
+import { mean, ndcgAt, recallAt } from './metrics';
+import { type SearchSystem, SYSTEMS, type SystemAnswer, type SystemName } from './systems';
 
 export interface Judgement {
   source: string;
@@ -105,7 +106,18 @@ export async function scoreQueries(
     }
     run.answers.set(labelled.id, answers);
     run.grades.set(labelled.id, all);
-    run.scores.push({ id: labelled.id, query: labelled.query, kind: labelled.kind, category: labelled.category, set: labelled.set, status, kept: kept.size, dropped: all.size - kept.size, relevant, bySystem });
+    run.scores.push({
+      id: labelled.id,
+      query: labelled.query,
+      kind: labelled.kind,
+      category: labelled.category,
+      set: labelled.set,
+      status,
+      kept: kept.size,
+      dropped: all.size - kept.size,
+      relevant,
+      bySystem,
+    });
   }
   return run;
 }

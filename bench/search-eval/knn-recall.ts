@@ -6,13 +6,13 @@
  * that holds the targets (test/engines/knn-window-recall.test.ts).
  */
 import type { OpenSearchApi } from '../../lambdas/adapters/aws/opensearch-client';
-import { filterClauses, type Dsl } from '../../lambdas/adapters/aws/opensearch-filters';
+import { type Dsl, filterClauses } from '../../lambdas/adapters/aws/opensearch-filters';
+import { VECTOR_FIELD } from '../../lambdas/adapters/aws/opensearch-mappings';
+import { windowClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
 import { addDays } from '../../lambdas/core/dates';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 import type { Embedder } from '../../lambdas/ports/embedder';
-import { VECTOR_FIELD } from '../../lambdas/adapters/aws/opensearch-mappings';
-import { windowClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
 
 /** The depths recall is measured at. */
 export const RECALL_DEPTHS = [10, 100] as const;
@@ -73,15 +73,20 @@ const exactBody = (vector: Float32Array, filters: Dsl[], size: number): Dsl => (
       script: { source: 'knn_score', lang: 'knn', params: { field: VECTOR_FIELD, query_value: Array.from(vector), space_type: 'cosinesimil' } },
     },
   },
-  size, _source: false, track_total_hits: false,
+  size,
+  _source: false,
+  track_total_hits: false,
 });
 
 const approximateBody = (vector: Float32Array, filters: Dsl[], window: number, size: number): Dsl => ({
-  query: windowClause(vector, null, filters, window), size, _source: false, track_total_hits: false,
+  query: windowClause(vector, null, filters, window),
+  size,
+  _source: false,
+  track_total_hits: false,
 });
 
 async function hitsOf(client: OpenSearchApi, index: string, body: Dsl): Promise<Hit[]> {
-  const { body: response } = await client.search({ index, body }) as unknown as { body: { hits: { hits: { _id: string; _score: number }[] } } };
+  const { body: response } = (await client.search({ index, body })) as unknown as { body: { hits: { hits: { _id: string; _score: number }[] } } };
   return response.hits.hits.map((hit) => ({ id: hit._id, score: hit._score }));
 }
 
@@ -99,7 +104,13 @@ export function recallAt(exact: readonly Hit[], approximate: readonly Hit[], dep
 }
 
 /** Recall of the window against the exact scan, per filter set, over the query vectors. */
-export async function measureWindowRecall(client: OpenSearchApi, index: string, vectors: readonly Float32Array[], cases: readonly RecallCase[], window: number): Promise<RecallOfFilters[]> {
+export async function measureWindowRecall(
+  client: OpenSearchApi,
+  index: string,
+  vectors: readonly Float32Array[],
+  cases: readonly RecallCase[],
+  window: number,
+): Promise<RecallOfFilters[]> {
   const deepest = Math.max(...RECALL_DEPTHS);
   const results: RecallOfFilters[] = [];
   for (const { filters, clauses } of cases) {

@@ -9,8 +9,8 @@ import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-clie
 import { OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { SqliteEmbeddingCache } from '../../lambdas/adapters/embedded/sqlite-embedding-cache';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
-import { ENGINE_ENV, startEngine, stopEngine } from '../../local/engines/engine-processes';
 import type { EmbeddedStack } from '../../local/embedded-stack';
+import { ENGINE_ENV, startEngine, stopEngine } from '../../local/engines/engine-processes';
 
 export interface OpenSearchEvalIndex {
   /** The embedded stack with its index swapped for the OpenSearch one. */
@@ -37,7 +37,11 @@ export async function openSearchEvalIndex(stack: EmbeddedStack, dataDir: string)
     await index.ensureIndices();
     const counts = await reindexRecords(stack.services.store, { index, embeddings: { embedder: stack.services.embedder, cache } });
     await client.indices.refresh({ index: `${prefix}-*` });
-    console.error(`OpenSearch at ${url}: indexed ${Object.entries(counts).map(([kind, n]) => `${n} ${kind}s`).join(', ')}`);
+    console.error(
+      `OpenSearch at ${url}: indexed ${Object.entries(counts)
+        .map(([kind, n]) => `${n} ${kind}s`)
+        .join(', ')}`,
+    );
   } finally {
     cache.close();
   }

@@ -4,7 +4,7 @@
  * system, whatever its relevance; the top result is kept to show why it matched.
  */
 import type { OpportunityKind } from './collection';
-import { SYSTEMS, type RankedHit, type SearchSystem, type SystemName } from './systems';
+import { type RankedHit, type SearchSystem, SYSTEMS, type SystemName } from './systems';
 
 export interface ProbeAnswer {
   probe: string;
@@ -37,7 +37,7 @@ export interface ProbeSummary {
   either: number;
 }
 
-export function summariseProbes(probes: readonly string[], answers: readonly ProbeAnswer[]): ProbeSummary[] {
+export function summariseProbes(_probes: readonly string[], answers: readonly ProbeAnswer[]): ProbeSummary[] {
   return SYSTEMS.map((system) => {
     const answered = (kind?: OpportunityKind) =>
       new Set(answers.filter((a) => a.system === system && a.total > 0 && (!kind || a.kind === kind)).map((a) => a.probe)).size;

@@ -22,10 +22,13 @@ export function relevanceByGradeLines(run: ScoredRun, depth = 10): string[] {
         byGroup.get(grade === undefined ? 'unjudged' : String(grade))!.push(hit.relevance);
       }
     }
-    return [mode, ...GROUPS.map((group) => {
-      const values = byGroup.get(group)!;
-      return values.length === 0 ? '-' : `${median(values).toFixed(3)} (${values.length})`;
-    })];
+    return [
+      mode,
+      ...GROUPS.map((group) => {
+        const values = byGroup.get(group)!;
+        return values.length === 0 ? '-' : `${median(values).toFixed(3)} (${values.length})`;
+      }),
+    ];
   });
   return [
     `Relevance of the top ${depth} results by the judges' grade (median, and how many results), labelled queries:`,

@@ -1,20 +1,23 @@
+import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import { cell, f3, int, table } from '../format';
 import { BM25_PARAMS } from './bm25-baseline';
+import { type Calibration, calibrationLines } from './calibration';
 import type { OpportunityKind } from './collection';
-import { QUERY_CATEGORIES, QUERY_SETS, type QueryCategory, type QueryScore, type QuerySet, type SystemSummary } from './judgements';
-import { summariseProbes, type ProbeAnswer } from './probes';
-import type { SimilarityScale } from '../../lambdas/core/search/relevance';
-import { SYSTEMS, type SystemName } from './systems';
-import { targetLine, verdict, type TargetCheck } from './targets';
-import { calibrationLines, type Calibration } from './calibration';
-import { relevanceByGradeLines } from './relevance-by-grade';
 import type { ScoredRun } from './judgements';
+import { QUERY_CATEGORIES, QUERY_SETS, type QueryCategory, type QueryScore, type QuerySet, type SystemSummary } from './judgements';
+import { type ProbeAnswer, summariseProbes } from './probes';
+import { relevanceByGradeLines } from './relevance-by-grade';
 import type { EvalScope } from './scope';
+import { SYSTEMS, type SystemName } from './systems';
+import { type TargetCheck, targetLine, verdict } from './targets';
 
 /** The section `npm run eval:models` writes (compare-models.ts). */
-export const EMBEDDING_MODEL_MARKERS = { start: '<!-- embedding model section: npm run eval:models -->', end: '<!-- end of embedding model section -->' } as const;
+export const EMBEDDING_MODEL_MARKERS = {
+  start: '<!-- embedding model section: npm run eval:models -->',
+  end: '<!-- end of embedding model section -->',
+} as const;
 
 export const SEARCH_QUALITY_MARKERS = {
   start: '<!-- search quality section: npm run eval:search -->',
@@ -51,18 +54,39 @@ const relevanceOf = (n: number | null) => (n === null ? '-' : n.toFixed(3));
 const SET_NAMES: Record<QuerySet, string> = { holdout: 'held out', tuning: 'tuning' };
 
 function summaryTable({ summary, scores }: ReportInput): string {
-  const scoredIn = (set: QuerySet, category?: QueryCategory) => scores.filter((s) => s.status === 'scored' && s.set === set && (!category || s.category === category));
-  const rows = QUERY_SETS.flatMap((set) => SYSTEMS.map((system) => {
-    const s = summary[set][system];
-    const byCategory = QUERY_CATEGORIES.map((category) => {
-      const of = scoredIn(set, category);
-      return of.length === 0 ? '-' : f3(of.reduce((sum, q) => sum + q.bySystem[system].ndcg10, 0) / of.length);
-    });
-    return [`${SET_NAMES[set]} (${scoredIn(set).length})`, system, f3(s.ndcg10), f3(s.recall50), ...byCategory, orNa(s.ndcg10Grants), orNa(s.ndcg10Contracts), String(s.noResultScored)];
-  }));
+  const scoredIn = (set: QuerySet, category?: QueryCategory) =>
+    scores.filter((s) => s.status === 'scored' && s.set === set && (!category || s.category === category));
+  const rows = QUERY_SETS.flatMap((set) =>
+    SYSTEMS.map((system) => {
+      const s = summary[set][system];
+      const byCategory = QUERY_CATEGORIES.map((category) => {
+        const of = scoredIn(set, category);
+        return of.length === 0 ? '-' : f3(of.reduce((sum, q) => sum + q.bySystem[system].ndcg10, 0) / of.length);
+      });
+      return [
+        `${SET_NAMES[set]} (${scoredIn(set).length})`,
+        system,
+        f3(s.ndcg10),
+        f3(s.recall50),
+        ...byCategory,
+        orNa(s.ndcg10Grants),
+        orNa(s.ndcg10Contracts),
+        String(s.noResultScored),
+      ];
+    }),
+  );
   const counts = (category: QueryCategory) => QUERY_SETS.map((set) => scoredIn(set, category).length).join(' + ');
   return table(
-    ['queries', 'system', 'nDCG@10', 'recall@50', ...QUERY_CATEGORIES.map((c) => `nDCG@10 ${c} (${counts(c)})`), 'nDCG@10 grants', 'nDCG@10 contracts', 'judged queries with no result'],
+    [
+      'queries',
+      'system',
+      'nDCG@10',
+      'recall@50',
+      ...QUERY_CATEGORIES.map((c) => `nDCG@10 ${c} (${counts(c)})`),
+      'nDCG@10 grants',
+      'nDCG@10 contracts',
+      'judged queries with no result',
+    ],
     rows,
   );
 }
@@ -75,22 +99,41 @@ function excludedLines(scores: readonly QueryScore[]): string[] {
     noRelevant.length === 0
       ? 'Every judged query keeps at least one relevant record in the collection.'
       : `Excluded from the means, no record graded 1 or more in the collection on the evaluation date (${noRelevant.length}): ` +
-          noRelevant.map((s) => `"${s.query}" (${s.kind}, ${s.dropped} of ${s.dropped + s.kept} judgements outside)`).join('; ') + '.',
+          noRelevant.map((s) => `"${s.query}" (${s.kind}, ${s.dropped} of ${s.dropped + s.kept} judgements outside)`).join('; ') +
+          '.',
   );
   if (unjudged.length > 0) {
-    lines.push('', `Unjudged, excluded from the means until judged from the pool (${unjudged.length}): ${unjudged.map((s) => `"${s.query}" (${s.kind})`).join('; ')}.`);
+    lines.push(
+      '',
+      `Unjudged, excluded from the means until judged from the pool (${unjudged.length}): ${unjudged.map((s) => `"${s.query}" (${s.kind})`).join('; ')}.`,
+    );
   }
   return lines;
 }
 
 function lossTable(scores: readonly QueryScore[]): string[] {
-  const losses = scores.filter((s) => s.status === 'scored' && (s.bySystem.keyword.ndcg10 < s.bySystem.baseline.ndcg10 || s.bySystem.hybrid.ndcg10 < s.bySystem.baseline.ndcg10));
-  if (losses.length === 0) return ['No judged query where keyword or hybrid nDCG@10 is below the baseline\'s.'];
+  const losses = scores.filter(
+    (s) => s.status === 'scored' && (s.bySystem.keyword.ndcg10 < s.bySystem.baseline.ndcg10 || s.bySystem.hybrid.ndcg10 < s.bySystem.baseline.ndcg10),
+  );
+  if (losses.length === 0) return ["No judged query where keyword or hybrid nDCG@10 is below the baseline's."];
   const rows = losses
-    .sort((a, b) => Number(b.set === 'holdout') - Number(a.set === 'holdout') || a.bySystem.hybrid.ndcg10 - a.bySystem.baseline.ndcg10 - (b.bySystem.hybrid.ndcg10 - b.bySystem.baseline.ndcg10))
+    .sort(
+      (a, b) =>
+        Number(b.set === 'holdout') - Number(a.set === 'holdout') ||
+        a.bySystem.hybrid.ndcg10 - a.bySystem.baseline.ndcg10 - (b.bySystem.hybrid.ndcg10 - b.bySystem.baseline.ndcg10),
+    )
     .map((s) => {
       const { baseline, keyword, hybrid } = s.bySystem;
-      return [`${s.query} (${s.kind})`, SET_NAMES[s.set], s.category, f3(baseline.ndcg10), f3(keyword.ndcg10), signed(keyword.ndcg10 - baseline.ndcg10), f3(hybrid.ndcg10), signed(hybrid.ndcg10 - baseline.ndcg10)];
+      return [
+        `${s.query} (${s.kind})`,
+        SET_NAMES[s.set],
+        s.category,
+        f3(baseline.ndcg10),
+        f3(keyword.ndcg10),
+        signed(keyword.ndcg10 - baseline.ndcg10),
+        f3(hybrid.ndcg10),
+        signed(hybrid.ndcg10 - baseline.ndcg10),
+      ];
     });
   return [
     `Judged queries where keyword or hybrid nDCG@10 is below the baseline's (${losses.length} of ${scores.filter((s) => s.status === 'scored').length}), held-out ones first, worst hybrid loss first:`,
@@ -119,14 +162,16 @@ function probeLines({ probes, probeAnswers, holdout, holdoutAnswers }: ReportInp
     '',
     `Everyday queries no grant or federal contract should answer, each run against grants and against contracts: ${probes.length} that calibrate the`,
     `floors (\`off_topic_probes\` in queries.json) and ${holdout.length} held out (\`off_topic_holdout\`), one- and two-word ones among both. A probe is`,
-    'answered when the system returns anything (total > 0). Semantic and hybrid search must answer none; keyword search answers where the probe\'s',
+    "answered when the system returns anything (total > 0). Semantic and hybrid search must answer none; keyword search answers where the probe's",
     'words really occur (DESIGN.md section 3: it has no semantic floor), as the BM25 baseline does.',
     '',
     ...probeTable('Calibration probes', probes, probeAnswers),
     '',
     ...probeTable('Held-out probes', holdout, holdoutAnswers),
     '',
-    vector.length === 0 ? 'Neither semantic nor hybrid search answers any probe.' : `Answered by semantic or hybrid search (${vector.length} probe/kind/mode triples):`,
+    vector.length === 0
+      ? 'Neither semantic nor hybrid search answers any probe.'
+      : `Answered by semantic or hybrid search (${vector.length} probe/kind/mode triples):`,
     ...(vector.length === 0 ? [] : ['', table(header, vector)]),
     '',
     `<details><summary>Answered by keyword search and the BM25 baseline (${lexical.length}; relevance is the baseline's raw BM25 score)</summary>`,
@@ -177,7 +222,10 @@ export function searchQualitySection(input: ReportInput): string {
     '',
     targetLine(targets),
     '',
-    table(['target', 'value', 'wanted', 'verdict'], targets.map((t) => [t.name, t.value, t.target, verdict(t)])),
+    table(
+      ['target', 'value', 'wanted', 'verdict'],
+      targets.map((t) => [t.name, t.value, t.target, verdict(t)]),
+    ),
     '',
     ...excludedLines(scores),
     '',

@@ -10,24 +10,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SEARCH_MODES } from '../../lambdas/core/query/list-query';
-import { EVAL_DATE, pinnedClock } from './eval-date';
+import { similarityScaleOf } from '../../lambdas/core/search/relevance';
 import { PROJECT_ROOT } from '../child-processes';
 import { withMarkedSection } from '../report';
-import { writeReportWithSummary } from '../summary-table';
 import { idsBySourceKey, SHARED_DATA, sharedDataCatalogue, sharedDataPresent } from '../shared-data-catalogue';
-import { searchableCollection, type Collection, type OpportunityKind } from './collection';
-import { QUERY_CATEGORIES, QUERY_SETS, scoreQueries, summarise, type LabelledQuery, type SystemSummary } from './judgements';
+import { writeReportWithSummary } from '../summary-table';
+import { calibrate, calibratedFloors } from './calibration';
+import { type Collection, type OpportunityKind, searchableCollection } from './collection';
+import { ENGINE_COMPARISON_MARKERS, engineComparisonSection } from './engine-comparison';
+import { EVAL_DATE, pinnedClock } from './eval-date';
+import type { QuerySet } from './judgements';
+import { type LabelledQuery, QUERY_CATEGORIES, QUERY_SETS, type SystemSummary, scoreQueries, summarise } from './judgements';
+import { measureWindowRecall, queryVectors, recallCases } from './knn-recall';
+import { openSearchEvalIndex } from './opensearch-index';
 import { judgingPool, POOL_DEPTH, writePool } from './pool';
 import { probesAnsweredBy, runProbes, summariseProbes, validateProbes } from './probes';
 import { SEARCH_QUALITY_MARKERS, searchQualitySection } from './report';
-import { allSystems, SYSTEMS, type SystemName } from './systems';
 import { EVAL_SCOPES, type EvalScope } from './scope';
-import { calibrate, calibratedFloors } from './calibration';
-import type { QuerySet } from './judgements';
-import { similarityScaleOf } from '../../lambdas/core/search/relevance';
-import { ENGINE_COMPARISON_MARKERS, engineComparisonSection } from './engine-comparison';
-import { openSearchEvalIndex } from './opensearch-index';
-import { measureWindowRecall, queryVectors, recallCases } from './knn-recall';
+import { allSystems, SYSTEMS, type SystemName } from './systems';
 import { targetChecks, verdict } from './targets';
 
 /** Awards are never in a default search, and embedding their 16,000 records costs minutes. */
@@ -39,11 +39,13 @@ const QUERIES = join(PROJECT_ROOT, 'bench', 'search-eval', 'queries.json');
 const REPORT = join(PROJECT_ROOT, 'docs', 'benchmarks.md');
 const DEPTH = 50;
 
-
 const INDEXES = ['embedded', 'opensearch'] as const;
 
 function options(): { pool: string | null; scope: EvalScope; openSearch: boolean } {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { pool: { type: 'string' }, scope: { type: 'string', default: 'catalogue' }, index: { type: 'string', default: 'embedded' } } });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { pool: { type: 'string' }, scope: { type: 'string', default: 'catalogue' }, index: { type: 'string', default: 'embedded' } },
+  });
   const pool = values.pool ?? process.env.EVAL_POOL ?? null;
   const scope = values.scope as EvalScope;
   if (!EVAL_SCOPES.includes(scope)) throw new Error(`--scope must be one of ${EVAL_SCOPES.join(', ')}`);
@@ -60,13 +62,19 @@ function loadQueries(): { queries: LabelledQuery[]; probes: string[]; holdout: s
     if (!QUERY_CATEGORIES.includes(q.category)) throw new Error(`queries.json: query ${q.id} has no category (${QUERY_CATEGORIES.join(', ')})`);
     if (!QUERY_SETS.includes(q.set)) throw new Error(`queries.json: query ${q.id} has no set (${QUERY_SETS.join(', ')})`);
   }
-  return { queries: file.queries, probes: validateProbes(file.off_topic_probes ?? []), holdout: validateProbes(file.off_topic_holdout ?? [], 'off_topic_holdout') };
+  return {
+    queries: file.queries,
+    probes: validateProbes(file.off_topic_probes ?? []),
+    holdout: validateProbes(file.off_topic_holdout ?? [], 'off_topic_holdout'),
+  };
 }
 
 function logSummary(summary: Record<SystemName, SystemSummary>): void {
   for (const system of SYSTEMS) {
     const s = summary[system];
-    console.log(`${system.padEnd(8)} nDCG@10 ${s.ndcg10.toFixed(3)}  recall@50 ${s.recall50.toFixed(3)}  no result: ${s.noResultScored} judged, ${s.noResultLabelled} labelled`);
+    console.log(
+      `${system.padEnd(8)} nDCG@10 ${s.ndcg10.toFixed(3)}  recall@50 ${s.recall50.toFixed(3)}  no result: ${s.noResultScored} judged, ${s.noResultLabelled} labelled`,
+    );
   }
 }
 
@@ -91,7 +99,16 @@ async function main(): Promise<void> {
     const started = performance.now();
     const run = await scoreQueries(queries, idsBySource, collections, systems, DEPTH);
     console.error(`${queries.length} labelled queries x ${SYSTEMS.length} systems: ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    const summaryOf = (set: QuerySet) => Object.fromEntries(SYSTEMS.map((system) => [system, summarise(run.scores.filter((s) => s.set === set), system)])) as Record<SystemName, SystemSummary>;
+    const summaryOf = (set: QuerySet) =>
+      Object.fromEntries(
+        SYSTEMS.map((system) => [
+          system,
+          summarise(
+            run.scores.filter((s) => s.set === set),
+            system,
+          ),
+        ]),
+      ) as Record<SystemName, SystemSummary>;
     const summary = { tuning: summaryOf('tuning'), holdout: summaryOf('holdout') };
     for (const set of QUERY_SETS) {
       console.log(`${set} queries:`);
@@ -100,16 +117,27 @@ async function main(): Promise<void> {
 
     const probeAnswers = await runProbes(probes, systems);
     const holdoutAnswers = await runProbes(holdout, systems);
-    for (const [name, answers, texts] of [['calibration', probeAnswers, probes], ['held-out', holdoutAnswers, holdout]] as const) {
-      for (const p of summariseProbes(texts, answers)) console.log(`${p.system.padEnd(8)} ${name} off-topic probes answered: ${p.either} of ${texts.length} (grants ${p.grants}, contracts ${p.contracts})`);
+    for (const [name, answers, texts] of [
+      ['calibration', probeAnswers, probes],
+      ['held-out', holdoutAnswers, holdout],
+    ] as const) {
+      for (const p of summariseProbes(texts, answers))
+        console.log(`${p.system.padEnd(8)} ${name} off-topic probes answered: ${p.either} of ${texts.length} (grants ${p.grants}, contracts ${p.contracts})`);
     }
     const vectorModes = SEARCH_MODES.filter((mode) => mode !== 'keyword');
     const answeredInVectorModes = probesAnsweredBy(probeAnswers, vectorModes).length + probesAnsweredBy(holdoutAnswers, vectorModes).length;
 
-    const targets = targetChecks({ holdout: summary.holdout, scores: run.scores, probesAnswered: answeredInVectorModes, probes: probes.length + holdout.length });
+    const targets = targetChecks({
+      holdout: summary.holdout,
+      scores: run.scores,
+      probesAnswered: answeredInVectorModes,
+      probes: probes.length + holdout.length,
+    });
     const scale = similarityScaleOf(stack.services.embedder.space, stack.services.semanticFloor);
     const calibration = await calibrate(stack, { scale, today: EVAL_DATE, scope }, queries, probes, holdout);
-    console.log(`floors by the calibration rule: ${JSON.stringify(calibratedFloors(calibration))} (in force: floor ${scale.floor}, lexical floor ${scale.lexicalFloor})`);
+    console.log(
+      `floors by the calibration rule: ${JSON.stringify(calibratedFloors(calibration))} (in force: floor ${scale.floor}, lexical floor ${scale.lexicalFloor})`,
+    );
     for (const t of targets) console.log(`target ${verdict(t).padEnd(5)} ${t.name}: ${t.value} (target ${t.target})`);
 
     if (poolFile) {
@@ -152,14 +180,30 @@ async function main(): Promise<void> {
         logSummary(compared);
         const windowRecall = [];
         for (const kind of ['grant', 'contract'] as const) {
-          const vectors = await queryVectors(stack.services.embedder, queries.filter((q) => q.kind === kind).map((q) => q.query));
-          const results = await measureWindowRecall(engine.client, engine.index.aliasOf(kind), vectors, recallCases(kind, EVAL_DATE), engine.index.vectors.window);
-          for (const r of results) console.log(`window recall ${kind}s, ${r.filters}: @10 ${r.mean[10].toFixed(3)} (worst ${r.worst[10].toFixed(3)}), @100 ${r.mean[100].toFixed(3)} (worst ${r.worst[100].toFixed(3)}) over ${r.queries} queries`);
+          const vectors = await queryVectors(
+            stack.services.embedder,
+            queries.filter((q) => q.kind === kind).map((q) => q.query),
+          );
+          const results = await measureWindowRecall(
+            engine.client,
+            engine.index.aliasOf(kind),
+            vectors,
+            recallCases(kind, EVAL_DATE),
+            engine.index.vectors.window,
+          );
+          for (const r of results)
+            console.log(
+              `window recall ${kind}s, ${r.filters}: @10 ${r.mean[10].toFixed(3)} (worst ${r.worst[10].toFixed(3)}), @100 ${r.mean[100].toFixed(3)} (worst ${r.worst[100].toFixed(3)}) over ${r.queries} queries`,
+            );
           windowRecall.push({ kind: `${kind}s`, results });
         }
         const comparison = engineComparisonSection({
-          evalDate: EVAL_DATE, engine: 'a single OpenSearch 2.19.1 node with the k-NN plugin (npm run engines)', embedded: run.scores, openSearch: onOpenSearch.scores,
-          window: engine.index.vectors.window, windowRecall,
+          evalDate: EVAL_DATE,
+          engine: 'a single OpenSearch 2.19.1 node with the k-NN plugin (npm run engines)',
+          embedded: run.scores,
+          openSearch: onOpenSearch.scores,
+          window: engine.index.vectors.window,
+          windowRecall,
         });
         writeReportWithSummary(REPORT, withMarkedSection(readFileSync(REPORT, 'utf8'), ENGINE_COMPARISON_MARKERS, comparison));
         console.log(`wrote the search engines section of ${REPORT}`);

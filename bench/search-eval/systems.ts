@@ -3,12 +3,12 @@
  * called through the list endpoints' own code with the default filters, and the BM25 baseline over
  * the same collection.
  */
-import { parseListQuery, SEARCH_MODES, type ListQuery, type SearchMode } from '../../lambdas/core/query/list-query';
+import { type ListQuery, parseListQuery, SEARCH_MODES, type SearchMode } from '../../lambdas/core/query/list-query';
 import { listRecords } from '../../lambdas/core/use-cases/list-records';
 import type { EmbeddedStack } from '../../local/embedded-stack';
-import { buildBm25Index, type Bm25Index } from './bm25-baseline';
-import { scopeParams, type EvalScope } from './scope';
+import { type Bm25Index, buildBm25Index } from './bm25-baseline';
 import type { Collection, OpportunityKind } from './collection';
+import { type EvalScope, scopeParams } from './scope';
 
 export const SYSTEMS = [...SEARCH_MODES, 'baseline'] as const;
 export type SystemName = SearchMode | 'baseline';
@@ -30,7 +30,9 @@ export type SearchSystem = (kind: OpportunityKind, text: string, depth: number) 
 
 export function serviceSystem(stack: EmbeddedStack, mode: SearchMode, today: string, scope: EvalScope): SearchSystem {
   return async (kind, text, depth) => {
-    const query = parseListQuery(kind, { ...scopeParams(kind, scope), search: [text], search_mode: [mode], limit: [String(depth)] }, today) as ListQuery & { kind: OpportunityKind };
+    const query = parseListQuery(kind, { ...scopeParams(kind, scope), search: [text], search_mode: [mode], limit: [String(depth)] }, today) as ListQuery & {
+      kind: OpportunityKind;
+    };
     const started = performance.now();
     const { results, total } = await listRecords(stack.services, query);
     const ms = performance.now() - started;
@@ -53,7 +55,12 @@ export function baselineSystem(collections: Record<OpportunityKind, Collection>)
   };
 }
 
-export function allSystems(stack: EmbeddedStack, collections: Record<OpportunityKind, Collection>, today: string, scope: EvalScope): Record<SystemName, SearchSystem> {
+export function allSystems(
+  stack: EmbeddedStack,
+  collections: Record<OpportunityKind, Collection>,
+  today: string,
+  scope: EvalScope,
+): Record<SystemName, SearchSystem> {
   return {
     keyword: serviceSystem(stack, 'keyword', today, scope),
     semantic: serviceSystem(stack, 'semantic', today, scope),

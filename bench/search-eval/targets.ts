@@ -39,7 +39,12 @@ export function targetChecks({ holdout, scores, probesAnswered, probes }: Target
     { name: 'held out: keyword nDCG@10 / baseline nDCG@10', value: r2(keyword), target: '>= 1.00', met: keyword >= 1.0 },
     { name: 'held out: hybrid recall@50', value: holdout.hybrid.recall50.toFixed(3), target: '>= 0.85', met: holdout.hybrid.recall50 >= 0.85 },
     { name: 'one- and two-word queries unanswered in some mode', value: `${unanswered.length} of ${short.length}`, target: '0', met: unanswered.length === 0 },
-    { name: 'identifier queries without their record first (keyword or hybrid)', value: `${missed.length} of ${identifiers.length}`, target: '0', met: missed.length === 0 },
+    {
+      name: 'identifier queries without their record first (keyword or hybrid)',
+      value: `${missed.length} of ${identifiers.length}`,
+      target: '0',
+      met: missed.length === 0,
+    },
     { name: 'off-topic probes answered in semantic or hybrid mode', value: `${probesAnswered} of ${probes}`, target: '0', met: probesAnswered === 0 },
   ];
 }

@@ -32,33 +32,38 @@ export const httpWebhookTransport: WebhookTransport = {
         resolve({ ...result, latencyMs: Math.round((performance.now() - started) * 100) / 100 });
       };
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(url, {
-        method: 'POST',
-        headers: { ...attempt.headers, 'Content-Length': String(Buffer.byteLength(attempt.body)) },
-        lookup,
-        agent: false,
-      }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = () => finish({
-          status: res.statusCode ?? null,
-          retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null,
-          responseExcerpt: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
-          error: null,
-        });
-        res.on('data', (chunk: Buffer) => {
-          if (size < RESPONSE_BODY_LIMIT) chunks.push(chunk);
-          size += chunk.length;
-          // Enough read: the verdict needs only the status; drop the rest of a huge answer.
-          if (size >= RESPONSE_BODY_LIMIT) {
-            done();
-            res.destroy();
-          }
-        });
-        res.on('end', done);
-        res.on('error', done);
-        res.on('close', done);
-      });
+      const req = send(
+        url,
+        {
+          method: 'POST',
+          headers: { ...attempt.headers, 'Content-Length': String(Buffer.byteLength(attempt.body)) },
+          lookup,
+          agent: false,
+        },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          const done = () =>
+            finish({
+              status: res.statusCode ?? null,
+              retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null,
+              responseExcerpt: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
+              error: null,
+            });
+          res.on('data', (chunk: Buffer) => {
+            if (size < RESPONSE_BODY_LIMIT) chunks.push(chunk);
+            size += chunk.length;
+            // Enough read: the verdict needs only the status; drop the rest of a huge answer.
+            if (size >= RESPONSE_BODY_LIMIT) {
+              done();
+              res.destroy();
+            }
+          });
+          res.on('end', done);
+          res.on('error', done);
+          res.on('close', done);
+        },
+      );
       const deadline = setTimeout(() => {
         finish({ status: null, retryAfter: null, responseExcerpt: '', error: `no answer within ${attempt.timeoutMs} ms` });
         req.destroy();

@@ -1,10 +1,10 @@
 import { DynamoDeadlineLedger } from '../adapters/aws/dynamo-deadline-ledger';
+import type { SearchPorts } from '../core/use-cases/list-records';
 import type { DeadlineScanPorts } from '../core/use-cases/scan-deadlines';
 import { systemClock } from '../ports/clock';
 import type { SearchIndex } from '../ports/search-index';
 import { awsSearchServices, openSearchIndexFor } from './aws-search';
-import type { SearchPorts } from '../core/use-cases/list-records';
-import { awsWebhookAdapters, type AwsWebhookAdapters } from './aws-webhooks';
+import { type AwsWebhookAdapters, awsWebhookAdapters } from './aws-webhooks';
 
 /** The deadline scanner's ports: the search index it reads open records from, markers in the table, the webhook queue. */
 export function createAwsDeadlineScanPorts(adapters: AwsWebhookAdapters, index: SearchIndex, savedSearch?: SearchPorts): DeadlineScanPorts {

@@ -1,28 +1,28 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { secretsManagerCursorKey } from '../adapters/aws/secrets-manager-cursor-key';
-import type { CursorKeySource } from '../ports/cursor-key';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { BedrockEmbedder, TITAN_DIMENSIONS, TITAN_TEXT_V2, type BedrockEmbedderOptions, type TitanDimensions } from '../adapters/aws/bedrock-embedder';
+import { BedrockEmbedder, type BedrockEmbedderOptions, TITAN_DIMENSIONS, TITAN_TEXT_V2, type TitanDimensions } from '../adapters/aws/bedrock-embedder';
 import { DynamoChangeOutbox } from '../adapters/aws/dynamo-change-outbox';
 import { DynamoEmbeddingCache } from '../adapters/aws/dynamo-embedding-cache';
 import { DynamoRecordStore } from '../adapters/aws/dynamo-record-store';
 import { DynamoVectorBacklog } from '../adapters/aws/dynamo-vector-backlog';
 import { OpenSearchHttpClient } from '../adapters/aws/opensearch-client';
 import { OpenSearchIndex } from '../adapters/aws/opensearch-index';
+import { vectorSearchSettingsFromJson } from '../adapters/aws/opensearch-vector-search';
+import { secretsManagerCursorKey } from '../adapters/aws/secrets-manager-cursor-key';
+import { METRIC_NAMES } from '../core/metric-names';
 import { measuredEmbedder, measuredSearchIndex } from '../core/search/measured';
 import { memoizedEmbedder } from '../core/search/memoized-embedder';
 import type { BackfillPorts } from '../core/use-cases/backfill-vectors';
 import type { IndexerPorts } from '../core/use-cases/index-record-changes';
 import { systemClock } from '../ports/clock';
+import type { CursorKeySource } from '../ports/cursor-key';
 import type { Embedder, VectorSpace } from '../ports/embedder';
 import type { Services } from '../ports/services';
 import { createAwsServices, requireEnv } from './aws';
-import { FUNCTION_ENV } from './function-env';
 import { awsTelemetry, traced } from './aws-telemetry';
-import { vectorSearchSettingsFromJson } from '../adapters/aws/opensearch-vector-search';
-import { METRIC_NAMES } from '../core/metric-names';
+import { FUNCTION_ENV } from './function-env';
 
 /**
  * The composition of the functions that search or index: OpenSearch (SigV4) and Bedrock. Kept
@@ -73,7 +73,11 @@ export function openSearchIndexFor(env: NodeJS.ProcessEnv, space: VectorSpace = 
   const endpoint = requireEnv(env, 'SEARCH_DOMAIN_ENDPOINT');
   const aliasPrefix = env.SEARCH_INDEX_ALIAS_PREFIX || undefined;
   return new OpenSearchIndex(openSearchClient(endpoint, requireEnv(env, 'AWS_REGION')), {
-    space, endpoint, replicas: indexReplicasFromEnv(env), aliasPrefix, vectors: vectorSearchSettingsFromJson(env.SEARCH_VECTOR_SETTINGS),
+    space,
+    endpoint,
+    replicas: indexReplicasFromEnv(env),
+    aliasPrefix,
+    vectors: vectorSearchSettingsFromJson(env.SEARCH_VECTOR_SETTINGS),
     onShed: () => awsTelemetry.metrics.record(METRIC_NAMES.vectorSearchesShed, 'Count', 1),
   });
 }
@@ -103,7 +107,10 @@ export function bedrockEmbedder(
   pacing: Pick<BedrockEmbedderOptions, 'retries' | 'maxDelayMs' | 'maxConcurrency'> = {},
   timeouts: BedrockTimeouts = BATCH_TIMEOUTS,
 ): Embedder {
-  const client = new BedrockRuntimeClient({ maxAttempts: SDK_ATTEMPTS, requestHandler: { requestTimeout: timeouts.requestMs, connectionTimeout: timeouts.connectionMs } });
+  const client = new BedrockRuntimeClient({
+    maxAttempts: SDK_ATTEMPTS,
+    requestHandler: { requestTimeout: timeouts.requestMs, connectionTimeout: timeouts.connectionMs },
+  });
   return new BedrockEmbedder(traced(client), { dimensions: titanDimensionsFromEnv(env), ...pacing });
 }
 
@@ -116,10 +123,11 @@ function observedEmbedder(embedder: Embedder): Embedder {
   const measured = measuredEmbedder(embedder, awsTelemetry.metrics);
   return {
     space: measured.space,
-    embed: (texts, purpose) => measured.embed(texts, purpose).catch((error: unknown) => {
-      awsTelemetry.logger.warn('the embedding model could not embed', { texts: texts.length, purpose: purpose ?? 'document', error: error as Error });
-      throw error;
-    }),
+    embed: (texts, purpose) =>
+      measured.embed(texts, purpose).catch((error: unknown) => {
+        awsTelemetry.logger.warn('the embedding model could not embed', { texts: texts.length, purpose: purpose ?? 'document', error: error as Error });
+        throw error;
+      }),
   };
 }
 

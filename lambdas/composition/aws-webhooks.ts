@@ -47,7 +47,16 @@ export const awsWebhookAdapters = () => (adapters ??= createAwsWebhookAdapters()
 /** The sender's ports: one attempt per message, over HTTPS to public addresses only (the handler's DeliveryOptions say which). */
 export function createAwsDeliveryPorts(adapters: AwsWebhookAdapters): DeliveryPorts {
   const { webhooks, log, queue } = adapters;
-  return { webhooks, log, queue, transport: httpWebhookTransport, resolver: dnsHostResolver, clock: systemClock, random: Math.random, metrics: awsTelemetry.metrics };
+  return {
+    webhooks,
+    log,
+    queue,
+    transport: httpWebhookTransport,
+    resolver: dnsHostResolver,
+    clock: systemClock,
+    random: Math.random,
+    metrics: awsTelemetry.metrics,
+  };
 }
 
 let deliveryPorts: DeliveryPorts | undefined;

@@ -2,18 +2,18 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoKeyStore } from '../adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../adapters/aws/dynamo-usage-meter';
+import type { TierPolicies } from '../core/auth/tier-quotas';
+import { semanticFloorOf } from '../core/search/relevance';
 import { systemClock } from '../ports/clock';
+import type { CursorKeySource } from '../ports/cursor-key';
+import type { Embedder } from '../ports/embedder';
 import type { KeyStore } from '../ports/key-store';
 import type { RecordStore } from '../ports/record-store';
-import type { UsageMeter } from '../ports/usage-meter';
 import type { SearchIndex } from '../ports/search-index';
 import type { Services } from '../ports/services';
-import type { Embedder } from '../ports/embedder';
-import type { CursorKeySource } from '../ports/cursor-key';
-import { semanticFloorOf } from '../core/search/relevance';
-import type { TierPolicies } from '../core/auth/tier-quotas';
-import { tierPoliciesFromEnv } from './tier-quotas-env';
+import type { UsageMeter } from '../ports/usage-meter';
 import { awsTelemetry, traced } from './aws-telemetry';
+import { tierPoliciesFromEnv } from './tier-quotas-env';
 
 /** How a search function builds its search adapters (composition/aws-search.ts), kept out of other bundles. */
 export interface SearchAdapters {

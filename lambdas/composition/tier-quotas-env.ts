@@ -1,4 +1,4 @@
-import { parseTierQuotas, tierPoliciesWith, type TierPolicies } from '../core/auth/tier-quotas';
+import { parseTierQuotas, type TierPolicies, tierPoliciesWith } from '../core/auth/tier-quotas';
 import { TIERS } from '../core/auth/tiers';
 
 /**

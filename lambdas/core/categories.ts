@@ -5,8 +5,32 @@
 
 /** Grants.gov funding-activity category codes. */
 export const GRANT_CATEGORY_CODES = [
-  'ACA', 'AG', 'AR', 'BC', 'CD', 'CP', 'DPR', 'ED', 'ELT', 'EN', 'ENV', 'FN', 'HL', 'HO', 'HU', 'IIJ',
-  'IS', 'ISS', 'LJL', 'NR', 'O', 'OZ', 'RA', 'RD', 'ST', 'T',
+  'ACA',
+  'AG',
+  'AR',
+  'BC',
+  'CD',
+  'CP',
+  'DPR',
+  'ED',
+  'ELT',
+  'EN',
+  'ENV',
+  'FN',
+  'HL',
+  'HO',
+  'HU',
+  'IIJ',
+  'IS',
+  'ISS',
+  'LJL',
+  'NR',
+  'O',
+  'OZ',
+  'RA',
+  'RD',
+  'ST',
+  'T',
 ] as const;
 export type GrantCategoryCode = (typeof GRANT_CATEGORY_CODES)[number];
 

@@ -11,6 +11,7 @@ export function jsonObjectBody(body: string | null, shape: string): Record<strin
   } catch {
     throw invalidParameters([{ field: 'body', issue: `must be a JSON object: ${shape}` }]);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalidParameters([{ field: 'body', issue: `must be a JSON object: ${shape}` }]);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalidParameters([{ field: 'body', issue: `must be a JSON object: ${shape}` }]);
   return parsed as Record<string, unknown>;
 }

@@ -22,8 +22,7 @@ const isoDate = () => z.iso.date();
 const isoDateTime = () => z.iso.datetime({ offset: false });
 const nullable = <T extends z.core.SomeType>(schema: T) => z.nullable(schema);
 /** A schema with a description, for the OpenAPI document. */
-export const described = <T extends z.ZodMiniType>(schema: T, description: string): T =>
-  schema.check(z.describe(description)) as T;
+export const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.describe(description)) as T;
 
 const uuid = () => described(z.uuid(), 'UUID');
 const money = () => nullable(z.number().check(z.nonnegative()));
@@ -35,7 +34,10 @@ const opportunityFields = {
   amount_min: described(money(), 'Smallest award in USD, or null when not published'),
   amount_max: described(money(), 'Largest award (award ceiling) in USD, or null when not published'),
   deadline_date: described(nullable(isoDate()), 'Application deadline (YYYY-MM-DD); null for awarded records and open-ended opportunities'),
-  archive_date: described(nullable(isoDate()), 'The day the source stops listing the opportunity (YYYY-MM-DD; Grants.gov and SAM.gov archive date); null when the source gives none or for awarded records'),
+  archive_date: described(
+    nullable(isoDate()),
+    'The day the source stops listing the opportunity (YYYY-MM-DD; Grants.gov and SAM.gov archive date); null when the source gives none or for awarded records',
+  ),
   geography: described(nullable(z.string()), 'Legacy free-text location, e.g. "National" or "Texas"; prefer states'),
   funder_id: uuid(),
   funder_name: z.string(),
@@ -59,7 +61,10 @@ export const EligibilityEvidenceSchema = z.object({
   effect: described(z.enum(['only', 'excludes']), 'only: no one else may apply; excludes: these may not apply'),
   values: described(z.array(z.string()), 'State postal codes or applicant types'),
   detail: described(nullable(z.string()), 'A narrower group than the applicant type, when the text names one, e.g. "state governments"'),
-  source: described(z.enum(EVIDENCE_SOURCES), 'The part of the listing that says so: title, description or eligibility_text (its additional information on eligibility)'),
+  source: described(
+    z.enum(EVIDENCE_SOURCES),
+    'The part of the listing that says so: title, description or eligibility_text (its additional information on eligibility)',
+  ),
   quote: described(z.string(), 'The listing\'s own words, whitespace collapsed, "…" where cut'),
 });
 export type EligibilityEvidence = z.infer<typeof EligibilityEvidenceSchema>;
@@ -67,21 +72,26 @@ export type EligibilityEvidence = z.infer<typeof EligibilityEvidenceSchema>;
 /** An Assistance Listing (formerly CFDA) a grant is funded under: its number and, when the source names it, its program title. */
 export const AssistanceListingSchema = z.object({
   number: described(z.string().check(z.regex(/^\d{2}\.[0-9A-Z]{3}$/)), 'Assistance Listing number, e.g. "93.242"'),
-  program_title: described(nullable(z.string()), 'The program\'s title, when the source gives it'),
+  program_title: described(nullable(z.string()), "The program's title, when the source gives it"),
 });
 export type AssistanceListing = z.infer<typeof AssistanceListingSchema>;
 
 export const GrantSchema = z.object({
   ...opportunityFields,
-  assistance_listings: described(z.array(AssistanceListingSchema), 'The Assistance Listings (CFDA programs) the grant is funded under; empty when the source does not say. Searchable by number'),
+  assistance_listings: described(
+    z.array(AssistanceListingSchema),
+    'The Assistance Listings (CFDA programs) the grant is funded under; empty when the source does not say. Searchable by number',
+  ),
   agency_code: described(nullable(z.string()), 'The Grants.gov agency code, e.g. "HHS-NIH11"; null when the source gives only names. Searchable'),
   status: described(z.enum(GRANT_STORED_STATUSES), 'posted, forecasted or closed; a posted grant past its deadline counts as closed in filters'),
   eligible_applicants: described(z.array(z.enum(APPLICANT_TYPES)), 'Applicant types that may apply; empty when the source does not say'),
   requires_501c3: described(nullable(z.boolean()), 'Whether nonprofit applicants need 501(c)(3) status; null when unknown'),
-  eligibility_evidence: z.optional(described(
-    z.array(EligibilityEvidenceSchema),
-    'Restrictions read from the listing\'s own text, each with the part it came from and its words: they set states, narrow eligible_applicants or exclude types. Absent when the text states none; then states (empty: no place restriction stated) and eligible_applicants (empty: unknown) are the listing\'s own fields',
-  )),
+  eligibility_evidence: z.optional(
+    described(
+      z.array(EligibilityEvidenceSchema),
+      "Restrictions read from the listing's own text, each with the part it came from and its words: they set states, narrow eligible_applicants or exclude types. Absent when the text states none; then states (empty: no place restriction stated) and eligible_applicants (empty: unknown) are the listing's own fields",
+    ),
+  ),
 });
 
 export const ContractSchema = z.object({
@@ -93,8 +103,14 @@ export const ContractSchema = z.object({
   set_aside_code: described(nullable(z.string()), 'SAM.gov set-aside code, e.g. SBA, 8A, WOSB, SDVOSBC'),
   solicitation_number: described(nullable(z.string()), 'The solicitation number the notice gives, e.g. "W912DY-26-R-0012". Searchable in any case or spacing'),
   psc_code: described(nullable(z.string()), 'Product and Service Code (the notice\'s classification code), e.g. "R425" or "59". Searchable'),
-  naics_description: described(nullable(z.string()), 'The NAICS industry\'s title, e.g. "Janitorial Services"; null without a code. Searched by keyword search'),
-  psc_description: described(nullable(z.string()), 'The name of the product and service group the PSC code belongs to, e.g. "Professional, administrative and management support services"; null without a known code. Shown, not searched: a group name is too broad to match on'),
+  naics_description: described(
+    nullable(z.string()),
+    'The NAICS industry\'s title, e.g. "Janitorial Services"; null without a code. Searched by keyword search',
+  ),
+  psc_description: described(
+    nullable(z.string()),
+    'The name of the product and service group the PSC code belongs to, e.g. "Professional, administrative and management support services"; null without a known code. Shown, not searched: a group name is too broad to match on',
+  ),
 });
 
 export const FunderSchema = z.object({

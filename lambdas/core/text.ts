@@ -4,19 +4,79 @@
  * ("grant", "funding") are dropped, so "grants for police equipment" means police + equipment.
  */
 export const STOP_WORDS = new Set([
-  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'for', 'from', 'has', 'have', 'in', 'into', 'is', 'it',
-  'its', 'of', 'on', 'or', 'that', 'the', 'their', 'this', 'to', 'was', 'were', 'which', 'will', 'with',
-  'about', 'any', 'can', 'our', 'we', 'you', 'your', 'i', 'me', 'my', 'who', 'what', 'how',
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'for',
+  'from',
+  'has',
+  'have',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'of',
+  'on',
+  'or',
+  'that',
+  'the',
+  'their',
+  'this',
+  'to',
+  'was',
+  'were',
+  'which',
+  'will',
+  'with',
+  'about',
+  'any',
+  'can',
+  'our',
+  'we',
+  'you',
+  'your',
+  'i',
+  'me',
+  'my',
+  'who',
+  'what',
+  'how',
   // The rest of Lucene's English stop set, so OpenSearch's analyzer drops no term we count.
-  'but', 'if', 'no', 'not', 'such', 'then', 'there', 'these', 'they',
-  'grant', 'grants', 'funding', 'fund', 'funds', 'opportunity', 'opportunities',
+  'but',
+  'if',
+  'no',
+  'not',
+  'such',
+  'then',
+  'there',
+  'these',
+  'they',
+  'grant',
+  'grants',
+  'funding',
+  'fund',
+  'funds',
+  'opportunity',
+  'opportunities',
 ]);
 
 export const MAX_QUERY_TERMS = 32;
 
 export function keywordTerms(text: string): string[] {
   // A possessive's "s" is no word: OpenSearch's english analyzer drops it from documents.
-  const words = text.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '').replace(/['\u2019]s\b/gu, '').match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .replace(/['\u2019]s\b/gu, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   const terms: string[] = [];
   for (const word of words) {
     if (STOP_WORDS.has(word) || terms.includes(word)) continue;

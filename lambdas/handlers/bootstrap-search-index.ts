@@ -3,7 +3,7 @@ import { statusOf } from '../adapters/aws/opensearch-responses';
 import { openSearchIndexFor } from '../composition/aws-search';
 import { awsTelemetry } from '../composition/aws-telemetry';
 import { RESOURCE_KINDS } from '../core/records';
-import { fullJitterDelayMs, sleepMs, type BackoffCeiling } from '../core/retry/full-jitter';
+import { type BackoffCeiling, fullJitterDelayMs, sleepMs } from '../core/retry/full-jitter';
 import { logger } from '../http/api-gateway';
 import { lambdaHandler } from '../http/lambda-handler';
 import type { VectorSpace } from '../ports/embedder';
@@ -37,7 +37,8 @@ export function vectorSpaceOfProperties(properties: BootstrapEvent['ResourceProp
   const embedder = properties.Embedder;
   const dimensions = Number(properties.Dimensions);
   if (!embedder) throw new Error('the search index bootstrap needs the Embedder property');
-  if (!Number.isInteger(dimensions) || dimensions <= 0) throw new Error(`the search index bootstrap needs Dimensions as a positive integer, got "${properties.Dimensions}"`);
+  if (!Number.isInteger(dimensions) || dimensions <= 0)
+    throw new Error(`the search index bootstrap needs Dimensions as a positive integer, got "${properties.Dimensions}"`);
   return { embedder, dimensions };
 }
 
@@ -94,5 +95,8 @@ export async function bootstrapSearchIndices(
   return { PhysicalResourceId: PHYSICAL_RESOURCE_ID, Data: Object.fromEntries(checks.map((check) => [check.kind, describeCheck(check)])) };
 }
 
-export const handler = lambdaHandler('search-index-bootstrap', awsTelemetry, (event: BootstrapEvent): Promise<BootstrapResponse> =>
-  bootstrapSearchIndices(event, (space) => openSearchIndexFor(process.env, space)));
+export const handler = lambdaHandler(
+  'search-index-bootstrap',
+  awsTelemetry,
+  (event: BootstrapEvent): Promise<BootstrapResponse> => bootstrapSearchIndices(event, (space) => openSearchIndexFor(process.env, space)),
+);

@@ -43,4 +43,5 @@ export const handler = lambdaHandler('api-logging-role-check', awsTelemetry, (ev
     } finally {
       client.destroy();
     }
-  }));
+  }),
+);

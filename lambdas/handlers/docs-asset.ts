@@ -6,4 +6,9 @@ import { awsTelemetry } from '../composition/aws-telemetry';
 import { docsAssetRoute } from '../http/docs-page';
 import { apiHandler } from '../http/lambda-handler';
 
-export const handler = apiHandler('GET /docs/scalar.js', awsTelemetry, docsAssetRoute(() => scalarStandalone), awsCorsOrigins);
+export const handler = apiHandler(
+  'GET /docs/scalar.js',
+  awsTelemetry,
+  docsAssetRoute(() => scalarStandalone),
+  awsCorsOrigins,
+);

@@ -1,5 +1,5 @@
-import { awsTelemetry } from '../composition/aws-telemetry';
 import { awsFanOutPorts } from '../composition/aws-fan-out';
+import { awsTelemetry } from '../composition/aws-telemetry';
 import { changeFanOutHandler } from '../http/change-fan-out';
 import { lambdaHandler } from '../http/lambda-handler';
 

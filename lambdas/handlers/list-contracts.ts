@@ -1,5 +1,5 @@
-import { awsSearchServices } from '../composition/aws-search';
 import { awsCorsOrigins } from '../composition/aws-cors';
+import { awsSearchServices } from '../composition/aws-search';
 import { awsTelemetry } from '../composition/aws-telemetry';
 import { apiHandler } from '../http/lambda-handler';
 import { listRoute } from '../http/routes';

@@ -1,12 +1,12 @@
+import { unauthorized } from '../core/auth/api-keys';
 import { utcDayOf } from '../core/auth/quota';
 import { isTierName } from '../core/auth/tiers';
-import { unauthorized } from '../core/auth/api-keys';
 import { ServiceError } from '../core/errors';
 import { METRIC_NAMES } from '../core/metric-names';
 import { admitRequest, type RouteFeature } from '../core/use-cases/admit-request';
 import type { Principal } from '../core/use-cases/authenticate';
 import type { ServicesProvider } from '../ports/services';
-import { apiRoute, errorResult, keyIdPrefixOf, logger, type ApiEvent, type ApiResult } from './api-gateway';
+import { type ApiEvent, type ApiResult, apiRoute, errorResult, keyIdPrefixOf, logger } from './api-gateway';
 
 /** The caller the authorizer let through, from the request context (API Gateway's, or the local server's). */
 export function principalOf(event: ApiEvent): Principal | null {

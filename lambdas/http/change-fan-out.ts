@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { DynamoDBRecord, DynamoDBStreamHandler } from 'aws-lambda';
 import { changeEventOfStreamRecord } from '../adapters/aws/dynamo-stream-changes';
-import { fanOutChangeEvents, type ChangeFanOutPorts } from '../core/use-cases/fan-out-events';
+import { type ChangeFanOutPorts, fanOutChangeEvents } from '../core/use-cases/fan-out-events';
 import type { WebhookSubscription } from '../ports/webhook-store';
 import { logger } from './api-gateway';
 

@@ -9,7 +9,7 @@
  * sites' pages from calling the API with a key they were given.
  */
 
-import { headerOf, type HeaderMap } from './headers';
+import { type HeaderMap, headerOf } from './headers';
 
 /** The environment variable that carries the allowed origins to the API functions (a JSON array). */
 export const CORS_ORIGINS_ENV = 'CORS_ALLOWED_ORIGINS';
@@ -27,8 +27,17 @@ export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 
  * the quota headers, Retry-After on a 429, and a CSV export's file name and how to continue it.
  */
 export const CORS_EXPOSED_HEADERS = [
-  'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'Retry-After', 'Content-Disposition',
-  'X-Total-Count', 'X-Export-Rows', 'X-Export-Complete', 'X-Export-Next-Offset', 'X-Export-Next-Cursor', 'X-Export-Degraded',
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'Retry-After',
+  'Content-Disposition',
+  'X-Total-Count',
+  'X-Export-Rows',
+  'X-Export-Complete',
+  'X-Export-Next-Offset',
+  'X-Export-Next-Cursor',
+  'X-Export-Degraded',
 ] as const;
 
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours, Firefox at 24). */
@@ -49,7 +58,9 @@ export function checkCorsOrigins(origins: readonly unknown[], where: string): Co
   }
   for (const origin of origins) {
     if (typeof origin !== 'string' || !ORIGIN_PATTERN.test(origin)) {
-      throw new Error(`${where}: ${JSON.stringify(origin)} is not an origin; write scheme://host[:port], e.g. https://app.example.org, without a path or trailing slash`);
+      throw new Error(
+        `${where}: ${JSON.stringify(origin)} is not an origin; write scheme://host[:port], e.g. https://app.example.org, without a path or trailing slash`,
+      );
     }
   }
   return [...new Set(origins as string[])];
@@ -72,7 +83,10 @@ export function parseCorsOrigins(value: string | undefined, where: string): Cors
     }
     if (!Array.isArray(list)) throw new Error(`${where}: not a JSON array of origins: ${text}`);
   } else {
-    list = text.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+    list = text
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0);
   }
   return checkCorsOrigins(list as unknown[], where);
 }
@@ -139,13 +153,19 @@ export function originHeaderOf(headers: HeaderMap | null | undefined): string | 
 }
 
 /** `headers` with the CORS headers of an answer to `requestOrigin` merged in (Vary joined, not replaced). */
-export function withCorsHeaders<T extends Record<string, string | number | boolean>>(headers: T | undefined, origins: CorsOrigins, requestOrigin: string | undefined): Record<string, string | number | boolean> {
+export function withCorsHeaders<T extends Record<string, string | number | boolean>>(
+  headers: T | undefined,
+  origins: CorsOrigins,
+  requestOrigin: string | undefined,
+): Record<string, string | number | boolean> {
   const cors = corsResponseHeaders(origins, requestOrigin);
   const merged: Record<string, string | number | boolean> = { ...headers };
   for (const [name, value] of Object.entries(cors)) {
     const existing = Object.keys(merged).find((key) => key.toLowerCase() === name.toLowerCase());
     if (existing && name === 'Vary') {
-      const values = String(merged[existing]).split(',').map((v) => v.trim());
+      const values = String(merged[existing])
+        .split(',')
+        .map((v) => v.trim());
       merged[existing] = values.some((v) => v.toLowerCase() === 'origin' || v === '*') ? merged[existing]! : `${merged[existing]}, Origin`;
     } else {
       if (existing) delete merged[existing];

@@ -1,5 +1,5 @@
 import type { ScheduledHandler } from 'aws-lambda';
-import { scanDeadlines, type DeadlineScanPorts } from '../core/use-cases/scan-deadlines';
+import { type DeadlineScanPorts, scanDeadlines } from '../core/use-cases/scan-deadlines';
 import { logger } from './api-gateway';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { dependencies } from '../../package.json';
-import { apiRoute, type ApiEvent, type ApiResult } from './api-gateway';
+import { type ApiEvent, type ApiResult, apiRoute } from './api-gateway';
 
 /**
  * GET /docs: the interactive API reference, Scalar's API reference (@scalar/api-reference, its

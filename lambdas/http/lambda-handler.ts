@@ -3,12 +3,15 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { Callback, Context, Handler } from 'aws-lambda';
 import { METRIC_NAMES } from '../core/metric-names';
 import type { FlushableMetrics } from '../ports/metrics';
-import { errorResult, keyIdPrefixOf, withRequestId, type ApiEvent, type ApiResult } from './api-gateway';
+import { type ApiEvent, type ApiResult, errorResult, keyIdPrefixOf, withRequestId } from './api-gateway';
 import { principalOf } from './authenticated-route';
-import { originHeaderOf, withCorsHeaders, type CorsOrigins } from './cors';
+import { type CorsOrigins, originHeaderOf, withCorsHeaders } from './cors';
 
 /** What the wrapper uses of Powertools Tracer (a test passes a double). */
-export type HandlerTracer = Pick<Tracer, 'getSegment' | 'setSegment' | 'annotateColdStart' | 'addServiceNameAnnotation' | 'addErrorAsMetadata' | 'putAnnotation'>;
+export type HandlerTracer = Pick<
+  Tracer,
+  'getSegment' | 'setSegment' | 'annotateColdStart' | 'addServiceNameAnnotation' | 'addErrorAsMetadata' | 'putAnnotation'
+>;
 
 /** Powertools for one function: built once per cold start by the composition root (composition/aws-telemetry.ts). */
 export interface Telemetry {
@@ -75,7 +78,12 @@ export function lambdaHandler<E, R>(name: string, telemetry: Telemetry, fn: Hand
  * 5xx, carries the CORS headers for the request's Origin under `corsOrigins` (the stage's allowed
  * origins, composition/aws-cors.ts): none when that origin is not allowed.
  */
-export function apiHandler(route: string, telemetry: Telemetry, fn: (event: ApiEvent) => Promise<ApiResult>, corsOrigins: CorsOrigins): (event: ApiEvent, context?: Context) => Promise<ApiResult> {
+export function apiHandler(
+  route: string,
+  telemetry: Telemetry,
+  fn: (event: ApiEvent) => Promise<ApiResult>,
+  corsOrigins: CorsOrigins,
+): (event: ApiEvent, context?: Context) => Promise<ApiResult> {
   const { logger, metrics, tracer } = telemetry;
   const observed = lambdaHandler(route, telemetry, async (event: ApiEvent) => {
     const startedAt = performance.now();

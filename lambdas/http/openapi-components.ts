@@ -6,12 +6,15 @@ export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** On every answer of ours; API Gateway's own (the authorizer's 401 and 403, the usage plan's 429) carry x-amzn-RequestId and the id in the body. */
 export const REQUEST_ID_HEADERS = {
-  'X-Request-Id': { description: 'The request\'s id (also error.request_id in an error body): quote it when asking about a request', schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: "The request's id (also error.request_id in an error body): quote it when asking about a request",
+    schema: { type: 'string' },
+  },
 } as const;
 
 /** On every answer to an authenticated key (DESIGN.md section 3). */
 export const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Daily request quota of the key\'s tier; -1 means unlimited', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': { description: "Daily request quota of the key's tier; -1 means unlimited", schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left until 00:00 UTC; -1 means unlimited', schema: { type: 'integer' } },
 } as const;
 
@@ -35,7 +38,8 @@ export const okResponse = (description: string, content: Record<string, unknown>
   content,
 });
 
-export const SEARCH_UNAVAILABLE_DESCRIPTION = 'SEARCH_UNAVAILABLE: the search index is unreachable, or a semantic search or a match while the embedding model is; get-by-id keeps working, and keyword search while only the model is down';
+export const SEARCH_UNAVAILABLE_DESCRIPTION =
+  'SEARCH_UNAVAILABLE: the search index is unreachable, or a semantic search or a match while the embedding model is; get-by-id keeps working, and keyword search while only the model is down';
 
 /**
  * The answers every data operation can give besides its 200: the authorizer's and the quota's,
@@ -46,7 +50,11 @@ export function commonResponses(overrides: { 400: string; 404?: string; 503?: st
   return {
     400: errorResponse(overrides[400], ['INVALID_PARAMETER']),
     401: errorResponse('Missing, malformed, unknown, revoked or rotated-out API key (UNAUTHORIZED)', ['UNAUTHORIZED']),
-    403: errorResponse(overrides[403] ?? 'The key\'s tier has no API access (FORBIDDEN)', overrides[403] ? ['NO_API_ACCESS'] : ['FORBIDDEN'], RATE_LIMIT_HEADERS),
+    403: errorResponse(
+      overrides[403] ?? "The key's tier has no API access (FORBIDDEN)",
+      overrides[403] ? ['NO_API_ACCESS'] : ['FORBIDDEN'],
+      RATE_LIMIT_HEADERS,
+    ),
     404: errorResponse(overrides[404] ?? 'NOT_FOUND: the path names no route of the API', ['NOT_FOUND']),
     429: errorResponse('Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC', ['RATE_LIMITED'], {
       ...RATE_LIMIT_HEADERS,

@@ -7,11 +7,24 @@ import { RECORD_EXAMPLES } from './openapi-examples';
 export const CSV_EXPORT_HEADERS = {
   'Content-Disposition': { description: 'CSV only: attachment; filename="<kind>-<date>.csv"', schema: { type: 'string' } },
   'X-Total-Count': { description: 'CSV only: the records the query matches', schema: { type: 'integer' } },
-  'X-Export-Rows': { description: `CSV only: the records in this file (at most ${CSV_EXPORT_LIMITS.maxRows.toLocaleString('en-US')}, and at most ${CSV_EXPORT_LIMITS.maxBytes / 1_000_000} MB of CSV)`, schema: { type: 'integer' } },
+  'X-Export-Rows': {
+    description: `CSV only: the records in this file (at most ${CSV_EXPORT_LIMITS.maxRows.toLocaleString('en-US')}, and at most ${CSV_EXPORT_LIMITS.maxBytes / 1_000_000} MB of CSV)`,
+    schema: { type: 'integer' },
+  },
   'X-Export-Complete': { description: 'CSV only: true when the file holds every record from offset to the end of the result', schema: { type: 'boolean' } },
-  'X-Export-Next-Offset': { description: 'CSV only, when the file is incomplete and offset paging reaches its end: the offset the next file starts at', schema: { type: 'integer' } },
-  'X-Export-Degraded': { description: 'CSV only, when a hybrid search lost its semantic half: why (as meta.degraded_reason in JSON)', schema: { type: 'string' } },
-  'X-Export-Next-Cursor': { description: 'CSV only, when the file is incomplete and ends on a whole page of the index: the cursor the next file starts at (format=csv&cursor=...), at any depth', schema: { type: 'string' } },
+  'X-Export-Next-Offset': {
+    description: 'CSV only, when the file is incomplete and offset paging reaches its end: the offset the next file starts at',
+    schema: { type: 'integer' },
+  },
+  'X-Export-Degraded': {
+    description: 'CSV only, when a hybrid search lost its semantic half: why (as meta.degraded_reason in JSON)',
+    schema: { type: 'string' },
+  },
+  'X-Export-Next-Cursor': {
+    description:
+      'CSV only, when the file is incomplete and ends on a whole page of the index: the cursor the next file starts at (format=csv&cursor=...), at any depth',
+    schema: { type: 'string' },
+  },
 } as const;
 
 export function csvDescription(kind: ResourceKind): string {

@@ -1,4 +1,4 @@
-import { DEADLINE_BUCKETS, FACET_NAMES, FACET_VALUE_CAP, NATIONAL_STATE_VALUE, type FacetName } from '../core/query/facets';
+import { DEADLINE_BUCKETS, FACET_NAMES, FACET_VALUE_CAP, type FacetName, NATIONAL_STATE_VALUE } from '../core/query/facets';
 
 /**
  * The `facets` member of the list envelopes (lambdas/core/query/facets.ts), for the OpenAPI
@@ -6,7 +6,8 @@ import { DEADLINE_BUCKETS, FACET_NAMES, FACET_VALUE_CAP, NATIONAL_STATE_VALUE, t
  */
 
 const FACET_DESCRIPTIONS: Record<FacetName, string> = {
-  status: 'The status filter value of each record today, mutually exclusive: grants open, forecasted, closed; contracts open, closed. Every value, zeros included; the counts sum to pagination.total',
+  status:
+    'The status filter value of each record today, mutually exclusive: grants open, forecasted, closed; contracts open, closed. Every value, zeros included; the counts sum to pagination.total',
   category: `Each of the records' categories, once per record, grouped ignoring case as the category filter matches; at most ${FACET_VALUE_CAP} values with a count, most first (ties by value)`,
   states: `Each postal code in the records' states; records with no state restriction count under "${NATIONAL_STATE_VALUE}" (states=${NATIONAL_STATE_VALUE} selects them); at most ${FACET_VALUE_CAP} values with a count, most first (ties by value)`,
   funder: `The records' funder names, grouped ignoring case; at most ${FACET_VALUE_CAP} values with a count, most first (ties by value)`,

@@ -8,7 +8,9 @@ import { headerOf } from './headers';
 
 /** Every value sent for a header, whatever its case. */
 function authorizationValues(event: APIGatewayRequestAuthorizerEvent): string[] | undefined {
-  const multi = Object.entries(event.multiValueHeaders ?? {}).filter(([name]) => name.toLowerCase() === 'authorization').flatMap(([, values]) => values ?? []);
+  const multi = Object.entries(event.multiValueHeaders ?? {})
+    .filter(([name]) => name.toLowerCase() === 'authorization')
+    .flatMap(([, values]) => values ?? []);
   if (multi.length > 0) return multi;
   const single = headerOf(event.headers, 'authorization');
   return single ? [single] : undefined;

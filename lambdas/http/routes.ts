@@ -6,10 +6,10 @@ import { unknownNameIssues } from '../core/query/unknown-names';
 import type { ResourceKind } from '../core/records';
 import { exportFileName, exportRecords } from '../core/use-cases/export-records';
 import { getRecord } from '../core/use-cases/get-record';
-import { listEnvelope, listRecords } from '../core/use-cases/list-records';
 import { pageLinks, resumeListQuery } from '../core/use-cases/list-cursors';
+import { listEnvelope, listRecords } from '../core/use-cases/list-records';
 import { matchGrants, matchResponse } from '../core/use-cases/match-grants';
-import { semanticSearch, type SemanticSearchResponse } from '../core/use-cases/semantic-search';
+import { type SemanticSearchResponse, semanticSearch } from '../core/use-cases/semantic-search';
 import { utcDate } from '../ports/clock';
 import type { ServicesProvider } from '../ports/services';
 import { jsonResult, queryParams, requestBody } from './api-gateway';
@@ -59,7 +59,12 @@ export function semanticSearchRoute(services: ServicesProvider) {
     const response: SemanticSearchResponse = {
       results,
       count: results.length,
-      meta: { response_time_ms: Math.round((performance.now() - startedAt) * 100) / 100, types: request.kinds, limit: request.limit, min_relevance: minRelevance },
+      meta: {
+        response_time_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+        types: request.kinds,
+        limit: request.limit,
+        min_relevance: minRelevance,
+      },
     };
     return jsonResult(200, response);
   });

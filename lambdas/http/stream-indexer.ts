@@ -2,8 +2,8 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { DynamoDBRecord, DynamoDBStreamHandler } from 'aws-lambda';
 import { recordChangeOf } from '../adapters/aws/dynamo-stream-changes';
 import { METRIC_NAMES } from '../core/metric-names';
-import { indexRecordChanges, type IndexerPorts } from '../core/use-cases/index-record-changes';
-import { noMetrics, type MetricsRecorder } from '../ports/metrics';
+import { type IndexerPorts, indexRecordChanges } from '../core/use-cases/index-record-changes';
+import { type MetricsRecorder, noMetrics } from '../ports/metrics';
 import { logger } from './api-gateway';
 
 /**

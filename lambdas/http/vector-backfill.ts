@@ -1,5 +1,5 @@
 import type { ScheduledHandler } from 'aws-lambda';
-import { backfillVectors, type BackfillPorts } from '../core/use-cases/backfill-vectors';
+import { type BackfillPorts, backfillVectors } from '../core/use-cases/backfill-vectors';
 import { logger } from './api-gateway';
 
 /**

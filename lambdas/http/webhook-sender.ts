@@ -2,9 +2,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSHandler, SQSRecord } from 'aws-lambda';
 import { deliveryMessageOf } from '../adapters/aws/sqs-delivery-queue';
 import { METRIC_NAMES } from '../core/metric-names';
-import { processDelivery, type DeliveryOptions, type DeliveryOutcome, type DeliveryPorts } from '../core/use-cases/deliver-webhook';
+import { type DeliveryOptions, type DeliveryOutcome, type DeliveryPorts, processDelivery } from '../core/use-cases/deliver-webhook';
 import type { Delivery, DeliveryLog } from '../ports/delivery-log';
-import { noMetrics, type MetricName, type MetricsRecorder } from '../ports/metrics';
+import { type MetricName, type MetricsRecorder, noMetrics } from '../ports/metrics';
 import { logger } from './api-gateway';
 
 /** The metric of an attempt's outcome; 410 Gone ends the delivery unsent, so it counts as failed. */
@@ -50,11 +50,24 @@ export function webhookSenderHandler(ports: () => DeliveryPorts, options: Delive
     try {
       const base = ports();
       let saved: Delivery | undefined;
-      const outcome = await processDelivery({ ...base, log: notingLog(base.log, (delivery) => { saved = delivery; }) }, message, options);
+      const outcome = await processDelivery(
+        {
+          ...base,
+          log: notingLog(base.log, (delivery) => {
+            saved = delivery;
+          }),
+        },
+        message,
+        options,
+      );
       const metric = OUTCOME_METRICS[outcome];
       if (metric && saved?.status === outcome) metrics.record(metric, 'Count', 1);
       logger.info('webhook attempt', {
-        deliveryId: message.delivery_id, subscriptionId: saved?.subscription_id, outcome, statusCode: saved?.last_status_code ?? null, receiveCount: record.attributes.ApproximateReceiveCount,
+        deliveryId: message.delivery_id,
+        subscriptionId: saved?.subscription_id,
+        outcome,
+        statusCode: saved?.last_status_code ?? null,
+        receiveCount: record.attributes.ApproximateReceiveCount,
       });
     } catch (error) {
       logger.error('webhook attempt failed unexpectedly; SQS will redeliver it', { deliveryId: message.delivery_id, error: error as Error });

@@ -16,13 +16,15 @@ export function onceKeySource(read: () => Promise<Uint8Array>): CursorKeySource 
   let pending: Promise<Uint8Array> | undefined;
   return {
     key() {
-      pending ??= read().then((key) => {
-        if (key.length < CURSOR_KEY_BYTES) throw new Error(`a cursor key must be at least ${CURSOR_KEY_BYTES} bytes, got ${key.length}`);
-        return key;
-      }).catch((error: unknown) => {
-        pending = undefined;
-        throw error;
-      });
+      pending ??= read()
+        .then((key) => {
+          if (key.length < CURSOR_KEY_BYTES) throw new Error(`a cursor key must be at least ${CURSOR_KEY_BYTES} bytes, got ${key.length}`);
+          return key;
+        })
+        .catch((error: unknown) => {
+          pending = undefined;
+          throw error;
+        });
       return pending;
     },
   };

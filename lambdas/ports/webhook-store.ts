@@ -44,5 +44,8 @@ export interface WebhookStore {
   /** Every subscription, or one key's, oldest first. */
   list(keyId?: string): Promise<WebhookSubscription[]>;
   /** Applies the changes to an existing subscription; a WebhookConflict when there is none. */
-  update(subscriptionId: string, changes: Partial<Omit<WebhookSubscription, 'subscription_id' | 'key_id' | 'url' | 'created_at'>>): Promise<WebhookSubscription>;
+  update(
+    subscriptionId: string,
+    changes: Partial<Omit<WebhookSubscription, 'subscription_id' | 'key_id' | 'url' | 'created_at'>>,
+  ): Promise<WebhookSubscription>;
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { AuthorizationType, IdentitySource, Period, RequestAuthorizer, type MethodOptions, type RestApi, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import { AuthorizationType, IdentitySource, type MethodOptions, Period, RequestAuthorizer, type RestApi, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';

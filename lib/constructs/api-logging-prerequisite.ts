@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { CustomResource, Duration, Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import { CustomResource, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
@@ -36,7 +36,9 @@ export class ApiLoggingPrerequisite extends Construct {
     }));
     const stack = Stack.of(this);
     // GetAccount reads the region's API Gateway settings: the one resource it can name.
-    check.lambdaFunction.addToRolePolicy(new PolicyStatement({ actions: ['apigateway:GET'], resources: [`arn:${stack.partition}:apigateway:${stack.region}::/account`] }));
+    check.lambdaFunction.addToRolePolicy(
+      new PolicyStatement({ actions: ['apigateway:GET'], resources: [`arn:${stack.partition}:apigateway:${stack.region}::/account`] }),
+    );
 
     const provider = new Provider(this, 'Provider', {
       onEventHandler: check.lambdaFunction,

@@ -3,15 +3,15 @@ import {
   AccessLogField,
   AccessLogFormat,
   type ApiKeySourceType,
+  AuthorizationType,
   EndpointType,
+  type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
   type Method,
-  MockIntegration,
-  AuthorizationType,
   MethodLoggingLevel,
   type MethodOptions,
-  type IResource,
+  MockIntegration,
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -86,7 +86,12 @@ export const GATEWAY_ERROR_RESPONSES: readonly GatewayErrorResponse[] = [
   { type: ResponseType.DEFAULT_4XX, code: 'INVALID_PARAMETER', messageExpression: '$context.error.messageString' },
   // A function that could not be invoked: above all, one at its reserved concurrency (a search
   // function sized to the domain, docs/deploy.md), which API Gateway would call a bare 500.
-  { type: ResponseType.INTEGRATION_FAILURE, statusCode: '503', code: 'SEARCH_UNAVAILABLE', message: 'The service is at capacity right now; try again shortly (request $context.requestId)' },
+  {
+    type: ResponseType.INTEGRATION_FAILURE,
+    statusCode: '503',
+    code: 'SEARCH_UNAVAILABLE',
+    message: 'The service is at capacity right now; try again shortly (request $context.requestId)',
+  },
   // 5xx never expose details; the request id lets support find the logs.
   { type: ResponseType.DEFAULT_5XX, code: 'INTERNAL', message: 'Internal server error (request $context.requestId)' },
 ];
@@ -251,18 +256,37 @@ export class ServiceApi extends Construct {
       ...gatewayCorsHeaders(this.corsOrigins),
     };
     const code: ErrorCode = 'METHOD_NOT_ALLOWED';
-    resource.addMethod('ANY', new MockIntegration({
-      // One template per common body type: a body of a type with none would pass through to the mock, which answers 500.
-      requestTemplates: Object.fromEntries(['application/json', 'text/plain', 'text/csv', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream']
-        .map((type) => [type, '{"statusCode": 405}'])),
-      integrationResponses: [{
-        statusCode: '405',
-        responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value])),
-        responseTemplates: { 'application/json': `{"error":{"code":"${code}","message":"$context.httpMethod is not served here; this path serves ${allow}","request_id":"$context.requestId"}}` },
-      }],
-    }), {
-      authorizationType: AuthorizationType.NONE,
-      methodResponses: [{ statusCode: '405', responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true])) }],
-    });
+    resource.addMethod(
+      'ANY',
+      new MockIntegration({
+        // One template per common body type: a body of a type with none would pass through to the mock, which answers 500.
+        requestTemplates: Object.fromEntries(
+          [
+            'application/json',
+            'text/plain',
+            'text/csv',
+            'application/xml',
+            'application/x-www-form-urlencoded',
+            'multipart/form-data',
+            'application/octet-stream',
+          ].map((type) => [type, '{"statusCode": 405}']),
+        ),
+        integrationResponses: [
+          {
+            statusCode: '405',
+            responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value])),
+            responseTemplates: {
+              'application/json': `{"error":{"code":"${code}","message":"$context.httpMethod is not served here; this path serves ${allow}","request_id":"$context.requestId"}}`,
+            },
+          },
+        ],
+      }),
+      {
+        authorizationType: AuthorizationType.NONE,
+        methodResponses: [
+          { statusCode: '405', responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true])) },
+        ],
+      },
+    );
   }
 }

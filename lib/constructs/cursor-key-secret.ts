@@ -21,7 +21,7 @@ export class CursorKeySecret extends Construct {
   constructor(scope: Construct, id: string, props: CursorKeySecretProps) {
     super(scope, id);
     const secret = new Secret(this, 'Secret', {
-      description: 'Signing key of the list API\'s pagination cursors (HMAC-SHA256); read by the list functions at cold start',
+      description: "Signing key of the list API's pagination cursors (HMAC-SHA256); read by the list functions at cold start",
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
     });
     secret.applyRemovalPolicy(props.removalPolicy);

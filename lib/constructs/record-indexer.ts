@@ -7,9 +7,9 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
-import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 export interface RecordIndexerProps {
   readonly table: ITable;
@@ -64,16 +64,18 @@ export class RecordIndexer extends Construct {
       .bindEmbeddings(props.embeddings)
       .bindSearchDomainWriter(props.searchDomain, props.indexReplicas, props.vectors);
 
-    this.function.lambdaFunction.addEventSource(new DynamoEventSource(props.table, {
-      startingPosition: StartingPosition.TRIM_HORIZON,
-      batchSize: props.batchSize ?? 100,
-      maxBatchingWindow: Duration.seconds(1),
-      reportBatchItemFailures: true,
-      bisectBatchOnError: true,
-      retryAttempts: props.retryAttempts ?? 10,
-      maxRecordAge: props.maxRecordAge ?? Duration.days(1),
-      onFailure: new SqsDlq(props.failureQueue),
-      filters: [RECORD_ITEMS_ONLY],
-    }));
+    this.function.lambdaFunction.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: props.batchSize ?? 100,
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: props.retryAttempts ?? 10,
+        maxRecordAge: props.maxRecordAge ?? Duration.days(1),
+        onFailure: new SqsDlq(props.failureQueue),
+        filters: [RECORD_ITEMS_ONLY],
+      }),
+    );
   }
 }

@@ -1,6 +1,6 @@
-import { Stack, type RemovalPolicy } from 'aws-cdk-lib';
-import { AccountRootPrincipal, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
+import { AccountRootPrincipal, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, ResourcePolicy } from 'aws-cdk-lib/aws-logs';
 import { type CfnDomain, Domain, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
@@ -39,15 +39,17 @@ export class SearchDomain extends Construct {
     // function, scoped to this account's domains. (A region holds at most 10 such policies.)
     const stack = Stack.of(this);
     const logsPolicy = new ResourcePolicy(this, 'LogsPolicy', {
-      policyStatements: [new PolicyStatement({
-        principals: [new ServicePrincipal('es.amazonaws.com')],
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        resources: Object.values(this.logGroups).map((group) => group.logGroupArn),
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:es:${stack.region}:${stack.account}:domain/*` },
-        },
-      })],
+      policyStatements: [
+        new PolicyStatement({
+          principals: [new ServicePrincipal('es.amazonaws.com')],
+          actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          resources: Object.values(this.logGroups).map((group) => group.logGroupArn),
+          conditions: {
+            StringEquals: { 'aws:SourceAccount': stack.account },
+            ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:es:${stack.region}:${stack.account}:domain/*` },
+          },
+        }),
+      ],
     });
 
     this.domain = new Domain(this, 'Domain', {
@@ -55,16 +57,12 @@ export class SearchDomain extends Construct {
       capacity: {
         dataNodeInstanceType: settings.dataNodeInstanceType,
         dataNodes: settings.dataNodeCount,
-        ...(settings.dedicatedMasters
-          ? { masterNodes: settings.dedicatedMasters.count, masterNodeInstanceType: settings.dedicatedMasters.instanceType }
-          : {}),
+        ...(settings.dedicatedMasters ? { masterNodes: settings.dedicatedMasters.count, masterNodeInstanceType: settings.dedicatedMasters.instanceType } : {}),
         // Multi-AZ with standby needs dedicated masters and 3 AZs; the feature flag would turn it on
         // by default and break small domains, so the choice is explicit here.
         multiAzWithStandbyEnabled: false,
       },
-      zoneAwareness: zoneAware
-        ? { enabled: true, availabilityZoneCount: settings.availabilityZoneCount }
-        : { enabled: false },
+      zoneAwareness: zoneAware ? { enabled: true, availabilityZoneCount: settings.availabilityZoneCount } : { enabled: false },
       ebs: {
         enabled: true,
         volumeSize: settings.ebsVolumeSizeGiB,
@@ -88,11 +86,13 @@ export class SearchDomain extends Construct {
     this.domain.node.addDependency(logsPolicy);
 
     // Applied by CDK after the domain exists (its ARN names it); identity policies then decide.
-    this.domain.addAccessPolicies(new PolicyStatement({
-      principals: [new AccountRootPrincipal()],
-      actions: ['es:ESHttp*'],
-      resources: [`${this.domain.domainArn}/*`],
-    }));
+    this.domain.addAccessPolicies(
+      new PolicyStatement({
+        principals: [new AccountRootPrincipal()],
+        actions: ['es:ESHttp*'],
+        resources: [`${this.domain.domainArn}/*`],
+      }),
+    );
 
     (this.domain.node.defaultChild as CfnDomain).overrideLogicalId(props.logicalId);
   }

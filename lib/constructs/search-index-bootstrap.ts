@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { CustomResource, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Provider } from 'aws-cdk-lib/custom-resources';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { MAPPING_VERSION } from '../../lambdas/adapters/aws/opensearch-mappings';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
-import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 export interface SearchIndexBootstrapProps {
   readonly searchDomain: IDomain;

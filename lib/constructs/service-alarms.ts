@@ -73,12 +73,14 @@ export class ServiceAlarms extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
-    key.addToResourcePolicy(new PolicyStatement({
-      sid: 'AllowCloudWatchAlarmsToPublish',
-      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-      resources: ['*'],
-    }));
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsToPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
 
     this.topic = new Topic(this, 'Topic', {
       displayName: `${props.namePrefix} alarms`,
@@ -86,16 +88,18 @@ export class ServiceAlarms extends Construct {
       enforceSSL: true,
     });
     // The topic policy CDK writes for enforceSSL replaces SNS's default one: say who may publish.
-    this.topic.addToResourcePolicy(new PolicyStatement({
-      sid: 'AllowThisAccountsAlarms',
-      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['sns:Publish'],
-      resources: [this.topic.topicArn],
-      conditions: {
-        StringEquals: { 'aws:SourceAccount': stack.account },
-        ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
-      },
-    }));
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowThisAccountsAlarms',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
+        },
+      }),
+    );
     if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
 
     // Authorizer failures are the 500s API Gateway answers when the authorizer errs or times out
@@ -154,7 +158,8 @@ export class ServiceAlarms extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-        summary: 'A table stream batch is in the indexer failure queue: the indexer or the webhook fan-out gave up on it, so the search index or webhooks miss changes.',
+        summary:
+          'A table stream batch is in the indexer failure queue: the indexer or the webhook fan-out gave up on it, so the search index or webhooks miss changes.',
         widget: DASHBOARD_WIDGETS.deadLetterQueues,
       },
       {
@@ -175,7 +180,8 @@ export class ServiceAlarms extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING, // no failed attempts, no data
-        summary: 'A webhook subscription\'s receiver has failed every attempt for 30 minutes: its events are being retried (and reach the dead-letter queue after about 45 hours); after 3 days the subscription is disabled.',
+        summary:
+          "A webhook subscription's receiver has failed every attempt for 30 minutes: its events are being retried (and reach the dead-letter queue after about 45 hours); after 3 days the subscription is disabled.",
         widget: DASHBOARD_WIDGETS.webhookReceivers,
       },
       {
@@ -248,7 +254,8 @@ export class ServiceAlarms extends Construct {
         // Four 15-minute backfill runs in a row: an hour.
         evaluationPeriods: 4,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-        summary: 'Records indexed without their vector (the embedding model failed when they were written) have waited over an hour for the backfill: listings and keyword search find them, semantic search, hybrid ranking and matching do not.',
+        summary:
+          'Records indexed without their vector (the embedding model failed when they were written) have waited over an hour for the backfill: listings and keyword search find them, semantic search, hybrid ranking and matching do not.',
         widget: DASHBOARD_WIDGETS.vectorBacklog,
       },
       {
@@ -259,7 +266,8 @@ export class ServiceAlarms extends Construct {
         // Two 5-minute windows in a row: one throttled burst that the next minute absorbs does not page.
         evaluationPeriods: 2,
         treatMissingData: TreatMissingData.NOT_BREACHING, // no failures, no data
-        summary: 'Calls to the Bedrock embedding model have failed for 10 minutes: semantic search and matching answer 503 SEARCH_UNAVAILABLE, hybrid search answers keyword matches only (meta.degraded), and the indexer writes new and changed records without their vector (they wait for the backfill).',
+        summary:
+          'Calls to the Bedrock embedding model have failed for 10 minutes: semantic search and matching answer 503 SEARCH_UNAVAILABLE, hybrid search answers keyword matches only (meta.degraded), and the indexer writes new and changed records without their vector (they wait for the backfill).',
         widget: DASHBOARD_WIDGETS.searchLatencyByMode,
       },
       ...throttleAlarms(metrics),
@@ -304,7 +312,9 @@ function throttleAlarms(metrics: ServiceMetrics): AlarmDefinition[] {
       definitions.push({
         anchor: `lambda-throttles-${kind}${part}`,
         metric: new MathExpression({
-          expression: `SUM([${Object.keys(usingMetrics).map((name) => `FILL(${name}, 0)`).join(', ')}])`,
+          expression: `SUM([${Object.keys(usingMetrics)
+            .map((name) => `FILL(${name}, 0)`)
+            .join(', ')}])`,
           usingMetrics,
           label: `Throttles (${kind} functions)`,
           period: Duration.minutes(5),

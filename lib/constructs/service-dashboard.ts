@@ -1,14 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import {
-  AlarmStatusWidget,
-  Dashboard,
-  GraphWidget,
-  type IAlarm,
-  type IMetric,
-  type IWidget,
-  MathExpression,
-  TextWidget,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { AlarmStatusWidget, Dashboard, GraphWidget, type IAlarm, type IMetric, type IWidget, MathExpression, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { ALARM_THRESHOLDS, freeStorageThresholdMb, type MonitoredFunction, type ServiceMetrics } from './service-metrics';
 
@@ -75,11 +66,13 @@ export class ServiceDashboard extends Construct {
     const perFunction = (metric: (fn: MonitoredFunction) => IMetric) => functions.map(metric);
 
     const rows: IWidget[][] = [
-      [new TextWidget({
-        markdown: `# ${props.dashboardName}\nAlarms go to the stage's SNS topic. What each one means and what to do first: ${props.runbookUrl ? `[the runbook](${props.runbookUrl})` : '`docs/runbook.md` in the repository'}.`,
-        width: WIDTH,
-        height: 2,
-      })],
+      [
+        new TextWidget({
+          markdown: `# ${props.dashboardName}\nAlarms go to the stage's SNS topic. What each one means and what to do first: ${props.runbookUrl ? `[the runbook](${props.runbookUrl})` : '`docs/runbook.md` in the repository'}.`,
+          width: WIDTH,
+          height: 2,
+        }),
+      ],
     ];
     if (props.alarms && props.alarms.length > 0) {
       rows.push([new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: WIDTH, height: Math.ceil(props.alarms.length / 4) + 1 })]);
@@ -104,29 +97,53 @@ export class ServiceDashboard extends Construct {
         right: [metrics.api4xx(route), metrics.api5xx(route)],
         leftYAxis: { min: 0, label: 'ms', showUnits: false },
         rightYAxis: { min: 0, label: 'responses', showUnits: false },
-      }));
+      }),
+    );
     for (let i = 0; i < routeWidgets.length; i += 3) rows.push(routeWidgets.slice(i, i + 3));
 
     rows.push([
-      graph(DASHBOARD_WIDGETS.routeLatency, routes.map((route) => metrics.routeLatency(route, 'p99'))),
-      graph(DASHBOARD_WIDGETS.routeErrors, routes.map((route) => metrics.routeErrors(route))),
-      graph(DASHBOARD_WIDGETS.searchLatencyByMode, [
-        ...(['keyword', 'semantic', 'hybrid'] as const).map((mode) => metrics.searchLatency(mode, 'p99')),
-        metrics.embeddingLatency('p99'),
-      ], {
-        right: [metrics.embeddingFailures(), metrics.vectorSearchesShed()],
-        leftYAxis: { min: 0, label: 'ms', showUnits: false },
-        rightYAxis: { min: 0, label: 'failed or shed', showUnits: false },
-      }),
+      graph(
+        DASHBOARD_WIDGETS.routeLatency,
+        routes.map((route) => metrics.routeLatency(route, 'p99')),
+      ),
+      graph(
+        DASHBOARD_WIDGETS.routeErrors,
+        routes.map((route) => metrics.routeErrors(route)),
+      ),
+      graph(
+        DASHBOARD_WIDGETS.searchLatencyByMode,
+        [...(['keyword', 'semantic', 'hybrid'] as const).map((mode) => metrics.searchLatency(mode, 'p99')), metrics.embeddingLatency('p99')],
+        {
+          right: [metrics.embeddingFailures(), metrics.vectorSearchesShed()],
+          leftYAxis: { min: 0, label: 'ms', showUnits: false },
+          rightYAxis: { min: 0, label: 'failed or shed', showUnits: false },
+        },
+      ),
     ]);
 
     rows.push([
-      graph(DASHBOARD_WIDGETS.lambdaErrors, perFunction((fn) => metrics.lambdaErrors(fn)), { width: 12 }),
-      graph(DASHBOARD_WIDGETS.lambdaThrottles, perFunction((fn) => metrics.lambdaThrottles(fn)), { width: 12 }),
+      graph(
+        DASHBOARD_WIDGETS.lambdaErrors,
+        perFunction((fn) => metrics.lambdaErrors(fn)),
+        { width: 12 },
+      ),
+      graph(
+        DASHBOARD_WIDGETS.lambdaThrottles,
+        perFunction((fn) => metrics.lambdaThrottles(fn)),
+        { width: 12 },
+      ),
     ]);
     rows.push([
-      graph(DASHBOARD_WIDGETS.lambdaDuration, perFunction((fn) => metrics.lambdaDuration(fn)), { width: 12 }),
-      graph(DASHBOARD_WIDGETS.lambdaConcurrency, perFunction((fn) => metrics.lambdaConcurrency(fn)), { width: 12 }),
+      graph(
+        DASHBOARD_WIDGETS.lambdaDuration,
+        perFunction((fn) => metrics.lambdaDuration(fn)),
+        { width: 12 },
+      ),
+      graph(
+        DASHBOARD_WIDGETS.lambdaConcurrency,
+        perFunction((fn) => metrics.lambdaConcurrency(fn)),
+        { width: 12 },
+      ),
     ]);
 
     rows.push([
@@ -153,14 +170,23 @@ export class ServiceDashboard extends Construct {
     ]);
 
     rows.push([
-      graph(DASHBOARD_WIDGETS.indexerLag, [
-        metrics.indexerLag(),
-        new MathExpression({ expression: 'iteratorAgeMs / 1000', usingMetrics: { iteratorAgeMs: metrics.indexerIteratorAge() }, label: 'Stream IteratorAge (s)', period: Duration.minutes(5) }),
-        metrics.indexerLagSeconds(),
-      ], {
-        leftAnnotations: [{ value: ALARM_THRESHOLDS.indexerLagSeconds, label: 'lag alarm' }],
-        leftYAxis: { min: 0, label: 's', showUnits: false },
-      }),
+      graph(
+        DASHBOARD_WIDGETS.indexerLag,
+        [
+          metrics.indexerLag(),
+          new MathExpression({
+            expression: 'iteratorAgeMs / 1000',
+            usingMetrics: { iteratorAgeMs: metrics.indexerIteratorAge() },
+            label: 'Stream IteratorAge (s)',
+            period: Duration.minutes(5),
+          }),
+          metrics.indexerLagSeconds(),
+        ],
+        {
+          leftAnnotations: [{ value: ALARM_THRESHOLDS.indexerLagSeconds, label: 'lag alarm' }],
+          leftYAxis: { min: 0, label: 's', showUnits: false },
+        },
+      ),
       graph(DASHBOARD_WIDGETS.vectorBacklog, [metrics.vectorBacklog(), metrics.recordsIndexedWithoutVector(), metrics.vectorsBackfilled()], {
         leftYAxis: { min: 0, label: 'records', showUnits: false },
       }),

@@ -1,16 +1,16 @@
-import { Stack, type Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import type { EmbeddingSettings } from '../config';
-import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 /** Environment variables the handlers' composition root reads (defined without CDK imports, for the local AWS mode too). */
 export { FUNCTION_ENV };
@@ -145,11 +145,13 @@ export class ServiceFunction extends Construct {
   /** Actions on the items whose partition key starts with one of `prefixes`, and on nothing else. */
   private bindItemsByPrefix(table: ITable, actions: string[], prefixes: string[]): this {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);
-    this.lambdaFunction.addToRolePolicy(new PolicyStatement({
-      actions,
-      resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes } },
-    }));
+    this.lambdaFunction.addToRolePolicy(
+      new PolicyStatement({
+        actions,
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes } },
+      }),
+    );
     return this;
   }
 
@@ -204,10 +206,12 @@ export class ServiceFunction extends Construct {
   bindEmbeddings(settings: EmbeddingSettings): this {
     this.bindVectorSpace(settings);
     const stack = Stack.of(this);
-    this.lambdaFunction.addToRolePolicy(new PolicyStatement({
-      actions: ['bedrock:InvokeModel'],
-      resources: [`arn:${stack.partition}:bedrock:${stack.region}::foundation-model/${settings.model}`],
-    }));
+    this.lambdaFunction.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['bedrock:InvokeModel'],
+        resources: [`arn:${stack.partition}:bedrock:${stack.region}::foundation-model/${settings.model}`],
+      }),
+    );
     return this;
   }
 
@@ -236,10 +240,7 @@ export class ServiceFunction extends Construct {
     this.lambdaFunction.addToRolePolicy(
       new PolicyStatement({
         actions: ['es:ESHttpPost'],
-        resources: SEARCH_READ_POST_APIS.flatMap((api) => [
-          `${domain.domainArn}/${api}`,
-          `${domain.domainArn}/*/${api}`,
-        ]),
+        resources: SEARCH_READ_POST_APIS.flatMap((api) => [`${domain.domainArn}/${api}`, `${domain.domainArn}/*/${api}`]),
       }),
     );
     return this;

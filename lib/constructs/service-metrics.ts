@@ -137,11 +137,19 @@ export class ServiceMetrics {
   }
 
   routeLatency(route: MonitoredRoute, percentile: 'p50' | 'p99'): Metric {
-    return this.own(METRIC_NAMES.latency, { statistic: percentile, label: `${ServiceMetrics.routeName(route)} ${percentile}` }, { [METRIC_DIMENSIONS.route]: ServiceMetrics.routeName(route) });
+    return this.own(
+      METRIC_NAMES.latency,
+      { statistic: percentile, label: `${ServiceMetrics.routeName(route)} ${percentile}` },
+      { [METRIC_DIMENSIONS.route]: ServiceMetrics.routeName(route) },
+    );
   }
 
   routeErrors(route: MonitoredRoute): Metric {
-    return this.own(METRIC_NAMES.errors, { statistic: Stats.SUM, label: ServiceMetrics.routeName(route) }, { [METRIC_DIMENSIONS.route]: ServiceMetrics.routeName(route) });
+    return this.own(
+      METRIC_NAMES.errors,
+      { statistic: Stats.SUM, label: ServiceMetrics.routeName(route) },
+      { [METRIC_DIMENSIONS.route]: ServiceMetrics.routeName(route) },
+    );
   }
 
   searchLatency(mode: 'keyword' | 'semantic' | 'hybrid', percentile: 'p50' | 'p99'): Metric {
@@ -184,7 +192,12 @@ export class ServiceMetrics {
   /** Each subscription's failed attempts, one line per subscription (a SEARCH over the `subscription` dimension). */
   webhookFailuresBySubscription(): MathExpression {
     const search = `{${METRICS_NAMESPACE},${METRIC_DIMENSIONS.subscription},service} MetricName="${METRIC_NAMES.webhookSubscriptionFailures}" service="${this.props.serviceName}"`;
-    return new MathExpression({ expression: `SEARCH('${search}', 'Sum', 300)`, usingMetrics: {}, label: 'Failed attempts by subscription', period: FIVE_MINUTES });
+    return new MathExpression({
+      expression: `SEARCH('${search}', 'Sum', 300)`,
+      usingMetrics: {},
+      label: 'Failed attempts by subscription',
+      period: FIVE_MINUTES,
+    });
   }
 
   /** Delivered / (delivered + failed), in percent; no data when nothing finished. */
@@ -299,14 +312,17 @@ export class ServiceMetrics {
   // ---- SQS ----
 
   webhookOldestMessageAge(): Metric {
-    return this.props.webhookQueue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: ONE_MINUTE, label: 'Webhook queue: oldest message (s)' });
+    return this.props.webhookQueue.metricApproximateAgeOfOldestMessage({
+      statistic: Stats.MAXIMUM,
+      period: ONE_MINUTE,
+      label: 'Webhook queue: oldest message (s)',
+    });
   }
 
   /** Messages waiting in a dead-letter queue (the webhook DLQ or the indexer failure queue). */
   deadLetters(queue: 'webhook' | 'indexer'): Metric {
-    const [source, label] = queue === 'webhook'
-      ? [this.props.webhookDeadLetterQueue, 'WebhookDeadLetterQueue']
-      : [this.props.indexerFailureQueue, 'IndexerFailureQueue'];
+    const [source, label] =
+      queue === 'webhook' ? [this.props.webhookDeadLetterQueue, 'WebhookDeadLetterQueue'] : [this.props.indexerFailureQueue, 'IndexerFailureQueue'];
     return source.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: ONE_MINUTE, label });
   }
 }

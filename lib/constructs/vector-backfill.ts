@@ -6,9 +6,9 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import type { EmbeddingSettings } from '../config';
 import { ServiceFunction } from './service-function';
-import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 export interface VectorBackfillProps {
   readonly table: ITable;

@@ -9,10 +9,10 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import type { EmbeddingSettings } from '../config';
 import { utcTimeOf } from '../config';
 import { ServiceFunction } from './service-function';
-import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 
 export interface WebhookDeliveryProps {
   readonly table: ITable;
@@ -85,11 +85,13 @@ export class WebhookDelivery extends Construct {
     })
       .bindWebhookDeliveries(props.table)
       .bindWebhookQueue(props.queue, props.deadLetterQueue);
-    this.sender.lambdaFunction.addEventSource(new SqsEventSource(props.queue, {
-      batchSize: props.senderBatchSize ?? 10,
-      maxConcurrency: props.senderMaxConcurrency ?? 5,
-      reportBatchItemFailures: true,
-    }));
+    this.sender.lambdaFunction.addEventSource(
+      new SqsEventSource(props.queue, {
+        batchSize: props.senderBatchSize ?? 10,
+        maxConcurrency: props.senderMaxConcurrency ?? 5,
+        reportBatchItemFailures: true,
+      }),
+    );
 
     this.fanOut = new ServiceFunction(this, 'FanOut', {
       ...common,
@@ -103,17 +105,19 @@ export class WebhookDelivery extends Construct {
       // Saved searches (subscription filters) are matched by the list's own query, on the index.
       .bindSearchDomain(props.searchDomain, props.vectors)
       .bindEmbeddings(props.embeddings);
-    this.fanOut.lambdaFunction.addEventSource(new DynamoEventSource(props.table, {
-      startingPosition: StartingPosition.TRIM_HORIZON,
-      batchSize: 100,
-      maxBatchingWindow: Duration.seconds(1),
-      reportBatchItemFailures: true,
-      bisectBatchOnError: true,
-      retryAttempts: props.fanOutRetryAttempts ?? 10,
-      maxRecordAge: Duration.days(1),
-      onFailure: new SqsDlq(props.streamFailureQueue),
-      filters: [NEW_CHANGE_EVENTS_ONLY],
-    }));
+    this.fanOut.lambdaFunction.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        reportBatchItemFailures: true,
+        bisectBatchOnError: true,
+        retryAttempts: props.fanOutRetryAttempts ?? 10,
+        maxRecordAge: Duration.days(1),
+        onFailure: new SqsDlq(props.streamFailureQueue),
+        filters: [NEW_CHANGE_EVENTS_ONLY],
+      }),
+    );
 
     this.deadlineScanner = new ServiceFunction(this, 'DeadlineScanner', {
       ...common,

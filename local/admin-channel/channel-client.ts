@@ -20,9 +20,11 @@ export function readToken(dataDir: string, owner: number): string {
     return readFileSync(channelFilesOf(dataDir).token, 'utf8').trim();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new AdminChannelError(code === 'EACCES'
-      ? `the admin channel of ${dataDir} belongs to another user: run this as the user who started npm start (process ${owner})`
-      : `npm start (process ${owner}) owns ${dataDir} but has not opened its admin channel (is it still starting? run this again once it says "API ready")`);
+    throw new AdminChannelError(
+      code === 'EACCES'
+        ? `the admin channel of ${dataDir} belongs to another user: run this as the user who started npm start (process ${owner})`
+        : `npm start (process ${owner}) owns ${dataDir} but has not opened its admin channel (is it still starting? run this again once it says "API ready")`,
+    );
   }
 }
 
@@ -36,7 +38,10 @@ export function sendToServer(dataDir: string, owner: number, caller: ChannelCall
     const socket = connect(socketPath, () => {
       connected = true;
       writeFrame(socket, {
-        type: 'run', token, argv: caller.argv, cwd: caller.cwd,
+        type: 'run',
+        token,
+        argv: caller.argv,
+        cwd: caller.cwd,
         ...(caller.stderr.isTTY && caller.stderr.columns ? { terminalColumns: caller.stderr.columns } : {}),
       });
     });
@@ -49,11 +54,19 @@ export function sendToServer(dataDir: string, owner: number, caller: ChannelCall
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (connected) return; // the close below says what it means
       // A server starting up after a kill has claimed the folder but not yet replaced the old socket.
-      outcome = new AdminChannelError(`npm start (process ${owner}) owns ${dataDir}, but its admin channel does not answer (${error.code ?? error.message}): if it is still starting, run this again once it says "API ready"; if process ${owner} is not npm start (a killed server's pid, reused), remove ${dataDir}/owner.pid`);
+      outcome = new AdminChannelError(
+        `npm start (process ${owner}) owns ${dataDir}, but its admin channel does not answer (${error.code ?? error.message}): if it is still starting, run this again once it says "API ready"; if process ${owner} is not npm start (a killed server's pid, reused), remove ${dataDir}/owner.pid`,
+      );
     });
     socket.on('close', () => {
       if (typeof outcome === 'number') resolve(outcome);
-      else reject(outcome ?? new AdminChannelError(`npm start (process ${owner}) stopped before the command finished: the steps it completed stand, and a write it left half done is finished the next time the state folder is opened; check the state (admin local stats, keys list, webhooks list) before running it again`));
+      else
+        reject(
+          outcome ??
+            new AdminChannelError(
+              `npm start (process ${owner}) stopped before the command finished: the steps it completed stand, and a write it left half done is finished the next time the state folder is opened; check the state (admin local stats, keys list, webhooks list) before running it again`,
+            ),
+        );
     });
   });
 }

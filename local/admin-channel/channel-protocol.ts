@@ -1,7 +1,8 @@
 // The admin channel's wire format: newline-delimited JSON frames over the Unix socket in the state
 // folder. The client sends one request; the server answers with output frames and one exit frame.
-import { join } from 'node:path';
+
 import type { Socket } from 'node:net';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** A command for the running server: the CLI's arguments as typed, and where they were typed. */

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { isAbsolute } from 'node:path';
 import { Writable } from 'node:stream';
-import { channelFilesOf, MAX_SOCKET_PATH_BYTES, readFrames, writeFrame, type AdminRequest } from './channel-protocol';
+import { type AdminRequest, channelFilesOf, MAX_SOCKET_PATH_BYTES, readFrames, writeFrame } from './channel-protocol';
 
 /** What a command run for a client writes to: the client's stdout and stderr, over the socket. */
 export interface ChannelIo {
@@ -46,8 +46,14 @@ function sameToken(given: unknown, expected: Buffer): boolean {
 }
 
 function isRequest(frame: Record<string, unknown>): frame is Record<string, unknown> & AdminRequest {
-  return frame.type === 'run' && Array.isArray(frame.argv) && frame.argv.every((a) => typeof a === 'string') && typeof frame.cwd === 'string' && isAbsolute(frame.cwd)
-    && (frame.terminalColumns === undefined || (Number.isInteger(frame.terminalColumns) && (frame.terminalColumns as number) > 0));
+  return (
+    frame.type === 'run' &&
+    Array.isArray(frame.argv) &&
+    frame.argv.every((a) => typeof a === 'string') &&
+    typeof frame.cwd === 'string' &&
+    isAbsolute(frame.cwd) &&
+    (frame.terminalColumns === undefined || (Number.isInteger(frame.terminalColumns) && (frame.terminalColumns as number) > 0))
+  );
 }
 
 /** A terminal-like stream whose bytes go to the client's stderr: cli-progress draws its bar on it. */
@@ -68,7 +74,9 @@ function clientTerminal(socket: Socket, columns: number): NodeJS.WritableStream 
 export async function openAdminChannel(options: AdminChannelOptions): Promise<AdminChannel> {
   const files = channelFilesOf(options.dataDir);
   if (Buffer.byteLength(files.socket) > MAX_SOCKET_PATH_BYTES) {
-    throw new AdminChannelUnavailable(`the state folder's path is too long for the admin socket (${files.socket}: ${Buffer.byteLength(files.socket)} bytes, at most ${MAX_SOCKET_PATH_BYTES})`);
+    throw new AdminChannelUnavailable(
+      `the state folder's path is too long for the admin socket (${files.socket}: ${Buffer.byteLength(files.socket)} bytes, at most ${MAX_SOCKET_PATH_BYTES})`,
+    );
   }
   mkdirSync(files.folder, { recursive: true, mode: 0o700 });
   chmodSync(files.folder, 0o700);
@@ -103,9 +111,12 @@ export async function openAdminChannel(options: AdminChannelOptions): Promise<Ad
       running = true;
       const started = Date.now();
       // A caller that goes away once it has started does not stop it: stopping a write halfway is worse.
-      const { exitCode, command } = await options.run(request, io)
+      const { exitCode, command } = await options
+        .run(request, io)
         .catch(() => ({ exitCode: 1, command: null }))
-        .finally(() => { running = false; });
+        .finally(() => {
+          running = false;
+        });
       options.log('admin command', { command: command ?? '(not parsed)', exitCode, ms: Date.now() - started, callerGone: socket.destroyed });
       writeFrame(socket, { type: 'exit', code: exitCode });
       socket.end();

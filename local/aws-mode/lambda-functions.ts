@@ -1,28 +1,34 @@
 import type { APIGatewayRequestAuthorizerEvent, Context, ScheduledEvent } from 'aws-lambda';
+import type { OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { createAwsServices } from '../../lambdas/composition/aws';
-import { createAwsBackfillPorts, createAwsIndexerPorts, createAwsSearchServices, openSearchIndexFor, type EmbeddingSource } from '../../lambdas/composition/aws-search';
 import { createAwsDeadlineScanPorts } from '../../lambdas/composition/aws-deadline-scan';
+import {
+  createAwsBackfillPorts,
+  createAwsIndexerPorts,
+  createAwsSearchServices,
+  type EmbeddingSource,
+  openSearchIndexFor,
+} from '../../lambdas/composition/aws-search';
 import { awsTelemetry } from '../../lambdas/composition/aws-telemetry';
 import { createAwsDeliveryPorts, createAwsFanOutPorts, createAwsWebhookAdapters } from '../../lambdas/composition/aws-webhooks';
 import { unauthorized } from '../../lambdas/core/auth/api-keys';
 import type { TierName } from '../../lambdas/core/auth/tiers';
-import { bootstrapSearchIndices, type BootstrapEvent } from '../../lambdas/handlers/bootstrap-search-index';
+import type { IndexerPorts } from '../../lambdas/core/use-cases/index-record-changes';
+import { type BootstrapEvent, bootstrapSearchIndices } from '../../lambdas/handlers/bootstrap-search-index';
 import type { ApiEvent, ApiResult } from '../../lambdas/http/api-gateway';
 import { changeFanOutHandler } from '../../lambdas/http/change-fan-out';
-import { deadlineScanHandler } from '../../lambdas/http/deadline-scan';
-import { apiHandler, lambdaHandler } from '../../lambdas/http/lambda-handler';
 import { CORS_ORIGINS_ENV, parseCorsOrigins } from '../../lambdas/http/cors';
+import { deadlineScanHandler } from '../../lambdas/http/deadline-scan';
 import { docsAssetRoute, docsPageRoute } from '../../lambdas/http/docs-page';
+import { apiHandler, lambdaHandler } from '../../lambdas/http/lambda-handler';
 import { openApiRoute } from '../../lambdas/http/openapi';
 import { requestAuthorizerHandler } from '../../lambdas/http/request-authorizer';
 import { getRoute, listRoute, matchGrantsRoute, semanticSearchRoute } from '../../lambdas/http/routes';
 import { streamIndexerHandler } from '../../lambdas/http/stream-indexer';
 import { vectorBackfillHandler } from '../../lambdas/http/vector-backfill';
 import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
-import type { Embedder } from '../../lambdas/ports/embedder';
 import type { CursorKeySource } from '../../lambdas/ports/cursor-key';
-import type { OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
-import type { IndexerPorts } from '../../lambdas/core/use-cases/index-record-changes';
+import type { Embedder } from '../../lambdas/ports/embedder';
 import type { Services } from '../../lambdas/ports/services';
 import { API_ROUTES } from '../../lib/api-routes';
 import type { LocalRoute } from '../api-routes';
@@ -103,7 +109,12 @@ export function buildLocalAwsFunctions(env: NodeJS.ProcessEnv, embedder: Embedde
     const name = `${route.method} ${route.path}`;
     const handler = apiHandler(name, awsTelemetry, fn, corsOrigins);
     const invocation = context(route.entry.replace(/^.*\//, '').replace(/\.ts$/, ''));
-    return { method: route.method as LocalRoute['method'], resource: route.path, authenticated: !route.public, handler: (event) => handler(event, invocation()) };
+    return {
+      method: route.method as LocalRoute['method'],
+      resource: route.path,
+      authenticated: !route.public,
+      handler: (event) => handler(event, invocation()),
+    };
   });
 
   const authorizer = lambdaHandler('authorizer', awsTelemetry, requestAuthorizerHandler(records));
@@ -129,12 +140,34 @@ export function buildLocalAwsFunctions(env: NodeJS.ProcessEnv, embedder: Embedde
   return {
     routes,
     authorize,
-    indexer: lambdaHandler('indexer', awsTelemetry, streamIndexerHandler(() => indexerPorts, awsTelemetry.metrics)) as StreamHandler,
-    fanOut: lambdaHandler('webhook-fan-out', awsTelemetry, changeFanOutHandler(() => fanOutPorts)) as StreamHandler,
-    sender: lambdaHandler('webhook-sender', awsTelemetry, webhookSenderHandler(() => deliveryPorts, { mode: 'local' }, awsTelemetry.metrics)) as SqsLambdaHandler,
-    deadlineScan: lambdaHandler('deadline-scan', awsTelemetry, deadlineScanHandler(() => deadlinePorts)) as LocalAwsFunctions['deadlineScan'],
-    vectorBackfill: lambdaHandler('vector-backfill', awsTelemetry, vectorBackfillHandler(() => backfillPorts)) as LocalAwsFunctions['vectorBackfill'],
-    bootstrap: lambdaHandler('search-index-bootstrap', awsTelemetry, (event: BootstrapEvent) => bootstrapSearchIndices(event, (space) => openSearchIndexFor(env, space))),
+    indexer: lambdaHandler(
+      'indexer',
+      awsTelemetry,
+      streamIndexerHandler(() => indexerPorts, awsTelemetry.metrics),
+    ) as StreamHandler,
+    fanOut: lambdaHandler(
+      'webhook-fan-out',
+      awsTelemetry,
+      changeFanOutHandler(() => fanOutPorts),
+    ) as StreamHandler,
+    sender: lambdaHandler(
+      'webhook-sender',
+      awsTelemetry,
+      webhookSenderHandler(() => deliveryPorts, { mode: 'local' }, awsTelemetry.metrics),
+    ) as SqsLambdaHandler,
+    deadlineScan: lambdaHandler(
+      'deadline-scan',
+      awsTelemetry,
+      deadlineScanHandler(() => deadlinePorts),
+    ) as LocalAwsFunctions['deadlineScan'],
+    vectorBackfill: lambdaHandler(
+      'vector-backfill',
+      awsTelemetry,
+      vectorBackfillHandler(() => backfillPorts),
+    ) as LocalAwsFunctions['vectorBackfill'],
+    bootstrap: lambdaHandler('search-index-bootstrap', awsTelemetry, (event: BootstrapEvent) =>
+      bootstrapSearchIndices(event, (space) => openSearchIndexFor(env, space)),
+    ),
     services: searchServices,
     indexerPorts,
     indices: openSearchIndexFor(env, embedder.space),

@@ -4,10 +4,10 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { ingestFiles } from '../../lambdas/adapters/source-files/ingest-files';
 import { RESOURCE_KINDS } from '../../lambdas/core/records';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
-import { utcDate, type Clock } from '../../lambdas/ports/clock';
+import { type Clock, utcDate } from '../../lambdas/ports/clock';
 import type { RecordStore } from '../../lambdas/ports/record-store';
 import { ingestReporter, stderrTerminal } from '../ingest-report';
-import { catalogueWithGrants, generateContracts, generateFunders, generateGrants, type CatalogueSpec } from '../synthetic-catalogue';
+import { type CatalogueSpec, catalogueWithGrants, generateContracts, generateFunders, generateGrants } from '../synthetic-catalogue';
 import type { LocalAwsFunctions } from './lambda-functions';
 
 /**
@@ -25,7 +25,12 @@ export async function fillIndicesFromTable(functions: LocalAwsFunctions, state: 
   const counts: string[] = [];
   for (const kind of RESOURCE_KINDS) {
     const { documents } = await functions.indices.rebuild(kind, (write) =>
-      reindexRecords(store, { index: { upsert: (_kind, records, vectors) => write(records, vectors) }, embeddings: functions.indexerPorts.embeddings }, { kinds: [kind] }).then(() => undefined));
+      reindexRecords(
+        store,
+        { index: { upsert: (_kind, records, vectors) => write(records, vectors) }, embeddings: functions.indexerPorts.embeddings },
+        { kinds: [kind] },
+      ).then(() => undefined),
+    );
     counts.push(`${documents} ${kind}s`);
   }
   return `search indices rebuilt from the table (${counts.join(', ')}): the engine's indices are derived state`;

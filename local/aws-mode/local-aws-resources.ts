@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
-  WEBHOOK_DEAD_LETTER_RETENTION_SECONDS, WEBHOOK_MAX_RECEIVES, WEBHOOK_QUEUE_RETENTION_SECONDS, WEBHOOK_VISIBILITY_TIMEOUT_SECONDS,
+  WEBHOOK_DEAD_LETTER_RETENTION_SECONDS,
+  WEBHOOK_MAX_RECEIVES,
+  WEBHOOK_QUEUE_RETENTION_SECONDS,
+  WEBHOOK_VISIBILITY_TIMEOUT_SECONDS,
 } from '../../lib/webhook-queue-settings';
-import { ensureTable } from '../local-table';
 import { InProcessDynalite } from '../in-process-dynalite';
+import { ensureTable } from '../local-table';
 import { makeStatePrivate, PRIVATE_FILE_MODE } from '../private-state';
 import { newTableCredentials, type TableCredentials } from '../table-credentials';
 import { StreamProxy } from './stream-proxy';
@@ -56,7 +59,14 @@ export async function startLocalTable(dataDir: string): Promise<LocalTable> {
     const credentials = newTableCredentials();
     const credentialsFile = join(dataDir, TABLE_CREDENTIALS_FILE);
     writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
-    const proxy = new StreamProxy({ dynamo, accessKeyId: credentials.accessKeyId, tableName: LOCAL_AWS_TABLE_NAME, keyNames, region: LOCAL_AWS_REGION, stream });
+    const proxy = new StreamProxy({
+      dynamo,
+      accessKeyId: credentials.accessKeyId,
+      tableName: LOCAL_AWS_TABLE_NAME,
+      keyNames,
+      region: LOCAL_AWS_REGION,
+      stream,
+    });
     const endpoint = await proxy.listen();
     return {
       endpoint,
@@ -88,18 +98,26 @@ export async function ensureWebhookQueues(sqsEndpoint: string): Promise<LocalQue
   const sqs = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_AWS_REGION, credentials: LOCAL_CREDENTIALS });
   const arnOf = async (url: string) => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }))).Attributes!.QueueArn!;
   try {
-    const deadLetterQueueUrl = (await sqs.send(new CreateQueueCommand({
-      QueueName: LOCAL_AWS_QUEUE_NAMES.deadLetter,
-      Attributes: { MessageRetentionPeriod: String(WEBHOOK_DEAD_LETTER_RETENTION_SECONDS) },
-    }))).QueueUrl!;
-    const queueUrl = (await sqs.send(new CreateQueueCommand({
-      QueueName: LOCAL_AWS_QUEUE_NAMES.queue,
-      Attributes: {
-        VisibilityTimeout: String(WEBHOOK_VISIBILITY_TIMEOUT_SECONDS),
-        MessageRetentionPeriod: String(WEBHOOK_QUEUE_RETENTION_SECONDS),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: await arnOf(deadLetterQueueUrl), maxReceiveCount: WEBHOOK_MAX_RECEIVES }),
-      },
-    }))).QueueUrl!;
+    const deadLetterQueueUrl = (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: LOCAL_AWS_QUEUE_NAMES.deadLetter,
+          Attributes: { MessageRetentionPeriod: String(WEBHOOK_DEAD_LETTER_RETENTION_SECONDS) },
+        }),
+      )
+    ).QueueUrl!;
+    const queueUrl = (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: LOCAL_AWS_QUEUE_NAMES.queue,
+          Attributes: {
+            VisibilityTimeout: String(WEBHOOK_VISIBILITY_TIMEOUT_SECONDS),
+            MessageRetentionPeriod: String(WEBHOOK_QUEUE_RETENTION_SECONDS),
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: await arnOf(deadLetterQueueUrl), maxReceiveCount: WEBHOOK_MAX_RECEIVES }),
+          },
+        }),
+      )
+    ).QueueUrl!;
     return { queueUrl, queueArn: await arnOf(queueUrl), deadLetterQueueUrl };
   } finally {
     sqs.destroy();

@@ -10,8 +10,15 @@ const BACKFILL_EVERY_MS = 15 * 60_000;
 
 function scheduledEvent(rule: string): ScheduledEvent {
   return {
-    version: '0', id: randomUUID(), 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000',
-    time: new Date().toISOString(), region: LOCAL_AWS_REGION, resources: [`arn:aws:events:${LOCAL_AWS_REGION}:000000000000:rule/${rule}`], detail: {},
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: new Date().toISOString(),
+    region: LOCAL_AWS_REGION,
+    resources: [`arn:aws:events:${LOCAL_AWS_REGION}:000000000000:rule/${rule}`],
+    detail: {},
   };
 }
 
@@ -20,7 +27,8 @@ export function startSchedules(functions: LocalAwsFunctions, say: (message: stri
   let scanTimer: NodeJS.Timeout | undefined;
   let stopped = false;
   const scan = () => {
-    functions.deadlineScan(scheduledEvent('DeadlineSchedule'), functions.context('deadline-scan', 600_000)())
+    functions
+      .deadlineScan(scheduledEvent('DeadlineSchedule'), functions.context('deadline-scan', 600_000)())
       .catch((error: Error) => say(`deadline scan failed (${error.message}); EventBridge would retry it, and it runs again tomorrow`))
       .finally(() => {
         if (!stopped) scanTimer = setTimeout(scan, msUntilUtcTime(new Date(), DEADLINE_SCAN_AT_UTC));
@@ -28,7 +36,8 @@ export function startSchedules(functions: LocalAwsFunctions, say: (message: stri
   };
   scan();
   const backfill = setInterval(() => {
-    functions.vectorBackfill(scheduledEvent('VectorBackfillSchedule'), functions.context('vector-backfill', 600_000)())
+    functions
+      .vectorBackfill(scheduledEvent('VectorBackfillSchedule'), functions.context('vector-backfill', 600_000)())
       .catch((error: Error) => say(`vector backfill failed (${error.message})`));
   }, BACKFILL_EVERY_MS);
   return {

@@ -1,18 +1,18 @@
-import { localCursorKeys } from '../../lambdas/adapters/embedded/file-cursor-key';
 import { resolve } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-indices';
 import { CHANGE_EVENT_SK, RECORD_SK } from '../../lambdas/adapters/aws/records-table';
+import { localCursorKeys } from '../../lambdas/adapters/embedded/file-cursor-key';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
-import { claimDataDir } from '../data-dir-lock';
-import { makeStatePrivate } from '../private-state';
-import { ENGINE_ENV, ENGINE_NAMES, healthy, readState, startEngine, stopEngine } from '../engines/engine-processes';
-import type { EngineName } from '../engines/engine-artifacts';
-import { loadLocalEmbedder } from '../local-embedder';
-import { applyLambdaEnvironment, lambdaEnvironment } from './lambda-environment';
 import { allowsAnyOrigin, type CorsOrigins } from '../../lambdas/http/cors';
+import { claimDataDir } from '../data-dir-lock';
+import type { EngineName } from '../engines/engine-artifacts';
+import { ENGINE_ENV, ENGINE_NAMES, healthy, readState, startEngine, stopEngine } from '../engines/engine-processes';
 import type { ServerLimits } from '../http-connections';
+import { loadLocalEmbedder } from '../local-embedder';
+import { makeStatePrivate } from '../private-state';
+import { applyLambdaEnvironment, lambdaEnvironment } from './lambda-environment';
 import { ensureWebhookQueues, LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME, startLocalTable } from './local-aws-resources';
 import { startSqsEventSource } from './sqs-event-source';
 import { StreamEventSource } from './table-stream';
@@ -103,8 +103,14 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     cleanups.push(() => table.close());
     const queues = await ensureWebhookQueues(urls.elasticmq);
     const env = lambdaEnvironment({
-      region: LOCAL_AWS_REGION, tableName: LOCAL_AWS_TABLE_NAME, dynamoEndpoint: table.endpoint, credentials: table.credentials, sqsEndpoint: urls.elasticmq,
-      queueUrl: queues.queueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl, searchEndpoint: urls.opensearch,
+      region: LOCAL_AWS_REGION,
+      tableName: LOCAL_AWS_TABLE_NAME,
+      dynamoEndpoint: table.endpoint,
+      credentials: table.credentials,
+      sqsEndpoint: urls.elasticmq,
+      queueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      searchEndpoint: urls.opensearch,
       corsOrigins: options.corsOrigins,
     });
     // As Lambda does: the environment first, then the functions' code (which reads it as it loads).
@@ -117,25 +123,44 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const functions = buildLocalAwsFunctions(process.env, embedder, LOCAL_AWS_REGION, localCursorKeys(options.dataDir));
 
     // The search indices' deploy-time bootstrap (a CloudFormation custom resource in AWS).
-    const bootstrap = await functions.bootstrap({ RequestType: 'Create', ResourceProperties: { Embedder: embedder.space.embedder, Dimensions: String(embedder.space.dimensions) } })
+    const bootstrap = (await functions
+      .bootstrap({ RequestType: 'Create', ResourceProperties: { Embedder: embedder.space.embedder, Dimensions: String(embedder.space.dimensions) } })
       .catch((error: Error) => {
         // The running engine holds indices another embedder built (GCF_EMBEDDER changed): here they are derived state.
         if (!error.message.includes(REBUILD_REMEDY)) throw error;
         throw new Error(`${error.message} Locally: \`npm run engines -- stop opensearch\`, then start again on a fresh engine.`);
-      }) as { Data?: Record<string, string> };
-    say(`search indices: ${Object.entries(bootstrap.Data ?? {}).map(([kind, check]) => `${kind} ${check}`).join('; ')}`);
-    const filled = await fillIndicesFromTable(functions, { tableCreated: table.created, indicesCreated: Object.values(bootstrap.Data ?? {}).every((check) => check.startsWith('created')) });
+      })) as { Data?: Record<string, string> };
+    say(
+      `search indices: ${Object.entries(bootstrap.Data ?? {})
+        .map(([kind, check]) => `${kind} ${check}`)
+        .join('; ')}`,
+    );
+    const filled = await fillIndicesFromTable(functions, {
+      tableCreated: table.created,
+      indicesCreated: Object.values(bootstrap.Data ?? {}).every((check) => check.startsWith('created')),
+    });
     if (filled) say(filled);
 
-    const mapping = (name: string, handler: typeof functions.indexer, filter: (r: DynamoDBRecord) => boolean) => new StreamEventSource(table.stream, handler, functions.context(name, 60_000), {
-      name, ...STREAM_MAPPING, filter,
-      onError: (error, records) => say(`${name}: a batch of ${records.length} failed (${(error as Error).message}); retrying as the event source mapping would`),
-      onGivenUp: (records, error) => say(`${name}: gave up ${records.length} stream record(s) after ${STREAM_MAPPING.retryAttempts} retries (${(error as Error).message}); in AWS they go to the failure queue: npm run admin -- reindex catches the index up`),
-    });
+    const mapping = (name: string, handler: typeof functions.indexer, filter: (r: DynamoDBRecord) => boolean) =>
+      new StreamEventSource(table.stream, handler, functions.context(name, 60_000), {
+        name,
+        ...STREAM_MAPPING,
+        filter,
+        onError: (error, records) =>
+          say(`${name}: a batch of ${records.length} failed (${(error as Error).message}); retrying as the event source mapping would`),
+        onGivenUp: (records, error) =>
+          say(
+            `${name}: gave up ${records.length} stream record(s) after ${STREAM_MAPPING.retryAttempts} retries (${(error as Error).message}); in AWS they go to the failure queue: npm run admin -- reindex catches the index up`,
+          ),
+      });
     // The filters lib/ gives the mappings: record items to the indexer; new and rewritten outbox items to the fan-out.
     const sortKeyOf = (r: DynamoDBRecord) => (r.dynamodb?.Keys as Record<string, { S?: string }> | undefined)?.sk?.S;
     const indexer = mapping('indexer', functions.indexer, (r) => sortKeyOf(r) === RECORD_SK);
-    const fanOut = mapping('webhook-fan-out', functions.fanOut, (r) => sortKeyOf(r) === CHANGE_EVENT_SK && (r.eventName === 'INSERT' || r.eventName === 'MODIFY'));
+    const fanOut = mapping(
+      'webhook-fan-out',
+      functions.fanOut,
+      (r) => sortKeyOf(r) === CHANGE_EVENT_SK && (r.eventName === 'INSERT' || r.eventName === 'MODIFY'),
+    );
     indexer.start();
     fanOut.start();
     cleanups.push(async () => {
@@ -143,16 +168,27 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
       await Promise.all([indexer.stop(), fanOut.stop()]);
     });
     const sqs = new SQSClient({});
-    const sender = startSqsEventSource({ sqs, queueUrl: queues.queueUrl, queueArn: queues.queueArn, region: LOCAL_AWS_REGION }, functions.sender, functions.context('webhook-sender', 60_000), {
-      batchSize: SENDER_BATCH_SIZE,
-      onError: (error) => say(`webhook-sender: polling the queue failed (${(error as Error).message}); polling again`),
-    });
+    const sender = startSqsEventSource(
+      { sqs, queueUrl: queues.queueUrl, queueArn: queues.queueArn, region: LOCAL_AWS_REGION },
+      functions.sender,
+      functions.context('webhook-sender', 60_000),
+      {
+        batchSize: SENDER_BATCH_SIZE,
+        onError: (error) => say(`webhook-sender: polling the queue failed (${(error as Error).message}); polling again`),
+      },
+    );
     cleanups.push(async () => {
       await sender.stop();
       sqs.destroy();
     });
 
-    const seeded = await seedCatalogue(functions, { tableName: LOCAL_AWS_TABLE_NAME, seed: options.seed, sources: options.sources, dataDir: options.dataDir, say });
+    const seeded = await seedCatalogue(functions, {
+      tableName: LOCAL_AWS_TABLE_NAME,
+      seed: options.seed,
+      sources: options.sources,
+      dataDir: options.dataDir,
+      say,
+    });
     if (seeded) {
       say('waiting for the stream to index it…');
       await table.stream.drained();
@@ -170,17 +206,24 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const baseUrl = await listen(server, options.port, options.host).catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'EADDRINUSE' ? new Error(`port ${options.port} is in use: set PORT to another one`) : error;
     });
-    cleanups.push(() => new Promise<void>((done) => {
-      server.close(() => done());
-      server.closeAllConnections();
-    }));
+    cleanups.push(
+      () =>
+        new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        }),
+    );
     say(`state: ${options.dataDir}`);
     say(`CORS: ${allowsAnyOrigin(options.corsOrigins) ? 'any origin' : options.corsOrigins.join(', ')} (--cors-origins)`);
     say(`table ${LOCAL_AWS_TABLE_NAME} at ${table.endpoint} (dynalite with an emulated stream); webhook queue ${queues.queueUrl}`);
     // The credential is named by its file, never printed: output may go to a log others can read.
     const fromFile = (field: string) => `$(node -p 'require("${resolve(table.credentialsFile)}").${field}')`;
-    say(`admin commands against it: AWS_ENDPOINT_URL_DYNAMODB=${table.endpoint} AWS_ENDPOINT_URL_SQS=${urls.elasticmq} AWS_REGION=${LOCAL_AWS_REGION} AWS_ACCESS_KEY_ID=${fromFile('accessKeyId')} AWS_SECRET_ACCESS_KEY=${fromFile('secretAccessKey')} npm run admin -- <command> --target aws --table-name ${LOCAL_AWS_TABLE_NAME}`);
-    say(`API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${resolve(keys.file!)}").developer')" "${baseUrl}/grants-api?limit=2")`);
+    say(
+      `admin commands against it: AWS_ENDPOINT_URL_DYNAMODB=${table.endpoint} AWS_ENDPOINT_URL_SQS=${urls.elasticmq} AWS_REGION=${LOCAL_AWS_REGION} AWS_ACCESS_KEY_ID=${fromFile('accessKeyId')} AWS_SECRET_ACCESS_KEY=${fromFile('secretAccessKey')} npm run admin -- <command> --target aws --table-name ${LOCAL_AWS_TABLE_NAME}`,
+    );
+    say(
+      `API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${resolve(keys.file!)}").developer')" "${baseUrl}/grants-api?limit=2")`,
+    );
   } catch (error) {
     await cleanUp();
     throw error;

@@ -1,4 +1,4 @@
-import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 /**
@@ -9,6 +9,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
  * against ElasticMQ, and the engine tests use one poll at a time.
  */
 
+// biome-ignore lint/suspicious/noConfusingVoidType: the Lambda handler type, whose result is optional
 export type SqsLambdaHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
 export interface SqsQueueSource {
@@ -46,12 +47,15 @@ export async function pollSqsOnce(
   context: () => Context,
   options: { batchSize?: number; waitSeconds?: number; abortSignal?: AbortSignal } = {},
 ): Promise<PollResult> {
-  const { Messages: messages = [] } = await source.sqs.send(new ReceiveMessageCommand({
-    QueueUrl: source.queueUrl,
-    MaxNumberOfMessages: options.batchSize ?? 10,
-    WaitTimeSeconds: options.waitSeconds ?? 5,
-    MessageSystemAttributeNames: ['All'],
-  }), { abortSignal: options.abortSignal });
+  const { Messages: messages = [] } = await source.sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: source.queueUrl,
+      MaxNumberOfMessages: options.batchSize ?? 10,
+      WaitTimeSeconds: options.waitSeconds ?? 5,
+      MessageSystemAttributeNames: ['All'],
+    }),
+    { abortSignal: options.abortSignal },
+  );
   if (messages.length === 0) return { messages, failures: [] };
   const response = await handler({ Records: messages.map((m) => sqsRecordOf(m, source)) }, context());
   const failures = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);

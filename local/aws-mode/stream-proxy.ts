@@ -39,7 +39,10 @@ export interface StreamProxyOptions {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -66,7 +69,7 @@ export class StreamProxy {
         const body = await readBody(req);
         const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
         const run = () => (WRITES.has(operation) ? this.streamedWrite(operation, req.headers, body) : this.forward(req.method ?? 'POST', req.headers, body));
-        const answer = WRITES.has(operation) ? await (this.writes = this.writes.then(run, run)) as Forwarded : await run();
+        const answer = WRITES.has(operation) ? ((await (this.writes = this.writes.then(run, run))) as Forwarded) : await run();
         res.writeHead(answer.status, answer.headers);
         res.end(answer.body);
       })().catch((error: Error) => {
@@ -95,7 +98,7 @@ export class StreamProxy {
   private keysOf(operation: string, request: Record<string, unknown>): AttributeMap[] {
     const keyOf = (item: AttributeMap) => Object.fromEntries(this.options.keyNames.map((name) => [name, item[name]!]));
     if (operation === 'BatchWriteItem') {
-      const requests = ((request.RequestItems as Record<string, WriteRequest[]> | undefined) ?? {})[this.options.tableName] ?? [];
+      const requests = (request.RequestItems as Record<string, WriteRequest[]> | undefined)?.[this.options.tableName] ?? [];
       return requests.map((r) => keyOf(r.PutRequest?.Item ?? r.DeleteRequest!.Key));
     }
     if (request.TableName !== this.options.tableName) return [];
@@ -153,15 +156,23 @@ export class StreamProxy {
     const found = new Map<string, AttributeMap>();
     for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
       const payload = JSON.stringify({ RequestItems: { [this.options.tableName]: { Keys: keys.slice(i, i + BATCH_GET_MAX), ConsistentRead: true } } });
-      const answer = await this.forward('POST', {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': 'DynamoDB_20120810.BatchGetItem',
-        // dynalite checks that a request is signed, not the signature.
-        'x-amz-date': new Date().toISOString().replace(/[-:]|\.\d+/g, ''),
-        authorization: `AWS4-HMAC-SHA256 Credential=local/20200101/${this.options.region}/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0`,
-        'content-length': String(Buffer.byteLength(payload)),
-      }, Buffer.from(payload));
-      const parsed = JSON.parse(answer.body.toString('utf8')) as { Responses?: Record<string, AttributeMap[]>; UnprocessedKeys?: Record<string, unknown>; message?: string };
+      const answer = await this.forward(
+        'POST',
+        {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': 'DynamoDB_20120810.BatchGetItem',
+          // dynalite checks that a request is signed, not the signature.
+          'x-amz-date': new Date().toISOString().replace(/[-:]|\.\d+/g, ''),
+          authorization: `AWS4-HMAC-SHA256 Credential=local/20200101/${this.options.region}/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0`,
+          'content-length': String(Buffer.byteLength(payload)),
+        },
+        Buffer.from(payload),
+      );
+      const parsed = JSON.parse(answer.body.toString('utf8')) as {
+        Responses?: Record<string, AttributeMap[]>;
+        UnprocessedKeys?: Record<string, unknown>;
+        message?: string;
+      };
       if (answer.status !== 200) throw new Error(`reading the items a write touches failed: ${parsed.message ?? answer.status}`);
       if (Object.keys(parsed.UnprocessedKeys ?? {}).length > 0) throw new Error('dynalite left keys unread');
       for (const item of parsed.Responses?.[this.options.tableName] ?? []) {

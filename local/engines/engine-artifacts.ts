@@ -24,7 +24,10 @@ export interface EngineRuntime {
 
 /** An artifact mvn could not fetch, a launcher that did not compile: the engine cannot run here. */
 export class EngineArtifactsUnavailable extends Error {
-  constructor(readonly engine: EngineName, detail: string) {
+  constructor(
+    readonly engine: EngineName,
+    detail: string,
+  ) {
     super(`engine ${engine} is unavailable: ${detail}`);
   }
 }
@@ -35,7 +38,9 @@ const cacheOf = (name: EngineName, cacheDir: string) => join(cacheDir, name);
 /** mvn's ERROR lines that say what failed (they name the artifact it could not resolve), without its advice on re-running. */
 function mavenErrors(output: string): string {
   // mvn colours some lines even in batch mode.
-  const errors = output.replace(/\u001b\[[0-9;]*m/g, '').split('\n')
+  const errors = output
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
     .filter((line) => line.startsWith('[ERROR]'))
     .map((line) => line.replace(/^\[ERROR\]\s*/, '').trim())
     .filter((line) => line !== '' && !/^(To see the full|Re-run Maven|For more information|\[Help 1\])/.test(line));
@@ -60,7 +65,10 @@ function resolvedClasspath(engine: EngineName, cache: string): string[] {
     if (engine === 'opensearch') runMaven(engine, [`${DEPENDENCY_PLUGIN}:unpack`, `-Dknn.dir=${join(cache, 'knn')}`]);
     writeFileSync(stamp, pom);
   }
-  const entries = readFileSync(file, 'utf8').trim().split(delimiter).filter((entry) => entry !== '');
+  const entries = readFileSync(file, 'utf8')
+    .trim()
+    .split(delimiter)
+    .filter((entry) => entry !== '');
   const missing = entries.find((entry) => !existsSync(entry));
   if (missing) {
     rmSync(stamp, { force: true });
@@ -72,7 +80,11 @@ function resolvedClasspath(engine: EngineName, cache: string): string[] {
 /** The k-NN plugin's jars, unpacked from its plugin zip beside the classpath. */
 function knnPluginJars(cache: string): string[] {
   const dir = join(cache, 'knn');
-  const jars = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.jar')).map((name) => join(dir, name)) : [];
+  const jars = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.jar'))
+        .map((name) => join(dir, name))
+    : [];
   if (!jars.some((jar) => /opensearch-knn-[\d.]+\.jar$/.test(jar))) {
     throw new EngineArtifactsUnavailable('opensearch', 'org.opensearch.plugin:opensearch-knn (zip) was not unpacked');
   }

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { engineRuntime, ENGINES_CACHE_DIR, type EngineName } from './engine-artifacts';
+import { ENGINES_CACHE_DIR, type EngineName, engineRuntime } from './engine-artifacts';
 
 /**
  * Starts, checks and stops the engines (`npm run engines -- start|stop|status`): each a Java
@@ -53,7 +53,9 @@ function checkJava(): void {
   const version = /version "(\d+)(?:\.(\d+))?/.exec(probe.stderr);
   const major = version ? Number(version[1] === '1' ? version[2] : version[1]) : NaN;
   if (!(major >= JAVA_MAJOR.min && major <= JAVA_MAJOR.max)) {
-    throw new EngineStartFailed(`OpenSearch 2.19 needs Java ${JAVA_MAJOR.min} to ${JAVA_MAJOR.max}; ${java} is ${version ? major : 'of unknown version'} (set JAVA_HOME to a JDK 17)`);
+    throw new EngineStartFailed(
+      `OpenSearch 2.19 needs Java ${JAVA_MAJOR.min} to ${JAVA_MAJOR.max}; ${java} is ${version ? major : 'of unknown version'} (set JAVA_HOME to a JDK 17)`,
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { ApiError, createClient, type DataServiceClient, type ListItem } from '../../clients/typescript/src/index';
 import type { Grant } from '../../lambdas/core/records';
 import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
-import { ApiError, createClient, type DataServiceClient, type ListItem } from '../../clients/typescript/src/index';
 import { startTestApi, TEST_CATALOGUE, type TestApi } from '../support/api-server';
 import { matches, sortRecords } from '../support/oracle';
 
@@ -50,7 +50,11 @@ describe('typed calls', () => {
     expectTypeOf(page.results).toEqualTypeOf<ListItem<'grants'>[]>();
     expect(page.results).toHaveLength(7);
     expect(page.pagination).toMatchObject({ limit: 7, offset: 0, returned: 7 });
-    const expected = sortRecords(grants.filter((g) => matches(g, { states: 'CA', include_national: 'true' }, today)), 'deadline_date', 'asc');
+    const expected = sortRecords(
+      grants.filter((g) => matches(g, { states: 'CA', include_national: 'true' }, today)),
+      'deadline_date',
+      'asc',
+    );
     expect(page.pagination.total).toBe(expected.length);
     expect(page.results.map((g) => g.id)).toEqual(expected.slice(0, 7).map((g) => g.id));
     expect(await client.count('grants', { states: 'CA', include_national: true })).toBe(expected.length);
@@ -81,7 +85,11 @@ describe('typed calls', () => {
     }
 
     const matched = await client.matchGrants({
-      profile: { mission: 'Community health workers and clinics for rural families, with telehealth and behavioral health care.', geography: 'rural Kansas', applicant_type: 'nonprofit' },
+      profile: {
+        mission: 'Community health workers and clinics for rural families, with telehealth and behavioral health care.',
+        geography: 'rural Kansas',
+        applicant_type: 'nonprofit',
+      },
       limit: 5,
     });
     expect(matched.count).toBeGreaterThan(0);

@@ -14,7 +14,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const EXPECTED_EXPORTS = ['ApiError', 'DEFAULT_TOLERANCE_SECONDS', 'OFFSET_MAX', 'PAGE_MAX', 'PagingLimitError', 'READ_ONLY_POST_PATHS', 'RETRYABLE_STATUSES', 'createClient', 'retryAfterMs', 'verifyWebhookSignature'];
+const EXPECTED_EXPORTS = [
+  'ApiError',
+  'DEFAULT_TOLERANCE_SECONDS',
+  'OFFSET_MAX',
+  'PAGE_MAX',
+  'PagingLimitError',
+  'READ_ONLY_POST_PATHS',
+  'RETRYABLE_STATUSES',
+  'createClient',
+  'retryAfterMs',
+  'verifyWebhookSignature',
+];
 const LIST_EXPORTS = `import('@gcf/data-service-client').then((m) => console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, v]) => [k, typeof v])))))`;
 
 const folders: string[] = [];
@@ -50,14 +61,30 @@ describe('the TypeScript client package', () => {
     expect(exports).toMatchObject({ createClient: 'function', verifyWebhookSignature: 'function', ApiError: 'function' });
 
     // A user's TypeScript resolves the package's declarations, and a wrong call is a type error.
-    writeFileSync(join(app, 'use.ts'), [
-      "import { createClient, type DataServiceClient } from '@gcf/data-service-client';",
-      "const client: DataServiceClient = createClient({ baseUrl: 'http://127.0.0.1:3000/functions/v1', apiKey: 'gcf_live_x' });",
-      'export default client;',
-    ].join('\n'));
+    writeFileSync(
+      join(app, 'use.ts'),
+      [
+        "import { createClient, type DataServiceClient } from '@gcf/data-service-client';",
+        "const client: DataServiceClient = createClient({ baseUrl: 'http://127.0.0.1:3000/functions/v1', apiKey: 'gcf_live_x' });",
+        'export default client;',
+      ].join('\n'),
+    );
     writeFileSync(join(app, 'wrong.ts'), "import { createClient } from '@gcf/data-service-client';\nexport default createClient(42);\n");
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const options = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--typeRoots', join(ROOT, 'node_modules', '@types')];
+    const options = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--types',
+      'node',
+      '--typeRoots',
+      join(ROOT, 'node_modules', '@types'),
+    ];
     await run(process.execPath, [tsc, ...options, 'use.ts'], { cwd: app });
     await expect(run(process.execPath, [tsc, ...options, 'wrong.ts'], { cwd: app })).rejects.toMatchObject({ stdout: expect.stringContaining('wrong.ts') });
   }, 240_000);

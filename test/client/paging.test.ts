@@ -25,13 +25,23 @@ async function listServer(total: number, cursors: boolean): Promise<{ baseUrl: s
     const cursor = query.get('cursor');
     const offset = cursor === null ? Number(query.get('offset') ?? 0) : Number(Buffer.from(cursor, 'base64url').toString());
     if (cursor === null && offset > OFFSET_MAX) {
-      res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { code: 'INVALID_PARAMETER', message: 'offset too large', details: [{ field: 'offset', issue: 'at most 10000' }] } }));
+      res
+        .writeHead(400, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'INVALID_PARAMETER', message: 'offset too large', details: [{ field: 'offset', issue: 'at most 10000' }] } }));
       return;
     }
     const results = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => ({ id: `g${offset + i}` }));
     const next = offset + results.length;
-    const pagination = { total, limit, offset, returned: results.length, ...(cursors && next < total ? { next_cursor: Buffer.from(String(next)).toString('base64url') } : {}) };
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ results, pagination, meta: { response_time_ms: 1, sort_by: 'created_at', order: 'desc' } }));
+    const pagination = {
+      total,
+      limit,
+      offset,
+      returned: results.length,
+      ...(cursors && next < total ? { next_cursor: Buffer.from(String(next)).toString('base64url') } : {}),
+    };
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ results, pagination, meta: { response_time_ms: 1, sort_by: 'created_at', order: 'desc' } }));
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return { baseUrl: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/functions/v1`, queries };

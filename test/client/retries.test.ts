@@ -46,7 +46,11 @@ async function scriptedServer(script: Scripted[]): Promise<{ baseUrl: string; re
 }
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
-const PAGE = { results: [], pagination: { total: 0, total_relation: 'eq', limit: 20, offset: 0, returned: 0 }, meta: { response_time_ms: 1, sort_by: 'created_at', order: 'desc' } };
+const PAGE = {
+  results: [],
+  pagination: { total: 0, total_relation: 'eq', limit: 20, offset: 0, returned: 0 },
+  meta: { response_time_ms: 1, sort_by: 'created_at', order: 'desc' },
+};
 const rateLimited = (retryAfter?: string): Scripted => ({
   status: 429,
   headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter },
@@ -114,7 +118,10 @@ describe('retries', () => {
   it('400 is never retried, nor 500', async () => {
     for (const status of [400, 500]) {
       const { baseUrl, requests } = await scriptedServer([
-        { status, body: { error: { code: status === 400 ? 'INVALID_PARAMETER' : 'INTERNAL', message: 'no', details: [{ field: 'limit', issue: 'too big' }] } } },
+        {
+          status,
+          body: { error: { code: status === 400 ? 'INVALID_PARAMETER' : 'INTERNAL', message: 'no', details: [{ field: 'limit', issue: 'too big' }] } },
+        },
         { status: 200, body: PAGE },
       ]);
       const { client, waits } = clientFor(baseUrl);
@@ -145,7 +152,9 @@ describe('retries', () => {
   it('any other POST is sent once', async () => {
     const { baseUrl, requests } = await scriptedServer([rateLimited('1'), { status: 200 }]);
     const { client, waits } = clientFor(baseUrl);
-    const { response } = await (client.raw as unknown as { POST(path: string, init: object): Promise<{ response: Response }> }).POST('/grants-api', { body: {} });
+    const { response } = await (client.raw as unknown as { POST(path: string, init: object): Promise<{ response: Response }> }).POST('/grants-api', {
+      body: {},
+    });
     expect(response.status).toBe(429);
     expect(requests).toHaveLength(1);
     expect(waits).toEqual([]);
@@ -167,7 +176,12 @@ describe('retries', () => {
       return fetch(request);
     };
     const waits: number[] = [];
-    const client = createClient({ baseUrl, apiKey: 'k', fetch: flaky, retry: { random: () => 0.25, baseDelayMs: 400, sleep: async (ms) => void waits.push(ms) } });
+    const client = createClient({
+      baseUrl,
+      apiKey: 'k',
+      fetch: flaky,
+      retry: { random: () => 0.25, baseDelayMs: 400, sleep: async (ms) => void waits.push(ms) },
+    });
     await client.listGrants();
     expect(calls).toBe(2);
     expect(requests).toHaveLength(1);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceError } from '../../lambdas/core/errors';
 import type { ListQuery } from '../../lambdas/core/query/list-query';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ApplicantType, Contract, Grant, ResourceKind } from '../../lambdas/core/records';
@@ -6,7 +7,6 @@ import { HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
 import { FLOOR_SPREAD } from '../../lambdas/core/search/query-floor';
 import { relevanceOfCosine, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
-import { ServiceError } from '../../lambdas/core/errors';
 import type { IndexPage, SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
 import { describeSearchIndexFacetsContract } from './search-index-facets-contract';
 
@@ -36,23 +36,76 @@ const unit = (...xs: number[]): Float32Array => {
 function grant(n: number, title: string, description: string, extra: Partial<Grant> = {}): Grant {
   return {
     id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    title, description, amount_min: null, amount_max: null, deadline_date: null, status: 'posted', geography: null,
-    funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
-    created_at: `2026-0${1 + (n % 9)}-01T00:00:00.000Z`, categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [], source: 'contract-test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null, ...extra,
+    title,
+    description,
+    amount_min: null,
+    amount_max: null,
+    deadline_date: null,
+    status: 'posted',
+    geography: null,
+    funder_id: '00000000-0000-4000-8000-999999999999',
+    funder_name: 'Department of Justice',
+    listing_url: null,
+    created_at: `2026-0${1 + (n % 9)}-01T00:00:00.000Z`,
+    categories: [],
+    opportunity_type: 'open',
+    project_end_date: null,
+    archive_date: null,
+    states: [],
+    source: 'contract-test',
+    source_id: String(n),
+    eligible_applicants: [],
+    requires_501c3: null,
+    assistance_listings: [],
+    agency_code: null,
+    ...extra,
   };
 }
 
 // Directions: x = policing, y = water, z = health, w = arts.
 const CATALOGUE: { record: Grant; vector: Float32Array | null }[] = [
-  { record: grant(1, 'Police equipment program', 'Body cameras and radios for local police departments.', { deadline_date: '2027-03-01', amount_max: 500_000, states: ['TX'], eligible_applicants: ['municipality'] }), vector: unit(1, 0, 0, 0) },
-  { record: grant(2, 'Law enforcement technology', 'Modernising tools for sheriffs and officers.', { deadline_date: '2027-01-15', amount_max: 90_000, eligible_applicants: ['nonprofit', 'academic'], requires_501c3: true }), vector: unit(0.9, 0, 0.1, 0) },
-  { record: grant(3, 'Community policing and youth', 'Mentoring programs; equipment is not funded.', { amount_max: 20_000, states: ['CA'] }), vector: unit(0.7, 0, 0.3, 0.1) },
-  { record: grant(4, 'Rural water systems', 'Drinking water infrastructure for small towns.', { deadline_date: '2026-12-31', states: ['TX'] }), vector: unit(0, 1, 0, 0) },
+  {
+    record: grant(1, 'Police equipment program', 'Body cameras and radios for local police departments.', {
+      deadline_date: '2027-03-01',
+      amount_max: 500_000,
+      states: ['TX'],
+      eligible_applicants: ['municipality'],
+    }),
+    vector: unit(1, 0, 0, 0),
+  },
+  {
+    record: grant(2, 'Law enforcement technology', 'Modernising tools for sheriffs and officers.', {
+      deadline_date: '2027-01-15',
+      amount_max: 90_000,
+      eligible_applicants: ['nonprofit', 'academic'],
+      requires_501c3: true,
+    }),
+    vector: unit(0.9, 0, 0.1, 0),
+  },
+  {
+    record: grant(3, 'Community policing and youth', 'Mentoring programs; equipment is not funded.', { amount_max: 20_000, states: ['CA'] }),
+    vector: unit(0.7, 0, 0.3, 0.1),
+  },
+  {
+    record: grant(4, 'Rural water systems', 'Drinking water infrastructure for small towns.', { deadline_date: '2026-12-31', states: ['TX'] }),
+    vector: unit(0, 1, 0, 0),
+  },
   { record: grant(5, 'Clinic equipment', 'Medical equipment for rural health clinics.', { deadline_date: '2025-01-01' }), vector: unit(0, 0.1, 1, 0) },
   { record: grant(6, 'Arts in schools', 'Music and theatre for students.', { status: 'forecasted' }), vector: unit(0, 0, 0, 1) },
-  { record: grant(7, 'Equipment for first responders', 'Police, fire and EMS equipment grants.', { opportunity_type: 'awarded', project_end_date: '2024-06-30' }), vector: unit(0.8, 0, 0.2, 0) },
-  { record: grant(8, 'Police equipment program', 'Duplicate posting with the same text as record 1.', { eligible_applicants: ['nonprofit', 'municipality'], requires_501c3: false }), vector: unit(1, 0, 0, 0) },
+  {
+    record: grant(7, 'Equipment for first responders', 'Police, fire and EMS equipment grants.', {
+      opportunity_type: 'awarded',
+      project_end_date: '2024-06-30',
+    }),
+    vector: unit(0.8, 0, 0.2, 0),
+  },
+  {
+    record: grant(8, 'Police equipment program', 'Duplicate posting with the same text as record 1.', {
+      eligible_applicants: ['nonprofit', 'municipality'],
+      requires_501c3: false,
+    }),
+    vector: unit(1, 0, 0, 0),
+  },
   { record: grant(9, 'Untitled notice', 'No text a model would embed.'), vector: null },
   // Lapsed listings: stale (open-ended, posted 2014), archived, a placeholder deadline on an old posting.
   { record: grant(10, 'Police radio upgrade', 'Radios for police.', { created_at: '2014-03-01T00:00:00.000Z' }), vector: null },
@@ -65,7 +118,10 @@ const CATALOGUE: { record: Grant; vector: Float32Array | null }[] = [
   // A past award with identifiers: its opportunity number, Assistance Listing (and its program's title) and agency code.
   {
     record: grant(16, 'Court improvements', 'Case management.', {
-      opportunity_type: 'awarded', project_end_date: '2025-09-30', source_id: 'PAR-25-098', agency_code: 'USDOJ-OJP-BJA',
+      opportunity_type: 'awarded',
+      project_end_date: '2025-09-30',
+      source_id: 'PAR-25-098',
+      agency_code: 'USDOJ-OJP-BJA',
       assistance_listings: [{ number: '16.608', program_title: 'Tribal Court Assistance Program' }],
     }),
     vector: null,
@@ -77,10 +133,33 @@ const byN = (n: number) => CATALOGUE[n - 1]!.record.id;
 function contract(n: number, title: string, extra: Partial<Contract> = {}): Contract {
   return {
     id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
-    title, description: 'Solicitation notice.', amount_min: null, amount_max: null, deadline_date: null, status: 'open', geography: null,
-    funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
-    created_at: '2026-10-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [], source: 'contract-test', source_id: `c${n}`, document_url: null, naics: null, primary_contact_email: null, set_aside_code: null, solicitation_number: null, psc_code: null, naics_description: null, psc_description: null, ...extra,
+    title,
+    description: 'Solicitation notice.',
+    amount_min: null,
+    amount_max: null,
+    deadline_date: null,
+    status: 'open',
+    geography: null,
+    funder_id: '00000000-0000-4000-8000-999999999999',
+    funder_name: 'Department of Justice',
+    listing_url: null,
+    created_at: '2026-10-01T00:00:00.000Z',
+    categories: [],
+    opportunity_type: 'open',
+    project_end_date: null,
+    archive_date: null,
+    states: [],
+    source: 'contract-test',
+    source_id: `c${n}`,
+    document_url: null,
+    naics: null,
+    primary_contact_email: null,
+    set_aside_code: null,
+    solicitation_number: null,
+    psc_code: null,
+    naics_description: null,
+    psc_description: null,
+    ...extra,
   };
 }
 
@@ -97,7 +176,12 @@ const DRONE_CONTRACTS: { record: Contract; vector: Float32Array }[] = [
   { record: contract(5, 'Surveillance cameras'), vector: unit(0, 1, 0, 0) }, // one word, cosine 0: off topic
   // A notice with codes: its solicitation number (another in its title), NAICS (and industry) and PSC code.
   {
-    record: contract(6, 'J019--Hull repair 36C24827Q0012', { solicitation_number: 'W912DY-26-R-0012', naics: '336611', naics_description: 'Ship Building and Repairing', psc_code: 'J019' }),
+    record: contract(6, 'J019--Hull repair 36C24827Q0012', {
+      solicitation_number: 'W912DY-26-R-0012',
+      naics: '336611',
+      naics_description: 'Ship Building and Repairing',
+      psc_code: 'J019',
+    }),
     vector: unit(0, 0, 1, 0),
   },
   ...Array.from({ length: 80 }, (_, i) => ({ record: contract(100 + i, `Office supplies lot ${i}`), vector: unit(0, 0, 0, 1) })),
@@ -108,7 +192,10 @@ const byContract = (n: number) => DRONE_CONTRACTS.find((c) => c.record.source_id
  * A query vector and a scale whose floor is `floor` for every query (relevance 1 at cosine 1),
  * and whose lexical floor is `lexicalFloor` (a query whose full keyword matches reach it is on topic).
  */
-const semanticQuery = (vector: Float32Array | null, floor: number, lexicalFloor = floor): SemanticQuery => ({ vector, scale: { floor, shortFloor: floor, lexicalFloor, profileFloor: floor, upper: 1 } });
+const semanticQuery = (vector: Float32Array | null, floor: number, lexicalFloor = floor): SemanticQuery => ({
+  vector,
+  scale: { floor, shortFloor: floor, lexicalFloor, profileFloor: floor, upper: 1 },
+});
 
 /**
  * A hybrid page's relevance, as fuseHybrid gives it: the weighted semantic relevance of the
@@ -116,7 +203,13 @@ const semanticQuery = (vector: Float32Array | null, floor: number, lexicalFloor 
  * proportion to their BM25, which each engine computes its own way: 1 - HYBRID_SEMANTIC_WEIGHT
  * exactly for the best keyword match, less for the others, none for records only the vector found.
  */
-function expectFusedRelevance(results: { id: string; relevance?: number }[], cosines: Map<string, number>, keywordIds: readonly string[], bestKeywordId: string, scale: SimilarityScale): void {
+function expectFusedRelevance(
+  results: { id: string; relevance?: number }[],
+  cosines: Map<string, number>,
+  keywordIds: readonly string[],
+  bestKeywordId: string,
+  scale: SimilarityScale,
+): void {
   const keywordShare = 1 - HYBRID_SEMANTIC_WEIGHT;
   for (const result of results) {
     const cosine = cosines.get(result.id);
@@ -143,7 +236,12 @@ function query(params: Record<string, string>, kind: ResourceKind = 'grant'): Li
  * each once, as many as the total.
  */
 /** A page, or null when the index refuses it as past its window (a 400 naming offset or cursor). */
-async function pageWithinWindow(index: SearchIndex, kind: 'grant' | 'contract', listQuery: ListQuery, semantic: SemanticQuery | undefined): Promise<IndexPage<'grant' | 'contract'> | null> {
+async function pageWithinWindow(
+  index: SearchIndex,
+  kind: 'grant' | 'contract',
+  listQuery: ListQuery,
+  semantic: SemanticQuery | undefined,
+): Promise<IndexPage<'grant' | 'contract'> | null> {
   try {
     return await index.query(kind, listQuery as ListQuery & { kind: typeof kind }, semantic);
   } catch (error) {
@@ -157,7 +255,13 @@ async function pageWithinWindow(index: SearchIndex, kind: 'grant' | 'contract', 
  * checks that both give the same records in the same order, each once; every record the total
  * counts when the walk was not stopped by a window.
  */
-async function expectKeysetWalkMatchesOffsets(index: SearchIndex, kind: 'grant' | 'contract', params: Record<string, string>, semantic: SemanticQuery | undefined, limit: number): Promise<{ ids: string[]; total: number; windowed: boolean }> {
+async function expectKeysetWalkMatchesOffsets(
+  index: SearchIndex,
+  kind: 'grant' | 'contract',
+  params: Record<string, string>,
+  semantic: SemanticQuery | undefined,
+  limit: number,
+): Promise<{ ids: string[]; total: number; windowed: boolean }> {
   const label = JSON.stringify({ ...params, limit });
   const byOffset: string[] = [];
   let total = -1;
@@ -201,8 +305,16 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
     beforeAll(async () => {
       harness = await start();
       index = harness.index;
-      await index.upsert('grant', CATALOGUE.map((c) => c.record), CATALOGUE.map((c) => c.vector));
-      await index.upsert('contract', DRONE_CONTRACTS.map((c) => c.record), DRONE_CONTRACTS.map((c) => c.vector));
+      await index.upsert(
+        'grant',
+        CATALOGUE.map((c) => c.record),
+        CATALOGUE.map((c) => c.vector),
+      );
+      await index.upsert(
+        'contract',
+        DRONE_CONTRACTS.map((c) => c.record),
+        DRONE_CONTRACTS.map((c) => c.vector),
+      );
       await harness.settle();
     });
     afterAll(async () => harness?.close());
@@ -225,10 +337,12 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         expect(await ids({ search: 'police cameras clinic' })).toEqual([byN(1)]);
       });
 
-      it('searches the funder, a grant\'s program titles and a contract\'s industry too, but not the categories', async () => {
+      it("searches the funder, a grant's program titles and a contract's industry too, but not the categories", async () => {
         expect(await ids({ search: 'endowment' })).toEqual([byN(15)]);
         expect(await ids({ search: 'tribal', opportunity_type: 'all' })).toEqual([byN(16)]);
-        expect((await index.query('contract', query({ search: 'shipbuilding building', status: 'open,closed' }, 'contract'))).results.map((r) => r.id)).toEqual([byContract(6)]);
+        expect((await index.query('contract', query({ search: 'shipbuilding building', status: 'open,closed' }, 'contract'))).results.map((r) => r.id)).toEqual(
+          [byContract(6)],
+        );
         expect(await ids({ search: 'environment' })).toEqual([]);
       });
 
@@ -239,8 +353,8 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
 
       it('matches plural and singular alike', async () => {
-        expect((await ids({ search: 'clinics', status: 'closed' }))).toEqual([byN(5)]);
-        expect((await ids({ search: 'clinic', status: 'closed' }))).toEqual([byN(5)]);
+        expect(await ids({ search: 'clinics', status: 'closed' })).toEqual([byN(5)]);
+        expect(await ids({ search: 'clinic', status: 'closed' })).toEqual([byN(5)]);
       });
 
       it('treats query syntax as plain text (a field prefix is just another word)', async () => {
@@ -261,7 +375,11 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
 
       it('says how many records the text matches when the filters exclude them all', async () => {
         // 10, 11 and 12 lapsed (closed); 1, 3 and 8 are open; 7 is an award: 7 records hold "police" in all.
-        expect(await index.query('grant', query({ search: 'police', states: 'NY' }))).toEqual({ total: 0, results: [], empty: { reason: 'filtered_out', matchesWithoutFilters: 7 } });
+        expect(await index.query('grant', query({ search: 'police', states: 'NY' }))).toEqual({
+          total: 0,
+          results: [],
+          empty: { reason: 'filtered_out', matchesWithoutFilters: 7 },
+        });
       });
     });
 
@@ -290,8 +408,16 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         expect(page.floor).toMatchObject({ basis: 'similarity' });
         // A vector no notice is near (every cosine 0 or less): the query is answered on its identifier alone.
         const nowhere = semanticQuery(unit(-1, 0, 0, 0), 0.5);
-        const semantic = await index.query('contract', query({ search: 'W912DY-26-R-0012', search_mode: 'semantic', status: 'open,closed' }, 'contract'), nowhere);
-        expect(semantic).toMatchObject({ total: 0, empty: { reason: 'below_floor', identifierOnly: true }, floor: { basis: 'identifier', semanticFloor: null } });
+        const semantic = await index.query(
+          'contract',
+          query({ search: 'W912DY-26-R-0012', search_mode: 'semantic', status: 'open,closed' }, 'contract'),
+          nowhere,
+        );
+        expect(semantic).toMatchObject({
+          total: 0,
+          empty: { reason: 'below_floor', identifierOnly: true },
+          floor: { basis: 'identifier', semanticFloor: null },
+        });
         const hybrid = await index.query('contract', query({ search: 'W912DY-26-R-0012', search_mode: 'hybrid', status: 'open,closed' }, 'contract'), nowhere);
         // The identifier first; then only what the words match ("26" is a word of "Office supplies lot 26"), no semantic match.
         expect(hybrid.results.map((r) => r.id)).toEqual([byContract(6), byContract(126)]);
@@ -407,20 +533,33 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
 
       it('orders by an explicit field, nulls last, and pages without overlap', async () => {
-        expect(await ids({ search: 'policing', search_mode: 'semantic', sort_by: 'deadline_date', order: 'asc' }, policing)).toEqual([byN(2), byN(1), byN(3), byN(8)]);
+        expect(await ids({ search: 'policing', search_mode: 'semantic', sort_by: 'deadline_date', order: 'asc' }, policing)).toEqual([
+          byN(2),
+          byN(1),
+          byN(3),
+          byN(8),
+        ]);
         const pages = [];
-        for (let offset = 0; offset < 4; offset += 3) pages.push(...await ids({ search: 'policing', search_mode: 'semantic', limit: '3', offset: String(offset) }, policing));
+        for (let offset = 0; offset < 4; offset += 3)
+          pages.push(...(await ids({ search: 'policing', search_mode: 'semantic', limit: '3', offset: String(offset) }, policing)));
         expect(pages).toEqual([byN(1), byN(8), byN(2), byN(3)]);
       });
 
       it('matches nothing for a null vector or a floor no record reaches', async () => {
-        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), semanticQuery(null, 0.5))).toMatchObject({ total: 0, results: [], empty: { reason: 'below_floor' } });
+        expect(await index.query('grant', query({ search: 'qwxz', search_mode: 'semantic' }), semanticQuery(null, 0.5))).toMatchObject({
+          total: 0,
+          results: [],
+          empty: { reason: 'below_floor' },
+        });
         const nowhere = await index.query('grant', query({ search: 'x', search_mode: 'semantic' }), semanticQuery(unit(-1, -1, -1, -1), 0.1));
         expect(nowhere).toMatchObject({ total: 0, results: [], empty: { reason: 'below_floor' }, floor: { basis: 'none', semanticFloor: null } });
       });
 
       it('counts without results for count_only', async () => {
-        expect(await index.query('grant', query({ search: 'policing', search_mode: 'semantic', count_only: 'true' }), policing)).toMatchObject({ total: 4, results: [] });
+        expect(await index.query('grant', query({ search: 'policing', search_mode: 'semantic', count_only: 'true' }), policing)).toMatchObject({
+          total: 4,
+          results: [],
+        });
       });
 
       it('reaches FLOOR_SPREAD below the best record, never below the floor, and carries the floor it set', async () => {
@@ -442,13 +581,15 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         const union = new Set([...keywordIds, ...semanticIds]);
         expect(page.results.map((r) => r.id).sort()).toEqual([...union].sort());
         expect(page.total).toBe(union.size);
-        const cosines = new Map(CATALOGUE.filter((c) => c.vector).map((c) => [c.record.id, c.vector!.reduce((sum, x, d) => sum + x * semantic.vector![d]!, 0)]));
+        const cosines = new Map(
+          CATALOGUE.filter((c) => c.vector).map((c) => [c.record.id, c.vector!.reduce((sum, x, d) => sum + x * semantic.vector![d]!, 0)]),
+        );
         expectFusedRelevance(page.results, cosines, keywordIds, keywordIds[0]!, semantic.scale);
         // Clinic equipment (5), the one semantic match (cosine 1), has the word in its title too.
         expect(page.results[0]!.id).toBe(byN(5));
       });
 
-      it('takes the keyword matches whole and the semantic matches at the query\'s floor; the total is the union', async () => {
+      it("takes the keyword matches whole and the semantic matches at the query's floor; the total is the union", async () => {
         const policing = semanticQuery(unit(1, 0, 0, 0), 0.95);
         // Keyword matches 1, 3, 8 and 15 (cosines 1, 0.91, 1, 0), none held back; semantic 1, 8 and 2 (0.994).
         const page = await index.query('grant', query({ search: 'equipment', search_mode: 'hybrid', limit: '2' }), policing);
@@ -463,11 +604,15 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         // Water: 4, 13, 14 by keyword (13 and 14 have no vector); arts: 6 and 15 by vector.
         expect(page.results.map((r) => r.id).sort()).toEqual([byN(4), byN(6), byN(13), byN(14), byN(15)].sort());
         // Without a vector (the model did not answer): the keyword list alone, here nothing.
-        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), semanticQuery(null, 0.5))).toMatchObject({ total: 0, results: [], empty: { reason: 'no_match' } });
+        expect(await index.query('grant', query({ search: 'qwxz zzkv', search_mode: 'hybrid' }), semanticQuery(null, 0.5))).toMatchObject({
+          total: 0,
+          results: [],
+          empty: { reason: 'no_match' },
+        });
       });
     });
 
-    describe('keyset paging (after: a page\'s next)', () => {
+    describe("keyset paging (after: a page's next)", () => {
       const policing = semanticQuery(unit(1, 0, 0, 0), 0.5);
       const cases: [string, Record<string, string>, SemanticQuery | undefined][] = [
         ['a listing, newest first', { opportunity_type: 'all', status: 'open,closed,forecasted' }, undefined],
@@ -508,7 +653,7 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       });
     });
 
-    describe('restricted to some records (ids: a saved search\'s matches among changed records)', () => {
+    describe("restricted to some records (ids: a saved search's matches among changed records)", () => {
       const CASES: [string, Record<string, string>, SemanticQuery | undefined][] = [
         ['a listing', { status: 'open,closed' }, undefined],
         ['a filtered listing', { states: 'TX', include_national: 'true' }, undefined],
@@ -549,7 +694,10 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       it('change which records hold the words as a phrase', async () => {
         const [phrase, apart] = [CATALOGUE[12]!.record, CATALOGUE[13]!.record];
         // Swap the titles: the phrase moves from record 13 to record 14.
-        await index.upsert('grant', [{ ...phrase, title: apart.title }, { ...apart, title: phrase.title }]);
+        await index.upsert('grant', [
+          { ...phrase, title: apart.title },
+          { ...apart, title: phrase.title },
+        ]);
         await harness.settle();
         const found = await ids({ search: 'water systems' });
         expect(found.indexOf(byN(14))).toBeLessThan(found.indexOf(byN(13)));
@@ -558,7 +706,6 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
         const restored = await ids({ search: 'water systems' });
         expect(restored.indexOf(byN(13))).toBeLessThan(restored.indexOf(byN(14)));
       });
-
 
       it('replaces a record and its vector, and removes records', async () => {
         const moved = { ...CATALOGUE[5]!.record, title: 'Arts and policing' };
@@ -588,9 +735,17 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       harness = await start();
       for (let first = 0; first < CROWD; first += 500) {
         const batch = Array.from({ length: Math.min(500, CROWD - first) }, (_, i) => first + i);
-        await harness.index.upsert('grant', batch.map((n) => grant(1_000 + n, `Police program ${n}`, 'Equipment.', { deadline_date: '2027-01-01' })), batch.map(crowdVector));
+        await harness.index.upsert(
+          'grant',
+          batch.map((n) => grant(1_000 + n, `Police program ${n}`, 'Equipment.', { deadline_date: '2027-01-01' })),
+          batch.map(crowdVector),
+        );
       }
-      await harness.index.upsert('grant', WATER.map((_, i) => grant(10_000 + i, `Water system ${i}`, 'Pipes.', { deadline_date: '2027-01-01' })), WATER);
+      await harness.index.upsert(
+        'grant',
+        WATER.map((_, i) => grant(10_000 + i, `Water system ${i}`, 'Pipes.', { deadline_date: '2027-01-01' })),
+        WATER,
+      );
       await harness.settle();
     }, 120_000);
     afterAll(async () => harness?.close());
@@ -628,7 +783,11 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       expect(keyword).toMatchObject({ total: CROWD });
       expect(keyword.totalRelation ?? 'eq').toBe('eq');
       // A narrow filter leaves few enough records for all of them to be ranked: exact again.
-      const narrow = await harness.index.query('grant', { ...query({ search: 'police', search_mode: 'semantic' }), ids: [grant(1_000, '', '').id, grant(1_001, '', '').id] }, policing);
+      const narrow = await harness.index.query(
+        'grant',
+        { ...query({ search: 'police', search_mode: 'semantic' }), ids: [grant(1_000, '', '').id, grant(1_001, '', '').id] },
+        policing,
+      );
       expect(narrow.total).toBe(2);
       expect(narrow.totalRelation ?? 'eq').toBe('eq');
       if (harness.window === undefined) {
@@ -640,11 +799,21 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
       expect(hybrid.totalRelation).toBe('gte');
       expect(hybrid.total).toBeGreaterThanOrEqual(harness.window);
       expect(hybrid.total).toBeLessThanOrEqual(2 * harness.window);
-      for (const [params, field] of [[{ search_mode: 'semantic', offset: String(harness.window) }, 'offset'], [{ search_mode: 'hybrid', offset: '2500' }, 'offset']] as const) {
+      for (const [params, field] of [
+        [{ search_mode: 'semantic', offset: String(harness.window) }, 'offset'],
+        [{ search_mode: 'hybrid', offset: '2500' }, 'offset'],
+      ] as const) {
         const refused = harness.index.query('grant', query({ search: 'police', ...params }), policing);
         await expect(refused, JSON.stringify(params)).rejects.toMatchObject({
           status: 400,
-          details: [{ field, issue: expect.stringMatching(/^goes past the [\d,]+ best results (semantic|hybrid) search ranks here .*pages reach result [\d,]+\. Narrow the search with filters/) }],
+          details: [
+            {
+              field,
+              issue: expect.stringMatching(
+                /^goes past the [\d,]+ best results (semantic|hybrid) search ranks here .*pages reach result [\d,]+\. Narrow the search with filters/,
+              ),
+            },
+          ],
         });
       }
     });
@@ -652,7 +821,11 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
     it('finds every record above the floor, however far from the rest of the catalogue, with and without filters', async () => {
       const water = WATER.map((_, i) => grant(10_000 + i, '', '').id).sort();
       for (const params of [{}, { deadline_before: '2027-06-01' }, { status: 'open' }] as Record<string, string>[]) {
-        const page = await harness.index.query('grant', query({ search: 'water', search_mode: 'semantic', limit: '100', ...params }), semanticQuery(unit(0, 1, 0, 0), 0.99));
+        const page = await harness.index.query(
+          'grant',
+          query({ search: 'water', search_mode: 'semantic', limit: '100', ...params }),
+          semanticQuery(unit(0, 1, 0, 0), 0.99),
+        );
         expect(page.results.map((r) => r.id).sort(), JSON.stringify(params)).toEqual(water);
         expect(page.total).toBe(3);
       }

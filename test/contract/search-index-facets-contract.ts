@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../lambdas/core/dates';
 import { isLive } from '../../lambdas/core/query/applyable';
-import { FacetCounter, FACET_NAMES, type Facets, type OpportunityKind } from '../../lambdas/core/query/facets';
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import { FACET_NAMES, FacetCounter, type Facets, type OpportunityKind } from '../../lambdas/core/query/facets';
+import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { Contract, Grant } from '../../lambdas/core/records';
 import type { IndexPage, SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
 import type { ContractHarness } from './search-index-contract';
@@ -26,54 +26,149 @@ const unit = (...xs: number[]): Float32Array => {
 function grant(n: number, title: string, extra: Partial<Grant>): Grant {
   return {
     id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    title, description: 'Facet test listing.', amount_min: null, amount_max: null, deadline_date: null, status: 'posted', geography: null,
-    funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Health', listing_url: null,
-    created_at: '2026-06-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [], source: 'facet-test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null, ...extra,
+    title,
+    description: 'Facet test listing.',
+    amount_min: null,
+    amount_max: null,
+    deadline_date: null,
+    status: 'posted',
+    geography: null,
+    funder_id: '00000000-0000-4000-8000-999999999999',
+    funder_name: 'Department of Health',
+    listing_url: null,
+    created_at: '2026-06-01T00:00:00.000Z',
+    categories: [],
+    opportunity_type: 'open',
+    project_end_date: null,
+    archive_date: null,
+    states: [],
+    source: 'facet-test',
+    source_id: String(n),
+    eligible_applicants: [],
+    requires_501c3: null,
+    assistance_listings: [],
+    agency_code: null,
+    ...extra,
   };
 }
 
 // Directions: x = health, y = education, w = arts.
 const GRANTS: { record: Grant; vector: Float32Array | null }[] = [
-  { record: grant(1, 'Rural clinic program', { deadline_date: in_(0), categories: ['Health'], states: ['TX'], amount_max: 100_000 }), vector: unit(1, 0, 0, 0) },
-  { record: grant(2, 'Clinic and school nurses', { deadline_date: in_(7), categories: ['Health', 'Education'], states: ['TX', 'CA'], amount_max: 50_000 }), vector: unit(0.9, 0.4, 0, 0) },
-  { record: grant(3, 'Mobile clinic vans', { deadline_date: in_(8), categories: ['health'], states: ['CA'], funder_name: 'department of health' }), vector: unit(0.95, 0, 0.1, 0) },
-  { record: grant(4, 'School libraries', { deadline_date: in_(30), categories: ['Education'], funder_name: 'Department of Education' }), vector: unit(0, 1, 0, 0) },
-  { record: grant(5, 'School meals', { deadline_date: in_(31), categories: ['Education', 'EDUCATION'], funder_name: 'Department of Education', amount_max: 200_000 }), vector: unit(0.1, 1, 0, 0) },
-  { record: grant(6, 'Arts in schools', { deadline_date: in_(90), categories: ['Arts'], states: ['NY'], funder_name: 'National Endowment for the Arts' }), vector: unit(0, 0.3, 0, 1) },
-  { record: grant(7, 'Theatre touring', { deadline_date: in_(91), states: ['NY', 'NJ'], funder_name: 'National Endowment for the Arts' }), vector: unit(0, 0, 0, 1) },
+  {
+    record: grant(1, 'Rural clinic program', { deadline_date: in_(0), categories: ['Health'], states: ['TX'], amount_max: 100_000 }),
+    vector: unit(1, 0, 0, 0),
+  },
+  {
+    record: grant(2, 'Clinic and school nurses', { deadline_date: in_(7), categories: ['Health', 'Education'], states: ['TX', 'CA'], amount_max: 50_000 }),
+    vector: unit(0.9, 0.4, 0, 0),
+  },
+  {
+    record: grant(3, 'Mobile clinic vans', { deadline_date: in_(8), categories: ['health'], states: ['CA'], funder_name: 'department of health' }),
+    vector: unit(0.95, 0, 0.1, 0),
+  },
+  {
+    record: grant(4, 'School libraries', { deadline_date: in_(30), categories: ['Education'], funder_name: 'Department of Education' }),
+    vector: unit(0, 1, 0, 0),
+  },
+  {
+    record: grant(5, 'School meals', {
+      deadline_date: in_(31),
+      categories: ['Education', 'EDUCATION'],
+      funder_name: 'Department of Education',
+      amount_max: 200_000,
+    }),
+    vector: unit(0.1, 1, 0, 0),
+  },
+  {
+    record: grant(6, 'Arts in schools', { deadline_date: in_(90), categories: ['Arts'], states: ['NY'], funder_name: 'National Endowment for the Arts' }),
+    vector: unit(0, 0.3, 0, 1),
+  },
+  {
+    record: grant(7, 'Theatre touring', { deadline_date: in_(91), states: ['NY', 'NJ'], funder_name: 'National Endowment for the Arts' }),
+    vector: unit(0, 0, 0, 1),
+  },
   { record: grant(8, 'Community murals', { categories: ['Arts'], funder_name: 'National Endowment for the Arts' }), vector: unit(0, 0, 0.2, 1) },
   { record: grant(9, 'Clinic construction forecast', { status: 'forecasted', categories: ['Health'], states: ['CA'] }), vector: unit(1, 0, 0.1, 0) },
-  { record: grant(10, 'School forecast', { status: 'forecasted', deadline_date: in_(45), categories: ['Education'], funder_name: 'Department of Education' }), vector: unit(0, 1, 0.1, 0) },
+  {
+    record: grant(10, 'School forecast', { status: 'forecasted', deadline_date: in_(45), categories: ['Education'], funder_name: 'Department of Education' }),
+    vector: unit(0, 1, 0.1, 0),
+  },
   { record: grant(11, 'Clinic staffing', { deadline_date: in_(-1), categories: ['Health'], states: ['TX'] }), vector: unit(1, 0.1, 0, 0) },
   { record: grant(12, 'Closed clinic study', { status: 'closed', deadline_date: in_(-30), categories: ['Health'] }), vector: unit(0.8, 0, 0.6, 0) },
   // Stale: open-ended and posted in 2014.
   { record: grant(13, 'Clinic listing from 2014', { created_at: '2014-03-01T00:00:00.000Z', categories: ['Health'], states: ['TX'] }), vector: null },
   // Archived although its deadline is ahead.
-  { record: grant(14, 'School archive', { deadline_date: in_(60), archive_date: in_(-2), categories: ['Education'], funder_name: 'Department of Education' }), vector: unit(0, 1, 0, 0) },
-  { record: grant(15, 'Clinic award', { opportunity_type: 'awarded', status: 'closed', project_end_date: '2025-06-30', categories: ['Health'], states: ['TX'] }), vector: unit(1, 0, 0, 0) },
+  {
+    record: grant(14, 'School archive', { deadline_date: in_(60), archive_date: in_(-2), categories: ['Education'], funder_name: 'Department of Education' }),
+    vector: unit(0, 1, 0, 0),
+  },
+  {
+    record: grant(15, 'Clinic award', {
+      opportunity_type: 'awarded',
+      status: 'closed',
+      project_end_date: '2025-06-30',
+      categories: ['Health'],
+      states: ['TX'],
+    }),
+    vector: unit(1, 0, 0, 0),
+  },
   { record: grant(16, 'Clinic without vector', { deadline_date: in_(3), categories: ['Health'] }), vector: null },
 ];
 
 function contract(n: number, title: string, extra: Partial<Contract>): Contract {
   return {
     id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
-    title, description: 'Facet test solicitation.', amount_min: null, amount_max: null, deadline_date: null, status: 'open', geography: null,
-    funder_id: '00000000-0000-4000-8000-999999999998', funder_name: 'Department of Defense', listing_url: null,
-    created_at: '2026-10-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [], source: 'facet-test', source_id: `c${n}`, document_url: null, naics: null, primary_contact_email: null, set_aside_code: null, solicitation_number: null, psc_code: null, naics_description: null, psc_description: null, ...extra,
+    title,
+    description: 'Facet test solicitation.',
+    amount_min: null,
+    amount_max: null,
+    deadline_date: null,
+    status: 'open',
+    geography: null,
+    funder_id: '00000000-0000-4000-8000-999999999998',
+    funder_name: 'Department of Defense',
+    listing_url: null,
+    created_at: '2026-10-01T00:00:00.000Z',
+    categories: [],
+    opportunity_type: 'open',
+    project_end_date: null,
+    archive_date: null,
+    states: [],
+    source: 'facet-test',
+    source_id: `c${n}`,
+    document_url: null,
+    naics: null,
+    primary_contact_email: null,
+    set_aside_code: null,
+    solicitation_number: null,
+    psc_code: null,
+    naics_description: null,
+    psc_description: null,
+    ...extra,
   };
 }
 
 const CONTRACTS: { record: Contract; vector: Float32Array | null }[] = [
   { record: contract(1, 'Radar maintenance', { deadline_date: in_(5), categories: ['Information Technology'], states: ['VA'] }), vector: unit(1, 0, 0, 0) },
   { record: contract(2, 'Radar parts', { deadline_date: in_(-3), categories: ['Information Technology'] }), vector: unit(0.9, 0.1, 0, 0) },
-  { record: contract(3, 'Janitorial services', { status: 'closed', deadline_date: in_(-10), categories: ['Facilities'], funder_name: 'General Services Administration', states: ['VA', 'MD'] }), vector: unit(0, 1, 0, 0) },
+  {
+    record: contract(3, 'Janitorial services', {
+      status: 'closed',
+      deadline_date: in_(-10),
+      categories: ['Facilities'],
+      funder_name: 'General Services Administration',
+      states: ['VA', 'MD'],
+    }),
+    vector: unit(0, 1, 0, 0),
+  },
   { record: contract(4, 'Radar training', { deadline_date: in_(100), categories: ['Professional Services'] }), vector: unit(0.9, 0, 0.3, 0) },
 ];
 
 const ALL_FACETS = FACET_NAMES.join(',');
-const semanticQuery = (vector: Float32Array | null, floor: number): SemanticQuery => ({ vector, scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 } });
+const semanticQuery = (vector: Float32Array | null, floor: number): SemanticQuery => ({
+  vector,
+  scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 },
+});
 
 function query<K extends OpportunityKind>(kind: K, params: Record<string, string>): ListQuery & { kind: K } {
   const raw = Object.fromEntries(Object.entries({ limit: '100', facets: ALL_FACETS, ...params }).map(([k, v]) => [k, [v]]));
@@ -83,7 +178,16 @@ function query<K extends OpportunityKind>(kind: K, params: Record<string, string
 /** The facets by their definitions, over a whole result set. */
 function facetsOfRecords(kind: OpportunityKind, records: readonly (Grant | Contract)[]): Facets {
   const counter = new FacetCounter(kind, FACET_NAMES, TODAY);
-  for (const r of records) counter.add({ id: r.id, status: r.status, live: isLive(r, TODAY), categories: r.categories, states: r.states, funder_name: r.funder_name, deadline_date: r.deadline_date });
+  for (const r of records)
+    counter.add({
+      id: r.id,
+      status: r.status,
+      live: isLive(r, TODAY),
+      categories: r.categories,
+      states: r.states,
+      funder_name: r.funder_name,
+      deadline_date: r.deadline_date,
+    });
   return counter.facets();
 }
 
@@ -101,8 +205,18 @@ const CASES: Case[] = [
   ['a keyword search with filters', 'grant', { search: 'school', status: 'open,closed,forecasted', deadline_after: in_(1) }, undefined],
   ['a semantic search', 'grant', { search: 'health', search_mode: 'semantic', opportunity_type: 'all' }, semanticQuery(unit(1, 0, 0, 0), 0.5)],
   ['a semantic search with filters', 'grant', { search: 'schools', search_mode: 'semantic', states: 'national' }, semanticQuery(unit(0, 1, 0, 0), 0.3)],
-  ['a hybrid search (the union of both lists)', 'grant', { search: 'clinic', search_mode: 'hybrid', opportunity_type: 'all' }, semanticQuery(unit(0, 0, 0, 1), 0.9)],
-  ['a hybrid search at a high floor', 'grant', { search: 'clinic', search_mode: 'hybrid', status: 'open,closed,forecasted' }, semanticQuery(unit(1, 0, 0, 0), 0.9)],
+  [
+    'a hybrid search (the union of both lists)',
+    'grant',
+    { search: 'clinic', search_mode: 'hybrid', opportunity_type: 'all' },
+    semanticQuery(unit(0, 0, 0, 1), 0.9),
+  ],
+  [
+    'a hybrid search at a high floor',
+    'grant',
+    { search: 'clinic', search_mode: 'hybrid', status: 'open,closed,forecasted' },
+    semanticQuery(unit(1, 0, 0, 0), 0.9),
+  ],
   ['a hybrid search without a vector (keyword half)', 'grant', { search: 'school', search_mode: 'hybrid' }, semanticQuery(null, 0.5)],
   ['a contract listing', 'contract', { status: 'open,closed' }, undefined],
   ['a contract keyword search', 'contract', { search: 'radar', status: 'open,closed' }, undefined],
@@ -119,8 +233,16 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
     beforeAll(async () => {
       harness = await start();
       index = harness.index;
-      await index.upsert('grant', GRANTS.map((g) => g.record), GRANTS.map((g) => g.vector));
-      await index.upsert('contract', CONTRACTS.map((c) => c.record), CONTRACTS.map((c) => c.vector));
+      await index.upsert(
+        'grant',
+        GRANTS.map((g) => g.record),
+        GRANTS.map((g) => g.vector),
+      );
+      await index.upsert(
+        'contract',
+        CONTRACTS.map((c) => c.record),
+        CONTRACTS.map((c) => c.vector),
+      );
       await harness.settle();
     });
     afterAll(async () => harness?.close());
@@ -130,13 +252,36 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
       expect(page.total).toBe(16);
       expect(page.results).toHaveLength(2);
       expect(page.facets).toEqual({
-        status: [{ value: 'open', count: 9 }, { value: 'forecasted', count: 2 }, { value: 'closed', count: 5 }],
+        status: [
+          { value: 'open', count: 9 },
+          { value: 'forecasted', count: 2 },
+          { value: 'closed', count: 5 },
+        ],
         // Only 7 has none; "Education" twice in record 5 counts once; "health" in 3 joins "Health" (named as record 1 spells it).
-        category: [{ value: 'Health', count: 9 }, { value: 'Education', count: 5 }, { value: 'Arts', count: 2 }],
-        states: [{ value: 'national', count: 7 }, { value: 'TX', count: 5 }, { value: 'CA', count: 3 }, { value: 'NY', count: 2 }, { value: 'NJ', count: 1 }],
-        funder: [{ value: 'Department of Health', count: 9 }, { value: 'Department of Education', count: 4 }, { value: 'National Endowment for the Arts', count: 3 }],
+        category: [
+          { value: 'Health', count: 9 },
+          { value: 'Education', count: 5 },
+          { value: 'Arts', count: 2 },
+        ],
+        states: [
+          { value: 'national', count: 7 },
+          { value: 'TX', count: 5 },
+          { value: 'CA', count: 3 },
+          { value: 'NY', count: 2 },
+          { value: 'NJ', count: 1 },
+        ],
+        funder: [
+          { value: 'Department of Health', count: 9 },
+          { value: 'Department of Education', count: 4 },
+          { value: 'National Endowment for the Arts', count: 3 },
+        ],
         deadline_within: [
-          { value: '7', count: 3 }, { value: '30', count: 2 }, { value: '90', count: 4 }, { value: 'later', count: 1 }, { value: 'none', count: 4 }, { value: 'passed', count: 2 },
+          { value: '7', count: 3 },
+          { value: '30', count: 2 },
+          { value: '90', count: 4 },
+          { value: 'later', count: 1 },
+          { value: 'none', count: 4 },
+          { value: 'passed', count: 2 },
         ],
       });
     });
@@ -158,8 +303,14 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
         const page = await run('grant', params, semantic);
         expect(page.total, JSON.stringify(params)).toBe(0);
         expect(page.facets, JSON.stringify(params)).toEqual({
-          status: [{ value: 'open', count: 0 }, { value: 'forecasted', count: 0 }, { value: 'closed', count: 0 }],
-          category: [], states: [], funder: [],
+          status: [
+            { value: 'open', count: 0 },
+            { value: 'forecasted', count: 0 },
+            { value: 'closed', count: 0 },
+          ],
+          category: [],
+          states: [],
+          funder: [],
           deadline_within: ['7', '30', '90', 'later', 'none', 'passed'].map((value) => ({ value, count: 0 })),
         });
       }
@@ -199,10 +350,16 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
       const page = await run('grant', { status: 'open', facets: 'deadline_within' });
       // Open today: 1 (today), 16 (+3), 2 (+7) | 3 (+8), 4 (+30) | 5 (+31), 6 (+90) | 7 (+91) | 8 (none).
       expect(page.facets!.deadline_within).toEqual([
-        { value: '7', count: 3 }, { value: '30', count: 2 }, { value: '90', count: 2 }, { value: 'later', count: 1 }, { value: 'none', count: 1 }, { value: 'passed', count: 0 },
+        { value: '7', count: 3 },
+        { value: '30', count: 2 },
+        { value: '90', count: 2 },
+        { value: 'later', count: 1 },
+        { value: 'none', count: 1 },
+        { value: 'passed', count: 0 },
       ]);
       // The windows as deadline filters (exclusive bounds) give the same counts.
-      const between = async (after: number, before: number) => (await run('grant', { status: 'open', deadline_after: in_(after), deadline_before: in_(before), count_only: 'true' })).total;
+      const between = async (after: number, before: number) =>
+        (await run('grant', { status: 'open', deadline_after: in_(after), deadline_before: in_(before), count_only: 'true' })).total;
       expect([await between(-1, 8), await between(7, 31), await between(30, 91)]).toEqual([3, 2, 2]);
       expect(count(page.facets, 'deadline_within', 'later')).toBe(1);
     });
@@ -210,13 +367,25 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
     it('counts contracts by their own statuses', async () => {
       const page = await run('contract', { status: 'open,closed', facets: 'status,funder' });
       expect(page.facets).toEqual({
-        status: [{ value: 'open', count: 2 }, { value: 'closed', count: 2 }],
-        funder: [{ value: 'Department of Defense', count: 3 }, { value: 'General Services Administration', count: 1 }],
+        status: [
+          { value: 'open', count: 2 },
+          { value: 'closed', count: 2 },
+        ],
+        funder: [
+          { value: 'Department of Defense', count: 3 },
+          { value: 'General Services Administration', count: 1 },
+        ],
       });
     });
 
     it('lists at most 50 values of a term facet, most first, ties by value', async () => {
-      const crowd = Array.from({ length: 60 }, (_, i) => grant(100 + i, `Crowd ${i}`, { categories: [`Topic ${String(i).padStart(2, '0')}`], deadline_date: in_(10), funder_name: i < 3 ? 'Zeta Fund' : `Fund ${i}` }));
+      const crowd = Array.from({ length: 60 }, (_, i) =>
+        grant(100 + i, `Crowd ${i}`, {
+          categories: [`Topic ${String(i).padStart(2, '0')}`],
+          deadline_date: in_(10),
+          funder_name: i < 3 ? 'Zeta Fund' : `Fund ${i}`,
+        }),
+      );
       await index.upsert('grant', crowd);
       await harness.settle();
       try {
@@ -228,7 +397,10 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
         // Ties by value: "Fund 10" before "Fund 3" (as text).
         expect(page.facets!.funder!.slice(1, 4).map((v) => v.value)).toEqual(['Fund 10', 'Fund 11', 'Fund 12']);
       } finally {
-        await index.remove('grant', crowd.map((g) => g.id));
+        await index.remove(
+          'grant',
+          crowd.map((g) => g.id),
+        );
         await harness.settle();
       }
     });

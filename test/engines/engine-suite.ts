@@ -13,7 +13,10 @@ export function describeOnEngine(title: string, variable: 'OPENSEARCH_URL' | 'SQ
   }
   const engine = variable === 'OPENSEARCH_URL' ? 'a real OpenSearch 2.19 node' : 'ElasticMQ';
   describe(title, () => {
-    if (process.env.GCF_ENGINES_REQUIRED) it('runs against the engine npm run test:engines starts', () => { throw new Error(`${variable} is not set: npm run test:engines sets it to ${engine}`); });
+    if (process.env.GCF_ENGINES_REQUIRED)
+      it('runs against the engine npm run test:engines starts', () => {
+        throw new Error(`${variable} is not set: npm run test:engines sets it to ${engine}`);
+      });
     else it.skip(`skipped here: \`npm run test:engines\` runs it against ${engine} (or set ${variable})`, () => {});
   });
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,20 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeOnEngine } from './engine-suite';
 import { DynamoKeyStore } from '../../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
+import { CURSOR_KEY_FILE } from '../../lambdas/adapters/embedded/file-cursor-key';
 import { hashApiKey } from '../../lambdas/core/auth/api-keys';
 import type { Grant } from '../../lambdas/core/records';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
 import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 import { systemClock, utcDate } from '../../lambdas/ports/clock';
-import { catalogueWithGrants } from '../../local/synthetic-catalogue';
 import { LOCAL_AWS_REGION, LOCAL_AWS_TABLE_NAME, TABLE_CREDENTIALS_FILE } from '../../local/aws-mode/local-aws-resources';
-import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+import { catalogueWithGrants, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { runAdmin } from '../support/admin-cli';
 import { matches, sortRecords } from '../support/oracle';
-import { CURSOR_KEY_FILE } from '../../lambdas/adapters/embedded/file-cursor-key';
+import { describeOnEngine } from './engine-suite';
 
 /**
  * `npm start -- --engines` end to end, over real HTTP: the server in a child process on the
@@ -55,11 +54,15 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
 
   const get = async (path: string, key: string | null = keys.developer!) => {
     const response = await fetch(`${baseUrl}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-    return { status: response.status, body: await response.json() as Record<string, any>, headers: response.headers };
+    return { status: response.status, body: (await response.json()) as Record<string, any>, headers: response.headers };
   };
   const post = async (path: string, body: string) => {
-    const response = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${keys.developer}`, 'content-type': 'application/json' }, body });
-    return { status: response.status, body: await response.json() as Record<string, any> };
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.developer}`, 'content-type': 'application/json' },
+      body,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
   async function eventually<T>(probe: () => Promise<T | undefined>, what: string, ms = 60_000): Promise<T> {
     const deadline = Date.now() + ms;
@@ -84,16 +87,28 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-    server = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts', '--engines', '--grants', String(GRANTS), '--data-dir', dataDir, '--cors-origins', APP_ORIGIN], {
-      env: { ...process.env, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    server = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bin/local.ts', '--engines', '--grants', String(GRANTS), '--data-dir', dataDir, '--cors-origins', APP_ORIGIN],
+      {
+        env: { ...process.env, PORT: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    server.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
     });
-    server.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-    server.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-    baseUrl = await eventually(async () => {
-      if (server.exitCode !== null) throw new Error(`npm start -- --engines exited with ${server.exitCode}:\n${output}`);
-      return /API ready at (\S+)/.exec(output)?.[1];
-    }, 'the server to be ready', STARTUP_MS);
+    server.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    baseUrl = await eventually(
+      async () => {
+        if (server.exitCode !== null) throw new Error(`npm start -- --engines exited with ${server.exitCode}:\n${output}`);
+        return /API ready at (\S+)/.exec(output)?.[1];
+      },
+      'the server to be ready',
+      STARTUP_MS,
+    );
     tableEndpoint = /table gcf-records at (\S+)/.exec(output)![1]!;
     tableCredentials = JSON.parse(readFileSync(join(dataDir, TABLE_CREDENTIALS_FILE), 'utf8')) as typeof tableCredentials;
     keys = JSON.parse(readFileSync(join(dataDir, 'keys.json'), 'utf8')) as Record<string, string>;
@@ -134,7 +149,12 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     expect(status).toBe(200);
     expect(body.results).toHaveLength(1);
     const today = utcDate(systemClock);
-    expect(body.facets.status).toEqual(['open', 'forecasted', 'closed'].map((value) => ({ value, count: grants.filter((g) => matches(g, { opportunity_type: 'all', status: value }, today)).length })));
+    expect(body.facets.status).toEqual(
+      ['open', 'forecasted', 'closed'].map((value) => ({
+        value,
+        count: grants.filter((g) => matches(g, { opportunity_type: 'all', status: value }, today)).length,
+      })),
+    );
     expect(body.facets.deadline_within.map((v: { value: string }) => v.value)).toEqual(['7', '30', '90', 'later', 'none', 'passed']);
     expect(body.facets.deadline_within.reduce((sum: number, v: { count: number }) => sum + v.count, 0)).toBe(grants.length);
     expect(body.facets.states).toContainEqual({ value: 'national', count: grants.filter((g) => g.states.length === 0).length });
@@ -144,11 +164,13 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     }
   });
 
-  it('walks every grant by cursor through the list function on OpenSearch, signed with the state folder\'s key', async () => {
+  it("walks every grant by cursor through the list function on OpenSearch, signed with the state folder's key", async () => {
     const ids: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await get(`/grants-api?${new URLSearchParams({ opportunity_type: 'all', sort_by: 'deadline_date', order: 'asc', limit: '30', ...(cursor ? { cursor } : {}) })}`);
+      const page = await get(
+        `/grants-api?${new URLSearchParams({ opportunity_type: 'all', sort_by: 'deadline_date', order: 'asc', limit: '30', ...(cursor ? { cursor } : {}) })}`,
+      );
       expect(page.status, JSON.stringify(page.body)).toBe(200);
       ids.push(...page.body.results.map((r: Grant) => r.id));
       cursor = page.body.pagination.next_cursor;
@@ -171,7 +193,9 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     expect(whole.headers.get('x-export-complete')).toBe('true');
     const first = await csvOf('opportunity_type=all&sort_by=deadline_date&order=asc&format=csv&limit=40');
     expect(first.ids).toEqual(expected.slice(0, 40));
-    const rest = await csvOf(`opportunity_type=all&sort_by=deadline_date&order=asc&format=csv&cursor=${encodeURIComponent(first.headers.get('x-export-next-cursor')!)}`);
+    const rest = await csvOf(
+      `opportunity_type=all&sort_by=deadline_date&order=asc&format=csv&cursor=${encodeURIComponent(first.headers.get('x-export-next-cursor')!)}`,
+    );
     expect(rest.ids).toEqual(expected.slice(40));
   });
 
@@ -183,7 +207,7 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     expect(await get('/grants-api/00000000-0000-4000-8000-000000000000')).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
   });
 
-  it('counts a tier\'s requests against its daily quota in the table, as the functions do without API Gateway\'s usage plans', async () => {
+  it("counts a tier's requests against its daily quota in the table, as the functions do without API Gateway's usage plans", async () => {
     const first = await get('/funders-api?limit=1', keys.basic!);
     const second = await get('/funders-api?limit=1', keys.basic!);
     expect([first.status, second.status]).toEqual([200, 200]);
@@ -200,8 +224,10 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     expect(body.results[0]).toMatchObject({ id: grant.id, title: grant.title });
   });
 
-  it('finds a grant by meaning (k-NN on OpenSearch with the local embedder\'s vectors)', async () => {
-    const grant = grants.find((g) => g.opportunity_type === 'open' && g.status === 'posted' && grants.filter((o) => o.description === g.description).length === 1)!;
+  it("finds a grant by meaning (k-NN on OpenSearch with the local embedder's vectors)", async () => {
+    const grant = grants.find(
+      (g) => g.opportunity_type === 'open' && g.status === 'posted' && grants.filter((o) => o.description === g.description).length === 1,
+    )!;
     const { status, body } = await post('/semantic-search', JSON.stringify({ query: grant.description, limit: 3 }));
     expect(status).toBe(200);
     expect(body.results[0]).toMatchObject({ id: grant.id, title: grant.title });
@@ -209,11 +235,17 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     expect(body.results[0].relevance).toBeLessThanOrEqual(1);
   });
 
-  it('answers CORS for the origins given: preflights without a key, the functions\' answers for a listed origin only, and the docs page', async () => {
+  it("answers CORS for the origins given: preflights without a key, the functions' answers for a listed origin only, and the docs page", async () => {
     expect(output).toContain(`CORS: ${APP_ORIGIN} (--cors-origins)`);
-    const preflight = await fetch(`${baseUrl}/semantic-search`, { method: 'OPTIONS', headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${baseUrl}/semantic-search`, {
+      method: 'OPTIONS',
+      headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
-    expect([preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-methods')]).toEqual([APP_ORIGIN, 'POST, OPTIONS']);
+    expect([preflight.headers.get('access-control-allow-origin'), preflight.headers.get('access-control-allow-methods')]).toEqual([
+      APP_ORIGIN,
+      'POST, OPTIONS',
+    ]);
     const listed = await fetch(`${baseUrl}/grants-api?limit=1`, { headers: { origin: APP_ORIGIN, authorization: `Bearer ${keys.developer}` } });
     expect([listed.status, listed.headers.get('access-control-allow-origin'), listed.headers.get('vary')]).toEqual([200, APP_ORIGIN, 'Accept, Origin']);
     const other = await fetch(`${baseUrl}/grants-api?limit=1`, { headers: { origin: 'https://elsewhere.example', authorization: `Bearer ${keys.developer}` } });
@@ -221,18 +253,33 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     const docs = await fetch(`${baseUrl}/docs`);
     expect([docs.status, docs.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
     const script = await fetch(`${baseUrl}/docs/scalar.js`);
-    expect([script.status, script.headers.get('content-type'), (await script.text()).length > 4_000_000]).toEqual([200, 'text/javascript; charset=utf-8', true]);
+    expect([script.status, script.headers.get('content-type'), (await script.text()).length > 4_000_000]).toEqual([
+      200,
+      'text/javascript; charset=utf-8',
+      true,
+    ]);
   });
 
-  it('answers bad input with the service\'s 400 error body, and a bad key with the gateway\'s 401', async () => {
+  it("answers bad input with the service's 400 error body, and a bad key with the gateway's 401", async () => {
     const bad = await get('/grants-api?limit=abc');
-    expect([bad.status, bad.body]).toEqual([400, {
-      error: { code: 'INVALID_PARAMETER', message: 'Invalid parameter: limit', details: [{ field: 'limit', issue: 'must be an integer from 1 to 100' }], request_id: bad.headers.get('x-request-id') },
-    }]);
+    expect([bad.status, bad.body]).toEqual([
+      400,
+      {
+        error: {
+          code: 'INVALID_PARAMETER',
+          message: 'Invalid parameter: limit',
+          details: [{ field: 'limit', issue: 'must be an integer from 1 to 100' }],
+          request_id: bad.headers.get('x-request-id'),
+        },
+      },
+    ]);
     expect(await get('/grants-api/not-a-uuid')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_PARAMETER' } } });
     expect(await post('/semantic-search', '{"query":')).toMatchObject({ status: 400, body: { error: { code: 'INVALID_PARAMETER' } } });
     const refused = await get('/grants-api', 'gcf_live_00000000000000000000000000000000');
-    expect([refused.status, refused.body]).toEqual([401, { error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key', request_id: refused.headers.get('x-request-id') } }]);
+    expect([refused.status, refused.body]).toEqual([
+      401,
+      { error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key', request_id: refused.headers.get('x-request-id') } },
+    ]);
   });
 
   it('indexes what the admin CLI writes to the table through the emulated stream, and delivers its grant.created webhooks through ElasticMQ', async () => {
@@ -241,21 +288,28 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     const developer = (await keyStore.findByHash(hashApiKey(keys.developer!)))!;
     const { secret } = await addSubscription(
       { webhooks: new DynamoWebhookStore(dynamo, LOCAL_AWS_TABLE_NAME), keys: keyStore, resolver: { resolve: async () => ['127.0.0.1'] } },
-      { keyId: developer.key_id, url: `${receiverUrl}/hooks`, events: ['grant.created'] }, 'local', new Date(),
+      { keyId: developer.key_id, url: `${receiverUrl}/hooks`, events: ['grant.created'] },
+      'local',
+      new Date(),
     );
     dynamo.destroy();
 
     const ingest = await runAdmin(['ingest', 'test/fixtures/ingest/grants-gov-extract-v2.xml', '--target', 'aws', '--table-name', LOCAL_AWS_TABLE_NAME], {
-      AWS_REGION: LOCAL_AWS_REGION, AWS_ACCESS_KEY_ID: tableCredentials.accessKeyId, AWS_SECRET_ACCESS_KEY: tableCredentials.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: tableEndpoint, AWS_PROFILE: undefined,
+      AWS_REGION: LOCAL_AWS_REGION,
+      AWS_ACCESS_KEY_ID: tableCredentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: tableCredentials.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: tableEndpoint,
+      AWS_PROFILE: undefined,
     });
     expect(ingest.code, ingest.stderr).toBe(0);
     expect(ingest.stdout).toContain('3 imported, 0 rejected');
 
     const title = 'Pilot Effectiveness Trials for Suicide Prevention Interventions in Youth (R34 Clinical Trial Required)';
     const indexed = await eventually(async () => {
-      const { body } = await get(`/grants-api?search=${encodeURIComponent('suicide prevention interventions youth pilot trials')}&opportunity_type=all&limit=3`);
-      return body.results?.[0]?.title === title ? body.results[0] as Grant : undefined;
+      const { body } = await get(
+        `/grants-api?search=${encodeURIComponent('suicide prevention interventions youth pilot trials')}&opportunity_type=all&limit=3`,
+      );
+      return body.results?.[0]?.title === title ? (body.results[0] as Grant) : undefined;
     }, 'the imported grant in the search index');
     expect(await get(`/grants-api/${indexed.id}`)).toMatchObject({ status: 200, body: { id: indexed.id, title } });
 

@@ -1,32 +1,32 @@
 import { randomBytes } from 'node:crypto';
-import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeOnEngine } from './engine-suite';
+import { lambdaEntries } from '../../bench/bundles';
+import { lambdaEnvironment } from '../../bench/coldstart';
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoKeyStore } from '../../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
-import { deliveryMessageOf } from '../../lambdas/adapters/aws/sqs-delivery-queue';
 import { recordKeyOf } from '../../lambdas/adapters/aws/records-table';
+import { deliveryMessageOf } from '../../lambdas/adapters/aws/sqs-delivery-queue';
+import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../../lambdas/composition/tier-quotas-env';
 import { WEBHOOK_QUEUE_ENV } from '../../lambdas/composition/webhook-env';
+import { issueCursor } from '../../lambdas/core/query/list-cursor';
+import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { Grant } from '../../lambdas/core/records';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
 import { stageConfig } from '../../lib/config';
 import { RUNTIME_SDK_FLOOR } from '../../lib/constructs/service-function';
-import { lambdaEntries } from '../../bench/bundles';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
-import { startDynaliteTable, type DynaliteTable } from '../support/dynalite-table';
-import { lambdaEnvironment } from '../../bench/coldstart';
-import { bundleForRuntime, installRuntimeSdk, invokeBundle, resolvedFrom, runtimeSdkAt, type LambdaBundle } from '../support/runtime-sdk';
-import { startStandInBedrock, type StandInBedrock } from '../support/stand-in-bedrock';
-import { startStandInSecretsManager, type StandInSecretsManager } from '../support/stand-in-secrets-manager';
-import { issueCursor } from '../../lambdas/core/query/list-cursor';
-import { parseListQuery } from '../../lambdas/core/query/list-query';
-import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
+import { type DynaliteTable, startDynaliteTable } from '../support/dynalite-table';
+import { bundleForRuntime, installRuntimeSdk, invokeBundle, type LambdaBundle, resolvedFrom, runtimeSdkAt } from '../support/runtime-sdk';
+import { type StandInBedrock, startStandInBedrock } from '../support/stand-in-bedrock';
+import { type StandInSecretsManager, startStandInSecretsManager } from '../support/stand-in-secrets-manager';
+import { describeOnEngine } from './engine-suite';
 
 /**
  * The functions leave `@aws-sdk/*` to the Lambda runtime (bundling it would break the 400 KB
@@ -57,34 +57,44 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
   let grant: Grant;
 
   /** What the stage sets on every function (cdk.out: each function's Environment), pointed at the local engines. */
-  const env = (name: string) => lambdaEnvironment(name, {
-    RECORDS_TABLE_NAME: TABLE,
-    SEARCH_DOMAIN_ENDPOINT: opensearchUrl,
-    SEARCH_INDEX_ALIAS_PREFIX: PREFIX,
-    EMBEDDING_MODEL: TITAN,
-    EMBEDDING_DIMENSIONS: '256',
-    [TIER_QUOTAS_ENV]: JSON.stringify(stageConfig('dev').tierQuotas),
-    [WEBHOOK_QUEUE_ENV.queueUrl]: queueUrl,
-    [WEBHOOK_QUEUE_ENV.deadLetterQueueUrl]: deadLetterUrl,
-    AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
-    AWS_ENDPOINT_URL_SQS: sqsEndpoint!,
-    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-    [FUNCTION_ENV.cursorKeySecretArn]: CURSOR_SECRET_ARN,
-    // X-Ray has no daemon here; the handlers' own code is what is under test.
-    POWERTOOLS_TRACE_ENABLED: 'false',
-    ...(process.env.RUNTIME_SDK_DEBUG ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}),
-  });
+  const env = (name: string) =>
+    lambdaEnvironment(name, {
+      RECORDS_TABLE_NAME: TABLE,
+      SEARCH_DOMAIN_ENDPOINT: opensearchUrl,
+      SEARCH_INDEX_ALIAS_PREFIX: PREFIX,
+      EMBEDDING_MODEL: TITAN,
+      EMBEDDING_DIMENSIONS: '256',
+      [TIER_QUOTAS_ENV]: JSON.stringify(stageConfig('dev').tierQuotas),
+      [WEBHOOK_QUEUE_ENV.queueUrl]: queueUrl,
+      [WEBHOOK_QUEUE_ENV.deadLetterQueueUrl]: deadLetterUrl,
+      AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
+      AWS_ENDPOINT_URL_SQS: sqsEndpoint!,
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      [FUNCTION_ENV.cursorKeySecretArn]: CURSOR_SECRET_ARN,
+      // X-Ray has no daemon here; the handlers' own code is what is under test.
+      POWERTOOLS_TRACE_ENABLED: 'false',
+      ...(process.env.RUNTIME_SDK_DEBUG ? { POWERTOOLS_LOG_LEVEL: 'DEBUG' } : {}),
+    });
   const invoke = (name: string, event?: unknown) => invokeBundle(bundles.get(name)!.file, env(name), event);
   const apiEvent = (path: string, overrides: Record<string, unknown>) => ({
-    httpMethod: 'GET', path, headers: {}, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null,
-    requestContext: { requestId: 'runtime-sdk', authorizer: { keyId, tier: 'developer' } }, ...overrides,
+    httpMethod: 'GET',
+    path,
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    requestContext: { requestId: 'runtime-sdk', authorizer: { keyId, tier: 'developer' } },
+    ...overrides,
   });
 
   beforeAll(async () => {
     if (!sqsEndpoint) throw new Error('SQS_ENDPOINT is not set: npm run test:engines sets it to ElasticMQ');
     for (const lambda of lambdaEntries()) bundles.set(lambda.name, await bundleForRuntime(lambda, sdk));
-    await installRuntimeSdk(sdk, [...bundles.values()].flatMap((b) => b.externals));
+    await installRuntimeSdk(
+      sdk,
+      [...bundles.values()].flatMap((b) => b.externals),
+    );
     table = await startDynaliteTable(TABLE);
     // The floor release's Bedrock Runtime client speaks HTTP/1.1 (HTTP/2 came later).
     bedrock = await startStandInBedrock('http1');
@@ -101,8 +111,12 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     const open = [...generateGrants(spec, generateFunders(spec))].flat().find((g) => g.status === 'posted' && (g.deadline_date ?? '') > today)!;
     grant = open;
     await new DynamoRecordStore(dynamo, TABLE).put('grant', [grant]);
-    await addSubscription({ webhooks: new DynamoWebhookStore(dynamo, TABLE), keys: new DynamoKeyStore(dynamo, TABLE), resolver: { resolve: async () => ['93.184.215.14'] } },
-      { keyId, url: 'https://hooks.example.org/grants', events: ['grant.created'] }, 'aws', new Date());
+    await addSubscription(
+      { webhooks: new DynamoWebhookStore(dynamo, TABLE), keys: new DynamoKeyStore(dynamo, TABLE), resolver: { resolve: async () => ['93.184.215.14'] } },
+      { keyId, url: 'https://hooks.example.org/grants', events: ['grant.created'] },
+      'aws',
+      new Date(),
+    );
     dynamo.destroy();
   }, 600_000);
 
@@ -126,8 +140,16 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
       }
     }
     // What the functions need of the runtime: if this list grows, the checks below should grow with it.
-    expect([...seen].sort()).toEqual(['@aws-sdk/client-api-gateway', '@aws-sdk/client-bedrock-runtime', '@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager', '@aws-sdk/client-sqs',
-      '@aws-sdk/credential-provider-node', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb']);
+    expect([...seen].sort()).toEqual([
+      '@aws-sdk/client-api-gateway',
+      '@aws-sdk/client-bedrock-runtime',
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/client-secrets-manager',
+      '@aws-sdk/client-sqs',
+      '@aws-sdk/credential-provider-node',
+      '@aws-sdk/lib-dynamodb',
+      '@aws-sdk/util-dynamodb',
+    ]);
   });
 
   it('loads every function: each named import exists in the runtime release', async () => {
@@ -138,31 +160,50 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
   }, 300_000);
 
   it('authorizes a key and serves a record by id from DynamoDB (client-dynamodb, lib-dynamodb)', async () => {
-    const policy = await invoke('authorize-request', {
-      type: 'REQUEST', methodArn: 'arn:aws:execute-api:us-east-1:000000000000:api/prod/GET/grants-api', path: '/grants-api', httpMethod: 'GET',
-      headers: { Authorization: `Bearer ${apiKey}` }, multiValueHeaders: {}, requestContext: { requestId: 'runtime-sdk' },
-    }) as { policyDocument: { Statement: { Effect: string }[] }; context: { keyId: string } };
+    const policy = (await invoke('authorize-request', {
+      type: 'REQUEST',
+      methodArn: 'arn:aws:execute-api:us-east-1:000000000000:api/prod/GET/grants-api',
+      path: '/grants-api',
+      httpMethod: 'GET',
+      headers: { Authorization: `Bearer ${apiKey}` },
+      multiValueHeaders: {},
+      requestContext: { requestId: 'runtime-sdk' },
+    })) as { policyDocument: { Statement: { Effect: string }[] }; context: { keyId: string } };
     expect(policy.policyDocument.Statement.map((s) => s.Effect)).toEqual(['Allow']);
     expect(policy.context.keyId).toBe(keyId);
-    const response = await invoke('get-grant', apiEvent(`/grants-api/${grant.id}`, { pathParameters: { id: grant.id } })) as { statusCode: number; body: string };
+    const response = (await invoke('get-grant', apiEvent(`/grants-api/${grant.id}`, { pathParameters: { id: grant.id } }))) as {
+      statusCode: number;
+      body: string;
+    };
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ id: grant.id, title: grant.title });
   }, 60_000);
 
   it('bootstraps the indices, indexes a stream batch (util-dynamodb, Bedrock, SigV4 credentials) and lists the record from the index', async () => {
-    const bootstrap = await invoke('bootstrap-search-index', { RequestType: 'Create', ResourceProperties: { Embedder: `bedrock:${TITAN}`, Dimensions: '256' } }) as { Data: Record<string, string> };
+    const bootstrap = (await invoke('bootstrap-search-index', {
+      RequestType: 'Create',
+      ResourceProperties: { Embedder: `bedrock:${TITAN}`, Dimensions: '256' },
+    })) as { Data: Record<string, string> };
     expect(bootstrap.Data.grant).toMatch(/^created /);
     const dynamo = table.client();
     const { Item } = await dynamo.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: recordKeyOf('grant', grant.id).pk }, sk: { S: 'record' } } }));
-    const streamRecord = { eventID: '1', eventName: 'INSERT', eventSource: 'aws:dynamodb', awsRegion: 'us-east-1', dynamodb: { Keys: { pk: Item!.pk, sk: Item!.sk }, NewImage: Item, SequenceNumber: '1', StreamViewType: 'NEW_AND_OLD_IMAGES' } };
+    const streamRecord = {
+      eventID: '1',
+      eventName: 'INSERT',
+      eventSource: 'aws:dynamodb',
+      awsRegion: 'us-east-1',
+      dynamodb: { Keys: { pk: Item!.pk, sk: Item!.sk }, NewImage: Item, SequenceNumber: '1', StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    };
     expect(await invoke('index-record-changes', { Records: [streamRecord] })).toEqual({ batchItemFailures: [] });
     // The embedding call was signed by the runtime's credential chain and SDK.
-    expect(bedrock.requests.map((r) => [r.path, r.body.dimensions, r.authorization?.startsWith('AWS4-HMAC-SHA256')])).toEqual([[`/model/${encodeURIComponent(TITAN)}/invoke`, 256, true]]);
+    expect(bedrock.requests.map((r) => [r.path, r.body.dimensions, r.authorization?.startsWith('AWS4-HMAC-SHA256')])).toEqual([
+      [`/model/${encodeURIComponent(TITAN)}/invoke`, 256, true],
+    ]);
     let found: { results: { id: string }[] } = { results: [] };
     for (let attempt = 0; attempt < 20 && found.results.length === 0; attempt++) {
       // The index shows a write after its next refresh (each second).
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 250));
-      const response = await invoke('list-grants', apiEvent('/grants-api', {})) as { statusCode: number; body: string };
+      const response = (await invoke('list-grants', apiEvent('/grants-api', {}))) as { statusCode: number; body: string };
       expect(response.statusCode).toBe(200);
       found = JSON.parse(response.body);
     }
@@ -175,7 +216,10 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     const query = parseListQuery('grant', {}, new Date().toISOString().slice(0, 10));
     const after = [Date.parse(grant.created_at) + 60_000, 'ffffffff-ffff-4fff-bfff-ffffffffffff'];
     const cursor = issueCursor(Buffer.from(CURSOR_SECRET), query, { after, seen: 20, today: query.today }, new Date());
-    const response = await invoke('list-grants', apiEvent('/grants-api', { queryStringParameters: { cursor }, multiValueQueryStringParameters: { cursor: [cursor] } })) as { statusCode: number; body: string };
+    const response = (await invoke(
+      'list-grants',
+      apiEvent('/grants-api', { queryStringParameters: { cursor }, multiValueQueryStringParameters: { cursor: [cursor] } }),
+    )) as { statusCode: number; body: string };
     expect(response.statusCode, response.body).toBe(200);
     const body = JSON.parse(response.body) as { results: { id: string }[]; pagination: { offset: number; next_cursor?: string } };
     expect(body.results.map((g) => g.id)).toEqual([grant.id]);
@@ -184,17 +228,27 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     expect(secrets.requests).toEqual([{ target: 'secretsmanager.GetSecretValue', secretId: CURSOR_SECRET_ARN, signed: true }]);
     // Signed with another key, the same cursor is refused.
     const forged = issueCursor(Buffer.alloc(64, 1), query, { after, seen: 20, today: query.today }, new Date());
-    const refused = await invoke('list-grants', apiEvent('/grants-api', { queryStringParameters: { cursor: forged }, multiValueQueryStringParameters: { cursor: [forged] } })) as { statusCode: number; body: string };
+    const refused = (await invoke(
+      'list-grants',
+      apiEvent('/grants-api', { queryStringParameters: { cursor: forged }, multiValueQueryStringParameters: { cursor: [forged] } }),
+    )) as { statusCode: number; body: string };
     expect(refused.statusCode).toBe(400);
     expect(JSON.parse(refused.body).error.details[0].field).toBe('cursor');
   }, 60_000);
 
   it('fans the change event out to the webhook queue on SQS (client-sqs)', async () => {
     const dynamo = table.client();
-    const { Items = [] } = await dynamo.send(new ScanCommand({ TableName: TABLE, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': { S: 'event' } } }));
+    const { Items = [] } = await dynamo.send(
+      new ScanCommand({ TableName: TABLE, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': { S: 'event' } } }),
+    );
     dynamo.destroy();
     expect(Items).toHaveLength(1);
-    const records = Items.map((item, i) => ({ eventID: String(i), eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { Keys: { pk: item.pk, sk: item.sk }, NewImage: item, SequenceNumber: String(i) } }));
+    const records = Items.map((item, i) => ({
+      eventID: String(i),
+      eventName: 'INSERT',
+      eventSource: 'aws:dynamodb',
+      dynamodb: { Keys: { pk: item.pk, sk: item.sk }, NewImage: item, SequenceNumber: String(i) },
+    }));
     expect(await invoke('fan-out-change-events', { Records: records })).toEqual({ batchItemFailures: [] });
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 2 }));
     expect(Messages).toHaveLength(1);

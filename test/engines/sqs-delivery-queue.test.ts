@@ -1,8 +1,16 @@
-import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeOnEngine } from './engine-suite';
 import { deliveryMessageOf, SqsDeliveryQueue } from '../../lambdas/adapters/aws/sqs-delivery-queue';
 import { WEBHOOK_MAX_RECEIVES } from '../../lib/stateful-stack';
+import { describeOnEngine } from './engine-suite';
 
 /**
  * The webhook queue adapter against ElasticMQ, an SQS-compatible server speaking the SDK's JSON
@@ -10,7 +18,6 @@ import { WEBHOOK_MAX_RECEIVES } from '../../lib/stateful-stack';
  * dead-letter queue by the sender's hand and by SQS's redrive after WEBHOOK_MAX_RECEIVES receives,
  * as the stateful stack configures it.
  */
-
 
 describeOnEngine('SqsDeliveryQueue on ElasticMQ', 'SQS_ENDPOINT', (endpoint) => {
   const sqs = new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'engines', secretAccessKey: 'engines' } });
@@ -25,10 +32,15 @@ describeOnEngine('SqsDeliveryQueue on ElasticMQ', 'SQS_ENDPOINT', (endpoint) => 
   }
 
   async function receive(url: string, waitSeconds = 0, visibilityTimeout?: number) {
-    const { Messages } = await sqs.send(new ReceiveMessageCommand({
-      QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: waitSeconds, MessageSystemAttributeNames: ['ApproximateReceiveCount'],
-      ...(visibilityTimeout === undefined ? {} : { VisibilityTimeout: visibilityTimeout }),
-    }));
+    const { Messages } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+        ...(visibilityTimeout === undefined ? {} : { VisibilityTimeout: visibilityTimeout }),
+      }),
+    );
     return Messages ?? [];
   }
 
@@ -39,13 +51,17 @@ describeOnEngine('SqsDeliveryQueue on ElasticMQ', 'SQS_ENDPOINT', (endpoint) => 
 
   beforeAll(async () => {
     deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `webhook-dlq-${suffix}` }))).QueueUrl!;
-    queueUrl = (await sqs.send(new CreateQueueCommand({
-      QueueName: `webhook-${suffix}`,
-      Attributes: {
-        VisibilityTimeout: '1',
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: await arn(deadLetterUrl), maxReceiveCount: WEBHOOK_MAX_RECEIVES }),
-      },
-    }))).QueueUrl!;
+    queueUrl = (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: `webhook-${suffix}`,
+          Attributes: {
+            VisibilityTimeout: '1',
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: await arn(deadLetterUrl), maxReceiveCount: WEBHOOK_MAX_RECEIVES }),
+          },
+        }),
+      )
+    ).QueueUrl!;
     queue = new SqsDeliveryQueue(sqs, queueUrl, deadLetterUrl);
   });
 

@@ -4,8 +4,8 @@ import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, SendMess
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { assessStageHealth } from '../../lambdas/core/ops/stage-health';
 import { queueDepth, readStageHealth } from '../../local/aws-stage-health';
-import { startStandInCloudFormation, type StandInCloudFormation } from '../support/stand-in-cloudformation';
-import { startStandInCloudWatch, type StandInCloudWatch } from '../support/stand-in-cloudwatch';
+import { type StandInCloudFormation, startStandInCloudFormation } from '../support/stand-in-cloudformation';
+import { type StandInCloudWatch, startStandInCloudWatch } from '../support/stand-in-cloudwatch';
 import { deployStandInStage } from '../support/stand-in-stage';
 import { describeOnEngine } from './engine-suite';
 
@@ -43,7 +43,8 @@ describeOnEngine('admin status: dead-letter queue depths on ElasticMQ', 'SQS_END
   });
 
   it('counts waiting, in-flight and delayed messages apart', async () => {
-    for (const id of ['d1', 'd2', 'd3']) await sqs.send(new SendMessageCommand({ QueueUrl: urls.webhookDeadLetter, MessageBody: JSON.stringify({ delivery_id: id }) }));
+    for (const id of ['d1', 'd2', 'd3'])
+      await sqs.send(new SendMessageCommand({ QueueUrl: urls.webhookDeadLetter, MessageBody: JSON.stringify({ delivery_id: id }) }));
     await sqs.send(new SendMessageCommand({ QueueUrl: urls.webhookDeadLetter, MessageBody: '{"delivery_id":"later"}', DelaySeconds: 120 }));
     // Someone looking at a message (a replay, the console) takes it out of sight but not out of the queue.
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: urls.webhookDeadLetter, MaxNumberOfMessages: 1, VisibilityTimeout: 120 }));

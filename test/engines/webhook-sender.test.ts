@@ -1,26 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeOnEngine } from './engine-suite';
 import { DynamoChangeOutbox } from '../../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import { SqsDeliveryQueue } from '../../lambdas/adapters/aws/sqs-delivery-queue';
 import { httpWebhookTransport } from '../../lambdas/adapters/http-webhook-transport';
 import type { Grant } from '../../lambdas/core/records';
-import { replayDelivery, type DeliveryPorts } from '../../lambdas/core/use-cases/deliver-webhook';
+import { type DeliveryPorts, replayDelivery } from '../../lambdas/core/use-cases/deliver-webhook';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
 import { changeFanOutHandler } from '../../lambdas/http/change-fan-out';
 import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
 import { WEBHOOK_MAX_RECEIVES } from '../../lib/stateful-stack';
-import { LOCAL_TABLE_NAME, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type PollResult, pollSqsOnce, type SqsLambdaHandler } from '../../local/aws-mode/sqs-event-source';
+import { type EmbeddedStack, LOCAL_TABLE_NAME, startEmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
-import { pollSqsOnce, type PollResult, type SqsLambdaHandler } from '../../local/aws-mode/sqs-event-source';
+import { describeOnEngine } from './engine-suite';
 
 /**
  * The webhook sender's handler on a real SQS-compatible queue (ElasticMQ, `npm run test:engines`
@@ -28,7 +28,6 @@ import { pollSqsOnce, type PollResult, type SqsLambdaHandler } from '../../local
  * the handler, then a delete of every message it did not report as a batch item failure. What SQS
  * itself does is real here: delays, visibility timeouts, receive counts and the redrive.
  */
-
 
 describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) => {
   const context = { functionName: 'test', awsRequestId: 'req', getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
@@ -51,7 +50,14 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
   let grants: Grant[] = [];
 
   const deliveryPorts = (overrides: Partial<DeliveryPorts> = {}): DeliveryPorts => ({
-    webhooks, log, queue, transport: httpWebhookTransport, resolver: { resolve: async () => ['127.0.0.1'] }, clock, random: () => 0.5, ...overrides,
+    webhooks,
+    log,
+    queue,
+    transport: httpWebhookTransport,
+    resolver: { resolve: async () => ['127.0.0.1'] },
+    clock,
+    random: () => 0.5,
+    ...overrides,
   });
 
   /** One poll of Lambda's SQS event source: receive, run the handler, delete what it did not report. */
@@ -62,14 +68,29 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
 
   /** Stream records of the outbox items, for the fan-out handler. */
   async function outboxRecords(): Promise<DynamoDBRecord[]> {
-    const { Items = [] } = await dynamo.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': { S: 'event' } } }));
-    return Items.map((item, i) => ({ eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { Keys: { pk: item.pk!, sk: item.sk! } as never, NewImage: item as never, SequenceNumber: String(i) } }));
+    const { Items = [] } = await dynamo.send(
+      new ScanCommand({ TableName: LOCAL_TABLE_NAME, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': { S: 'event' } } }),
+    );
+    return Items.map((item, i) => ({
+      eventName: 'INSERT',
+      eventSource: 'aws:dynamodb',
+      dynamodb: { Keys: { pk: item.pk!, sk: item.sk! } as never, NewImage: item as never, SequenceNumber: String(i) },
+    }));
   }
 
   async function subscribeAndQueue(path: string, records: Grant[]) {
-    const { subscription } = await addSubscription({ webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}${path}`, events: ['grant.created'] }, 'local', clock.now());
+    const { subscription } = await addSubscription(
+      { webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } },
+      { keyId, url: `${base}${path}`, events: ['grant.created'] },
+      'local',
+      clock.now(),
+    );
     await stack.services.store.put('grant', records);
-    await changeFanOutHandler(() => ({ webhooks, log, queue, clock, outbox: new DynamoChangeOutbox(dynamo, LOCAL_TABLE_NAME) }))({ Records: await outboxRecords() }, context, () => undefined);
+    await changeFanOutHandler(() => ({ webhooks, log, queue, clock, outbox: new DynamoChangeOutbox(dynamo, LOCAL_TABLE_NAME) }))(
+      { Records: await outboxRecords() },
+      context,
+      () => undefined,
+    );
     return subscription;
   }
 
@@ -90,13 +111,28 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
     const suffix = Date.now();
     deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `sender-dlq-${suffix}` }))).QueueUrl!;
     const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterUrl, AttributeNames: ['QueueArn'] }));
-    queueUrl = (await sqs.send(new CreateQueueCommand({
-      QueueName: `sender-${suffix}`,
-      Attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes!.QueueArn, maxReceiveCount: WEBHOOK_MAX_RECEIVES }) },
-    }))).QueueUrl!;
+    queueUrl = (
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: `sender-${suffix}`,
+          Attributes: {
+            VisibilityTimeout: '1',
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes!.QueueArn, maxReceiveCount: WEBHOOK_MAX_RECEIVES }),
+          },
+        }),
+      )
+    ).QueueUrl!;
     queue = new SqsDeliveryQueue(sqs, queueUrl, deadLetterUrl);
     keyId = (await createKey(stack.services.keys, { tier: 'developer', owner: 'dev@example.org', label: '' }, randomBytes, new Date())).record.key_id;
-    const spec = { ...DEFAULT_CATALOGUE, funders: 2, grants: 6, awardedGrants: 0, contracts: 0, awardedContracts: 0, today: clock.now().toISOString().slice(0, 10) };
+    const spec = {
+      ...DEFAULT_CATALOGUE,
+      funders: 2,
+      grants: 6,
+      awardedGrants: 0,
+      contracts: 0,
+      awardedContracts: 0,
+      today: clock.now().toISOString().slice(0, 10),
+    };
     grants = [...generateGrants(spec, generateFunders(spec))].flat();
   });
 
@@ -147,12 +183,22 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
   });
 
   it('loses no event when the queue refuses the send (it does not exist): the outbox keeps it, and the retried fan-out queues it', async () => {
-    const { subscription } = await addSubscription({ webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}/refused`, events: ['grant.created'] }, 'local', clock.now());
+    const { subscription } = await addSubscription(
+      { webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } },
+      { keyId, url: `${base}/refused`, events: ['grant.created'] },
+      'local',
+      clock.now(),
+    );
     await stack.services.store.put('grant', [grants[5]!]);
     const records = await outboxRecords();
     expect(records).toHaveLength(1);
     const refusing = new SqsDeliveryQueue(sqs, `${queueUrl}-missing`, deadLetterUrl);
-    const fanOut = (q: SqsDeliveryQueue) => changeFanOutHandler(() => ({ webhooks, log, queue: q, clock, outbox: new DynamoChangeOutbox(dynamo, LOCAL_TABLE_NAME) }))({ Records: records }, context, () => undefined);
+    const fanOut = (q: SqsDeliveryQueue) =>
+      changeFanOutHandler(() => ({ webhooks, log, queue: q, clock, outbox: new DynamoChangeOutbox(dynamo, LOCAL_TABLE_NAME) }))(
+        { Records: records },
+        context,
+        () => undefined,
+      );
     // Its only record failed: the whole batch fails, and the stream hands it over again.
     await expect(fanOut(refusing)).rejects.toThrow('All records failed processing');
     expect(await outboxRecords()).toHaveLength(1);
@@ -170,7 +216,9 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
     const subscription = await subscribeAndQueue('/partial', grants.slice(3, 5));
     const flaky = { broken: '' };
     const flakyLog: DeliveryPorts['log'] = {
-      create: (d) => log.create(d), save: (d) => log.save(d), list: (s, l) => log.list(s, l),
+      create: (d) => log.create(d),
+      save: (d) => log.save(d),
+      list: (s, l) => log.list(s, l),
       get: async (id) => {
         flaky.broken ||= id;
         if (id === flaky.broken) throw new Error('ProvisionedThroughputExceededException');

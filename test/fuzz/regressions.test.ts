@@ -1,10 +1,10 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryParams, type ApiEvent } from '../../lambdas/http/api-gateway';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
+import { type ApiEvent, queryParams } from '../../lambdas/http/api-gateway';
 import { requestUrl } from '../../local/http-server';
 import { startTestApi, type TestApi } from '../support/api-server';
-import { rawHttp, type RawHttpRequest } from '../support/raw-http';
+import { type RawHttpRequest, rawHttp } from '../support/raw-http';
 
 /**
  * One test per failure the endpoint fuzzer (test/fuzz/endpoints.fuzz.test.ts) found, each fixed
@@ -30,7 +30,7 @@ function expectJsonError(res: { status: number; headers: Record<string, string[]
   expect(typeof body.error.message).toBe('string');
 }
 
-describe('requests Node\'s HTTP parser refuses get the JSON error body (it used to answer a bare 400 with no body)', () => {
+describe("requests Node's HTTP parser refuses get the JSON error body (it used to answer a bare 400 with no body)", () => {
   it.each<[string, Partial<RawHttpRequest>, number]>([
     ['a control character in a header value', { headers: [['X-Odd', 'a\u0001b']] }, 400],
     ['a NUL in the Authorization header', { headers: [['Authorization', 'Bearer\u0000x']] }, 400],
@@ -53,10 +53,19 @@ describe('requests Node\'s HTTP parser refuses get the JSON error body (it used 
     // node:http writes the target as Latin-1 (one 0x85 byte); before the fix it failed with "Data after Connection: close".
     const { host, port } = new URL(origin);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: host.split(':')[0], port: Number(port), method: 'HEAD', path: '/functions/v1/\u0085', headers: { Authorization: `Bearer ${api.keys.developer}` } }, (r) => {
-        r.resume();
-        r.on('end', () => resolve(r.statusCode ?? 0));
-      });
+      const req = http.request(
+        {
+          host: host.split(':')[0],
+          port: Number(port),
+          method: 'HEAD',
+          path: '/functions/v1/\u0085',
+          headers: { Authorization: `Bearer ${api.keys.developer}` },
+        },
+        (r) => {
+          r.resume();
+          r.on('end', () => resolve(r.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -79,18 +88,29 @@ describe('names of Object.prototype members are ordinary parameter and header na
   ])('GET /grants-api?%s is a 400 naming them as unknown parameters', async (query, names) => {
     const res = await send({ method: 'GET', target: `/functions/v1/grants-api?${query}&limit=2`, headers: [withKey()] });
     expectJsonError(res, 400, 'INVALID_PARAMETER');
-    expect(JSON.parse(res.body).error.details).toEqual(names.map((field) => ({ field, issue: expect.stringMatching(/^is not a parameter of the grant list/) })));
+    expect(JSON.parse(res.body).error.details).toEqual(
+      names.map((field) => ({ field, issue: expect.stringMatching(/^is not a parameter of the grant list/) })),
+    );
     expect(res.headers['x-ratelimit-limit']).toEqual(['-1']);
   });
 
   it('POST /match-grants-api?hasOwnProperty= is validated as usual', async () => {
-    const res = await send({ method: 'POST', target: '/functions/v1/match-grants-api?hasOwnProperty=', headers: [withKey(), ['Content-Type', 'application/json']], body: '{}' });
+    const res = await send({
+      method: 'POST',
+      target: '/functions/v1/match-grants-api?hasOwnProperty=',
+      headers: [withKey(), ['Content-Type', 'application/json']],
+      body: '{}',
+    });
     expectJsonError(res, 400, 'INVALID_PARAMETER');
     expect(res.headers['x-ratelimit-remaining']).toEqual(['-1']);
   });
 
   it('headers named __proto__, constructor and hasOwnProperty', async () => {
-    const res = await send({ method: 'GET', target: '/functions/v1/funders-api?limit=1', headers: [withKey(), ['__proto__', 'x'], ['constructor', 'y'], ['hasOwnProperty', 'z']] });
+    const res = await send({
+      method: 'GET',
+      target: '/functions/v1/funders-api?limit=1',
+      headers: [withKey(), ['__proto__', 'x'], ['constructor', 'y'], ['hasOwnProperty', 'z']],
+    });
     expect(res.status, res.body).toBe(200);
   });
 
@@ -101,9 +121,14 @@ describe('names of Object.prototype members are ordinary parameter and header na
     expect(Object.hasOwn(params, '__proto__')).toBe(true);
     expect(params.constructor).toEqual(['b']);
     expect(params.hasOwnProperty).toEqual(['c']);
-    expect(() => parseListQuery('grant', params, '2026-01-01')).toThrow(expect.objectContaining({
-      details: ['__proto__', 'constructor', 'hasOwnProperty'].map((field) => ({ field, issue: expect.stringMatching(/^is not a parameter of the grant list/) })),
-    }));
+    expect(() => parseListQuery('grant', params, '2026-01-01')).toThrow(
+      expect.objectContaining({
+        details: ['__proto__', 'constructor', 'hasOwnProperty'].map((field) => ({
+          field,
+          issue: expect.stringMatching(/^is not a parameter of the grant list/),
+        })),
+      }),
+    );
   });
 });
 

@@ -9,7 +9,9 @@ describe('API access', () => {
   const { stateless } = synthStage('dev');
   const authorizers = Object.entries(resourcesOfType(stateless, 'AWS::ApiGateway::Authorizer'));
   const [authorizerId, authorizer] = authorizers[0]!;
-  const methods = Object.values(resourcesOfType(stateless, 'AWS::ApiGateway::Method')).filter((m) => m.Properties?.HttpMethod !== 'OPTIONS' && m.Properties?.HttpMethod !== 'ANY'); // the preflights and the 405 mocks: test/infra/cors.test.ts
+  const methods = Object.values(resourcesOfType(stateless, 'AWS::ApiGateway::Method')).filter(
+    (m) => m.Properties?.HttpMethod !== 'OPTIONS' && m.Properties?.HttpMethod !== 'ANY',
+  ); // the preflights and the 405 mocks: test/infra/cors.test.ts
   const plans = Object.values(resourcesOfType(stateless, 'AWS::ApiGateway::UsagePlan'));
 
   it('takes usage-plan keys from the authorizer, not from an x-api-key header', () => {
@@ -42,7 +44,9 @@ describe('API access', () => {
       const plan = plans.find((p) => String(p.Properties?.UsagePlanName).endsWith(`-${tier}`))!;
       const policy = TIERS[tier];
       expect(plan.Properties?.Quota, tier).toEqual(policy.dailyQuota === null ? undefined : { Limit: gatewayQuotaOf(policy.dailyQuota), Period: 'DAY' });
-      expect(plan.Properties?.Throttle, tier).toEqual(policy.throttle ? { RateLimit: policy.throttle.rateLimit, BurstLimit: policy.throttle.burstLimit } : undefined);
+      expect(plan.Properties?.Throttle, tier).toEqual(
+        policy.throttle ? { RateLimit: policy.throttle.rateLimit, BurstLimit: policy.throttle.burstLimit } : undefined,
+      );
       expect((plan.Properties?.ApiStages as unknown[]).length, tier).toBe(1);
       expect(stateless.toJSON().Outputs[usagePlanOutputOf(tier)].Value, tier).toEqual({ Ref: expect.stringMatching(/UsagePlan/) });
     }
@@ -55,15 +59,19 @@ describe('API access', () => {
   });
 
   it('lets the authorizer read API keys and their hash pointers, and nothing else in the table', () => {
-    const fn = Object.entries(resourcesOfType(stateless, 'AWS::Lambda::Function')).find(([, f]) => String(f.Properties?.Description).includes('authorize-request.ts'))!;
+    const fn = Object.entries(resourcesOfType(stateless, 'AWS::Lambda::Function')).find(([, f]) =>
+      String(f.Properties?.Description).includes('authorize-request.ts'),
+    )!;
     const role = (fn[1].Properties?.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
     const statements = Object.values(resourcesOfType(stateless, 'AWS::IAM::Policy'))
       .filter((policy: CfnResource) => JSON.stringify(policy.Properties?.Roles ?? []).includes(`"${role}"`))
       .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement)
       .filter((statement) => ![statement.Action].flat().every((action) => String(action).startsWith('xray:')));
-    expect(statements).toEqual([expect.objectContaining({
-      Action: 'dynamodb:GetItem',
-      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['apikey#*', 'apikeyhash#*'] } },
-    })]);
+    expect(statements).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:GetItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['apikey#*', 'apikeyhash#*'] } },
+      }),
+    ]);
   });
 });

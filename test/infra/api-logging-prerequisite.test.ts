@@ -10,11 +10,21 @@ import { resourcesOfType, synthStage } from './synth-stacks';
 describe('the API logging role prerequisite', () => {
   it('fails Create and Update with the remedy when the account has no role, passes with one, and does nothing on Delete', async () => {
     await expect(checkApiLoggingRole({ RequestType: 'Create' }, async () => undefined)).rejects.toThrow(MISSING_ROLE_MESSAGE);
-    await expect(checkApiLoggingRole({ RequestType: 'Update', PhysicalResourceId: PHYSICAL_RESOURCE_ID }, async () => '')).rejects.toThrow('-c apiCloudWatchRole=true');
+    await expect(checkApiLoggingRole({ RequestType: 'Update', PhysicalResourceId: PHYSICAL_RESOURCE_ID }, async () => '')).rejects.toThrow(
+      '-c apiCloudWatchRole=true',
+    );
     const roleArn = 'arn:aws:iam::123456789012:role/api-gateway-logs';
-    await expect(checkApiLoggingRole({ RequestType: 'Create' }, async () => roleArn)).resolves.toEqual({ PhysicalResourceId: PHYSICAL_RESOURCE_ID, Data: { RoleArn: roleArn } });
+    await expect(checkApiLoggingRole({ RequestType: 'Create' }, async () => roleArn)).resolves.toEqual({
+      PhysicalResourceId: PHYSICAL_RESOURCE_ID,
+      Data: { RoleArn: roleArn },
+    });
     let asked = false;
-    await expect(checkApiLoggingRole({ RequestType: 'Delete', PhysicalResourceId: PHYSICAL_RESOURCE_ID }, async () => { asked = true; return undefined; })).resolves.toEqual({ PhysicalResourceId: PHYSICAL_RESOURCE_ID });
+    await expect(
+      checkApiLoggingRole({ RequestType: 'Delete', PhysicalResourceId: PHYSICAL_RESOURCE_ID }, async () => {
+        asked = true;
+        return undefined;
+      }),
+    ).resolves.toEqual({ PhysicalResourceId: PHYSICAL_RESOURCE_ID });
     expect(asked).toBe(false);
   });
 
@@ -27,7 +37,9 @@ describe('the API logging role prerequisite', () => {
     expect(stages[0]!.DependsOn).toEqual(expect.arrayContaining([checks[0]]));
     expect(Object.keys(resourcesOfType(stateless, 'AWS::ApiGateway::Account'))).toEqual([]);
     const policies = JSON.stringify(Object.values(resourcesOfType(stateless, 'AWS::IAM::Policy')));
-    expect(policies).toMatch(/"Action":"apigateway:GET","Effect":"Allow","Resource":\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":apigateway:",\{"Ref":"AWS::Region"\},"::\/account"\]\]\}/);
+    expect(policies).toMatch(
+      /"Action":"apigateway:GET","Effect":"Allow","Resource":\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":apigateway:",\{"Ref":"AWS::Region"\},"::\/account"\]\]\}/,
+    );
   });
 
   it('creates the role instead, and no check, on a stage that owns it', () => {

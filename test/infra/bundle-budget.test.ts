@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUTHORIZER_ENTRY, BUNDLE_BUDGET_BYTES, type Bundle, bundleBudgetOf, bundleEntry, lambdaEntries, OWN_BUNDLE_BUDGETS_BYTES } from '../../bench/bundles';
+import { docsAssetRoute } from '../../lambdas/http/docs-page';
 import { API_ROUTES } from '../../lib/api-routes';
 import { ServiceFunction } from '../../lib/constructs/service-function';
 import { PROJECT_ROOT } from '../../lib/project-root';
-import { AUTHORIZER_ENTRY, BUNDLE_BUDGET_BYTES, bundleBudgetOf, bundleEntry, lambdaEntries, OWN_BUNDLE_BUDGETS_BYTES, type Bundle } from '../../bench/bundles';
-import { docsAssetRoute } from '../../lambdas/http/docs-page';
 import { readScalarStandalone } from '../../local/scalar-bundle';
 
 /**
@@ -27,21 +27,38 @@ beforeAll(async () => {
 
 describe('Lambda bundle budget', () => {
   it('covers every route, the authorizer and the background functions', () => {
-    const api = lambdaEntries().filter((e) => e.api).map((e) => e.entry).sort();
+    const api = lambdaEntries()
+      .filter((e) => e.api)
+      .map((e) => e.entry)
+      .sort();
     expect(api).toEqual([...API_ROUTES.map((route) => route.entry), AUTHORIZER_ENTRY].sort());
-    expect(lambdaEntries().filter((e) => !e.api).map((e) => e.name)).toEqual(expect.arrayContaining(['index-record-changes', 'send-webhooks', 'bootstrap-search-index']));
+    expect(
+      lambdaEntries()
+        .filter((e) => !e.api)
+        .map((e) => e.name),
+    ).toEqual(expect.arrayContaining(['index-record-changes', 'send-webhooks', 'bootstrap-search-index']));
   });
 
   it(`keeps each API function at or under ${kb(BUNDLE_BUDGET_BYTES)}, or the budget of its own`, () => {
     const lines = lambdaEntries().map(({ entry, api }) => {
       const bundle = bundles.get(entry)!;
-      const top = bundle.contributions.slice(0, 4).map(([owner, bytes]) => `${owner} ${kb(bytes)}`).join(', ');
+      const top = bundle.contributions
+        .slice(0, 4)
+        .map(([owner, bytes]) => `${owner} ${kb(bytes)}`)
+        .join(', ');
       return `${api ? 'API ' : '    '} ${entry.padEnd(44)} ${kb(bundle.bytes).padStart(9)}  (${top})`;
     });
     console.log(`Lambda bundles (minified index.mjs; budget ${kb(BUNDLE_BUDGET_BYTES)} for API functions):\n${lines.join('\n')}`);
     const over = lambdaEntries()
       .filter(({ entry, api }) => api && bundles.get(entry)!.bytes > bundleBudgetOf(entry))
-      .map(({ entry }) => `${entry}: ${kb(bundles.get(entry)!.bytes)} over ${kb(bundleBudgetOf(entry))} (largest parts: ${bundles.get(entry)!.contributions.slice(0, 5).map(([owner, bytes]) => `${owner} ${kb(bytes)}`).join(', ')})`);
+      .map(
+        ({ entry }) =>
+          `${entry}: ${kb(bundles.get(entry)!.bytes)} over ${kb(bundleBudgetOf(entry))} (largest parts: ${bundles
+            .get(entry)!
+            .contributions.slice(0, 5)
+            .map(([owner, bytes]) => `${owner} ${kb(bytes)}`)
+            .join(', ')})`,
+      );
     expect(over, 'over budget').toEqual([]);
   });
 
@@ -55,7 +72,7 @@ describe('Lambda bundle budget', () => {
     expect(page.bytes).toBeLessThan(BUNDLE_BUDGET_BYTES);
   });
 
-  it('answers GET /docs/scalar.js within Lambda\'s 6 MB response payload, JSON-encoded as the proxy result', async () => {
+  it("answers GET /docs/scalar.js within Lambda's 6 MB response payload, JSON-encoded as the proxy result", async () => {
     const result = await docsAssetRoute(readScalarStandalone)({} as never);
     const payloadBytes = Buffer.byteLength(JSON.stringify(result));
     console.log(`GET /docs/scalar.js proxy response: ${kb(payloadBytes)} of Lambda's 6,291.5 KB`);
@@ -66,7 +83,10 @@ describe('Lambda bundle budget', () => {
   it('bundles nothing the runtime provides, and not the full OpenSearch client', () => {
     for (const [entry, bundle] of bundles) {
       const owners = bundle.contributions.map(([owner]) => owner);
-      expect(owners.filter((owner) => owner.startsWith('@aws-sdk/')), entry).toEqual([]);
+      expect(
+        owners.filter((owner) => owner.startsWith('@aws-sdk/')),
+        entry,
+      ).toEqual([]);
       expect(owners, entry).not.toContain('@opensearch-project/opensearch');
     }
   });
@@ -76,7 +96,9 @@ describe('Lambda bundle budget', () => {
     const start = report.indexOf('## Bundles and cold start');
     expect(start, 'docs/benchmarks.md has no "Bundles and cold start" section').toBeGreaterThanOrEqual(0);
     const section = report.slice(start, report.indexOf('<!-- end of coldstart section -->', start));
-    const missing = lambdaEntries().map(({ name }) => name).filter((name) => !section.includes(`| \`${name}\` |`));
+    const missing = lambdaEntries()
+      .map(({ name }) => name)
+      .filter((name) => !section.includes(`| \`${name}\` |`));
     expect(missing, 'bundles missing from the table: rerun npm run bench -- --parts coldstart').toEqual([]);
   });
 });
@@ -93,8 +115,14 @@ describe('the bundles measured are the bundles CDK deploys', () => {
     const app = new App({ outdir });
     const stack = new Stack(app, 'BundleCheck');
     new ServiceFunction(stack, 'OpenApi', {
-      entry: join(PROJECT_ROOT, entry), description: 'bundle check', serviceName: 'gcf-test', memorySizeMb: 128, timeout: Duration.seconds(3),
-      logRetention: RetentionDays.ONE_DAY, logRemovalPolicy: RemovalPolicy.DESTROY, projectRoot: PROJECT_ROOT,
+      entry: join(PROJECT_ROOT, entry),
+      description: 'bundle check',
+      serviceName: 'gcf-test',
+      memorySizeMb: 128,
+      timeout: Duration.seconds(3),
+      logRetention: RetentionDays.ONE_DAY,
+      logRemovalPolicy: RemovalPolicy.DESTROY,
+      projectRoot: PROJECT_ROOT,
     });
     app.synth();
     const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.') && statSync(join(outdir, name)).isDirectory());

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stageConfig } from '../../lib/config';
-import { stageOverridesFromContext } from '../../lib/stage-context';
 import { checkWithCdkNag, NAG_ACKNOWLEDGEMENTS, type NagAcknowledgement } from '../../lib/nag-acknowledgements';
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { createServiceStacks } from '../../lib/service-stacks';
+import { stageOverridesFromContext } from '../../lib/stage-context';
 
 const outdirs: string[] = [];
 afterAll(() => {
@@ -57,7 +57,10 @@ describe('cdk-nag AwsSolutions', () => {
   });
 
   it('fails synthesis on a finding the acknowledgements do not explain', () => {
-    const withoutCognito = synthWithNag('prod', NAG_ACKNOWLEDGEMENTS.filter((a) => !a.finding.source.includes('COG4')));
+    const withoutCognito = synthWithNag(
+      'prod',
+      NAG_ACKNOWLEDGEMENTS.filter((a) => !a.finding.source.includes('COG4')),
+    );
     expect(new Set(withoutCognito.unexplained.map((finding) => finding.split(' at ')[0]))).toEqual(new Set(['AwsSolutions-COG4']));
     // One per route and one per route resource's ANY (the 405 mock); cdk-nag leaves the CORS preflights (OPTIONS, no authorizer by design) out of APIG4 and COG4.
     expect(withoutCognito.unexplained.filter((finding) => !finding.includes('/ANY/'))).toHaveLength(11);

@@ -7,9 +7,9 @@ import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/
 import { DEFAULT_TIER_QUOTAS } from '../../lambdas/core/auth/tier-quotas';
 import { API_ROUTES } from '../../lib/api-routes';
 import { checkDeployable, indexReplicasOf, isEphemeralStageName, mergeOverrides, searchConcurrencyOf, stageConfig } from '../../lib/config';
-import { stageOverridesFromContext } from '../../lib/stage-context';
 import { gatewayQuotaOf } from '../../lib/constructs/api-access';
 import { PROJECT_ROOT } from '../../lib/project-root';
+import { stageOverridesFromContext } from '../../lib/stage-context';
 import { type CfnResource, referencedLogicalIds, resourcesOfType, synthStage } from './synth-stacks';
 
 describe('stageConfig', () => {
@@ -49,8 +49,15 @@ describe('stageConfig', () => {
 
   it('takes the k-NN graph and window of the search indices, each setting over the defaults, and names a wrong one', () => {
     expect(stageConfig('prod').search.vectors).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 300 });
-    expect(stageConfig('prod', { search: { vectors: { engine: 'faiss', window: 2_000 } } }).search.vectors).toEqual({ engine: 'faiss', m: 16, efConstruction: 128, window: 2_000 });
-    expect(() => stageConfig('prod', { search: { vectors: { window: 20_000 } } })).toThrow('Search domain: vector search window must be a whole number from 1 to 10000, not 20000');
+    expect(stageConfig('prod', { search: { vectors: { engine: 'faiss', window: 2_000 } } }).search.vectors).toEqual({
+      engine: 'faiss',
+      m: 16,
+      efConstruction: 128,
+      window: 2_000,
+    });
+    expect(() => stageConfig('prod', { search: { vectors: { window: 20_000 } } })).toThrow(
+      'Search domain: vector search window must be a whole number from 1 to 10000, not 20000',
+    );
     expect(stageOverridesFromContext({ qa: { search: { vectors: { window: 500 } } } }, 'qa').search).toEqual({ vectors: { window: 500 } });
     expect(() => stageOverridesFromContext({ qa: { search: { vectors: { k: 500 } } } }, 'qa')).toThrow(/qa\.search\.vectors: k is not a setting/);
   });
@@ -74,7 +81,13 @@ describe('stage config in cdk.json (context "stages")', () => {
   it('lists dev and prod, and both parse into a valid config', () => {
     expect(Object.keys(stages)).toEqual(['dev', 'prod']);
     const dev = configOf('dev');
-    expect(dev.search).toMatchObject({ dataNodeInstanceType: 't3.small.search', dataNodeCount: 1, availabilityZoneCount: 1, ebsVolumeSizeGiB: 10, dedicatedMasters: null });
+    expect(dev.search).toMatchObject({
+      dataNodeInstanceType: 't3.small.search',
+      dataNodeCount: 1,
+      availabilityZoneCount: 1,
+      ebsVolumeSizeGiB: 10,
+      dedicatedMasters: null,
+    });
     expect(dev.embeddings.dimensions).toBe(512);
     expect(dev.tierQuotas).toEqual(DEFAULT_TIER_QUOTAS);
     expect(dev.alarms).toEqual({});
@@ -92,7 +105,9 @@ describe('stage config in cdk.json (context "stages")', () => {
 
   it('refuses to synthesize a durable stage whose alarms would go to a placeholder address, naming the key', () => {
     const key = 'cdk.json context stages.prod.alarms.email';
-    expect(() => checkDeployable(configOf('prod'), key)).toThrow('cdk.json context stages.prod.alarms.email is "ops@example.org", a placeholder (example.org is reserved for examples): alarms of stage prod would reach no one. Set it to the on-call address, or to null for no e-mail.');
+    expect(() => checkDeployable(configOf('prod'), key)).toThrow(
+      'cdk.json context stages.prod.alarms.email is "ops@example.org", a placeholder (example.org is reserved for examples): alarms of stage prod would reach no one. Set it to the on-call address, or to null for no e-mail.',
+    );
     for (const email of ['oncall@mail.example.com', 'a@b.test', 'x@y.invalid', 'ops@corp.example']) {
       expect(() => checkDeployable(stageConfig('staging', { alarms: { email } }), key), email).toThrow(/a placeholder/);
     }
@@ -103,8 +118,10 @@ describe('stage config in cdk.json (context "stages")', () => {
     expect(() => checkDeployable(stageConfig('dev', { alarms: { email: 'ops@example.org' } }), key)).not.toThrow();
   });
 
-  it('takes a docsBaseUrl for the alarms\' runbook links, without its trailing slash, and refuses anything but an http(s) URL', () => {
-    expect(stageConfig('prod', { alarms: { docsBaseUrl: 'https://git.acme.net/gcf/blob/main/docs/' } }).alarms).toEqual({ docsBaseUrl: 'https://git.acme.net/gcf/blob/main/docs' });
+  it("takes a docsBaseUrl for the alarms' runbook links, without its trailing slash, and refuses anything but an http(s) URL", () => {
+    expect(stageConfig('prod', { alarms: { docsBaseUrl: 'https://git.acme.net/gcf/blob/main/docs/' } }).alarms).toEqual({
+      docsBaseUrl: 'https://git.acme.net/gcf/blob/main/docs',
+    });
     expect(() => stageConfig('prod', { alarms: { docsBaseUrl: 'docs/' } })).toThrow(/Alarms: docsBaseUrl must be an http\(s\) URL of the docs folder/);
     expect(stageOverridesFromContext({ qa: { alarms: { docsBaseUrl: 'https://x.org/docs' } } }, 'qa').alarms).toEqual({ docsBaseUrl: 'https://x.org/docs' });
   });
@@ -141,20 +158,76 @@ describe('stage config in cdk.json (context "stages")', () => {
 
   it('refuses bad values with an error naming the key, whichever stage is synthesized', () => {
     const refusal = (stage: string, change: (entry: Record<string, any>) => void) => () => stageOverridesFromContext(withEntry(stage, change), 'dev');
-    expect(refusal('prod', (e) => { e.serch = {}; })).toThrow('cdk.json context stages.prod: serch is not a setting');
-    expect(refusal('prod', (e) => { e.search.dataNodeCount = '2'; })).toThrow(/^cdk\.json context stages\.prod\.search\.dataNodeCount: .*expected number/);
-    expect(refusal('prod', (e) => { e.search.dedicatedMasters.count = 2; })).toThrow('cdk.json context stages.prod.search.dedicatedMasters.count: must be one of 3, 5');
-    expect(refusal('prod', (e) => { e.search.dedicatedMasters.instanceType = 'm7g.large'; })).toThrow(/stages\.prod: .*dedicatedMasters\.instanceType must be an OpenSearch instance type/);
-    expect(refusal('prod', (e) => { e.search.availabilityZoneCount = 4; })).toThrow('stages.prod.search.availabilityZoneCount: must be one of 1, 2, 3');
-    expect(refusal('prod', (e) => { e.search.availabilityZoneCount = 3; })).toThrow(/stages\.prod: .*2 data nodes cannot be spread evenly over 3/);
-    expect(refusal('prod', (e) => { e.search.ebsVolumeSizeGiB = 5; })).toThrow(/stages\.prod: .*ebsVolumeSizeGiB must be a whole number of GiB, at least 10/);
-    expect(refusal('dev', (e) => { e.embeddings.dimensions = 768; })).toThrow('stages.dev.embeddings.dimensions: must be one of 256, 512, 1024');
-    expect(refusal('dev', (e) => { e.tierQuotas.basic.dailyQuota = -1; })).toThrow(/^cdk\.json context stages\.dev\.tierQuotas\.basic\.dailyQuota must be a whole number/);
-    expect(refusal('dev', (e) => { e.tierQuotas.gold = { dailyQuota: 1, throttle: null }; })).toThrow(/stages\.dev\.tierQuotas\.gold is not a tier/);
-    expect(refusal('prod', (e) => { e.alarms.email = 'ops at example.org'; })).toThrow(/stages\.prod: Alarms: email must be an e-mail address/);
-    expect(refusal('prod', (e) => { e.webhooks.deadlineScanAtUtc = '6am'; })).toThrow(/stages\.prod: .*deadline scan time must be "HH:MM"/);
-    expect(refusal('prod', (e) => { e.functions.reservedConcurrency.deadlineScanner = 0; })).toThrow(/stages\.prod: .*reservedConcurrency\.deadlineScanner must be a whole number of at least 1/);
-    expect(refusal('prod', (e) => { e.functions.reservedConcurrency.scanner = 1; })).toThrow('stages.prod.functions.reservedConcurrency: scanner is not a setting');
+    expect(
+      refusal('prod', (e) => {
+        e.serch = {};
+      }),
+    ).toThrow('cdk.json context stages.prod: serch is not a setting');
+    expect(
+      refusal('prod', (e) => {
+        e.search.dataNodeCount = '2';
+      }),
+    ).toThrow(/^cdk\.json context stages\.prod\.search\.dataNodeCount: .*expected number/);
+    expect(
+      refusal('prod', (e) => {
+        e.search.dedicatedMasters.count = 2;
+      }),
+    ).toThrow('cdk.json context stages.prod.search.dedicatedMasters.count: must be one of 3, 5');
+    expect(
+      refusal('prod', (e) => {
+        e.search.dedicatedMasters.instanceType = 'm7g.large';
+      }),
+    ).toThrow(/stages\.prod: .*dedicatedMasters\.instanceType must be an OpenSearch instance type/);
+    expect(
+      refusal('prod', (e) => {
+        e.search.availabilityZoneCount = 4;
+      }),
+    ).toThrow('stages.prod.search.availabilityZoneCount: must be one of 1, 2, 3');
+    expect(
+      refusal('prod', (e) => {
+        e.search.availabilityZoneCount = 3;
+      }),
+    ).toThrow(/stages\.prod: .*2 data nodes cannot be spread evenly over 3/);
+    expect(
+      refusal('prod', (e) => {
+        e.search.ebsVolumeSizeGiB = 5;
+      }),
+    ).toThrow(/stages\.prod: .*ebsVolumeSizeGiB must be a whole number of GiB, at least 10/);
+    expect(
+      refusal('dev', (e) => {
+        e.embeddings.dimensions = 768;
+      }),
+    ).toThrow('stages.dev.embeddings.dimensions: must be one of 256, 512, 1024');
+    expect(
+      refusal('dev', (e) => {
+        e.tierQuotas.basic.dailyQuota = -1;
+      }),
+    ).toThrow(/^cdk\.json context stages\.dev\.tierQuotas\.basic\.dailyQuota must be a whole number/);
+    expect(
+      refusal('dev', (e) => {
+        e.tierQuotas.gold = { dailyQuota: 1, throttle: null };
+      }),
+    ).toThrow(/stages\.dev\.tierQuotas\.gold is not a tier/);
+    expect(
+      refusal('prod', (e) => {
+        e.alarms.email = 'ops at example.org';
+      }),
+    ).toThrow(/stages\.prod: Alarms: email must be an e-mail address/);
+    expect(
+      refusal('prod', (e) => {
+        e.webhooks.deadlineScanAtUtc = '6am';
+      }),
+    ).toThrow(/stages\.prod: .*deadline scan time must be "HH:MM"/);
+    expect(
+      refusal('prod', (e) => {
+        e.functions.reservedConcurrency.deadlineScanner = 0;
+      }),
+    ).toThrow(/stages\.prod: .*reservedConcurrency\.deadlineScanner must be a whole number of at least 1/);
+    expect(
+      refusal('prod', (e) => {
+        e.functions.reservedConcurrency.scanner = 1;
+      }),
+    ).toThrow('stages.prod.functions.reservedConcurrency: scanner is not a setting');
     expect(() => stageOverridesFromContext({ Prod: {} }, 'dev')).toThrow(/stages\.Prod: Invalid stage name/);
     expect(() => stageOverridesFromContext('{"dev":{}}', 'dev')).toThrow(/context stages must be an object/);
   });
@@ -177,10 +250,12 @@ describe('stage config in the stacks', () => {
   const prod = synthStage('prod', { tierQuotas: { basic }, functions: { reservedConcurrency: { api: 5, deadlineScanner: 1 } } });
   const dev = synthStage('dev');
   const functions = (template: Template) => Object.values(resourcesOfType(template, 'AWS::Lambda::Function'));
-  const envOf = (fn: CfnResource) => ((fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {});
+  const envOf = (fn: CfnResource) => (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
 
   it('gives the usage plans and the functions that count quotas the same quotas', () => {
-    const plan = Object.values(resourcesOfType(prod.stateless, 'AWS::ApiGateway::UsagePlan')).find((p) => String(p.Properties?.UsagePlanName).endsWith('-basic'))!;
+    const plan = Object.values(resourcesOfType(prod.stateless, 'AWS::ApiGateway::UsagePlan')).find((p) =>
+      String(p.Properties?.UsagePlanName).endsWith('-basic'),
+    )!;
     expect(plan.Properties?.Quota).toEqual({ Limit: gatewayQuotaOf(2000), Period: 'DAY' });
     expect(plan.Properties?.Throttle).toEqual({ RateLimit: 20, BurstLimit: 40 });
     const counting = functions(prod.stateless).filter((fn) => TIER_QUOTAS_ENV in envOf(fn));
@@ -191,18 +266,23 @@ describe('stage config in the stacks', () => {
     }
   });
 
-  it('sizes the search functions\' reservation to the domain\'s search threads: cdk.json\'s prod entry matches its data nodes', () => {
+  it("sizes the search functions' reservation to the domain's search threads: cdk.json's prod entry matches its data nodes", () => {
     expect(searchConcurrencyOf({ dataNodeInstanceType: 'r7g.large.search', dataNodeCount: 2 })).toBe(8);
     expect(searchConcurrencyOf({ dataNodeInstanceType: 'r7g.2xlarge.search', dataNodeCount: 3 })).toBe(39);
     expect(searchConcurrencyOf({ dataNodeInstanceType: 't3.small.search', dataNodeCount: 1 })).toBe(4);
     expect(() => searchConcurrencyOf({ dataNodeInstanceType: 'r7g.huge.search', dataNodeCount: 1 })).toThrow(/cannot tell the vCPUs/);
-    const prodFromJson = stageConfig('prod', stageOverridesFromContext(JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context.stages, 'prod'));
+    const prodFromJson = stageConfig(
+      'prod',
+      stageOverridesFromContext(JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context.stages, 'prod'),
+    );
     expect(prodFromJson.functions.reservedConcurrency.search).toBe(searchConcurrencyOf(prodFromJson.search));
     // The search routes get it; the other routes and background functions do not.
     const synthed = synthStage('prod', { functions: { reservedConcurrency: { search: 8 } } });
     const reserved = functions(synthed.stateless).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined);
     const searchRoutes = API_ROUTES.filter((route) => route.bindings.includes('search'));
-    expect(reserved.map((fn) => String(fn.Properties?.Description).replace(/ \(.*/, '')).sort()).toEqual(searchRoutes.map((route) => `${route.method} /v1${route.path}`).sort());
+    expect(reserved.map((fn) => String(fn.Properties?.Description).replace(/ \(.*/, '')).sort()).toEqual(
+      searchRoutes.map((route) => `${route.method} /v1${route.path}`).sort(),
+    );
     expect(reserved.every((fn) => fn.Properties?.ReservedConcurrentExecutions === 8)).toBe(true);
   });
 
@@ -215,20 +295,41 @@ describe('stage config in the stacks', () => {
   });
 
   it('gives each index one replica per extra zone (never more copies than data nodes), to the functions that create indices and to the admin CLI', () => {
-    expect([[1, 1], [2, 2], [3, 3], [3, 6], [2, 1], [3, 2]].map(([zones, nodes]) => indexReplicasOf({ availabilityZoneCount: zones as 1 | 2 | 3, dataNodeCount: nodes! }))).toEqual([0, 1, 2, 2, 0, 1]);
-    for (const [stage, replicas] of [[prod, '1'], [dev, '0']] as const) {
+    expect(
+      [
+        [1, 1],
+        [2, 2],
+        [3, 3],
+        [3, 6],
+        [2, 1],
+        [3, 2],
+      ].map(([zones, nodes]) => indexReplicasOf({ availabilityZoneCount: zones as 1 | 2 | 3, dataNodeCount: nodes! })),
+    ).toEqual([0, 1, 2, 2, 0, 1]);
+    for (const [stage, replicas] of [
+      [prod, '1'],
+      [dev, '0'],
+    ] as const) {
       const creators = functions(stage.stateless).filter((fn) => 'SEARCH_INDEX_REPLICAS' in envOf(fn));
-      expect(creators.map((fn) => String(fn.Properties?.Description).replace(/[:(].*/, '').trim()).sort()).toEqual(['Deploy-time bootstrap of the search indices and aliases', 'Indexer', 'Vector backfill']);
+      expect(
+        creators
+          .map((fn) =>
+            String(fn.Properties?.Description)
+              .replace(/[:(].*/, '')
+              .trim(),
+          )
+          .sort(),
+      ).toEqual(['Deploy-time bootstrap of the search indices and aliases', 'Indexer', 'Vector backfill']);
       for (const fn of creators) expect(envOf(fn).SEARCH_INDEX_REPLICAS).toBe(replicas);
       stage.stateful.hasOutput('SearchIndexReplicas', { Value: replicas });
       stage.stateful.hasOutput('SearchVectorSettings', { Value: JSON.stringify({ engine: 'lucene', m: 16, efConstruction: 128, window: 300 }) });
     }
   });
 
-  it('gives every function that reads or writes the search indices the stage\'s k-NN graph and window', () => {
+  it("gives every function that reads or writes the search indices the stage's k-NN graph and window", () => {
     const searchers = functions(prod.stateless).filter((fn) => 'SEARCH_DOMAIN_ENDPOINT' in envOf(fn));
     expect(searchers.length).toBeGreaterThan(5);
-    for (const fn of searchers) expect(JSON.parse(String(envOf(fn).SEARCH_VECTOR_SETTINGS))).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 300 });
+    for (const fn of searchers)
+      expect(JSON.parse(String(envOf(fn).SEARCH_VECTOR_SETTINGS))).toEqual({ engine: 'lucene', m: 16, efConstruction: 128, window: 300 });
   });
 
   it('sizes the search domain from the stage: dedicated masters in prod, none in dev', () => {
@@ -240,8 +341,11 @@ describe('stage config in the stacks', () => {
     });
   });
 
-  it('sends the domain\'s slow search, slow index and error logs to log groups with the stage retention', () => {
-    for (const [{ stateful }, days] of [[dev, 7], [prod, 90]] as const) {
+  it("sends the domain's slow search, slow index and error logs to log groups with the stage retention", () => {
+    for (const [{ stateful }, days] of [
+      [dev, 7],
+      [prod, 90],
+    ] as const) {
       const domain = Object.values(resourcesOfType(stateful, 'AWS::OpenSearchService::Domain'))[0]!;
       const options = domain.Properties?.LogPublishingOptions as Record<string, { Enabled: boolean; CloudWatchLogsLogGroupArn: unknown }>;
       expect(Object.keys(options).sort()).toEqual(['ES_APPLICATION_LOGS', 'INDEX_SLOW_LOGS', 'SEARCH_SLOW_LOGS']);

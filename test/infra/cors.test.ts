@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../lib/api-routes';
 import { stageConfig } from '../../lib/config';
 import { stageOverridesFromContext } from '../../lib/stage-context';
-import { preflightMethods, resourcesOfType, synthStage, wiredMethods, type CfnResource } from './synth-stacks';
+import { type CfnResource, preflightMethods, resourcesOfType, synthStage, wiredMethods } from './synth-stacks';
 
 /**
  * CORS in the CDK app: a preflight OPTIONS method (mock integration, no authorizer) on every
@@ -10,7 +10,8 @@ import { preflightMethods, resourcesOfType, synthStage, wiredMethods, type CfnRe
  * origins given to every API function, from the stage config (default: any origin).
  */
 
-const EXPOSED = "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded'";
+const EXPOSED =
+  "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded'";
 const ORIGINS = ['https://app.example.org', 'https://admin.example.org'];
 
 function apiFunctionEnvironments(stateless: ReturnType<typeof synthStage>['stateless']): Map<string, Record<string, string>> {
@@ -19,13 +20,16 @@ function apiFunctionEnvironments(stateless: ReturnType<typeof synthStage>['state
   for (const fn of Object.values(functions)) {
     const description = String(fn.Properties?.Description);
     const entry = /\((lambdas\/handlers\/[a-z-]+\.ts)\)$/.exec(description)?.[1];
-    if (entry) byEntry.set(entry, ((fn.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables) ?? {});
+    if (entry) byEntry.set(entry, (fn.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables ?? {});
   }
   return byEntry;
 }
 
 function integrationResponse(method: { properties: Record<string, unknown> }) {
-  const integration = method.properties.Integration as { Type: string; IntegrationResponses: { StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates?: Record<string, string> }[] };
+  const integration = method.properties.Integration as {
+    Type: string;
+    IntegrationResponses: { StatusCode: string; ResponseParameters: Record<string, string>; ResponseTemplates?: Record<string, string> }[];
+  };
   return integration.IntegrationResponses[0]!;
 }
 
@@ -53,7 +57,9 @@ describe('CORS with the default (any origin)', () => {
       expect(response.ResponseTemplates, preflight.path).toBeUndefined();
     }
     expect(preflights.find((p) => p.path === '/v1/semantic-search')!.properties.Integration).toMatchObject({ Type: 'MOCK' });
-    expect(integrationResponse(preflights.find((p) => p.path === '/v1/semantic-search')!).ResponseParameters['method.response.header.Access-Control-Allow-Methods']).toBe("'POST,OPTIONS'");
+    expect(
+      integrationResponse(preflights.find((p) => p.path === '/v1/semantic-search')!).ResponseParameters['method.response.header.Access-Control-Allow-Methods'],
+    ).toBe("'POST,OPTIONS'");
   });
 
   it('answers every other method of a route resource with 405 and Allow, from a mock without the authorizer', () => {
@@ -70,7 +76,9 @@ describe('CORS with the default (any origin)', () => {
         'method.response.header.Access-Control-Allow-Origin': "'*'",
       });
       const body = response.ResponseTemplates!['application/json']!.replaceAll('$context.httpMethod', 'DELETE').replaceAll('$context.requestId', 'r-1');
-      expect(JSON.parse(body)).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: `DELETE is not served here; this path serves ${allow}`, request_id: 'r-1' } });
+      expect(JSON.parse(body)).toEqual({
+        error: { code: 'METHOD_NOT_ALLOWED', message: `DELETE is not served here; this path serves ${allow}`, request_id: 'r-1' },
+      });
     }
   });
 
@@ -97,7 +105,7 @@ describe('CORS with the default (any origin)', () => {
 describe('CORS with a list of origins in the stage config', () => {
   const { stateless } = synthStage('prod', { api: { corsOrigins: ORIGINS } });
 
-  it('answers the preflight with the first origin, or the request\'s Origin when it is another listed one, with Vary: Origin', () => {
+  it("answers the preflight with the first origin, or the request's Origin when it is another listed one, with Vary: Origin", () => {
     const preflights = preflightMethods(stateless);
     expect(preflights.length).toBe(API_ROUTES.length);
     for (const preflight of preflights) {
@@ -134,7 +142,9 @@ describe('the corsOrigins setting', () => {
   });
 
   it('refuses what is not an origin, naming the key', () => {
-    expect(() => stageOverridesFromContext({ prod: { api: { corsOrigins: ['https://app.example.org/'] } } }, 'prod')).toThrow(/cdk.json context stages.prod: Api: corsOrigins: "https:\/\/app.example.org\/" is not an origin/);
+    expect(() => stageOverridesFromContext({ prod: { api: { corsOrigins: ['https://app.example.org/'] } } }, 'prod')).toThrow(
+      /cdk.json context stages.prod: Api: corsOrigins: "https:\/\/app.example.org\/" is not an origin/,
+    );
     expect(() => stageOverridesFromContext({ prod: { api: { corsOrigins: ['*', 'https://a.example'] } } }, 'prod')).toThrow(/cannot be combined/);
     expect(() => stageOverridesFromContext({ prod: { api: { corsOrigins: 'https://a.example' } } }, 'prod')).toThrow(/stages.prod.api.corsOrigins/);
     expect(() => stageConfig('prod', { api: { corsOrigins: [] } })).toThrow(/list at least one origin/);

@@ -40,14 +40,18 @@ describe('the cursor key secret', () => {
       .filter((fn) => (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.CURSOR_KEY_SECRET_ARN !== undefined)
       .map((fn) => ENTRY_IN_DESCRIPTION.exec(String(fn.Properties?.Description))?.[1]);
     expect(withKey.sort()).toEqual([...LIST_ENTRIES].sort());
-    expect(API_ROUTES.filter((route) => route.bindings.includes('cursors')).map((route) => route.entry).sort()).toEqual([...LIST_ENTRIES].sort());
+    expect(
+      API_ROUTES.filter((route) => route.bindings.includes('cursors'))
+        .map((route) => route.entry)
+        .sort(),
+    ).toEqual([...LIST_ENTRIES].sort());
     for (const fn of lambdas.filter((f) => LIST_ENTRIES.includes(ENTRY_IN_DESCRIPTION.exec(String(f.Properties?.Description))?.[1] ?? ''))) {
       const arn = (fn.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.CURSOR_KEY_SECRET_ARN;
       expect(arn).toEqual({ 'Fn::ImportValue': expect.stringMatching(/CursorKeySecret/) });
     }
   });
 
-  it('may be read (GetSecretValue) by the list functions\' roles alone, on that secret alone', () => {
+  it("may be read (GetSecretValue) by the list functions' roles alone, on that secret alone", () => {
     const lambdas = resourcesOfType(dev.stateless, 'AWS::Lambda::Function');
     const policies = resourcesOfType(dev.stateless, 'AWS::IAM::Policy');
     for (const fn of Object.values(lambdas)) {

@@ -14,7 +14,11 @@ describe('log retention', () => {
           const explicit = referencedLogicalIds((fn.Properties?.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup);
           // Or the implicit /aws/lambda/<name> group, created beforehand with a retention.
           const named = Object.entries(logGroups)
-            .filter(([, group]) => JSON.stringify(group.Properties?.LogGroupName ?? '').includes('/aws/lambda/') && referencedLogicalIds(group.Properties?.LogGroupName).includes(id))
+            .filter(
+              ([, group]) =>
+                JSON.stringify(group.Properties?.LogGroupName ?? '').includes('/aws/lambda/') &&
+                referencedLogicalIds(group.Properties?.LogGroupName).includes(id),
+            )
             .map(([groupId]) => groupId);
           const groups = [...explicit, ...named].filter((groupId) => logGroups[groupId] !== undefined);
           expect(groups, id).toHaveLength(1);

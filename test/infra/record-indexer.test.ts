@@ -8,8 +8,9 @@ describe('record indexer', () => {
   const lambdas = resourcesOfType(stateless, 'AWS::Lambda::Function');
   const [indexerId, indexer] = Object.entries(lambdas).find(([, fn]) => String(fn.Properties?.Description).includes('index-record-changes.ts'))!;
   // The indexer's own mapping (the webhook fan-out reads the same stream; test/infra/webhook-delivery.test.ts).
-  const mappings = Object.values(resourcesOfType(stateless, 'AWS::Lambda::EventSourceMapping'))
-    .filter((mapping) => referencedLogicalIds(mapping.Properties?.FunctionName).includes(indexerId));
+  const mappings = Object.values(resourcesOfType(stateless, 'AWS::Lambda::EventSourceMapping')).filter((mapping) =>
+    referencedLogicalIds(mapping.Properties?.FunctionName).includes(indexerId),
+  );
   const roleId = (indexer.Properties?.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
   const statements = Object.values(resourcesOfType(stateless, 'AWS::IAM::Policy'))
     .filter((policy: CfnResource) => JSON.stringify(policy.Properties?.Roles ?? []).includes(`"${roleId}"`))
@@ -49,9 +50,16 @@ describe('record indexer', () => {
   });
 
   it('may read the stream, write table items and write the index, and read no table items', () => {
-    expect(actions).toEqual(expect.arrayContaining([
-      'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'es:ESHttpPost', 'es:ESHttpPut',
-    ]));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:PutItem',
+        'es:ESHttpPost',
+        'es:ESHttpPut',
+      ]),
+    );
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions).not.toContain('dynamodb:Query');
     const environment = (indexer.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;

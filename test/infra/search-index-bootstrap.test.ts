@@ -20,7 +20,11 @@ describe('search index bootstrap and embeddings', () => {
   it('creates the indices through a custom resource carrying the configured vector space', () => {
     expect(resources).toHaveLength(1);
     const [, resource] = resources[0]!;
-    expect(resource.Properties).toMatchObject({ Embedder: 'bedrock:amazon.titan-embed-text-v2:0', Dimensions: '1024', MappingVersion: String(MAPPING_VERSION) });
+    expect(resource.Properties).toMatchObject({
+      Embedder: 'bedrock:amazon.titan-embed-text-v2:0',
+      Dimensions: '1024',
+      MappingVersion: String(MAPPING_VERSION),
+    });
     const bootstrap = lambdas[idOf('bootstrap-search-index.ts')]!;
     expect(JSON.stringify(bootstrap.Properties?.Environment)).toContain('SEARCH_DOMAIN_ENDPOINT');
     const actions = statementsOf(stateless, idOf('bootstrap-search-index.ts'), lambdas).flatMap((s) => [s.Action].flat() as string[]);
@@ -39,7 +43,9 @@ describe('search index bootstrap and embeddings', () => {
   it('passes the model, dimensions and floor to the search routes and the indexer', () => {
     for (const entry of ['list-grants.ts', 'semantic-search.ts', 'index-record-changes.ts']) {
       expect((lambdas[idOf(entry)]!.Properties?.Environment as { Variables: Record<string, unknown> }).Variables, entry).toMatchObject({
-        EMBEDDING_MODEL: 'amazon.titan-embed-text-v2:0', EMBEDDING_DIMENSIONS: '1024', SEMANTIC_FLOOR: '0.35',
+        EMBEDDING_MODEL: 'amazon.titan-embed-text-v2:0',
+        EMBEDDING_DIMENSIONS: '1024',
+        SEMANTIC_FLOOR: '0.35',
       });
     }
   });

@@ -10,7 +10,11 @@ interface MetricQuery {
   readonly Id: string;
   readonly Expression?: string;
   readonly ReturnData?: boolean;
-  readonly MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions?: Array<{ Name: string; Value: unknown }> }; Period: number; Stat: string };
+  readonly MetricStat?: {
+    Metric: { Namespace: string; MetricName: string; Dimensions?: Array<{ Name: string; Value: unknown }> };
+    Period: number;
+    Stat: string;
+  };
 }
 
 interface AlarmProperties {
@@ -54,34 +58,163 @@ function watched(alarm: AlarmProperties): { expression?: string; metrics: Array<
  * docs/runbook.md) say so too.
  */
 const EXPECTED = {
-  'api-5xx-rate': { threshold: 1, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', expression: '100 * errors / requests', metrics: [['AWS/ApiGateway', '5XXError', 'Sum', 300], ['AWS/ApiGateway', 'Count', 'Sum', 300]] },
-  'api-latency-p99': { threshold: 2000, comparison: 'GreaterThanThreshold', evaluationPeriods: 3, datapoints: 2, missing: 'notBreaching', metrics: [['AWS/ApiGateway', 'Latency', 'p99', 300]] },
-  'webhook-dlq': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]] },
-  'indexer-failure-queue': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]] },
-  'webhook-queue-age': { threshold: 900, comparison: 'GreaterThanThreshold', evaluationPeriods: 3, datapoints: 3, missing: 'notBreaching', metrics: [['AWS/SQS', 'ApproximateAgeOfOldestMessage', 'Maximum', 60]] },
-  'webhook-receiver-failing': { threshold: 1800, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [[METRICS_NAMESPACE, METRIC_NAMES.webhookReceiverFailingSeconds, 'Maximum', 300]] },
-  'search-cluster-red': { threshold: 1, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'missing', metrics: [['AWS/ES', 'ClusterStatus.red', 'Maximum', 60]] },
-  'search-cluster-yellow': { threshold: 1, comparison: 'GreaterThanOrEqualToThreshold', evaluationPeriods: 5, datapoints: 5, missing: 'missing', metrics: [['AWS/ES', 'ClusterStatus.yellow', 'Maximum', 60]] },
-  'search-free-storage': { threshold: 10_240, comparison: 'LessThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'missing', metrics: [['AWS/ES', 'FreeStorageSpace', 'Minimum', 300]] },
-  'indexer-errors': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['AWS/Lambda', 'Errors', 'Sum', 300]] },
-  'indexer-lag': { threshold: 300, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', expression: 'MAX([FILL(lag, 0), FILL(iteratorAgeMs, 0) / 1000])', metrics: [[METRICS_NAMESPACE, METRIC_NAMES.indexerLagSeconds, 'Maximum', 300], ['AWS/Lambda', 'IteratorAge', 'Maximum', 300]] },
-  'authorizer-failures': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', metrics: [['GcfDataService/gcf-data-service-prod', 'AuthorizerFailures', 'Sum', 300]] },
-  'vectors-waiting': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 4, datapoints: 4, missing: 'notBreaching', metrics: [[METRICS_NAMESPACE, 'VectorBacklog', 'Maximum', 900]] },
-  'embedding-failures': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 2, datapoints: 2, missing: 'notBreaching', metrics: [[METRICS_NAMESPACE, METRIC_NAMES.embeddingFailures, 'Sum', 300]] },
+  'api-5xx-rate': {
+    threshold: 1,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    expression: '100 * errors / requests',
+    metrics: [
+      ['AWS/ApiGateway', '5XXError', 'Sum', 300],
+      ['AWS/ApiGateway', 'Count', 'Sum', 300],
+    ],
+  },
+  'api-latency-p99': {
+    threshold: 2000,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 3,
+    datapoints: 2,
+    missing: 'notBreaching',
+    metrics: [['AWS/ApiGateway', 'Latency', 'p99', 300]],
+  },
+  'webhook-dlq': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]],
+  },
+  'indexer-failure-queue': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]],
+  },
+  'webhook-queue-age': {
+    threshold: 900,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 3,
+    datapoints: 3,
+    missing: 'notBreaching',
+    metrics: [['AWS/SQS', 'ApproximateAgeOfOldestMessage', 'Maximum', 60]],
+  },
+  'webhook-receiver-failing': {
+    threshold: 1800,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    metrics: [[METRICS_NAMESPACE, METRIC_NAMES.webhookReceiverFailingSeconds, 'Maximum', 300]],
+  },
+  'search-cluster-red': {
+    threshold: 1,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'missing',
+    metrics: [['AWS/ES', 'ClusterStatus.red', 'Maximum', 60]],
+  },
+  'search-cluster-yellow': {
+    threshold: 1,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 5,
+    datapoints: 5,
+    missing: 'missing',
+    metrics: [['AWS/ES', 'ClusterStatus.yellow', 'Maximum', 60]],
+  },
+  'search-free-storage': {
+    threshold: 10_240,
+    comparison: 'LessThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'missing',
+    metrics: [['AWS/ES', 'FreeStorageSpace', 'Minimum', 300]],
+  },
+  'indexer-errors': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    metrics: [['AWS/Lambda', 'Errors', 'Sum', 300]],
+  },
+  'indexer-lag': {
+    threshold: 300,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    expression: 'MAX([FILL(lag, 0), FILL(iteratorAgeMs, 0) / 1000])',
+    metrics: [
+      [METRICS_NAMESPACE, METRIC_NAMES.indexerLagSeconds, 'Maximum', 300],
+      ['AWS/Lambda', 'IteratorAge', 'Maximum', 300],
+    ],
+  },
+  'authorizer-failures': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    metrics: [['GcfDataService/gcf-data-service-prod', 'AuthorizerFailures', 'Sum', 300]],
+  },
+  'vectors-waiting': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 4,
+    datapoints: 4,
+    missing: 'notBreaching',
+    metrics: [[METRICS_NAMESPACE, 'VectorBacklog', 'Maximum', 900]],
+  },
+  'embedding-failures': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 2,
+    datapoints: 2,
+    missing: 'notBreaching',
+    metrics: [[METRICS_NAMESPACE, METRIC_NAMES.embeddingFailures, 'Sum', 300]],
+  },
   // Eleven routes and the authorizer: two alarms, as one may read at most 10 metrics.
-  'lambda-throttles-api-1': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', throttledFunctions: 10 },
-  'lambda-throttles-api-2': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', throttledFunctions: 2 },
-  'lambda-throttles-background': { threshold: 0, comparison: 'GreaterThanThreshold', evaluationPeriods: 1, datapoints: 1, missing: 'notBreaching', throttledFunctions: 7 },
+  'lambda-throttles-api-1': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    throttledFunctions: 10,
+  },
+  'lambda-throttles-api-2': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    throttledFunctions: 2,
+  },
+  'lambda-throttles-background': {
+    threshold: 0,
+    comparison: 'GreaterThanThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    throttledFunctions: 7,
+  },
 } as const;
 
 describe('service alarms', () => {
   const prod = synthStage('prod', { alarms: { email: 'ops@example.org' } });
   const dev = synthStage('dev');
   const alarmsOf = (template: typeof prod.stateless) =>
-    new Map(Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).map((alarm) => {
-      const properties = alarm.Properties as unknown as AlarmProperties;
-      return [properties.AlarmName.replace(/^gcf-data-service-(prod|dev)-/, ''), properties] as const;
-    }));
+    new Map(
+      Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).map((alarm) => {
+        const properties = alarm.Properties as unknown as AlarmProperties;
+        return [properties.AlarmName.replace(/^gcf-data-service-(prod|dev)-/, ''), properties] as const;
+      }),
+    );
   const alarms = alarmsOf(prod.stateless);
   const [topicId] = Object.keys(resourcesOfType(prod.stateless, 'AWS::SNS::Topic'));
 
@@ -109,7 +242,9 @@ describe('service alarms', () => {
     if ('throttledFunctions' in expected) {
       expect(expression).toMatch(/^SUM\(\[FILL\(f0, 0\)/);
       expect(metrics).toHaveLength(expected.throttledFunctions);
-      expect(metrics.every((metric) => metric.namespace === 'AWS/Lambda' && metric.name === 'Throttles' && metric.stat === 'Sum' && metric.period === 300)).toBe(true);
+      expect(
+        metrics.every((metric) => metric.namespace === 'AWS/Lambda' && metric.name === 'Throttles' && metric.stat === 'Sum' && metric.period === 300),
+      ).toBe(true);
     } else {
       expect(expression).toBe('expression' in expected ? expected.expression : undefined);
       expect(metrics.map((metric) => [metric.namespace, metric.name, metric.stat, metric.period])).toEqual(expected.metrics);
@@ -133,11 +268,14 @@ describe('service alarms', () => {
   });
 
   it('watches the right resources: the webhook DLQ, the indexer failure queue, the webhook queue, the domain, the indexer', () => {
-    const dimension = (name: string, key: string) => JSON.stringify(
-      (alarms.get(name)!.Metrics ?? []).flatMap((q) => q.MetricStat?.Metric.Dimensions ?? []).concat(
-        ((alarms.get(name) as unknown as { Dimensions?: Array<{ Name: string; Value: unknown }> }).Dimensions ?? []),
-      ).filter((d) => d.Name === key).map((d) => d.Value),
-    );
+    const dimension = (name: string, key: string) =>
+      JSON.stringify(
+        (alarms.get(name)!.Metrics ?? [])
+          .flatMap((q) => q.MetricStat?.Metric.Dimensions ?? [])
+          .concat((alarms.get(name) as unknown as { Dimensions?: Array<{ Name: string; Value: unknown }> }).Dimensions ?? [])
+          .filter((d) => d.Name === key)
+          .map((d) => d.Value),
+      );
     expect(dimension('webhook-dlq', 'QueueName')).toMatch(/WebhookDeadLetterQueue/);
     expect(dimension('indexer-failure-queue', 'QueueName')).toMatch(/IndexerFailureQueue/);
     expect(dimension('webhook-queue-age', 'QueueName')).toMatch(/WebhookQueueQueueName/);
@@ -150,16 +288,18 @@ describe('service alarms', () => {
     expect(dimension('api-5xx-rate', 'ApiName')).toBe('["gcf-data-service-prod","gcf-data-service-prod"]');
   });
 
-  it('puts free storage at 20% of each data node\'s EBS volume, in MB', () => {
+  it("puts free storage at 20% of each data node's EBS volume, in MB", () => {
     expect(alarmsOf(dev.stateless).get('search-free-storage')!.Threshold).toBe(2048); // 10 GiB
     expect(alarms.get('search-free-storage')!.Threshold).toBe(10_240); // 50 GiB
   });
 
   it('covers every function with a throttle alarm of at most 10 metrics (the CloudWatch limit)', () => {
-    const throttled = [...alarms].filter(([name]) => name.startsWith('lambda-throttles-')).flatMap(([, alarm]) =>
-      (alarm.Metrics ?? []).flatMap((q) => q.MetricStat?.Metric.Dimensions ?? []).map((d) => JSON.stringify(d.Value)));
-    const functions = Object.entries(resourcesOfType(prod.stateless, 'AWS::Lambda::Function'))
-      .filter(([, fn]) => !String(fn.Properties?.Description).startsWith('AWS CDK resource provider framework'));
+    const throttled = [...alarms]
+      .filter(([name]) => name.startsWith('lambda-throttles-'))
+      .flatMap(([, alarm]) => (alarm.Metrics ?? []).flatMap((q) => q.MetricStat?.Metric.Dimensions ?? []).map((d) => JSON.stringify(d.Value)));
+    const functions = Object.entries(resourcesOfType(prod.stateless, 'AWS::Lambda::Function')).filter(
+      ([, fn]) => !String(fn.Properties?.Description).startsWith('AWS CDK resource provider framework'),
+    );
     expect(throttled.sort()).toEqual(functions.map(([id]) => JSON.stringify({ Ref: id })).sort());
     for (const [name, alarm] of alarms) expect((alarm.Metrics ?? []).filter((q) => q.MetricStat).length, name).toBeLessThanOrEqual(10);
   });
@@ -197,14 +337,18 @@ describe('service alarms', () => {
     const key: CfnResource = resourcesOfType(prod.stateless, 'AWS::KMS::Key')[keyId!]!;
     expect(key.Properties?.EnableKeyRotation).toBe(true);
     const keyStatements = (key.Properties?.KeyPolicy as { Statement: Array<Record<string, unknown>> }).Statement;
-    expect(keyStatements).toContainEqual(expect.objectContaining({
-      Effect: 'Allow',
-      Principal: { Service: 'cloudwatch.amazonaws.com' },
-      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-    }));
+    expect(keyStatements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      }),
+    );
     const [policy] = Object.values(resourcesOfType(prod.stateless, 'AWS::SNS::TopicPolicy'));
     const statements = (policy!.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement;
-    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
     expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' } }));
   });
 });

@@ -58,8 +58,9 @@ describe('service API', () => {
   });
 
   it('lets API Gateway invoke each function only through its own method', () => {
-    const authorizerFunction = Object.entries(resourcesOfType(stateless, 'AWS::Lambda::Function'))
-      .find(([, fn]) => String(fn.Properties?.Description).includes('authorize-request.ts'))![0];
+    const authorizerFunction = Object.entries(resourcesOfType(stateless, 'AWS::Lambda::Function')).find(([, fn]) =>
+      String(fn.Properties?.Description).includes('authorize-request.ts'),
+    )![0];
     // One per route, and one for API Gateway to call the authorizer.
     const permissions = Object.values(resourcesOfType(stateless, 'AWS::Lambda::Permission'))
       .filter((p) => p.Properties?.Principal === 'apigateway.amazonaws.com')
@@ -94,7 +95,8 @@ describe('service API', () => {
       expect(response?.ResponseParameters, type).toEqual({
         'gatewayresponse.header.Content-Type': "'application/json'",
         'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
-        'gatewayresponse.header.Access-Control-Expose-Headers': "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded'",
+        'gatewayresponse.header.Access-Control-Expose-Headers':
+          "'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded'",
       });
       const template = (response?.ResponseTemplates as Record<string, string>)['application/json'] ?? '';
       // Substitute the mapping-template variables to check the body is JSON of the right shape.
@@ -110,6 +112,8 @@ describe('service API', () => {
     const output = stateless.findOutputs('ApiBaseUrl').ApiBaseUrl as { Value: unknown } | undefined;
     expect(output).toBeDefined();
     const value = JSON.stringify(output?.Value);
-    expect(value).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",\{"Ref":"ApiRestApi[0-9A-F]+"\},".execute-api.",\{"Ref":"AWS::Region"\},".",\{"Ref":"AWS::URLSuffix"\},"\/",\{"Ref":"ApiRestApiDeploymentStagefunctions[0-9A-F]+"\},"\/v1"\]\]\}$/);
+    expect(value).toMatch(
+      /^\{"Fn::Join":\["",\["https:\/\/",\{"Ref":"ApiRestApi[0-9A-F]+"\},".execute-api.",\{"Ref":"AWS::Region"\},".",\{"Ref":"AWS::URLSuffix"\},"\/",\{"Ref":"ApiRestApiDeploymentStagefunctions[0-9A-F]+"\},"\/v1"\]\]\}$/,
+    );
   });
 });

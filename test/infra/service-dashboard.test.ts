@@ -18,10 +18,14 @@ describe('service dashboard', () => {
   const lines = (title: string) => metricLines(widget(title));
   const named = (title: string, namespace: string, metricName: string) =>
     lines(title).filter((line) => line.namespace === namespace && line.metricName === metricName);
-  const expressions = (title: string) => lines(title).map((line) => line.options.expression).filter((e): e is string => typeof e === 'string');
+  const expressions = (title: string) =>
+    lines(title)
+      .map((line) => line.options.expression)
+      .filter((e): e is string => typeof e === 'string');
   // Every function of the service; not the CDK custom-resource provider's own.
-  const functionCount = Object.values(resourcesOfType(stateless, 'AWS::Lambda::Function'))
-    .filter((fn) => !String(fn.Properties?.Description).startsWith('AWS CDK resource provider framework')).length;
+  const functionCount = Object.values(resourcesOfType(stateless, 'AWS::Lambda::Function')).filter(
+    (fn) => !String(fn.Properties?.Description).startsWith('AWS CDK resource provider framework'),
+  ).length;
   const service = { service: 'gcf-data-service' };
 
   it('is named after the service and stage', () => {
@@ -39,10 +43,13 @@ describe('service dashboard', () => {
     expect(status.properties.alarms).toHaveLength(Object.keys(resourcesOfType(stateless, 'AWS::CloudWatch::Alarm')).length);
   });
 
-  it('shows the API\'s requests, 4xx, 5xx and 5xx rate, and its latency p50/p90/p99, for the stage', () => {
+  it("shows the API's requests, 4xx, 5xx and 5xx rate, and its latency p50/p90/p99, for the stage", () => {
     const api = { ApiName: 'gcf-data-service-prod', Stage: expect.stringMatching(/^<Ref:ApiRestApiDeploymentStage/) };
     for (const name of ['Count', '4XXError', '5XXError']) {
-      expect(named(DASHBOARD_WIDGETS.apiRequests, 'AWS/ApiGateway', name).map((l) => [l.dimensions, l.options.stat]), name).toEqual([[api, 'Sum']]);
+      expect(
+        named(DASHBOARD_WIDGETS.apiRequests, 'AWS/ApiGateway', name).map((l) => [l.dimensions, l.options.stat]),
+        name,
+      ).toEqual([[api, 'Sum']]);
     }
     expect(expressions(DASHBOARD_WIDGETS.apiRequests)).toEqual(['100 * errors / requests']);
     expect(named(DASHBOARD_WIDGETS.apiLatency, 'AWS/ApiGateway', 'Latency').map((l) => l.options.stat)).toEqual(['p50', 'p90', 'p99']);
@@ -52,13 +59,26 @@ describe('service dashboard', () => {
     for (const route of API_ROUTES) {
       const title = routeWidgetTitle(route);
       const dims = { ApiName: 'gcf-data-service-prod', Stage: expect.any(String), Resource: `/v1${route.path}`, Method: route.method };
-      expect(named(title, 'AWS/ApiGateway', 'Latency').map((l) => [l.dimensions, l.options.stat]), title).toEqual([[dims, 'p50'], [dims, 'p90'], [dims, 'p99']]);
-      expect(named(title, 'AWS/ApiGateway', '4XXError').map((l) => l.dimensions), title).toEqual([dims]);
-      expect(named(title, 'AWS/ApiGateway', '5XXError').map((l) => l.dimensions), title).toEqual([dims]);
+      expect(
+        named(title, 'AWS/ApiGateway', 'Latency').map((l) => [l.dimensions, l.options.stat]),
+        title,
+      ).toEqual([
+        [dims, 'p50'],
+        [dims, 'p90'],
+        [dims, 'p99'],
+      ]);
+      expect(
+        named(title, 'AWS/ApiGateway', '4XXError').map((l) => l.dimensions),
+        title,
+      ).toEqual([dims]);
+      expect(
+        named(title, 'AWS/ApiGateway', '5XXError').map((l) => l.dimensions),
+        title,
+      ).toEqual([dims]);
     }
   });
 
-  it('shows the handlers\' own latency and errors per route, search latency per mode and quota rejections, with the dimensions the functions emit', () => {
+  it("shows the handlers' own latency and errors per route, search latency per mode and quota rejections, with the dimensions the functions emit", () => {
     const routes = API_ROUTES.map((route) => ({ ...service, [METRIC_DIMENSIONS.route]: `${route.method} ${route.path}` }));
     expect(named(DASHBOARD_WIDGETS.routeLatency, METRICS_NAMESPACE, METRIC_NAMES.latency).map((l) => l.dimensions)).toEqual(routes);
     expect(named(DASHBOARD_WIDGETS.routeErrors, METRICS_NAMESPACE, METRIC_NAMES.errors).map((l) => l.dimensions)).toEqual(routes);
@@ -66,7 +86,9 @@ describe('service dashboard', () => {
       ['keyword', 'semantic', 'hybrid'].map((mode) => ({ ...service, [METRIC_DIMENSIONS.searchMode]: mode })),
     );
     expect(named(DASHBOARD_WIDGETS.searchLatencyByMode, METRICS_NAMESPACE, METRIC_NAMES.embeddingLatency).map((l) => l.dimensions)).toEqual([service]);
-    expect(named(DASHBOARD_WIDGETS.quotaRejections, METRICS_NAMESPACE, METRIC_NAMES.quotaRejections).map((l) => [l.dimensions, l.options.stat])).toEqual([[service, 'Sum']]);
+    expect(named(DASHBOARD_WIDGETS.quotaRejections, METRICS_NAMESPACE, METRIC_NAMES.quotaRejections).map((l) => [l.dimensions, l.options.stat])).toEqual([
+      [service, 'Sum'],
+    ]);
   });
 
   it('shows errors, throttles, duration and concurrency of every function', () => {
@@ -85,8 +107,12 @@ describe('service dashboard', () => {
 
   it('shows DynamoDB throttles and consumed capacity of the records table', () => {
     const table = (l: DashboardMetricLine) => l.dimensions.TableName;
-    expect([...named(DASHBOARD_WIDGETS.dynamoThrottles, 'AWS/DynamoDB', 'ReadThrottleEvents'), ...named(DASHBOARD_WIDGETS.dynamoThrottles, 'AWS/DynamoDB', 'WriteThrottleEvents')].map(table))
-      .toEqual([expect.stringMatching(/RecordsTable/), expect.stringMatching(/RecordsTable/)]);
+    expect(
+      [
+        ...named(DASHBOARD_WIDGETS.dynamoThrottles, 'AWS/DynamoDB', 'ReadThrottleEvents'),
+        ...named(DASHBOARD_WIDGETS.dynamoThrottles, 'AWS/DynamoDB', 'WriteThrottleEvents'),
+      ].map(table),
+    ).toEqual([expect.stringMatching(/RecordsTable/), expect.stringMatching(/RecordsTable/)]);
     expect(named(DASHBOARD_WIDGETS.dynamoCapacity, 'AWS/DynamoDB', 'ConsumedReadCapacityUnits')).toHaveLength(1);
     expect(named(DASHBOARD_WIDGETS.dynamoCapacity, 'AWS/DynamoDB', 'ConsumedWriteCapacityUnits')).toHaveLength(1);
   });
@@ -101,17 +127,24 @@ describe('service dashboard', () => {
       [DASHBOARD_WIDGETS.searchFreeStorage, 'FreeStorageSpace', 'Minimum'],
     ];
     for (const [title, metricName, stat] of expectations) {
-      expect(named(title, 'AWS/ES', metricName).map((l) => [l.dimensions, l.options.stat]), metricName).toEqual([[domain, stat]]);
+      expect(
+        named(title, 'AWS/ES', metricName).map((l) => [l.dimensions, l.options.stat]),
+        metricName,
+      ).toEqual([[domain, stat]]);
     }
     expect(named(DASHBOARD_WIDGETS.searchLatency, 'AWS/ES', 'SearchLatency').map((l) => l.options.stat)).toEqual(['p50', 'p99']);
     const annotations = widget(DASHBOARD_WIDGETS.searchFreeStorage).properties.annotations as { horizontal: Array<{ value: number }> };
     expect(annotations.horizontal[0]!.value).toBe(freeStorageThresholdMb(50));
   });
 
-  it('shows the indexer lag, the webhook queue\'s oldest message, both dead-letter queues, and webhook deliveries with their success rate', () => {
+  it("shows the indexer lag, the webhook queue's oldest message, both dead-letter queues, and webhook deliveries with their success rate", () => {
     expect(named(DASHBOARD_WIDGETS.indexerLag, METRICS_NAMESPACE, METRIC_NAMES.indexerLagSeconds).map((l) => l.dimensions)).toEqual([service]);
-    expect(named(DASHBOARD_WIDGETS.indexerLag, 'AWS/Lambda', 'IteratorAge').map((l) => l.dimensions.FunctionName)).toEqual([expect.stringMatching(/RecordIndexer/)]);
-    expect(named(DASHBOARD_WIDGETS.webhookQueueAge, 'AWS/SQS', 'ApproximateAgeOfOldestMessage').map((l) => l.dimensions.QueueName)).toEqual([expect.stringMatching(/WebhookQueue/)]);
+    expect(named(DASHBOARD_WIDGETS.indexerLag, 'AWS/Lambda', 'IteratorAge').map((l) => l.dimensions.FunctionName)).toEqual([
+      expect.stringMatching(/RecordIndexer/),
+    ]);
+    expect(named(DASHBOARD_WIDGETS.webhookQueueAge, 'AWS/SQS', 'ApproximateAgeOfOldestMessage').map((l) => l.dimensions.QueueName)).toEqual([
+      expect.stringMatching(/WebhookQueue/),
+    ]);
     expect(named(DASHBOARD_WIDGETS.deadLetterQueues, 'AWS/SQS', 'ApproximateNumberOfMessagesVisible').map((l) => l.dimensions.QueueName)).toEqual([
       expect.stringMatching(/WebhookDeadLetterQueue/),
       expect.stringMatching(/IndexerFailureQueue/),
@@ -120,7 +153,10 @@ describe('service dashboard', () => {
     expect(named(DASHBOARD_WIDGETS.webhookSuccessRate, METRICS_NAMESPACE, METRIC_NAMES.webhookDelivered)).toHaveLength(1);
     expect(named(DASHBOARD_WIDGETS.webhookSuccessRate, METRICS_NAMESPACE, METRIC_NAMES.webhookFailed)).toHaveLength(1);
     for (const name of [METRIC_NAMES.webhookDelivered, METRIC_NAMES.webhookFailed, METRIC_NAMES.webhookRetried]) {
-      expect(named(DASHBOARD_WIDGETS.webhookDeliveries, METRICS_NAMESPACE, name).map((l) => l.dimensions), name).toEqual([service]);
+      expect(
+        named(DASHBOARD_WIDGETS.webhookDeliveries, METRICS_NAMESPACE, name).map((l) => l.dimensions),
+        name,
+      ).toEqual([service]);
     }
   });
 });

@@ -14,14 +14,14 @@ function routeFunctions(resources: Record<string, CfnResource>): Map<string, { l
 }
 
 function environmentOf(properties: Record<string, unknown>): Record<string, unknown> {
-  return ((properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {});
+  return (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
 }
 
 /** IAM statements attached to the role of a function. */
 function statementsForRole(policies: Record<string, CfnResource>, roleLogicalId: string): Array<Record<string, unknown>> {
   return Object.values(policies)
     .filter((policy) => JSON.stringify(policy.Properties?.Roles ?? []).includes(`"${roleLogicalId}"`))
-    .flatMap((policy) => ((policy.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement));
+    .flatMap((policy) => (policy.Properties?.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement);
 }
 
 function actionsOf(statements: Array<Record<string, unknown>>): string[] {
@@ -69,7 +69,10 @@ describe('service functions', () => {
     ]);
     // The others are the custom-resource Provider framework's onEvent functions.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
-    expect(others.map(([id]) => id).sort()).toEqual([expect.stringMatching(/^ApiLoggingRoleProviderframeworkonEvent/), expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/)]);
+    expect(others.map(([id]) => id).sort()).toEqual([
+      expect.stringMatching(/^ApiLoggingRoleProviderframeworkonEvent/),
+      expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/),
+    ]);
   });
 
   it('runs every function on Node 22, arm64, with X-Ray, source maps and its own log group', () => {
@@ -83,8 +86,14 @@ describe('service functions', () => {
       // the authorizer is two reads; the deploy-time bootstrap creates indices; the webhook sender
       // attempts ten deliveries of 10 s at most in parallel; the deadline scan pages the index.
       const timeouts: Record<string, number> = {
-        'lambdas/handlers/index-record-changes.ts': 60, 'lambdas/handlers/authorize-request.ts': 10, 'lambdas/handlers/bootstrap-search-index.ts': 120, 'lambdas/handlers/check-api-logging-role.ts': 30, 'lambdas/handlers/backfill-vectors.ts': 300,
-        'lambdas/handlers/send-webhooks.ts': 60, 'lambdas/handlers/fan-out-change-events.ts': 60, 'lambdas/handlers/scan-deadlines.ts': 600,
+        'lambdas/handlers/index-record-changes.ts': 60,
+        'lambdas/handlers/authorize-request.ts': 10,
+        'lambdas/handlers/bootstrap-search-index.ts': 120,
+        'lambdas/handlers/check-api-logging-role.ts': 30,
+        'lambdas/handlers/backfill-vectors.ts': 300,
+        'lambdas/handlers/send-webhooks.ts': 60,
+        'lambdas/handlers/fan-out-change-events.ts': 60,
+        'lambdas/handlers/scan-deadlines.ts': 600,
       };
       expect(properties.Timeout, entry).toBe(timeouts[entry] ?? 15);
       expect(environmentOf(properties).NODE_OPTIONS, entry).toBe('--enable-source-maps');
@@ -115,7 +124,10 @@ describe('service functions', () => {
       }
     }
     for (const entry of Object.keys(DATA_ROUTES).filter((e) => DATA_ROUTES[e as keyof typeof DATA_ROUTES] === 'search')) {
-      expect(environmentOf(functions.get(entry)!.properties), entry).toMatchObject({ EMBEDDING_MODEL: 'amazon.titan-embed-text-v2:0', EMBEDDING_DIMENSIONS: '512' });
+      expect(environmentOf(functions.get(entry)!.properties), entry).toMatchObject({
+        EMBEDDING_MODEL: 'amazon.titan-embed-text-v2:0',
+        EMBEDDING_DIMENSIONS: '512',
+      });
     }
     for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts', 'lambdas/handlers/docs-asset.ts']) {
       const publicRoute = environmentOf(functions.get(entry)?.properties ?? {});
@@ -144,10 +156,16 @@ describe('service functions', () => {
       const actions = actionsOf(statements);
       if (binding === 'records') {
         expect(actions, entry).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem']));
-        expect(actions.some((action) => action.startsWith('es:')), entry).toBe(false);
+        expect(
+          actions.some((action) => action.startsWith('es:')),
+          entry,
+        ).toBe(false);
       } else {
         expect(actions, entry).toEqual(expect.arrayContaining(['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost']));
-        expect(actions.some((action) => action.startsWith('dynamodb:')), entry).toBe(false);
+        expect(
+          actions.some((action) => action.startsWith('dynamodb:')),
+          entry,
+        ).toBe(false);
         // POST only on read APIs: never _bulk, _doc or _update.
         const postResources = statements
           .filter((statement) => [statement.Action].flat().includes('es:ESHttpPost'))
@@ -160,7 +178,10 @@ describe('service functions', () => {
     // The public routes (the document, the docs page and its script) may touch no data at all.
     for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts', 'lambdas/handlers/docs-asset.ts']) {
       const publicRole = (functions.get(entry)?.properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-      expect(actionsOf(statementsForRole(policies, publicRole)).filter((action) => !action.startsWith('xray:')), entry).toEqual([]);
+      expect(
+        actionsOf(statementsForRole(policies, publicRole)).filter((action) => !action.startsWith('xray:')),
+        entry,
+      ).toEqual([]);
     }
   });
 });

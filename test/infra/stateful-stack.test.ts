@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
 import { FUNDER_INDEX } from '../../lambdas/adapters/aws/records-table';
 import { STACK_OUTPUTS } from '../../lib/stack-names';
-import { describe, expect, it } from 'vitest';
 import { resourcesOfType, synthStage } from './synth-stacks';
 
 describe('stateful stack', () => {
@@ -49,11 +49,13 @@ describe('stateful stack', () => {
   it('indexes funder items in a sparse global secondary index, the one the record store scans for funders', () => {
     dev.stateful.hasResourceProperties('AWS::DynamoDB::Table', {
       AttributeDefinitions: Match.arrayWith([{ AttributeName: FUNDER_INDEX.partitionKey, AttributeType: 'S' }]),
-      GlobalSecondaryIndexes: [{
-        IndexName: FUNDER_INDEX.name,
-        KeySchema: [{ AttributeName: FUNDER_INDEX.partitionKey, KeyType: 'HASH' }],
-        Projection: { ProjectionType: 'ALL' },
-      }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: FUNDER_INDEX.name,
+          KeySchema: [{ AttributeName: FUNDER_INDEX.partitionKey, KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
     });
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
+import { monitoringNameOf, STACK_OUTPUTS, serviceNameOf } from '../../lib/stack-names';
 import { STATEFUL_LOGICAL_IDS } from '../../lib/stateful-stack';
-import { monitoringNameOf, serviceNameOf, STACK_OUTPUTS } from '../../lib/stack-names';
 import { resourcesOfType, synthStage } from './synth-stacks';
 
 /**
@@ -20,7 +20,7 @@ describe.each([
   const lambdas = resourcesOfType(stateless, 'AWS::Lambda::Function');
   const [indexerId, indexer] = Object.entries(lambdas).find(([, fn]) => String(fn.Properties?.Description).includes('index-record-changes.ts'))!;
 
-  it('the stateful stack outputs both dead-letter queues\' URLs', () => {
+  it("the stateful stack outputs both dead-letter queues' URLs", () => {
     expect(outputsOf(stateful)[STACK_OUTPUTS.indexerFailureQueueUrl]?.Value).toEqual({ Ref: STATEFUL_LOGICAL_IDS.indexerFailureQueue });
     expect(outputsOf(stateful)[STACK_OUTPUTS.webhookDeadLetterQueueUrl]?.Value).toEqual({ Ref: STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue });
   });
@@ -34,7 +34,9 @@ describe.each([
     expect(monitoringName).toBe(monitoringNameOf(service, stage));
     const topic = outputsOf(stateless)[STACK_OUTPUTS.alarmTopicArn]?.Value;
     expect(topic).toEqual({ Ref: expect.any(String) });
-    const alarms = Object.values(resourcesOfType(stateless, 'AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties as { AlarmName: string; AlarmActions: unknown[] });
+    const alarms = Object.values(resourcesOfType(stateless, 'AWS::CloudWatch::Alarm')).map(
+      (alarm) => alarm.Properties as { AlarmName: string; AlarmActions: unknown[] },
+    );
     expect(alarms.length).toBeGreaterThan(10);
     for (const alarm of alarms) {
       expect(alarm.AlarmName.startsWith(`${monitoringName}-`), alarm.AlarmName).toBe(true);

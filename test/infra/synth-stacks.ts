@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { stageConfig, type StageConfigOverrides } from '../../lib/config';
+import { type StageConfigOverrides, stageConfig } from '../../lib/config';
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { createServiceStacks, type ServiceStacks } from '../../lib/service-stacks';
 
@@ -87,26 +87,30 @@ export interface PreflightMethod {
 
 /** Every OPTIONS method answered by a mock integration (a CORS preflight), with its full path. */
 export function preflightMethods(template: Template, httpMethod: 'OPTIONS' | 'ANY' = 'OPTIONS'): PreflightMethod[] {
-  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).filter((method) => isMockMethod(method) && method.Properties?.HttpMethod === httpMethod).map((method) => {
-    const resourceId = method.Properties?.ResourceId as { Ref?: string } | undefined;
-    return { path: resourceId?.Ref ? resourcePath(template, resourceId.Ref) : '/', properties: method.Properties ?? {} };
-  });
+  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method'))
+    .filter((method) => isMockMethod(method) && method.Properties?.HttpMethod === httpMethod)
+    .map((method) => {
+      const resourceId = method.Properties?.ResourceId as { Ref?: string } | undefined;
+      return { path: resourceId?.Ref ? resourcePath(template, resourceId.Ref) : '/', properties: method.Properties ?? {} };
+    });
 }
 
 /** Every API method with its full path and the Lambda its integration invokes (the preflights aside). */
 export function wiredMethods(template: Template): WiredMethod[] {
   const functionIds = new Set(Object.keys(resourcesOfType(template, 'AWS::Lambda::Function')));
-  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method')).filter((method) => !isMockMethod(method)).map((method) => {
-    const properties = method.Properties ?? {};
-    const integration = (properties.Integration ?? {}) as Record<string, unknown>;
-    const targets = referencedLogicalIds(integration.Uri).filter((id) => functionIds.has(id));
-    if (targets.length !== 1) throw new Error(`Method integration should target exactly one function, found ${targets.length}`);
-    const resourceId = properties.ResourceId as { Ref?: string } | undefined;
-    return {
-      httpMethod: String(properties.HttpMethod),
-      path: resourceId?.Ref ? resourcePath(template, resourceId.Ref) : '/',
-      functionLogicalId: targets[0] as string,
-      integration,
-    };
-  });
+  return Object.values(resourcesOfType(template, 'AWS::ApiGateway::Method'))
+    .filter((method) => !isMockMethod(method))
+    .map((method) => {
+      const properties = method.Properties ?? {};
+      const integration = (properties.Integration ?? {}) as Record<string, unknown>;
+      const targets = referencedLogicalIds(integration.Uri).filter((id) => functionIds.has(id));
+      if (targets.length !== 1) throw new Error(`Method integration should target exactly one function, found ${targets.length}`);
+      const resourceId = properties.ResourceId as { Ref?: string } | undefined;
+      return {
+        httpMethod: String(properties.HttpMethod),
+        path: resourceId?.Ref ? resourcePath(template, resourceId.Ref) : '/',
+        functionLogicalId: targets[0] as string,
+        integration,
+      };
+    });
 }

@@ -23,7 +23,9 @@ describe('vector backfill', () => {
   it('reads records, deletes backlog items only, embeds with the configured model and writes the index', () => {
     const deletes = statements.filter((s) => [s.Action].flat().includes('dynamodb:DeleteItem'));
     expect(deletes.map((s) => s.Condition)).toEqual([{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['vector-backlog#*'] } }]);
-    expect(actionsOf(() => true)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'bedrock:InvokeModel', 'es:ESHttpPost', 'es:ESHttpPut']));
+    expect(actionsOf(() => true)).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'bedrock:InvokeModel', 'es:ESHttpPost', 'es:ESHttpPut']),
+    );
     expect(actionsOf(() => true)).not.toContain('dynamodb:PutItem');
     const environment = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(environment).toMatchObject({ EMBEDDING_MODEL: 'amazon.titan-embed-text-v2:0', SEARCH_INDEX_REPLICAS: '0' });

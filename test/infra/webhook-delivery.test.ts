@@ -27,7 +27,13 @@ describe('webhook delivery', () => {
   const environmentOf = (properties: Record<string, unknown>) => (properties.Environment as { Variables: Record<string, unknown> }).Variables;
   /** The item prefixes (dynamodb:LeadingKeys) a function's table statements allow. */
   const leadingKeysOf = (statements: Array<Record<string, unknown>>) =>
-    statements.flatMap((s) => [(s.Condition as { 'ForAllValues:StringLike'?: { 'dynamodb:LeadingKeys': string[] } } | undefined)?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? []].flat());
+    statements.flatMap((s) =>
+      [
+        (s.Condition as { 'ForAllValues:StringLike'?: { 'dynamodb:LeadingKeys': string[] } } | undefined)?.['ForAllValues:StringLike']?.[
+          'dynamodb:LeadingKeys'
+        ] ?? [],
+      ].flat(),
+    );
 
   it('keeps the webhook queue and its dead-letter queue in the stateful stack under pinned logical IDs, encrypted and HTTPS-only', () => {
     const queues = resourcesOfType(stateful, 'AWS::SQS::Queue');
@@ -66,7 +72,9 @@ describe('webhook delivery', () => {
   });
 
   it('lets the sender send to both queues and touch only subscriptions and deliveries in the table', () => {
-    expect(sender.actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    expect(sender.actions).toEqual(
+      expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+    );
     expect(leadingKeysOf(sender.statements).sort()).toEqual(['delivery#*', 'webhooks']);
     const tableStatements = sender.statements.filter((s) => ([s.Action].flat() as string[]).some((a) => a.startsWith('dynamodb:')));
     expect(tableStatements.every((s) => s.Condition !== undefined)).toBe(true);
@@ -101,7 +109,9 @@ describe('webhook delivery', () => {
 
   it('runs the deadline scanner daily at the configured UTC time, reading the index and writing markers', () => {
     // The other schedule is the vector backfill's (vector-backfill.test.ts).
-    const rules = Object.values(resourcesOfType(stateless, 'AWS::Events::Rule')).filter((rule) => String(rule.Properties?.ScheduleExpression).startsWith('cron('));
+    const rules = Object.values(resourcesOfType(stateless, 'AWS::Events::Rule')).filter((rule) =>
+      String(rule.Properties?.ScheduleExpression).startsWith('cron('),
+    );
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties).toMatchObject({ ScheduleExpression: 'cron(0 6 * * ? *)', State: 'ENABLED' });
     const targets = rules[0]!.Properties!.Targets as Array<Record<string, unknown>>;

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendToServer } from '../../local/admin-channel/channel-client';
 import { channelFilesOf } from '../../local/admin-channel/channel-protocol';
 import { startEmbeddedStack } from '../../local/embedded-stack';
-import { runAdmin } from '../support/admin-cli';
 import { freshStateFolder, rawFrames } from '../support/admin-channel';
-import { startLocalServer, type RunningLocalServer } from '../support/local-server';
+import { runAdmin } from '../support/admin-cli';
+import { type RunningLocalServer, startLocalServer } from '../support/local-server';
 
 /**
  * What goes wrong around the admin channel: a server killed in the middle of a command (with its
@@ -23,16 +23,31 @@ const SERVER_ARGS = () => ['--data-dir', dataDir, '--grants', '20'];
 
 /** Grants.gov search2 hits, one per line: enough that an ingest is still running when the server is killed. */
 function writeManyGrants(file: string, count: number, firstId = 800_000): void {
-  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({
-    id: String(firstId + i), number: `TEST-2027-${firstId + i}`, title: `Watershed restoration planning grant ${i}`, agencyCode: 'DOC-NOAA',
-    agency: 'DOC NOAA', openDate: '11/01/2026', closeDate: '12/31/2027', oppStatus: 'posted', docType: 'synopsis', cfdaList: ['11.463'],
-  }));
+  const lines = Array.from({ length: count }, (_, i) =>
+    JSON.stringify({
+      id: String(firstId + i),
+      number: `TEST-2027-${firstId + i}`,
+      title: `Watershed restoration planning grant ${i}`,
+      agencyCode: 'DOC-NOAA',
+      agency: 'DOC NOAA',
+      openDate: '11/01/2026',
+      closeDate: '12/31/2027',
+      oppStatus: 'posted',
+      docType: 'synopsis',
+      cfdaList: ['11.463'],
+    }),
+  );
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
 /** A stream that collects what is written, as a terminal `columns` wide (so progress bars are drawn). */
 function terminal(onText: (text: string) => void): Writable & { isTTY: true; columns: number } {
-  const stream = new Writable({ write(chunk: Buffer, _encoding, done) { onText(chunk.toString()); done(); } });
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      onText(chunk.toString());
+      done();
+    },
+  });
   return Object.assign(stream, { isTTY: true as const, columns: 100 });
 }
 
@@ -61,10 +76,18 @@ describe('a server that dies mid-command, and what it leaves', () => {
       if (killed || !/ingest \[.*\] \d+%/.test(progress)) return;
       // A second command while the ingest runs waits its turn; the server dies (once it has said so) before it gets one.
       let waiting: () => void;
-      killed = new Promise<void>((resolve) => { waiting = resolve; }).then(() => server.kill());
-      queued = rawFrames(dataDir, { argv: ['keys', 'create', '--tier', 'free', '--owner', 'queued@acme.org', '--data-dir', dataDir], cwd: process.cwd() }, {
-        onText: (text) => { if (text.includes('waiting for the admin command')) waiting(); },
-      });
+      killed = new Promise<void>((resolve) => {
+        waiting = resolve;
+      }).then(() => server.kill());
+      queued = rawFrames(
+        dataDir,
+        { argv: ['keys', 'create', '--tier', 'free', '--owner', 'queued@acme.org', '--data-dir', dataDir], cwd: process.cwd() },
+        {
+          onText: (text) => {
+            if (text.includes('waiting for the admin command')) waiting();
+          },
+        },
+      );
     });
     const stdout = terminal(() => undefined);
     const sending = sendToServer(dataDir, server.child.pid!, { argv: ['ingest', bigFile, '--data-dir', dataDir], cwd: process.cwd(), stdout, stderr });
@@ -80,7 +103,11 @@ describe('a server that dies mid-command, and what it leaves', () => {
     writeFileSync(`${dataDir}/owner.pid`, String(process.ppid));
     const unanswered = await runAdmin(['keys', 'list', '--data-dir', dataDir]);
     expect(unanswered.code).toBe(1);
-    expect(unanswered.stderr.trim()).toMatch(new RegExp(`^admin: npm start \\(process ${process.ppid}\\) owns .+, but its admin channel does not answer \\(ECONNREFUSED\\): if it is still starting, run this again once it says "API ready"; if process ${process.ppid} is not npm start \\(a killed server's pid, reused\\), remove .+/owner\\.pid$`));
+    expect(unanswered.stderr.trim()).toMatch(
+      new RegExp(
+        `^admin: npm start \\(process ${process.ppid}\\) owns .+, but its admin channel does not answer \\(ECONNREFUSED\\): if it is still starting, run this again once it says "API ready"; if process ${process.ppid} is not npm start \\(a killed server's pid, reused\\), remove .+/owner\\.pid$`,
+      ),
+    );
     writeFileSync(`${dataDir}/owner.pid`, String(server.child.pid));
 
     // The CLI opens the folder itself; a write the server left half done is finished as it opens.
@@ -119,9 +146,13 @@ describe('a server that dies mid-command, and what it leaves', () => {
       if (stopped || !/ingest \[.*\] \d+%/.test(progress)) return;
       // A caller that leaves (Ctrl-C) while its command waits its turn.
       let left: () => void;
-      const leftQueue = new Promise<void>((resolve) => { left = resolve; });
+      const leftQueue = new Promise<void>((resolve) => {
+        left = resolve;
+      });
       const leaving = connect(channelFilesOf(dataDir).socket, () => {
-        leaving.write(`${JSON.stringify({ type: 'run', token: readFileSync(channelFilesOf(dataDir).token, 'utf8'), argv: ['keys', 'create', '--tier', 'free', '--owner', 'left@acme.org', '--data-dir', dataDir], cwd: process.cwd() })}\n`);
+        leaving.write(
+          `${JSON.stringify({ type: 'run', token: readFileSync(channelFilesOf(dataDir).token, 'utf8'), argv: ['keys', 'create', '--tier', 'free', '--owner', 'left@acme.org', '--data-dir', dataDir], cwd: process.cwd() })}\n`,
+        );
       });
       leaving.on('data', (chunk) => {
         if (!chunk.toString().includes('waiting for the admin command')) return;
@@ -131,14 +162,27 @@ describe('a server that dies mid-command, and what it leaves', () => {
       leaving.on('error', () => undefined);
       // Then one that waits, and the server is stopped once it has been told it waits.
       let waiting: () => void;
-      const told = new Promise<void>((resolve) => { waiting = resolve; });
-      stopped = Promise.all([told, leftQueue]).then(() => server.stop());
-      queued = rawFrames(dataDir, { argv: ['keys', 'create', '--tier', 'free', '--owner', 'waiting@acme.org', '--data-dir', dataDir], cwd: process.cwd() }, {
-        onText: (text) => { if (text.includes('waiting for the admin command')) waiting(); },
+      const told = new Promise<void>((resolve) => {
+        waiting = resolve;
       });
+      stopped = Promise.all([told, leftQueue]).then(() => server.stop());
+      queued = rawFrames(
+        dataDir,
+        { argv: ['keys', 'create', '--tier', 'free', '--owner', 'waiting@acme.org', '--data-dir', dataDir], cwd: process.cwd() },
+        {
+          onText: (text) => {
+            if (text.includes('waiting for the admin command')) waiting();
+          },
+        },
+      );
     });
     const stdout = terminal(() => undefined);
-    const exitCode = await sendToServer(dataDir, server.child.pid!, { argv: ['ingest', secondFile, '--data-dir', dataDir], cwd: process.cwd(), stdout, stderr });
+    const exitCode = await sendToServer(dataDir, server.child.pid!, {
+      argv: ['ingest', secondFile, '--data-dir', dataDir],
+      cwd: process.cwd(),
+      stdout,
+      stderr,
+    });
     await stopped;
     expect(exitCode).toBe(0);
     expect(server.output()).toMatch(/stopping: waiting for the admin command under way to finish/);

@@ -1,12 +1,12 @@
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { channelFilesOf } from '../../local/admin-channel/channel-protocol';
-import { runAdmin, runAdminJson } from '../support/admin-cli';
 import { freshStateFolder, rawFrames } from '../support/admin-channel';
-import { startLocalServer, type RunningLocalServer } from '../support/local-server';
+import { runAdmin, runAdminJson } from '../support/admin-cli';
+import { type RunningLocalServer, startLocalServer } from '../support/local-server';
 
 /**
  * Admin commands while `npm start` owns the state folder: the CLI sends them over the admin
@@ -26,7 +26,9 @@ beforeAll(async () => {
   dataDir = freshStateFolder('gcf-admin-channel-');
   receiver = createServer((req, res) => {
     let body = '';
-    req.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString();
+    });
     req.on('end', () => {
       const payload = JSON.parse(body) as { event: string };
       received.push({ event: payload.event, id: String(req.headers['webhook-id']) });
@@ -48,7 +50,11 @@ const json = (...args: string[]) => runAdminJson(args, dataDir);
 
 /** The commands the server logged as run over the channel, in order. */
 function commandsRun(): string[] {
-  return server.output().split('\n').filter((line) => line.includes('"admin command"')).map((line) => (JSON.parse(line) as { command: string }).command);
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('"admin command"'))
+    .map((line) => (JSON.parse(line) as { command: string }).command);
 }
 
 const bearer = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
@@ -75,7 +81,14 @@ describe('admin commands sent to a running npm start', () => {
   });
 
   it('ingest --strict --json: the summary with its rejections and exit 3; the records are served at once', async () => {
-    const ingest = await json('ingest', fixture('sam-opportunities-v2.json'), fixture('malformed-lines.jsonl'), '--strict', '--rejections', join(dataDir, 'rejections.tsv'));
+    const ingest = await json(
+      'ingest',
+      fixture('sam-opportunities-v2.json'),
+      fixture('malformed-lines.jsonl'),
+      '--strict',
+      '--rejections',
+      join(dataDir, 'rejections.tsv'),
+    );
     expect(ingest.code).toBe(3);
     expect(ingest.document).toMatchObject({ rejected: 2, byKind: { contract: { created: 3 }, grant: { created: 1 } } });
     expect(ingest.document.rejections.map((r: { location: string }) => r.location)).toEqual(['malformed-lines.jsonl:2', 'malformed-lines.jsonl:3']);
@@ -84,14 +97,21 @@ describe('admin commands sent to a running npm start', () => {
     const stats = await json('local', 'stats');
     expect(stats.code).toBe(0);
     expect(stats.document.imported.sources).toEqual([fixture('sam-opportunities-v2.json'), fixture('malformed-lines.jsonl')]);
-    const served = await (await fetch(`${server.baseUrl}/contracts-api?opportunity_type=all&count_only=true`, bearer(developerKey()))).json() as { pagination: { total: number } };
+    const served = (await (await fetch(`${server.baseUrl}/contracts-api?opportunity_type=all&count_only=true`, bearer(developerKey()))).json()) as {
+      pagination: { total: number };
+    };
     expect(served.pagination.total).toBe(stats.document.records.contract);
     expect(commandsRun()).toEqual(expect.arrayContaining(['ingest', 'local stats']));
   });
 
   it('keys: a key made over the channel authenticates at once, and a revoked one is refused at once', async () => {
     const created = await json('keys', 'create', '--tier', 'developer', '--owner', 'ops@acme.org', '--label', 'live');
-    expect(created.document).toMatchObject({ key_id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^gcf_live_/), tier: 'developer', replayed: false });
+    expect(created.document).toMatchObject({
+      key_id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^gcf_live_/),
+      tier: 'developer',
+      replayed: false,
+    });
     const keyId = created.document.key_id as string;
     expect((await fetch(`${server.baseUrl}/grants-api?limit=1`, bearer(created.document.key))).status).toBe(200);
     expect((await json('keys', 'list')).document).toEqual(expect.arrayContaining([expect.objectContaining({ key_id: keyId, state: 'active' })]));
@@ -105,12 +125,18 @@ describe('admin commands sent to a running npm start', () => {
     expect((await fetch(`${server.baseUrl}/grants-api?limit=1`, bearer(rotated.document.key))).status).toBe(401);
     expect(commandsRun()).toEqual(expect.arrayContaining(['keys create', 'keys list', 'keys rotate', 'keys set-tier', 'keys usage', 'keys revoke']));
     // The log names commands, never what was given to them.
-    const logged = server.output().split('\n').filter((line) => line.includes('"admin command"')).join('\n');
+    const logged = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"admin command"'))
+      .join('\n');
     expect(logged).not.toMatch(/acme\.org|gcf_live_|fixtures|key_/);
   });
 
   it('keys create --idempotency-key: two calls at once (the server runs them in turn) make one key', async () => {
-    const calls = await Promise.all([1, 2].map(() => json('keys', 'create', '--tier', 'basic', '--owner', 'twice@acme.org', '--idempotency-key', 'provision-42')));
+    const calls = await Promise.all(
+      [1, 2].map(() => json('keys', 'create', '--tier', 'basic', '--owner', 'twice@acme.org', '--idempotency-key', 'provision-42')),
+    );
     expect(calls.map((c) => c.code)).toEqual([0, 0]);
     expect(calls[0]!.document.key_id).toBe(calls[1]!.document.key_id);
     expect(calls.map((c) => c.document.replayed).sort()).toEqual([false, true]);
@@ -122,14 +148,25 @@ describe('admin commands sent to a running npm start', () => {
   it('webhooks: the server delivers to a subscription added over the channel, and every webhook command answers', async () => {
     const keyId = (await json('keys', 'create', '--tier', 'developer', '--owner', 'hooks@acme.org')).document.key_id as string;
     const added = await json('webhooks', 'add', '--key-id', keyId, '--url', receiverUrl, '--events', 'grant.created,grant.updated');
-    expect(added.document).toMatchObject({ subscription_id: expect.stringMatching(/^whk_/), state: 'active', secret: expect.stringMatching(/^whsec_/), existing: false });
+    expect(added.document).toMatchObject({
+      subscription_id: expect.stringMatching(/^whk_/),
+      state: 'active',
+      secret: expect.stringMatching(/^whsec_/),
+      existing: false,
+    });
     const id = added.document.subscription_id as string;
-    expect((await json('webhooks', 'add', '--key-id', keyId, '--url', receiverUrl, '--if-missing')).document).toMatchObject({ subscription_id: id, existing: true, secret: null });
+    expect((await json('webhooks', 'add', '--key-id', keyId, '--url', receiverUrl, '--if-missing')).document).toMatchObject({
+      subscription_id: id,
+      existing: true,
+      secret: null,
+    });
     // A change right after: the running server fans it out and delivers it (no restart).
     expect((await json('ingest', fixture('grants-gov-search2.json'))).code).toBe(0);
     const delivered = await until('a grant.created delivery', () => received.find((r) => r.event === 'grant.created'));
     const deliveries = await json('webhooks', 'deliveries', id);
-    expect(deliveries.document).toEqual(expect.arrayContaining([expect.objectContaining({ event: 'grant.created', status: 'delivered', last_status_code: 204 })]));
+    expect(deliveries.document).toEqual(
+      expect.arrayContaining([expect.objectContaining({ event: 'grant.created', status: 'delivered', last_status_code: 204 })]),
+    );
     const deliveryId = deliveries.document.find((d: { event_id: string }) => d.event_id === delivered.id)?.delivery_id ?? deliveries.document[0].delivery_id;
     const before = received.length;
     expect((await json('webhooks', 'replay', deliveryId)).document).toMatchObject({ delivery_id: deliveryId, queued: true, sent_by: 'npm start' });
@@ -142,11 +179,18 @@ describe('admin commands sent to a running npm start', () => {
     // The server fans events out as they happen, so the outbox holds none for the command.
     expect((await json('webhooks', 'fan-out')).document).toEqual({ change_events: 0, deliveries_queued: 0, sent_by: 'npm start' });
     expect((await json('scan-deadlines')).document).toEqual({ reminders_queued: expect.any(Number), sent_by: 'npm start' });
-    expect(commandsRun()).toEqual(expect.arrayContaining(['webhooks add', 'webhooks deliveries', 'webhooks replay', 'webhooks test', 'webhooks fan-out', 'scan-deadlines']));
+    expect(commandsRun()).toEqual(
+      expect.arrayContaining(['webhooks add', 'webhooks deliveries', 'webhooks replay', 'webhooks test', 'webhooks fan-out', 'scan-deadlines']),
+    );
   });
 
   it('reindex and local reindex rebuild the index while the server keeps answering', async () => {
-    const total = async () => ((await (await fetch(`${server.baseUrl}/grants-api?opportunity_type=all&count_only=true`, bearer(developerKey()))).json()) as { pagination: { total: number } }).pagination.total;
+    const total = async () =>
+      (
+        (await (await fetch(`${server.baseUrl}/grants-api?opportunity_type=all&count_only=true`, bearer(developerKey()))).json()) as {
+          pagination: { total: number };
+        }
+      ).pagination.total;
     const before = await total();
     // Requests all through both rebuilds: every one answers with the whole catalogue.
     let rebuilding = true;
@@ -164,7 +208,7 @@ describe('admin commands sent to a running npm start', () => {
     expect(commandsRun()).toEqual(expect.arrayContaining(['reindex', 'local reindex']));
   });
 
-  it('usage errors are the CLI\'s own (exit 2, nothing sent); a command for another folder is refused by the server', async () => {
+  it("usage errors are the CLI's own (exit 2, nothing sent); a command for another folder is refused by the server", async () => {
     const runs = commandsRun().length;
     const usage = await runAdmin(['keys', 'create', '--tier', 'nope', '--owner', 'x', '--data-dir', dataDir]);
     expect(usage.code).toBe(2);
@@ -173,14 +217,24 @@ describe('admin commands sent to a running npm start', () => {
     // The server's credentials are not the caller's: a stage is reached from the caller's shell.
     const aws = await rawFrames(dataDir, { argv: ['keys', 'list', '--target', 'aws', '--stage', 'prod'], cwd: process.cwd() });
     expect(aws.frames).toEqual([
-      { type: 'stderr', text: 'admin: the admin channel runs --target local commands only: run --target aws ones from your own shell, with your own credentials\n' },
+      {
+        type: 'stderr',
+        text: 'admin: the admin channel runs --target local commands only: run --target aws ones from your own shell, with your own credentials\n',
+      },
       { type: 'exit', code: 1 },
     ]);
     // Relative paths would be resolved against the server's folder, not the caller's.
-    expect((await rawFrames(dataDir, { argv: ['local', 'stats'], cwd: 'relative/folder' })).frames).toEqual([{ type: 'refused', reason: 'not an admin request' }]);
+    expect((await rawFrames(dataDir, { argv: ['local', 'stats'], cwd: 'relative/folder' })).frames).toEqual([
+      { type: 'refused', reason: 'not an admin request' },
+    ]);
     const { frames } = await rawFrames(dataDir, { argv: ['local', 'stats', '--data-dir', '/tmp'], cwd: process.cwd() });
     expect(frames.at(-1)).toEqual({ type: 'exit', code: 1 });
-    expect(frames.filter((f) => f.type === 'stderr').map((f) => f.text).join('')).toMatch(/^admin: this server \(npm start\) serves .+, not \/tmp$/m);
+    expect(
+      frames
+        .filter((f) => f.type === 'stderr')
+        .map((f) => f.text)
+        .join(''),
+    ).toMatch(/^admin: this server \(npm start\) serves .+, not \/tmp$/m);
   });
 });
 
@@ -204,13 +258,19 @@ describe('the admin channel refuses what is not an admin command with the token'
     const frame = JSON.stringify({ type: 'run', token, argv: ['keys', 'create', '--tier', 'free', '--owner', 'port@example.org'], cwd: process.cwd() });
     const origin = new URL(server.baseUrl).origin;
     for (const path of ['/', '/admin', '/admin-channel', '/functions/v1/admin']) {
-      const response = await fetch(`${origin}${path}`, { method: 'POST', body: frame, headers: { 'content-type': 'application/json', Authorization: `Bearer ${developerKey()}` } });
+      const response = await fetch(`${origin}${path}`, {
+        method: 'POST',
+        body: frame,
+        headers: { 'content-type': 'application/json', Authorization: `Bearer ${developerKey()}` },
+      });
       expect([404, 405]).toContain(response.status);
     }
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1', () => socket.write(`${frame}\n\n`));
       let answer = '';
-      socket.on('data', (chunk) => { answer += chunk.toString(); });
+      socket.on('data', (chunk) => {
+        answer += chunk.toString();
+      });
       socket.on('close', () => resolve(answer));
       socket.on('error', reject);
     });

@@ -33,7 +33,13 @@ const json = (...args: string[]) => runAdminJson(args, dataDir);
 
 describe('admin --json', () => {
   it('ingest: the summary with every rejection; local stats and reindex', async () => {
-    const ingest = await json('ingest', fixture('sam-opportunities-v2.json'), fixture('malformed-lines.jsonl'), '--rejections', join(dataDir, 'rejections.tsv'));
+    const ingest = await json(
+      'ingest',
+      fixture('sam-opportunities-v2.json'),
+      fixture('malformed-lines.jsonl'),
+      '--rejections',
+      join(dataDir, 'rejections.tsv'),
+    );
     expect(ingest.code).toBe(0);
     expect(ingest.document).toMatchObject({ read: expect.any(Number), rejected: 2, byKind: { contract: { created: 3 }, grant: { created: 1 } } });
     expect(ingest.document.files).toHaveLength(2);
@@ -48,7 +54,14 @@ describe('admin --json', () => {
 
   it('keys: create, list, rotate, set-tier, usage and revoke, never showing a hash', async () => {
     const created = await json('keys', 'create', '--tier', 'developer', '--owner', 'dev@acme.org', '--label', 'ci');
-    expect(created.document).toMatchObject({ key_id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^gcf_live_/), tier: 'developer', owner: 'dev@acme.org', label: 'ci', revoked_at: null });
+    expect(created.document).toMatchObject({
+      key_id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^gcf_live_/),
+      tier: 'developer',
+      owner: 'dev@acme.org',
+      label: 'ci',
+      revoked_at: null,
+    });
     const keyId = created.document.key_id as string;
     const listed = await json('keys', 'list');
     expect(listed.document).toEqual([expect.objectContaining({ key_id: keyId, tier: 'developer', state: 'active', last_used_at: null })]);
@@ -64,10 +77,28 @@ describe('admin --json', () => {
 
   it('webhooks: add, list, test, disable, enable, rotate-secret, fan-out, deliveries, replay; scan-deadlines', async () => {
     const keyId = (await json('keys', 'create', '--tier', 'developer', '--owner', 'hooks@acme.org')).document.key_id as string;
-    const added = await json('webhooks', 'add', '--key-id', keyId, '--url', receiverUrl, '--events', 'contract.created,grant.created', '--filter', 'opportunity_type=all');
+    const added = await json(
+      'webhooks',
+      'add',
+      '--key-id',
+      keyId,
+      '--url',
+      receiverUrl,
+      '--events',
+      'contract.created,grant.created',
+      '--filter',
+      'opportunity_type=all',
+    );
     expect(added.document).toMatchObject({
-      subscription_id: expect.stringMatching(/^whk_/), key_id: keyId, url: receiverUrl, events: ['grant.created', 'contract.created'], state: 'active',
-      filter: 'opportunity_type=all', secret: expect.stringMatching(/^whsec_/), matches_today: { grant: 1, contract: 3 }, rotating: false,
+      subscription_id: expect.stringMatching(/^whk_/),
+      key_id: keyId,
+      url: receiverUrl,
+      events: ['grant.created', 'contract.created'],
+      state: 'active',
+      filter: 'opportunity_type=all',
+      secret: expect.stringMatching(/^whsec_/),
+      matches_today: { grant: 1, contract: 3 },
+      rotating: false,
     });
     const id = added.document.subscription_id as string;
     const listed = await json('webhooks', 'list');

@@ -12,8 +12,8 @@ import { startEmbeddedStack } from '../../local/embedded-stack';
 import { createApiServer, listen } from '../../local/http-server';
 import { runAdmin } from '../support/admin-cli';
 import { startTestApi, type TestApi } from '../support/api-server';
-import { rawRequest } from '../support/raw-http';
 import { conformingFetch } from '../support/openapi-conformance';
+import { rawRequest } from '../support/raw-http';
 
 /**
  * Authentication, tiers, quotas and rate-limit headers over real HTTP, against the embedded
@@ -26,7 +26,12 @@ const DATA_ROUTES = ['/grants-api', '/contracts-api', '/funders-api', '/grants-a
 /** A clock the test moves. */
 function movableClock(start: string): Clock & { set(iso: string): void } {
   let now = new Date(start);
-  return { now: () => new Date(now), set: (iso) => { now = new Date(iso); } };
+  return {
+    now: () => new Date(now),
+    set: (iso) => {
+      now = new Date(iso);
+    },
+  };
 }
 
 describe('authentication and tiers on every endpoint', () => {
@@ -66,7 +71,10 @@ describe('authentication and tiers on every endpoint', () => {
   });
 
   it('401 when the Authorization header is sent twice, even with two good keys', async () => {
-    const { status, body } = await rawRequest(api.baseUrl, '/grants-api', [`Authorization: Bearer ${api.keys.developer}`, `Authorization: Bearer ${api.keys.pro}`]);
+    const { status, body } = await rawRequest(api.baseUrl, '/grants-api', [
+      `Authorization: Bearer ${api.keys.developer}`,
+      `Authorization: Bearer ${api.keys.pro}`,
+    ]);
     expect(status).toBe(401);
     expect(JSON.parse(body).error.message).toMatch(/exactly one Authorization header/);
   });
@@ -128,7 +136,7 @@ describe('daily quota', () => {
     expect(new Set(outcomes.filter((o) => o.allowed).map((o) => o.used))).toEqual(new Set(Array.from({ length: 50 }, (_, i) => i + 1)));
   });
 
-  it('over HTTP: with 50 of a basic key\'s 1,000 requests left, 200 concurrent requests give exactly 50 200s and 150 429s', async () => {
+  it("over HTTP: with 50 of a basic key's 1,000 requests left, 200 concurrent requests give exactly 50 200s and 150 429s", async () => {
     const { key } = await createKey(api.stack.services.keys, { tier: 'basic', owner: 'test', label: 'http' }, randomBytes, clock.now());
     let lowest = 1000;
     for (let wave = 0; wave < 19; wave++) {
@@ -254,7 +262,10 @@ describe('admin keys (the CLI)', () => {
     expect((await admin('set-tier', keyId, 'pro')).stdout).toContain(`key id ${keyId} is now pro`);
     for (const hours of ['1e20', '721', '-1', 'Infinity', 'two']) {
       const refused = await admin('rotate', keyId, '--grace-hours', hours);
-      expect([refused.code, refused.stderr.trim()], hours).toEqual([2, expect.stringContaining(`option '--grace-hours <hours>' argument '${hours}' is invalid. must be a number of hours from 0 to 720`)]);
+      expect([refused.code, refused.stderr.trim()], hours).toEqual([
+        2,
+        expect.stringContaining(`option '--grace-hours <hours>' argument '${hours}' is invalid. must be a number of hours from 0 to 720`),
+      ]);
     }
     const rotated = await admin('rotate', keyId, '--grace-hours', '2');
     const newKey = /^key {4}(gcf_live_\w{32})$/m.exec(rotated.stdout)![1]!;
@@ -266,7 +277,8 @@ describe('admin keys (the CLI)', () => {
     const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services));
     const baseUrl = await listen(server, 0);
     try {
-      for (const k of [key, newKey, newKey]) expect((await conformingFetch(`${baseUrl}/grants-api?limit=1`, { headers: { Authorization: `Bearer ${k}` } })).status).toBe(200);
+      for (const k of [key, newKey, newKey])
+        expect((await conformingFetch(`${baseUrl}/grants-api?limit=1`, { headers: { Authorization: `Bearer ${k}` } })).status).toBe(200);
       expect((await conformingFetch(`${baseUrl}/grants-api?limit=999`, { headers: { Authorization: `Bearer ${newKey}` } })).status).toBe(400);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));

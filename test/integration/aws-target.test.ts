@@ -1,22 +1,22 @@
 import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@opensearch-project/opensearch';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
-import { recordIdOf } from '../../lambdas/core/ingest/identity';
-import { RESOURCE_KINDS } from '../../lambdas/core/records';
-import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
-import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
-import { startStandInBedrock, type StandInBedrock } from '../support/stand-in-bedrock';
-import { LOCAL_TABLE_NAME, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
-import { startStandInApiGateway, type StandInApiGateway } from '../support/stand-in-api-gateway';
-import { startStandInOpenSearch, type StandInOpenSearch } from '../support/stand-in-opensearch';
-import { startStandInSqs, type StandInSqs } from '../support/stand-in-sqs';
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
-import type { WebhookSubscription } from '../../lambdas/ports/webhook-store';
+import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
+import { recordIdOf } from '../../lambdas/core/ingest/identity';
 import type { Grant } from '../../lambdas/core/records';
+import { RESOURCE_KINDS } from '../../lambdas/core/records';
+import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
+import type { WebhookSubscription } from '../../lambdas/ports/webhook-store';
+import { type EmbeddedStack, LOCAL_TABLE_NAME, startEmbeddedStack } from '../../local/embedded-stack';
+import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
+import { type StandInApiGateway, startStandInApiGateway } from '../support/stand-in-api-gateway';
+import { type StandInBedrock, startStandInBedrock } from '../support/stand-in-bedrock';
+import { type StandInOpenSearch, startStandInOpenSearch } from '../support/stand-in-opensearch';
+import { type StandInSqs, startStandInSqs } from '../support/stand-in-sqs';
 
 /**
  * The admin CLI's AWS target (ingest, reindex, keys) and the OpenSearch backfill, against local
@@ -57,12 +57,20 @@ describe('reindexRecords', () => {
     expect(openSearch.documents).toEqual(expected);
     const embedded = embeddings.embedder.embedded.length;
     expect(embedded).toBeGreaterThan(80);
-    const bulk = openSearch.requests.filter((r) => r.path === '/_bulk').map((r) => r.body).join('');
+    const bulk = openSearch.requests
+      .filter((r) => r.path === '/_bulk')
+      .map((r) => r.body)
+      .join('');
     expect(bulk).toMatch(/"embedding":\[(-?\d[\d.e-]*,){7}-?\d[\d.e-]*\]/);
     await reindexRecords(stack.services.store, { index, embeddings });
     expect(openSearch.documents).toEqual(expected);
     expect(embeddings.embedder.embedded.length).toBe(embedded);
-    expect(openSearch.requests.filter((r) => r.method === 'PUT').map((r) => r.path).sort()).toEqual(['/gcf-contracts-v1', '/gcf-funders-v1', '/gcf-grants-v1']);
+    expect(
+      openSearch.requests
+        .filter((r) => r.method === 'PUT')
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(['/gcf-contracts-v1', '/gcf-funders-v1', '/gcf-grants-v1']);
   });
 });
 
@@ -84,8 +92,10 @@ describe('admin --target aws (against local stand-ins)', () => {
   const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
   const awsEnv = () => ({
     ...process.env,
-    AWS_ACCESS_KEY_ID: stack.tableEndpoint!.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: stack.tableEndpoint!.credentials.secretAccessKey,
-    AWS_REGION: 'us-east-1', AWS_PROFILE: '',
+    AWS_ACCESS_KEY_ID: stack.tableEndpoint!.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: stack.tableEndpoint!.credentials.secretAccessKey,
+    AWS_REGION: 'us-east-1',
+    AWS_PROFILE: '',
     AWS_ENDPOINT_URL_DYNAMODB: stack.tableEndpoint!.url,
     AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
@@ -100,7 +110,17 @@ describe('admin --target aws (against local stand-ins)', () => {
     expect((await stack.services.store.get('grant', id))?.opportunity_type).toBe('awarded');
 
     openSearch.reset();
-    const reindex = await admin('reindex', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--search-endpoint', openSearch.endpoint, '--embedding-dimensions', '256');
+    const reindex = await admin(
+      'reindex',
+      '--target',
+      'aws',
+      '--table-name',
+      LOCAL_TABLE_NAME,
+      '--search-endpoint',
+      openSearch.endpoint,
+      '--embedding-dimensions',
+      '256',
+    );
     expect(reindex.stdout).toMatch(/^grant\s+62 indexed$/m);
     expect(openSearch.documents.get(`gcf-grants/${id}`)).toEqual(await stack.services.store.get('grant', id));
     // Titan V2 requests, and the index made in that vector space.
@@ -118,7 +138,7 @@ describe('admin --target aws (against local stand-ins)', () => {
     for (const request of openSearch.requests) expect(request.authorization).toMatch(credential);
   });
 
-  it('keys create/set-tier/revoke also manage the gateway key in the tier\'s usage plan', async () => {
+  it("keys create/set-tier/revoke also manage the gateway key in the tier's usage plan", async () => {
     const plans = ['--usage-plans', 'free=plan-free,basic=plan-basic,pro=plan-pro,developer=plan-developer'];
     const created = await admin('keys', 'create', '--tier', 'basic', '--owner', 'acme', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...plans);
     const keyId = /^key id (key_\w+)/m.exec(created.stdout)![1]!;
@@ -138,13 +158,25 @@ describe('admin --target aws (against local stand-ins)', () => {
     expect((await stack.services.keys.get(keyId))!.revoked_at).not.toBeNull();
   });
 
-  it('webhooks replay queues a failed delivery on the stage\'s webhook queue for the sender Lambda', async () => {
+  it("webhooks replay queues a failed delivery on the stage's webhook queue for the sender Lambda", async () => {
     const log = new DynamoDeliveryLog(stack.dynamoClient(), LOCAL_TABLE_NAME);
     const at = '2026-11-20T10:00:00.000Z';
     await log.create({
-      delivery_id: 'dlv_failed1', subscription_id: 'whk_1', event_id: 'evt-1', event: 'grant.created', body: '{"event":"grant.created","data":{}}',
-      status: 'failed', attempts: 8, last_status_code: 503, last_error: null, last_latency_ms: 20, last_response: 'down', next_attempt_at: null,
-      created_at: at, updated_at: at, delivered_at: null,
+      delivery_id: 'dlv_failed1',
+      subscription_id: 'whk_1',
+      event_id: 'evt-1',
+      event: 'grant.created',
+      body: '{"event":"grant.created","data":{}}',
+      status: 'failed',
+      attempts: 8,
+      last_status_code: 503,
+      last_error: null,
+      last_latency_ms: 20,
+      last_response: 'down',
+      next_attempt_at: null,
+      created_at: at,
+      updated_at: at,
+      delivered_at: null,
     });
     const queues = ['--queue-url', sqs.queueUrl('webhooks'), '--dead-letter-queue-url', sqs.queueUrl('webhooks-dlq')];
     const replayed = await admin('webhooks', 'replay', 'dlv_failed1', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...queues);
@@ -152,30 +184,58 @@ describe('admin --target aws (against local stand-ins)', () => {
     expect(sqs.drain(sqs.queueUrl('webhooks')).map((m) => [JSON.parse(m.body), m.delaySeconds])).toEqual([[{ delivery_id: 'dlv_failed1' }, 0]]);
     expect(await log.get('dlv_failed1')).toMatchObject({ status: 'pending', attempts: 0, body: '{"event":"grant.created","data":{}}' });
 
-    await expect(admin('webhooks', 'replay', 'dlv_nope', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...queues)).rejects.toMatchObject({ stderr: expect.stringContaining('no delivery dlv_nope') });
+    await expect(admin('webhooks', 'replay', 'dlv_nope', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...queues)).rejects.toMatchObject({
+      stderr: expect.stringContaining('no delivery dlv_nope'),
+    });
     expect(sqs.sent).toEqual([]);
   });
 
   /** A subscription in the stage's table, as `webhooks add` stores one. */
-  async function storedSubscription(subscription: Pick<WebhookSubscription, 'subscription_id' | 'url' | 'events' | 'days_before'>): Promise<DynamoWebhookStore> {
+  async function storedSubscription(
+    subscription: Pick<WebhookSubscription, 'subscription_id' | 'url' | 'events' | 'days_before'>,
+  ): Promise<DynamoWebhookStore> {
     const client = stack.dynamoClient();
     const store = new DynamoWebhookStore(client, LOCAL_TABLE_NAME);
     const now = new Date().toISOString();
-    await store.create({ ...subscription, key_id: 'key_1', state: 'active', disabled_reason: null, secret: 'whsec_test', previous_secret: null, previous_secret_valid_until: null, created_at: now, updated_at: now });
+    await store.create({
+      ...subscription,
+      key_id: 'key_1',
+      state: 'active',
+      disabled_reason: null,
+      secret: 'whsec_test',
+      previous_secret: null,
+      previous_secret_valid_until: null,
+      created_at: now,
+      updated_at: now,
+    });
     return store;
   }
 
-  it('webhooks test --target aws reads the subscription from the stage\'s table and applies the AWS destination rules', async () => {
+  it("webhooks test --target aws reads the subscription from the stage's table and applies the AWS destination rules", async () => {
     // Stored as a stage may hold one whose name has since come to resolve to loopback (DNS rebinding).
     const store = await storedSubscription({ subscription_id: 'whk_rebound', url: 'https://localhost:9/gcf', events: ['grant.created'], days_before: 7 });
-    const refused = await admin('webhooks', 'test', 'whk_rebound', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME).catch((error: { code: number; stdout: string; stderr: string }) => error);
-    expect(refused).toMatchObject({ code: 1, stdout: expect.stringMatching(/^webhook\.test [0-9a-f-]{36} to https:\/\/localhost:9\/gcf: no answer \(webhook URL refused: localhost is a loopback name\)$/m) });
-    await expect(admin('webhooks', 'test', 'whk_nope', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME)).rejects.toMatchObject({ stderr: expect.stringContaining('no subscription whk_nope') });
+    const refused = await admin('webhooks', 'test', 'whk_rebound', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME).catch(
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: expect.stringMatching(
+        /^webhook\.test [0-9a-f-]{36} to https:\/\/localhost:9\/gcf: no answer \(webhook URL refused: localhost is a loopback name\)$/m,
+      ),
+    });
+    await expect(admin('webhooks', 'test', 'whk_nope', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME)).rejects.toMatchObject({
+      stderr: expect.stringContaining('no subscription whk_nope'),
+    });
     await store.update('whk_rebound', { state: 'disabled', disabled_reason: 'test over', updated_at: new Date().toISOString() });
   });
 
-  it('scan-deadlines --target aws reads the stage\'s search domain and queues each reminder once on its webhook queue', async () => {
-    await storedSubscription({ subscription_id: 'whk_deadlines', url: 'https://hooks.example.org/gcf', events: ['grant.deadline_approaching'], days_before: 5 });
+  it("scan-deadlines --target aws reads the stage's search domain and queues each reminder once on its webhook queue", async () => {
+    await storedSubscription({
+      subscription_id: 'whk_deadlines',
+      url: 'https://hooks.example.org/gcf',
+      events: ['grant.deadline_approaching'],
+      days_before: 5,
+    });
     const client = stack.dynamoClient();
     const deadline = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
     const [grant] = (await stack.services.store.scan('grant')[Symbol.asyncIterator]().next()).value as Grant[];
@@ -191,8 +251,21 @@ describe('admin --target aws (against local stand-ins)', () => {
       const hit = after !== undefined && before !== undefined && after < deadline && deadline < before;
       return { json: { hits: { total: { value: hit ? 1 : 0 }, hits: hit ? [{ _id: due.id, _source: due }] : [] } } };
     };
-    const args = ['scan-deadlines', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--search-endpoint', openSearch.endpoint, '--embedding-dimensions', '256',
-      '--queue-url', sqs.queueUrl('webhooks'), '--dead-letter-queue-url', sqs.queueUrl('webhooks-dlq')];
+    const args = [
+      'scan-deadlines',
+      '--target',
+      'aws',
+      '--table-name',
+      LOCAL_TABLE_NAME,
+      '--search-endpoint',
+      openSearch.endpoint,
+      '--embedding-dimensions',
+      '256',
+      '--queue-url',
+      sqs.queueUrl('webhooks'),
+      '--dead-letter-queue-url',
+      sqs.queueUrl('webhooks-dlq'),
+    ];
     expect((await admin(...args)).stdout).toContain('1 deadline reminder queued; the webhook sender sends them');
     const [message] = sqs.drain(sqs.queueUrl('webhooks'));
     const delivery = await new DynamoDeliveryLog(client, LOCAL_TABLE_NAME).get((JSON.parse(message!.body) as { delivery_id: string }).delivery_id);
@@ -207,8 +280,18 @@ describe('admin --target aws (against local stand-ins)', () => {
     const client = stack.dynamoClient();
     const now = new Date().toISOString();
     await new DynamoWebhookStore(client, LOCAL_TABLE_NAME).create({
-      subscription_id: 'whk_changes', key_id: 'key_1', url: 'https://hooks.example.org/changes', events: ['grant.created'], days_before: 7,
-      state: 'active', disabled_reason: null, secret: 'whsec_test', previous_secret: null, previous_secret_valid_until: null, created_at: now, updated_at: now,
+      subscription_id: 'whk_changes',
+      key_id: 'key_1',
+      url: 'https://hooks.example.org/changes',
+      events: ['grant.created'],
+      days_before: 7,
+      state: 'active',
+      disabled_reason: null,
+      secret: 'whsec_test',
+      previous_secret: null,
+      previous_secret_valid_until: null,
+      created_at: now,
+      updated_at: now,
     });
     // The seeded catalogue's and the ingest's events are still in the outbox: no fan-out ran here.
     let events = 0;
@@ -218,7 +301,18 @@ describe('admin --target aws (against local stand-ins)', () => {
       for (const event of page) if (event.event === 'grant.created') created.add(event.event_id);
     }
     expect(created.size).toBeGreaterThan(50);
-    const args = ['webhooks', 'fan-out', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--queue-url', sqs.queueUrl('webhooks'), '--dead-letter-queue-url', sqs.queueUrl('webhooks-dlq')];
+    const args = [
+      'webhooks',
+      'fan-out',
+      '--target',
+      'aws',
+      '--table-name',
+      LOCAL_TABLE_NAME,
+      '--queue-url',
+      sqs.queueUrl('webhooks'),
+      '--dead-letter-queue-url',
+      sqs.queueUrl('webhooks-dlq'),
+    ];
     expect((await admin(...args)).stdout).toContain(`${events} change events fanned out: ${created.size} deliveries queued; the webhook sender sends them`);
     const log = new DynamoDeliveryLog(client, LOCAL_TABLE_NAME);
     const queued = sqs.drain(sqs.queueUrl('webhooks')).map((m) => (JSON.parse(m.body) as { delivery_id: string }).delivery_id);

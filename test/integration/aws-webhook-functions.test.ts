@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -20,9 +20,9 @@ import { changeFanOutHandler } from '../../lambdas/http/change-fan-out';
 import { deadlineScanHandler } from '../../lambdas/http/deadline-scan';
 import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
 import type { Clock } from '../../lambdas/ports/clock';
-import { LOCAL_TABLE_NAME, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, LOCAL_TABLE_NAME, startEmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
-import { sqsEventOf, startStandInSqs, type StandInSqs } from '../support/stand-in-sqs';
+import { type StandInSqs, sqsEventOf, startStandInSqs } from '../support/stand-in-sqs';
 
 /**
  * The three webhook Lambdas' handlers, as AWS runs them: the fan-out fed DynamoDB stream records
@@ -45,7 +45,12 @@ let client: DynamoDBClient;
 const received: { path: string; body: string; headers: IncomingMessage['headers'] }[] = [];
 /** Paths whose requests fail with 500. */
 const failing = new Set<string>();
-const clock = { at: new Date('2026-11-22T08:00:00Z'), now() { return new Date(this.at); } } satisfies Clock & { at: Date };
+const clock = {
+  at: new Date('2026-11-22T08:00:00Z'),
+  now() {
+    return new Date(this.at);
+  },
+} satisfies Clock & { at: Date };
 
 let queueUrl: string;
 let deadLetterUrl: string;
@@ -72,7 +77,11 @@ beforeAll(async () => {
   log = new DynamoDeliveryLog(client, LOCAL_TABLE_NAME);
   queueUrl = sqs.queueUrl('webhooks');
   deadLetterUrl = sqs.queueUrl('webhooks-dlq');
-  queue = new SqsDeliveryQueue(new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }), queueUrl, deadLetterUrl);
+  queue = new SqsDeliveryQueue(
+    new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } }),
+    queueUrl,
+    deadLetterUrl,
+  );
   keyId = (await createKey(stack.services.keys, { tier: 'developer', owner: 'dev@example.org', label: '' }, randomBytes, new Date())).record.key_id;
   const spec = { ...DEFAULT_CATALOGUE, funders: 2, grants: 8, awardedGrants: 0, contracts: 0, awardedContracts: 0, today: '2026-11-22' };
   grants = [...generateGrants(spec, generateFunders(spec))].flat();
@@ -90,16 +99,23 @@ beforeEach(() => {
 });
 
 const subscribe = (path: string, events: string[], daysBefore?: number) =>
-  addSubscription({ webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}${path}`, events, daysBefore }, 'local', clock.now());
+  addSubscription(
+    { webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } },
+    { keyId, url: `${base}${path}`, events, daysBefore },
+    'local',
+    clock.now(),
+  );
 
 /** The outbox items in the table, as the stream hands them over (raw attribute values). */
 async function outboxStreamRecords(): Promise<DynamoDBRecord[]> {
-  const { Items = [] } = await client.send(new ScanCommand({ TableName: LOCAL_TABLE_NAME, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': { S: 'event' } } }));
+  const { Items = [] } = await client.send(
+    new ScanCommand({ TableName: LOCAL_TABLE_NAME, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': { S: 'event' } } }),
+  );
   return Items.map((item, i) => streamRecord('INSERT', item, String(i)));
 }
 
 function streamRecord(eventName: 'INSERT' | 'MODIFY' | 'REMOVE', item: Record<string, AttributeValue>, sequence: string): DynamoDBRecord {
-  const image = item as DynamoDBRecord['dynamodb'] extends infer D ? D extends { NewImage?: infer I } ? I : never : never;
+  const image = item as DynamoDBRecord['dynamodb'] extends infer D ? (D extends { NewImage?: infer I } ? I : never) : never;
   return {
     eventName,
     eventSource: 'aws:dynamodb',
@@ -113,7 +129,14 @@ function streamRecord(eventName: 'INSERT' | 'MODIFY' | 'REMOVE', item: Record<st
 
 const fanOutPorts = (): ChangeFanOutPorts => ({ webhooks, log, queue, clock, outbox: new DynamoChangeOutbox(client, LOCAL_TABLE_NAME) });
 const deliveryPorts = (overrides: Partial<DeliveryPorts> = {}): DeliveryPorts => ({
-  webhooks, log, queue, transport: httpWebhookTransport, resolver: { resolve: async () => ['127.0.0.1'] }, clock, random: () => 0.5, ...overrides,
+  webhooks,
+  log,
+  queue,
+  transport: httpWebhookTransport,
+  resolver: { resolve: async () => ['127.0.0.1'] },
+  clock,
+  random: () => 0.5,
+  ...overrides,
 });
 const FAST = { mode: 'local' as const, schedule: [30, 120], timeoutMs: 1_000 };
 
@@ -124,7 +147,13 @@ describe('webhook functions in AWS', () => {
     const records = await outboxStreamRecords();
     expect(records).toHaveLength(3);
     const recordItem = { pk: { S: `grant#${grants[0]!.id}` }, sk: { S: 'record' } };
-    const event: DynamoDBStreamEvent = { Records: [...records, streamRecord('REMOVE', records[0]!.dynamodb!.NewImage as Record<string, AttributeValue>, '9'), streamRecord('INSERT', recordItem, '10')] };
+    const event: DynamoDBStreamEvent = {
+      Records: [
+        ...records,
+        streamRecord('REMOVE', records[0]!.dynamodb!.NewImage as Record<string, AttributeValue>, '9'),
+        streamRecord('INSERT', recordItem, '10'),
+      ],
+    };
 
     const response = await changeFanOutHandler(fanOutPorts)(event, context, noCallback);
     expect(response).toEqual({ batchItemFailures: [] });
@@ -154,7 +183,12 @@ describe('webhook functions in AWS', () => {
       expect(verifyServiceSignature(request.body, String(request.headers['x-service-signature']), secret)).toBe(true);
       expect(verifyWebhookSignature(request.body, request.headers, secret, { now: clock.now() })).toBe(true);
     }
-    expect(arrived.map((r) => (JSON.parse(r.body) as { data: Grant }).data.id).sort()).toEqual(grants.slice(0, 3).map((g) => g.id).sort());
+    expect(arrived.map((r) => (JSON.parse(r.body) as { data: Grant }).data.id).sort()).toEqual(
+      grants
+        .slice(0, 3)
+        .map((g) => g.id)
+        .sort(),
+    );
     expect((await log.list(subscription.subscription_id, 10)).every((d) => d.status === 'delivered' && d.attempts === 1)).toBe(true);
     await sender(sqsEventOf(requeued), context, noCallback);
     expect(received.filter((r) => r.path === '/changes')).toHaveLength(3);
@@ -216,7 +250,11 @@ describe('webhook functions in AWS', () => {
       },
     };
     const garbage = { messageId: 'garbage', body: 'not json' };
-    const response = (await webhookSenderHandler(() => deliveryPorts({ log: flakyLog }), FAST)(sqsEventOf([...messages, garbage]), context, noCallback)) as SQSBatchResponse;
+    const response = (await webhookSenderHandler(() => deliveryPorts({ log: flakyLog }), FAST)(
+      sqsEventOf([...messages, garbage]),
+      context,
+      noCallback,
+    )) as SQSBatchResponse;
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: messages[0]!.messageId }]);
     expect(received.filter((r) => r.path === '/partial')).toHaveLength(1);
     expect((await log.list(subscription.subscription_id, 5)).map((d) => d.status).sort()).toEqual(['delivered', 'pending']);

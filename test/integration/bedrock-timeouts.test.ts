@@ -16,7 +16,9 @@ describe('Bedrock calls that never answer', () => {
   const env = { EMBEDDING_MODEL: 'amazon.titan-embed-text-v2:0', EMBEDDING_DIMENSIONS: '256' } as NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    server = createServer(() => { calls++; });
+    server = createServer(() => {
+      calls++;
+    });
     server.on('session', (session) => sessions.add(session));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     process.env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

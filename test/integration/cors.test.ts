@@ -4,7 +4,7 @@ import { utcDayOf } from '../../lambdas/core/auth/quota';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import type { SearchIndex } from '../../lambdas/ports/search-index';
 import { localRoutes } from '../../local/api-routes';
-import { serveOverHttp, startTestApi, type ServedApi, type TestApi } from '../support/api-server';
+import { type ServedApi, serveOverHttp, startTestApi, type TestApi } from '../support/api-server';
 import { rawHttp } from '../support/raw-http';
 
 /**
@@ -17,7 +17,8 @@ import { rawHttp } from '../support/raw-http';
 const ALLOWED = 'https://app.example.org';
 const ALSO_ALLOWED = 'http://localhost:5173';
 const DISALLOWED = 'https://elsewhere.example';
-const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded';
+const EXPOSED =
+  'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded';
 const SOME_ID = '00000000-0000-4000-8000-000000000000';
 
 let api: TestApi;
@@ -31,7 +32,12 @@ beforeAll(async () => {
   listed = await serveOverHttp(api.stack.services, api.stack.services, { corsOrigins: [ALLOWED, ALSO_ALLOWED] });
   // A search index that fails every call: the list routes answer 5xx.
   const failing = new Proxy(api.stack.services.index, {
-    get: (target, name) => (typeof target[name as keyof SearchIndex] === 'function' ? async () => { throw new Error('index exploded'); } : target[name as keyof SearchIndex]),
+    get: (target, name) =>
+      typeof target[name as keyof SearchIndex] === 'function'
+        ? async () => {
+            throw new Error('index exploded');
+          }
+        : target[name as keyof SearchIndex],
   });
   broken = await serveOverHttp({ ...api.stack.services, index: failing }, api.stack.services, { corsOrigins: [ALLOWED, ALSO_ALLOWED] });
   routes = localRoutes(api.stack.services).map((route) => ({ method: route.method, path: route.resource.replace('{id}', SOME_ID) }));
@@ -42,7 +48,11 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function call(baseUrl: string, path: string, init: { method?: string; origin?: string; key?: string | null; headers?: Record<string, string>; body?: string } = {}) {
+async function call(
+  baseUrl: string,
+  path: string,
+  init: { method?: string; origin?: string; key?: string | null; headers?: Record<string, string>; body?: string } = {},
+) {
   const key = init.key === undefined ? api.keys.developer : init.key;
   const response = await fetch(`${baseUrl}${path}`, {
     method: init.method ?? 'GET',
@@ -57,11 +67,13 @@ function corsHeadersOf(headers: Headers): Record<string, string> {
 }
 
 describe('preflight (OPTIONS)', () => {
-  it('answers 204 on every route without a key: any origin, the route\'s methods and OPTIONS, Authorization and Content-Type, a max age', async () => {
+  it("answers 204 on every route without a key: any origin, the route's methods and OPTIONS, Authorization and Content-Type, a max age", async () => {
     expect(routes.length).toBeGreaterThanOrEqual(11);
     for (const route of routes) {
       const answer = await call(api.baseUrl, route.path, {
-        method: 'OPTIONS', origin: DISALLOWED, key: null,
+        method: 'OPTIONS',
+        origin: DISALLOWED,
+        key: null,
         headers: { 'Access-Control-Request-Method': route.method, 'Access-Control-Request-Headers': 'authorization,content-type' },
       });
       expect(answer.status, route.path).toBe(204);
@@ -79,13 +91,23 @@ describe('preflight (OPTIONS)', () => {
   it('with a list of origins: a listed origin is echoed with Vary: Origin; any other gets no CORS header', async () => {
     for (const route of routes) {
       for (const origin of [ALLOWED, ALSO_ALLOWED]) {
-        const answer = await call(listed.baseUrl, route.path, { method: 'OPTIONS', origin, key: null, headers: { 'Access-Control-Request-Method': route.method } });
+        const answer = await call(listed.baseUrl, route.path, {
+          method: 'OPTIONS',
+          origin,
+          key: null,
+          headers: { 'Access-Control-Request-Method': route.method },
+        });
         expect(answer.status, route.path).toBe(204);
         expect(answer.headers.get('access-control-allow-origin'), route.path).toBe(origin);
         expect(answer.headers.get('access-control-allow-methods'), route.path).toBe(`${route.method}, OPTIONS`);
         expect(answer.headers.get('vary'), route.path).toBe('Origin');
       }
-      const refused = await call(listed.baseUrl, route.path, { method: 'OPTIONS', origin: DISALLOWED, key: null, headers: { 'Access-Control-Request-Method': route.method } });
+      const refused = await call(listed.baseUrl, route.path, {
+        method: 'OPTIONS',
+        origin: DISALLOWED,
+        key: null,
+        headers: { 'Access-Control-Request-Method': route.method },
+      });
       expect(refused.status, route.path).toBe(204);
       expect(corsHeadersOf(refused.headers), route.path).toEqual({});
       expect(refused.headers.get('vary'), route.path).toBe('Origin');
@@ -102,7 +124,12 @@ describe('preflight (OPTIONS)', () => {
 
 describe('CORS headers on every answer', () => {
   async function answersFrom(baseUrl: string, origin: string | undefined) {
-    const { key: exhausted, record } = await createKey(api.stack.services.keys, { tier: 'basic', owner: 'test', label: `cors ${baseUrl} ${origin}` }, randomBytes, new Date());
+    const { key: exhausted, record } = await createKey(
+      api.stack.services.keys,
+      { tier: 'basic', owner: 'test', label: `cors ${baseUrl} ${origin}` },
+      randomBytes,
+      new Date(),
+    );
     const now = new Date();
     for (let used = 0; used < 1000; used += 100) {
       await Promise.all(Array.from({ length: 100 }, () => api.stack.services.meter.consume(record.key_id, utcDayOf(now), 1000, now)));
@@ -111,7 +138,12 @@ describe('CORS headers on every answer', () => {
       200: await call(baseUrl, '/grants-api?limit=1', { origin }),
       '200 public': await call(baseUrl, '/openapi.json', { origin, key: null }),
       '200 docs': await call(baseUrl, '/docs', { origin, key: null }),
-      '200 POST': await call(baseUrl, '/semantic-search', { method: 'POST', origin, body: JSON.stringify({ query: 'arts education', limit: 2 }), headers: { 'Content-Type': 'application/json' } }),
+      '200 POST': await call(baseUrl, '/semantic-search', {
+        method: 'POST',
+        origin,
+        body: JSON.stringify({ query: 'arts education', limit: 2 }),
+        headers: { 'Content-Type': 'application/json' },
+      }),
       400: await call(baseUrl, '/grants-api?limit=0', { origin }),
       '400 body': await call(baseUrl, '/semantic-search', { method: 'POST', origin, body: '{"query":', headers: { 'Content-Type': 'application/json' } }),
       '400 encoding': await call(baseUrl, '/grants-api/%E0%A4%A', { origin }),
@@ -126,7 +158,12 @@ describe('CORS headers on every answer', () => {
   }
 
   /** Vary without the Accept that list answers add (they also come as CSV): what CORS adds. */
-  const varyOtherThanAccept = (headers: Headers) => (headers.get('vary') ?? '').split(',').map((v) => v.trim()).filter((v) => v && v !== 'Accept').join(', ') || null;
+  const varyOtherThanAccept = (headers: Headers) =>
+    (headers.get('vary') ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v && v !== 'Accept')
+      .join(', ') || null;
 
   it('with any origin allowed: * on 2xx, 4xx and 429, with the readable headers, with or without an Origin', async () => {
     for (const origin of [DISALLOWED, undefined]) {
@@ -160,7 +197,7 @@ describe('CORS headers on every answer', () => {
     expect(JSON.parse(refused[200].text).results).toHaveLength(1);
   });
 
-  it('on a route\'s 5xx', async () => {
+  it("on a route's 5xx", async () => {
     const answer = await call(broken.baseUrl, '/grants-api?limit=1', { origin: ALLOWED });
     expect(answer.status).toBeGreaterThanOrEqual(500);
     expect(JSON.parse(answer.text).error.request_id).toBe(answer.headers.get('x-request-id'));
@@ -171,9 +208,20 @@ describe('CORS headers on every answer', () => {
     expect(corsHeadersOf(refused.headers)).toEqual({});
   });
 
-  it('on the server\'s answer to a request Node cannot parse', async () => {
-    for (const [baseUrl, origin, expected] of [[api.baseUrl, DISALLOWED, '*'], [listed.baseUrl, ALLOWED, ALLOWED], [listed.baseUrl, DISALLOWED, undefined]] as const) {
-      const answer = await rawHttp(baseUrl, { method: 'GET', target: '/functions/v1/grants-api?a=\u0001', headers: [['Host', 'localhost'], ['Origin', origin]] });
+  it("on the server's answer to a request Node cannot parse", async () => {
+    for (const [baseUrl, origin, expected] of [
+      [api.baseUrl, DISALLOWED, '*'],
+      [listed.baseUrl, ALLOWED, ALLOWED],
+      [listed.baseUrl, DISALLOWED, undefined],
+    ] as const) {
+      const answer = await rawHttp(baseUrl, {
+        method: 'GET',
+        target: '/functions/v1/grants-api?a=\u0001',
+        headers: [
+          ['Host', 'localhost'],
+          ['Origin', origin],
+        ],
+      });
       expect(answer.status, `${baseUrl} ${origin}`).toBe(400);
       expect(JSON.parse(answer.body).error.code).toBe('INVALID_PARAMETER');
       expect(answer.headers['access-control-allow-origin'], `${baseUrl} ${origin}`).toEqual(expected === undefined ? undefined : [expected]);

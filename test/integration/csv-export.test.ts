@@ -39,7 +39,7 @@ async function idsOf(path: string): Promise<string[]> {
 const cellOf = (value: unknown) => (value === null ? '' : Array.isArray(value) ? value.join('; ') : String(value));
 
 describe('format=csv', () => {
-  it('exports the whole filtered result, in the list\'s order, with the records\' own values', async () => {
+  it("exports the whole filtered result, in the list's order, with the records' own values", async () => {
     const filter = 'status=posted,closed&opportunity_type=all&sort_by=deadline_date&order=asc';
     const { res, rows, header } = await exportOf(`/grants-api?${filter}&format=csv`);
     expect(header).toEqual([...CSV_COLUMNS.grant]);
@@ -66,13 +66,15 @@ describe('format=csv', () => {
     expect(funders.rows.map((r) => r.id)).toEqual(await idsOf('/funders-api?search=health'));
   });
 
-  it('adds relevance in semantic and hybrid modes, in the list\'s order', async () => {
+  it("adds relevance in semantic and hybrid modes, in the list's order", async () => {
     for (const mode of ['semantic', 'hybrid']) {
       const { rows, header } = await exportOf(`/grants-api?search=rural+health+clinics&search_mode=${mode}&format=csv`);
       expect(header.at(-1)).toBe('relevance');
       expect(rows.length).toBeGreaterThan(0);
       const page = await api.get(`/grants-api?search=rural+health+clinics&search_mode=${mode}&limit=100`);
-      expect(rows.slice(0, 100).map((r) => [r.id, Number(r.relevance)])).toEqual(page.body.results.map((r: { id: string; relevance: number }) => [r.id, r.relevance]));
+      expect(rows.slice(0, 100).map((r) => [r.id, Number(r.relevance)])).toEqual(
+        page.body.results.map((r: { id: string; relevance: number }) => [r.id, r.relevance]),
+      );
     }
   });
 
@@ -88,7 +90,11 @@ describe('format=csv', () => {
   it('is what an Accept header naming text/csv asks for, unless JSON is preferred or format says json', async () => {
     expect((await exportOf('/grants-api?limit=3', { Accept: 'text/csv' })).rows).toHaveLength(3);
     expect((await exportOf('/grants-api?limit=3', { Accept: 'application/json;q=0.5, text/csv' })).rows).toHaveLength(3);
-    for (const [path, accept] of [['/grants-api?limit=3', 'application/json, text/csv;q=0.9'], ['/grants-api?limit=3&format=json', 'text/csv'], ['/grants-api?limit=3', '*/*']]) {
+    for (const [path, accept] of [
+      ['/grants-api?limit=3', 'application/json, text/csv;q=0.9'],
+      ['/grants-api?limit=3&format=json', 'text/csv'],
+      ['/grants-api?limit=3', '*/*'],
+    ]) {
       const res = await api.get(path!, { headers: { Accept: accept! } });
       expect(res.headers.get('content-type'), `${path} ${accept}`).toBe('application/json; charset=utf-8');
       expect(res.body.results).toHaveLength(3);

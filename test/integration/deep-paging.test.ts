@@ -3,7 +3,7 @@ import { LIMITS } from '../../lambdas/core/query/list-query';
 import type { Grant } from '../../lambdas/core/records';
 import type { Clock } from '../../lambdas/ports/clock';
 import type { Embedder } from '../../lambdas/ports/embedder';
-import { generateContracts, generateFunders, generateGrants, type CatalogueSpec } from '../../local/synthetic-catalogue';
+import { type CatalogueSpec, generateContracts, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { startTestApi, TEST_CATALOGUE, type TestApi } from '../support/api-server';
 import { sortRecords } from '../support/oracle';
 
@@ -75,7 +75,7 @@ async function expectWalksAgree(path: string, params: Record<string, string>, li
 }
 
 describe('deep paging with cursors', () => {
-  it('walks the whole catalogue of each kind, every record once, in offset paging\'s order', async () => {
+  it("walks the whole catalogue of each kind, every record once, in offset paging's order", async () => {
     const funders = generateFunders(spec);
     const grants = [...generateGrants(spec, funders)].flat();
     const contracts = [...generateContracts(spec, funders)].flat();
@@ -107,10 +107,14 @@ describe('deep paging with cursors', () => {
     ['funders, semantic by creation', '/funders-api', { search: 'community foundation', search_mode: 'semantic', sort_by: 'created_at' }],
   ];
 
-  it.each(WALKS)('walks %s by cursor, as offset paging orders it', async (_name, path, params) => {
-    const ids = await expectWalksAgree(path, params, [10, 25, 3]);
-    expect(ids.length, 'the walk has more than one page').toBeGreaterThan(10);
-  }, 60_000);
+  it.each(WALKS)(
+    'walks %s by cursor, as offset paging orders it',
+    async (_name, path, params) => {
+      const ids = await expectWalksAgree(path, params, [10, 25, 3]);
+      expect(ids.length, 'the walk has more than one page').toBeGreaterThan(10);
+    },
+    60_000,
+  );
 
   it('has no next_cursor with count_only or on the last page', async () => {
     const counted = await api.get('/grants-api?count_only=true&limit=1');
@@ -199,7 +203,15 @@ describe('deep paging past the offset cap', () => {
 
   beforeAll(async () => {
     big = await startTestApi({ seed: false, embedder: NO_VECTORS, semanticFloor: 0.5 });
-    const catalogue: CatalogueSpec = { seed: 7, today: new Date().toISOString().slice(0, 10), funders: 50, grants: GRANTS, contracts: 1, awardedGrants: 500, awardedContracts: 0 };
+    const catalogue: CatalogueSpec = {
+      seed: 7,
+      today: new Date().toISOString().slice(0, 10),
+      funders: 50,
+      grants: GRANTS,
+      contracts: 1,
+      awardedGrants: 500,
+      awardedContracts: 0,
+    };
     const funders = generateFunders(catalogue);
     grants = [];
     // Straight into the search index, which alone serves lists: the record store is not what is paged.

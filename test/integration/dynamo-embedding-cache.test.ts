@@ -1,7 +1,7 @@
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoEmbeddingCache } from '../../lambdas/adapters/aws/dynamo-embedding-cache';
-import { startDynaliteTable, type DynaliteTable } from '../support/dynalite-table';
+import { type DynaliteTable, startDynaliteTable } from '../support/dynalite-table';
 
 const TABLE = 'gcf-records';
 const DAY_SECONDS = 86_400;
@@ -25,17 +25,20 @@ const bytesOf = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byte
  */
 function leaveHalfOfBatchGetsUnprocessed(client: DynamoDBClient, times: number) {
   const calls = { batchGets: 0 };
-  client.middlewareStack.add((next, context) => async (args) => {
-    const result = await next(args);
-    if (context.commandName !== 'BatchGetItemCommand') return result;
-    calls.batchGets++;
-    const output = result.output as { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys: unknown[] }> };
-    const responses = output.Responses?.[TABLE] ?? [];
-    if (times-- <= 0 || responses.length < 2) return result;
-    const withheld = responses.splice(0, Math.ceil(responses.length / 2));
-    output.UnprocessedKeys = { [TABLE]: { Keys: withheld.map((item) => ({ pk: item.pk, sk: 'vector' })) } };
-    return result;
-  }, { step: 'build', name: 'leaveHalfOfBatchGetsUnprocessed' });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      if (context.commandName !== 'BatchGetItemCommand') return result;
+      calls.batchGets++;
+      const output = result.output as { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys: unknown[] }> };
+      const responses = output.Responses?.[TABLE] ?? [];
+      if (times-- <= 0 || responses.length < 2) return result;
+      const withheld = responses.splice(0, Math.ceil(responses.length / 2));
+      output.UnprocessedKeys = { [TABLE]: { Keys: withheld.map((item) => ({ pk: item.pk, sk: 'vector' })) } };
+      return result;
+    },
+    { step: 'build', name: 'leaveHalfOfBatchGetsUnprocessed' },
+  );
   return calls;
 }
 
@@ -74,7 +77,8 @@ describe('DynamoEmbeddingCache on dynalite', () => {
   it('overwrites a vector and pushes its expiry forward', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const cache = new DynamoEmbeddingCache(client, TABLE, { clock: { now: () => new Date(now) } });
-    const expiryOf = async () => Number((await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'embedding#rewritten' }, sk: { S: 'vector' } } }))).Item?.expires_at?.N);
+    const expiryOf = async () =>
+      Number((await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: 'embedding#rewritten' }, sk: { S: 'vector' } } }))).Item?.expires_at?.N);
 
     await cache.put(new Map([['rewritten', awkwardVector(1, 16)]]));
     expect(await expiryOf()).toBe(now / 1000 + 400 * DAY_SECONDS);

@@ -1,7 +1,7 @@
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoVectorBacklog } from '../../lambdas/adapters/aws/dynamo-vector-backlog';
-import { startDynaliteTable, type DynaliteTable } from '../support/dynalite-table';
+import { type DynaliteTable, startDynaliteTable } from '../support/dynalite-table';
 
 const TABLE = 'gcf-records';
 

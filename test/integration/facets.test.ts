@@ -66,16 +66,23 @@ function plainFacets(kind: 'grant' | 'contract', records: readonly Opportunity[]
         else groups.set(key, { value: valuesOf(r).find((v) => v.toLowerCase() === key)!, count: 1, id: r.id });
       }
     }
-    return [...groups.entries()].sort(([ka, a], [kb, b]) => b.count - a.count || (ka < kb ? -1 : 1)).slice(0, 50).map(([, { value, count }]) => ({ value, count }));
+    return [...groups.entries()]
+      .sort(([ka, a], [kb, b]) => b.count - a.count || (ka < kb ? -1 : 1))
+      .slice(0, 50)
+      .map(([, { value, count }]) => ({ value, count }));
   };
   const days = (deadline: string) => Math.round((Date.parse(deadline) - Date.parse(today)) / 86_400_000);
-  const bucket = (d: string | null) => (d === null ? 'none' : days(d) < 0 ? 'passed' : days(d) <= 7 ? '7' : days(d) <= 30 ? '30' : days(d) <= 90 ? '90' : 'later');
+  const bucket = (d: string | null) =>
+    d === null ? 'none' : days(d) < 0 ? 'passed' : days(d) <= 7 ? '7' : days(d) <= 30 ? '30' : days(d) <= 90 ? '90' : 'later';
   return {
     status,
     category: terms((r) => [...r.categories]),
     states: terms((r) => (r.states.length > 0 ? [...r.states] : ['national'])),
     funder: terms((r) => [r.funder_name]),
-    deadline_within: ['7', '30', '90', 'later', 'none', 'passed'].map((value) => ({ value, count: records.filter((r) => bucket(r.deadline_date) === value).length })),
+    deadline_within: ['7', '30', '90', 'later', 'none', 'passed'].map((value) => ({
+      value,
+      count: records.filter((r) => bucket(r.deadline_date) === value).length,
+    })),
   };
 }
 
@@ -87,7 +94,9 @@ describe('the facets parameter', () => {
       const res = await api.get(`${path}?facets=status,agency`);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('INVALID_PARAMETER');
-      expect(res.body.error.details).toEqual([{ field: 'facets', issue: expect.stringContaining('"agency" is not one of the accepted values (status, category, states, funder, deadline_within)') }]);
+      expect(res.body.error.details).toEqual([
+        { field: 'facets', issue: expect.stringContaining('"agency" is not one of the accepted values (status, category, states, funder, deadline_within)') },
+      ]);
     }
     const empty = await api.get('/grants-api?facets=');
     expect(empty.status).toBe(400);
@@ -190,20 +199,32 @@ describe('a facet value passed back as a filter selects exactly its count', () =
 
 describe('random filters', () => {
   it('give facets equal to the counts over the whole filtered catalogue', async () => {
-    const filters = fc.record({
-      opportunity_type: fc.constantFrom('open', 'awarded', 'all'),
-      status: fc.option(fc.subarray(['open', 'closed', 'forecasted', 'posted'], { minLength: 1 }).map((s) => s.join(',')), { nil: undefined }),
-      category: fc.option(fc.constantFrom('Health', 'education', 'Community Development', 'Agriculture'), { nil: undefined }),
-      states: fc.option(fc.subarray(['CA', 'TX', 'NY', 'WY', 'national'], { minLength: 1 }).map((s) => s.join(',')), { nil: undefined }),
-      deadline_after: fc.option(fc.integer({ min: -60, max: 120 }).map(shift), { nil: undefined }),
-      min_amount: fc.option(fc.constantFrom('10000', '250000', '1000000'), { nil: undefined }),
-    }, { requiredKeys: ['opportunity_type'] });
-    await fc.assert(fc.asyncProperty(filters, async (raw) => {
-      const params = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as Record<string, string>;
-      const expected = grants.filter((r) => matches(r, oracleParams(params), today));
-      const body = await list('/grants-api', { ...params, facets: ALL, count_only: 'true' });
-      expect(body.pagination.total).toBe(expected.length);
-      expect(body.facets).toEqual(plainFacets('grant', expected));
-    }), { numRuns: 40 });
+    const filters = fc.record(
+      {
+        opportunity_type: fc.constantFrom('open', 'awarded', 'all'),
+        status: fc.option(
+          fc.subarray(['open', 'closed', 'forecasted', 'posted'], { minLength: 1 }).map((s) => s.join(',')),
+          { nil: undefined },
+        ),
+        category: fc.option(fc.constantFrom('Health', 'education', 'Community Development', 'Agriculture'), { nil: undefined }),
+        states: fc.option(
+          fc.subarray(['CA', 'TX', 'NY', 'WY', 'national'], { minLength: 1 }).map((s) => s.join(',')),
+          { nil: undefined },
+        ),
+        deadline_after: fc.option(fc.integer({ min: -60, max: 120 }).map(shift), { nil: undefined }),
+        min_amount: fc.option(fc.constantFrom('10000', '250000', '1000000'), { nil: undefined }),
+      },
+      { requiredKeys: ['opportunity_type'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(filters, async (raw) => {
+        const params = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined)) as Record<string, string>;
+        const expected = grants.filter((r) => matches(r, oracleParams(params), today));
+        const body = await list('/grants-api', { ...params, facets: ALL, count_only: 'true' });
+        expect(body.pagination.total).toBe(expected.length);
+        expect(body.facets).toEqual(plainFacets('grant', expected));
+      }),
+      { numRuns: 40 },
+    );
   });
 });

@@ -8,7 +8,7 @@ import { ServiceError } from '../../lambdas/core/errors';
 import { jsonResult } from '../../lambdas/http/api-gateway';
 import type { LocalRoute } from '../../local/api-routes';
 import { limitsWith } from '../../local/http-connections';
-import { BASE_PATH, createApiServer, DEFAULT_SERVER_LIMITS, listen, MAX_BODY_BYTES, type ApiServerOptions } from '../../local/http-server';
+import { type ApiServerOptions, BASE_PATH, createApiServer, DEFAULT_SERVER_LIMITS, listen, MAX_BODY_BYTES } from '../../local/http-server';
 import { startLocalServer } from '../support/local-server';
 import { parseRawResponse, type RawHttpResponse } from '../support/raw-http';
 
@@ -21,10 +21,15 @@ import { parseRawResponse, type RawHttpResponse } from '../support/raw-http';
 const GOOD = 'Bearer good-key';
 let bodiesRead = 0;
 const routes: LocalRoute[] = [
-  { method: 'POST', resource: '/echo', authenticated: true, handler: async (event) => {
-    bodiesRead++;
-    return jsonResult(200, { bytes: Buffer.byteLength(event.body ?? '') });
-  } },
+  {
+    method: 'POST',
+    resource: '/echo',
+    authenticated: true,
+    handler: async (event) => {
+      bodiesRead++;
+      return jsonResult(200, { bytes: Buffer.byteLength(event.body ?? '') });
+    },
+  },
   { method: 'GET', resource: '/ping', authenticated: true, handler: async () => jsonResult(200, { ok: true }) },
 ];
 const authorize = async (values: readonly string[] | undefined) => {
@@ -35,7 +40,15 @@ const authorize = async (values: readonly string[] | undefined) => {
 async function serve(options: ApiServerOptions = {}) {
   const server = createApiServer(routes, authorize, options);
   const baseUrl = await listen(server, 0);
-  return { server, port: Number(new URL(baseUrl).port), close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    server,
+    port: Number(new URL(baseUrl).port),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 interface Exchange {
@@ -56,7 +69,8 @@ function open(port: number): Exchange {
       const parsed = parseRawResponse(data, 'POST');
       if (!parsed) return;
       const chunked = parsed.headers['transfer-encoding']?.[0] === 'chunked';
-      if (chunked ? data.subarray(-5).toString('latin1') === '0\r\n\r\n' : Buffer.byteLength(parsed.body) === Number(parsed.headers['content-length']?.[0])) resolve(parsed);
+      if (chunked ? data.subarray(-5).toString('latin1') === '0\r\n\r\n' : Buffer.byteLength(parsed.body) === Number(parsed.headers['content-length']?.[0]))
+        resolve(parsed);
     };
     socket.once('close', () => reject(new Error(`the connection closed before a whole response (${data.length} bytes)`)));
   });
@@ -74,7 +88,12 @@ function open(port: number): Exchange {
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([promise, new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms); })]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
@@ -94,12 +113,16 @@ describe('the local server reads no body before the key, and refuses an oversize
   ])('with %s, a POST declaring 1 MiB is answered 401 at once, after a few bytes of it, and closed', async (_, auth) => {
     const before = bodiesRead;
     const exchange = open(api.port);
-    exchange.socket.write(head([`POST ${BASE_PATH}/echo HTTP/1.1`, 'Host: local', 'Content-Type: application/json', `Content-Length: ${MAX_BODY_BYTES}`, ...auth]));
+    exchange.socket.write(
+      head([`POST ${BASE_PATH}/echo HTTP/1.1`, 'Host: local', 'Content-Type: application/json', `Content-Length: ${MAX_BODY_BYTES}`, ...auth]),
+    );
     exchange.socket.write('{"query":"');
     const response = await within(exchange.response, 2_000, 'the 401');
     expect(response.status).toBe(401);
     expect(response.headers.connection).toEqual(['close']);
-    expect(JSON.parse(response.body)).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key', request_id: response.headers['x-request-id']![0] } });
+    expect(JSON.parse(response.body)).toEqual({
+      error: { code: 'UNAUTHORIZED', message: 'Missing or invalid API key', request_id: response.headers['x-request-id']![0] },
+    });
     // The server half-closes at once; the client, done, closes too: a clean end.
     exchange.socket.end();
     expect(await within(exchange.ended, 2_000, 'the close')).toBeNull();
@@ -116,15 +139,18 @@ describe('the local server reads no body before the key, and refuses an oversize
   });
 
   it.each([
-    ['declared by Content-Length', (body: Buffer) => [
-      head([`POST ${BASE_PATH}/echo HTTP/1.1`, 'Host: local', `Authorization: ${GOOD}`, `Content-Length: ${body.length}`]),
-      ...pieces(body),
-    ]],
-    ['found while reading a chunked body', (body: Buffer) => [
-      head([`POST ${BASE_PATH}/echo HTTP/1.1`, 'Host: local', `Authorization: ${GOOD}`, 'Transfer-Encoding: chunked']),
-      ...pieces(body).map((piece) => Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])),
-      '0\r\n\r\n',
-    ]],
+    [
+      'declared by Content-Length',
+      (body: Buffer) => [head([`POST ${BASE_PATH}/echo HTTP/1.1`, 'Host: local', `Authorization: ${GOOD}`, `Content-Length: ${body.length}`]), ...pieces(body)],
+    ],
+    [
+      'found while reading a chunked body',
+      (body: Buffer) => [
+        head([`POST ${BASE_PATH}/echo HTTP/1.1`, 'Host: local', `Authorization: ${GOOD}`, 'Transfer-Encoding: chunked']),
+        ...pieces(body).map((piece) => Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])),
+        '0\r\n\r\n',
+      ],
+    ],
   ])('a body over 1 MiB (%s) gets a whole 413 with Connection: close, and the connection ends without a reset', async (_, request) => {
     const before = bodiesRead;
     const exchange = open(api.port);
@@ -140,7 +166,9 @@ describe('the local server reads no body before the key, and refuses an oversize
     const response = await within(exchange.response, 5_000, 'the 413');
     expect(response.status).toBe(413);
     expect(response.headers.connection).toEqual(['close']);
-    expect(JSON.parse(response.body)).toEqual({ error: { code: 'INVALID_PARAMETER', message: 'Request body over 1 MiB', request_id: response.headers['x-request-id']![0] } });
+    expect(JSON.parse(response.body)).toEqual({
+      error: { code: 'INVALID_PARAMETER', message: 'Request body over 1 MiB', request_id: response.headers['x-request-id']![0] },
+    });
     exchange.socket.end();
     expect(await within(exchange.ended, 6_000, 'the close')).toBeNull();
     expect(bodiesRead).toBe(before);

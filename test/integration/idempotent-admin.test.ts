@@ -7,7 +7,7 @@ import { dnsHostResolver } from '../../lambdas/adapters/dns-host-resolver';
 import { createKeyOnce } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscriptionIfMissing } from '../../lambdas/core/use-cases/manage-webhooks';
 import { KeyStateConflict } from '../../lambdas/ports/key-store';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
 import { runAdmin } from '../support/admin-cli';
 
 /**
@@ -39,14 +39,18 @@ describe('keys create with an idempotency key', () => {
     const [made, replayed] = a.replayed ? [b, a] : [a, b];
     expect(made.key).toMatch(/^gcf_live_/);
     expect(replayed.key).toBeNull();
-    expect((await createKeyOnce(stack.services.keys, request, 'deploy-42', randomBytes, new Date(now.getTime() + 23 * 3_600_000))).record.key_id).toBe(made.record.key_id);
+    expect((await createKeyOnce(stack.services.keys, request, 'deploy-42', randomBytes, new Date(now.getTime() + 23 * 3_600_000))).record.key_id).toBe(
+      made.record.key_id,
+    );
   });
 
   it('refuses the same idempotency key for another request, and makes a new key once it has lapsed (24 h)', async () => {
     const now = new Date();
     const first = await createKeyOnce(stack.services.keys, request, 'deploy-43', randomBytes, now);
     await expect(createKeyOnce(stack.services.keys, { ...request, tier: 'pro' }, 'deploy-43', randomBytes, now)).rejects.toThrow(KeyStateConflict);
-    await expect(createKeyOnce(stack.services.keys, { ...request, tier: 'pro' }, 'deploy-43', randomBytes, now)).rejects.toThrow(/idempotency key deploy-43 was used for another request/);
+    await expect(createKeyOnce(stack.services.keys, { ...request, tier: 'pro' }, 'deploy-43', randomBytes, now)).rejects.toThrow(
+      /idempotency key deploy-43 was used for another request/,
+    );
     const later = await createKeyOnce(stack.services.keys, request, 'deploy-43', randomBytes, new Date(now.getTime() + 25 * 3_600_000));
     expect(later.replayed).toBe(false);
     expect(later.record.key_id).not.toBe(first.record.key_id);

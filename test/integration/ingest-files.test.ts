@@ -59,20 +59,29 @@ describe('Grants.gov and simpler.grants.gov original formats', () => {
     const { summary } = await ingestInto(api, [fixture('grants-gov-extract-v1.xml')]);
     expect(summary.byKind.grant.created).toBe(2);
     expect((await api.get(`/grants-api/${grantId('EPA-R5-GL2010-01')}`)).body).toMatchObject({
-      deadline_date: '2010-06-18', amount_min: 25000, amount_max: 250000, categories: ['Environment', 'Natural Resources'], requires_501c3: false,
+      deadline_date: '2010-06-18',
+      amount_min: 25000,
+      amount_max: 250000,
+      categories: ['Environment', 'Natural Resources'],
+      requires_501c3: false,
     });
   });
 
   it('reads search2 and fetchOpportunity responses and simpler.grants.gov JSON and CSV', async () => {
     const { summary, rejections } = await ingestInto(api, [
-      fixture('grants-gov-search2.json'), fixture('grants-gov-fetch-opportunity.json'),
-      fixture('simpler-grants-search.json'), fixture('simpler-grants-export.csv'),
+      fixture('grants-gov-search2.json'),
+      fixture('grants-gov-fetch-opportunity.json'),
+      fixture('simpler-grants-search.json'),
+      fixture('simpler-grants-export.csv'),
     ]);
     expect(rejections).toEqual([]);
     expect(summary.byKind.grant.created).toBe(7);
     expect(Object.keys(summary.byFormat).sort()).toEqual(['grants-gov-fetch-opportunity', 'grants-gov-search2', 'simpler-grants']);
     expect((await api.get(`/grants-api/${grantId('HHS-2026-ACF-OCS-EE-0077')}`)).body).toMatchObject({
-      title: 'Rural Community Development Program & Technical Assistance', status: 'posted', deadline_date: '2026-06-22', description: '',
+      title: 'Rural Community Development Program & Technical Assistance',
+      status: 'posted',
+      deadline_date: '2026-06-22',
+      description: '',
     });
     expect((await api.get(`/grants-api/${grantId('DOJ-OVW-2026-17')}`)).body).toMatchObject({ amount_min: null, amount_max: 1000000, status: 'closed' });
     expect((await api.get(`/grants-api/${grantId('NSF-26-5117')}`)).body).toMatchObject({ amount_min: 100000, amount_max: 1200000, status: 'posted' });
@@ -85,7 +94,9 @@ describe('Grants.gov and simpler.grants.gov original formats', () => {
     expect(funder.body).toMatchObject({ name: body.funder_name, summary: null, website: null, source_id: null });
     const again = await ingestInto(api, [fixture('simpler-grants-export.csv')]);
     expect(again.summary.byKind).toEqual({
-      grant: { created: 0, updated: 0, unchanged: 2 }, contract: { created: 0, updated: 0, unchanged: 0 }, funder: { created: 0, updated: 0, unchanged: 0 },
+      grant: { created: 0, updated: 0, unchanged: 2 },
+      contract: { created: 0, updated: 0, unchanged: 0 },
+      funder: { created: 0, updated: 0, unchanged: 0 },
     });
   });
 });
@@ -103,8 +114,13 @@ describe('SAM.gov, NSF and USAspending original formats', () => {
     expect(summary.byKind.contract.created).toBe(3);
     const open = await api.get(`/contracts-api/${recordIdOf('contract', 'sam.gov', 'a1b2c3d4e5f60718293a4b5c6d7e8f90')}`);
     expect(open.body).toMatchObject({
-      status: 'open', deadline_date: '2026-09-15', states: ['MD'], naics: '541512', set_aside_code: 'SBA',
-      primary_contact_email: 'jane.doe.civ@army.mil', categories: ['Information Technology'],
+      status: 'open',
+      deadline_date: '2026-09-15',
+      states: ['MD'],
+      naics: '541512',
+      set_aside_code: 'SBA',
+      primary_contact_email: 'jane.doe.civ@army.mil',
+      categories: ['Information Technology'],
     });
     const abroad = await api.get(`/contracts-api/${recordIdOf('contract', 'sam.gov', '0f9e8d7c6b5a49382716f5e4d3c2b1a0')}`);
     expect(abroad.body).toMatchObject({ states: [], geography: 'International', status: 'closed' });
@@ -126,7 +142,10 @@ describe('SAM.gov, NSF and USAspending original formats', () => {
     expect(rejections).toEqual([]);
     expect(summary.byKind.grant.created).toBe(4);
     expect((await api.get(`/grants-api/${recordIdOf('grant', 'nsf', '2400123')}`)).body).toMatchObject({
-      opportunity_type: 'awarded', amount_max: 1499876, project_end_date: '2029-08-31', states: ['FL'],
+      opportunity_type: 'awarded',
+      amount_max: 1499876,
+      project_end_date: '2029-08-31',
+      states: ['FL'],
       categories: ['Science and Technology and other Research and Development', 'Education'],
     });
     const awarded = await api.get('/grants-api?opportunity_type=awarded&count_only=true');
@@ -146,9 +165,16 @@ describe('bad input', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const hit = (fields: Record<string, unknown>) => JSON.stringify({
-    id: '900001', number: 'BAD-0001', title: 'A grant', agency: 'Department of Energy', openDate: '01/05/2026', closeDate: '09/30/2026', ...fields,
-  });
+  const hit = (fields: Record<string, unknown>) =>
+    JSON.stringify({
+      id: '900001',
+      number: 'BAD-0001',
+      title: 'A grant',
+      agency: 'Department of Energy',
+      openDate: '01/05/2026',
+      closeDate: '09/30/2026',
+      ...fields,
+    });
   const grantCount = async () => (await api.get('/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true')).body.pagination.total;
 
   it('a malformed XML document keeps the records before the fault and rejects the rest with its line', async () => {
@@ -172,15 +198,26 @@ describe('bad input', () => {
   it('missing fields, impossible dates, negative amounts and unknown shapes are rejected with reasons, nothing half-written', async () => {
     const before = await grantCount();
     const file = join(dir, 'bad-records.jsonl');
-    writeFileSync(file, [
-      hit({ number: 'GOOD-0001' }),
-      hit({ number: 'BAD-NO-TITLE', title: '' }),
-      hit({ number: 'BAD-DATE', closeDate: '02/30/2026' }),
-      hit({ number: 'BAD-DATE-2', openDate: '2026-13-01' }),
-      hit({ number: '' }),
-      JSON.stringify({ _id: 'grants.gov:x1', data_source: 'grants.gov', solnbr: 'BAD-AMOUNT', title: 'Negative', agency: 'Department of Energy', posted_dt: '2014-01-02T00:00:00Z', ext: { AwardCeiling: '-5' } }),
-      JSON.stringify({ colour: 'blue', size: 3 }),
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        hit({ number: 'GOOD-0001' }),
+        hit({ number: 'BAD-NO-TITLE', title: '' }),
+        hit({ number: 'BAD-DATE', closeDate: '02/30/2026' }),
+        hit({ number: 'BAD-DATE-2', openDate: '2026-13-01' }),
+        hit({ number: '' }),
+        JSON.stringify({
+          _id: 'grants.gov:x1',
+          data_source: 'grants.gov',
+          solnbr: 'BAD-AMOUNT',
+          title: 'Negative',
+          agency: 'Department of Energy',
+          posted_dt: '2014-01-02T00:00:00Z',
+          ext: { AwardCeiling: '-5' },
+        }),
+        JSON.stringify({ colour: 'blue', size: 3 }),
+      ].join('\n'),
+    );
     const { summary, rejections } = await ingestInto(api, [file]);
     expect(summary.byKind.grant.created).toBe(1);
     expect(rejections.map((r) => r.location)).toEqual([2, 3, 4, 5, 6, 7].map((line) => `bad-records.jsonl:${line}`));
@@ -199,7 +236,15 @@ describe('bad input', () => {
 
   it('a record too large to store is rejected with its size, and the rest of its batch is written', async () => {
     const file = join(dir, 'huge.jsonl');
-    const huge = JSON.stringify({ _id: 'grants.gov:h1', data_source: 'grants.gov', solnbr: 'HUGE-1', title: 'Huge', agency: 'Department of Energy', posted_dt: '2014-01-02T00:00:00Z', description: 'word '.repeat(80_000) });
+    const huge = JSON.stringify({
+      _id: 'grants.gov:h1',
+      data_source: 'grants.gov',
+      solnbr: 'HUGE-1',
+      title: 'Huge',
+      agency: 'Department of Energy',
+      posted_dt: '2014-01-02T00:00:00Z',
+      description: 'word '.repeat(80_000),
+    });
     writeFileSync(file, [huge, hit({ number: 'AFTER-HUGE' })].join('\n'));
     const { summary, rejections } = await ingestInto(api, [file]);
     expect(rejections.map((r) => r.reason)).toEqual([expect.stringMatching(/^record too large: \d+ bytes as JSON \(at most 350000\)$/)]);
@@ -209,12 +254,15 @@ describe('bad input', () => {
 
   it('a malformed CSV row is rejected alone, and so is a quote left open at the end of the file', async () => {
     const file = join(dir, 'notices.csv');
-    writeFileSync(file, [
-      'notice_id,solicitation_number,title,notice_type,posted_date,response_deadline,archive_date,agency,subagency,office,naics,psc,set_aside,set_aside_code,place_of_performance_state,source_url',
-      'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa01,S-1,Good notice,Solicitation,2026-04-01,2026-06-01,2026-07-01,DEPT OF DEFENSE,DEPT OF THE ARMY,W6QK,541330,R425,,,MD,https://sam.gov/opp/1/view',
-      'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa02,S-2,Too few columns',
-      'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa03,S-3,"Unclosed quote,Solicitation,2026-04-01',
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'notice_id,solicitation_number,title,notice_type,posted_date,response_deadline,archive_date,agency,subagency,office,naics,psc,set_aside,set_aside_code,place_of_performance_state,source_url',
+        'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa01,S-1,Good notice,Solicitation,2026-04-01,2026-06-01,2026-07-01,DEPT OF DEFENSE,DEPT OF THE ARMY,W6QK,541330,R425,,,MD,https://sam.gov/opp/1/view',
+        'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa02,S-2,Too few columns',
+        'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa03,S-3,"Unclosed quote,Solicitation,2026-04-01',
+      ].join('\n'),
+    );
     const { summary, rejections } = await ingestInto(api, [file]);
     expect(summary.byKind.contract.created).toBe(1);
     expect(rejections.map((r) => r.reason)).toEqual([
@@ -227,7 +275,9 @@ describe('bad input', () => {
     const file = join(dir, 'response.json');
     writeFileSync(file, '{"opportunitiesData": [{"noticeId": "x"');
     const { rejections } = await ingestInto(api, [file]);
-    expect(rejections).toEqual([{ location: 'response.json', format: null, reason: expect.stringMatching(/^malformed JSON: .*no record of the file was read$/) }]);
+    expect(rejections).toEqual([
+      { location: 'response.json', format: null, reason: expect.stringMatching(/^malformed JSON: .*no record of the file was read$/) },
+    ]);
   });
 });
 
@@ -257,7 +307,16 @@ describe('admin ingest (the CLI)', () => {
   it('--strict exits 3 when a record is rejected, still importing the rest; without rejections it exits 0', async () => {
     const strictDir = mkdtempSync(join(tmpdir(), 'gcf-admin-strict-'));
     try {
-      const rejected = await admin('ingest', fixture('sam-opportunities-v2.json'), fixture('malformed-lines.jsonl'), '--data-dir', strictDir, '--strict', '--rejections', join(strictDir, 'r.tsv'));
+      const rejected = await admin(
+        'ingest',
+        fixture('sam-opportunities-v2.json'),
+        fixture('malformed-lines.jsonl'),
+        '--data-dir',
+        strictDir,
+        '--strict',
+        '--rejections',
+        join(strictDir, 'r.tsv'),
+      );
       expect(rejected.code).toBe(3);
       expect(rejected.stderr).toMatch(/^admin: --strict: 2 records were rejected \(the rest were imported\)$/m);
       expect(rejected.stdout).toMatch(/^contract\s+3\s+0\s+0$/m);
@@ -309,8 +368,12 @@ describe('admin ingest (the CLI)', () => {
   it('--target aws names the stage it could not find, and exits 1 before reading anything', async () => {
     // Fake credentials and a closed local port for CloudFormation: this never reaches AWS.
     const offline = {
-      AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1', AWS_PROFILE: '',
-      AWS_ENDPOINT_URL_CLOUDFORMATION: 'http://127.0.0.1:9', AWS_MAX_ATTEMPTS: '1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REGION: 'us-east-1',
+      AWS_PROFILE: '',
+      AWS_ENDPOINT_URL_CLOUDFORMATION: 'http://127.0.0.1:9',
+      AWS_MAX_ATTEMPTS: '1',
     };
     const out = await adminWith(offline, 'ingest', fixture('nsf-awards.csv'), '--target', 'aws', '--stage', 'qa');
     expect(out.code).toBe(1);

@@ -2,16 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadLocalEmbedder, WINK } from '../../local/local-embedder';
-import { ingestFiles, type IngestFilesResult } from '../../lambdas/adapters/source-files/ingest-files';
+import { type IngestFilesResult, ingestFiles } from '../../lambdas/adapters/source-files/ingest-files';
 import type { ChangeEvent } from '../../lambdas/core/change-feed';
 import { recordIdOf } from '../../lambdas/core/ingest/identity';
 import { RESOURCE_KINDS } from '../../lambdas/core/records';
 import type { IngestRejection } from '../../lambdas/core/use-cases/ingest-records';
+import { loadLocalEmbedder, WINK } from '../../local/local-embedder';
 import { startTestApi, type TestApi } from '../support/api-server';
-import {
-  hasSharedData, SHARED_DATA_FILES, SHARED_DATA_SKIP_MESSAGE, sharedDataLine, sharedDataLineCount, sharedDataPath,
-} from '../support/shared-data';
+import { hasSharedData, SHARED_DATA_FILES, SHARED_DATA_SKIP_MESSAGE, sharedDataLine, sharedDataLineCount, sharedDataPath } from '../support/shared-data';
 
 if (!hasSharedData) console.warn(SHARED_DATA_SKIP_MESSAGE);
 
@@ -67,8 +65,11 @@ describe.skipIf(!hasSharedData)('ingest of ../shared/data', () => {
     const { summary } = first;
     const created = summary.byKind.grant.created + summary.byKind.contract.created;
     // Two pairs of lines are the same record under two feeds; the second of each is unchanged.
-    expect(created + summary.byKind.grant.unchanged + summary.byKind.contract.unchanged)
-      .toBe(Object.entries(summary.byFormat).filter(([format]) => format !== 'sam-federal-hierarchy').reduce((s, [, c]) => s + c.imported, 0));
+    expect(created + summary.byKind.grant.unchanged + summary.byKind.contract.unchanged).toBe(
+      Object.entries(summary.byFormat)
+        .filter(([format]) => format !== 'sam-federal-hierarchy')
+        .reduce((s, [, c]) => s + c.imported, 0),
+    );
     expect(summary.byKind.funder.created).toBe(247 + summary.fundersFromAgencyNames);
     const stats = await api.get('/grants-api?opportunity_type=all&count_only=true');
     expect(stats.body.pagination.total).toBe(summary.byKind.grant.created);
@@ -177,7 +178,13 @@ describe.skipIf(!hasSharedData)('ingest of ../shared/data', () => {
   it('F1 (SAM.gov Federal Hierarchy): the Bureau of Labor Statistics', async () => {
     const line = sharedDataLine('funders.jsonl', (l) => l.orgKey === 100116370);
     const { body } = await api.get(`/funders-api/${recordIdOf('funder', 'sam.gov', '100116370')}`);
-    expect(body).toMatchObject({ name: 'Bureau of Labor Statistics', source: 'sam.gov', source_id: '100116370', created_at: '1996-07-30T04:00:00Z', website: null });
+    expect(body).toMatchObject({
+      name: 'Bureau of Labor Statistics',
+      source: 'sam.gov',
+      source_id: '100116370',
+      created_at: '1996-07-30T04:00:00Z',
+      website: null,
+    });
     expect(body.summary.startsWith(line.description.slice(0, 60))).toBe(true);
     const search = await api.get('/funders-api?search=labor%20statistics');
     expect(search.body.results[0].id).toBe(body.id);

@@ -47,7 +47,11 @@ async function fetchAllIds(path: string, params: Record<string, string>): Promis
 function expectedIds(records: (Grant | Contract)[], params: Record<string, string>): string[] {
   const field = params.sort_by ?? 'created_at';
   const order = (params.order ?? 'desc') as 'asc' | 'desc';
-  return sortRecords(records.filter((r) => matches(r, params, today)), field, order).map((r) => r.id);
+  return sortRecords(
+    records.filter((r) => matches(r, params, today)),
+    field,
+    order,
+  ).map((r) => r.id);
 }
 
 const GRANT_FILTERS: Record<string, string>[] = [
@@ -134,7 +138,15 @@ describe('contract filters', () => {
 
 describe('sorting', () => {
   const fields = ['created_at', 'deadline_date', 'amount_min', 'amount_max', 'title'];
-  it.each(fields.flatMap((f) => [[f, 'asc'], [f, 'desc']] as const))('grants by %s %s', async (field, order) => {
+  it.each(
+    fields.flatMap(
+      (f) =>
+        [
+          [f, 'asc'],
+          [f, 'desc'],
+        ] as const,
+    ),
+  )('grants by %s %s', async (field, order) => {
     const params = { sort_by: field, order, opportunity_type: 'all' };
     const res = await api.get(`/grants-api?${new URLSearchParams({ ...params, limit: '100', offset: '37' })}`);
     expect(res.status).toBe(200);
@@ -143,7 +155,15 @@ describe('sorting', () => {
     expect(res.body.results.map((r: Grant) => r.id)).toEqual(expectedIds(grants, params).slice(37, 137));
   });
 
-  it.each(fields.flatMap((f) => [[f, 'asc'], [f, 'desc']] as const))('contracts by %s %s', async (field, order) => {
+  it.each(
+    fields.flatMap(
+      (f) =>
+        [
+          [f, 'asc'],
+          [f, 'desc'],
+        ] as const,
+    ),
+  )('contracts by %s %s', async (field, order) => {
     const params = { sort_by: field, order, opportunity_type: 'all' };
     const res = await api.get(`/contracts-api?${new URLSearchParams({ ...params, limit: '100', offset: '11' })}`);
     expect(res.status).toBe(200);
@@ -158,15 +178,28 @@ describe('sorting', () => {
     expect(desc.body.results.at(-1).amount_min).toBeNull();
   });
 
-  it.each([['name', 'asc'], ['name', 'desc'], ['created_at', 'asc'], ['created_at', 'desc']] as const)('funders by %s %s', async (field, order) => {
+  it.each([
+    ['name', 'asc'],
+    ['name', 'desc'],
+    ['created_at', 'asc'],
+    ['created_at', 'desc'],
+  ] as const)('funders by %s %s', async (field, order) => {
     const res = await api.get(`/funders-api?sort_by=${field}&order=${order}&limit=100`);
-    expect(res.body.results.map((f: Funder) => f.id)).toEqual(sortRecords(funders, field, order).slice(0, 100).map((f) => f.id));
+    expect(res.body.results.map((f: Funder) => f.id)).toEqual(
+      sortRecords(funders, field, order)
+        .slice(0, 100)
+        .map((f) => f.id),
+    );
   });
 
   it('funders default to alphabetical', async () => {
     const res = await api.get('/funders-api?limit=100&offset=20');
     expect(res.body.meta).toMatchObject({ sort_by: 'name', order: 'asc' });
-    expect(res.body.results.map((f: Funder) => f.id)).toEqual(sortRecords(funders, 'name', 'asc').slice(20, 120).map((f) => f.id));
+    expect(res.body.results.map((f: Funder) => f.id)).toEqual(
+      sortRecords(funders, 'name', 'asc')
+        .slice(20, 120)
+        .map((f) => f.id),
+    );
   });
 });
 
@@ -206,7 +239,7 @@ describe('pages and counts', () => {
     expect(funderCount.body.pagination.total).toBe(funders.length);
   });
 
-  it('the envelope is exactly the interface\'s', async () => {
+  it("the envelope is exactly the interface's", async () => {
     const res = await api.get('/contracts-api?limit=2');
     expect(Object.keys(res.body).sort()).toEqual(['meta', 'pagination', 'results']);
     // next_cursor: more results follow this page (deep paging).
@@ -217,7 +250,10 @@ describe('pages and counts', () => {
 });
 
 describe('keyword search', () => {
-  const containsWord = (word: string, r: { title: string; description?: string; name?: string; summary?: string | null; funder_name?: string; categories?: string[] }) =>
+  const containsWord = (
+    word: string,
+    r: { title: string; description?: string; name?: string; summary?: string | null; funder_name?: string; categories?: string[] },
+  ) =>
     new RegExp(`\\b${word}\\b`, 'i').test(`${r.title ?? r.name} ${r.description ?? r.summary ?? ''} ${r.funder_name ?? ''} ${(r.categories ?? []).join(' ')}`);
 
   it('finds every applyable grant that mentions the word, most relevant first, whatever the model thinks of it', async () => {
@@ -269,7 +305,10 @@ describe('keyword search', () => {
   });
 
   it('funders match on name and summary', async () => {
-    const word = funders.find((f) => f.summary)!.summary!.match(/[A-Za-z]{7,}/)![0]!.toLowerCase();
+    const word = funders
+      .find((f) => f.summary)!
+      .summary!.match(/[A-Za-z]{7,}/)![0]!
+      .toLowerCase();
     const expected = funders.filter((f) => containsWord(word, { title: f.name, description: f.summary ?? '' }));
     expect(expected.length).toBeGreaterThan(0);
     const { ids } = await fetchAllIds('/funders-api', { search: word });

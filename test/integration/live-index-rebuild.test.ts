@@ -6,7 +6,7 @@ import { DynamoRecordStore } from '../../lambdas/adapters/aws/dynamo-record-stor
 import type { SqliteSearchIndex } from '../../lambdas/adapters/embedded/sqlite-search-index';
 import type { SwappableSearchIndex } from '../../lambdas/adapters/embedded/swappable-search-index';
 import type { Grant } from '../../lambdas/core/records';
-import { IndexRebuildInProgress, LOCAL_TABLE_NAME, removeLocalIndex, type IndexRebuildResult } from '../../local/embedded-stack';
+import { IndexRebuildInProgress, type IndexRebuildResult, LOCAL_TABLE_NAME, removeLocalIndex } from '../../local/embedded-stack';
 import { INDEX_POINTER_FILE, writeIndexPointer } from '../../local/local-index-files';
 import { startTestApi, TEST_CATALOGUE, type TestApi } from '../support/api-server';
 
@@ -24,7 +24,10 @@ const messages: string[] = [];
 /** The stack on the state folder; the test catalogue's vectors come from the test run's shared cache. */
 const start = () => startTestApi({ dataDir, seed: TEST_CATALOGUE, embeddingCacheFile: process.env.GCF_EMBEDDING_CACHE, onProgress: (m) => messages.push(m) });
 const swappable = () => api.stack.services.index as SwappableSearchIndex<SqliteSearchIndex>;
-const indexFiles = () => readdirSync(dataDir).filter((name) => name.startsWith('index')).sort();
+const indexFiles = () =>
+  readdirSync(dataDir)
+    .filter((name) => name.startsWith('index'))
+    .sort();
 const pointer = () => JSON.parse(readFileSync(join(dataDir, INDEX_POINTER_FILE), 'utf8')) as { file: string; caughtUp: boolean };
 
 beforeAll(async () => {
@@ -64,10 +67,13 @@ const answerOf = (body: Page) => ({ total: body.pagination.total, facets: body.f
 const LIGHTHOUSE = { title: 'Zanzibar Lighthouse Restoration Grants', description: 'Restoration of historic lighthouses on the coast of Zanzibar.' };
 const ORCHARD = { title: 'Quillfeather Heritage Orchard Grants', description: 'Preservation of heritage apple orchards in the Quillfeather valley.' };
 /** The ids a keyword search for `text` finds among all grants. */
-const foundBy = async (text: string) => (await page(`/grants-api?search=${encodeURIComponent(text)}&search_mode=keyword&opportunity_type=all&limit=100`)).results.map((r) => r.id);
+const foundBy = async (text: string) =>
+  (await page(`/grants-api?search=${encodeURIComponent(text)}&search_mode=keyword&opportunity_type=all&limit=100`)).results.map((r) => r.id);
 /** The records holding every word of the text (the others match one telling word of it). */
-const holdingEvery = async (text: string) => (await page(`/grants-api?search=${encodeURIComponent(text)}&search_mode=keyword&opportunity_type=all&limit=100`)).results
-  .filter((r) => text.split(' ').every((word) => `${r.title ?? ''} ${r.description ?? ''}`.toLowerCase().includes(word)));
+const holdingEvery = async (text: string) =>
+  (await page(`/grants-api?search=${encodeURIComponent(text)}&search_mode=keyword&opportunity_type=all&limit=100`)).results.filter((r) =>
+    text.split(' ').every((word) => `${r.title ?? ''} ${r.description ?? ''}`.toLowerCase().includes(word)),
+  );
 
 async function page(path: string, cursor?: string): Promise<Page> {
   const res = await api.get(cursor ? `${path}&cursor=${cursor}` : path);
@@ -89,24 +95,28 @@ describe('rebuilding the index while the server runs', () => {
   it('answers every request in full meanwhile, finds a write made meanwhile, and continues cursors issued before', async () => {
     const expected = await Promise.all(PROBES.map(async (path) => answerOf(await page(path))));
     expect(expected.every((answer) => answer.total > 0)).toBe(true);
-    const walks = await Promise.all(WALKS.map(async (path) => {
-      const first = await page(path);
-      expect(first.pagination.next_cursor, path).toBeDefined();
-      return { path, ids: first.results.map((r) => r.id), cursor: first.pagination.next_cursor };
-    }));
+    const walks = await Promise.all(
+      WALKS.map(async (path) => {
+        const first = await page(path);
+        expect(first.pagination.next_cursor, path).toBeDefined();
+        return { path, ids: first.results.map((r) => r.id), cursor: first.pagination.next_cursor };
+      }),
+    );
     const awarded = (await page('/grants-api?opportunity_type=awarded&limit=1')).results[0] as unknown as Grant;
     expect(await foundBy('zanzibar lighthouse restoration')).not.toContain(awarded.id);
 
     let write: Promise<void> | undefined;
     const phases = new Set<string>();
     let done = false;
-    const rebuilding = api.stack.rebuildIndex((_kind, _indexed, phase) => {
-      phases.add(phase);
-      // A write while the new index is being filled: it goes to the old index only.
-      write ??= api.stack.services.store.put('grant', [{ ...awarded, ...LIGHTHOUSE }]);
-    }).finally(() => {
-      done = true;
-    });
+    const rebuilding = api.stack
+      .rebuildIndex((_kind, _indexed, phase) => {
+        phases.add(phase);
+        // A write while the new index is being filled: it goes to the old index only.
+        write ??= api.stack.services.store.put('grant', [{ ...awarded, ...LIGHTHOUSE }]);
+      })
+      .finally(() => {
+        done = true;
+      });
     await expect(api.stack.rebuildIndex()).rejects.toBeInstanceOf(IndexRebuildInProgress);
 
     let rounds = 0;
@@ -126,7 +136,11 @@ describe('rebuilding the index while the server runs', () => {
 
     expect(await foundBy('zanzibar lighthouse restoration')).toContain(awarded.id);
     for (const walk of walks) {
-      const whole = await walkFrom(walk.path, (await page(walk.path)).pagination.next_cursor, (await page(walk.path)).results.map((r) => r.id));
+      const whole = await walkFrom(
+        walk.path,
+        (await page(walk.path)).pagination.next_cursor,
+        (await page(walk.path)).results.map((r) => r.id),
+      );
       expect(await walkFrom(walk.path, walk.cursor, walk.ids), walk.path).toEqual(whole);
     }
 

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDataDir, DataDirInUseError } from '../../local/data-dir-lock';
 import { startEmbeddedStack } from '../../local/embedded-stack';
 import { runAdmin } from '../support/admin-cli';
-import { conformingFetch } from '../support/openapi-conformance';
 import { startLocalServer } from '../support/local-server';
+import { conformingFetch } from '../support/openapi-conformance';
 
 const run = promisify(execFile);
 const SMALL = { funders: 15, grants: 90, contracts: 40, awardedGrants: 10, awardedContracts: 5 };
@@ -50,7 +50,12 @@ describe('state folder ownership', () => {
     // The admin CLI says so in one line that names no class and suggests what helps.
     const locked = await runAdmin(['local', 'stats', '--data-dir', dataDir]);
     expect(locked.code).toBe(1);
-    expect(locked.stderr.trim().split('\n').filter((line) => line.startsWith('admin:'))).toEqual([
+    expect(
+      locked.stderr
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('admin:')),
+    ).toEqual([
       `admin: the state folder ${dataDir} is in use by process ${process.ppid}: another admin command (wait for it to finish), npm start still starting (run this again once it says "API ready"), or npm start --engines (its admin commands take --target aws with the environment it printed: docs/local-aws-mode.md)`,
     ]);
     writeFileSync(join(dataDir, 'owner.pid'), '999999999'); // no such process: a stale file
@@ -79,10 +84,12 @@ describe('npm start -- --data <folder>', () => {
     try {
       expect(first.output).toContain(`importing ${fixtures}`);
       expect(first.output).toMatch(/^rejected\s+3$/m); // the malformed fixtures
-      const grants = await (await conformingFetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`, auth)).json() as any;
+      const grants = (await (
+        await conformingFetch(`${first.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&limit=100`, auth)
+      ).json()) as any;
       expect(grants.pagination.total).toBe(18);
       expect(grants.results.every((grant: { source: string }) => grant.source !== 'synthetic')).toBe(true);
-      const contracts = await (await conformingFetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`, auth)).json() as any;
+      const contracts = (await (await conformingFetch(`${first.baseUrl}/contracts-api?opportunity_type=all&count_only=true`, auth)).json()) as any;
       expect(contracts.pagination.total).toBe(6);
     } finally {
       await first.stop();
@@ -92,7 +99,9 @@ describe('npm start -- --data <folder>', () => {
       expect(second.output).toContain('serving the catalogue imported');
       expect(second.output).not.toContain('importing');
       expect(second.output).not.toContain('created one API key per tier'); // the keys of the first start stay
-      const grants = await (await conformingFetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`, auth)).json() as any;
+      const grants = (await (
+        await conformingFetch(`${second.baseUrl}/grants-api?opportunity_type=all&status=posted,closed,forecasted&count_only=true`, auth)
+      ).json()) as any;
       expect(grants.pagination.total).toBe(18);
     } finally {
       await second.stop();

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkReason } from '../../bench/match-eval/reason-claims';
+import { eligibilityViolations } from '../../bench/match-eval/violations';
 import { loadWinkEmbedder } from '../../lambdas/adapters/embedded/wink-embedder';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
-import { checkReason } from '../../bench/match-eval/reason-claims';
 import type { ApplicantType, Grant } from '../../lambdas/core/records';
 import { embeddingTextOf } from '../../lambdas/core/search/embedding-text';
 import { similarityScaleOf } from '../../lambdas/core/search/relevance';
 import type { Embedder } from '../../lambdas/ports/embedder';
 import { generateFunders, generateGrants } from '../../local/synthetic-catalogue';
-import { eligibilityViolations } from '../../bench/match-eval/violations';
 import { startTestApi, TEST_CATALOGUE, type TestApi } from '../support/api-server';
 
 /**
@@ -45,17 +45,71 @@ interface Profile {
 }
 
 const PROFILES: { name: string; profile: Profile; focus_keywords?: string[] }[] = [
-  { name: 'a rural Kansas health nonprofit without 501(c)(3)', profile: { mission: 'Community health workers and clinics for rural families, with telehealth and behavioral health care.', sector: 'community health', geography: 'rural Kansas', applicant_type: 'nonprofit', is_501c3: false, annual_budget_usd: 850_000 }, focus_keywords: ['rural health', 'telehealth'] },
-  { name: 'a Texas city transit department', profile: { mission: 'We operate the city bus network and plan safer streets, bike lanes and transit access.', sector: 'transportation', geography: 'Austin, TX', applicant_type: 'municipality', annual_budget_usd: 90_000_000 } },
-  { name: 'a tribal college in Montana', profile: { mission: 'A tribal college offering workforce training, STEM education and language preservation for Native students.', geography: 'mt', applicant_type: 'tribal', annual_budget_usd: 12_000_000 } },
-  { name: 'a national education nonprofit with 501(c)(3)', profile: { mission: 'After-school literacy and STEM tutoring for low-income students.', geography: 'nationwide', applicant_type: 'nonprofit', is_501c3: true } },
-  { name: 'a for-profit manufacturer in Ohio', profile: { mission: 'Small manufacturer of energy-efficient components; we want to modernise our plant and train workers.', geography: 'Ohio', applicant_type: 'for_profit', annual_budget_usd: 6_000_000 }, focus_keywords: ['manufacturing', 'energy efficiency'] },
+  {
+    name: 'a rural Kansas health nonprofit without 501(c)(3)',
+    profile: {
+      mission: 'Community health workers and clinics for rural families, with telehealth and behavioral health care.',
+      sector: 'community health',
+      geography: 'rural Kansas',
+      applicant_type: 'nonprofit',
+      is_501c3: false,
+      annual_budget_usd: 850_000,
+    },
+    focus_keywords: ['rural health', 'telehealth'],
+  },
+  {
+    name: 'a Texas city transit department',
+    profile: {
+      mission: 'We operate the city bus network and plan safer streets, bike lanes and transit access.',
+      sector: 'transportation',
+      geography: 'Austin, TX',
+      applicant_type: 'municipality',
+      annual_budget_usd: 90_000_000,
+    },
+  },
+  {
+    name: 'a tribal college in Montana',
+    profile: {
+      mission: 'A tribal college offering workforce training, STEM education and language preservation for Native students.',
+      geography: 'mt',
+      applicant_type: 'tribal',
+      annual_budget_usd: 12_000_000,
+    },
+  },
+  {
+    name: 'a national education nonprofit with 501(c)(3)',
+    profile: {
+      mission: 'After-school literacy and STEM tutoring for low-income students.',
+      geography: 'nationwide',
+      applicant_type: 'nonprofit',
+      is_501c3: true,
+    },
+  },
+  {
+    name: 'a for-profit manufacturer in Ohio',
+    profile: {
+      mission: 'Small manufacturer of energy-efficient components; we want to modernise our plant and train workers.',
+      geography: 'Ohio',
+      applicant_type: 'for_profit',
+      annual_budget_usd: 6_000_000,
+    },
+    focus_keywords: ['manufacturing', 'energy efficiency'],
+  },
   { name: 'an applicant who gives no type or place', profile: { mission: 'Wildfire prevention and forest restoration.' } },
 ];
 
 type Match = {
-  id: string; title: string; funder: string; match_score: number; why_it_fits: string; deadline: string | null; url: string | null;
-  amount_min: number | null; amount_max: number | null; confidence: string; score_components: Record<string, number>;
+  id: string;
+  title: string;
+  funder: string;
+  match_score: number;
+  why_it_fits: string;
+  deadline: string | null;
+  url: string | null;
+  amount_min: number | null;
+  amount_max: number | null;
+  confidence: string;
+  score_components: Record<string, number>;
 };
 
 async function match(body: unknown, key?: string) {
@@ -91,7 +145,14 @@ describe('POST /match-grants-api', () => {
       expect(grant, m.id).toBeDefined();
       expect(eligibilityViolations(grant!, profile, today), m.title).toEqual([]);
       expect(Number.isInteger(m.match_score) && m.match_score >= 0 && m.match_score <= 100).toBe(true);
-      expect(m).toMatchObject({ title: grant!.title, funder: grant!.funder_name, deadline: grant!.deadline_date, url: grant!.listing_url, amount_min: grant!.amount_min, amount_max: grant!.amount_max });
+      expect(m).toMatchObject({
+        title: grant!.title,
+        funder: grant!.funder_name,
+        deadline: grant!.deadline_date,
+        url: grant!.listing_url,
+        amount_min: grant!.amount_min,
+        amount_max: grant!.amount_max,
+      });
     }
   });
 
@@ -131,14 +192,18 @@ describe('POST /match-grants-api', () => {
         if (grant.amount_max) expect(why).toContain(`$${grant.amount_max.toLocaleString('en-US')}`);
         else if (!grant.amount_min) expect(why).not.toMatch(/award/);
         if (profile.annual_budget_usd === undefined) expect(why).not.toContain('budget');
-        if (grant.eligible_applicants.length === 0) expect(why).toMatch(/^Check your eligibility first: the listing does not say which types of applicant may apply/);
+        if (grant.eligible_applicants.length === 0)
+          expect(why).toMatch(/^Check your eligibility first: the listing does not say which types of applicant may apply/);
       }
     }
     expect(claims).toBeGreaterThan(100);
   });
 
-  it('puts a grant for the applicant\'s own state in its reason, and says a national one names no place restriction', async () => {
-    const { body } = await match({ profile: { mission: 'Public safety, police and emergency response equipment for our county.', geography: 'California', applicant_type: 'municipality' }, limit: 25 });
+  it("puts a grant for the applicant's own state in its reason, and says a national one names no place restriction", async () => {
+    const { body } = await match({
+      profile: { mission: 'Public safety, police and emergency response equipment for our county.', geography: 'California', applicant_type: 'municipality' },
+      limit: 25,
+    });
     const states = body.matches.map((m) => grantsById.get(m.id)!.states);
     expect(states.some((s) => s.length > 0)).toBe(true);
     for (const m of body.matches) {
@@ -149,12 +214,16 @@ describe('POST /match-grants-api', () => {
   });
 
   it('treats a geography it cannot resolve as unknown, keeping state grants with a caveat and lower confidence', async () => {
-    const { status, body } = await match({ profile: { mission: 'Public safety, police and emergency response equipment for our county.', geography: 'Gotham', applicant_type: 'municipality' }, limit: 25 });
+    const { status, body } = await match({
+      profile: { mission: 'Public safety, police and emergency response equipment for our county.', geography: 'Gotham', applicant_type: 'municipality' },
+      limit: 25,
+    });
     expect(status).toBe(200);
     expect(body.meta.profile.location).toEqual({ resolved_as: 'unknown', states: [] });
     for (const m of body.matches) {
       expect(m.confidence).not.toBe('high');
-      if (grantsById.get(m.id)!.states.length > 0) expect(m.why_it_fits).toMatch(/^Check your eligibility first: .*it is only for applicants in .+?, and your location “Gotham” names no US state/);
+      if (grantsById.get(m.id)!.states.length > 0)
+        expect(m.why_it_fits).toMatch(/^Check your eligibility first: .*it is only for applicants in .+?, and your location “Gotham” names no US state/);
     }
   });
 
@@ -191,7 +260,15 @@ describe('POST /match-grants-api', () => {
   });
 
   it('scores a for-profit that also says is_501c3: true as a for-profit, and reads several states', async () => {
-    const { status, body } = await match({ profile: { mission: 'Public safety, police and emergency response equipment.', applicant_type: 'for_profit', is_501c3: true, geography: 'Kansas and Missouri' }, limit: 25 });
+    const { status, body } = await match({
+      profile: {
+        mission: 'Public safety, police and emergency response equipment.',
+        applicant_type: 'for_profit',
+        is_501c3: true,
+        geography: 'Kansas and Missouri',
+      },
+      limit: 25,
+    });
     expect(status).toBe(200);
     expect(body.meta.profile).toEqual({ applicant_type: 'for_profit', location: { resolved_as: 'states', states: ['KS', 'MO'] } });
     for (const m of body.matches) {
@@ -221,7 +298,10 @@ describe('POST /match-grants-api', () => {
 
   it('accepts naics_code, certifications and an empty keyword list without changing the answer', async () => {
     const plain = await match({ profile: { mission: 'energy efficient manufacturing', applicant_type: 'for_profit' } });
-    const extra = await match({ profile: { mission: 'energy efficient manufacturing', applicant_type: 'for_profit', naics_code: '332', certifications: ['ISO 9001'] }, focus_keywords: [] });
+    const extra = await match({
+      profile: { mission: 'energy efficient manufacturing', applicant_type: 'for_profit', naics_code: '332', certifications: ['ISO 9001'] },
+      focus_keywords: [],
+    });
     expect(extra.status).toBe(200);
     expect(extra.body.matches).toEqual(plain.body.matches);
   });

@@ -109,7 +109,10 @@ describe('the local state is private', () => {
       expect(notPrivate(dataDir)).toEqual([]);
 
       if (process.getuid?.() !== 0) return; // Only root may run a process as another user.
-      const { reads, puts } = asNobody(dataDir, sockets.tcp.map((s) => s.port));
+      const { reads, puts } = asNobody(
+        dataDir,
+        sockets.tcp.map((s) => s.port),
+      );
       expect(Object.values(reads)).toEqual(['EACCES', 'EACCES', 'EACCES', 'EACCES']);
       // The API's port answers a DynamoDB call as a route it does not have, with no store behind it.
       expect(puts).toEqual({ [apiPort]: expect.stringMatching(/^404 \{"error":\{"code":"NOT_FOUND"/) });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
-import { GrantSchema, ContractSchema, FunderSchema } from '../../lambdas/core/records';
+import { ContractSchema, FunderSchema, GrantSchema } from '../../lambdas/core/records';
 import { removeLocalIndex, startEmbeddedStack } from '../../local/embedded-stack';
 import { startTestApi, type TestApi } from '../support/api-server';
 import { countingEmbedder } from '../support/embedding-doubles';

@@ -17,7 +17,10 @@ beforeAll(async () => {
 afterAll(async () => api?.close());
 
 async function call(path: string, key: string | null = api.keys.developer, init: RequestInit = {}) {
-  const response = await conformingFetch(`${api.baseUrl}${path}`, { ...init, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(init.headers ?? {}) } });
+  const response = await conformingFetch(`${api.baseUrl}${path}`, {
+    ...init,
+    headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), ...(init.headers ?? {}) },
+  });
   const text = await response.text();
   return { status: response.status, requestId: response.headers.get('x-request-id'), body: text ? (JSON.parse(text) as Record<string, any>) : null };
 }
@@ -48,7 +51,11 @@ describe('the local request log', () => {
     const served = await serveOverHttp(api.stack.services, api.stack.services, { logRequest: (line) => lines.push(line) });
     try {
       const answers = [];
-      for (const [path, key] of [['/grants-api?search=clinic+for+jane+doe&limit=1', api.keys.developer], ['/grants-api?limit=0', api.keys.developer], ['/funders-api', null]] as const) {
+      for (const [path, key] of [
+        ['/grants-api?search=clinic+for+jane+doe&limit=1', api.keys.developer],
+        ['/grants-api?limit=0', api.keys.developer],
+        ['/funders-api', null],
+      ] as const) {
         const res = await fetch(`${served.baseUrl}${path}`, { headers: key ? { Authorization: `Bearer ${key}` } : {} });
         await res.text();
         answers.push({ status: res.status, id: res.headers.get('x-request-id') });

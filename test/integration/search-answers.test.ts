@@ -25,7 +25,11 @@ afterAll(async () => {
   await api?.close();
 });
 
-type Body = { results: { id: string; title: string; description: string; relevance?: number }[]; pagination: { total: number }; meta: { no_results?: { reason: string; message: string; matches_without_filters?: number } } };
+type Body = {
+  results: { id: string; title: string; description: string; relevance?: number }[];
+  pagination: { total: number };
+  meta: { no_results?: { reason: string; message: string; matches_without_filters?: number } };
+};
 
 async function search(path: string, params: Record<string, string>): Promise<Body> {
   const res = await api.get(`${path}?${new URLSearchParams(params)}`);
@@ -50,10 +54,20 @@ describe('identifier queries', () => {
   it('finds the grants of an Assistance Listing first, alone or after "CFDA"', async () => {
     const listed = openGrants().find((grant) => grant.assistance_listings.length > 0)!;
     const number = listed.assistance_listings[0]!.number;
-    const holders = new Set(openGrants().filter((grant) => grant.assistance_listings.some((listing) => listing.number === number)).map((grant) => grant.id));
+    const holders = new Set(
+      openGrants()
+        .filter((grant) => grant.assistance_listings.some((listing) => listing.number === number))
+        .map((grant) => grant.id),
+    );
     for (const typed of [number, `CFDA ${number}`]) {
       const body = await search('/grants-api', { search: typed, search_mode: 'keyword', limit: '100' });
-      expect(body.results.slice(0, holders.size).map((r) => r.id).sort(), typed).toEqual([...holders].sort());
+      expect(
+        body.results
+          .slice(0, holders.size)
+          .map((r) => r.id)
+          .sort(),
+        typed,
+      ).toEqual([...holders].sort());
     }
   });
 
@@ -61,9 +75,16 @@ describe('identifier queries', () => {
     const contract = openContracts().find((notice) => notice.solicitation_number !== null && notice.naics !== null)!;
     const bySolicitation = await search('/contracts-api', { search: contract.solicitation_number!.toLowerCase(), search_mode: mode });
     expect(bySolicitation.results[0]?.id).toBe(contract.id);
-    const industry = openContracts().filter((notice) => notice.naics === contract.naics).map((notice) => notice.id);
+    const industry = openContracts()
+      .filter((notice) => notice.naics === contract.naics)
+      .map((notice) => notice.id);
     const byNaics = await search('/contracts-api', { search: `NAICS ${contract.naics}`, search_mode: mode, limit: '100' });
-    expect(byNaics.results.slice(0, industry.length).map((r) => r.id).sort()).toEqual(industry.sort());
+    expect(
+      byNaics.results
+        .slice(0, industry.length)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(industry.sort());
   });
 
   it('semantic search, which does not read identifiers, says to search by keyword or hybrid instead', async () => {
@@ -78,7 +99,9 @@ describe('one topical word', () => {
   const holds = (record: Grant) => new RegExp(`\\b${WORD}\\b`, 'i').test(`${record.title} ${record.description} ${record.funder_name}`);
 
   it('finds in keyword mode every open grant that holds it, and only grants that hold a form of it', async () => {
-    const holders = openGrants().filter(holds).map((grant) => grant.id);
+    const holders = openGrants()
+      .filter(holds)
+      .map((grant) => grant.id);
     expect(holders.length, 'the catalogue has grants about youth').toBeGreaterThan(5);
     const body = await search('/grants-api', { search: WORD, limit: '100' });
     expect(body.pagination.total).toBeGreaterThanOrEqual(holders.length);
@@ -96,14 +119,17 @@ describe('one topical word', () => {
 });
 
 describe('an empty answer says why', () => {
-  it.each(['keyword', 'semantic', 'hybrid'])('%s: filters that exclude every match give filtered_out with the count the text matches without them', async (mode) => {
-    const text = 'youth mentoring';
-    const unfiltered = await search('/grants-api', { search: text, search_mode: mode, opportunity_type: 'all', limit: '1' });
-    expect(unfiltered.pagination.total).toBeGreaterThan(0);
-    const body = await search('/grants-api', { search: text, search_mode: mode, min_amount: '999999999999' });
-    expect(body).toMatchObject({ results: [], pagination: { total: 0 } });
-    expect(body.meta.no_results).toMatchObject({ reason: 'filtered_out', matches_without_filters: unfiltered.pagination.total });
-  });
+  it.each(['keyword', 'semantic', 'hybrid'])(
+    '%s: filters that exclude every match give filtered_out with the count the text matches without them',
+    async (mode) => {
+      const text = 'youth mentoring';
+      const unfiltered = await search('/grants-api', { search: text, search_mode: mode, opportunity_type: 'all', limit: '1' });
+      expect(unfiltered.pagination.total).toBeGreaterThan(0);
+      const body = await search('/grants-api', { search: text, search_mode: mode, min_amount: '999999999999' });
+      expect(body).toMatchObject({ results: [], pagination: { total: 0 } });
+      expect(body.meta.no_results).toMatchObject({ reason: 'filtered_out', matches_without_filters: unfiltered.pagination.total });
+    },
+  );
 
   it('a list its filters empty says no record passes them, and a found page has no reason', async () => {
     const empty = await search('/contracts-api', { min_amount: '999999999999' });
@@ -114,25 +140,48 @@ describe('an empty answer says why', () => {
 
 describe('text that is not an ordinary query', () => {
   const TEXTS = [
-    'the of and to', '?!... ---', '"unbalanced', 'title:(water OR health)', 'health AND NOT water', 'water^10 health~2', '*', '\\',
-    'health*', '(rural', 'water NEAR health', '-water', 'sch\u00f6ol \u00e9t\u00e9 caf\u00e9', '\u0000\u0007 water',
-    '\u{1F680}\u{1F30D}', 'a'.repeat(500), `${'rural health '.repeat(38)}care`.slice(0, 500),
-    '农村 卫生 补助金', 'منح الصحة الريفية', 'subventions pour la santé rurale', 'Förderung ländlicher Gesundheit',
-    'PAR 25 098', 'par-25-098', '  R01 ', 'hhs-nih11',
+    'the of and to',
+    '?!... ---',
+    '"unbalanced',
+    'title:(water OR health)',
+    'health AND NOT water',
+    'water^10 health~2',
+    '*',
+    '\\',
+    'health*',
+    '(rural',
+    'water NEAR health',
+    '-water',
+    'sch\u00f6ol \u00e9t\u00e9 caf\u00e9',
+    '\u0000\u0007 water',
+    '\u{1F680}\u{1F30D}',
+    'a'.repeat(500),
+    `${'rural health '.repeat(38)}care`.slice(0, 500),
+    '农村 卫生 补助金',
+    'منح الصحة الريفية',
+    'subventions pour la santé rurale',
+    'Förderung ländlicher Gesundheit',
+    'PAR 25 098',
+    'par-25-098',
+    '  R01 ',
+    'hhs-nih11',
   ];
 
-  it.each(TEXTS.flatMap((text) => ['keyword', 'semantic', 'hybrid'].map((mode) => [mode, text] as const)))('%s search for %j gives results, or none and a reason', async (mode, text) => {
-    for (const path of ['/grants-api', '/contracts-api']) {
-      const body = await search(path, { search: text, search_mode: mode });
-      if (body.results.length > 0) {
-        expect(body.meta.no_results).toBeUndefined();
-        continue;
+  it.each(TEXTS.flatMap((text) => ['keyword', 'semantic', 'hybrid'].map((mode) => [mode, text] as const)))(
+    '%s search for %j gives results, or none and a reason',
+    async (mode, text) => {
+      for (const path of ['/grants-api', '/contracts-api']) {
+        const body = await search(path, { search: text, search_mode: mode });
+        if (body.results.length > 0) {
+          expect(body.meta.no_results).toBeUndefined();
+          continue;
+        }
+        expect(body.pagination.total).toBe(0);
+        expect(NO_RESULTS_REASONS, `${path} ${text}`).toContain(body.meta.no_results?.reason);
+        expect(body.meta.no_results?.message.length).toBeGreaterThan(20);
       }
-      expect(body.pagination.total).toBe(0);
-      expect(NO_RESULTS_REASONS, `${path} ${text}`).toContain(body.meta.no_results?.reason);
-      expect(body.meta.no_results?.message.length).toBeGreaterThan(20);
-    }
-  });
+    },
+  );
 
   it.each(['keyword', 'semantic', 'hybrid'])('%s: stop words, punctuation and symbols alone have nothing to search for', async (mode) => {
     for (const text of ['the of and to', '?!... ---', '\u{1F680}\u{1F30D}', '*']) {

@@ -26,8 +26,12 @@ if (openSearchUrl) {
     return {
       index,
       window,
-      settle: async () => { await client.indices.refresh({ index: `${prefix}-*` }); },
-      close: async () => { await client.indices.delete({ index: `${prefix}-*` }); },
+      settle: async () => {
+        await client.indices.refresh({ index: `${prefix}-*` });
+      },
+      close: async () => {
+        await client.indices.delete({ index: `${prefix}-*` });
+      },
     };
   });
 } else if (process.env.GCF_ENGINES_REQUIRED) {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteEmbeddingCache } from '../../lambdas/adapters/embedded/sqlite-embedding-cache';
 import type { Contract, Grant } from '../../lambdas/core/records';
 import { HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
-import { FLOOR_RELEVANCE, LEXICAL_FLOOR_RELEVANCE, relevanceOfCosine, similarityScaleOf, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import { keywordTermsOf } from '../../lambdas/core/search/keyword-query';
 import { FLOOR_SPREAD, SHORT_QUERY_WORDS } from '../../lambdas/core/search/query-floor';
+import { FLOOR_RELEVANCE, LEXICAL_FLOOR_RELEVANCE, relevanceOfCosine, type SimilarityScale, similarityScaleOf } from '../../lambdas/core/search/relevance';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
 import type { Embedder } from '../../lambdas/ports/embedder';
 import { loadLocalEmbedder } from '../../local/local-embedder';
@@ -70,18 +70,25 @@ async function queryFloorOf(kind: 'grant' | 'contract', text: string): Promise<n
 }
 
 /** The semantic matches the interface promises: filtered, at or above the query's floor (or another cosine), best first, ties by id. */
-async function expectedSemantic(kind: 'grant' | 'contract', text: string, params: Record<string, string> = {}, minCosine?: number): Promise<{ id: string; cosine: number }[]> {
+async function expectedSemantic(
+  kind: 'grant' | 'contract',
+  text: string,
+  params: Record<string, string> = {},
+  minCosine?: number,
+): Promise<{ id: string; cosine: number }[]> {
   const records: (Grant | Contract)[] = kind === 'grant' ? grants : contracts;
   const [query] = await embedder.embed([text], 'query');
   if (!query) return [];
-  const least = minCosine ?? await queryFloorOf(kind, text);
+  const least = minCosine ?? (await queryFloorOf(kind, text));
   const kept = records.filter((record) => matches(record, params, today));
   const vectors = await embedRecords(kind, kept, { embedder, cache: vectorCache });
-  return kept
-    .map((record, i) => ({ id: record.id, cosine: vectors[i] ? dot(vectors[i]!, query) : -Infinity }))
-    .filter((hit) => hit.cosine >= least)
-    // The index keeps cosines as float32: values equal at that precision are ties, broken by id.
-    .sort((a, b) => Math.fround(b.cosine) - Math.fround(a.cosine) || (a.id < b.id ? -1 : 1));
+  return (
+    kept
+      .map((record, i) => ({ id: record.id, cosine: vectors[i] ? dot(vectors[i]!, query) : -Infinity }))
+      .filter((hit) => hit.cosine >= least)
+      // The index keeps cosines as float32: values equal at that precision are ties, broken by id.
+      .sort((a, b) => Math.fround(b.cosine) - Math.fround(a.cosine) || (a.id < b.id ? -1 : 1))
+  );
 }
 
 /**
@@ -119,7 +126,7 @@ async function fetchAll(path: string, params: Record<string, string>, pageSize =
 const QUERIES = ['mental health support for first responders', 'clean water infrastructure in rural towns', 'after school programs for children'];
 
 describe('search_mode=semantic', () => {
-  it.each(QUERIES)('returns every grant above the floor, best first, with relevance the cosine on the model\'s scale: %s', async (text) => {
+  it.each(QUERIES)("returns every grant above the floor, best first, with relevance the cosine on the model's scale: %s", async (text) => {
     const expected = await expectedSemantic('grant', text);
     expect(expected.length).toBeGreaterThan(0);
     const { results, total } = await fetchAll('/grants-api', { search: text, search_mode: 'semantic' });
@@ -161,7 +168,13 @@ describe('search_mode=semantic', () => {
     const expected = await expectedSemantic('grant', text);
     const byId = new Map(grants.map((g) => [g.id, g]));
     const byDeadline = await fetchAll('/grants-api', { search: text, search_mode: 'semantic', sort_by: 'deadline_date', order: 'asc' });
-    expect(byDeadline.results.map((r) => r.id)).toEqual(sortRecords(expected.map((hit) => byId.get(hit.id)!), 'deadline_date', 'asc').map((g) => g.id));
+    expect(byDeadline.results.map((r) => r.id)).toEqual(
+      sortRecords(
+        expected.map((hit) => byId.get(hit.id)!),
+        'deadline_date',
+        'asc',
+      ).map((g) => g.id),
+    );
     expect(byDeadline.results.every((r) => typeof r.relevance === 'number')).toBe(true);
     const reversed = await fetchAll('/grants-api', { search: text, search_mode: 'semantic', sort_by: 'relevance', order: 'asc' });
     expectRanking([...reversed.results].reverse(), expected);
@@ -215,28 +228,44 @@ describe('search_mode=hybrid', () => {
   });
 });
 
-const OFF_TOPIC = ['used car prices in Ohio', 'chocolate chip cookie recipe', 'NBA playoff scores last night', 'cheap flights to Paris in June', 'lyrics of a Taylor Swift song'];
+const OFF_TOPIC = [
+  'used car prices in Ohio',
+  'chocolate chip cookie recipe',
+  'NBA playoff scores last night',
+  'cheap flights to Paris in June',
+  'lyrics of a Taylor Swift song',
+];
 
 describe('queries with nothing to find', () => {
-  it.each(OFF_TOPIC.flatMap((text) => ['semantic', 'hybrid'].map((mode) => [mode, text] as const)))('%s search answers %j with results [] and total 0, saying why', async (mode, text) => {
-    for (const path of ['/grants-api', '/contracts-api']) {
-      const res = await api.get(`${path}?${new URLSearchParams({ search: text, search_mode: mode })}`);
-      expect(res.status).toBe(200);
-      expect(res.body.results, `${path} ${JSON.stringify(res.body.results[0]?.title)}`).toEqual([]);
-      expect(res.body.pagination.total).toBe(0);
-      expect(res.body.meta.no_results).toMatchObject({ reason: 'below_floor', message: expect.stringContaining('minimum-relevance floor') });
-    }
-  });
+  it.each(OFF_TOPIC.flatMap((text) => ['semantic', 'hybrid'].map((mode) => [mode, text] as const)))(
+    '%s search answers %j with results [] and total 0, saying why',
+    async (mode, text) => {
+      for (const path of ['/grants-api', '/contracts-api']) {
+        const res = await api.get(`${path}?${new URLSearchParams({ search: text, search_mode: mode })}`);
+        expect(res.status).toBe(200);
+        expect(res.body.results, `${path} ${JSON.stringify(res.body.results[0]?.title)}`).toEqual([]);
+        expect(res.body.pagination.total).toBe(0);
+        expect(res.body.meta.no_results).toMatchObject({ reason: 'below_floor', message: expect.stringContaining('minimum-relevance floor') });
+      }
+    },
+  );
 
   it('keyword search answers an off-topic query only where its words really are, and nonsense with nothing', async () => {
     for (const text of OFF_TOPIC) {
       const res = await api.get(`/grants-api?${new URLSearchParams({ search: text, limit: '100' })}`);
       expect(res.status).toBe(200);
       // Every result holds a word of the query (stemmed: "prices" holds "price").
-      const stems = text.toLowerCase().split(/\W+/).filter((word) => word.length > 3).map((word) => word.slice(0, 4));
+      const stems = text
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((word) => word.length > 3)
+        .map((word) => word.slice(0, 4));
       for (const result of res.body.results) {
         const words = `${result.title} ${result.description} ${result.funder_name}`.toLowerCase();
-        expect(stems.some((stem) => words.includes(stem)), `${text}: ${result.title}`).toBe(true);
+        expect(
+          stems.some((stem) => words.includes(stem)),
+          `${text}: ${result.title}`,
+        ).toBe(true);
       }
     }
     const nonsense = await api.get(`/grants-api?${new URLSearchParams({ search: 'qwxz zzkv' })}`);
@@ -277,8 +306,12 @@ describe('POST /semantic-search', () => {
     expect(res.body.meta.min_relevance).toBeGreaterThanOrEqual(LEXICAL_FLOOR_RELEVANCE);
     expect(Math.min(...relevance)).toBeGreaterThanOrEqual(res.body.meta.min_relevance);
     // The same matches the list endpoints give, merged by relevance as shown, ties by id.
-    const listed = async (path: string) => (await api.get(`${path}?${new URLSearchParams({ search: 'software development and IT support services', search_mode: 'semantic', limit: '20' })}`)).body.results as { id: string; relevance: number }[];
-    const merged = [...await listed('/contracts-api'), ...await listed('/grants-api')].sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : 1)).slice(0, 20);
+    const listed = async (path: string) =>
+      (await api.get(`${path}?${new URLSearchParams({ search: 'software development and IT support services', search_mode: 'semantic', limit: '20' })}`)).body
+        .results as { id: string; relevance: number }[];
+    const merged = [...(await listed('/contracts-api')), ...(await listed('/grants-api'))]
+      .sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : 1))
+      .slice(0, 20);
     expect(res.body.results.map((r: any) => r.id)).toEqual(merged.map((hit) => hit.id));
   });
 
@@ -358,7 +391,11 @@ describe('an unavailable embedding model', () => {
     expect(keyword.status).toBe(200);
     expect(keyword.body.meta.degraded).toBeUndefined();
     expect(degraded.status).toBe(200);
-    expect(degraded.body.meta).toMatchObject({ degraded: true, sort_by: 'relevance', degraded_reason: expect.stringContaining(`The embedding model (${embedder.space.embedder}`) });
+    expect(degraded.body.meta).toMatchObject({
+      degraded: true,
+      sort_by: 'relevance',
+      degraded_reason: expect.stringContaining(`The embedding model (${embedder.space.embedder}`),
+    });
     expect(degraded.body.meta.degraded_reason).toContain('keyword matches alone');
     // Exactly the keyword matches, in keyword order, each with relevance on the hybrid scale: the
     // keyword part alone, 1 - HYBRID_SEMANTIC_WEIGHT for the best match and less for the others.

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Grant } from '../../lambdas/core/records';
 import { replayDelivery } from '../../lambdas/core/use-cases/deliver-webhook';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription, rotateSecret } from '../../lambdas/core/use-cases/manage-webhooks';
-import { Webhook } from 'standardwebhooks';
 import { verifyServiceSignature, verifyWebhookSignature } from '../../lambdas/core/webhooks/signature';
 import type { Delivery } from '../../lambdas/ports/delivery-log';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { openApiConformance } from '../support/openapi-conformance';
 
@@ -66,7 +66,12 @@ afterAll(async () => {
 });
 
 async function subscribe(path: string, events: string[], filter?: string) {
-  return addSubscription({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}${path}`, events, filter }, 'local', new Date());
+  return addSubscription(
+    { webhooks: stack.webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } },
+    { keyId, url: `${base}${path}`, events, filter },
+    'local',
+    new Date(),
+  );
 }
 
 async function settledDelivery(subscriptionId: string, eventId?: string): Promise<Delivery> {
@@ -147,7 +152,7 @@ describe('webhook delivery on the embedded stack', () => {
     expect(delivery).toMatchObject({ status: 'failed', attempts: 4, last_status_code: null, last_error: 'no answer within 500 ms' });
   });
 
-  it('sends deadline_approaching once per record and deadline within each subscription\'s window; a moved deadline sends again', async () => {
+  it("sends deadline_approaching once per record and deadline within each subscription's window; a moved deadline sends again", async () => {
     const today = new Date().toISOString().slice(0, 10);
     const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
     const { secret, subscription } = await subscribe('/deadlines', ['grant.deadline_approaching']);
@@ -164,11 +169,16 @@ describe('webhook delivery on the embedded stack', () => {
     expect(await scan()).toBe(2 + 3);
     expect(await scan()).toBe(0);
     await stack.webhookDispatcher!.settle();
-    for (let i = 0; i < 100 && receivedAt('/deadlines').length + receivedAt('/deadlines-wide').length < 5; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    const ids = (path: string) => receivedAt(path).map((r) => JSON.parse(r.body) as { event: string; data: Grant }).map((b) => {
-      expect(b.event).toBe('grant.deadline_approaching');
-      return b.data.id;
-    }).sort();
+    for (let i = 0; i < 100 && receivedAt('/deadlines').length + receivedAt('/deadlines-wide').length < 5; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    const ids = (path: string) =>
+      receivedAt(path)
+        .map((r) => JSON.parse(r.body) as { event: string; data: Grant })
+        .map((b) => {
+          expect(b.event).toBe('grant.deadline_approaching');
+          return b.data.id;
+        })
+        .sort();
     expect(ids('/deadlines')).toEqual([soon.id, today0.id].sort());
     expect(ids('/deadlines-wide')).toEqual([soon.id, later.id, today0.id].sort());
     expect(verifyServiceSignature(receivedAt('/deadlines')[0]!.body, String(receivedAt('/deadlines')[0]!.headers['x-service-signature']), secret)).toBe(true);
@@ -181,7 +191,15 @@ describe('webhook delivery on the embedded stack', () => {
 
   it('sends a saved search only the created, updated and deadline events whose record its filter matches, as the list would', async () => {
     const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
-    const live = (grant: Grant, states: Grant['states'], deadline: string): Grant => ({ ...grant, status: 'posted', deadline_date: deadline, archive_date: null, created_at: new Date().toISOString(), states, geography: null });
+    const live = (grant: Grant, states: Grant['states'], deadline: string): Grant => ({
+      ...grant,
+      status: 'posted',
+      deadline_date: deadline,
+      archive_date: null,
+      created_at: new Date().toISOString(),
+      states,
+      geography: null,
+    });
     const { subscription: kansas } = await subscribe('/kansas', ['grant.created', 'grant.updated', 'grant.deadline_approaching'], 'states=KS');
     const { subscription: everything } = await subscribe('/everything', ['grant.created']);
     await stack.webhooks.update(kansas.subscription_id, { days_before: 5 });
@@ -191,11 +209,18 @@ describe('webhook delivery on the embedded stack', () => {
     await stack.services.store.put('grant', [inKansas, inTexas]);
     await stack.webhookDispatcher!.settle();
     for (let i = 0; i < 100 && receivedAt('/everything').length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    const sent = (path: string) => receivedAt(path).map((r) => JSON.parse(r.body) as { event: string; data: Grant }).map((b) => `${b.event} ${b.data.id}`).sort();
+    const sent = (path: string) =>
+      receivedAt(path)
+        .map((r) => JSON.parse(r.body) as { event: string; data: Grant })
+        .map((b) => `${b.event} ${b.data.id}`)
+        .sort();
     expect(sent('/everything')).toEqual([`grant.created ${inKansas.id}`, `grant.created ${inTexas.id}`].sort());
     expect(sent('/kansas')).toEqual([`grant.created ${inKansas.id}`]);
     // It moves to Texas: no longer a match, so its update is not sent; a Texas grant moving to Kansas is.
-    await stack.services.store.put('grant', [{ ...inKansas, states: ['TX'] }, { ...inTexas, states: ['KS'] }]);
+    await stack.services.store.put('grant', [
+      { ...inKansas, states: ['TX'] },
+      { ...inTexas, states: ['KS'] },
+    ]);
     await stack.webhookDispatcher!.settle();
     for (let i = 0; i < 100 && receivedAt('/kansas').length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(sent('/kansas')).toEqual([`grant.created ${inKansas.id}`, `grant.updated ${inTexas.id}`].sort());
@@ -225,7 +250,7 @@ describe('webhook delivery on the embedded stack', () => {
     }
   });
 
-  it('sent only deliveries the OpenAPI document\'s webhooks section describes: event, headers and body', () => {
+  it("sent only deliveries the OpenAPI document's webhooks section describes: event, headers and body", () => {
     const events = new Set(received.map((r) => (JSON.parse(r.body) as { event: string }).event));
     expect([...events].sort()).toEqual(['grant.created', 'grant.deadline_approaching', 'grant.updated']);
     expect(received.flatMap((r) => openApiConformance().webhookProblems(r.headers, JSON.parse(r.body)))).toEqual([]);

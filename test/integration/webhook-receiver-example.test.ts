@@ -3,10 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ReceivedEvent, webhookReceiver } from '../../docs/examples/webhook-receiver';
 import { deliveryHeaders, webhookBody } from '../../lambdas/core/webhooks/delivery-policy';
 import { newWebhookSecret } from '../../lambdas/core/webhooks/signature';
 import { PROJECT_ROOT } from '../../lib/project-root';
-import { webhookReceiver, type ReceivedEvent } from '../../docs/examples/webhook-receiver';
 
 /**
  * The receiver docs/webhooks.md shows (docs/examples/webhook-receiver.ts), over real HTTP, fed the

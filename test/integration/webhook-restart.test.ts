@@ -9,7 +9,7 @@ import type { Grant } from '../../lambdas/core/records';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
 import type { Delivery } from '../../lambdas/ports/delivery-log';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 
 /**
@@ -59,7 +59,12 @@ afterAll(async () => {
 
 async function subscribe(stack: EmbeddedStack, path: string): Promise<string> {
   const keyId = (await createKey(stack.services.keys, { tier: 'developer', owner: 'dev@example.org', label: '' }, randomBytes, new Date())).record.key_id;
-  const { subscription } = await addSubscription({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } }, { keyId, url: `${base}${path}`, events: ['grant.created'] }, 'local', new Date());
+  const { subscription } = await addSubscription(
+    { webhooks: stack.webhooks, keys: stack.services.keys, resolver: { resolve: async () => ['127.0.0.1'] } },
+    { keyId, url: `${base}${path}`, events: ['grant.created'] },
+    'local',
+    new Date(),
+  );
   return subscription.subscription_id;
 }
 

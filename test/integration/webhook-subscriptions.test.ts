@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { addSubscription, enableSubscription, listedSubscription, rotateSecret, 
 import { DestinationRefused } from '../../lambdas/core/webhooks/destination-policy';
 import { WEBHOOK_EVENTS } from '../../lambdas/core/webhooks/events';
 import { WebhookConflict } from '../../lambdas/ports/webhook-store';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
 import { runAdmin } from '../support/admin-cli';
 
 /**
@@ -39,41 +39,65 @@ describe('webhook subscriptions (use cases on the embedded store)', () => {
   });
   afterAll(async () => stack?.close());
 
-  it('stores a developer key\'s https subscription with every event by default, and never lists its secret', async () => {
+  it("stores a developer key's https subscription with every event by default, and never lists its secret", async () => {
     const { secret, subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/gcf' }, 'aws', now);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9]{44}$/);
-    expect(subscription).toMatchObject({ key_id: developerKey, url: 'https://hooks.example.com/gcf', events: [...WEBHOOK_EVENTS], days_before: 7, state: 'active', secret });
+    expect(subscription).toMatchObject({
+      key_id: developerKey,
+      url: 'https://hooks.example.com/gcf',
+      events: [...WEBHOOK_EVENTS],
+      days_before: 7,
+      state: 'active',
+      secret,
+    });
     expect(await stack.webhooks.get(subscription.subscription_id)).toEqual(subscription);
     const listed = listedSubscription((await stack.webhooks.list(developerKey))[0]!, now);
     expect(JSON.stringify(listed)).not.toContain(secret);
   });
 
   it('refuses in AWS mode a name resolving to loopback or metadata, plain http, and a duplicate', async () => {
-    await expect(addSubscription(ports, { keyId: developerKey, url: 'https://loopback.example.com/x' }, 'aws', now)).rejects.toThrow(/127\.0\.0\.1 is a loopback address/);
+    await expect(addSubscription(ports, { keyId: developerKey, url: 'https://loopback.example.com/x' }, 'aws', now)).rejects.toThrow(
+      /127\.0\.0\.1 is a loopback address/,
+    );
     await expect(addSubscription(ports, { keyId: developerKey, url: 'https://metadata.example.com/x' }, 'aws', now)).rejects.toThrow(/cloud metadata/);
-    await expect(addSubscription(ports, { keyId: developerKey, url: 'http://hooks.example.com/plain' }, 'aws', now)).rejects.toThrow(/plain http is not allowed/);
+    await expect(addSubscription(ports, { keyId: developerKey, url: 'http://hooks.example.com/plain' }, 'aws', now)).rejects.toThrow(
+      /plain http is not allowed/,
+    );
     await expect(addSubscription(ports, { keyId: developerKey, url: 'http://127.0.0.1:8080/x' }, 'aws', now)).rejects.toThrow(DestinationRefused);
-    await expect(addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/gcf' }, 'aws', now)).rejects.toThrow(/already has a subscription/);
+    await expect(addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/gcf' }, 'aws', now)).rejects.toThrow(
+      /already has a subscription/,
+    );
     expect((await stack.webhooks.list(developerKey)).map((s) => s.url)).toEqual(['https://hooks.example.com/gcf']);
   });
 
   it('lets only one of two concurrent adds of the same URL through', async () => {
-    const attempts = await Promise.allSettled([1, 2, 3].map(() => addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/race' }, 'aws', now)));
+    const attempts = await Promise.allSettled(
+      [1, 2, 3].map(() => addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/race' }, 'aws', now)),
+    );
     expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
     for (const failed of attempts.filter((a) => a.status === 'rejected')) expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(WebhookConflict);
   });
 
   it('checks the URL again on enable, since a name may resolve elsewhere by then', async () => {
-    const { subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://rebind.example.com/x', events: ['grant.created'], daysBefore: 14 }, 'aws', now);
+    const { subscription } = await addSubscription(
+      ports,
+      { keyId: developerKey, url: 'https://rebind.example.com/x', events: ['grant.created'], daysBefore: 14 },
+      'aws',
+      now,
+    );
     await stack.webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'test' });
     dns['rebind.example.com'] = ['10.1.2.3'];
     await expect(enableSubscription(ports, subscription.subscription_id, 'aws', now)).rejects.toThrow(/10\.1\.2\.3 is a private address/);
     expect((await stack.webhooks.get(subscription.subscription_id))!.state).toBe('disabled');
   });
 
-  it('enabling starts the receiver\'s failure run afresh, so one disabled after 3 days of failures is not disabled again at once', async () => {
+  it("enabling starts the receiver's failure run afresh, so one disabled after 3 days of failures is not disabled again at once", async () => {
     const { subscription } = await addSubscription(ports, { keyId: developerKey, url: 'https://hooks.example.com/recovered' }, 'aws', now);
-    await stack.webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'the receiver has failed every attempt since …', failing_since: '2026-11-19T10:00:00.000Z' });
+    await stack.webhooks.update(subscription.subscription_id, {
+      state: 'disabled',
+      disabled_reason: 'the receiver has failed every attempt since …',
+      failing_since: '2026-11-19T10:00:00.000Z',
+    });
     const enabled = await enableSubscription(ports, subscription.subscription_id, 'aws', now);
     expect(enabled).toMatchObject({ state: 'active', disabled_reason: null, failing_since: null });
     expect((await stack.webhooks.get(subscription.subscription_id))!.failing_since).toBeNull();
@@ -103,7 +127,18 @@ describe('admin webhooks (the CLI)', () => {
     const developer = keyIdOf((await admin('keys', 'create', '--tier', 'developer', '--owner', 'dev@example.org')).stdout);
     const pro = keyIdOf((await admin('keys', 'create', '--tier', 'pro', '--owner', 'pro@example.org')).stdout);
 
-    const added = await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/hook', '--events', 'grant.created,grant.deadline_approaching', '--days-before', '3');
+    const added = await admin(
+      'webhooks',
+      'add',
+      '--key-id',
+      developer,
+      '--url',
+      'http://127.0.0.1:9/hook',
+      '--events',
+      'grant.created,grant.deadline_approaching',
+      '--days-before',
+      '3',
+    );
     expect(added.code).toBe(0);
     const subscriptionId = /^subscription (whk_\w+) for key/m.exec(added.stdout)![1]!;
     const secret = /^secret {2}(whsec_\S+)$/m.exec(added.stdout)![1]!;
@@ -129,7 +164,9 @@ describe('admin webhooks (the CLI)', () => {
 
     const listed = await admin('webhooks', 'list');
     expect(listed.stdout.split('\n').filter((line) => line.startsWith('whk_'))).toEqual([
-      expect.stringMatching(new RegExp(`^${subscriptionId}\\t${developer}\\tactive\\thttp://127\\.0\\.0\\.1:9/hook\\tgrant\\.created,grant\\.deadline_approaching\\t3 days\\t`)),
+      expect.stringMatching(
+        new RegExp(`^${subscriptionId}\\t${developer}\\tactive\\thttp://127\\.0\\.0\\.1:9/hook\\tgrant\\.created,grant\\.deadline_approaching\\t3 days\\t`),
+      ),
     ]);
     expect(listed.stdout).not.toContain(secret);
 
@@ -165,11 +202,33 @@ describe('admin webhooks (the CLI)', () => {
 
   it('add --filter stores a saved search, says how many records it matches today, and refuses a filter the list would refuse', async () => {
     const developer = keyIdOf((await admin('keys', 'create', '--tier', 'developer', '--owner', 'filters@example.org')).stdout);
-    const added = await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/kansas', '--events', 'grant.created,grant.deadline_approaching', '--filter', 'states=KS&include_national=true');
+    const added = await admin(
+      'webhooks',
+      'add',
+      '--key-id',
+      developer,
+      '--url',
+      'http://127.0.0.1:9/kansas',
+      '--events',
+      'grant.created,grant.deadline_approaching',
+      '--filter',
+      'states=KS&include_national=true',
+    );
     expect(added.code).toBe(0);
     expect(added.stdout).toContain('filter  include_national=true&states=KS');
     expect(added.stdout).toMatch(/^matches \d+ grants today/m);
-    const none = await admin('webhooks', 'add', '--key-id', developer, '--url', 'http://127.0.0.1:9/none', '--events', 'grant.created', '--filter', 'search=qwxzzkv vbnmq');
+    const none = await admin(
+      'webhooks',
+      'add',
+      '--key-id',
+      developer,
+      '--url',
+      'http://127.0.0.1:9/none',
+      '--events',
+      'grant.created',
+      '--filter',
+      'search=qwxzzkv vbnmq',
+    );
     expect(none.stdout).toContain('matches 0 grants today: none yet; accepted, it sends when a record matches');
     const listed = await admin('webhooks', 'list', '--key-id', developer);
     expect(listed.stdout.split('\n')[0]).toContain('\tfilter\t');
@@ -180,7 +239,18 @@ describe('admin webhooks (the CLI)', () => {
       ['limit=5', 'admin: invalid filter: limit: shapes a page of results, not which records match: not a filter parameter'],
     ];
     for (const [filter, message] of refusals) {
-      const refused = await admin('webhooks', 'add', '--key-id', developer, '--url', `http://127.0.0.1:9/${encodeURIComponent(filter)}`, '--events', 'grant.created', '--filter', filter);
+      const refused = await admin(
+        'webhooks',
+        'add',
+        '--key-id',
+        developer,
+        '--url',
+        `http://127.0.0.1:9/${encodeURIComponent(filter)}`,
+        '--events',
+        'grant.created',
+        '--filter',
+        filter,
+      );
       expect(refused.code, filter).toBe(1);
       expect(refused.stderr.trim().split('\n'), filter).toEqual([expect.stringContaining(message)]);
     }
@@ -210,7 +280,10 @@ describe('admin webhooks (the CLI)', () => {
       expect(tested.stdout).toMatch(new RegExp(`^webhook\\.test [0-9a-f-]{36} to ${base}/up: 204 in \\d+ ms$`, 'm'));
       expect(received).toHaveLength(1);
       // Signed as every delivery is: the standardwebhooks package verifies it, and the event id is the one printed.
-      expect(new Webhook(up.secret).verify(received[0]!.body, received[0]!.headers as Record<string, string>)).toMatchObject({ event: 'webhook.test', data: { subscription_id: up.id } });
+      expect(new Webhook(up.secret).verify(received[0]!.body, received[0]!.headers as Record<string, string>)).toMatchObject({
+        event: 'webhook.test',
+        data: { subscription_id: up.id },
+      });
       expect(tested.stdout).toContain(`webhook.test ${String(received[0]!.headers['webhook-id'])} `);
       // A test event is not a delivery: nothing in the delivery log.
       expect((await admin('webhooks', 'deliveries', up.id)).stdout).toContain('(no deliveries)');

@@ -13,7 +13,9 @@ const received: { path: string; body: string; headers: IncomingMessage['headers'
 
 const behaviours: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
   '/ok': (_req, res) => res.writeHead(204).end(),
-  '/hang': () => { /* never answers */ },
+  '/hang': () => {
+    /* never answers */
+  },
   '/huge': (_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     const chunk = 'x'.repeat(64 * 1024);

@@ -7,16 +7,16 @@ import { IndexingRecordStore } from '../../lambdas/adapters/embedded/indexing-re
 import { SqliteEmbeddingCache } from '../../lambdas/adapters/embedded/sqlite-embedding-cache';
 import { DynamoWriteJournal } from '../../lambdas/adapters/embedded/write-journal';
 import type { ChangeEvent } from '../../lambdas/core/change-feed';
-import { RESOURCE_KINDS, type Grant, type ResourceKind } from '../../lambdas/core/records';
+import { type Grant, RESOURCE_KINDS, type ResourceKind } from '../../lambdas/core/records';
 import { systemClock } from '../../lambdas/ports/clock';
 import type { RecordStore } from '../../lambdas/ports/record-store';
 import type { SearchIndex } from '../../lambdas/ports/search-index';
-import { LOCAL_TABLE_NAME, startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, LOCAL_TABLE_NAME, startEmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
-import { killStartedCommands, runAdminToEnd, startAdmin } from './helpers/child-process';
-import { indexedRows, indexFileContents, recordHashes, snapshotDataDir, type DataDirSnapshot } from './helpers/data-dir';
-import { writeGrantsFixture, type GrantsFixture } from './helpers/grants-fixture';
 import { hasSharedData, SHARED_DATA_SKIP_MESSAGE, sharedDataLineCount, sharedDataPath } from '../support/shared-data';
+import { killStartedCommands, runAdminToEnd, startAdmin } from './helpers/child-process';
+import { type DataDirSnapshot, indexedRows, indexFileContents, recordHashes, snapshotDataDir } from './helpers/data-dir';
+import { type GrantsFixture, writeGrantsFixture } from './helpers/grants-fixture';
 
 // Crash consistency of the store, index and change feed is what this suite checks, over imports of
 // 4,000 grants: with the word-vector fallback each import takes seconds, with the sentence
@@ -39,7 +39,11 @@ const GRANTS = 4_000;
  * runs), so the kills land at different steps of a batch: reading, the store write, embedding,
  * the index write, the change events.
  */
-const KILL_POINTS = [[0.1, 0.35], [0.5, 0.65], [0.85, 0.9]] as const;
+const KILL_POINTS = [
+  [0.1, 0.35],
+  [0.5, 0.65],
+  [0.85, 0.9],
+] as const;
 
 let dir: string;
 let fixture: GrantsFixture;
@@ -100,7 +104,14 @@ const sizes = (s: DataDirSnapshot) => Object.fromEntries(RESOURCE_KINDS.map((kin
  * grants and `into` of a batch's time has passed after that, checks the folder, runs the same
  * import again to its end and checks it against `reference` (an uninterrupted import).
  */
-async function killMidImportAndResume(options: { file: string; dataDir: string; threshold: number; into: number; reference: () => Promise<DataDirSnapshot>; lines: number }): Promise<void> {
+async function killMidImportAndResume(options: {
+  file: string;
+  dataDir: string;
+  threshold: number;
+  into: number;
+  reference: () => Promise<DataDirSnapshot>;
+  lines: number;
+}): Promise<void> {
   const { file, dataDir, threshold, into } = options;
   const ingest = startAdmin(['ingest', file, '--data-dir', dataDir]);
   let indexed = 0;
@@ -152,7 +163,14 @@ describe('admin ingest killed with SIGKILL mid-import (a generated file)', () =>
     'kill %i (once %s of the grants are indexed, %s of a batch later): the folder reopens consistent, and a second run completes it exactly',
     async (_n, point, into) => {
       void cleanImport();
-      await killMidImportAndResume({ file: fixture.path, dataDir: join(dir, `killed-${point}`), threshold: Math.round(GRANTS * point), into, reference: cleanImport, lines: GRANTS });
+      await killMidImportAndResume({
+        file: fixture.path,
+        dataDir: join(dir, `killed-${point}`),
+        threshold: Math.round(GRANTS * point),
+        into,
+        reference: cleanImport,
+        lines: GRANTS,
+      });
       expect(sizes(await cleanImport())).toEqual({ grant: GRANTS, contract: 0, funder: fixture.funders });
     },
     120_000,
@@ -165,7 +183,14 @@ describe.skipIf(!hasSharedData)('admin ingest killed with SIGKILL mid-import (..
     const cleanDir = join(dir, 'shared-clean');
     const reference = runAdminToEnd(['ingest', file, '--data-dir', cleanDir]).then(() => snapshotDataDir(cleanDir));
     reference.catch(() => undefined);
-    await killMidImportAndResume({ file, dataDir: join(dir, 'shared-killed'), threshold: 1_500, into: 0.5, reference: () => reference, lines: sharedDataLineCount('grants.jsonl') });
+    await killMidImportAndResume({
+      file,
+      dataDir: join(dir, 'shared-killed'),
+      threshold: 1_500,
+      into: 0.5,
+      reference: () => reference,
+      lines: sharedDataLineCount('grants.jsonl'),
+    });
     expect((await reference).store.grant.size).toBeGreaterThan(3_000);
   }, 150_000);
 });
@@ -183,15 +208,18 @@ describe('a write stopped between the record store and the search index', () => 
   function interruptedWriter(stack: EmbeddedStack, fail: { index?: boolean; storeAfter?: number }) {
     const client = stack.dynamoClient();
     const dynamo = new DynamoRecordStore(client, LOCAL_TABLE_NAME);
-    const store: RecordStore = fail.storeAfter === undefined ? dynamo : {
-      get: (kind, id) => dynamo.get(kind, id),
-      versions: (kind, ids) => dynamo.versions(kind, ids),
-      scan: (kind) => dynamo.scan(kind),
-      async put(kind, records) {
-        await dynamo.put(kind, records.slice(0, fail.storeAfter));
-        throw new Error('killed during the store write');
-      },
-    };
+    const store: RecordStore =
+      fail.storeAfter === undefined
+        ? dynamo
+        : {
+            get: (kind, id) => dynamo.get(kind, id),
+            versions: (kind, ids) => dynamo.versions(kind, ids),
+            scan: (kind) => dynamo.scan(kind),
+            async put(kind, records) {
+              await dynamo.put(kind, records.slice(0, fail.storeAfter));
+              throw new Error('killed during the store write');
+            },
+          };
     const index: SearchIndex = {
       ...stack.services.index,
       query: (kind, query, semantic) => stack.services.index.query(kind, query, semantic),
@@ -202,8 +230,18 @@ describe('a write stopped between the record store and the search index', () => 
       remove: (kind, ids) => stack.services.index.remove(kind, ids),
     };
     const cache = new SqliteEmbeddingCache(':memory:');
-    const writer = new IndexingRecordStore(store, { index, outbox: { append: async () => undefined }, clock: systemClock, embeddings: { embedder: stack.services.embedder, cache } }, new DynamoWriteJournal(client, LOCAL_TABLE_NAME));
-    return { writer, close: () => { cache.close(); client.destroy(); } };
+    const writer = new IndexingRecordStore(
+      store,
+      { index, outbox: { append: async () => undefined }, clock: systemClock, embeddings: { embedder: stack.services.embedder, cache } },
+      new DynamoWriteJournal(client, LOCAL_TABLE_NAME),
+    );
+    return {
+      writer,
+      close: () => {
+        cache.close();
+        client.destroy();
+      },
+    };
   }
 
   async function outboxEvents(stack: EmbeddedStack): Promise<ChangeEvent[]> {
@@ -257,6 +295,11 @@ describe('a write stopped between the record store and the search index', () => 
 
     const snapshot = await snapshotDataDir(dataDir);
     expectConsistent(snapshot, 'after the replay');
-    expect([...snapshot.store.grant.keys()].sort()).toEqual(grants.slice(0, 25).map((g) => g.id).sort());
+    expect([...snapshot.store.grant.keys()].sort()).toEqual(
+      grants
+        .slice(0, 25)
+        .map((g) => g.id)
+        .sort(),
+    );
   });
 });

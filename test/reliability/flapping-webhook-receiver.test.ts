@@ -5,9 +5,9 @@ import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
 import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 import type { Delivery } from '../../lambdas/ports/delivery-log';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
-import { startFlappingReceiver, type FlappingReceiver } from './helpers/flapping-receiver';
+import { type FlappingReceiver, startFlappingReceiver } from './helpers/flapping-receiver';
 
 /**
  * A subscriber whose receiver flaps (500s, hangs, resets, a closed port, answers lost after the
@@ -56,7 +56,11 @@ describe('webhooks to a flapping receiver', () => {
     const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
     // The first DEADLINES grants are open with a deadline inside the subscription's window; the rest are far off.
     const grants: Grant[] = [...generateGrants(spec, generateFunders(spec))].flat().map((grant, i) => ({
-      ...grant, opportunity_type: 'open', status: 'posted', project_end_date: null, deadline_date: i < DEADLINES ? inDays(3) : inDays(200),
+      ...grant,
+      opportunity_type: 'open',
+      status: 'posted',
+      project_end_date: null,
+      deadline_date: i < DEADLINES ? inDays(3) : inDays(200),
     }));
 
     // The stream: creations in small batches, then amendments, then the deadline scan, spread over the flapping.
@@ -65,7 +69,10 @@ describe('webhooks to a flapping receiver', () => {
       await sleep(150);
     }
     for (let i = 0; i < UPDATED; i += 3) {
-      await stack.services.store.put('grant', grants.slice(i, i + 3).map((grant) => ({ ...grant, title: `${grant.title} (amended)` })));
+      await stack.services.store.put(
+        'grant',
+        grants.slice(i, i + 3).map((grant) => ({ ...grant, title: `${grant.title} (amended)` })),
+      );
       await sleep(150);
     }
     expect(await stack.webhookDispatcher!.scanDeadlines()).toBe(DEADLINES);
@@ -77,7 +84,10 @@ describe('webhooks to a flapping receiver', () => {
     for (let waited = 0; ; waited += 100) {
       deliveries = await stack.deliveries.list(subscription.subscription_id, 1000);
       if (deliveries.length === EVENTS && deliveries.every((d) => d.status !== 'pending' && d.status !== 'retrying')) break;
-      if (waited > 30_000) throw new Error(`not finished after 30 s: ${JSON.stringify(deliveries.map((d) => [d.event, d.status, d.attempts, d.last_error ?? d.last_status_code]))}`);
+      if (waited > 30_000)
+        throw new Error(
+          `not finished after 30 s: ${JSON.stringify(deliveries.map((d) => [d.event, d.status, d.attempts, d.last_error ?? d.last_status_code]))}`,
+        );
       await sleep(100);
     }
     await stack.webhookDispatcher!.settle();
@@ -108,6 +118,8 @@ describe('webhooks to a flapping receiver', () => {
     const attempts = deliveries.reduce((sum, d) => sum + d.attempts, 0);
     expect(attempts).toBeGreaterThan(EVENTS);
     const lostAnswers = receiver.received.filter((r) => r.phase === 'ack-lost').length;
-    console.info(`flapping receiver: ${EVENTS} events, ${attempts} attempts, ${receiver.received.length} requests received, ${lostAnswers} of them received but their answer lost (sent again); phases ${JSON.stringify(Object.fromEntries(receiver.phases))}`);
+    console.info(
+      `flapping receiver: ${EVENTS} events, ${attempts} attempts, ${receiver.received.length} requests received, ${lostAnswers} of them received but their answer lost (sent again); phases ${JSON.stringify(Object.fromEntries(receiver.phases))}`,
+    );
   }, 60_000);
 });

@@ -4,8 +4,8 @@ import { tierPoliciesWith } from '../../lambdas/core/auth/tier-quotas';
 import { TIERS, type TierName } from '../../lambdas/core/auth/tiers';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import type { Clock } from '../../lambdas/ports/clock';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
-import { serveOverHttp, type ServedApi } from '../support/api-server';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
+import { type ServedApi, serveOverHttp } from '../support/api-server';
 import { conformingFetch } from '../support/openapi-conformance';
 
 /**
@@ -52,7 +52,7 @@ async function request(key: string, path: string): Promise<Answer> {
   const res = await conformingFetch(`${baseUrl}${path}`, { headers: { Authorization: `Bearer ${key}` } });
   return {
     status: res.status,
-    body: await res.json() as Answer['body'],
+    body: (await res.json()) as Answer['body'],
     limit: res.headers.get('x-ratelimit-limit'),
     remaining: res.headers.get('x-ratelimit-remaining'),
     retryAfter: res.headers.get('retry-after'),
@@ -78,7 +78,13 @@ function expectExactQuota(answers: Answer[], quota: number): void {
   expect(passed.map((a) => Number(a.remaining)).sort((a, b) => a - b)).toEqual(Array.from({ length: quota }, (_, i) => i));
   expect(new Set(answers.map((a) => a.limit))).toEqual(new Set([String(quota)]));
   for (const answer of refused) {
-    expect(answer.body).toEqual({ error: { code: 'RATE_LIMITED', message: `Daily quota of ${quota} requests reached; it resets at 00:00 UTC`, request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+    expect(answer.body).toEqual({
+      error: {
+        code: 'RATE_LIMITED',
+        message: `Daily quota of ${quota} requests reached; it resets at 00:00 UTC`,
+        request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      },
+    });
     expect(answer.remaining).toBe('0');
     expect(answer.retryAfter).toBe('43200'); // 12:00 UTC -> 00:00 UTC
   }
@@ -102,11 +108,17 @@ describe('daily quota under concurrent requests', () => {
     const basic = await newKey('basic', 'pair-basic');
     const pro = await newKey('pro', 'pair-pro');
     // Sent alternately, one of each key after the other, all before any answer.
-    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 === 0
-      ? request(basic.key, '/funders-api?limit=1')
-      : request(pro.key, '/contracts-api?limit=1'))));
-    expectExactQuota(answers.filter((_, i) => i % 2 === 0), QUOTAS.basic);
-    expectExactQuota(answers.filter((_, i) => i % 2 === 1), QUOTAS.pro);
+    const answers = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => (i % 2 === 0 ? request(basic.key, '/funders-api?limit=1') : request(pro.key, '/contracts-api?limit=1'))),
+    );
+    expectExactQuota(
+      answers.filter((_, i) => i % 2 === 0),
+      QUOTAS.basic,
+    );
+    expectExactQuota(
+      answers.filter((_, i) => i % 2 === 1),
+      QUOTAS.pro,
+    );
     expect(await stack.services.meter.used(basic.record.key_id, DAY)).toBe(QUOTAS.basic);
     expect(await stack.services.meter.used(pro.record.key_id, DAY)).toBe(QUOTAS.pro);
     const [basicDay] = await stack.services.meter.history(basic.record.key_id, 1);

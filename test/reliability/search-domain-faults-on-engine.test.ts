@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
-import { RESOURCE_KINDS, type AnyRecord, type Grant, type ResourceKind } from '../../lambdas/core/records';
+import { type AnyRecord, type Grant, RESOURCE_KINDS, type ResourceKind } from '../../lambdas/core/records';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
 import { ensureLocalKeys } from '../../local/local-keys';
 import { describeOnEngine } from '../engines/engine-suite';
-import { serveOverHttp, type ServedApi } from '../support/api-server';
+import { type ServedApi, serveOverHttp } from '../support/api-server';
 import { memoryEmbeddingCache } from '../support/embedding-doubles';
-import { SLOW_DOMAIN_MS, startFaultyDomain, type DomainMode, type FaultyDomain } from './helpers/faulty-domain';
-import { searchRoutes, type SearchRoutes } from './helpers/search-routes';
+import { type DomainMode, type FaultyDomain, SLOW_DOMAIN_MS, startFaultyDomain } from './helpers/faulty-domain';
+import { type SearchRoutes, searchRoutes } from './helpers/search-routes';
 
 /**
  * The search domain failing under the API, on a real OpenSearch 2.19 node (`npm run test:engines`
@@ -45,7 +45,12 @@ describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEA
     await reindexRecords(stack.services.store, { index: direct, embeddings: { embedder: stack.services.embedder, cache: memoryEmbeddingCache() } });
     for (const kind of RESOURCE_KINDS) await client.indices.refresh({ index: direct.aliasOf(kind) });
     domain = await startFaultyDomain(url);
-    const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: domain.endpoint }), { space, endpoint: domain.endpoint, aliasPrefix: prefix, shedMs: SHED_MS });
+    const index = new OpenSearchIndex(new OpenSearchHttpClient({ node: domain.endpoint }), {
+      space,
+      endpoint: domain.endpoint,
+      aliasPrefix: prefix,
+      shedMs: SHED_MS,
+    });
     const { keys } = await ensureLocalKeys(stack.services);
     served = await serveOverHttp({ ...stack.services, index }, stack.services);
     routes = searchRoutes(served.baseUrl, keys.developer, domain.endpoint);
@@ -63,7 +68,13 @@ describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEA
     const answers = await routes.expectSearchesAnswer(200, label);
     expect(answers.get('plain list')!.body.pagination.total, label).toBeGreaterThan(0);
     expect(answers.get('count_only')!.body.pagination.total, label).toBeGreaterThan(0);
-    expect(answers.get('funders list')!.body.results.map((f: AnyRecord) => f.id).every((id: string) => records.funder.some((f) => f.id === id)), label).toBe(true);
+    expect(
+      answers
+        .get('funders list')!
+        .body.results.map((f: AnyRecord) => f.id)
+        .every((id: string) => records.funder.some((f) => f.id === id)),
+      label,
+    ).toBe(true);
     expect(answers.get('keyword search')!.body.results.length, label).toBeGreaterThan(0);
     for (const grant of answers.get('keyword search')!.body.results as Grant[]) {
       expect(`${grant.title} ${grant.description}`.toLowerCase(), label).toMatch(/community|health/);
@@ -79,21 +90,25 @@ describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEA
     [`slower than the query deadline (${SLOW_DOMAIN_MS / 1000} s a request)`, 'slow'],
     ['answering 429 (search queue full), on every retry', '429'],
   ];
-  it.each(FAULTS)('a domain %s: search is 503 SEARCH_UNAVAILABLE in time, get-by-id works, and search is back when the domain is', async (_name, mode) => {
-    await domain.setMode(mode);
-    const before = domain.requests;
-    try {
-      await routes.expectSearchesAnswer(503, mode);
-      await routes.expectGetByIdWorks(records, mode);
-      // 429 is retried with backoff before the route gives up: more requests than routes reached the domain.
-      if (mode === '429') expect(domain.requests - before).toBeGreaterThan(8);
-    } finally {
-      await domain.setMode('up');
-    }
-    // After an overload (429), vector work stays shed for its window.
-    if (mode === '429') await pause(SHED_MS + 100);
-    await expectRealAnswers(`after ${mode}`);
-  }, 90_000);
+  it.each(FAULTS)(
+    'a domain %s: search is 503 SEARCH_UNAVAILABLE in time, get-by-id works, and search is back when the domain is',
+    async (_name, mode) => {
+      await domain.setMode(mode);
+      const before = domain.requests;
+      try {
+        await routes.expectSearchesAnswer(503, mode);
+        await routes.expectGetByIdWorks(records, mode);
+        // 429 is retried with backoff before the route gives up: more requests than routes reached the domain.
+        if (mode === '429') expect(domain.requests - before).toBeGreaterThan(8);
+      } finally {
+        await domain.setMode('up');
+      }
+      // After an overload (429), vector work stays shed for its window.
+      if (mode === '429') await pause(SHED_MS + 100);
+      await expectRealAnswers(`after ${mode}`);
+    },
+    90_000,
+  );
 
   it('a domain rejecting k-NN searches (429): vector work is shed while lists, keyword search and get-by-id answer from the engine, and it resumes after the window', async () => {
     await pause(SHED_MS + 100);
@@ -114,12 +129,18 @@ describeOnEngine('the search domain failing on a real OpenSearch node', 'OPENSEA
       expect(list.body.results.length).toBe(5);
       expect(keyword.body.results.length).toBeGreaterThan(0);
       // Hybrid answers from its keyword half: the keyword matches, in hybrid's keyword ranking, and says so.
-      expect(hybrid.body.meta).toMatchObject({ degraded: true, degraded_reason: expect.stringMatching(/^The search service is overloaded, so these are the keyword matches alone/) });
+      expect(hybrid.body.meta).toMatchObject({
+        degraded: true,
+        degraded_reason: expect.stringMatching(/^The search service is overloaded, so these are the keyword matches alone/),
+      });
       expect(new Set(hybrid.body.results.map((g: Grant) => g.id))).toEqual(new Set(keyword.body.results.map((g: Grant) => g.id)));
       expect(hybrid.body.results.every((g: Grant & { relevance: number }) => g.relevance <= 0.3)).toBe(true);
       for (const shed of [semantic, posted]) {
         expect(shed.status, JSON.stringify(shed.body)).toBe(503);
-        expect(shed.body.error).toMatchObject({ code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/^The search service is overloaded, so semantic search is paused for \d s; .*try again shortly$/) });
+        expect(shed.body.error).toMatchObject({
+          code: 'SEARCH_UNAVAILABLE',
+          message: expect.stringMatching(/^The search service is overloaded, so semantic search is paused for \d s; .*try again shortly$/),
+        });
         expect(Number(shed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
         expect(shed.ms).toBeLessThan(1_000);
       }

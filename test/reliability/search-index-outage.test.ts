@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody } from '../../lambdas/adapters/aws/opensearch-mappings';
-import { RESOURCE_KINDS, type AnyRecord, type ResourceKind } from '../../lambdas/core/records';
-import { startEmbeddedStack, type EmbeddedStack } from '../../local/embedded-stack';
+import { type AnyRecord, RESOURCE_KINDS, type ResourceKind } from '../../lambdas/core/records';
+import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
 import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
-import { serveOverHttp, type ServedApi } from '../support/api-server';
-import { startStandInOpenSearch, type StandInOpenSearch, type StandInRequest } from '../support/stand-in-opensearch';
-import { startFaultyDomain, type DomainMode, type FaultyDomain } from './helpers/faulty-domain';
-import { searchRoutes, type SearchRoutes } from './helpers/search-routes';
+import { type ServedApi, serveOverHttp } from '../support/api-server';
+import { type StandInOpenSearch, type StandInRequest, startStandInOpenSearch } from '../support/stand-in-opensearch';
+import { type DomainMode, type FaultyDomain, startFaultyDomain } from './helpers/faulty-domain';
+import { type SearchRoutes, searchRoutes } from './helpers/search-routes';
 
 /**
  * The search domain down while the API runs: the API's handlers over real HTTP, with records in
@@ -36,16 +36,30 @@ const kindOfPath = (path: string) => RESOURCE_KINDS.find((kind) => path.startsWi
 function answerSearch(request: StandInRequest) {
   const kind = kindOfPath(request.path);
   // As an engine does when asked to sort, each hit carries its sort values (here the score and the id): the position after it.
-  const hit = (record: AnyRecord) => ({ _index: `${INDEX_ALIASES[kind]}-v1`, _id: record.id, _score: 0.9, _source: record, fields: { id: [record.id] }, sort: [0.9, record.id] });
+  const hit = (record: AnyRecord) => ({
+    _index: `${INDEX_ALIASES[kind]}-v1`,
+    _id: record.id,
+    _score: 0.9,
+    _source: record,
+    fields: { id: [record.id] },
+    sort: [0.9, record.id],
+  });
   const list = (body: Record<string, any>) => {
     const ids: string[] | undefined = body.query?.ids?.values ?? body.query?.bool?.filter?.find((f: any) => f.ids)?.ids.values;
     const matching = ids ? records[kind].filter((r) => ids.includes(r.id)) : records[kind];
     const from = Number(body.from ?? 0);
-    return { took: 1, timed_out: false, hits: { total: { value: matching.length, relation: 'eq' }, hits: matching.slice(from, from + Number(body.size ?? 10)).map(hit) } };
+    return {
+      took: 1,
+      timed_out: false,
+      hits: { total: { value: matching.length, relation: 'eq' }, hits: matching.slice(from, from + Number(body.size ?? 10)).map(hit) },
+    };
   };
   if (request.path.endsWith('/_search')) return { json: list(JSON.parse(request.body)) };
   if (request.path.endsWith('/_msearch')) {
-    const lines = request.body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = request.body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     return { json: { took: 1, responses: lines.filter((_, i) => i % 2 === 1).map((body) => ({ status: 200, ...list({ ...body, size: 20 }) })) } };
   }
   return undefined;
@@ -86,17 +100,21 @@ describe('search index outage', () => {
     ['with its port closed (connection refused)', 'down'],
     ['accepting requests and never answering', 'hang'],
   ];
-  it.each(OUTAGES)('a domain %s: search is 503 SEARCH_UNAVAILABLE in time, get-by-id works, and search is back when the domain is', async (_name, mode) => {
-    await domain.setMode(mode);
-    try {
-      await routes.expectSearchesAnswer(503, mode);
-      await routes.expectGetByIdWorks(records, mode);
-    } finally {
-      await domain.setMode('up');
-    }
-    // An overloaded domain's vector work stays shed for a while (search-domain-faults-on-engine.test.ts shows it).
-    if (mode === '503') await new Promise((resolve) => setTimeout(resolve, SHED_MS + 100));
-    // Back without a restart: stale connections are replaced.
-    await routes.expectSearchesAnswer(200, `after ${mode}`);
-  }, 60_000);
+  it.each(OUTAGES)(
+    'a domain %s: search is 503 SEARCH_UNAVAILABLE in time, get-by-id works, and search is back when the domain is',
+    async (_name, mode) => {
+      await domain.setMode(mode);
+      try {
+        await routes.expectSearchesAnswer(503, mode);
+        await routes.expectGetByIdWorks(records, mode);
+      } finally {
+        await domain.setMode('up');
+      }
+      // An overloaded domain's vector work stays shed for a while (search-domain-faults-on-engine.test.ts shows it).
+      if (mode === '503') await new Promise((resolve) => setTimeout(resolve, SHED_MS + 100));
+      // Back without a restart: stale connections are replaced.
+      await routes.expectSearchesAnswer(200, `after ${mode}`);
+    },
+    60_000,
+  );
 });

@@ -35,7 +35,14 @@ export async function rawFrames(
     });
     socket.on('close', () => resolve(text));
     // A server killed mid-answer resets the connection: what arrived before is the answer.
-    socket.on('error', (error) => { if (!connected) reject(error); });
+    socket.on('error', (error) => {
+      if (!connected) reject(error);
+    });
   });
-  return { frames: answer.split('\n').filter(Boolean).map((frame) => JSON.parse(frame) as Record<string, any>) };
+  return {
+    frames: answer
+      .split('\n')
+      .filter(Boolean)
+      .map((frame) => JSON.parse(frame) as Record<string, any>),
+  };
 }

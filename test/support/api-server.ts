@@ -1,11 +1,11 @@
-import { localAuthorizer, localRoutes } from '../../local/api-routes';
-import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
-import { startEmbeddedStack, type EmbeddedStack, type EmbeddedStackOptions } from '../../local/embedded-stack';
-import type { Services } from '../../lambdas/ports/services';
-import { createApiServer, listen, type ApiServerOptions } from '../../local/http-server';
-import { openApiConformance } from './openapi-conformance';
-import { generateContracts, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import type { Contract, Grant } from '../../lambdas/core/records';
+import type { Services } from '../../lambdas/ports/services';
+import { localAuthorizer, localRoutes } from '../../local/api-routes';
+import { type EmbeddedStack, type EmbeddedStackOptions, startEmbeddedStack } from '../../local/embedded-stack';
+import { type ApiServerOptions, createApiServer, listen } from '../../local/http-server';
+import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
+import { generateContracts, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
+import { openApiConformance } from './openapi-conformance';
 
 export interface TestApi {
   baseUrl: string;
@@ -15,7 +15,11 @@ export interface TestApi {
   /** A GET with the developer key unless `key` says otherwise (null: no Authorization header). */
   get(path: string, options?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   /** A POST of `body` (a string is sent as is, anything else as JSON) with the developer key unless `key` says otherwise. */
-  post(path: string, body: unknown, options?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  post(
+    path: string,
+    body: unknown,
+    options?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -46,7 +50,11 @@ export interface ServedApi {
  * quotas, a search index behind a faulty domain) pass the services with it swapped; the authorizer
  * may keep the stack's own.
  */
-export async function serveOverHttp(routeServices: Services, authorizerServices: Services = routeServices, serverOptions: ApiServerOptions = {}): Promise<ServedApi> {
+export async function serveOverHttp(
+  routeServices: Services,
+  authorizerServices: Services = routeServices,
+  serverOptions: ApiServerOptions = {},
+): Promise<ServedApi> {
   const server = createApiServer(localRoutes(routeServices), localAuthorizer(authorizerServices), serverOptions);
   const baseUrl = await listen(server, 0);
   return {
@@ -73,11 +81,14 @@ export async function startTestApi(options: EmbeddedStackOptions & { server?: Ap
       return parsedResponse('GET', await fetch(`${baseUrl}${path}`, { headers: { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers } }));
     },
     async post(path, body, { key = keys.developer, headers = {} } = {}) {
-      return parsedResponse('POST', await fetch(`${baseUrl}${path}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      }));
+      return parsedResponse(
+        'POST',
+        await fetch(`${baseUrl}${path}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        }),
+      );
     },
     async close() {
       await served.close();

@@ -18,15 +18,26 @@ export async function startDynaliteTable(tableName: string): Promise<DynaliteTab
   const client = () => new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const admin = client();
   try {
-    await admin.send(new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }));
+    await admin.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
     // dynalite reports the table only once it turns ACTIVE, a tick or more after creating it.
     for (let attempt = 0; ; attempt++) {
-      const status = await admin.send(new DescribeTableCommand({ TableName: tableName })).then((out) => out.Table?.TableStatus, () => undefined);
+      const status = await admin.send(new DescribeTableCommand({ TableName: tableName })).then(
+        (out) => out.Table?.TableStatus,
+        () => undefined,
+      );
       if (status === 'ACTIVE') break;
       if (attempt === 500) throw new Error('the test table did not become ACTIVE');
       await new Promise((resolve) => setTimeout(resolve, 10));

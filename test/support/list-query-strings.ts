@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { ServiceError } from '../../lambdas/core/errors';
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 
 /** A list's query string parsed as the list route parses it, on `today`. */

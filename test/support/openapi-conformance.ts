@@ -9,9 +9,17 @@ import addFormatsModule from 'ajv-formats';
  * header marked required, and its JSON body validates (JSON Schema 2020-12, formats checked).
  */
 
-interface MediaType { schema?: unknown }
-interface ResponseObject { content?: Record<string, MediaType>; headers?: Record<string, { required?: boolean }> }
-interface Operation { operationId: string; responses: Record<string, ResponseObject> }
+interface MediaType {
+  schema?: unknown;
+}
+interface ResponseObject {
+  content?: Record<string, MediaType>;
+  headers?: Record<string, { required?: boolean }>;
+}
+interface Operation {
+  operationId: string;
+  responses: Record<string, ResponseObject>;
+}
 interface Webhook {
   operationId: string;
   parameters?: { name: string; in: string; required?: boolean }[];
@@ -26,7 +34,7 @@ interface OpenApiDocument {
 
 const DOCUMENT_URL = new URL('../../docs/openapi.json', import.meta.url);
 // ajv-formats is CommonJS with a default export; under ESM interop the plugin may sit on .default.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule);
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
 
 export class OpenApiConformance {
   private readonly document: OpenApiDocument;
@@ -76,7 +84,8 @@ export class OpenApiConformance {
       return issues;
     }
     const media = response.content[contentType];
-    if (!media) return [...issues, `${where}: content type ${contentType || '(none)'} is not documented (documented: ${Object.keys(response.content).join(', ')})`];
+    if (!media)
+      return [...issues, `${where}: content type ${contentType || '(none)'} is not documented (documented: ${Object.keys(response.content).join(', ')})`];
     if (contentType !== 'application/json' || media.schema === undefined) return issues;
     const validate = this.validatorFor(`${operation.operationId} ${status}`, media.schema);
     if (!validate(body)) {
@@ -101,7 +110,8 @@ export class OpenApiConformance {
     const known = new Set(['content-type', 'content-length', 'host', 'connection', ...documented.map((p) => p.name.toLowerCase())]);
     issues.push(...[...sent].filter((name) => !known.has(name)).map((name) => `webhook ${event}: header ${name} is not documented`));
     const validate = this.validatorFor(`${webhook.operationId} request`, webhook.requestBody.content['application/json']?.schema);
-    if (!validate(body)) issues.push(`webhook ${event}: the body does not match the schema: ${this.ajv.errorsText(validate.errors, { separator: '; ', dataVar: 'body' })}`);
+    if (!validate(body))
+      issues.push(`webhook ${event}: the body does not match the schema: ${this.ajv.errorsText(validate.errors, { separator: '; ', dataVar: 'body' })}`);
     return issues;
   }
 

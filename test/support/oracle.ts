@@ -35,12 +35,17 @@ export function matches(record: Opportunity, params: Record<string, string>, tod
       const gone = lapsed(record, today);
       const live = record.status === 'posted' || (record.status === 'open' && 'naics' in record);
       switch (s) {
-        case 'open': return live && !gone;
-        case 'posted': return record.status === 'posted';
+        case 'open':
+          return live && !gone;
+        case 'posted':
+          return record.status === 'posted';
         case 'forecasted':
-        case 'upcoming': return record.status === 'forecasted' && !gone;
-        case 'closed': return record.status === 'closed' || ((live || record.status === 'forecasted') && gone);
-        default: throw new Error(`oracle: unknown status ${s}`);
+        case 'upcoming':
+          return record.status === 'forecasted' && !gone;
+        case 'closed':
+          return record.status === 'closed' || ((live || record.status === 'forecasted') && gone);
+        default:
+          throw new Error(`oracle: unknown status ${s}`);
       }
     });
     if (!ok) return false;

@@ -11,7 +11,9 @@ export function rawRequest(baseUrl: string, path: string, headerLines: string[])
       socket.write([`GET ${url.pathname}${path} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close', ...headerLines, '', ''].join('\r\n'));
     });
     let response = '';
-    socket.on('data', (chunk) => { response += chunk.toString('utf8'); });
+    socket.on('data', (chunk) => {
+      response += chunk.toString('utf8');
+    });
     socket.on('error', reject);
     socket.on('end', () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? 0);
@@ -108,14 +110,17 @@ export function rawHttp(baseUrl: string, request: RawHttpRequest): Promise<RawHt
       }
       const parsed = parseRawResponse(data, request.method);
       if (parsed) resolve(parsed);
-      else reject(error ?? new Error(`connection closed without a response (${data.length} bytes: ${JSON.stringify(data.subarray(0, 80).toString('latin1'))})`));
+      else
+        reject(error ?? new Error(`connection closed without a response (${data.length} bytes: ${JSON.stringify(data.subarray(0, 80).toString('latin1'))})`));
     };
     const timer = setTimeout(() => finish(new Error(`no whole response within ${request.timeoutMs ?? 30_000} ms`)), request.timeoutMs ?? 30_000);
     const socket = connect(Number(url.port), url.hostname, () => {
       socket.write(head);
       if (body !== undefined && body.length > 0) socket.write(body);
     });
-    socket.on('data', (chunk: Buffer) => { chunks.push(chunk); });
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+    });
     // The server may answer and close before reading a large body: the response read so far counts.
     socket.on('error', (error) => finish(error));
     socket.on('end', () => finish());

@@ -64,10 +64,14 @@ export async function installRuntimeSdk({ version, dir }: RuntimeSdk, packages: 
     // Every package, not only the missing ones: npm prunes what a --no-save install does not name,
     // so installing a new one alone (a bundle's new external) would remove the others.
     const specs = names.map((name) => `${name}@${version}`);
-    await run('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...specs], { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 })
-      .catch((error: Error & { stderr?: string }) => {
-        throw new Error(`npm could not install the runtime's AWS SDK (${specs.join(' ')}): ${error.stderr?.trim().split('\n').slice(-3).join(' ') ?? error.message}`);
-      });
+    await run('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...specs], {
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: Error & { stderr?: string }) => {
+      throw new Error(
+        `npm could not install the runtime's AWS SDK (${specs.join(' ')}): ${error.stderr?.trim().split('\n').slice(-3).join(' ') ?? error.message}`,
+      );
+    });
   }
 }
 
@@ -87,10 +91,11 @@ process.stdout.write('\\nHANDLER-RESULT ' + JSON.stringify(result ?? null) + '\\
 /** Runs the bundle in a fresh `node`, as Lambda would load it: imported, then (with an event) invoked once. */
 export async function invokeBundle(file: string, env: NodeJS.ProcessEnv, event?: unknown): Promise<unknown> {
   const args = ['--input-type=module', '-e', INVOKE_SCRIPT, file, ...(event === undefined ? [] : [JSON.stringify(event)])];
-  const { stdout } = await run(process.execPath, args, { env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 })
-    .catch((error: Error & { stderr?: string; stdout?: string }) => {
+  const { stdout } = await run(process.execPath, args, { env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }).catch(
+    (error: Error & { stderr?: string; stdout?: string }) => {
       throw new Error(`${file} failed on the runtime's SDK: ${(error.stderr || error.stdout || error.message).trim().slice(-2_000)}`);
-    });
+    },
+  );
   if (process.env.RUNTIME_SDK_DEBUG) console.log(stdout);
   const line = stdout.split('\n').find((l) => l.startsWith('HANDLER-RESULT '));
   if (!line) throw new Error(`${file} printed no result: ${stdout.slice(-1_000)}`);

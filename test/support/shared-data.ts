@@ -23,5 +23,7 @@ export function sharedDataLine(file: string, predicate: (line: Record<string, un
 }
 
 export function sharedDataLineCount(file: string): number {
-  return readFileSync(sharedDataPath(file), 'utf8').split('\n').filter((line) => line.trim() !== '').length;
+  return readFileSync(sharedDataPath(file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '').length;
 }

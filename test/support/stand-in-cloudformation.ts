@@ -58,21 +58,29 @@ export async function startStandInCloudFormation(): Promise<StandInCloudFormatio
       response.end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`);
     };
     const fail = (code: string, message: string) =>
-      reply(400, `<ErrorResponse xmlns="${NAMESPACE}"><Error><Type>Sender</Type><Code>${code}</Code><Message>${xml(message)}</Message></Error><RequestId>stand-in</RequestId></ErrorResponse>`);
-    if (params.get('Action') !== 'DescribeStacks' || params.get('Version') !== '2010-05-15') return fail('InvalidAction', `the stand-in does not answer ${params.get('Action')}`);
+      reply(
+        400,
+        `<ErrorResponse xmlns="${NAMESPACE}"><Error><Type>Sender</Type><Code>${code}</Code><Message>${xml(message)}</Message></Error><RequestId>stand-in</RequestId></ErrorResponse>`,
+      );
+    if (params.get('Action') !== 'DescribeStacks' || params.get('Version') !== '2010-05-15')
+      return fail('InvalidAction', `the stand-in does not answer ${params.get('Action')}`);
     const name = params.get('StackName') ?? '';
     const stack = stacks.get(name);
     if (!stack) return fail('ValidationError', `Stack with id ${name} does not exist`);
-    reply(200, `<DescribeStacksResponse xmlns="${NAMESPACE}"><DescribeStacksResult><Stacks>${stackXml(stack)}</Stacks></DescribeStacksResult><ResponseMetadata><RequestId>stand-in</RequestId></ResponseMetadata></DescribeStacksResponse>`);
+    reply(
+      200,
+      `<DescribeStacksResponse xmlns="${NAMESPACE}"><DescribeStacksResult><Stacks>${stackXml(stack)}</Stacks></DescribeStacksResult><ResponseMetadata><RequestId>stand-in</RequestId></ResponseMetadata></DescribeStacksResponse>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     stacks,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

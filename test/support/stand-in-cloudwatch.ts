@@ -59,17 +59,24 @@ export async function startStandInCloudWatch(): Promise<StandInCloudWatch> {
     const [service, operation = ''] = String(request.headers['x-amz-target'] ?? '').split('.');
     const body = JSON.parse((await readBody(request)) || '{}') as Record<string, any>;
     state.requests.push({ operation, body });
-    if (service !== 'GraniteServiceVersion20100801' || request.headers['content-type'] !== 'application/x-amz-json-1.0') return fail('InvalidAction', `not a CloudWatch JSON request: ${request.headers['x-amz-target']}`);
+    if (service !== 'GraniteServiceVersion20100801' || request.headers['content-type'] !== 'application/x-amz-json-1.0')
+      return fail('InvalidAction', `not a CloudWatch JSON request: ${request.headers['x-amz-target']}`);
     const refusal = state.refused.get(operation);
     if (refusal) return fail('AccessDenied', refusal);
 
     if (operation === 'DescribeAlarms') {
-      const matching = state.alarms.filter((alarm) => alarm.AlarmName.startsWith(body.AlarmNamePrefix ?? '') && (!body.StateValue || alarm.StateValue === body.StateValue));
+      const matching = state.alarms.filter(
+        (alarm) => alarm.AlarmName.startsWith(body.AlarmNamePrefix ?? '') && (!body.StateValue || alarm.StateValue === body.StateValue),
+      );
       const start = Number(body.NextToken ?? 0);
       const page = matching.slice(start, start + state.pageSize);
       const next = start + state.pageSize < matching.length ? String(start + state.pageSize) : undefined;
       return reply(200, {
-        MetricAlarms: page.map((alarm) => ({ ...alarm, StateTransitionedTimestamp: alarm.StateTransitionedTimestamp.getTime() / 1000, StateUpdatedTimestamp: alarm.StateTransitionedTimestamp.getTime() / 1000 })),
+        MetricAlarms: page.map((alarm) => ({
+          ...alarm,
+          StateTransitionedTimestamp: alarm.StateTransitionedTimestamp.getTime() / 1000,
+          StateUpdatedTimestamp: alarm.StateTransitionedTimestamp.getTime() / 1000,
+        })),
         ...(next ? { NextToken: next } : {}),
       });
     }
@@ -77,18 +84,31 @@ export async function startStandInCloudWatch(): Promise<StandInCloudWatch> {
       const queries = body.MetricDataQueries as MetricDataQuery[];
       // CloudWatch's own rule; an id like `iterator-age` is refused.
       const badId = queries.find((query) => !/^[a-z][a-zA-Z0-9_]*$/.test(query.Id));
-      if (badId) return fail('ValidationError', `The value ${badId.Id} for parameter MetricDataQueries.member.Id is not matching the expected pattern ^[a-z][a-zA-Z0-9_]*$.`);
+      if (badId)
+        return fail(
+          'ValidationError',
+          `The value ${badId.Id} for parameter MetricDataQueries.member.Id is not matching the expected pattern ^[a-z][a-zA-Z0-9_]*$.`,
+        );
       const [from, to] = [Number(body.StartTime) * 1000, Number(body.EndTime) * 1000];
       const descending = body.ScanBy === 'TimestampDescending';
       return reply(200, {
         MetricDataResults: queries.map((query) => {
           const metric = query.MetricStat.Metric;
           const points = state.series
-            .filter((series) => series.namespace === metric.Namespace && series.metricName === metric.MetricName && sameDimensions(series.dimensions, metric.Dimensions))
+            .filter(
+              (series) =>
+                series.namespace === metric.Namespace && series.metricName === metric.MetricName && sameDimensions(series.dimensions, metric.Dimensions),
+            )
             .flatMap((series) => series.points)
             .filter((point) => point.at.getTime() >= from && point.at.getTime() < to)
             .sort((a, b) => (descending ? b.at.getTime() - a.at.getTime() : a.at.getTime() - b.at.getTime()));
-          return { Id: query.Id, Label: metric.MetricName, Timestamps: points.map((point) => point.at.getTime() / 1000), Values: points.map((point) => point.value), StatusCode: 'Complete' };
+          return {
+            Id: query.Id,
+            Label: metric.MetricName,
+            Timestamps: points.map((point) => point.at.getTime() / 1000),
+            Values: points.map((point) => point.value),
+            StatusCode: 'Complete',
+          };
         }),
         Messages: [],
       });
@@ -98,9 +118,10 @@ export async function startStandInCloudWatch(): Promise<StandInCloudWatch> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return Object.assign(state, {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }

@@ -50,13 +50,19 @@ export interface StandInOpenSearch {
 export function readBody(request: Readable): Promise<string> {
   return new Promise((resolve) => {
     let body = '';
-    request.on('data', (chunk) => { body += chunk; });
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
     request.on('end', () => resolve(body));
   });
 }
 
 const notFound = (name: string) => ({
-  error: { root_cause: [{ type: 'index_not_found_exception', reason: `no such index [${name}]` }], type: 'index_not_found_exception', reason: `no such index [${name}]` },
+  error: {
+    root_cause: [{ type: 'index_not_found_exception', reason: `no such index [${name}]` }],
+    type: 'index_not_found_exception',
+    reason: `no such index [${name}]`,
+  },
   status: 404,
 });
 
@@ -102,7 +108,9 @@ export async function startStandInOpenSearch(): Promise<StandInOpenSearch> {
 
   /** What OpenSearch keeps in `_source`: the document without the mapping's `_source.excludes`. */
   function stored(target: string, document: unknown): unknown {
-    const excludes = new Set((resolve(target) ?? []).flatMap((index) => ((state.mappings.get(index)?._source as { excludes?: string[] } | undefined)?.excludes ?? [])));
+    const excludes = new Set(
+      (resolve(target) ?? []).flatMap((index) => (state.mappings.get(index)?._source as { excludes?: string[] } | undefined)?.excludes ?? []),
+    );
     if (excludes.size === 0 || typeof document !== 'object' || document === null) return document;
     return Object.fromEntries(Object.entries(document).filter(([field]) => !excludes.has(field)));
   }
@@ -172,7 +180,10 @@ export async function startStandInOpenSearch(): Promise<StandInOpenSearch> {
       return reply(200, { _shards: { total: 1, successful: 1, failed: 0 } });
     }
     if (path === '/_bulk') {
-      const lines = body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, { _index: string; _id: string }>);
+      const lines = body
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, { _index: string; _id: string }>);
       const items: unknown[] = [];
       let errors = false;
       for (let i = 0; i < lines.length; i++) {
@@ -191,10 +202,18 @@ export async function startStandInOpenSearch(): Promise<StandInOpenSearch> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get requests() { return state.requests; },
-    set requests(value) { state.requests = value; },
-    get respond() { return state.respond; },
-    set respond(value) { state.respond = value; },
+    get requests() {
+      return state.requests;
+    },
+    set requests(value) {
+      state.requests = value;
+    },
+    get respond() {
+      return state.respond;
+    },
+    set respond(value) {
+      state.respond = value;
+    },
     indices: state.indices,
     mappings: state.mappings,
     aliases: state.aliases,

@@ -28,9 +28,18 @@ export async function startStandInSecretsManager(secrets: Readonly<Record<string
       if (target !== 'secretsmanager.GetSecretValue') {
         res.writeHead(400).end(JSON.stringify({ __type: 'UnknownOperationException', message: `${target} is not served here` }));
       } else if (secret === undefined) {
-        res.writeHead(400).end(JSON.stringify({ __type: 'ResourceNotFoundException', message: 'Secrets Manager can\'t find the specified secret.' }));
+        res.writeHead(400).end(JSON.stringify({ __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." }));
       } else {
-        res.writeHead(200).end(JSON.stringify({ ARN: body.SecretId, Name: 'cursor-key', SecretString: secret, VersionId: 'v1', VersionStages: ['AWSCURRENT'], CreatedDate: 1_700_000_000 }));
+        res.writeHead(200).end(
+          JSON.stringify({
+            ARN: body.SecretId,
+            Name: 'cursor-key',
+            SecretString: secret,
+            VersionId: 'v1',
+            VersionStages: ['AWSCURRENT'],
+            CreatedDate: 1_700_000_000,
+          }),
+        );
       }
     });
   });

@@ -40,7 +40,9 @@ export async function startStandInSqs(): Promise<StandInSqs> {
         ApproximateNumberOfMessagesDelayed: '0',
       };
       response.writeHead(200, { 'Content-Type': 'application/x-amz-json-1.0' });
-      response.end(JSON.stringify({ Attributes: Object.fromEntries((input.AttributeNames ?? []).filter((name) => name in counts).map((name) => [name, counts[name]])) }));
+      response.end(
+        JSON.stringify({ Attributes: Object.fromEntries((input.AttributeNames ?? []).filter((name) => name in counts).map((name) => [name, counts[name]])) }),
+      );
       return;
     }
     if (target !== 'AmazonSQS.SendMessage') {
@@ -70,26 +72,34 @@ export async function startStandInSqs(): Promise<StandInSqs> {
       sent.splice(0, sent.length, ...sent.filter((message) => message.queueUrl !== queueUrl));
       return taken;
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** Messages as the SQS event a Lambda event source would hand over (receive count 1). */
 export function sqsEventOf(messages: readonly Pick<SentMessage, 'messageId' | 'body'>[]): SQSEvent {
   return {
-    Records: messages.map((message): SQSRecord => ({
-      messageId: message.messageId,
-      receiptHandle: `handle-${message.messageId}`,
-      body: message.body,
-      attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'stand-in', ApproximateFirstReceiveTimestamp: String(Date.now()) },
-      messageAttributes: {},
-      md5OfBody: createHash('md5').update(message.body).digest('hex'),
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:webhooks',
-      awsRegion: 'us-east-1',
-    })),
+    Records: messages.map(
+      (message): SQSRecord => ({
+        messageId: message.messageId,
+        receiptHandle: `handle-${message.messageId}`,
+        body: message.body,
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(Date.now()),
+          SenderId: 'stand-in',
+          ApproximateFirstReceiveTimestamp: String(Date.now()),
+        },
+        messageAttributes: {},
+        md5OfBody: createHash('md5').update(message.body).digest('hex'),
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:webhooks',
+        awsRegion: 'us-east-1',
+      }),
+    ),
   };
 }

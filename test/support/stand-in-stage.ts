@@ -10,7 +10,11 @@ export const STAND_IN_INDEXER = (stage: string) => `Gcf-${stage}-Stateless-Recor
  * stand-in: what `cdk deploy` of the current version leaves (test/infra/status-outputs.test.ts
  * pins that the stacks define these outputs).
  */
-export function deployStandInStage(cloudFormation: StandInCloudFormation, stage: string, queues: { webhookDeadLetter: string; indexerFailure: string }): { stateful: StandInStack; stateless: StandInStack } {
+export function deployStandInStage(
+  cloudFormation: StandInCloudFormation,
+  stage: string,
+  queues: { webhookDeadLetter: string; indexerFailure: string },
+): { stateful: StandInStack; stateless: StandInStack } {
   const names = stackNamesOf(stage);
   const stateful: StandInStack = {
     StackName: names.stateful,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { bearerKeyOf, generateApiKey, hashApiKey, isWellFormedApiKey, randomBase62, shownPrefixOf } from '../../lambdas/core/auth/api-keys';
-import { latencyBucketOf, LATENCY_BUCKETS, percentileOf } from '../../lambdas/core/auth/latency-histogram';
+import { LATENCY_BUCKETS, latencyBucketOf, percentileOf } from '../../lambdas/core/auth/latency-histogram';
 import { rateLimitHeaders, secondsUntilUtcMidnight, utcDayOf } from '../../lambdas/core/auth/quota';
 import { TIERS } from '../../lambdas/core/auth/tiers';
 import { ServiceError } from '../../lambdas/core/errors';
@@ -9,8 +9,8 @@ import { admitRequest } from '../../lambdas/core/use-cases/admit-request';
 import { rotateKey } from '../../lambdas/core/use-cases/manage-keys';
 import { rotateSecret } from '../../lambdas/core/use-cases/manage-webhooks';
 import type { KeyStore } from '../../lambdas/ports/key-store';
-import type { WebhookStore } from '../../lambdas/ports/webhook-store';
 import type { UsageMeter } from '../../lambdas/ports/usage-meter';
+import type { WebhookStore } from '../../lambdas/ports/webhook-store';
 
 describe('API keys', () => {
   it('look like gcf_live_ and 32 base62 characters, and differ every time', () => {
@@ -106,17 +106,33 @@ describe('admitRequest', () => {
     };
   }
   const now = new Date('2026-11-22T12:00:00Z');
-  const refusal = async (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a refusal'); }, (error: ServiceError) => error);
+  const refusal = async (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (error: ServiceError) => error,
+    );
 
   it('refuses the free tier with FORBIDDEN, and matching below pro (free included) with NO_API_ACCESS', async () => {
     const free = await refusal(admitRequest({ keyId: 'k', tier: 'free' }, 'api', meter(0), now));
     expect([free.status, free.code, free.headers]).toEqual([403, 'FORBIDDEN', { 'X-RateLimit-Limit': '0', 'X-RateLimit-Remaining': '0' }]);
     const freeMatching = await refusal(admitRequest({ keyId: 'k', tier: 'free' }, 'matching', meter(0), now));
-    expect([freeMatching.status, freeMatching.code, freeMatching.headers]).toEqual([403, 'NO_API_ACCESS', { 'X-RateLimit-Limit': '0', 'X-RateLimit-Remaining': '0' }]);
+    expect([freeMatching.status, freeMatching.code, freeMatching.headers]).toEqual([
+      403,
+      'NO_API_ACCESS',
+      { 'X-RateLimit-Limit': '0', 'X-RateLimit-Remaining': '0' },
+    ]);
     const basic = await refusal(admitRequest({ keyId: 'k', tier: 'basic' }, 'matching', meter(7), now));
     expect([basic.status, basic.code, basic.headers]).toEqual([403, 'NO_API_ACCESS', { 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '993' }]);
-    await expect(admitRequest({ keyId: 'k', tier: 'pro' }, 'matching', meter(7), now)).resolves.toEqual({ 'X-RateLimit-Limit': '10000', 'X-RateLimit-Remaining': '9992' });
-    await expect(admitRequest({ keyId: 'k', tier: 'developer' }, 'matching', meter(7), now)).resolves.toEqual({ 'X-RateLimit-Limit': '-1', 'X-RateLimit-Remaining': '-1' });
+    await expect(admitRequest({ keyId: 'k', tier: 'pro' }, 'matching', meter(7), now)).resolves.toEqual({
+      'X-RateLimit-Limit': '10000',
+      'X-RateLimit-Remaining': '9992',
+    });
+    await expect(admitRequest({ keyId: 'k', tier: 'developer' }, 'matching', meter(7), now)).resolves.toEqual({
+      'X-RateLimit-Limit': '-1',
+      'X-RateLimit-Remaining': '-1',
+    });
   });
 
   it('answers a spent quota with 429 RATE_LIMITED and Retry-After to midnight UTC', async () => {

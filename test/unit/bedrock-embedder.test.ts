@@ -48,7 +48,9 @@ function embedderOver(client: BedrockRuntimeLike, options: Partial<BedrockEmbedd
   const sleeps: number[] = [];
   const embedder = new BedrockEmbedder(client, {
     dimensions: 256,
-    sleep: async (ms) => { sleeps.push(ms); },
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
     random: () => 0.5,
     ...options,
   });
@@ -68,8 +70,18 @@ describe('BedrockEmbedder', () => {
     const vectors = await embedder.embed(['police equipment', 'coral reef ecology']);
     expect(embedder.space).toEqual({ embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 });
     expect(requests).toEqual([
-      { modelId: 'amazon.titan-embed-text-v2:0', contentType: 'application/json', accept: 'application/json', body: { inputText: 'police equipment', dimensions: 512, normalize: true } },
-      { modelId: 'amazon.titan-embed-text-v2:0', contentType: 'application/json', accept: 'application/json', body: { inputText: 'coral reef ecology', dimensions: 512, normalize: true } },
+      {
+        modelId: 'amazon.titan-embed-text-v2:0',
+        contentType: 'application/json',
+        accept: 'application/json',
+        body: { inputText: 'police equipment', dimensions: 512, normalize: true },
+      },
+      {
+        modelId: 'amazon.titan-embed-text-v2:0',
+        contentType: 'application/json',
+        accept: 'application/json',
+        body: { inputText: 'coral reef ecology', dimensions: 512, normalize: true },
+      },
     ]);
     expect(vectors.map((vector) => vector?.length)).toEqual([512, 512]);
     for (const vector of vectors) expect(norm(vector!)).toBeCloseTo(1, 5);

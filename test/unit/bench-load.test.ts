@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseListQuery } from '../../lambdas/core/query/list-query';
-import { rssFindings, RSS_SAMPLE_SECONDS, type RssSample } from '../../bench/load-bench';
+import { RSS_SAMPLE_SECONDS, type RssSample, rssFindings } from '../../bench/load-bench';
+import { LOAD_MARKERS, loadSection } from '../../bench/load-report';
 import { LOAD_KINDS, matchBodies, searchTexts, splitConnections, workload } from '../../bench/load-workload';
-import { loadSection, LOAD_MARKERS } from '../../bench/load-report';
+import { parseListQuery } from '../../lambdas/core/query/list-query';
 
 // The pure parts of `npm run bench:load` (bench/load-*.ts): the connection split, the RSS growth
 // check, and the request generators, whose every request must be one the API accepts.
@@ -30,27 +30,44 @@ describe('bench:load connection split', () => {
 
 describe('bench:load RSS check', () => {
   it('compares the end with the end of the first minute, and fails at 10% growth', () => {
-    const flat = rssFindings(samples((s) => (s < 30 ? 500 : 800), 600), 600);
+    const flat = rssFindings(
+      samples((s) => (s < 30 ? 500 : 800), 600),
+      600,
+    );
     expect(flat.firstMinuteBytes).toBe(800e6);
     expect(flat.growth).toBeCloseTo(0, 6);
     expect(flat).toMatchObject({ checked: true, pass: true });
 
-    const leaking = rssFindings(samples((s) => 800 + s / 5, 600), 600);
+    const leaking = rssFindings(
+      samples((s) => 800 + s / 5, 600),
+      600,
+    );
     expect(leaking.growth).toBeGreaterThan(0.1);
     expect(leaking).toMatchObject({ checked: true, pass: false });
   });
 
   it('takes medians over 30 s, so samples at garbage collector peaks do not decide', () => {
-    const spiky = rssFindings(samples((s) => (s === 600 || s === 590 || s === 45 ? 1000 : s === 50 ? 700 : 800), 600), 600);
+    const spiky = rssFindings(
+      samples((s) => (s === 600 || s === 590 || s === 45 ? 1000 : s === 50 ? 700 : 800), 600),
+      600,
+    );
     expect(spiky.firstMinuteBytes).toBe(800e6);
     expect(spiky.endBytes).toBe(800e6);
     expect(spiky.pass).toBe(true);
   });
 
   it('does not check a run of a minute or less', () => {
-    const short = rssFindings(samples(() => 800, 60), 60);
+    const short = rssFindings(
+      samples(() => 800, 60),
+      60,
+    );
     expect(short).toMatchObject({ checked: false, pass: true, growth: null });
-    expect(rssFindings(samples(() => 800, 20), 20).firstMinuteBytes).toBeNull();
+    expect(
+      rssFindings(
+        samples(() => 800, 20),
+        20,
+      ).firstMinuteBytes,
+    ).toBeNull();
   });
 });
 

@@ -3,7 +3,7 @@ import { copyId, noisyCopy } from '../../bench/opensearch-fill';
 import { seededRandom as random } from '../../local/seeded-random';
 
 /** The derived catalogue of the opensearch bench part: ids and vectors of the copies. */
-describe('the bench\'s derived catalogue', () => {
+describe("the bench's derived catalogue", () => {
   const unit = (n: number, next: () => number) => {
     const v = Float32Array.from({ length: n }, () => next() - 0.5);
     const norm = Math.hypot(...v);
@@ -29,7 +29,7 @@ describe('the bench\'s derived catalogue', () => {
     expect(noisyCopy(source, random(9))).not.toEqual(noisyCopy(source, random(10)));
   });
 
-  it('gives each copy a uuid-shaped id of its own, the first keeping the record\'s', () => {
+  it("gives each copy a uuid-shaped id of its own, the first keeping the record's", () => {
     const id = '06ac5267-9605-5c94-9f2b-d47a37b0b098';
     expect(copyId(id, 0)).toBe(id);
     const ids = Array.from({ length: 10 }, (_, copy) => copyId(id, copy));

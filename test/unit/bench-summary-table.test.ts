@@ -2,42 +2,55 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { adminSection, ADMIN_MARKERS } from '../../bench/admin-report';
+import { ADMIN_MARKERS, adminSection } from '../../bench/admin-report';
 import { knnSection } from '../../bench/knn-report';
 import { LOAD_MARKERS } from '../../bench/load-report';
 import type { MachineInfo } from '../../bench/machine';
-import { BENCH_PARTS, parseBenchOptions } from '../../bench/options';
 import { headingAnchors, markdownTables, slugOf } from '../../bench/markdown-tables';
+import { BENCH_PARTS, parseBenchOptions } from '../../bench/options';
 import { ADMIN_AREA, KNN_AREA } from '../../bench/summary-bench-rows';
 import {
-  refreshSummary, SUMMARY_AREAS, SUMMARY_MARKERS, summaryRows, withoutSummary, writeReportWithSummary, type SummaryRow,
+  refreshSummary,
+  SUMMARY_AREAS,
+  SUMMARY_MARKERS,
+  type SummaryRow,
+  summaryRows,
+  withoutSummary,
+  writeReportWithSummary,
 } from '../../bench/summary-table';
 
 // The summary table docs/benchmarks.md opens with (bench/summary-table.ts): rows read back from the
 // report's own sections, placed under the title, one row changed by one section's rewrite.
 
 const machine: MachineInfo = {
-  cpus: 2, cpuModel: 'Test CPU', memoryBytes: 2 ** 34, node: 'v20.0.0', loadAverage: [1, 1, 1], startedAt: new Date('2026-11-26T18:46:00Z'), code: 'commit abc1234',
+  cpus: 2,
+  cpuModel: 'Test CPU',
+  memoryBytes: 2 ** 34,
+  node: 'v20.0.0',
+  loadAverage: [1, 1, 1],
+  startedAt: new Date('2026-11-26T18:46:00Z'),
+  code: 'commit abc1234',
 };
 
-const scenarioTable = (rows: string[][]) => [
-  '| scenario | req/s | p50 ms | p99 ms | vs bare node:http | RSS MB | req/s per round |',
-  '| --- | --- | --- | --- | --- | --- | --- |',
-  ...rows.map((row) => `| ${row.join(' | ')} |`),
-].join('\n');
+const scenarioTable = (rows: string[][]) =>
+  [
+    '| scenario | req/s | p50 ms | p99 ms | vs bare node:http | RSS MB | req/s per round |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 
 const apiSize = (grants: string, scale: number) => `## ${grants} grants
 
 ${grants} grants in the catalogue.
 
 ${scenarioTable([
-    ['baseline (bare node:http)', `${30 * scale},000`, '0.25', '0.94', '100%', '83', '-'],
-    ['filtered', '5,267', '1.70', '4.09', '16.6%', '530', '-'],
-    ['filtered-distinct', `${2 * scale},406`, '3.75', '9.33', '7.5%', '531', '-'],
-    ['search-distinct', '1,918', '3.92', '16.91', '6.0%', '520', '-'],
-    ['semantic-distinct', '1,230', '6.13', '22.44', '3.9%', '543', '-'],
-    ['hybrid-distinct', '500', '17.25', '45.80', '1.6%', '555', '-'],
-  ])}`;
+  ['baseline (bare node:http)', `${30 * scale},000`, '0.25', '0.94', '100%', '83', '-'],
+  ['filtered', '5,267', '1.70', '4.09', '16.6%', '530', '-'],
+  ['filtered-distinct', `${2 * scale},406`, '3.75', '9.33', '7.5%', '531', '-'],
+  ['search-distinct', '1,918', '3.92', '16.91', '6.0%', '520', '-'],
+  ['semantic-distinct', '1,230', '6.13', '22.44', '3.9%', '543', '-'],
+  ['hybrid-distinct', '500', '17.25', '45.80', '1.6%', '555', '-'],
+])}`;
 
 const adminFixture = (running: string) => `${ADMIN_MARKERS.start}
 ## Admin commands: running server and stopped folder
@@ -70,7 +83,8 @@ Server RSS: 866 MB before the run, 830 MB at the end of the first minute, 839 MB
 Run 2026-11-26 06:48 UTC.
 ${LOAD_MARKERS.end}`;
 
-const header = 'Written by `npm run bench` (`bench/run.ts`); rerun it rather than editing by hand.\n\nRun 2026-11-27 21:43 UTC with `npm run bench -- --parts api`.';
+const header =
+  'Written by `npm run bench` (`bench/run.ts`); rerun it rather than editing by hand.\n\nRun 2026-11-27 21:43 UTC with `npm run bench -- --parts api`.';
 const targets = `## Targets (100,000 grants, 10 connections)
 
 | target | measured | result |
@@ -96,7 +110,11 @@ describe('markdown read back', () => {
     expect(slugOf('Search quality on ../shared/data')).toBe('search-quality-on-shareddata');
     expect(slugOf('Targets (100,000 grants, 10 connections)')).toBe('targets-100000-grants-10-connections');
     const anchors = headingAnchors('## Mixed load\n```sh\n# Mixed load\n```\n### Mixed load\n## 5,000 grants');
-    expect([...anchors.entries()]).toEqual([['## Mixed load', 'mixed-load'], ['### Mixed load', 'mixed-load-1'], ['## 5,000 grants', '5000-grants']]);
+    expect([...anchors.entries()]).toEqual([
+      ['## Mixed load', 'mixed-load'],
+      ['### Mixed load', 'mixed-load-1'],
+      ['## 5,000 grants', '5000-grants'],
+    ]);
   });
 });
 
@@ -129,7 +147,16 @@ describe('summary rows, read from the sections', () => {
   });
 
   it('reads what the admin and k-NN renderers write', () => {
-    const admin = adminSection({ machine, grants: 5000, rounds: 1, samplesPerRound: 3, floorMs: [900], stoppedMs: { 'keys list': [1600], 'local stats': [1500] }, runningMs: { 'keys list': [1000], 'local stats': [950] }, seconds: 60 });
+    const admin = adminSection({
+      machine,
+      grants: 5000,
+      rounds: 1,
+      samplesPerRound: 3,
+      floorMs: [900],
+      stoppedMs: { 'keys list': [1600], 'local stats': [1500] },
+      runningMs: { 'keys list': [1000], 'local stats': [950] },
+      seconds: 60,
+    });
     expect(ADMIN_AREA.read(ADMIN_AREA.section(admin)!, admin)).toEqual({
       headline: 'server running: keys list 1,000 ms, local stats 950 ms; stopped: 1,600 and 1,500 ms',
       baseline: "admin --help 900 ms (the CLI's own start)",
@@ -137,8 +164,20 @@ describe('summary rows, read from the sections', () => {
       run: '2026-11-26',
     });
     const knn = knnSection({
-      vectors: 100_000, dimensions: 384, queries: 16, floor: 0.6, bareMs: [48], scanMs: [8], batchMs: [1.5], int8ProductMs: [7], floatProductMs: [7], pageMs: [0.4], sortMs: [0.5], matches: [5000],
-      recall: { reference: 10, found: 10, missed: 0, extra: 0, withinMillionthOfFloor: 0 }, pruning: { int8Band: [0.03], clusters: 256, clusterSkipped: [0] },
+      vectors: 100_000,
+      dimensions: 384,
+      queries: 16,
+      floor: 0.6,
+      bareMs: [48],
+      scanMs: [8],
+      batchMs: [1.5],
+      int8ProductMs: [7],
+      floatProductMs: [7],
+      pageMs: [0.4],
+      sortMs: [0.5],
+      matches: [5000],
+      recall: { reference: 10, found: 10, missed: 0, extra: 0, withinMillionthOfFloor: 0 },
+      pruning: { int8Band: [0.03], clusters: 256, clusterSkipped: [0] },
     });
     expect(KNN_AREA.read(KNN_AREA.section(knn)!, knn)).toEqual({
       headline: '100,000 vectors: index scan 8.00 ms a query, 1.50 ms each of 8 in one product; recall 1.0000',
@@ -149,9 +188,16 @@ describe('summary rows, read from the sections', () => {
   });
 
   it('gives an absent section, or a placeholder of a run that left it out, a row saying what writes it', () => {
-    const rows = summaryRows(report(`${ADMIN_MARKERS.start}\n## Admin commands: running server and stopped folder\n\nNot measured in this run.\n${ADMIN_MARKERS.end}`)).rows;
+    const rows = summaryRows(
+      report(`${ADMIN_MARKERS.start}\n## Admin commands: running server and stopped folder\n\nNot measured in this run.\n${ADMIN_MARKERS.end}`),
+    ).rows;
     expect(rowOf(rows, 'Admin commands')).toEqual({
-      area: 'Admin commands', heading: null, headline: 'not measured yet: `npm run bench -- --parts admin`', baseline: '-', target: '-', run: '-',
+      area: 'Admin commands',
+      heading: null,
+      headline: 'not measured yet: `npm run bench -- --parts admin`',
+      baseline: '-',
+      target: '-',
+      run: '-',
     });
     expect(rowOf(rows, 'Search quality').headline).toBe('not measured yet: `npm run eval:search`');
   });
@@ -170,7 +216,10 @@ describe('the summary block in the report', () => {
     const lines = refreshed.split('\n');
     expect(lines.slice(0, 4)).toEqual(['# Benchmarks', '', SUMMARY_MARKERS.start, '## Summary']);
     expect(refreshed.indexOf(SUMMARY_MARKERS.end)).toBeLessThan(refreshed.indexOf('Written by `npm run bench`'));
-    const areas = blockOf(refreshed).split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| area') && !line.startsWith('| ---')).map((line) => line.split(' | ')[0]!.slice(2));
+    const areas = blockOf(refreshed)
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && !line.startsWith('| area') && !line.startsWith('| ---'))
+      .map((line) => line.split(' | ')[0]!.slice(2));
     expect(areas.map((area) => area.replace(/^\[(.*)\]\(.*\)$/, '$1'))).toEqual(SUMMARY_AREAS.map((area) => area.area));
     expect(areas.slice(0, 1)).toEqual(['[API on the embedded index](#100000-grants)']);
     expect(withoutSummary(refreshed)).toBe(report());
@@ -208,7 +257,9 @@ describe('the summary block in the report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gcf-summary-'));
     try {
       const logged: string[] = [];
-      writeReportWithSummary(join(dir, 'benchmarks.md'), report(adminFixture('1,090').replace('| running ms |', '| with server ms |')), (line) => logged.push(line));
+      writeReportWithSummary(join(dir, 'benchmarks.md'), report(adminFixture('1,090').replace('| running ms |', '| with server ms |')), (line) =>
+        logged.push(line),
+      );
       expect(logged).toEqual(['summary table: Admin commands: no table with the columns "command", "stopped ms", "running ms"']);
       expect(readFileSync(join(dir, 'benchmarks.md'), 'utf8')).toContain('| with server ms |');
     } finally {

@@ -3,8 +3,18 @@ import { CachedKeyStore } from '../../lambdas/adapters/embedded/cached-key-store
 import type { ApiKeyRecord, KeyStore } from '../../lambdas/ports/key-store';
 
 const record = (overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
-  key_id: 'key_1', prefix: 'gcf_live_abcd', tier: 'pro', owner: 'o', label: '', created_at: '2026-11-22T00:00:00Z',
-  revoked_at: null, current_hash: 'h1', previous_hash: null, previous_valid_until: null, rotated_at: null, ...overrides,
+  key_id: 'key_1',
+  prefix: 'gcf_live_abcd',
+  tier: 'pro',
+  owner: 'o',
+  label: '',
+  created_at: '2026-11-22T00:00:00Z',
+  revoked_at: null,
+  current_hash: 'h1',
+  previous_hash: null,
+  previous_valid_until: null,
+  rotated_at: null,
+  ...overrides,
 });
 
 /** A store that counts lookups and can be changed behind the cache's back. */
@@ -13,7 +23,10 @@ function countingStore() {
   const calls = { findByHash: 0 };
   const store: KeyStore = {
     create: async () => {},
-    findByHash: async (hash) => { calls.findByHash++; return hash === current.current_hash || hash === current.previous_hash ? current : null; },
+    findByHash: async (hash) => {
+      calls.findByHash++;
+      return hash === current.current_hash || hash === current.previous_hash ? current : null;
+    },
     get: async () => current,
     list: async () => [current],
     rotate: async (_id, _expected, next) => (current = { ...current, previous_hash: current.current_hash, current_hash: next.hash }),

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  allowedMethods, allowedOriginFor, ANY_ORIGIN, checkCorsOrigins, corsResponseHeaders, CORS_EXPOSED_HEADERS, originHeaderOf, parseCorsOrigins, preflightHeaders, withCorsHeaders,
+  ANY_ORIGIN,
+  allowedMethods,
+  allowedOriginFor,
+  CORS_EXPOSED_HEADERS,
+  checkCorsOrigins,
+  corsResponseHeaders,
+  originHeaderOf,
+  parseCorsOrigins,
+  preflightHeaders,
+  withCorsHeaders,
 } from '../../lambdas/http/cors';
 import { originInRawRequest } from '../../local/http-server';
 
@@ -12,7 +21,8 @@ describe('CORS decisions', () => {
     expect(allowedOriginFor(ANY_ORIGIN, undefined)).toBe('*');
     expect(corsResponseHeaders(ANY_ORIGIN, undefined)).toEqual({
       'Access-Control-Allow-Origin': '*',
-      'Access-Control-Expose-Headers': 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded',
+      'Access-Control-Expose-Headers':
+        'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, Content-Disposition, X-Total-Count, X-Export-Rows, X-Export-Complete, X-Export-Next-Offset, X-Export-Next-Cursor, X-Export-Degraded',
     });
   });
 
@@ -23,7 +33,15 @@ describe('CORS decisions', () => {
       'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS.join(', '),
       Vary: 'Origin',
     });
-    for (const other of ['https://evil.example', 'https://app.example.org.evil.example', 'https://APP.example.org', 'https://app.example.org/', 'null', '', undefined]) {
+    for (const other of [
+      'https://evil.example',
+      'https://app.example.org.evil.example',
+      'https://APP.example.org',
+      'https://app.example.org/',
+      'null',
+      '',
+      undefined,
+    ]) {
       expect(allowedOriginFor(LIST, other), String(other)).toBeNull();
       expect(corsResponseHeaders(LIST, other), String(other)).toEqual({ Vary: 'Origin' });
       expect(preflightHeaders(LIST, other, ['GET']), String(other)).toEqual({ Vary: 'Origin' });
@@ -55,7 +73,9 @@ describe('CORS decisions', () => {
   });
 
   it('finds the Origin of a request Node could not parse in its raw bytes, when it is there', () => {
-    expect(originInRawRequest(Buffer.from('GET /a\u0001 HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example.org\r\n\r\n', 'latin1'))).toBe('https://app.example.org');
+    expect(originInRawRequest(Buffer.from('GET /a\u0001 HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example.org\r\n\r\n', 'latin1'))).toBe(
+      'https://app.example.org',
+    );
     expect(originInRawRequest(Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'))).toBeUndefined();
     expect(originInRawRequest(undefined)).toBeUndefined();
   });

@@ -2,11 +2,11 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { CSV_EXPORT_LIMITS, csvColumns, csvHeader, csvRow } from '../../lambdas/core/export/csv-export';
 import type { ListQuery } from '../../lambdas/core/query/list-query';
-import { parseQueryString } from '../support/list-query-strings';
 import { exportRecords } from '../../lambdas/core/use-cases/export-records';
 import type { SearchPorts } from '../../lambdas/core/use-cases/list-records';
-import type { IndexPage, SearchIndex } from '../../lambdas/ports/search-index';
 import { FUNDER_EXAMPLE, GRANT_EXAMPLE } from '../../lambdas/http/openapi-examples';
+import type { IndexPage, SearchIndex } from '../../lambdas/ports/search-index';
+import { parseQueryString } from '../support/list-query-strings';
 
 describe('CSV rows', () => {
   it('quote what RFC 4180 needs quoted, double quotes, and end lines with CRLF', () => {
@@ -23,7 +23,14 @@ describe('CSV rows', () => {
     const columns = csvColumns('grant', true);
     const record = { ...GRANT_EXAMPLE, title: '=HYPERLINK("http://x")', funder_name: '@SUM(1)', geography: '-2+3', amount_min: -5, relevance: 0.75 };
     const [row] = parse(csvHeader(columns) + csvRow(columns, record as never), { columns: true }) as Record<string, string>[];
-    expect(row).toMatchObject({ title: '\'=HYPERLINK("http://x")', funder_name: '\'@SUM(1)', geography: '\'-2+3', amount_min: '-5', relevance: '0.75', categories: 'Education; Food and Nutrition; Health' });
+    expect(row).toMatchObject({
+      title: '\'=HYPERLINK("http://x")',
+      funder_name: "'@SUM(1)",
+      geography: "'-2+3",
+      amount_min: '-5',
+      relevance: '0.75',
+      categories: 'Education; Food and Nutrition; Health',
+    });
   });
 });
 
@@ -33,7 +40,11 @@ describe('exportRecords', () => {
     const index: SearchIndex = {
       async query(_kind, query) {
         asked.push(query);
-        const results = Array.from({ length: Math.max(0, Math.min(query.limit, total - query.offset)) }, (_, i) => ({ ...GRANT_EXAMPLE, id: `id-${query.offset + i}`, title: 'x'.repeat(titleLength) }));
+        const results = Array.from({ length: Math.max(0, Math.min(query.limit, total - query.offset)) }, (_, i) => ({
+          ...GRANT_EXAMPLE,
+          id: `id-${query.offset + i}`,
+          title: 'x'.repeat(titleLength),
+        }));
         return { total, results } as IndexPage<never>;
       },
       upsert: async () => {},

@@ -1,18 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { processDelivery, replayDelivery, type DeliveryPorts } from '../../lambdas/core/use-cases/deliver-webhook';
+import { type DeliveryPorts, processDelivery, replayDelivery } from '../../lambdas/core/use-cases/deliver-webhook';
 import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
 import type { Delivery, DeliveryLog } from '../../lambdas/ports/delivery-log';
 import type { DeliveryMessage } from '../../lambdas/ports/delivery-queue';
+import type { WebhookStore, WebhookSubscription } from '../../lambdas/ports/webhook-store';
 import type { AttemptResult, WebhookAttempt } from '../../lambdas/ports/webhook-transport';
 import { recordingMetrics } from '../support/recording-metrics';
-import type { WebhookStore, WebhookSubscription } from '../../lambdas/ports/webhook-store';
 
 /** The sender's decisions, one message at a time, with in-memory doubles for its ports. */
 
 const SUBSCRIPTION: WebhookSubscription = {
-  subscription_id: 'whk_1', key_id: 'key_1', url: 'https://hooks.example.com/gcf', events: ['grant.created'], days_before: 7,
-  state: 'active', disabled_reason: null, secret: 'whsec_secret', previous_secret: null, previous_secret_valid_until: null,
-  created_at: '2026-11-01T00:00:00.000Z', updated_at: '2026-11-01T00:00:00.000Z',
+  subscription_id: 'whk_1',
+  key_id: 'key_1',
+  url: 'https://hooks.example.com/gcf',
+  events: ['grant.created'],
+  days_before: 7,
+  state: 'active',
+  disabled_reason: null,
+  secret: 'whsec_secret',
+  previous_secret: null,
+  previous_secret_valid_until: null,
+  created_at: '2026-11-01T00:00:00.000Z',
+  updated_at: '2026-11-01T00:00:00.000Z',
 };
 
 function harness(answers: (Partial<AttemptResult> | Error)[], dns: Record<string, string[]> = { 'hooks.example.com': ['93.184.216.34'] }) {
@@ -41,8 +50,13 @@ function harness(answers: (Partial<AttemptResult> | Error)[], dns: Record<string
     },
   } as unknown as WebhookStore;
   const ports: DeliveryPorts = {
-    webhooks, log,
-    queue: { maxDelaySeconds: 900, send: async (message, delaySeconds) => void sent.push({ message, delaySeconds }), deadLetter: async (message) => void deadLetters.push(message) },
+    webhooks,
+    log,
+    queue: {
+      maxDelaySeconds: 900,
+      send: async (message, delaySeconds) => void sent.push({ message, delaySeconds }),
+      deadLetter: async (message) => void deadLetters.push(message),
+    },
     transport: {
       send: async (attempt) => {
         attempts.push(attempt);
@@ -58,13 +72,33 @@ function harness(answers: (Partial<AttemptResult> | Error)[], dns: Record<string
   };
   const body = '{"event":"grant.created","data":{"id":"g1"}}';
   deliveries.set('dlv_1', {
-    delivery_id: 'dlv_1', subscription_id: 'whk_1', event_id: 'evt_1', event: 'grant.created', body, status: 'pending', attempts: 0,
-    last_status_code: null, last_error: null, last_latency_ms: null, last_response: null, next_attempt_at: null,
-    created_at: now.toISOString(), updated_at: now.toISOString(), delivered_at: null,
+    delivery_id: 'dlv_1',
+    subscription_id: 'whk_1',
+    event_id: 'evt_1',
+    event: 'grant.created',
+    body,
+    status: 'pending',
+    attempts: 0,
+    last_status_code: null,
+    last_error: null,
+    last_latency_ms: null,
+    last_response: null,
+    next_attempt_at: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    delivered_at: null,
   });
   return {
-    ports, deliveries, subscriptions, sent, deadLetters, attempts, body,
-    advance: (seconds: number) => { now = new Date(now.getTime() + seconds * 1000); },
+    ports,
+    deliveries,
+    subscriptions,
+    sent,
+    deadLetters,
+    attempts,
+    body,
+    advance: (seconds: number) => {
+      now = new Date(now.getTime() + seconds * 1000);
+    },
     process: () => processDelivery(ports, { delivery_id: 'dlv_1' }, { mode: 'aws', schedule: [60, 3600] }),
   };
 }
@@ -77,7 +111,13 @@ describe('processDelivery', () => {
     expect(attempt).toMatchObject({ url: 'https://hooks.example.com/gcf', addresses: ['93.184.216.34'], body: h.body, timeoutMs: 10_000 });
     expect(verifyServiceSignature(h.body, attempt!.headers['X-Service-Signature'], 'whsec_secret')).toBe(true);
     expect(attempt!.headers['X-Service-Event-Id']).toBe('evt_1');
-    expect(h.deliveries.get('dlv_1')).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204, last_latency_ms: 12, delivered_at: '2026-11-22T10:00:00.000Z' });
+    expect(h.deliveries.get('dlv_1')).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      last_status_code: 204,
+      last_latency_ms: 12,
+      delivered_at: '2026-11-22T10:00:00.000Z',
+    });
     // A redelivered queue message sends nothing again.
     expect(await h.process()).toBe('delivered');
     expect(h.attempts).toHaveLength(1);
@@ -144,11 +184,19 @@ describe('a failing receiver (its failure run)', () => {
     expect(await h.process()).toBe('retrying');
     // The run's start stays where it was; the metric says how long it has lasted.
     expect(h.subscriptions.get('whk_1')!.failing_since).toBe('2026-11-22T10:00:00.000Z');
-    expect(recorded(h).filter((m) => m.name === 'WebhookReceiverFailingSeconds').map((m) => m.value)).toEqual([0, 600]);
+    expect(
+      recorded(h)
+        .filter((m) => m.name === 'WebhookReceiverFailingSeconds')
+        .map((m) => m.value),
+    ).toEqual([0, 600]);
     h.advance(3_600);
     expect(await h.process()).toBe('delivered');
     expect(h.subscriptions.get('whk_1')!.failing_since).toBeNull();
-    expect(recorded(h).filter((m) => m.name === 'WebhookSubscriptionAttempts').map((m) => m.dimensions)).toEqual([{ subscription: 'whk_1' }, { subscription: 'whk_1' }, { subscription: 'whk_1' }]);
+    expect(
+      recorded(h)
+        .filter((m) => m.name === 'WebhookSubscriptionAttempts')
+        .map((m) => m.dimensions),
+    ).toEqual([{ subscription: 'whk_1' }, { subscription: 'whk_1' }, { subscription: 'whk_1' }]);
     expect(recorded(h).filter((m) => m.name === 'WebhookSubscriptionFailures')).toHaveLength(2);
   });
 
@@ -161,7 +209,8 @@ describe('a failing receiver (its failure run)', () => {
     h.advance(1);
     expect(await nextDelivery(h)).toBe('retrying');
     expect(h.subscriptions.get('whk_1')).toMatchObject({
-      state: 'disabled', disabled_reason: 'the receiver has failed every attempt since 2026-11-22T10:00:00.000Z (3 days); fix it, then enable the subscription',
+      state: 'disabled',
+      disabled_reason: 'the receiver has failed every attempt since 2026-11-22T10:00:00.000Z (3 days); fix it, then enable the subscription',
     });
     expect(await nextDelivery(h)).toBe('skipped');
     expect(h.attempts).toHaveLength(3);

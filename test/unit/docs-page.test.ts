@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DOCS_CONTENT_SECURITY_POLICY, docsAssetRoute, docsPageHtml, docsPageRoute, SCALAR_VERSION } from '../../lambdas/http/docs-page';
 import type { ApiEvent } from '../../lambdas/http/api-gateway';
+import { DOCS_CONTENT_SECURITY_POLICY, docsAssetRoute, docsPageHtml, docsPageRoute, SCALAR_VERSION } from '../../lambdas/http/docs-page';
 import projectPackage from '../../package.json';
 
 const event = {} as ApiEvent;
@@ -13,7 +13,15 @@ describe('the docs page', () => {
     const html = docsPageHtml();
     expect(html).toContain(`"/docs/scalar.js?v=${SCALAR_VERSION}"`);
     expect(html).toContain("url: location.origin + base + '/openapi.json'");
-    for (const option of ['withDefaultFonts: false', 'telemetry: false', 'hideClientButton: true', "showDeveloperTools: 'never'", 'agent: { disabled: true }', 'mcp: { disabled: true }', 'persistAuth: false']) {
+    for (const option of [
+      'withDefaultFonts: false',
+      'telemetry: false',
+      'hideClientButton: true',
+      "showDeveloperTools: 'never'",
+      'agent: { disabled: true }',
+      'mcp: { disabled: true }',
+      'persistAuth: false',
+    ]) {
       expect(html, option).toContain(option);
     }
     expect(html).not.toMatch(/proxyUrl|https?:\/\//);
@@ -29,7 +37,11 @@ describe('the docs page', () => {
     expect(DOCS_CONTENT_SECURITY_POLICY).toContain("default-src 'none'");
     const answer = await docsPageRoute()(event);
     expect(answer.statusCode).toBe(200);
-    expect(answer.headers).toMatchObject({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': DOCS_CONTENT_SECURITY_POLICY, 'X-Content-Type-Options': 'nosniff' });
+    expect(answer.headers).toMatchObject({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': DOCS_CONTENT_SECURITY_POLICY,
+      'X-Content-Type-Options': 'nosniff',
+    });
     expect(answer.body).toBe(html);
   });
 
@@ -42,7 +54,11 @@ describe('the docs page', () => {
     const first = await route(event);
     const second = await route(event);
     expect(reads).toBe(1);
-    expect(first.headers).toEqual({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' });
+    expect(first.headers).toEqual({
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+    });
     expect(first.body).toBe('window.Scalar = {};\n');
     expect(second.body).toBe(first.body);
   });

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { eligibilityWithText } from '../../lambdas/core/ingest/grants/eligibility-evidence';
 
-const text = (over: Partial<{ title: string; description: string; eligibilityText: string | null }> = {}) => ({ title: 'A Program', description: '', eligibilityText: null, ...over });
+const text = (over: Partial<{ title: string; description: string; eligibilityText: string | null }> = {}) => ({
+  title: 'A Program',
+  description: '',
+  eligibilityText: null,
+  ...over,
+});
 
 describe('eligibility from codes and the listing text', () => {
   it('keeps the codes, with no evidence, when the text states no restriction', () => {
     expect(eligibilityWithText(['12', '06'], text({ description: 'Research on Alaska glaciers with partners in Texas.' }))).toEqual({
-      eligible_applicants: ['nonprofit', 'academic'], requires_501c3: true, states: [], evidence: [],
+      eligible_applicants: ['nonprofit', 'academic'],
+      requires_501c3: true,
+      states: [],
+      evidence: [],
     });
   });
 
@@ -15,11 +23,22 @@ describe('eligibility from codes and the listing text', () => {
     expect(result.eligible_applicants).toEqual(['academic']);
     // Unrestricted (99) said no 501(c)(3) requirement; with nonprofits ruled out it says nothing.
     expect(result.requires_501c3).toBeNull();
-    expect(result.evidence).toEqual([{ field: 'eligible_applicants', effect: 'only', values: ['academic'], detail: null, source: 'description', quote: 'This BAA is open only to colleges and universities.' }]);
+    expect(result.evidence).toEqual([
+      {
+        field: 'eligible_applicants',
+        effect: 'only',
+        values: ['academic'],
+        detail: null,
+        source: 'description',
+        quote: 'This BAA is open only to colleges and universities.',
+      },
+    ]);
   });
 
   it('takes an "only" limit as the text says when the codes name none of its types', () => {
-    expect(eligibilityWithText(['25'], text({ eligibilityText: 'This BAA is open only to colleges and universities.' })).eligible_applicants).toEqual(['academic']);
+    expect(eligibilityWithText(['25'], text({ eligibilityText: 'This BAA is open only to colleges and universities.' })).eligible_applicants).toEqual([
+      'academic',
+    ]);
   });
 
   it('removes an excluded type the codes listed, and keeps an exclusion with no codes as evidence only', () => {

@@ -32,7 +32,10 @@ let pool: EmbedderPool;
 let inThread: OnnxSentenceEmbedder;
 
 beforeAll(async () => {
-  [pool, inThread] = await Promise.all([EmbedderPool.start(model, verifiedModelFiles(model), { workers: 2 }), OnnxSentenceEmbedder.load(model, verifiedModelFiles(model))]);
+  [pool, inThread] = await Promise.all([
+    EmbedderPool.start(model, verifiedModelFiles(model), { workers: 2 }),
+    OnnxSentenceEmbedder.load(model, verifiedModelFiles(model)),
+  ]);
 });
 
 afterAll(async () => {

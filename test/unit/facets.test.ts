@@ -1,11 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  compareCodePoints, deadlineBucketOf, deadlineWindows, DEADLINE_BUCKETS, emptyFacets, FacetCounter, FACET_NAMES, FACET_VALUE_CAP, rankedTermValues,
-  statusFacetValueOf, TermTally,
+  compareCodePoints,
+  DEADLINE_BUCKETS,
+  deadlineBucketOf,
+  deadlineWindows,
+  emptyFacets,
+  FACET_NAMES,
+  FACET_VALUE_CAP,
+  FacetCounter,
+  rankedTermValues,
+  statusFacetValueOf,
+  TermTally,
 } from '../../lambdas/core/query/facets';
-import { parseQueryString, queryStringIssues } from '../support/list-query-strings';
 import type { ResourceKind } from '../../lambdas/core/records';
+import { parseQueryString, queryStringIssues } from '../support/list-query-strings';
 
 const TODAY = '2026-11-22';
 
@@ -21,7 +30,10 @@ describe('the facets parameter', () => {
 
   it('refuses unknown names, listing the allowed ones, and any facets on funders', () => {
     const [unknown] = issuesOf('grant', 'facets=status,agency');
-    expect(unknown).toEqual({ field: 'facets', issue: expect.stringContaining('"agency" is not one of the accepted values (status, category, states, funder, deadline_within)') });
+    expect(unknown).toEqual({
+      field: 'facets',
+      issue: expect.stringContaining('"agency" is not one of the accepted values (status, category, states, funder, deadline_within)'),
+    });
     expect(issuesOf('contract', 'facets=')).toEqual([{ field: 'facets', issue: 'must not be empty' }]);
     const [funders] = issuesOf('funder', 'facets=status');
     expect(funders).toEqual({ field: 'facets', issue: expect.stringContaining('funders have no facets') });
@@ -53,18 +65,29 @@ describe('status facet values', () => {
 describe('deadline windows', () => {
   const windows = deadlineWindows(TODAY);
   it.each([
-    ['2026-11-22', '7'], ['2026-11-29', '7'], ['2026-11-30', '30'], ['2026-12-22', '30'], ['2026-12-23', '90'], ['2027-02-20', '90'],
-    ['2027-02-21', 'later'], ['2099-01-01', 'later'], [null, 'none'], ['2026-11-21', 'passed'], ['2001-01-01', 'passed'],
+    ['2026-11-22', '7'],
+    ['2026-11-29', '7'],
+    ['2026-11-30', '30'],
+    ['2026-12-22', '30'],
+    ['2026-12-23', '90'],
+    ['2027-02-20', '90'],
+    ['2027-02-21', 'later'],
+    ['2099-01-01', 'later'],
+    [null, 'none'],
+    ['2026-11-21', 'passed'],
+    ['2001-01-01', 'passed'],
   ] as const)('%s is in %s', (deadline, bucket) => {
     expect(deadlineBucketOf(deadline, windows)).toBe(bucket);
   });
 
   it('cover every day exactly once', () => {
-    fc.assert(fc.property(fc.integer({ min: -4000, max: 4000 }), (days) => {
-      const day = new Date(Date.parse(`${TODAY}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-      const holding = windows.filter((w) => !w.missing && (w.from === null || day >= w.from) && (w.to === null || day <= w.to));
-      expect(holding).toHaveLength(1);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -4000, max: 4000 }), (days) => {
+        const day = new Date(Date.parse(`${TODAY}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+        const holding = windows.filter((w) => !w.missing && (w.from === null || day >= w.from) && (w.to === null || day <= w.to));
+        expect(holding).toHaveLength(1);
+      }),
+    );
   });
 });
 
@@ -74,7 +97,10 @@ describe('term facets', () => {
     tally.add('b', ['health', 'Health', 'Arts']);
     tally.add('a', ['Health']);
     tally.add('c', ['HEALTH', 'arts']);
-    expect(tally.ranked()).toEqual([{ value: 'Health', count: 3 }, { value: 'Arts', count: 2 }]);
+    expect(tally.ranked()).toEqual([
+      { value: 'Health', count: 3 },
+      { value: 'Arts', count: 2 },
+    ]);
   });
 
   it('list by count, ties by value (code points, as OpenSearch orders terms), at most the cap', () => {
@@ -94,15 +120,33 @@ describe('FacetCounter', () => {
     counter.add({ id: '1', status: 'posted', live: true, categories: [], states: [], funder_name: 'F', deadline_date: '2026-11-25' });
     counter.add({ id: '2', status: 'posted', live: false, categories: [], states: ['CA', 'TX'], funder_name: 'F', deadline_date: '2026-11-01' });
     expect(counter.facets()).toEqual({
-      status: [{ value: 'open', count: 1 }, { value: 'forecasted', count: 0 }, { value: 'closed', count: 1 }],
-      states: [{ value: 'CA', count: 1 }, { value: 'national', count: 1 }, { value: 'TX', count: 1 }],
-      deadline_within: [{ value: '7', count: 1 }, { value: '30', count: 0 }, { value: '90', count: 0 }, { value: 'later', count: 0 }, { value: 'none', count: 0 }, { value: 'passed', count: 1 }],
+      status: [
+        { value: 'open', count: 1 },
+        { value: 'forecasted', count: 0 },
+        { value: 'closed', count: 1 },
+      ],
+      states: [
+        { value: 'CA', count: 1 },
+        { value: 'national', count: 1 },
+        { value: 'TX', count: 1 },
+      ],
+      deadline_within: [
+        { value: '7', count: 1 },
+        { value: '30', count: 0 },
+        { value: '90', count: 0 },
+        { value: 'later', count: 0 },
+        { value: 'none', count: 0 },
+        { value: 'passed', count: 1 },
+      ],
     });
   });
 
   it('gives zeros and empty lists for an empty set', () => {
     expect(emptyFacets('contract', ['status', 'funder', 'deadline_within'])).toEqual({
-      status: [{ value: 'open', count: 0 }, { value: 'closed', count: 0 }],
+      status: [
+        { value: 'open', count: 0 },
+        { value: 'closed', count: 0 },
+      ],
       funder: [],
       deadline_within: DEADLINE_BUCKETS.map((value) => ({ value, count: 0 })),
     });

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SqliteSearchIndex } from '../../lambdas/adapters/embedded/sqlite-search-index';
-import { parseListQuery, type ListQuery, type SearchMode } from '../../lambdas/core/query/list-query';
 import type { StateCode } from '../../lambdas/core/geo';
+import { type ListQuery, parseListQuery, type SearchMode } from '../../lambdas/core/query/list-query';
 import type { Grant } from '../../lambdas/core/records';
 import type { SemanticQuery } from '../../lambdas/ports/search-index';
 
@@ -32,11 +32,29 @@ const record = fc.record({
 
 function grant(n: number, words: string[], state: StateCode): Grant {
   return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, title: words.join(' '), description: `About ${words.join(' and ')}.`,
-    amount_min: null, amount_max: null, deadline_date: '2027-06-01', status: 'posted', geography: null,
-    funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Tests', listing_url: null,
-    created_at: '2026-01-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [state], source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null,
+    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    title: words.join(' '),
+    description: `About ${words.join(' and ')}.`,
+    amount_min: null,
+    amount_max: null,
+    deadline_date: '2027-06-01',
+    status: 'posted',
+    geography: null,
+    funder_id: '00000000-0000-4000-8000-999999999999',
+    funder_name: 'Department of Tests',
+    listing_url: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    categories: [],
+    opportunity_type: 'open',
+    project_end_date: null,
+    archive_date: null,
+    states: [state],
+    source: 'test',
+    source_id: String(n),
+    eligible_applicants: [],
+    requires_501c3: null,
+    assistance_listings: [],
+    agency_code: null,
   };
 }
 
@@ -44,33 +62,42 @@ const query = (params: Record<string, string>) =>
   parseListQuery('grant', Object.fromEntries(Object.entries({ limit: '100', ...params }).map(([k, v]) => [k, [v]])), TODAY) as ListQuery & { kind: 'grant' };
 
 describe('a filtered search scored among the filtered rows alone', () => {
-  it('equals the whole catalogue\'s ranking narrowed to the same filters, in every mode', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(record, { minLength: 60, maxLength: 160 }),
-      fc.constantFrom<SearchMode>('keyword', 'semantic', 'hybrid'),
-      fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 }),
-      fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: DIMENSIONS, maxLength: DIMENSIONS }),
-      fc.double({ min: -0.2, max: 0.8, noNaN: true }),
-      fc.constantFrom(...STATES),
-      async (records, mode, words, vector, floor, state) => {
-        const grants = records.map((r, n) => grant(n + 1, r.words, r.state));
-        const vectors = records.map((r) => (r.vector ? unit(r.vector) : null));
-        const semantic: SemanticQuery = { vector: unit(vector), scale: { floor, shortFloor: floor, lexicalFloor: floor - 0.2, profileFloor: floor, upper: 1 } };
-        const [scoredAmong, narrowed] = [new SqliteSearchIndex({ filename: ':memory:', space: SPACE }), new SqliteSearchIndex({ filename: ':memory:', space: SPACE })];
-        try {
-          for (const index of [scoredAmong, narrowed]) await index.upsert('grant', grants, vectors);
-          const search = { search: words.join(' '), search_mode: mode };
-          // The whole catalogue's ranking first: the filtered query then narrows it.
-          await narrowed.query('grant', query(search), semantic);
-          const filtered = query({ ...search, states: state });
-          const [a, b] = [await scoredAmong.query('grant', filtered, semantic), await narrowed.query('grant', filtered, semantic)];
-          expect(a.total).toBe(b.total);
-          expect(a.results.map((r) => [r.id, r.relevance])).toEqual(b.results.map((r) => [r.id, r.relevance]));
-        } finally {
-          scoredAmong.close();
-          narrowed.close();
-        }
-      },
-    ), { numRuns: 60 });
+  it("equals the whole catalogue's ranking narrowed to the same filters, in every mode", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(record, { minLength: 60, maxLength: 160 }),
+        fc.constantFrom<SearchMode>('keyword', 'semantic', 'hybrid'),
+        fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: DIMENSIONS, maxLength: DIMENSIONS }),
+        fc.double({ min: -0.2, max: 0.8, noNaN: true }),
+        fc.constantFrom(...STATES),
+        async (records, mode, words, vector, floor, state) => {
+          const grants = records.map((r, n) => grant(n + 1, r.words, r.state));
+          const vectors = records.map((r) => (r.vector ? unit(r.vector) : null));
+          const semantic: SemanticQuery = {
+            vector: unit(vector),
+            scale: { floor, shortFloor: floor, lexicalFloor: floor - 0.2, profileFloor: floor, upper: 1 },
+          };
+          const [scoredAmong, narrowed] = [
+            new SqliteSearchIndex({ filename: ':memory:', space: SPACE }),
+            new SqliteSearchIndex({ filename: ':memory:', space: SPACE }),
+          ];
+          try {
+            for (const index of [scoredAmong, narrowed]) await index.upsert('grant', grants, vectors);
+            const search = { search: words.join(' '), search_mode: mode };
+            // The whole catalogue's ranking first: the filtered query then narrows it.
+            await narrowed.query('grant', query(search), semantic);
+            const filtered = query({ ...search, states: state });
+            const [a, b] = [await scoredAmong.query('grant', filtered, semantic), await narrowed.query('grant', filtered, semantic)];
+            expect(a.total).toBe(b.total);
+            expect(a.results.map((r) => [r.id, r.relevance])).toEqual(b.results.map((r) => [r.id, r.relevance]));
+          } finally {
+            scoredAmong.close();
+            narrowed.close();
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

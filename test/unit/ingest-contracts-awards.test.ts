@@ -2,14 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { agencyKeyOf } from '../../lambdas/core/ingest/agency-names';
-import { AWARD_FORMATS } from '../../lambdas/core/ingest/awards/index';
 import { agencyOfAssistanceListing } from '../../lambdas/core/ingest/awards/assistance-listing-agencies';
+import { AWARD_FORMATS } from '../../lambdas/core/ingest/awards/index';
 import { nsfAwardsCsv } from '../../lambdas/core/ingest/awards/nsf-awards-csv';
 import { usaspendingAssistanceAwards } from '../../lambdas/core/ingest/awards/usaspending-assistance-awards';
 import { usaspendingContractAwards } from '../../lambdas/core/ingest/awards/usaspending-contract-awards';
-import { CONTRACT_FORMATS } from '../../lambdas/core/ingest/contracts/index';
 import { fboNotices, stateOfAddress } from '../../lambdas/core/ingest/contracts/fbo-notices';
 import { govConRadarNotices } from '../../lambdas/core/ingest/contracts/govconradar-notices';
+import { CONTRACT_FORMATS } from '../../lambdas/core/ingest/contracts/index';
 import { contractCategoryOfNaics } from '../../lambdas/core/ingest/contracts/naics-categories';
 import { samCsvExport } from '../../lambdas/core/ingest/contracts/sam-csv-export';
 import { samNoticesCsv } from '../../lambdas/core/ingest/contracts/sam-notices-csv';
@@ -116,21 +116,31 @@ function fixtureCsv(name: string): SourceRecord[] {
 }
 
 describe('sam-opportunities-v2', () => {
-  const [solicitation, sourcesSought, award] = (fixtureJson('sam-opportunities-v2.json').opportunitiesData as SourceRecord[]);
+  const [solicitation, sourcesSought, award] = fixtureJson('sam-opportunities-v2.json').opportunitiesData as SourceRecord[];
 
   it('maps a solicitation field by field', () => {
     const { mapped, record } = mapOne(samOpportunitiesV2, solicitation!);
     expect(samOpportunitiesV2.matches(solicitation!)).toBe(true);
     expect(record).toMatchObject({
       title: 'Enterprise Help Desk Support Services',
-      amount_min: null, amount_max: null,
-      deadline_date: '2026-09-15', archive_date: '2026-09-30', status: 'open', opportunity_type: 'open', project_end_date: null,
-      states: ['MD'], geography: 'Maryland',
-      naics: '541512', categories: ['Information Technology'], set_aside_code: 'SBA',
+      amount_min: null,
+      amount_max: null,
+      deadline_date: '2026-09-15',
+      archive_date: '2026-09-30',
+      status: 'open',
+      opportunity_type: 'open',
+      project_end_date: null,
+      states: ['MD'],
+      geography: 'Maryland',
+      naics: '541512',
+      categories: ['Information Technology'],
+      set_aside_code: 'SBA',
       primary_contact_email: 'jane.doe.civ@army.mil',
       listing_url: 'https://sam.gov/workspace/contract/opp/a1b2c3d4e5f60718293a4b5c6d7e8f90/view',
       document_url: 'https://sam.gov/api/prod/opps/v3/opportunities/resources/files/0123456789abcdef0123456789abcdef/download',
-      created_at: '2026-08-03T00:00:00Z', source: 'sam.gov', source_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+      created_at: '2026-08-03T00:00:00Z',
+      source: 'sam.gov',
+      source_id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
     });
     expect(record.description).toContain('Solicitation notice W56KGU-26-R-0042 from DEPT OF DEFENSE, DEPT OF THE ARMY');
     expect(record.description).toContain('Set-aside: Total Small Business Set-Aside (FAR 19.5).');
@@ -143,19 +153,34 @@ describe('sam-opportunities-v2', () => {
   it('maps a non-US place of performance to International', () => {
     const { record } = mapOne(samOpportunitiesV2, sourcesSought!);
     expect(record).toMatchObject({
-      states: [], geography: 'International', deadline_date: '2026-08-12', archive_date: '2026-08-27', status: 'closed',
-      naics: '561210', categories: ['Facilities Support'], set_aside_code: null,
-      document_url: 'https://www.navfac.navy.mil/far-east', primary_contact_email: 'navfac.fe.contracts@us.navy.mil',
+      states: [],
+      geography: 'International',
+      deadline_date: '2026-08-12',
+      archive_date: '2026-08-27',
+      status: 'closed',
+      naics: '561210',
+      categories: ['Facilities Support'],
+      set_aside_code: null,
+      document_url: 'https://www.navfac.navy.mil/far-east',
+      primary_contact_email: 'navfac.fe.contracts@us.navy.mil',
     });
-    expect(record.description).toMatch(/^Industry: Facilities Support Services \(NAICS 561210\)\. .*Sources Sought notice N40084-26-R-0100 from DEPT OF DEFENSE, DEPT OF THE NAVY/);
+    expect(record.description).toMatch(
+      /^Industry: Facilities Support Services \(NAICS 561210\)\. .*Sources Sought notice N40084-26-R-0100 from DEPT OF DEFENSE, DEPT OF THE NAVY/,
+    );
     expect(record.description).toContain('Place of performance: Yokosuka, JP-14, JPN.');
   });
 
   it('maps an award notice to an awarded, closed contract with the award amount', () => {
     const { mapped, record } = mapOne(samOpportunitiesV2, award!);
     expect(record).toMatchObject({
-      opportunity_type: 'awarded', status: 'closed', deadline_date: null, archive_date: null,
-      amount_min: 1_250_000, amount_max: 1_250_000, set_aside_code: '8A', states: ['DC'],
+      opportunity_type: 'awarded',
+      status: 'closed',
+      deadline_date: null,
+      archive_date: null,
+      amount_min: 1_250_000,
+      amount_max: 1_250_000,
+      set_aside_code: '8A',
+      states: ['DC'],
     });
     expect(record.description).toContain('Contract 70B06C26C00000123 awarded to Example Cloud Solutions LLC on 2026-07-25 for $1,250,000.');
     expect(funderNames(mapped)).toEqual(['US CUSTOMS AND BORDER PROTECTION', 'HOMELAND SECURITY, DEPARTMENT OF']);
@@ -163,7 +188,8 @@ describe('sam-opportunities-v2', () => {
 
   it('reads a state given only by name and an inactive notice', () => {
     const { record } = mapOne(samOpportunitiesV2, {
-      ...solicitation!, active: 'No',
+      ...solicitation!,
+      active: 'No',
       placeOfPerformance: { city: { name: 'Aurora' }, state: { name: 'CO' }, zip: '80045', country: {} },
     });
     expect(record).toMatchObject({ states: ['CO'], status: 'closed' });
@@ -171,8 +197,7 @@ describe('sam-opportunities-v2', () => {
 
   it('rejects a missing notice id, an impossible date and a negative award amount', () => {
     expect(rejectionOf(samOpportunitiesV2, { ...solicitation!, noticeId: '' })).toBe('missing required field noticeId');
-    expect(rejectionOf(samOpportunitiesV2, { ...solicitation!, responseDeadLine: '2026-02-30' }))
-      .toBe('responseDeadLine: "2026-02-30" is an impossible date');
+    expect(rejectionOf(samOpportunitiesV2, { ...solicitation!, responseDeadLine: '2026-02-30' })).toBe('responseDeadLine: "2026-02-30" is an impossible date');
     expect(rejectionOf(samOpportunitiesV2, { ...award!, award: { amount: '-500.00' } })).toBe('award.amount: negative amount -500.00');
     expect(rejectionOf(samOpportunitiesV2, { ...solicitation!, title: '  ' })).toBe('missing required field title');
   });
@@ -189,38 +214,67 @@ describe('sam-csv-export', () => {
   it('maps an open notice with its multi-line description', () => {
     const { mapped, record } = mapOne(samCsvExport, rows[0]!);
     expect(record).toMatchObject({
-      title: 'Janitorial Services, Fort Hood', status: 'open', opportunity_type: 'open',
-      deadline_date: '2026-09-04', archive_date: '2026-09-19', created_at: '2026-08-05T14:22:10Z', states: ['TX'], geography: 'Texas',
-      naics: '561720', categories: ['Facilities Support'], set_aside_code: 'SDVOSBC',
-      primary_contact_email: 'maria.lopez.civ@army.mil', document_url: null,
+      title: 'Janitorial Services, Fort Hood',
+      status: 'open',
+      opportunity_type: 'open',
+      deadline_date: '2026-09-04',
+      archive_date: '2026-09-19',
+      created_at: '2026-08-05T14:22:10Z',
+      states: ['TX'],
+      geography: 'Texas',
+      naics: '561720',
+      categories: ['Facilities Support'],
+      set_aside_code: 'SDVOSBC',
+      primary_contact_email: 'maria.lopez.civ@army.mil',
+      document_url: null,
       listing_url: 'https://sam.gov/workspace/contract/opp/7e1f2a3b4c5d6e7f8091a2b3c4d5e6f7/view',
-      source: 'sam.gov', source_id: '7e1f2a3b4c5d6e7f8091a2b3c4d5e6f7',
+      source: 'sam.gov',
+      source_id: '7e1f2a3b4c5d6e7f8091a2b3c4d5e6f7',
     });
-    expect(record.description).toBe([
-      'The Mission and Installation Contracting Command, Fort Hood, intends to award a firm-fixed-price contract for janitorial services.',
-      'Services include cleaning, waste removal, and floor care in Buildings 1001, 1002, and 1003.',
-      'Offers are due by 4 September 2026.',
-    ].join('\n'));
+    expect(record.description).toBe(
+      [
+        'The Mission and Installation Contracting Command, Fort Hood, intends to award a firm-fixed-price contract for janitorial services.',
+        'Services include cleaning, waste removal, and floor care in Buildings 1001, 1002, and 1003.',
+        'Offers are due by 4 September 2026.',
+      ].join('\n'),
+    );
     expect(funderNames(mapped)).toEqual(['DEPT OF THE ARMY', 'DEPT OF DEFENSE']);
   });
 
   it('maps an award row and an inactive foreign row', () => {
     const awarded = mapOne(samCsvExport, rows[1]!);
     expect(awarded.record).toMatchObject({
-      opportunity_type: 'awarded', status: 'closed', amount_min: 48250, amount_max: 48250, deadline_date: null, archive_date: null,
-      naics: '562910', categories: ['Environmental Services'], set_aside_code: 'SBA', states: ['MD'],
+      opportunity_type: 'awarded',
+      status: 'closed',
+      amount_min: 48250,
+      amount_max: 48250,
+      deadline_date: null,
+      archive_date: null,
+      naics: '562910',
+      categories: ['Environmental Services'],
+      set_aside_code: 'SBA',
+      states: ['MD'],
     });
     expect(funderNames(awarded.mapped)).toEqual(['ENVIRONMENTAL PROTECTION AGENCY']);
     const foreign = mapOne(samCsvExport, rows[2]!);
     expect(foreign.record).toMatchObject({
-      status: 'closed', archive_date: '2026-12-31', states: [], geography: 'International', naics: '236220', categories: ['Construction'],
-      set_aside_code: null, primary_contact_email: null, document_url: 'https://www.ramstein.af.mil/contracting',
+      status: 'closed',
+      archive_date: '2026-12-31',
+      states: [],
+      geography: 'International',
+      naics: '236220',
+      categories: ['Construction'],
+      set_aside_code: null,
+      primary_contact_email: null,
+      document_url: 'https://www.ramstein.af.mil/contracting',
     });
-    expect(foreign.record.description).toMatch(/^Industry: .* \(NAICS 236220\)\. .*Presolicitation notice FA5613-26-R-0003 from DEPT OF DEFENSE, DEPT OF THE AIR FORCE, FA5613 700 CONS LGC\./);
+    expect(foreign.record.description).toMatch(
+      /^Industry: .* \(NAICS 236220\)\. .*Presolicitation notice FA5613-26-R-0003 from DEPT OF DEFENSE, DEPT OF THE AIR FORCE, FA5613 700 CONS LGC\./,
+    );
   });
 
   it('rejects Excel-style bad values with the column name', () => {
-    expect(rejectionOf(samCsvExport, { ...rows[1]!, 'Award$': '-48250.00' })).toBe('Award$: negative amount -48250.00');
+    expect(rejectionOf(samCsvExport, { ...rows[1]!, Award$: '-48250.00' })).toBe('Award$: negative amount -48250.00');
     expect(rejectionOf(samCsvExport, { ...rows[0]!, PostedDate: '2026-02-30 10:00:00' })).toBe('PostedDate: "2026-02-30 10:00:00" is an impossible date');
     expect(rejectionOf(samCsvExport, { ...rows[0]!, NoticeId: '' })).toBe('missing required field NoticeId');
   });
@@ -228,43 +282,88 @@ describe('sam-csv-export', () => {
 
 describe('sam-notices-csv, govconradar-notices and fbo-notices', () => {
   const midas: SourceRecord = {
-    'Notice ID': '0a0b0c0d0e0f40718293a4b5c6d7e8f9', Title: 'Biological Technologies Office Broad Agency Announcement',
-    'Solicitation Number': 'HR001126S0001', Agency: 'DEF ADVANCED RESEARCH PROJECTS AGCY',
+    'Notice ID': '0a0b0c0d0e0f40718293a4b5c6d7e8f9',
+    Title: 'Biological Technologies Office Broad Agency Announcement',
+    'Solicitation Number': 'HR001126S0001',
+    Agency: 'DEF ADVANCED RESEARCH PROJECTS AGCY',
     'Department Path': 'DEPT OF DEFENSE.DEFENSE ADVANCED RESEARCH PROJECTS AGENCY  (DARPA).DEF ADVANCED RESEARCH PROJECTS AGCY',
-    Type: 'Solicitation', 'Base Type': 'Solicitation', 'Posted Date': '2026-07-01', 'Response Deadline': '2026-09-30T16:00:00',
-    'Archive Date': '2026-10-15', Active: 'Yes', 'Set Aside': '', 'NAICS Code': '541715', 'Classification Code': 'AC11',
-    Contact: 'BTO-BAA@darpa.mil', 'Description URL': 'https://api.sam.gov/opportunities/v2/search?api_key=SECRET&noticeid=x',
+    Type: 'Solicitation',
+    'Base Type': 'Solicitation',
+    'Posted Date': '2026-07-01',
+    'Response Deadline': '2026-09-30T16:00:00',
+    'Archive Date': '2026-10-15',
+    Active: 'Yes',
+    'Set Aside': '',
+    'NAICS Code': '541715',
+    'Classification Code': 'AC11',
+    Contact: 'BTO-BAA@darpa.mil',
+    'Description URL': 'https://api.sam.gov/opportunities/v2/search?api_key=SECRET&noticeid=x',
     'UI Link': 'https://sam.gov/workspace/contract/opp/0a0b0c0d0e0f40718293a4b5c6d7e8f9/view',
-    'Resource Links': 'https://sam.gov/api/prod/opps/v3/opportunities/resources/files/aaa/download | https://sam.gov/api/prod/opps/v3/opportunities/resources/files/bbb/download',
+    'Resource Links':
+      'https://sam.gov/api/prod/opps/v3/opportunities/resources/files/aaa/download | https://sam.gov/api/prod/opps/v3/opportunities/resources/files/bbb/download',
   };
 
   it('maps a UM-MIDAS notice row', () => {
     const { mapped, record } = mapOne(samNoticesCsv, midas);
     expect(record).toMatchObject({
-      status: 'open', deadline_date: '2026-09-30', archive_date: '2026-10-15', naics: '541715', categories: ['Research and Development'],
-      set_aside_code: null, primary_contact_email: 'BTO-BAA@darpa.mil', states: [], geography: 'National',
+      status: 'open',
+      deadline_date: '2026-09-30',
+      archive_date: '2026-10-15',
+      naics: '541715',
+      categories: ['Research and Development'],
+      set_aside_code: null,
+      primary_contact_email: 'BTO-BAA@darpa.mil',
+      states: [],
+      geography: 'National',
       document_url: 'https://sam.gov/api/prod/opps/v3/opportunities/resources/files/aaa/download',
-      created_at: '2026-07-01T00:00:00Z', source: 'sam.gov', source_id: '0a0b0c0d0e0f40718293a4b5c6d7e8f9',
+      created_at: '2026-07-01T00:00:00Z',
+      source: 'sam.gov',
+      source_id: '0a0b0c0d0e0f40718293a4b5c6d7e8f9',
     });
     expect(record.description).not.toContain('SECRET');
     expect(funderNames(mapped)).toEqual(['DEFENSE ADVANCED RESEARCH PROJECTS AGENCY (DARPA)', 'DEPT OF DEFENSE']);
     expect(mapOne(samNoticesCsv, { ...midas, Contact: 'do_not_use_this_email_address@arpa-h.gov' }).record).toMatchObject({ primary_contact_email: null });
-    expect(mapOne(samNoticesCsv, { ...midas, Type: 'Award Notice' }).record).toMatchObject({ opportunity_type: 'awarded', status: 'closed', deadline_date: null, archive_date: null });
+    expect(mapOne(samNoticesCsv, { ...midas, Type: 'Award Notice' }).record).toMatchObject({
+      opportunity_type: 'awarded',
+      status: 'closed',
+      deadline_date: null,
+      archive_date: null,
+    });
   });
 
   const radar: SourceRecord = {
-    notice_id: '1f2e3d4c5b6a49382716f5e4d3c2b1a0', solicitation_number: 'N00178-26-R-0001', title: 'CYBER RANGE ENGINEERING SUPPORT',
-    notice_type: 'Combined Synopsis/Solicitation', posted_date: '2026-06-30', response_deadline: '2026-08-20', archive_date: '',
-    agency: 'DEPT OF DEFENSE', subagency: 'DEPT OF THE NAVY', office: 'NSWC DAHLGREN', naics: '541330', psc: 'R425',
-    set_aside: 'Total Small Business Set-Aside (FAR 19.5)', set_aside_code: 'SBA', place_of_performance_state: 'VA',
-    source_url: 'https://sam.gov/workspace/contract/opp/1f2e3d4c5b6a49382716f5e4d3c2b1a0/view', pull_timestamp_utc: '2026-07-15T12:31:17.044134+00:00',
+    notice_id: '1f2e3d4c5b6a49382716f5e4d3c2b1a0',
+    solicitation_number: 'N00178-26-R-0001',
+    title: 'CYBER RANGE ENGINEERING SUPPORT',
+    notice_type: 'Combined Synopsis/Solicitation',
+    posted_date: '2026-06-30',
+    response_deadline: '2026-08-20',
+    archive_date: '',
+    agency: 'DEPT OF DEFENSE',
+    subagency: 'DEPT OF THE NAVY',
+    office: 'NSWC DAHLGREN',
+    naics: '541330',
+    psc: 'R425',
+    set_aside: 'Total Small Business Set-Aside (FAR 19.5)',
+    set_aside_code: 'SBA',
+    place_of_performance_state: 'VA',
+    source_url: 'https://sam.gov/workspace/contract/opp/1f2e3d4c5b6a49382716f5e4d3c2b1a0/view',
+    pull_timestamp_utc: '2026-07-15T12:31:17.044134+00:00',
   };
 
   it('maps a GovConRadar notice row', () => {
     const { mapped, record } = mapOne(govConRadarNotices, radar);
     expect(record).toMatchObject({
-      status: 'open', deadline_date: '2026-08-20', archive_date: null, states: ['VA'], naics: '541330', categories: ['Professional Services'],
-      set_aside_code: 'SBA', primary_contact_email: null, listing_url: radar.source_url, document_url: null,
+      status: 'open',
+      deadline_date: '2026-08-20',
+      archive_date: null,
+      states: ['VA'],
+      naics: '541330',
+      categories: ['Professional Services'],
+      set_aside_code: 'SBA',
+      primary_contact_email: null,
+      listing_url: radar.source_url,
+      document_url: null,
     });
     expect(funderNames(mapped)).toEqual(['DEPT OF THE NAVY', 'DEPT OF DEFENSE']);
     expect(mapOne(govConRadarNotices, { ...radar, archive_date: '2026-08-01' }).record).toMatchObject({ archive_date: '2026-08-01', status: 'closed' });
@@ -273,14 +372,29 @@ describe('sam-notices-csv, govconradar-notices and fbo-notices', () => {
   });
 
   const fbo: SourceRecord = {
-    _id: 'fbo.gov:COMBINE:w912dy-14-t-0100', _type: 'opp', data_source: 'fbo.gov', notice_type: 'COMBINE', solnbr: 'w912dy-14-t-0100',
-    posted_dt: '2014-06-17', close_dt: '2014-07-01', agency: 'Department of the Army', office: 'U.S. Army Corps of Engineers',
-    location: 'USACE HNC, Huntsville', zipcode: '35807', title: 'Z--Roof Repair, Building 4488',
+    _id: 'fbo.gov:COMBINE:w912dy-14-t-0100',
+    _type: 'opp',
+    data_source: 'fbo.gov',
+    notice_type: 'COMBINE',
+    solnbr: 'w912dy-14-t-0100',
+    posted_dt: '2014-06-17',
+    close_dt: '2014-07-01',
+    agency: 'Department of the Army',
+    office: 'U.S. Army Corps of Engineers',
+    location: 'USACE HNC, Huntsville',
+    zipcode: '35807',
+    title: 'Z--Roof Repair, Building 4488',
     description: 'Roof repair at Redstone Arsenal &amp; related work.<br/>See the attached SOW.',
     listing_url: 'https://www.fbo.gov/notices/0123456789abcdef0123456789abcdef',
     ext: {
-      NAICS: '238160', SETASIDE: 'Total Small Business', CLASSCOD: 'Z', POPCOUNTRY: 'US', POPZIP: '35898',
-      POPADDRESS: 'Building 4488\nRedstone Arsenal, AL', CONTACT: 'Pat Jones, 256-555-0100', email_address: 'pat.jones@usace.army.mil',
+      NAICS: '238160',
+      SETASIDE: 'Total Small Business',
+      CLASSCOD: 'Z',
+      POPCOUNTRY: 'US',
+      POPZIP: '35898',
+      POPADDRESS: 'Building 4488\nRedstone Arsenal, AL',
+      CONTACT: 'Pat Jones, 256-555-0100',
+      email_address: 'pat.jones@usace.army.mil',
     },
   };
 
@@ -289,11 +403,20 @@ describe('sam-notices-csv, govconradar-notices and fbo-notices', () => {
     expect(fboNotices.matches(fbo)).toBe(true);
     expect(fboNotices.matches({ ...fbo, _id: 'grants.gov:x', data_source: 'grants.gov' })).toBe(false);
     expect(record).toMatchObject({
-      source: 'fbo.gov', source_id: 'COMBINE:w912dy-14-t-0100', title: 'Z--Roof Repair, Building 4488',
+      source: 'fbo.gov',
+      source_id: 'COMBINE:w912dy-14-t-0100',
+      title: 'Z--Roof Repair, Building 4488',
       description: 'Roof repair at Redstone Arsenal & related work.\nSee the attached SOW.',
       // No archive date of its own: archived when FedBizOpps was retired.
-      deadline_date: '2014-07-01', archive_date: '2019-11-08', status: 'closed', states: ['AL'], naics: '238160', categories: ['Construction'],
-      set_aside_code: 'SBA', primary_contact_email: 'pat.jones@usace.army.mil', created_at: '2014-06-17T00:00:00Z',
+      deadline_date: '2014-07-01',
+      archive_date: '2019-11-08',
+      status: 'closed',
+      states: ['AL'],
+      naics: '238160',
+      categories: ['Construction'],
+      set_aside_code: 'SBA',
+      primary_contact_email: 'pat.jones@usace.army.mil',
+      created_at: '2014-06-17T00:00:00Z',
     });
     expect(funderNames(mapped)).toEqual(['Department of the Army']);
     // FedBizOpps is retired: even a notice without dates is closed.
@@ -302,14 +425,26 @@ describe('sam-notices-csv, govconradar-notices and fbo-notices', () => {
 
   it('reads the top-level FBO_ fields of the nightly files', () => {
     const { record } = mapOne(fboNotices, {
-      _id: 'FBO:PRESOL:spe4a514r9999', _type: 'opp', data_source: 'FBO', notice_type: 'PRESOL', solnbr: 'spe4a514r9999',
-      posted_dt: '2014-04-01T00:00:00Z', agency: 'Defense Logistics Agency', title: 'Valve, Gate', FBO_NAICS: '332911',
-      FBO_SETASIDE: 'Service-Disabled Veteran-Owned Small Business', FBO_POPCOUNTRY: 'TU',
+      _id: 'FBO:PRESOL:spe4a514r9999',
+      _type: 'opp',
+      data_source: 'FBO',
+      notice_type: 'PRESOL',
+      solnbr: 'spe4a514r9999',
+      posted_dt: '2014-04-01T00:00:00Z',
+      agency: 'Defense Logistics Agency',
+      title: 'Valve, Gate',
+      FBO_NAICS: '332911',
+      FBO_SETASIDE: 'Service-Disabled Veteran-Owned Small Business',
+      FBO_POPCOUNTRY: 'TU',
       FBO_CONTACT: 'A. Buyer, Phone 804, Email a.buyer@dla.mil - B. Officer, Email b.officer@dla.mil',
     });
     expect(record).toMatchObject({
-      set_aside_code: 'SDVOSBC', primary_contact_email: 'a.buyer@dla.mil', states: [], geography: 'International',
-      categories: ['Logistics and Supplies'], created_at: '2014-04-01T00:00:00Z',
+      set_aside_code: 'SDVOSBC',
+      primary_contact_email: 'a.buyer@dla.mil',
+      states: [],
+      geography: 'International',
+      categories: ['Logistics and Supplies'],
+      created_at: '2014-04-01T00:00:00Z',
     });
   });
 
@@ -370,21 +505,38 @@ describe('nsf-awards-csv', () => {
     const { mapped, record } = mapOne(nsfAwardsCsv, rows[0]!);
     expect(rows[0]!.AwardNumber).toBe('="2400123"');
     expect(record).toMatchObject({
-      source: 'nsf', source_id: '2400123', title: 'NRT: Data-Driven Water Resilience Training for Coastal Communities',
-      amount_min: 1_499_876, amount_max: 1_499_876, deadline_date: null, archive_date: null, status: 'closed', opportunity_type: 'awarded',
-      project_end_date: '2029-08-31', created_at: '2024-08-14T00:00:00Z', states: ['FL'], geography: 'Florida',
+      source: 'nsf',
+      source_id: '2400123',
+      title: 'NRT: Data-Driven Water Resilience Training for Coastal Communities',
+      amount_min: 1_499_876,
+      amount_max: 1_499_876,
+      deadline_date: null,
+      archive_date: null,
+      status: 'closed',
+      opportunity_type: 'awarded',
+      project_end_date: '2029-08-31',
+      created_at: '2024-08-14T00:00:00Z',
+      states: ['FL'],
+      geography: 'Florida',
       categories: ['Science and Technology and other Research and Development', 'Education'],
-      eligible_applicants: [], requires_501c3: null,
+      eligible_applicants: [],
+      requires_501c3: null,
       listing_url: 'https://www.nsf.gov/awardsearch/showAward?AWD_ID=2400123',
     });
-    expect(record.description).toBe("This award trains graduate students in water & climate data science.\nTrainees work with coastal communities.\n\nThis award reflects NSF's statutory mission.");
+    expect(record.description).toBe(
+      "This award trains graduate students in water & climate data science.\nTrainees work with coastal communities.\n\nThis award reflects NSF's statutory mission.",
+    );
     expect(funderNames(mapped)).toEqual(['National Science Foundation']);
   });
 
   it('maps a plain award and rejects bad ones', () => {
     expect(mapOne(nsfAwardsCsv, rows[1]!).record).toMatchObject({
-      source_id: '2311456', amount_max: 245000, created_at: '2023-06-20T00:00:00Z', project_end_date: '2026-06-30',
-      states: ['CA'], categories: ['Science and Technology and other Research and Development'],
+      source_id: '2311456',
+      amount_max: 245000,
+      created_at: '2023-06-20T00:00:00Z',
+      project_end_date: '2026-06-30',
+      states: ['CA'],
+      categories: ['Science and Technology and other Research and Development'],
     });
     expect(rejectionOf(nsfAwardsCsv, { ...rows[1]!, AwardNumber: '="  "' })).toBe('missing required field AwardNumber');
     expect(rejectionOf(nsfAwardsCsv, { ...rows[1]!, EndDate: '02/30/2026' })).toBe('EndDate: "02/30/2026" is an impossible date');
@@ -395,22 +547,51 @@ describe('nsf-awards-csv', () => {
 
 describe('usaspending-contract-awards', () => {
   const award: SourceRecord = {
-    award_id: 'CONT_AWD_W52P1J26C0001_9700_-NONE-_-NONE-', piid: 'W52P1J26C0001', referenced_idv_piid: '', award_type: 'DEFINITIVE CONTRACT',
-    awardee_name_raw: 'EXAMPLE SYSTEMS LLC', awardee_name_clean: 'EXAMPLE SYSTEMS LLC', awarding_agency_raw: 'Department of Defense',
-    awarding_agency_clean: 'DEPARTMENT OF DEFENSE', awarding_subagency_raw: 'Department of the Army', awarding_subagency_clean: 'DEPARTMENT OF THE ARMY',
-    date_signed: '2026-01-15', total_obligated_amount: '1234567.89', potential_value: '2500000.0', pop_start_date: '2026-02-01',
-    pop_current_end_date: '2027-01-31', pop_potential_end_date: '2030-01-31', naics: '541512', psc: 'DA01',
-    extent_competed: 'FULL AND OPEN COMPETITION', type_of_contract_pricing: 'FIRM FIXED PRICE', type_of_set_aside: '8(A) SOLE SOURCE',
-    type_of_set_aside_code: '8AN', number_of_offers_received: '1', place_of_performance_state: 'IL',
+    award_id: 'CONT_AWD_W52P1J26C0001_9700_-NONE-_-NONE-',
+    piid: 'W52P1J26C0001',
+    referenced_idv_piid: '',
+    award_type: 'DEFINITIVE CONTRACT',
+    awardee_name_raw: 'EXAMPLE SYSTEMS LLC',
+    awardee_name_clean: 'EXAMPLE SYSTEMS LLC',
+    awarding_agency_raw: 'Department of Defense',
+    awarding_agency_clean: 'DEPARTMENT OF DEFENSE',
+    awarding_subagency_raw: 'Department of the Army',
+    awarding_subagency_clean: 'DEPARTMENT OF THE ARMY',
+    date_signed: '2026-01-15',
+    total_obligated_amount: '1234567.89',
+    potential_value: '2500000.0',
+    pop_start_date: '2026-02-01',
+    pop_current_end_date: '2027-01-31',
+    pop_potential_end_date: '2030-01-31',
+    naics: '541512',
+    psc: 'DA01',
+    extent_competed: 'FULL AND OPEN COMPETITION',
+    type_of_contract_pricing: 'FIRM FIXED PRICE',
+    type_of_set_aside: '8(A) SOLE SOURCE',
+    type_of_set_aside_code: '8AN',
+    number_of_offers_received: '1',
+    place_of_performance_state: 'IL',
   };
 
   it('maps a contract award to an awarded contract', () => {
     const { mapped, record } = mapOne(usaspendingContractAwards, award);
     expect(record).toMatchObject({
-      title: 'Definitive contract W52P1J26C0001 to EXAMPLE SYSTEMS LLC', amount_min: 1234567.89, amount_max: 1234567.89,
-      deadline_date: null, archive_date: null, status: 'closed', opportunity_type: 'awarded', project_end_date: '2027-01-31',
-      created_at: '2026-01-15T00:00:00Z', states: ['IL'], naics: '541512', categories: ['Information Technology'],
-      set_aside_code: '8AN', primary_contact_email: null, document_url: null, source: 'usaspending',
+      title: 'Definitive contract W52P1J26C0001 to EXAMPLE SYSTEMS LLC',
+      amount_min: 1234567.89,
+      amount_max: 1234567.89,
+      deadline_date: null,
+      archive_date: null,
+      status: 'closed',
+      opportunity_type: 'awarded',
+      project_end_date: '2027-01-31',
+      created_at: '2026-01-15T00:00:00Z',
+      states: ['IL'],
+      naics: '541512',
+      categories: ['Information Technology'],
+      set_aside_code: '8AN',
+      primary_contact_email: null,
+      document_url: null,
+      source: 'usaspending',
       source_id: 'CONT_AWD_W52P1J26C0001_9700_-NONE-_-NONE-',
       listing_url: 'https://www.usaspending.gov/award/CONT_AWD_W52P1J26C0001_9700_-NONE-_-NONE-',
     });
@@ -428,10 +609,21 @@ describe('usaspending-assistance-awards', () => {
   it('maps spending_by_award results to awarded grants', () => {
     const first = mapOne(usaspendingAssistanceAwards, grant!);
     expect(first.record).toMatchObject({
-      title: 'AGING BRAIN RESILIENCE & SLEEP: A LONGITUDINAL STUDY', description: 'AGING BRAIN RESILIENCE & SLEEP: A LONGITUDINAL STUDY',
-      amount_min: 612345.5, amount_max: 612345.5, created_at: '2022-09-15T00:00:00Z', project_end_date: null,
-      states: ['MA'], categories: [], deadline_date: null, archive_date: null, status: 'closed', opportunity_type: 'awarded', source: 'usaspending',
-      source_id: 'ASST_NON_R01AG099999_7529', listing_url: 'https://www.usaspending.gov/award/ASST_NON_R01AG099999_7529',
+      title: 'AGING BRAIN RESILIENCE & SLEEP: A LONGITUDINAL STUDY',
+      description: 'AGING BRAIN RESILIENCE & SLEEP: A LONGITUDINAL STUDY',
+      amount_min: 612345.5,
+      amount_max: 612345.5,
+      created_at: '2022-09-15T00:00:00Z',
+      project_end_date: null,
+      states: ['MA'],
+      categories: [],
+      deadline_date: null,
+      archive_date: null,
+      status: 'closed',
+      opportunity_type: 'awarded',
+      source: 'usaspending',
+      source_id: 'ASST_NON_R01AG099999_7529',
+      listing_url: 'https://www.usaspending.gov/award/ASST_NON_R01AG099999_7529',
     });
     expect(funderNames(first.mapped)).toEqual(['Department of Health and Human Services']);
     const second = mapOne(usaspendingAssistanceAwards, foreign!);
@@ -441,7 +633,9 @@ describe('usaspending-assistance-awards', () => {
 
   it('rejects negative amounts, entitlements and records without a description', () => {
     expect(rejectionOf(usaspendingAssistanceAwards, { ...grant!, 'Award Amount': -66 })).toBe('Award Amount: negative amount -66');
-    expect(rejectionOf(usaspendingAssistanceAwards, { ...grant!, 'Award Type': 'INSURANCE (G)' })).toMatch(/^Award Type "INSURANCE \(G\)" is not a funded project/);
+    expect(rejectionOf(usaspendingAssistanceAwards, { ...grant!, 'Award Type': 'INSURANCE (G)' })).toMatch(
+      /^Award Type "INSURANCE \(G\)" is not a funded project/,
+    );
     expect(rejectionOf(usaspendingAssistanceAwards, { ...grant!, Description: '' })).toBe('missing required field Description');
     expect(rejectionOf(usaspendingAssistanceAwards, { ...grant!, 'CFDA Number': '99.999' })).toBe('CFDA Number "99.999" names no known agency');
     // A loan has no Award Amount in spending_by_award: kept, with no amount.
@@ -460,15 +654,23 @@ describe('usaspending-assistance-awards', () => {
 
 /** The format of a shared-data line: by provenance, confirmed by the format's own recogniser. */
 function formatOfLine(line: SourceRecord): SourceFormat | undefined {
-  return FORMATS.find((format) => format.provenance.some((p) => p.repo === line._source_repo && p.path.test(String(line._source_path)))
-    && format.matches(line));
+  return FORMATS.find(
+    (format) => format.provenance.some((p) => p.repo === line._source_repo && p.path.test(String(line._source_path))) && format.matches(line),
+  );
 }
 
 function readLines(name: string): SourceRecord[] {
-  return readFileSync(new URL(name, SHARED), 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as SourceRecord);
+  return readFileSync(new URL(name, SHARED), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as SourceRecord);
 }
 
-interface Outcome { line: SourceRecord; mapped?: MappedRecord; reason?: string }
+interface Outcome {
+  line: SourceRecord;
+  mapped?: MappedRecord;
+  reason?: string;
+}
 
 function mapAll(name: string, today: string): Outcome[] {
   return readLines(name).map((line) => {
@@ -489,7 +691,9 @@ function mapAll(name: string, today: string): Outcome[] {
 function summary(outcomes: Outcome[]): Record<string, Record<string, number>> {
   const counts: Record<string, Record<string, number>> = {};
   for (const { line, reason } of outcomes) {
-    const source = `${String(line._source_repo)} ${String(line._source_path).replace(/^[^/]+\/Awards-.*$/, '<Program>/Awards-*.csv').replace(/awards\/[^/]+\.json$/, 'awards/<CFDA>.json')}`;
+    const source = `${String(line._source_repo)} ${String(line._source_path)
+      .replace(/^[^/]+\/Awards-.*$/, '<Program>/Awards-*.csv')
+      .replace(/awards\/[^/]+\.json$/, 'awards/<CFDA>.json')}`;
     const key = reason === undefined ? 'mapped' : `rejected: ${reason.replace(/"[^"]*"/g, '"…"').replace(/-?\$?[\d,.]+$/, '<n>')}`;
     const bySource = (counts[source] ??= {});
     bySource[key] = (bySource[key] ?? 0) + 1;
@@ -518,17 +722,29 @@ describe.skipIf(!existsSync(contractsPath))('all of ../shared/data/contracts.jso
     expect(outcomes).toHaveLength(880);
     expect(outcomes.filter((o) => o.reason === 'no format')).toEqual([]);
     // One FBOpen notice has no title at all (w912qr-14-r-0038).
-    expect(outcomes.filter((o) => o.reason !== undefined).map((o) => `${String(o.line._id)}: ${o.reason}`))
-      .toEqual(['fbo.gov:PRESOL:w912qr-14-r-0038: missing required field title']);
+    expect(outcomes.filter((o) => o.reason !== undefined).map((o) => `${String(o.line._id)}: ${o.reason}`)).toEqual([
+      'fbo.gov:PRESOL:w912qr-14-r-0038: missing required field title',
+    ]);
   });
 
   it('spot-checks C1 notice f03a69ff98c04d77a27c0c1c6267bc8a against its line', () => {
     const outcome = outcomeOf(outcomes, (line) => line.noticeId === 'f03a69ff98c04d77a27c0c1c6267bc8a');
     expect(recordOf(outcome)).toMatchObject({
-      title: 'TACLANE On-Site Training', source: 'sam.gov', source_id: 'f03a69ff98c04d77a27c0c1c6267bc8a',
-      deadline_date: '2026-08-19', status: 'closed', opportunity_type: 'open', created_at: '2026-08-13T00:00:00Z',
-      states: ['IL'], geography: 'Illinois', naics: '611420', categories: ['Training and Education'], set_aside_code: null,
-      primary_contact_email: 'margret.west@us.af.mil', amount_min: null, amount_max: null,
+      title: 'TACLANE On-Site Training',
+      source: 'sam.gov',
+      source_id: 'f03a69ff98c04d77a27c0c1c6267bc8a',
+      deadline_date: '2026-08-19',
+      status: 'closed',
+      opportunity_type: 'open',
+      created_at: '2026-08-13T00:00:00Z',
+      states: ['IL'],
+      geography: 'Illinois',
+      naics: '611420',
+      categories: ['Training and Education'],
+      set_aside_code: null,
+      primary_contact_email: 'margret.west@us.af.mil',
+      amount_min: null,
+      amount_max: null,
       listing_url: 'https://sam.gov/workspace/contract/opp/f03a69ff98c04d77a27c0c1c6267bc8a/view',
       document_url: 'https://sam.gov/api/prod/opps/v3/opportunities/resources/files/99bd4f3813204ae48afc51fe24afff07/download',
     });
@@ -541,8 +757,13 @@ describe.skipIf(!existsSync(contractsPath))('all of ../shared/data/contracts.jso
     const outcome = outcomeOf(outcomes, (line) => line['Notice ID'] === '676f389d5af74d138c1e3b9e49b9b6a2');
     expect(recordOf(outcome)).toMatchObject({
       title: 'Critical Illness Immunological Reprogramming and Control Point Learning Engine (CIRCLE) Innovative Solutions Opening (ISO)',
-      deadline_date: '2026-05-28', created_at: '2026-04-28T00:00:00Z', status: 'closed', naics: '541715',
-      categories: ['Research and Development'], primary_contact_email: 'CIRCLE@ARPA-H.gov', states: [],
+      deadline_date: '2026-05-28',
+      created_at: '2026-04-28T00:00:00Z',
+      status: 'closed',
+      naics: '541715',
+      categories: ['Research and Development'],
+      primary_contact_email: 'CIRCLE@ARPA-H.gov',
+      states: [],
       document_url: 'https://sam.gov/api/prod/opps/v3/opportunities/resources/files/235fa9a800d748ffb69f4b11e8df9058/download',
     });
     expect(funderNames(outcome.mapped!)).toEqual(['NATIONAL INSTITUTES OF HEALTH', 'HEALTH AND HUMAN SERVICES, DEPARTMENT OF']);
@@ -551,8 +772,14 @@ describe.skipIf(!existsSync(contractsPath))('all of ../shared/data/contracts.jso
   it('spot-checks C3 notice 29d94ab494514c96bf2500d8e7e731ca against its line', () => {
     const outcome = outcomeOf(outcomes, (line) => line.notice_id === '29d94ab494514c96bf2500d8e7e731ca');
     expect(recordOf(outcome)).toMatchObject({
-      title: 'RADIAC AND RADCON PROGRAM PROFESSIONAL SUPPORT SERVICES', deadline_date: '2026-07-15', status: 'closed',
-      naics: '541330', categories: ['Professional Services'], set_aside_code: null, states: [], geography: 'National',
+      title: 'RADIAC AND RADCON PROGRAM PROFESSIONAL SUPPORT SERVICES',
+      deadline_date: '2026-07-15',
+      status: 'closed',
+      naics: '541330',
+      categories: ['Professional Services'],
+      set_aside_code: null,
+      states: [],
+      geography: 'National',
       listing_url: 'https://sam.gov/workspace/contract/opp/29d94ab494514c96bf2500d8e7e731ca/view',
     });
     expect(funderNames(outcome.mapped!)).toEqual(['DEPT OF THE NAVY', 'DEPT OF DEFENSE']);
@@ -561,18 +788,32 @@ describe.skipIf(!existsSync(contractsPath))('all of ../shared/data/contracts.jso
   it('spot-checks C4 notices in both FBOpen files against their lines', () => {
     const test = outcomeOf(outcomes, (line) => line._id === 'fbo.gov:PRESOL:w25g1v-14-r-0006');
     expect(recordOf(test)).toMatchObject({
-      source: 'fbo.gov', source_id: 'PRESOL:w25g1v-14-r-0006', title: '70--Firestorm Digital Targeting Software',
-      deadline_date: '2014-07-01', created_at: '2014-06-16T00:00:00Z', status: 'closed', states: ['PA'], naics: '541511',
-      categories: ['Information Technology'], set_aside_code: null, primary_contact_email: 'matthew.a.chase.civ@mail.mil',
+      source: 'fbo.gov',
+      source_id: 'PRESOL:w25g1v-14-r-0006',
+      title: '70--Firestorm Digital Targeting Software',
+      deadline_date: '2014-07-01',
+      created_at: '2014-06-16T00:00:00Z',
+      status: 'closed',
+      states: ['PA'],
+      naics: '541511',
+      categories: ['Information Technology'],
+      set_aside_code: null,
+      primary_contact_email: 'matthew.a.chase.civ@mail.mil',
       listing_url: 'https://www.fbo.gov/notices/f858aa74e1a4f76a544d6c297dd68dd6',
     });
     expect(recordOf(test).description).toMatch(/^This is published as sole source announcement/);
     expect(funderNames(test.mapped!)).toEqual(['Department of the Army']);
     const nightly = outcomeOf(outcomes, (line) => line._id === 'FBO:PRESOL:spe4a514r0243');
     expect(recordOf(nightly)).toMatchObject({
-      source_id: 'PRESOL:spe4a514r0243', title: '61A Link Assembly, Universal', deadline_date: '2013-12-12',
-      created_at: '2013-11-13T00:00:00Z', naics: '336413', categories: ['Security and Defense'],
-      primary_contact_email: 'cincella.mccoy@dla.mil', states: [], geography: 'National',
+      source_id: 'PRESOL:spe4a514r0243',
+      title: '61A Link Assembly, Universal',
+      deadline_date: '2013-12-12',
+      created_at: '2013-11-13T00:00:00Z',
+      naics: '336413',
+      categories: ['Security and Defense'],
+      primary_contact_email: 'cincella.mccoy@dla.mil',
+      states: [],
+      geography: 'National',
     });
   });
 });
@@ -594,15 +835,28 @@ describe.skipIf(!existsSync(awardsPath))('all of ../shared/data/awards.jsonl (sk
   it('spot-checks NSF award 2238423 (A1) and 2529847 (A2, Excel-quoted) against their lines', () => {
     const a1 = outcomeOf(outcomes, (line) => line.AwardNumber === '2238423');
     expect(recordOf(a1)).toMatchObject({
-      source: 'nsf', source_id: '2238423', title: 'CAREER: Probability and Mathematical Statistical Mechanics',
-      amount_min: 17764, amount_max: 17764, created_at: '2023-07-07T00:00:00Z', project_end_date: '2028-06-30',
-      states: ['NY'], categories: ['Science and Technology and other Research and Development'], opportunity_type: 'awarded',
-      status: 'closed', deadline_date: null, listing_url: 'https://www.nsf.gov/awardsearch/showAward?AWD_ID=2238423',
+      source: 'nsf',
+      source_id: '2238423',
+      title: 'CAREER: Probability and Mathematical Statistical Mechanics',
+      amount_min: 17764,
+      amount_max: 17764,
+      created_at: '2023-07-07T00:00:00Z',
+      project_end_date: '2028-06-30',
+      states: ['NY'],
+      categories: ['Science and Technology and other Research and Development'],
+      opportunity_type: 'awarded',
+      status: 'closed',
+      deadline_date: null,
+      listing_url: 'https://www.nsf.gov/awardsearch/showAward?AWD_ID=2238423',
     });
     expect(recordOf(a1).description).toMatch(/^Probability theory is the mathematical study of random processes\./);
     const a2 = outcomeOf(outcomes, (line) => line.AwardNumber === '="2529847"');
     expect(recordOf(a2)).toMatchObject({
-      source_id: '2529847', amount_max: 699994, states: ['GA'], project_end_date: '2030-12-31', created_at: '2025-08-07T00:00:00Z',
+      source_id: '2529847',
+      amount_max: 699994,
+      states: ['GA'],
+      project_end_date: '2030-12-31',
+      created_at: '2025-08-07T00:00:00Z',
       categories: ['Science and Technology and other Research and Development', 'Education'],
     });
   });
@@ -610,10 +864,19 @@ describe.skipIf(!existsSync(awardsPath))('all of ../shared/data/awards.jsonl (sk
   it('spot-checks USAspending contract award HC105023F0004 (A3) against its line', () => {
     const a3 = outcomeOf(outcomes, (line) => line.award_id === 'CONT_AWD_HC105023F0004_9700_HQ003423D0020_9700');
     expect(recordOf(a3)).toMatchObject({
-      title: 'Delivery order HC105023F0004 to MICROSOFT CORPORATION', amount_min: 54977630.07, amount_max: 54977630.07,
-      created_at: '2026-03-06T00:00:00Z', project_end_date: '2026-12-07', states: ['WA'], naics: '518210',
-      categories: ['Information Technology'], set_aside_code: null, opportunity_type: 'awarded', status: 'closed',
-      source: 'usaspending', source_id: 'CONT_AWD_HC105023F0004_9700_HQ003423D0020_9700',
+      title: 'Delivery order HC105023F0004 to MICROSOFT CORPORATION',
+      amount_min: 54977630.07,
+      amount_max: 54977630.07,
+      created_at: '2026-03-06T00:00:00Z',
+      project_end_date: '2026-12-07',
+      states: ['WA'],
+      naics: '518210',
+      categories: ['Information Technology'],
+      set_aside_code: null,
+      opportunity_type: 'awarded',
+      status: 'closed',
+      source: 'usaspending',
+      source_id: 'CONT_AWD_HC105023F0004_9700_HQ003423D0020_9700',
     });
     expect(funderNames(a3.mapped!)).toEqual(['Defense Information Systems Agency', 'Department of Defense']);
   });
@@ -622,8 +885,14 @@ describe.skipIf(!existsSync(awardsPath))('all of ../shared/data/awards.jsonl (sk
     const a4 = outcomeOf(outcomes, (line) => line['Award ID'] === 'PR-2019-006');
     expect(recordOf(a4)).toMatchObject({
       title: 'EMERGENCY RELIEF FUNDS SECTION 5324 FY 2018 HURRICANE MARIA AND IRMA-OPERATING ASSISTANCE',
-      amount_min: 218031, amount_max: 218031, created_at: '2019-03-21T00:00:00Z', project_end_date: null,
-      states: ['PR'], geography: 'Puerto Rico', source: 'usaspending', source_id: 'ASST_NON_PR-2019-006_6955',
+      amount_min: 218031,
+      amount_max: 218031,
+      created_at: '2019-03-21T00:00:00Z',
+      project_end_date: null,
+      states: ['PR'],
+      geography: 'Puerto Rico',
+      source: 'usaspending',
+      source_id: 'ASST_NON_PR-2019-006_6955',
       listing_url: 'https://www.usaspending.gov/award/ASST_NON_PR-2019-006_6955',
     });
     expect(funderNames(a4.mapped!)).toEqual(['Department of Transportation']);

@@ -116,7 +116,13 @@ describe('identity', () => {
 
 describe('funder directory', () => {
   const described = (id: string, name: string, summary: string | null = 'Mission.'): Funder => ({
-    id, name, website: null, summary, created_at: '2020-01-01T00:00:00Z', source: 'sam.gov', source_id: id,
+    id,
+    name,
+    website: null,
+    summary,
+    created_at: '2020-01-01T00:00:00Z',
+    source: 'sam.gov',
+    source_id: id,
   });
   const now = { source: 'sam.gov', createdAt: '2026-11-22T00:00:00Z' };
 
@@ -133,11 +139,13 @@ describe('funder directory', () => {
     ];
     const links = orders.map((references) => {
       const directory = new FunderDirectory();
-      return references.map((names) => {
-        const { funder, created } = directory.resolve({ names }, now)!;
-        if (created) directory.add(funder);
-        return funder.name;
-      }).sort();
+      return references
+        .map((names) => {
+          const { funder, created } = directory.resolve({ names }, now)!;
+          if (created) directory.add(funder);
+          return funder.name;
+        })
+        .sort();
     });
     expect(links[0]).toEqual(['Defense Information Systems Agency', 'Department of Defense']);
     expect(links[1]).toEqual(links[0]);
@@ -148,7 +156,10 @@ describe('funder directory', () => {
   it('picks between funders sharing a name by content, not arrival order', () => {
     const bare = described('300000160', 'INTERIOR, DEPARTMENT OF THE', null);
     const full = described('100010393', 'Department of the Interior');
-    for (const funders of [[bare, full], [full, bare]]) {
+    for (const funders of [
+      [bare, full],
+      [full, bare],
+    ]) {
       expect(new FunderDirectory(funders).resolve({ names: ['Department of the Interior'] }, now)!.funder.id).toBe('100010393');
     }
   });
@@ -174,7 +185,9 @@ describe('source file readers', () => {
   }
 
   it('XML: children of the root are records; repeats become lists, nesting objects, entities text', async () => {
-    const items = await read('extract.xml', `<?xml version="1.0"?>
+    const items = await read(
+      'extract.xml',
+      `<?xml version="1.0"?>
 <Grants xmlns="http://apply.grants.gov/system/OpportunityDetail-V1.0">
   <OpportunitySynopsisDetail_1_0>
     <OpportunityNumber>A-1</OpportunityNumber>
@@ -183,17 +196,20 @@ describe('source file readers', () => {
     <Description><![CDATA[<p>Fish & chips</p>]]> &amp; more</Description>
     <Contact><Email>a@b.gov</Email></Contact>
   </OpportunitySynopsisDetail_1_0>
-</Grants>`);
-    expect(items).toEqual([{
-      location: 'extract.xml:3',
-      record: {
-        _record_type: 'OpportunitySynopsisDetail_1_0',
-        OpportunityNumber: 'A-1',
-        CategoryOfFundingActivity: ['HL', 'ED'],
-        Description: '<p>Fish & chips</p> & more',
-        Contact: { Email: 'a@b.gov' },
+</Grants>`,
+    );
+    expect(items).toEqual([
+      {
+        location: 'extract.xml:3',
+        record: {
+          _record_type: 'OpportunitySynopsisDetail_1_0',
+          OpportunityNumber: 'A-1',
+          CategoryOfFundingActivity: ['HL', 'ED'],
+          Description: '<p>Fish & chips</p> & more',
+          Contact: { Email: 'a@b.gov' },
+        },
       },
-    }]);
+    ]);
   });
 
   it('CSV: the header names fields, a byte-order mark and quoted line breaks are handled', async () => {
@@ -205,11 +221,19 @@ describe('source file readers', () => {
   });
 
   it('JSON: API envelopes are unwrapped to their records', async () => {
-    expect((await read('sam.json', '{"totalRecords":2,"opportunitiesData":[{"noticeId":"a"},{"noticeId":"b"}]}')).map((i) => i.record)).toEqual([{ noticeId: 'a' }, { noticeId: 'b' }]);
+    expect((await read('sam.json', '{"totalRecords":2,"opportunitiesData":[{"noticeId":"a"},{"noticeId":"b"}]}')).map((i) => i.record)).toEqual([
+      { noticeId: 'a' },
+      { noticeId: 'b' },
+    ]);
     expect((await read('search2.json', '{"errorcode":0,"data":{"hitCount":1,"oppHits":[{"number":"X"}]}}')).map((i) => i.record)).toEqual([{ number: 'X' }]);
-    expect((await read('fetch.json', '{"errorcode":0,"data":{"id":1,"opportunityNumber":"Y"}}')).map((i) => i.record)).toEqual([{ id: 1, opportunityNumber: 'Y' }]);
+    expect((await read('fetch.json', '{"errorcode":0,"data":{"id":1,"opportunityNumber":"Y"}}')).map((i) => i.record)).toEqual([
+      { id: 1, opportunityNumber: 'Y' },
+    ]);
     expect((await read('es.json', '{"hits":{"hits":[{"_id":"z","_source":{"title":"T"}}]}}')).map((i) => i.record)).toEqual([{ _id: 'z', title: 'T' }]);
-    expect((await read('plain.json', '[{"a":1},2]'))).toEqual([{ location: 'plain.json#0', record: { a: 1 } }, { location: 'plain.json#1', error: 'not a JSON object' }]);
+    expect(await read('plain.json', '[{"a":1},2]')).toEqual([
+      { location: 'plain.json#0', record: { a: 1 } },
+      { location: 'plain.json#1', error: 'not a JSON object' },
+    ]);
   });
 
   it('tells JSON lines from a JSON document without an extension by the first line', async () => {

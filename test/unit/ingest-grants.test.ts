@@ -7,7 +7,7 @@ import { categoryNamesFrom } from '../../lambdas/core/ingest/grants/funding-cate
 import { agencyCodeOf } from '../../lambdas/core/ingest/grants/grant-record';
 import type { GrantDraft, MappedRecord, SourceFormat, SourceRecord } from '../../lambdas/core/ingest/mapped-record';
 import { RecordRejected } from '../../lambdas/core/ingest/rejection';
-import { GrantSchema, type Grant } from '../../lambdas/core/records';
+import { type Grant, GrantSchema } from '../../lambdas/core/records';
 
 /*
  * Expected mapped values of the original-format fixtures in test/fixtures/ingest/, with
@@ -144,7 +144,9 @@ describe('eligibility', () => {
       requires_501c3: false,
     });
     expect(
-      eligibilityFrom(['Unrestricted (i.e., open to any type of entity above), subject to any clarification in text field entitled "Additional Information on Eligibility"']),
+      eligibilityFrom([
+        'Unrestricted (i.e., open to any type of entity above), subject to any clarification in text field entitled "Additional Information on Eligibility"',
+      ]),
     ).toEqual({ eligible_applicants: ['nonprofit', 'for_profit', 'municipality', 'tribal', 'individual', 'academic'], requires_501c3: false });
     expect(eligibilityFrom(['unrestricted']).requires_501c3).toBe(false);
     expect(eligibilityFrom(['0', '1']).eligible_applicants).toEqual(['municipality']);
@@ -202,9 +204,20 @@ describe('assistance listings', () => {
       { number: '12.005', program_title: 'Conservation Research' },
       { number: '12.300', program_title: 'Basic Research' },
     ]);
-    expect(assistanceListingsOf(['93.242', 93.855])).toEqual([{ number: '93.242', program_title: null }, { number: '93.855', program_title: null }]);
-    expect(assistanceListingsOf("['19.033', '19.040']")).toEqual([{ number: '19.033', program_title: null }, { number: '19.040', program_title: null }]);
-    expect(assistanceListingsOf([{ assistance_listing_number: '47.041', program_title: ' Engineering ' }, { cfdaNumber: '10.31x', programTitle: 'Crop <b>Protection</b>' }])).toEqual([
+    expect(assistanceListingsOf(['93.242', 93.855])).toEqual([
+      { number: '93.242', program_title: null },
+      { number: '93.855', program_title: null },
+    ]);
+    expect(assistanceListingsOf("['19.033', '19.040']")).toEqual([
+      { number: '19.033', program_title: null },
+      { number: '19.040', program_title: null },
+    ]);
+    expect(
+      assistanceListingsOf([
+        { assistance_listing_number: '47.041', program_title: ' Engineering ' },
+        { cfdaNumber: '10.31x', programTitle: 'Crop <b>Protection</b>' },
+      ]),
+    ).toEqual([
       { number: '47.041', program_title: 'Engineering' },
       { number: '10.31X', program_title: 'Crop Protection' },
     ]);
@@ -214,7 +227,9 @@ describe('assistance listings', () => {
     expect(assistanceListingsOf('NA')).toEqual([]);
     expect(assistanceListingsOf(['Not Available', null, true, { cfdaNumber: null }])).toEqual([]);
     expect(assistanceListingsOf(undefined)).toEqual([]);
-    expect(assistanceListingsOf(['93.242', '93.242|Mental Health Research Grants'])).toEqual([{ number: '93.242', program_title: 'Mental Health Research Grants' }]);
+    expect(assistanceListingsOf(['93.242', '93.242|Mental Health Research Grants'])).toEqual([
+      { number: '93.242', program_title: 'Mental Health Research Grants' },
+    ]);
     expect(assistanceListingsOf('1234.5678; 93.2')).toEqual([]);
   });
 });
@@ -359,7 +374,8 @@ describe('grants-gov-xml: XMLExtract.dtd records', () => {
     ArchiveDate: '07182010',
     Office: 'Region 5',
     Agency: 'Environmental Protection Agency',
-    FundingOppDescription: 'The Great Lakes National Program Office requests proposals to restore <i>coastal wetlands</i> and shoreline habitat &amp; control invasive species.',
+    FundingOppDescription:
+      'The Great Lakes National Program Office requests proposals to restore <i>coastal wetlands</i> and shoreline habitat &amp; control invasive species.',
     EligibilityCategory: ['00', '01', '07', '12', '13', '06'],
     AdditionalEligibilityInfo: 'Not Available',
     ObtainFundingOppText: 'http://www.epa.gov/glnpo/fund/2010rfp01.html',
@@ -464,7 +480,15 @@ describe('grants-gov-search2', () => {
   });
 
   it('treats an old hit without status as posted, closed once past its deadline', () => {
-    const hit = { id: '278371', number: 'ISN-ISNCTR-15-007', title: 'Chemical Security Study', agency: 'Bureau of International Security', openDate: '08/14/2015', closeDate: '09/21/2015', cfdaList: ['19.033'] };
+    const hit = {
+      id: '278371',
+      number: 'ISN-ISNCTR-15-007',
+      title: 'Chemical Security Study',
+      agency: 'Bureau of International Security',
+      openDate: '08/14/2015',
+      closeDate: '09/21/2015',
+      cfdaList: ['19.033'],
+    };
     expect(mapGrant('grants-gov-search2', hit).record.status).toBe('closed');
     expect(mapGrant('grants-gov-search2', { ...hit, closeDate: '09/21/2026' }).record.status).toBe('posted');
   });
@@ -506,7 +530,9 @@ describe('grants-gov-fetch-opportunity', () => {
         status: 'closed',
         eligible_applicants: ['academic'],
         requires_501c3: null,
-        assistance_listings: [{ number: '16.525', program_title: 'Grants to Reduce Domestic Violence, Dating Violence, Sexual Assault, and Stalking on Campus' }],
+        assistance_listings: [
+          { number: '16.525', program_title: 'Grants to Reduce Domestic Violence, Dating Violence, Sexual Assault, and Stalking on Campus' },
+        ],
         agency_code: 'USDOJ-OJP-OVW',
       });
       expect(mapped.names).toEqual(['Office on Violence Against Women', 'Department of Justice']);
@@ -522,7 +548,14 @@ describe('grants-gov-fetch-opportunity', () => {
       owningAgencyCode: 'ED',
       applicantTypes: [{ id: '12', description: 'Nonprofits having a 501(c)(3) status with the IRS, other than institutions of higher education' }],
       fundingActivityCategories: [{ id: 'ED', description: 'Education' }],
-      synopsis: { synopsisDesc: 'Research.', postingDate: 'Mar 08, 2016 12:00:00 AM EST', responseDate: 'Aug 04, 2026 12:00:00 AM EDT', awardCeiling: 'none', awardFloor: 'none', agencyName: 'Department of Education' },
+      synopsis: {
+        synopsisDesc: 'Research.',
+        postingDate: 'Mar 08, 2016 12:00:00 AM EST',
+        responseDate: 'Aug 04, 2026 12:00:00 AM EDT',
+        awardCeiling: 'none',
+        awardFloor: 'none',
+        agencyName: 'Department of Education',
+      },
     };
     const mapped = mapGrant('grants-gov-fetch-opportunity', older);
     expect(mapped.record).toMatchObject({
@@ -548,9 +581,14 @@ describe('grants-gov-fetch-opportunity', () => {
   });
 
   it('rejects a response with neither synopsis nor forecast, and impossible dates', () => {
-    expect(rejectionOf('grants-gov-fetch-opportunity', { id: 1, opportunityNumber: 'X', opportunityTitle: 'T', owningAgencyCode: 'NSF' })).toMatch(/neither a synopsis nor a forecast/);
+    expect(rejectionOf('grants-gov-fetch-opportunity', { id: 1, opportunityNumber: 'X', opportunityTitle: 'T', owningAgencyCode: 'NSF' })).toMatch(
+      /neither a synopsis nor a forecast/,
+    );
     expect(
-      rejectionOf('grants-gov-fetch-opportunity', { ...response.data, synopsis: { ...(response.data.synopsis as object), responseDateStr: undefined, responseDate: 'Feb 30, 2024 12:00:00 AM EST' } }),
+      rejectionOf('grants-gov-fetch-opportunity', {
+        ...response.data,
+        synopsis: { ...(response.data.synopsis as object), responseDateStr: undefined, responseDate: 'Feb 30, 2024 12:00:00 AM EST' },
+      }),
     ).toMatch(/impossible date/);
   });
 });
@@ -767,7 +805,7 @@ describe('fbopen-grants', () => {
     const mapped = mapGrant('fbopen-grants', document);
     expect(mapped.record).toEqual({
       title: 'OSM/VISTA AmeriCorps Program',
-      description: 'The OSM/VISTA AmeriCorps Program\'s partners.',
+      description: "The OSM/VISTA AmeriCorps Program's partners.",
       amount_min: 150000,
       amount_max: 200000,
       deadline_date: '2014-09-30',
@@ -810,9 +848,14 @@ describe('format detection', () => {
       'fbopen-grants': { _id: 'grants.gov:a', solnbr: 'A', title: 'T', data_source: 'grants.gov' },
     };
     for (const [id, source] of Object.entries(shapes)) {
-      expect(GRANT_FORMATS.filter((candidate) => candidate.matches(source)).map((candidate) => candidate.id), id).toEqual([id]);
+      expect(
+        GRANT_FORMATS.filter((candidate) => candidate.matches(source)).map((candidate) => candidate.id),
+        id,
+      ).toEqual([id]);
     }
-    expect(GRANT_FORMATS.filter((candidate) => candidate.matches({ 'Opportunity ID': 'A', Title: 'T' })).map((candidate) => candidate.id)).toEqual(['simpler-grants']);
+    expect(GRANT_FORMATS.filter((candidate) => candidate.matches({ 'Opportunity ID': 'A', Title: 'T' })).map((candidate) => candidate.id)).toEqual([
+      'simpler-grants',
+    ]);
   });
 });
 
@@ -824,12 +867,23 @@ const GRANTS_FILE = `${SHARED_DATA}grants.jsonl`;
 const sharedDataMessage = `skipped: ${GRANTS_FILE} is absent (the shared data corpus is not checked out next to the project)`;
 
 describe.skipIf(!existsSync(GRANTS_FILE))(`../shared/data/grants.jsonl ${existsSync(GRANTS_FILE) ? '' : sharedDataMessage}`, () => {
-  const lines = existsSync(GRANTS_FILE) ? readFileSync(GRANTS_FILE, 'utf8').split('\n').filter((line) => line.trim() !== '') : [];
+  const lines = existsSync(GRANTS_FILE)
+    ? readFileSync(GRANTS_FILE, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+    : [];
   const sources = lines.map((line) => JSON.parse(line) as SourceRecord);
   const formatOf = (line: SourceRecord) =>
-    GRANT_FORMATS.find((candidate) => candidate.provenance.some((p) => p.repo === line._source_repo && p.path.test(String(line._source_path))) && candidate.matches(line));
+    GRANT_FORMATS.find(
+      (candidate) => candidate.provenance.some((p) => p.repo === line._source_repo && p.path.test(String(line._source_path))) && candidate.matches(line),
+    );
 
-  interface Outcome { source: SourceRecord; key: string; mapped?: { record: GrantDraft; names: readonly string[] }; rejection?: string }
+  interface Outcome {
+    source: SourceRecord;
+    key: string;
+    mapped?: { record: GrantDraft; names: readonly string[] };
+    rejection?: string;
+  }
   const outcomes: Outcome[] = sources.map((source) => {
     const key = `${String(source._source_repo)} ${String(source._source_path)}`;
     const chosen = formatOf(source);
@@ -867,7 +921,11 @@ describe.skipIf(!existsSync(GRANTS_FILE))(`../shared/data/grants.jsonl ${existsS
     const g5 = summary['18F/fbopen loaders/test/sample/grants-ids-20150813.json']!;
     expect(g5.mapped).toBe(1913);
     expect(g5.rejected['Grants.gov test opportunity (agency "IV&V Test Agency"), not a real funding opportunity']).toBe(26);
-    expect(Object.entries(g5.rejected).filter(([reason]) => /does not say which agency/.test(reason)).reduce((sum, [, n]) => sum + n, 0)).toBe(5);
+    expect(
+      Object.entries(g5.rejected)
+        .filter(([reason]) => /does not say which agency/.test(reason))
+        .reduce((sum, [, n]) => sum + n, 0),
+    ).toBe(5);
   });
 
   it('gives every mapped line a record that passes GrantSchema, and a unique source_id', () => {
@@ -923,7 +981,12 @@ describe.skipIf(!existsSync(GRANTS_FILE))(`../shared/data/grants.jsonl ${existsS
       geography: 'Multi-state: AL, CO, KY, MD, NM, OH, PA, TN, VA, WV',
     });
     const [evidence] = (record as Grant).eligibility_evidence!;
-    expect(evidence).toMatchObject({ field: 'states', effect: 'only', source: 'description', values: ['AL', 'CO', 'KY', 'MD', 'NM', 'OH', 'PA', 'TN', 'VA', 'WV'] });
+    expect(evidence).toMatchObject({
+      field: 'states',
+      effect: 'only',
+      source: 'description',
+      values: ['AL', 'CO', 'KY', 'MD', 'NM', 'OH', 'PA', 'TN', 'VA', 'WV'],
+    });
     expect(record.description.replace(/\s+/g, ' ')).toContain(evidence!.quote.replace(/…/g, ''));
     expect(names).toEqual(['Office of Surface Mining', 'Department of the Interior']);
   });

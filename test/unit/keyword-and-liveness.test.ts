@@ -1,8 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../lambdas/core/dates';
-import { isLive, isOpenEnded, liveUntil, staleBefore, type LivenessFields } from '../../lambdas/core/query/applyable';
-import { COMMON_TERM_FRACTION, keywordQueryOf, keywordTermsOf, MINIMUM_SHOULD_MATCH, PHRASE_BOOST, PHRASE_SLOP, requiredTermCount } from '../../lambdas/core/search/keyword-query';
+import { isLive, isOpenEnded, type LivenessFields, liveUntil, staleBefore } from '../../lambdas/core/query/applyable';
+import {
+  COMMON_TERM_FRACTION,
+  keywordQueryOf,
+  keywordTermsOf,
+  MINIMUM_SHOULD_MATCH,
+  PHRASE_BOOST,
+  PHRASE_SLOP,
+  requiredTermCount,
+} from '../../lambdas/core/search/keyword-query';
 import { STOP_WORDS } from '../../lambdas/core/text';
 
 /**
@@ -27,30 +35,88 @@ describe('the keyword query', () => {
   });
 
   it('drops stop words, Lucene\'s English ones included (not, they, ...), catalogue-wide words and a possessive\'s "s"', () => {
-    expect(keywordTermsOf('They are not eligible for such rural broadband grants, but these programs then are')).toEqual(['eligible', 'rural', 'broadband', 'programs']);
+    expect(keywordTermsOf('They are not eligible for such rural broadband grants, but these programs then are')).toEqual([
+      'eligible',
+      'rural',
+      'broadband',
+      'programs',
+    ]);
     expect(keywordTermsOf("women's health and children\u2019s dental care")).toEqual(['women', 'health', 'children', 'dental', 'care']);
     for (const word of ['but', 'if', 'no', 'not', 'such', 'then', 'there', 'these', 'they']) expect(STOP_WORDS.has(word), word).toBe(true);
   });
 
-  it('keeps every word OpenSearch\'s english analyzer keeps: its whole stop set is ours', () => {
+  it("keeps every word OpenSearch's english analyzer keeps: its whole stop set is ours", () => {
     const lucene = [
-      'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not', 'of', 'on', 'or',
-      'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was', 'will', 'with',
+      'a',
+      'an',
+      'and',
+      'are',
+      'as',
+      'at',
+      'be',
+      'but',
+      'by',
+      'for',
+      'if',
+      'in',
+      'into',
+      'is',
+      'it',
+      'no',
+      'not',
+      'of',
+      'on',
+      'or',
+      'such',
+      'that',
+      'the',
+      'their',
+      'then',
+      'there',
+      'these',
+      'they',
+      'this',
+      'to',
+      'was',
+      'will',
+      'with',
     ];
     expect(lucene.filter((word) => !STOP_WORDS.has(word))).toEqual([]);
   });
 
   it('needs one telling term (in at most 5% of records) when a query has both kinds; common ones count toward the minimum', () => {
     expect(COMMON_TERM_FRACTION).toBe(0.05);
-    const frequency = new Map([['programs', 600], ['help', 150], ['people', 90], ['quit', 3], ['smoking', 50]]);
+    const frequency = new Map([
+      ['programs', 600],
+      ['help', 150],
+      ['people', 90],
+      ['quit', 3],
+      ['smoking', 50],
+    ]);
     expect(keywordQueryOf(['programs', 'help', 'people', 'quit', 'smoking'], frequency, 1000)).toEqual({
-      terms: ['programs', 'help', 'people', 'quit', 'smoking'], counted: ['programs', 'help', 'people', 'quit', 'smoking'], required: 3, telling: ['quit', 'smoking'],
+      terms: ['programs', 'help', 'people', 'quit', 'smoking'],
+      counted: ['programs', 'help', 'people', 'quit', 'smoking'],
+      required: 3,
+      telling: ['quit', 'smoking'],
       // A record holding "quit" or "smoking" but fewer than 3 of the words may still be a partial match.
       partial: ['quit', 'smoking'],
     });
     // A word in no record (a typo, nonsense) cannot match, so it is not counted.
-    expect(keywordQueryOf(['mental', 'helth', 'services'], new Map([['mental', 50], ['services', 700]]), 1000)).toEqual({
-      terms: ['mental', 'helth', 'services'], counted: ['mental', 'services'], required: 2, telling: ['mental'], partial: ['mental'],
+    expect(
+      keywordQueryOf(
+        ['mental', 'helth', 'services'],
+        new Map([
+          ['mental', 50],
+          ['services', 700],
+        ]),
+        1000,
+      ),
+    ).toEqual({
+      terms: ['mental', 'helth', 'services'],
+      counted: ['mental', 'services'],
+      required: 2,
+      telling: ['mental'],
+      partial: ['mental'],
     });
     expect(keywordQueryOf(['qwxz', 'zzkv'], new Map(), 1000)).toBeNull();
     // Without statistics (a unit test of the DSL, say) every term counts and none is singled out.
@@ -58,9 +124,16 @@ describe('the keyword query', () => {
   });
 
   it('asks nothing more when every term is common, or every term is telling', () => {
-    const common = new Map([['community', 400], ['health', 300], ['services', 700]]);
+    const common = new Map([
+      ['community', 400],
+      ['health', 300],
+      ['services', 700],
+    ]);
     expect(keywordQueryOf(['community', 'health', 'services'], common, 1000)).toMatchObject({ required: 2, telling: [], partial: [] });
-    const rare = new Map([['quit', 3], ['smoking', 8]]);
+    const rare = new Map([
+      ['quit', 3],
+      ['smoking', 8],
+    ]);
     // Every term telling: either one admits a partial match.
     expect(keywordQueryOf(['quit', 'smoking'], rare, 1000)).toMatchObject({ required: 2, telling: [], partial: ['quit', 'smoking'] });
     // One term: a record holding it is a full match, so there is no partial tier.
@@ -78,7 +151,12 @@ describe('the keyword query', () => {
 
 describe('liveness (what can be applied for)', () => {
   const TODAY = '2026-11-25';
-  const posted = (fields: Partial<LivenessFields>): LivenessFields => ({ deadline_date: null, archive_date: null, created_at: '2025-06-01T00:00:00Z', ...fields });
+  const posted = (fields: Partial<LivenessFields>): LivenessFields => ({
+    deadline_date: null,
+    archive_date: null,
+    created_at: '2025-06-01T00:00:00Z',
+    ...fields,
+  });
 
   it('stale listings are those created more than round(3 * 365.25) = 1096 days before today', () => {
     expect(staleBefore(TODAY)).toBe('2023-11-25');
@@ -131,13 +209,17 @@ describe('liveness (what can be applied for)', () => {
       archive_date: fc.option(day, { nil: null }),
       created_at: fc.tuple(day, fc.constantFrom('T00:00:00Z', 'T12:30:00Z', 'T23:59:59Z')).map(([d, t]) => d + t),
     });
-    fc.assert(fc.property(record, day, (r, today) => {
-      const asStated = (r.deadline_date === null || r.deadline_date >= today)
-        && (r.archive_date === null || r.archive_date >= today)
-        && !(isOpenEnded(r) && r.created_at < staleBefore(today));
-      const last = liveUntil(r);
-      expect(last === null || last >= today).toBe(asStated);
-      expect(isLive(r, today)).toBe(asStated);
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(record, day, (r, today) => {
+        const asStated =
+          (r.deadline_date === null || r.deadline_date >= today) &&
+          (r.archive_date === null || r.archive_date >= today) &&
+          !(isOpenEnded(r) && r.created_at < staleBefore(today));
+        const last = liveUntil(r);
+        expect(last === null || last >= today).toBe(asStated);
+        expect(isLive(r, today)).toBe(asStated);
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

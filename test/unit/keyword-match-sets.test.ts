@@ -15,20 +15,28 @@ const ROWS = 300;
 /** A term's postings: distinct ascending rowids, a score each. */
 const postingsArb = fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 120 }).chain((rowids) => {
   const sorted = [...rowids].sort((a, b) => a - b);
-  return fc.tuple(fc.constant(sorted), fc.array(fc.float({ min: Math.fround(0.01), max: 20, noNaN: true }), { minLength: sorted.length, maxLength: sorted.length }));
+  return fc.tuple(
+    fc.constant(sorted),
+    fc.array(fc.float({ min: Math.fround(0.01), max: 20, noNaN: true }), { minLength: sorted.length, maxLength: sorted.length }),
+  );
 });
 
 /** A query over 1-9 terms (term j is `t<j>`), with its minimum, telling and partial terms drawn at random. */
 const queryArb = fc.integer({ min: 1, max: 9 }).chain((count) => {
   const counted = Array.from({ length: count }, (_, j) => `t${j}`);
-  return fc.record({
-    lists: fc.array(postingsArb, { minLength: count, maxLength: count }),
-    required: fc.integer({ min: 1, max: count }),
-    telling: fc.subarray(counted),
-    partial: fc.subarray(counted),
-    withPartial: fc.boolean(),
-    near: fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 60 }).map((rows) => [...rows].sort((a, b) => a - b)),
-  }).map((drawn) => ({ ...drawn, query: { terms: counted, counted, required: drawn.required, telling: drawn.telling, partial: drawn.partial } satisfies KeywordQuery }));
+  return fc
+    .record({
+      lists: fc.array(postingsArb, { minLength: count, maxLength: count }),
+      required: fc.integer({ min: 1, max: count }),
+      telling: fc.subarray(counted),
+      partial: fc.subarray(counted),
+      withPartial: fc.boolean(),
+      near: fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 60 }).map((rows) => [...rows].sort((a, b) => a - b)),
+    })
+    .map((drawn) => ({
+      ...drawn,
+      query: { terms: counted, counted, required: drawn.required, telling: drawn.telling, partial: drawn.partial } satisfies KeywordQuery,
+    }));
 });
 
 /** A record's phrase score, as the matcher gives it (lucene-postings.ts): here any value, one per record near. */
@@ -67,7 +75,12 @@ describe('keywordMatchSets and keywordScores', () => {
     fc.assert(
       fc.property(queryArb, ({ lists, query, withPartial, near: drawn }) => {
         // As FTS5's NEAR gives them, for two terms or more: records holding every term (some of them).
-        const near = query.terms.length < 2 ? [] : Array.from({ length: ROWS }, (_, rowid) => rowid).filter((rowid) => (drawn.includes(rowid) || rowid % 2 === 0) && lists.every(([rowids]) => rowids.includes(rowid)));
+        const near =
+          query.terms.length < 2
+            ? []
+            : Array.from({ length: ROWS }, (_, rowid) => rowid).filter(
+                (rowid) => (drawn.includes(rowid) || rowid % 2 === 0) && lists.every(([rowids]) => rowids.includes(rowid)),
+              );
         const postings = lists.map(([rowids, scores]) => termPostingsOf(Int32Array.from(rowids), Float32Array.from(scores)));
         for (const { bits } of postings) forms[bits ? 'dense' : 'sparse']++;
         const sets = keywordMatchSets(query, postings, withPartial);
@@ -95,7 +108,7 @@ describe('keywordMatchSets and keywordScores', () => {
     expect(forms.sparse).toBeGreaterThan(100);
   });
 
-  it('counts records that hold every one of many terms, past the counter\'s lowest planes, dense and sparse alike', () => {
+  it("counts records that hold every one of many terms, past the counter's lowest planes, dense and sparse alike", () => {
     const postingsOf = (rows: number[]) => termPostingsOf(Int32Array.from(rows), new Float32Array(rows.length));
     const everyRow = postingsOf(Array.from({ length: 70 }, (_, i) => i));
     const someRows = postingsOf([3, 64]);
@@ -111,13 +124,18 @@ describe('keywordMatchSets and keywordScores', () => {
 describe('firstAtLeast', () => {
   it('gives the first index from `from` whose value reaches the target, as a linear search does', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.integer({ min: -50, max: 500 }), { maxLength: 200 }), fc.integer({ min: -60, max: 520 }), fc.nat(), (values, target, start) => {
-        const sorted = Int32Array.from(values.sort((a, b) => a - b));
-        const from = sorted.length === 0 ? 0 : start % (sorted.length + 1);
-        let expected = from;
-        while (expected < sorted.length && sorted[expected]! < target) expected++;
-        expect(firstAtLeast(sorted, target, from)).toBe(expected);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: -50, max: 500 }), { maxLength: 200 }),
+        fc.integer({ min: -60, max: 520 }),
+        fc.nat(),
+        (values, target, start) => {
+          const sorted = Int32Array.from(values.sort((a, b) => a - b));
+          const from = sorted.length === 0 ? 0 : start % (sorted.length + 1);
+          let expected = from;
+          while (expected < sorted.length && sorted[expected]! < target) expected++;
+          expect(firstAtLeast(sorted, target, from)).toBe(expected);
+        },
+      ),
     );
   });
 });

@@ -3,13 +3,13 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CURSOR_KEY_FILE, localCursorKeys } from '../../lambdas/adapters/embedded/file-cursor-key';
 import { ServiceError } from '../../lambdas/core/errors';
 import { CURSOR_LIFETIME_MS, issueCursor, queryHash, readCursor } from '../../lambdas/core/query/list-cursor';
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 import { pageLinks, resumeListQuery } from '../../lambdas/core/use-cases/list-cursors';
 import { onceKeySource } from '../../lambdas/ports/cursor-key';
-import { CURSOR_KEY_FILE, localCursorKeys } from '../../lambdas/adapters/embedded/file-cursor-key';
 
 const KEY = Buffer.alloc(32, 7);
 const OTHER_KEY = Buffer.alloc(32, 8);
@@ -40,7 +40,7 @@ describe('list cursors', () => {
   const query = q({ search: 'water', status: 'open', states: 'TX' });
   const cursor = issueCursor(KEY, query, at, ISSUED);
 
-  it('round-trip: the position, the walk\'s count and date come back, for the same query with any limit or offset default', () => {
+  it("round-trip: the position, the walk's count and date come back, for the same query with any limit or offset default", () => {
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     expect(readCursor(KEY, cursor, query, ISSUED)).toEqual(at);
     expect(readCursor(KEY, cursor, q({ search: 'water', status: 'open', states: 'TX', limit: '100' }), new Date(ISSUED.getTime() + 1000))).toEqual(at);
@@ -49,7 +49,12 @@ describe('list cursors', () => {
   });
 
   it('carries null, numbers and strings in a position exactly', () => {
-    for (const after of [[null, 'id-1'], [0.123456789012345, 'id-2'], ['Infinity', 'id-3'], [0, 0.7421875, 'id-4']]) {
+    for (const after of [
+      [null, 'id-1'],
+      [0.123456789012345, 'id-2'],
+      ['Infinity', 'id-3'],
+      [0, 0.7421875, 'id-4'],
+    ]) {
       expect(readCursor(KEY, issueCursor(KEY, query, { ...at, after }, ISSUED), query, ISSUED).after).toEqual(after);
     }
   });
@@ -58,7 +63,11 @@ describe('list cursors', () => {
     const [body, signature] = cursor.split('.') as [string, string];
     const payload = JSON.parse(Buffer.from(body, 'base64url').toString());
     const forged = Buffer.from(JSON.stringify({ ...payload, n: 0, p: ['x', 'y'] })).toString('base64url');
-    for (const bad of [`${forged}.${signature}`, `${body}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`, issueCursor(OTHER_KEY, query, at, ISSUED)]) {
+    for (const bad of [
+      `${forged}.${signature}`,
+      `${body}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`,
+      issueCursor(OTHER_KEY, query, at, ISSUED),
+    ]) {
       expect(rejection(() => readCursor(KEY, bad, query, ISSUED)).issue).toMatch(/altered, or was not issued by this service: its signature does not match/);
     }
   });
@@ -85,11 +94,20 @@ describe('list cursors', () => {
 
   it('refuses a cursor made for another kind, sort or query, saying which', () => {
     expect(rejection(() => readCursor(KEY, cursor, { ...query, kind: 'contract' }, ISSUED)).issue).toMatch(/issued for a list of grants, not contracts/);
-    expect(rejection(() => readCursor(KEY, cursor, q({ search: 'water', status: 'open', states: 'TX', sort_by: 'title' }), ISSUED)).issue)
-      .toMatch(/different sort \(sort_by=relevance, order=desc\)/);
-    expect(rejection(() => readCursor(KEY, cursor, q({ search: 'water', status: 'open', states: 'TX', order: 'asc' }), ISSUED)).issue).toMatch(/different sort/);
-    for (const other of <Record<string, string>[]>[{ search: 'waters', status: 'open', states: 'TX' }, { search: 'water', status: 'open' }, { search: 'water', status: 'open', states: 'TX', search_mode: 'hybrid' }]) {
-      expect(rejection(() => readCursor(KEY, cursor, q(other), ISSUED)).issue, JSON.stringify(other)).toMatch(/different query \(its search, search_mode or filters differ\)/);
+    expect(rejection(() => readCursor(KEY, cursor, q({ search: 'water', status: 'open', states: 'TX', sort_by: 'title' }), ISSUED)).issue).toMatch(
+      /different sort \(sort_by=relevance, order=desc\)/,
+    );
+    expect(rejection(() => readCursor(KEY, cursor, q({ search: 'water', status: 'open', states: 'TX', order: 'asc' }), ISSUED)).issue).toMatch(
+      /different sort/,
+    );
+    for (const other of <Record<string, string>[]>[
+      { search: 'waters', status: 'open', states: 'TX' },
+      { search: 'water', status: 'open' },
+      { search: 'water', status: 'open', states: 'TX', search_mode: 'hybrid' },
+    ]) {
+      expect(rejection(() => readCursor(KEY, cursor, q(other), ISSUED)).issue, JSON.stringify(other)).toMatch(
+        /different query \(its search, search_mode or filters differ\)/,
+      );
     }
   });
 
@@ -105,7 +123,7 @@ describe('resuming a list query and linking the next page', () => {
   const keys = onceKeySource(async () => KEY);
   const now = ISSUED;
 
-  it('a query without cursor stands as given; with one, it continues after the position on the walk\'s first date', async () => {
+  it("a query without cursor stands as given; with one, it continues after the position on the walk's first date", async () => {
     const plain = q({ offset: '20' }) as ListQuery & { kind: 'grant' };
     expect(await resumeListQuery(keys, plain, now)).toEqual({ query: plain, seen: 20 });
     const cursor = issueCursor(KEY, plain, at, now);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseQueryString, queryStringIssues } from '../support/list-query-strings';
 import type { ResourceKind } from '../../lambdas/core/records';
+import { parseQueryString, queryStringIssues } from '../support/list-query-strings';
 
 const TODAY = '2026-11-21';
 
@@ -33,8 +33,14 @@ describe('list query defaults', () => {
 
 describe('search modes', () => {
   it.each(['semantic', 'hybrid'] as const)('%s with a search term is ordered by relevance unless sort_by says otherwise', (mode) => {
-    expect(parse('contract', `search=IT support&search_mode=${mode}`)).toMatchObject({ search: { text: 'IT support', mode }, sort: { field: 'relevance', order: 'desc' } });
-    expect(parse('funder', `search=health&search_mode=${mode.toUpperCase()}&sort_by=name`)).toMatchObject({ search: { mode }, sort: { field: 'name', order: 'asc' } });
+    expect(parse('contract', `search=IT support&search_mode=${mode}`)).toMatchObject({
+      search: { text: 'IT support', mode },
+      sort: { field: 'relevance', order: 'desc' },
+    });
+    expect(parse('funder', `search=health&search_mode=${mode.toUpperCase()}&sort_by=name`)).toMatchObject({
+      search: { mode },
+      sort: { field: 'name', order: 'asc' },
+    });
   });
 });
 
@@ -49,10 +55,13 @@ describe('status semantics', () => {
       { stored: 'posted', live: false },
       { stored: 'forecasted', live: false },
     ]);
-    expect(parse('grant', 'status=OPEN,upcoming').filters?.status).toEqual([{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }]);
+    expect(parse('grant', 'status=OPEN,upcoming').filters?.status).toEqual([
+      { stored: 'posted', live: true },
+      { stored: 'forecasted', live: true },
+    ]);
   });
 
-  it('removes duplicate clauses, keeping the first occurrence\'s order', () => {
+  it("removes duplicate clauses, keeping the first occurrence's order", () => {
     expect(parse('grant', 'status=forecasted,upcoming').filters?.status).toEqual([{ stored: 'forecasted', live: true }]);
     expect(parse('grant', 'status=closed,open,closed').filters?.status).toEqual([
       { stored: 'closed' },
@@ -68,14 +77,22 @@ describe('status semantics', () => {
     expect(parse('contract', 'status=open').filters?.status).toEqual([{ stored: 'open', live: true }]);
     expect(parse('contract', 'status=closed').filters?.status).toEqual([{ stored: 'closed' }, { stored: 'open', live: false }]);
     expect(parse('contract', 'status=open,closed,open').filters?.status).toEqual([
-      { stored: 'open', live: true }, { stored: 'closed' }, { stored: 'open', live: false },
+      { stored: 'open', live: true },
+      { stored: 'closed' },
+      { stored: 'open', live: false },
     ]);
     expect(issuesOf('contract', 'status=forecasted')[0]?.field).toBe('status');
   });
 
   it('without a status, opportunity_type=open (the default) means what can be applied for; all and awarded filter no status', () => {
-    expect(parse('grant', '').filters?.status).toEqual([{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }]);
-    expect(parse('grant', 'opportunity_type=open').filters?.status).toEqual([{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }]);
+    expect(parse('grant', '').filters?.status).toEqual([
+      { stored: 'posted', live: true },
+      { stored: 'forecasted', live: true },
+    ]);
+    expect(parse('grant', 'opportunity_type=open').filters?.status).toEqual([
+      { stored: 'posted', live: true },
+      { stored: 'forecasted', live: true },
+    ]);
     expect(parse('contract', '').filters?.status).toEqual([{ stored: 'open', live: true }]);
     expect(parse('grant', 'opportunity_type=all').filters?.status).toBeUndefined();
     expect(parse('grant', 'opportunity_type=awarded').filters?.status).toBeUndefined();
@@ -115,7 +132,9 @@ describe('filters', () => {
   });
 
   it('refuses unknown parameters, contract filters on grants among them', () => {
-    expect(() => parse('grant', 'naics=123456')).toThrow(expect.objectContaining({ status: 400, details: [{ field: 'naics', issue: expect.stringMatching(/^is not a parameter of the grant list/) }] }));
+    expect(() => parse('grant', 'naics=123456')).toThrow(
+      expect.objectContaining({ status: 400, details: [{ field: 'naics', issue: expect.stringMatching(/^is not a parameter of the grant list/) }] }),
+    );
   });
 });
 

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteSearchIndex } from '../../lambdas/adapters/embedded/sqlite-search-index';
 import {
-  currentIndexFile, DEFAULT_INDEX_FILE, INDEX_POINTER_FILE, nextIndexFile, openLocalIndex, readIndexPointer, removeLocalIndex, writeIndexPointer,
+  currentIndexFile,
+  DEFAULT_INDEX_FILE,
+  INDEX_POINTER_FILE,
+  nextIndexFile,
+  openLocalIndex,
+  readIndexPointer,
+  removeLocalIndex,
+  writeIndexPointer,
 } from '../../local/local-index-files';
 
 const SPACE = { embedder: 'test-hash', dimensions: 4 };
@@ -39,7 +46,8 @@ describe('the local index files', () => {
     makeIndex(DEFAULT_INDEX_FILE);
     makeIndex('index-3.sqlite');
     writeIndexPointer(dataDir, { file: 'index-3.sqlite', caughtUp: true });
-    for (const leftover of ['index-4.sqlite', 'index-4.sqlite-wal', 'index-4.sqlite-shm', 'index.sqlite-journal', `${INDEX_POINTER_FILE}.tmp`]) writeFileSync(join(dataDir, leftover), 'left by a dead rebuild');
+    for (const leftover of ['index-4.sqlite', 'index-4.sqlite-wal', 'index-4.sqlite-shm', 'index.sqlite-journal', `${INDEX_POINTER_FILE}.tmp`])
+      writeFileSync(join(dataDir, leftover), 'left by a dead rebuild');
     writeFileSync(join(dataDir, 'embeddings.sqlite'), 'not an index file');
     expect(nextIndexFile(dataDir)).toBe('index-5.sqlite');
     expect(open()).toMatchObject({ file: 'index-3.sqlite', needsFill: false, catchUpPending: false });

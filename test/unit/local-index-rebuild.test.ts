@@ -7,7 +7,7 @@ import type { AnyRecord, Grant, RecordByKind, ResourceKind } from '../../lambdas
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
 import type { RecordStore, StoredVersion } from '../../lambdas/ports/record-store';
 import { IndexRebuildInProgress, LocalIndexRebuilder, type RebuildPhase } from '../../local/index-rebuild';
-import { generateContracts, generateFunders, generateGrants, type CatalogueSpec } from '../../local/synthetic-catalogue';
+import { type CatalogueSpec, generateContracts, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
 
 /**
@@ -79,8 +79,12 @@ async function total(index: SwappableSearchIndex<SqliteSearchIndex>, params: Rec
 function pauseTheFill(store: SteeredStore) {
   let reached!: () => void;
   let go!: () => void;
-  const atPage = new Promise<void>((resolve) => { reached = resolve; });
-  const resumed = new Promise<void>((resolve) => { go = resolve; });
+  const atPage = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const resumed = new Promise<void>((resolve) => {
+    go = resolve;
+  });
   store.beforePage = async (kind, page) => {
     if (kind === 'grant' && page === 2) {
       reached();
@@ -102,7 +106,10 @@ describe('LocalIndexRebuilder', () => {
     const rebuilding = rebuilder.rebuild((kind, n, phase) => progress.push([kind, n, phase]));
     await fill.atPage;
 
-    await feed.put('grant', [{ ...early, title: 'Zanzibar Lighthouse Keepers Fund' }, { ...late, title: 'Quillfeather Archive Grants' }]);
+    await feed.put('grant', [
+      { ...early, title: 'Zanzibar Lighthouse Keepers Fund' },
+      { ...late, title: 'Quillfeather Archive Grants' },
+    ]);
     store.delete('grant', grants[1]!.id);
     await index.remove('grant', [grants[1]!.id]); // as the stream's REMOVE would
     expect(index.current).toBe(first); // still serving from the old index, in full
@@ -130,7 +137,10 @@ describe('LocalIndexRebuilder', () => {
     const fill = pauseTheFill(store);
     const rebuilding = rebuilder.rebuild();
     await fill.atPage;
-    await feed.put('grant', grants.slice(0, 3).map((grant, i) => ({ ...grant, title: `Marblewing Heritage Grant ${i}` })));
+    await feed.put(
+      'grant',
+      grants.slice(0, 3).map((grant, i) => ({ ...grant, title: `Marblewing Heritage Grant ${i}` })),
+    );
     store.delete('grant', grants[3]!.id);
     await index.remove('grant', [grants[3]!.id]);
     fill.go();

@@ -14,12 +14,12 @@ describe('BM25 as Lucene scores it', () => {
     expect(normLength(1000)).toBeGreaterThan(900);
   });
 
-  it('has Lucene\'s IDF, log(1 + (N - df + 0.5) / (df + 0.5)), never negative', () => {
+  it("has Lucene's IDF, log(1 + (N - df + 0.5) / (df + 0.5)), never negative", () => {
     expect(idf(1000, 10)).toBeCloseTo(Math.log(1 + 990.5 / 10.5), 12);
     expect(idf(10, 10)).toBeGreaterThan(0);
   });
 
-  it('saturates a term\'s frequency with k1 1.2 and normalises by length with b 0.75, without the old (k1 + 1) factor', () => {
+  it("saturates a term's frequency with k1 1.2 and normalises by length with b 0.75, without the old (k1 + 1) factor", () => {
     expect([K1, B]).toEqual([1.2, 0.75]);
     // At the average length: weight × f / (f + k1).
     expect(termScore(2, 1, 10, 10)).toBeCloseTo(2 * (1 / (1 + 1.2)), 12);

@@ -1,5 +1,5 @@
-import type { Grant } from '../../lambdas/core/records';
 import { parseMatchRequest } from '../../lambdas/core/matching/match-request';
+import type { Grant } from '../../lambdas/core/records';
 
 /** Fixtures shared by the matching unit tests (matching.test.ts, match-ranking.test.ts). */
 
@@ -35,4 +35,5 @@ export function grant(overrides: Partial<Grant> = {}): Grant {
 }
 
 export const body = (value: unknown) => JSON.stringify(value);
-export const request = (profile: Record<string, unknown>, extra: Record<string, unknown> = {}) => parseMatchRequest(body({ profile: { mission: 'rural health clinics', ...profile }, ...extra }));
+export const request = (profile: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  parseMatchRequest(body({ profile: { mission: 'rural health clinics', ...profile }, ...extra }));

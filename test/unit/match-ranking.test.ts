@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveApplicantLocation } from '../../lambdas/core/matching/applicant-location';
-import { cutoffFor, rankMatches, type GrantMatch, type MatchCandidate } from '../../lambdas/core/matching/rank-matches';
+import { cutoffFor, type GrantMatch, type MatchCandidate, rankMatches } from '../../lambdas/core/matching/rank-matches';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { TopicScorer } from '../../lambdas/core/matching/topic-fit';
 import { termsOf } from '../../lambdas/core/matching/topic-terms';
@@ -14,10 +14,26 @@ describe('topic fit', () => {
     expect(keyTokens('Supporting the communities of rural Kansas through program grants').map((t) => t.word)).toEqual(['communities', 'rural', 'Kansas']);
     expect(keyTokens('communities')[0]!.key).toBe(keyTokens('community')[0]!.key);
     // Porter stems collide on these pairs; inflection keys do not.
-    for (const [a, b] of [['community', 'communication'], ['institutional', 'Institute'], ['design', 'designated'], ['residencies', 'resides'], ['arts', 'state-of-the-art'], ['term', 'long-term'], ['after', 'after-school']]) {
-      expect(keyTokens(`the ${a}`).map((t) => t.key), `${a} / ${b}`).not.toEqual(keyTokens(`the ${b}`).map((t) => t.key));
+    for (const [a, b] of [
+      ['community', 'communication'],
+      ['institutional', 'Institute'],
+      ['design', 'designated'],
+      ['residencies', 'resides'],
+      ['arts', 'state-of-the-art'],
+      ['term', 'long-term'],
+      ['after', 'after-school'],
+    ]) {
+      expect(
+        keyTokens(`the ${a}`).map((t) => t.key),
+        `${a} / ${b}`,
+      ).not.toEqual(keyTokens(`the ${b}`).map((t) => t.key));
     }
-    expect(keyTokens('long-term after-school programs using state-of-the-art tools').map((t) => t.word)).toEqual(['long-term', 'after-school', 'state-of-the-art', 'tools']);
+    expect(keyTokens('long-term after-school programs using state-of-the-art tools').map((t) => t.word)).toEqual([
+      'long-term',
+      'after-school',
+      'state-of-the-art',
+      'tools',
+    ]);
     expect(keyTokens('It builds, delivers and expands high quality care').map((t) => t.word)).toEqual(['quality', 'care']);
     // Names and acronyms keep their capitals; a capital that only starts a sentence does not.
     expect(keyTokens('Clinics treat HIV in Kansas. Rural towns').map((t) => t.word)).toEqual(['clinics', 'treat', 'HIV', 'Kansas', 'rural', 'towns']);
@@ -30,7 +46,15 @@ describe('topic fit', () => {
   });
 
   it('scales the semantic relevance from the floor (0.5) to 1, cites shared phrases and boosts focus keywords found', () => {
-    const candidates = [grant(), grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Bridge Repair', description: 'Highway bridges and culverts.', categories: ['Transportation'] })];
+    const candidates = [
+      grant(),
+      grant({
+        id: '00000000-0000-4000-8000-000000000002',
+        title: 'Bridge Repair',
+        description: 'Highway bridges and culverts.',
+        categories: ['Transportation'],
+      }),
+    ];
     const scorer = new TopicScorer('We run rural health clinics and telehealth services', ['telehealth', 'oncology'], candidates);
     const fit = scorer.explain(candidates[0]!, scorer.fit(candidates[0]!, 0.75));
     expect(fit.semantic).toBeCloseTo(0.5, 10);
@@ -46,8 +70,17 @@ describe('topic fit', () => {
     expect(offTopic).toMatchObject({ semantic: 0, lexical: 0, evidence: 0, sharedTerms: [], keywords: [] });
   });
   it('ranks with words that say who applies, but takes no topic evidence from them', () => {
-    const tribalResearch = grant({ title: 'Tribal Undergraduate Research Training', description: 'Research training for tribal college students in biomedical science.', categories: ['Education'] });
-    const bridges = grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Bridge Repair', description: 'Highway bridges and culverts.', categories: ['Transportation'] });
+    const tribalResearch = grant({
+      title: 'Tribal Undergraduate Research Training',
+      description: 'Research training for tribal college students in biomedical science.',
+      categories: ['Education'],
+    });
+    const bridges = grant({
+      id: '00000000-0000-4000-8000-000000000002',
+      title: 'Bridge Repair',
+      description: 'Highway bridges and culverts.',
+      categories: ['Transportation'],
+    });
     const casino = new TopicScorer('Our tribal enterprise is expanding its casino hotel and resort', [], [tribalResearch, bridges]);
     const fit = casino.fit(tribalResearch, 0.9);
     expect(fit.lexical).toBe(0);
@@ -61,10 +94,41 @@ describe('topic fit', () => {
 describe('ranking and reasons', () => {
   const candidates: MatchCandidate[] = [
     { grant: grant(), relevance: 0.8715 },
-    { grant: grant({ id: '00000000-0000-4000-8000-000000000002', title: 'Kansas Rural Health Clinic Capital Grants', states: ['KS'], amount_min: 10_000, amount_max: 100_000, deadline_date: '2026-11-27', requires_501c3: true }), relevance: 0.843 },
-    { grant: grant({ id: '00000000-0000-4000-8000-000000000003', title: 'Arts Education', description: 'Music and theatre in schools.', categories: ['Arts'], eligible_applicants: [], amount_max: null, deadline_date: null }), relevance: 0.5285 },
+    {
+      grant: grant({
+        id: '00000000-0000-4000-8000-000000000002',
+        title: 'Kansas Rural Health Clinic Capital Grants',
+        states: ['KS'],
+        amount_min: 10_000,
+        amount_max: 100_000,
+        deadline_date: '2026-11-27',
+        requires_501c3: true,
+      }),
+      relevance: 0.843,
+    },
+    {
+      grant: grant({
+        id: '00000000-0000-4000-8000-000000000003',
+        title: 'Arts Education',
+        description: 'Music and theatre in schools.',
+        categories: ['Arts'],
+        eligible_applicants: [],
+        amount_max: null,
+        deadline_date: null,
+      }),
+      relevance: 0.5285,
+    },
   ];
-  const req = request({ mission: 'We run rural health clinics in western Kansas', geography: 'rural Kansas', applicant_type: 'nonprofit', is_501c3: true, annual_budget_usd: 800_000 }, { focus_keywords: ['telehealth'] });
+  const req = request(
+    {
+      mission: 'We run rural health clinics in western Kansas',
+      geography: 'rural Kansas',
+      applicant_type: 'nonprofit',
+      is_501c3: true,
+      annual_budget_usd: 800_000,
+    },
+    { focus_keywords: ['telehealth'] },
+  );
   const context = { request: req, location: resolveApplicantLocation('rural Kansas'), today: TODAY };
 
   it('returns integer scores from 0 to 100, best first, the same every time', () => {
@@ -81,7 +145,23 @@ describe('ranking and reasons', () => {
     const weak = { request: request({ mission: 'We sell handmade wedding cakes' }), location: resolveApplicantLocation(undefined), today: TODAY };
     expect(rankMatches(candidates, weak)).toMatchObject({ matches: [], belowCutoff: 3 });
     expect(rankMatches(candidates, weak).bestEvidence).toBeLessThan(MATCH_SCORING.cutoff.minEvidence);
-    const noIndividuals = { ...candidates[0]!, grant: { ...candidates[0]!.grant, eligible_applicants: [], eligibility_evidence: [{ field: 'eligible_applicants' as const, effect: 'excludes' as const, values: ['individual'], detail: null, source: 'eligibility_text' as const, quote: 'Individuals are not eligible.' }] } };
+    const noIndividuals = {
+      ...candidates[0]!,
+      grant: {
+        ...candidates[0]!.grant,
+        eligible_applicants: [],
+        eligibility_evidence: [
+          {
+            field: 'eligible_applicants' as const,
+            effect: 'excludes' as const,
+            values: ['individual'],
+            detail: null,
+            source: 'eligibility_text' as const,
+            quote: 'Individuals are not eligible.',
+          },
+        ],
+      },
+    };
     const individual = { ...context, request: { ...req, profile: { ...req.profile, applicantType: 'individual' as const } } };
     expect(rankMatches([noIndividuals], individual)).toEqual({ matches: [], belowCutoff: 0, bestEvidence: 0 });
     expect(rankMatches([noIndividuals], context).matches).toHaveLength(1);
@@ -123,28 +203,49 @@ describe('ranking and reasons', () => {
     const byId = new Map(rankMatches(candidates, context).matches.map((m) => [m.id, m]));
     const national = byId.get('00000000-0000-4000-8000-000000000001')!;
     expect(national.why_it_fits).toBe(
-      'It shares your focus on rural health and mentions your keyword “telehealth”. It is open to nonprofits with no place restriction in its listing. '
-      + 'Its awards of up to $250,000 fit your budget well (31% of your $800,000 budget), and applications close on 2027-01-15 (in 54 days).',
+      'It shares your focus on rural health and mentions your keyword “telehealth”. It is open to nonprofits with no place restriction in its listing. ' +
+        'Its awards of up to $250,000 fit your budget well (31% of your $800,000 budget), and applications close on 2027-01-15 (in 54 days).',
     );
     expect(national.confidence).toBe('high');
     const kansas = byId.get('00000000-0000-4000-8000-000000000002')!;
     expect(kansas.why_it_fits).toContain('It is open to nonprofits in Kansas, and nonprofits must hold 501(c)(3) status, as you do.');
     expect(kansas.why_it_fits).toContain('applications close soon, on 2026-11-27 (in 5 days)');
     expect(kansas.why_it_fits).toContain('awards of $10,000 to $100,000 fit your budget well (1.3% to 13% of your $800,000 budget)');
-    const unknownTypes = rankMatches([{ ...candidates[0]!, grant: { ...candidates[0]!.grant, eligible_applicants: [], amount_max: null, deadline_date: null } }], context).matches[0]!;
+    const unknownTypes = rankMatches(
+      [{ ...candidates[0]!, grant: { ...candidates[0]!.grant, eligible_applicants: [], amount_max: null, deadline_date: null } }],
+      context,
+    ).matches[0]!;
     expect(unknownTypes.why_it_fits).toBe(
-      'Check your eligibility first: the listing does not say which types of applicant may apply. '
-      + 'It shares your focus on rural health and mentions your keyword “telehealth”. Its listing names no place restriction. No application deadline is published.',
+      'Check your eligibility first: the listing does not say which types of applicant may apply. ' +
+        'It shares your focus on rural health and mentions your keyword “telehealth”. Its listing names no place restriction. No application deadline is published.',
     );
     expect(unknownTypes.confidence).toBe('medium');
     expect(unknownTypes.score_components).toMatchObject({ eligibility: 54, award_size: 50, deadline: 80 });
   });
 
   it('opens with a caveat quoting the listing when its text names a narrower group than the applicant type', () => {
-    const stateOnly = { ...candidates[0]!, grant: { ...candidates[0]!.grant, eligible_applicants: ['municipality' as const], eligibility_evidence: [{ field: 'eligible_applicants' as const, effect: 'only' as const, values: ['municipality'], detail: 'state governments', source: 'eligibility_text' as const, quote: 'Eligibility is limited to State governments.' }] } };
+    const stateOnly = {
+      ...candidates[0]!,
+      grant: {
+        ...candidates[0]!.grant,
+        eligible_applicants: ['municipality' as const],
+        eligibility_evidence: [
+          {
+            field: 'eligible_applicants' as const,
+            effect: 'only' as const,
+            values: ['municipality'],
+            detail: 'state governments',
+            source: 'eligibility_text' as const,
+            quote: 'Eligibility is limited to State governments.',
+          },
+        ],
+      },
+    };
     const city = { ...context, request: { ...req, profile: { ...req.profile, applicantType: 'municipality' as const, is501c3: undefined } } };
     const [match] = rankMatches([stateOnly], city).matches;
-    expect(match!.why_it_fits).toMatch(/^Check your eligibility first: only state governments may apply \(its eligibility notes: “Eligibility is limited to State governments\.”\)\. It shares/);
+    expect(match!.why_it_fits).toMatch(
+      /^Check your eligibility first: only state governments may apply \(its eligibility notes: “Eligibility is limited to State governments\.”\)\. It shares/,
+    );
     expect(match!.confidence).toBe('medium');
     const e = MATCH_SCORING.eligibility;
     expect(match!.score_components.eligibility).toBe(Math.round(100 * e.confirmed * e.narrowerGroup * e.national));
@@ -152,17 +253,25 @@ describe('ranking and reasons', () => {
 
   it('states award sizes as shares of the budget, in times when over it, and leaves the budget out when none was given', () => {
     const big = { ...candidates[0]!, grant: { ...candidates[0]!.grant, amount_min: 1_700_000, amount_max: 3_400_000 } };
-    expect(rankMatches([big], context).matches[0]!.why_it_fits).toContain('Its awards of $1,700,000 to $3,400,000 are large for your budget (2.1 to 4.3 times your $800,000 budget)');
+    expect(rankMatches([big], context).matches[0]!.why_it_fits).toContain(
+      'Its awards of $1,700,000 to $3,400,000 are large for your budget (2.1 to 4.3 times your $800,000 budget)',
+    );
     const small = { ...candidates[0]!, grant: { ...candidates[0]!.grant, amount_min: null, amount_max: 2_000 } };
-    expect(rankMatches([small], context).matches[0]!.why_it_fits).toContain('Its awards of up to $2,000 are small next to your budget (0.25% of your $800,000 budget)');
+    expect(rankMatches([small], context).matches[0]!.why_it_fits).toContain(
+      'Its awards of up to $2,000 are small next to your budget (0.25% of your $800,000 budget)',
+    );
     const noBudget = { ...context, request: { ...req, profile: { ...req.profile, annualBudgetUsd: undefined } } };
-    expect(rankMatches([small], noBudget).matches[0]!.why_it_fits).toContain('It makes awards of up to $2,000, and applications close on 2027-01-15 (in 54 days).');
+    expect(rankMatches([small], noBudget).matches[0]!.why_it_fits).toContain(
+      'It makes awards of up to $2,000, and applications close on 2027-01-15 (in 54 days).',
+    );
   });
 
   it('says when the location is unknown and a grant is limited to a state', () => {
     const unknownPlace = { ...context, location: resolveApplicantLocation('Gotham') };
     const [match] = rankMatches([candidates[1]!], unknownPlace).matches;
-    expect(match!.why_it_fits).toMatch(/^Check your eligibility first: it is only for applicants in Kansas, and your location “Gotham” names no US state\. It shares/);
+    expect(match!.why_it_fits).toMatch(
+      /^Check your eligibility first: it is only for applicants in Kansas, and your location “Gotham” names no US state\. It shares/,
+    );
     // The type and the 501(c)(3) status are confirmed; only the place is not.
     expect(match!.confidence).toBe('medium');
     const [unknownTypes] = rankMatches([{ ...candidates[1]!, grant: { ...candidates[1]!.grant, eligible_applicants: [] } }], unknownPlace).matches;
@@ -171,10 +280,19 @@ describe('ranking and reasons', () => {
 });
 
 describe('the shortfall note', () => {
-  const outcome = (matches: number, belowCutoff: number) => ({ matches: Array.from({ length: matches }, () => ({}) as GrantMatch), location: { kind: 'national' as const }, applicantType: undefined, candidates: matches + belowCutoff, belowCutoff, bestEvidence: 0 });
+  const outcome = (matches: number, belowCutoff: number) => ({
+    matches: Array.from({ length: matches }, () => ({}) as GrantMatch),
+    location: { kind: 'national' as const },
+    applicantType: undefined,
+    candidates: matches + belowCutoff,
+    belowCutoff,
+    bestEvidence: 0,
+  });
 
   it('says there are no strong matches, or only these, and nothing when the limit is met', () => {
-    expect(shortfallNote(outcome(0, 212), 10)).toBe('No strong matches: 212 other open grants you may apply for were too far from your mission to recommend. Describe your work in more detail, add focus keywords, or check again as new grants are posted.');
+    expect(shortfallNote(outcome(0, 212), 10)).toBe(
+      'No strong matches: 212 other open grants you may apply for were too far from your mission to recommend. Describe your work in more detail, add focus keywords, or check again as new grants are posted.',
+    );
     expect(shortfallNote(outcome(1, 1), 10)).toBe('Only 1 strong match: 1 other open grant you may apply for was too far from your mission to recommend.');
     expect(shortfallNote(outcome(3, 0), 10)).toBe('Only 3 strong matches: no other open grant you may apply for is near your mission.');
     expect(shortfallNote(outcome(10, 50), 10)).toBeUndefined();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../lambdas/core/errors';
 import { resolveApplicantLocation } from '../../lambdas/core/matching/applicant-location';
 import { awardSizeFit, deadlineFit, eligibilityFit } from '../../lambdas/core/matching/grant-fit';
-import { MATCH_LIMITS, parseMatchRequest, type MatchRequest } from '../../lambdas/core/matching/match-request';
+import { MATCH_LIMITS, type MatchRequest, parseMatchRequest } from '../../lambdas/core/matching/match-request';
 import { MATCH_SCORING } from '../../lambdas/core/matching/scoring-config';
 import { APPLICANT_TYPES } from '../../lambdas/core/records';
 import { matchFilters } from '../../lambdas/core/use-cases/match-grants';
@@ -19,13 +19,23 @@ function issuesOf(body: string | null): { field: string; issue: string }[] {
   throw new Error(`accepted: ${body}`);
 }
 
-
 describe('match request', () => {
   it('takes the interface fields, with defaults', () => {
-    const parsed = parseMatchRequest(body({
-      profile: { mission: '  Rural\u0000 health  ', sector: 'health', geography: 'Kansas', applicant_type: 'nonprofit', is_501c3: true, annual_budget_usd: 850_000, naics_code: '621498', certifications: ['8(a)'] },
-      focus_keywords: ['telehealth', ' Telehealth ', 'rural health'],
-    }));
+    const parsed = parseMatchRequest(
+      body({
+        profile: {
+          mission: '  Rural\u0000 health  ',
+          sector: 'health',
+          geography: 'Kansas',
+          applicant_type: 'nonprofit',
+          is_501c3: true,
+          annual_budget_usd: 850_000,
+          naics_code: '621498',
+          certifications: ['8(a)'],
+        },
+        focus_keywords: ['telehealth', ' Telehealth ', 'rural health'],
+      }),
+    );
     expect(parsed).toEqual({
       profile: { mission: 'Rural health', sector: 'health', geography: 'Kansas', applicantType: 'nonprofit', is501c3: true, annualBudgetUsd: 850_000 },
       focusKeywords: ['telehealth', 'rural health'],
@@ -33,9 +43,10 @@ describe('match request', () => {
     });
   });
 
-  it('treats null and blank optional fields as absent and forgives the applicant type\'s spelling', () => {
-    expect(request({ sector: null, geography: '   ', applicant_type: 'For-Profit', is_501c3: null, annual_budget_usd: null }, { limit: null, focus_keywords: null }))
-      .toEqual({ profile: { mission: 'rural health clinics', applicantType: 'for_profit' }, focusKeywords: [], limit: 10 });
+  it("treats null and blank optional fields as absent and forgives the applicant type's spelling", () => {
+    expect(
+      request({ sector: null, geography: '   ', applicant_type: 'For-Profit', is_501c3: null, annual_budget_usd: null }, { limit: null, focus_keywords: null }),
+    ).toEqual({ profile: { mission: 'rural health clinics', applicantType: 'for_profit' }, focusKeywords: [], limit: 10 });
   });
 
   it.each([
@@ -76,7 +87,9 @@ describe('match request', () => {
   it('accepts the limits at their bounds', () => {
     expect(parseMatchRequest(body({ profile: { mission: 'm' }, limit: 1 })).limit).toBe(1);
     expect(parseMatchRequest(body({ profile: { mission: 'm' }, limit: 25 })).limit).toBe(25);
-    expect(parseMatchRequest(body({ profile: { mission: 'm' }, focus_keywords: Array.from({ length: 20 }, (_, i) => `k${i}`) })).focusKeywords).toHaveLength(20);
+    expect(parseMatchRequest(body({ profile: { mission: 'm' }, focus_keywords: Array.from({ length: 20 }, (_, i) => `k${i}`) })).focusKeywords).toHaveLength(
+      20,
+    );
   });
 });
 
@@ -110,7 +123,7 @@ describe('applicant location', () => {
 
 describe('hard filters', () => {
   const location = resolveApplicantLocation;
-  it('keeps open grants of the applicant\'s states and national ones, for its type', () => {
+  it("keeps open grants of the applicant's states and national ones, for its type", () => {
     const req = request({ geography: 'Kansas', applicant_type: 'nonprofit', is_501c3: false });
     expect(matchFilters(req, location('Kansas'))).toEqual({
       opportunityType: 'open',
@@ -129,7 +142,10 @@ describe('hard filters', () => {
 
   it('reads is_501c3 true without a type as a nonprofit, and applies 501(c)(3) only to nonprofits', () => {
     expect(matchFilters(request({ is_501c3: true }), location(undefined)).applicant).toEqual({ type: 'nonprofit', lacks501c3: false });
-    expect(matchFilters(request({ applicant_type: 'academic', is_501c3: false }), location(undefined)).applicant).toEqual({ type: 'academic', lacks501c3: false });
+    expect(matchFilters(request({ applicant_type: 'academic', is_501c3: false }), location(undefined)).applicant).toEqual({
+      type: 'academic',
+      lacks501c3: false,
+    });
   });
 });
 
@@ -162,7 +178,7 @@ describe('deadline fit', () => {
   const { today, none, comfortableDays } = MATCH_SCORING.deadline;
   it('rises from `today` on the day to 1 at comfortableDays, and is neutral without a deadline', () => {
     expect(deadlineFit(grant({ deadline_date: TODAY }), TODAY)).toEqual({ score: today, date: TODAY, daysLeft: 0 });
-    expect(deadlineFit(grant({ deadline_date: '2026-11-29' }), TODAY).score).toBeCloseTo(today + (1 - today) * 7 / comfortableDays, 10);
+    expect(deadlineFit(grant({ deadline_date: '2026-11-29' }), TODAY).score).toBeCloseTo(today + ((1 - today) * 7) / comfortableDays, 10);
     expect(deadlineFit(grant({ deadline_date: '2026-12-06' }), TODAY).score).toBe(1);
     expect(deadlineFit(grant({ deadline_date: null }), TODAY)).toEqual({ score: none, date: null, daysLeft: null });
   });
@@ -174,14 +190,24 @@ describe('eligibility fit', () => {
 
   it('confirms a listed type; unknown types and a missing profile type are neutral', () => {
     expect(eligibilityFit(grant(), profile({ applicantType: 'nonprofit' }), { kind: 'states', states: ['KS'] })).toEqual({
-      score: e.confirmed * e.national, applicants: { kind: 'confirmed', type: 'nonprofit', everyType: false }, narrowerGroup: null, charity501c3: null, geography: { kind: 'unrestricted' },
+      score: e.confirmed * e.national,
+      applicants: { kind: 'confirmed', type: 'nonprofit', everyType: false },
+      narrowerGroup: null,
+      charity501c3: null,
+      geography: { kind: 'unrestricted' },
     });
-    expect(eligibilityFit(grant({ eligible_applicants: [] }), profile({ applicantType: 'nonprofit' }), { kind: 'national' }).score).toBeCloseTo(e.unknownApplicantTypes * e.national, 10);
+    expect(eligibilityFit(grant({ eligible_applicants: [] }), profile({ applicantType: 'nonprofit' }), { kind: 'national' }).score).toBeCloseTo(
+      e.unknownApplicantTypes * e.national,
+      10,
+    );
     expect(eligibilityFit(grant(), profile(), { kind: 'national' }).applicants).toEqual({ kind: 'type_not_given', types: ['nonprofit'], everyType: false });
-    expect(eligibilityFit(grant({ eligible_applicants: [...APPLICANT_TYPES] }), profile(), { kind: 'national' }).score).toBeCloseTo(e.confirmed * e.national, 10);
+    expect(eligibilityFit(grant({ eligible_applicants: [...APPLICANT_TYPES] }), profile(), { kind: 'national' }).score).toBeCloseTo(
+      e.confirmed * e.national,
+      10,
+    );
   });
 
-  it('scores a grant for the applicant\'s own state above a national one, and a state grant for an unknown location low', () => {
+  it("scores a grant for the applicant's own state above a national one, and a state grant for an unknown location low", () => {
     const inState = eligibilityFit(grant({ states: ['KS', 'MO'] }), profile({ applicantType: 'nonprofit' }), { kind: 'states', states: ['KS'] });
     expect(inState.geography).toEqual({ kind: 'in_state', states: ['KS'], evidence: null });
     expect(inState.score).toBe(e.inApplicantState);
@@ -195,6 +221,10 @@ describe('eligibility fit', () => {
     const unconfirmed = eligibilityFit(restricted, profile({ applicantType: 'nonprofit' }), { kind: 'national' });
     expect(unconfirmed.charity501c3).toBe('not_stated');
     expect(unconfirmed.score).toBeCloseTo(e.confirmed * e.unconfirmed501c3 * e.national, 10);
-    expect(eligibilityFit(grant({ requires_501c3: true, eligible_applicants: ['nonprofit', 'academic'] }), profile({ applicantType: 'academic' }), { kind: 'national' }).charity501c3).toBeNull();
+    expect(
+      eligibilityFit(grant({ requires_501c3: true, eligible_applicants: ['nonprofit', 'academic'] }), profile({ applicantType: 'academic' }), {
+        kind: 'national',
+      }).charity501c3,
+    ).toBeNull();
   });
 });

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { LIST_PARAMS } from '../../lambdas/core/query/list-query';
+import { buildOpenApiDocument } from '../../lambdas/http/openapi';
+import type { Services } from '../../lambdas/ports/services';
 import { API_ROUTES } from '../../lib/api-routes';
 import { localRoutes } from '../../local/api-routes';
-import { buildOpenApiDocument } from '../../lambdas/http/openapi';
-import { LIST_PARAMS } from '../../lambdas/core/query/list-query';
-import type { Services } from '../../lambdas/ports/services';
 
 describe('docs/openapi.json', () => {
   it('is up to date with the schemas (run `npm run openapi` to refresh it)', () => {
@@ -22,7 +22,9 @@ describe('docs/openapi.json', () => {
 
 describe('route tables', () => {
   it('the local server serves exactly the routes API Gateway deploys', () => {
-    const local = localRoutes({} as Services).map((r) => `${r.method} ${r.resource}`).sort();
+    const local = localRoutes({} as Services)
+      .map((r) => `${r.method} ${r.resource}`)
+      .sort();
     const deployed = API_ROUTES.map((r) => `${r.method} ${r.path}`).sort();
     expect(local).toEqual(deployed);
   });

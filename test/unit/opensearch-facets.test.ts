@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { facetAggregationsOf, facetsOfAggregations, TERM_SHARD_SIZE } from '../../lambdas/adapters/aws/opensearch-facets';
 import type { Dsl } from '../../lambdas/adapters/aws/opensearch-filters';
 import { fusedFacetsBody, planQuery } from '../../lambdas/adapters/aws/opensearch-query';
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 import type { QueryFloor } from '../../lambdas/core/search/query-floor';
 import type { SemanticQuery } from '../../lambdas/ports/search-index';
@@ -12,9 +12,16 @@ import type { SemanticQuery } from '../../lambdas/ports/search-index';
 const TODAY = '2026-11-22';
 const q = (params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery =>
   parseListQuery(kind, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), TODAY);
-const vector = (): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scale: { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 } });
+const vector = (): SemanticQuery => ({
+  vector: Float32Array.of(1, 0, 0, 0),
+  scale: { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 },
+});
 /** The floor of a query answered on similarity (query-floor.ts). */
-const FLOOR: QueryFloor = { semanticFloor: 0.5, basis: 'similarity', evidence: { bestCosine: 0.8, bestWordCosine: Number.NaN, identifierMatches: 0, words: 1 } };
+const FLOOR: QueryFloor = {
+  semanticFloor: 0.5,
+  basis: 'similarity',
+  evidence: { bestCosine: 0.8, bestWordCosine: Number.NaN, identifierMatches: 0, words: 1 },
+};
 
 /** The body that counts the whole match set: the plan's search, or for hybrid the fused set's (its ids from the lists). */
 function countingBody(query: ListQuery, semantic?: SemanticQuery): Dsl {
@@ -46,7 +53,10 @@ describe('facet aggregations', () => {
     const { aggs } = facetAggregationsOf('grant', q({ facets: 'states,category' }));
     expect(aggs!.facet_states).toEqual({ terms: { field: 'states', size: 50, shard_size: TERM_SHARD_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] } });
     expect(aggs!.facet_states_national).toEqual({ missing: { field: 'states' } });
-    expect(aggs!.facet_category).toMatchObject({ terms: { field: 'categories' }, aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }] } } } });
+    expect(aggs!.facet_category).toMatchObject({
+      terms: { field: 'categories' },
+      aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }] } } },
+    });
     expect(facetAggregationsOf('funder', q({}, 'funder'))).toEqual({});
   });
 
@@ -66,13 +76,26 @@ describe('facet aggregations', () => {
     const facets = facetsOfAggregations('grant', ['status', 'category', 'states'], {
       facet_status: { buckets: { closed: { doc_count: 4 }, open: { doc_count: 7 } } },
       facet_category: { buckets: [{ key: 'health', doc_count: 5, spelling: { hits: { hits: [{ _source: { categories: ['Arts', 'Health'] } }] } } }] },
-      facet_states: { buckets: [{ key: 'TX', doc_count: 3 }, { key: 'CA', doc_count: 3 }] },
+      facet_states: {
+        buckets: [
+          { key: 'TX', doc_count: 3 },
+          { key: 'CA', doc_count: 3 },
+        ],
+      },
       facet_states_national: { doc_count: 4 },
     });
     expect(facets).toEqual({
-      status: [{ value: 'open', count: 7 }, { value: 'forecasted', count: 0 }, { value: 'closed', count: 4 }],
+      status: [
+        { value: 'open', count: 7 },
+        { value: 'forecasted', count: 0 },
+        { value: 'closed', count: 4 },
+      ],
       category: [{ value: 'Health', count: 5 }],
-      states: [{ value: 'national', count: 4 }, { value: 'CA', count: 3 }, { value: 'TX', count: 3 }],
+      states: [
+        { value: 'national', count: 4 },
+        { value: 'CA', count: 3 },
+        { value: 'TX', count: 3 },
+      ],
     });
     expect(() => facetsOfAggregations('grant', ['status'], undefined)).toThrow(/without its aggregations/);
   });

@@ -2,22 +2,29 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@opensearch-project/opensearch';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OpenSearchHttpClient, type OpenSearchApi } from '../../lambdas/adapters/aws/opensearch-client';
+import { type OpenSearchApi, OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { INDEX_ALIASES, OpenSearchIndex, REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-index';
 import { createIndexBody, INDEX_PROPERTIES, INTERNAL_FIELDS, indexMappings, MAPPING_VERSION } from '../../lambdas/adapters/aws/opensearch-mappings';
-import { floorEvidenceBodies, hybridRankBodies, keywordSearchBody, msearchLines, semanticSearchBody, unfilteredCountBody } from '../../lambdas/adapters/aws/opensearch-query';
-import { DEFAULT_VECTOR_SEARCH } from '../../lambdas/adapters/aws/opensearch-vector-search';
-import { FLOOR_SPREAD, queryFloorOf } from '../../lambdas/core/search/query-floor';
+import {
+  floorEvidenceBodies,
+  hybridRankBodies,
+  keywordSearchBody,
+  msearchLines,
+  semanticSearchBody,
+  unfilteredCountBody,
+} from '../../lambdas/adapters/aws/opensearch-query';
 import type { TermStatistics } from '../../lambdas/adapters/aws/opensearch-text-clauses';
-import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/handlers/bootstrap-search-index';
+import { DEFAULT_VECTOR_SEARCH } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import { ServiceError } from '../../lambdas/core/errors';
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
-import { RECORD_SCHEMAS, RESOURCE_KINDS, type Funder, type Grant, type ResourceKind } from '../../lambdas/core/records';
+import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
+import { type Funder, type Grant, RECORD_SCHEMAS, RESOURCE_KINDS, type ResourceKind } from '../../lambdas/core/records';
 import { fuseHybrid } from '../../lambdas/core/search/fusion';
+import { FLOOR_SPREAD, queryFloorOf } from '../../lambdas/core/search/query-floor';
 import { cosineOfOpenSearchScore } from '../../lambdas/core/search/relevance';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
+import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/handlers/bootstrap-search-index';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
-import { startStandInOpenSearch, type StandInOpenSearch, type StandInRequest } from '../support/stand-in-opensearch';
+import { type StandInOpenSearch, type StandInRequest, startStandInOpenSearch } from '../support/stand-in-opensearch';
 
 /**
  * The OpenSearch adapter against a stand-in domain on loopback: a real HTTP exchange, with the
@@ -55,18 +62,47 @@ function existingIndex(kind: ResourceKind, space: VectorSpace = SPACE, version =
 }
 
 const calls = () => openSearch.requests.map((r) => `${r.method} ${r.path}`);
-const ndjson = (body: string) => body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const ndjson = (body: string) =>
+  body
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 const funder = (id: string, name: string): Funder => ({
-  id, name, website: null, summary: 'Supports research.', created_at: '2024-01-01T00:00:00Z', source: 'sam.gov', source_id: id,
+  id,
+  name,
+  website: null,
+  summary: 'Supports research.',
+  created_at: '2024-01-01T00:00:00Z',
+  source: 'sam.gov',
+  source_id: id,
 });
 
 const grant = (n: number, extra: Partial<Grant> = {}): Grant => ({
   id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  title: `Grant ${n}`, description: 'Police equipment.', amount_min: null, amount_max: null, deadline_date: null, status: 'posted',
-  geography: null, funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of Justice', listing_url: null,
-  created_at: '2026-01-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null, states: [],
-  source: 'test', source_id: String(n), eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null, ...extra,
+  title: `Grant ${n}`,
+  description: 'Police equipment.',
+  amount_min: null,
+  amount_max: null,
+  deadline_date: null,
+  status: 'posted',
+  geography: null,
+  funder_id: '00000000-0000-4000-8000-999999999999',
+  funder_name: 'Department of Justice',
+  listing_url: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  categories: [],
+  opportunity_type: 'open',
+  project_end_date: null,
+  archive_date: null,
+  states: [],
+  source: 'test',
+  source_id: String(n),
+  eligible_applicants: [],
+  requires_501c3: null,
+  assistance_listings: [],
+  agency_code: null,
+  ...extra,
 });
 
 function q(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery & { kind: 'grant' } {
@@ -79,12 +115,18 @@ function q(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQu
  */
 function hits(list: { id: string; score?: number | null; source?: Record<string, unknown> }[], total = list.length) {
   return {
-    took: 1, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+    took: 1,
+    timed_out: false,
+    _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
     hits: {
       total: { value: total, relation: 'eq' },
       max_score: null,
       // A page's hits carry their sort values (here the score, then the id): the position after them.
-      hits: list.map((hit) => ({ _index: 'gcf-grants-v1', _score: hit.score ?? null, ...(hit.source ? { _id: hit.id, _source: hit.source, sort: [hit.score ?? null, hit.id] } : { fields: { id: [hit.id] } }) })),
+      hits: list.map((hit) => ({
+        _index: 'gcf-grants-v1',
+        _score: hit.score ?? null,
+        ...(hit.source ? { _id: hit.id, _source: hit.source, sort: [hit.score ?? null, hit.id] } : { fields: { id: [hit.id] } }),
+      })),
     },
   };
 }
@@ -119,7 +161,11 @@ const statistics = (frequency: Record<string, number>, documents: number): TermS
 
 const GRANT_KEYWORD_FIELDS = ['title^2', 'description', 'funder_name^0.5', 'search_text.programs^0.5'];
 /** How many grants hold a term: a cross_fields match of it alone, no hits, the exact total. */
-const termCount = (term: string) => ({ query: { multi_match: { query: term, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or' } }, size: 0, track_total_hits: true });
+const termCount = (term: string) => ({
+  query: { multi_match: { query: term, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or' } },
+  size: 0,
+  track_total_hits: true,
+});
 const RECORD_COUNT = { query: { match_all: {} }, size: 0, track_total_hits: true };
 /** The NDJSON lines of a statistics `_msearch` of grants: a count per term, then the record count. */
 const statisticsLines = (...terms: string[]) => [...terms.map(termCount), RECORD_COUNT].flatMap((body) => [{}, body]);
@@ -128,11 +174,13 @@ const statisticsLines = (...terms: string[]) => [...terms.map(termCount), RECORD
 const SCALE = { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 };
 
 describe('OpenSearch index mappings', () => {
-  it('map every public field of every kind, plus the index\'s own fields, so no field is silently left unindexed', () => {
+  it("map every public field of every kind, plus the index's own fields, so no field is silently left unindexed", () => {
     for (const kind of RESOURCE_KINDS) {
       const properties = (indexMappings(kind, SPACE) as { properties: Record<string, unknown> }).properties;
       expect(Object.keys(properties).sort(), kind).toEqual([...Object.keys(RECORD_SCHEMAS[kind].shape), ...INTERNAL_FIELDS[kind]].sort());
-      expect(Object.keys(INDEX_PROPERTIES[kind]).sort(), kind).toEqual([...Object.keys(RECORD_SCHEMAS[kind].shape), ...INTERNAL_FIELDS[kind].filter((f) => f !== 'embedding')].sort());
+      expect(Object.keys(INDEX_PROPERTIES[kind]).sort(), kind).toEqual(
+        [...Object.keys(RECORD_SCHEMAS[kind].shape), ...INTERNAL_FIELDS[kind].filter((f) => f !== 'embedding')].sort(),
+      );
     }
   });
 });
@@ -145,15 +193,24 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
   describe('OpenSearchIndex writes', () => {
     it('creates the versioned index behind its alias on first write, with the k-NN mapping and _meta, then bulk-indexes records with their vectors', async () => {
       const index = adapter();
-      await index.upsert('funder', [funder('f-1', 'National Science Foundation'), funder('f-2', 'Forest Service')], [Float32Array.of(0.5, 0.5, 0.5, 0.5), null]);
+      await index.upsert(
+        'funder',
+        [funder('f-1', 'National Science Foundation'), funder('f-2', 'Forest Service')],
+        [Float32Array.of(0.5, 0.5, 0.5, 0.5), null],
+      );
       expect(calls()).toEqual(['GET /gcf-funders/_mapping', 'PUT /gcf-funders-v1', 'GET /gcf-funders/_mapping', 'POST /_bulk']);
       const created = JSON.parse(openSearch.requests[1]!.body);
       expect(created.aliases).toEqual({ 'gcf-funders': {} });
       expect(created.mappings).toEqual(indexMappings('funder', SPACE));
-      expect(created.mappings._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 4 }, mapping_version: MAPPING_VERSION });
+      expect(created.mappings._meta).toEqual({
+        vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 4 },
+        mapping_version: MAPPING_VERSION,
+      });
       expect(created.mappings._source).toEqual({ excludes: ['embedding', 'identifier_keys', 'search_text'] });
       expect(created.mappings.properties.embedding).toEqual({
-        type: 'knn_vector', dimension: 4, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
+        type: 'knn_vector',
+        dimension: 4,
+        method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
       });
       expect(created.settings.index).toMatchObject({ knn: true, auto_expand_replicas: '0-1', max_result_window: 10_100 });
       // No replica count given (a single node): one replica once a second node joins.
@@ -167,8 +224,10 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       // The vector goes into `embedding`; a null vector leaves the field out. The keyword search's own fields go beside the record.
       const own = { identifier_keys: {}, search_text: { programs: '' } };
       expect(ndjson(openSearch.requests[3]!.body)).toEqual([
-        { index: { _index: 'gcf-funders', _id: 'f-1' } }, { ...funder('f-1', 'National Science Foundation'), ...own, embedding: [0.5, 0.5, 0.5, 0.5] },
-        { index: { _index: 'gcf-funders', _id: 'f-2' } }, { ...funder('f-2', 'Forest Service'), ...own },
+        { index: { _index: 'gcf-funders', _id: 'f-1' } },
+        { ...funder('f-1', 'National Science Foundation'), ...own, embedding: [0.5, 0.5, 0.5, 0.5] },
+        { index: { _index: 'gcf-funders', _id: 'f-2' } },
+        { ...funder('f-2', 'Forest Service'), ...own },
       ]);
       // _source keeps the public record only.
       expect(openSearch.documents.get('gcf-funders/f-1')).toEqual(funder('f-1', 'National Science Foundation'));
@@ -180,19 +239,30 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
 
     it('indexes the legacy geography level of opportunities for the geography filter', async () => {
       existingIndex('grant');
-      await adapter().upsert('grant', [grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }), grant(2), grant(3, { states: ['CA', 'NV'], geography: 'Multi-state' })]);
+      await adapter().upsert('grant', [
+        grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }),
+        grant(2),
+        grant(3, { states: ['CA', 'NV'], geography: 'Multi-state' }),
+      ]);
       const documents = ndjson(openSearch.requests.at(-1)!.body).filter((_, i) => i % 2 === 1);
       expect(documents.map((d) => d.geography_level)).toEqual(['local', 'national', 'state']);
       expect(documents.map((d) => d.open_ended)).toEqual([true, true, true]);
       // Each record's identifier keys, by identifier field (core/search/identifiers.ts).
-      expect(documents[0]!.identifier_keys).toEqual({ agency_code: [], opportunity_number: ['1'].filter((key) => key.length >= 2), assistance_listing: [], title_code: [] });
+      expect(documents[0]!.identifier_keys).toEqual({
+        agency_code: [],
+        opportunity_number: ['1'].filter((key) => key.length >= 2),
+        assistance_listing: [],
+        title_code: [],
+      });
       expect(documents.every((d) => !('embedding' in d))).toBe(true);
       expect(openSearch.documents.get(`gcf-grants/${grant(1).id}`)).toEqual(grant(1, { states: ['TX'], geography: 'Local: Austin, TX' }));
     });
 
     it('refuses a vector of another length before sending anything', async () => {
       existingIndex('grant');
-      await expect(adapter().upsert('grant', [grant(1)], [Float32Array.of(1, 0)])).rejects.toThrow('a 2-dimension vector cannot go into an index of bedrock:amazon.titan-embed-text-v2:0 (4 dimensions)');
+      await expect(adapter().upsert('grant', [grant(1)], [Float32Array.of(1, 0)])).rejects.toThrow(
+        'a 2-dimension vector cannot go into an index of bedrock:amazon.titan-embed-text-v2:0 (4 dimensions)',
+      );
       expect(calls()).toEqual([]);
     });
 
@@ -221,8 +291,9 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
 
     it('fails the write, naming the documents, when OpenSearch refuses some of a bulk', async () => {
       openSearch.bulkStatus.set('f-2', { status: 400, error: { type: 'mapper_parsing_exception', reason: 'failed to parse field [created_at]' } });
-      await expect(adapter().upsert('funder', [funder('f-1', 'A'), funder('f-2', 'B')]))
-        .rejects.toThrow('OpenSearch refused 1 of 2 funder documents (f-2: mapper_parsing_exception failed to parse field [created_at])');
+      await expect(adapter().upsert('funder', [funder('f-1', 'A'), funder('f-2', 'B')])).rejects.toThrow(
+        'OpenSearch refused 1 of 2 funder documents (f-2: mapper_parsing_exception failed to parse field [created_at])',
+      );
     });
 
     it('treats deleting a missing document as done', async () => {
@@ -230,7 +301,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       await expect(adapter().remove('contract', ['gone'])).resolves.toBeUndefined();
     });
 
-    it('can use aliases of its own (a test\'s indices on a shared domain)', async () => {
+    it("can use aliases of its own (a test's indices on a shared domain)", async () => {
       const index = new OpenSearchIndex(client(openSearch.endpoint), { space: SPACE, aliasPrefix: 'gcf-contract-1' });
       expect(index.aliasOf('grant')).toBe('gcf-contract-1-grants');
       await index.upsert('grant', [grant(1)]);
@@ -249,7 +320,16 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       existingIndex('grant');
       const query = q({ search: 'police equipment', states: 'TX' });
       answer('/gcf-grants/_msearch', counts([40, 25], 1000));
-      answer('/gcf-grants/_search', hits([{ id: grant(2).id, score: 3.2, source: record(2) }, { id: grant(1).id, score: 1.1, source: { ...record(1), geography_level: 'national' } }], 7));
+      answer(
+        '/gcf-grants/_search',
+        hits(
+          [
+            { id: grant(2).id, score: 3.2, source: record(2) },
+            { id: grant(1).id, score: 1.1, source: { ...record(1), geography_level: 'national' } },
+          ],
+          7,
+        ),
+      );
       const page = await adapter().query('grant', query);
       expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search']);
       expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
@@ -286,7 +366,9 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       answer('/gcf-grants/_search', hits([], 0), hits([], 12));
       await expect(adapter().query('grant', query)).resolves.toEqual({ total: 0, results: [], empty: { reason: 'filtered_out', matchesWithoutFilters: 12 } });
       expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_search', 'POST /gcf-grants/_search']);
-      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, DEFAULT_VECTOR_SEARCH.window, statistics({ police: 40 }, 1000)));
+      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(
+        unfilteredCountBody('grant', 'police', 'keyword', undefined, null, DEFAULT_VECTOR_SEARCH.window, statistics({ police: 40 }, 1000)),
+      );
       // Nothing without filters either: no record holds the word.
       openSearch.reset();
       existingIndex('grant');
@@ -316,16 +398,29 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       ],
     });
     /** The query floor the adapter sets from a floor answer (query-floor.ts). */
-    const floorOf = (bestScore: number, wordScore: number | null, words: number) => queryFloorOf({
-      bestCosine: cosineOfOpenSearchScore(bestScore), bestWordCosine: wordScore === null ? Number.NaN : cosineOfOpenSearchScore(wordScore), identifierMatches: 0, words,
-    }, SCALE);
+    const floorOf = (bestScore: number, wordScore: number | null, words: number) =>
+      queryFloorOf(
+        {
+          bestCosine: cosineOfOpenSearchScore(bestScore),
+          bestWordCosine: wordScore === null ? Number.NaN : cosineOfOpenSearchScore(wordScore),
+          identifierMatches: 0,
+          words,
+        },
+        SCALE,
+      );
 
     it('semantic: counts the terms, reads the query floor over the whole kind, then scans at that floor; relevance is the cosine from the score, (2s - 1), on the scale', async () => {
       existingIndex('grant');
       const query = q({ search: 'policing', search_mode: 'semantic', states: 'TX' });
       const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
       answer('/gcf-grants/_msearch', counts([30], 1000), floorAnswer(0.96, 0.95, 0));
-      answer('/gcf-grants/_search', hits([{ id: grant(1).id, score: 0.96, source: record(1) }, { id: grant(3).id, score: 0.9, source: record(3) }]));
+      answer(
+        '/gcf-grants/_search',
+        hits([
+          { id: grant(1).id, score: 0.96, source: record(1) },
+          { id: grant(3).id, score: 0.9, source: record(3) },
+        ]),
+      );
       const page = await adapter().query('grant', query, semantic);
       expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
       const evidence = floorEvidenceBodies('grant', 'policing', semantic, statistics({ policing: 30 }, 1000));
@@ -335,8 +430,17 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       const floor = floorOf(0.96, 0.95, 1);
       expect(floor).toMatchObject({ basis: 'similarity' });
       expect(floor.semanticFloor).toBeCloseTo(0.92 - FLOOR_SPREAD, 6);
-      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(JSON.parse(JSON.stringify(semanticSearchBody('grant', query, semantic, floor, DEFAULT_VECTOR_SEARCH.window))));
-      expect(page).toEqual({ total: 2, results: [{ ...grant(1), relevance: 0.92 }, { ...grant(3), relevance: 0.8 }], floor });
+      expect(JSON.parse(openSearch.requests[3]!.body)).toEqual(
+        JSON.parse(JSON.stringify(semanticSearchBody('grant', query, semantic, floor, DEFAULT_VECTOR_SEARCH.window))),
+      );
+      expect(page).toEqual({
+        total: 2,
+        results: [
+          { ...grant(1), relevance: 0.92 },
+          { ...grant(3), relevance: 0.8 },
+        ],
+        floor,
+      });
     });
 
     it('semantic off topic: no record reaches the floor, so nothing is scanned; the answer says why', async () => {
@@ -352,13 +456,23 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       existingIndex('grant');
       answer('/gcf-grants/_msearch', counts([30], 1000), floorAnswer(0.95, 0.95, 0));
       answer('/gcf-grants/_search', hits([{ id: grant(3).id, score: 0.95, source: record(3) }]));
-      const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE });
-      expect(JSON.parse(openSearch.requests[3]!.body)).toMatchObject({ track_scores: true, sort: [{ 'title.sort': { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }] });
+      const page = await adapter().query('grant', q({ search: 'policing', search_mode: 'semantic', sort_by: 'title' }), {
+        vector: Float32Array.of(1, 0, 0, 0),
+        scale: SCALE,
+      });
+      expect(JSON.parse(openSearch.requests[3]!.body)).toMatchObject({
+        track_scores: true,
+        sort: [{ 'title.sort': { order: 'desc', missing: '_last' } }, { id: { order: 'desc' } }],
+      });
       expect(page.results[0]!.relevance).toBe(0.9);
     });
 
     it('semantic with a null vector: total 0, no request', async () => {
-      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, scale: SCALE })).resolves.toEqual({ total: 0, results: [], empty: { reason: 'below_floor' } });
+      await expect(adapter().query('grant', q({ search: 'zzz', search_mode: 'semantic' }), { vector: null, scale: SCALE })).resolves.toEqual({
+        total: 0,
+        results: [],
+        empty: { reason: 'below_floor' },
+      });
       expect(calls()).toEqual([]);
     });
 
@@ -369,8 +483,21 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       const lists = () => ({
         took: 2,
         responses: [
-          { ...hits([{ id: a, score: 5 }, { id: b, score: 4 }, { id: c, score: 3 }]), status: 200 },
-          { ...hits([{ id: c, score: 0.99 }, { id: d, score: 0.8 }]), status: 200 },
+          {
+            ...hits([
+              { id: a, score: 5 },
+              { id: b, score: 4 },
+              { id: c, score: 3 },
+            ]),
+            status: 200,
+          },
+          {
+            ...hits([
+              { id: c, score: 0.99 },
+              { id: d, score: 0.8 },
+            ]),
+            status: 200,
+          },
         ],
       });
       /** An adapter whose window the keyword list (3 hits) fills. */
@@ -378,13 +505,20 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       /** The floor: the best record at 0.99 (cosine 0.98), the query answered on similarity. */
       const floor = () => floorAnswer(0.99, 0.99, 0);
       const fused = fuseHybrid(
-        [{ key: a, score: 5 }, { key: b, score: 4 }, { key: c, score: 3 }],
-        [{ key: c, cosine: cosineOfOpenSearchScore(0.99) }, { key: d, cosine: cosineOfOpenSearchScore(0.8) }],
+        [
+          { key: a, score: 5 },
+          { key: b, score: 4 },
+          { key: c, score: 3 },
+        ],
+        [
+          { key: c, cosine: cosineOfOpenSearchScore(0.99) },
+          { key: d, cosine: cosineOfOpenSearchScore(0.8) },
+        ],
         SCALE,
       );
       const relevanceOf = (id: string) => Math.round(fused.find((hit) => hit.key === id)!.relevance * 10_000) / 10_000;
 
-      it('continues after a position in the fused order; a full window\'s last page has no next, and pages past it are a 400', async () => {
+      it("continues after a position in the fused order; a full window's last page has no next, and pages past it are a 400", async () => {
         existingIndex('grant');
         const ordered = fused.map((hit) => hit.key);
         const record = (id: string) => ({ id, source: { ...grant(1), id } });
@@ -399,10 +533,24 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(page).not.toHaveProperty('next');
         // The floor of the text is kept: the next query reads the lists alone.
         answer('/gcf-grants/_msearch', lists());
-        const past = await index.query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: [fused[3]!.score, fused[3]!.key] }, semantic).catch((error: unknown) => error);
-        expect(past).toMatchObject({ status: 400, code: 'INVALID_PARAMETER', details: [{ field: 'cursor', issue: expect.stringMatching(/^goes past the 4 best results hybrid search ranks here .*pages reach result 4\. Narrow the search with filters/) }] });
+        const past = await index
+          .query('grant', { ...q({ search: 'police equipment', search_mode: 'hybrid', limit: '2' }), after: [fused[3]!.score, fused[3]!.key] }, semantic)
+          .catch((error: unknown) => error);
+        expect(past).toMatchObject({
+          status: 400,
+          code: 'INVALID_PARAMETER',
+          details: [
+            {
+              field: 'cursor',
+              issue: expect.stringMatching(/^goes past the 4 best results hybrid search ranks here .*pages reach result 4\. Narrow the search with filters/),
+            },
+          ],
+        });
         answer('/gcf-grants/_msearch', lists());
-        await expect(index.query('grant', q({ search: 'police equipment', search_mode: 'hybrid', offset: '4' }), semantic)).rejects.toMatchObject({ status: 400, details: [{ field: 'offset' }] });
+        await expect(index.query('grant', q({ search: 'police equipment', search_mode: 'hybrid', offset: '4' }), semantic)).rejects.toMatchObject({
+          status: 400,
+          details: [{ field: 'offset' }],
+        });
       });
 
       it('counts the terms, reads the floor, issues one _msearch of the two id lists, fuses them, and reads the page by id in fused order', async () => {
@@ -410,9 +558,22 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         const query = q({ search: 'police equipment', search_mode: 'hybrid', limit: '3' });
         answer('/gcf-grants/_msearch', counts([40, 25], 1000), floor(), lists());
         // Returned in another order than asked: the adapter puts them back in fused order.
-        answer('/gcf-grants/_search', hits([{ id: a, source: record(1) }, { id: c, source: record(3) }, { id: d, source: record(4) }]));
+        answer(
+          '/gcf-grants/_search',
+          hits([
+            { id: a, source: record(1) },
+            { id: c, source: record(3) },
+            { id: d, source: record(4) },
+          ]),
+        );
         const page = await adapter().query('grant', query, semantic);
-        expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_search']);
+        expect(calls()).toEqual([
+          'POST /gcf-grants/_msearch',
+          'GET /gcf-grants/_mapping',
+          'POST /gcf-grants/_msearch',
+          'POST /gcf-grants/_msearch',
+          'POST /gcf-grants/_search',
+        ]);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police', 'equipment'));
         const queryFloor = floorOf(0.99, 0.99, 2);
         const bodies = hybridRankBodies('grant', query, semantic, queryFloor, DEFAULT_VECTOR_SEARCH.window, statistics({ police: 40, equipment: 25 }, 1000));
@@ -442,20 +603,39 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         existingIndex('grant');
         const query = q({ search: 'police equipment', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '1' });
         answer('/gcf-grants/_msearch', counts([40, 25], 1000), floor(), lists());
-        answer('/gcf-grants/_search', hits([{ id: d, source: record(4) }, { id: b, source: record(2) }]));
+        answer(
+          '/gcf-grants/_search',
+          hits([
+            { id: d, source: record(4) },
+            { id: b, source: record(2) },
+          ]),
+        );
         const page = await adapter().query('grant', query, semantic);
         expect(JSON.parse(openSearch.requests[4]!.body)).toEqual({
           query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.key) } }] } },
           sort: [{ deadline_date: { order: 'asc', missing: 253_402_214_400_000 } }, { id: { order: 'asc' } }],
-          from: 1, size: 2, track_total_hits: false, _source: { excludes: [...INTERNAL_FIELDS.grant] },
+          from: 1,
+          size: 2,
+          track_total_hits: false,
+          _source: { excludes: [...INTERNAL_FIELDS.grant] },
         });
-        expect(page).toMatchObject({ total: 4, results: [{ ...grant(4), relevance: relevanceOf(d) }, { ...grant(2), relevance: relevanceOf(b) }], next: [null, b] });
+        expect(page).toMatchObject({
+          total: 4,
+          results: [
+            { ...grant(4), relevance: relevanceOf(d) },
+            { ...grant(2), relevance: relevanceOf(b) },
+          ],
+          next: [null, b],
+        });
       });
 
       it('count_only: the fused set size from the _msearch alone', async () => {
         existingIndex('grant');
         answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists());
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({ total: 4, results: [] });
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({
+          total: 4,
+          results: [],
+        });
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch']);
       });
 
@@ -468,7 +648,11 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         openSearch.reset();
         existingIndex('grant');
         answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists());
-        await expect(windowOfThree().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({ total: 4, totalRelation: 'gte', results: [] });
+        await expect(windowOfThree().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true' }), semantic)).resolves.toMatchObject({
+          total: 4,
+          totalRelation: 'gte',
+          results: [],
+        });
       });
 
       it('facets count the fused set: its ids go to the cluster beside the page', async () => {
@@ -476,13 +660,27 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         answer('/gcf-grants/_msearch', counts([40], 1000), floor(), lists());
         answer('/gcf-grants/_search', { ...hits([], 0), aggregations: { facet_status: { posted: { doc_count: 4 } } } });
         const page = await adapter().query('grant', q({ search: 'police', search_mode: 'hybrid', count_only: 'true', facets: 'status' }), semantic);
-        expect(JSON.parse(openSearch.requests[4]!.body)).toMatchObject({ query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.key) } }] } }, size: 0 });
+        expect(JSON.parse(openSearch.requests[4]!.body)).toMatchObject({
+          query: { bool: { filter: [{ ids: { values: fused.map((hit) => hit.key) } }] } },
+          size: 0,
+        });
         expect(page.facets).toBeDefined();
       });
 
       it('a null vector (the model did not answer) fuses the keyword list alone, with no floor to read', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), { took: 1, responses: [{ ...hits([{ id: b, score: 2 }, { id: a, score: 1 }]), status: 200 }] });
+        answer('/gcf-grants/_msearch', counts([40], 1000), {
+          took: 1,
+          responses: [
+            {
+              ...hits([
+                { id: b, score: 2 },
+                { id: a, score: 1 },
+              ]),
+              status: 200,
+            },
+          ],
+        });
         const query = q({ search: 'police', search_mode: 'hybrid', count_only: 'true' });
         const withoutVector = { vector: null, scale: SCALE };
         const page = await adapter().query('grant', query, withoutVector);
@@ -494,21 +692,33 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
 
       it('a failed or missing list fails the query', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
-          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), {
+          took: 1,
+          responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }],
+        });
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({
+          status: 503,
+          code: 'SEARCH_UNAVAILABLE',
+        } satisfies Partial<ServiceError>);
         openSearch.reset();
         existingIndex('grant');
         answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: lists().responses.slice(0, 1) });
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
-          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({
+          status: 503,
+          code: 'SEARCH_UNAVAILABLE',
+        } satisfies Partial<ServiceError>);
       });
 
       it('a failed search inside the _msearch fails the query (503 when the domain failed)', async () => {
         existingIndex('grant');
-        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), { took: 1, responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }] });
-        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic))
-          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        answer('/gcf-grants/_msearch', counts([40], 1000), floor(), {
+          took: 1,
+          responses: [lists().responses[0], { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 }],
+        });
+        await expect(adapter().query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({
+          status: 503,
+          code: 'SEARCH_UNAVAILABLE',
+        } satisfies Partial<ServiceError>);
         // It was the lists' _msearch that failed, after the statistics and the floor.
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping', 'POST /gcf-grants/_msearch', 'POST /gcf-grants/_msearch']);
       });
@@ -520,7 +730,9 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       });
       const GRANT_SOURCE = { excludes: [...INTERNAL_FIELDS.grant] };
       const BY_RELEVANCE = [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }];
-      const counted = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or', minimum_should_match: '2<-34% 4<-50%' } });
+      const counted = (terms: string) => ({
+        multi_match: { query: terms, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or', minimum_should_match: '2<-34% 4<-50%' },
+      });
       /** Any one of the terms (no minimum-should-match): every term scores, and a telling term is in the record. */
       const oneOf = (terms: string) => ({ multi_match: { query: terms, type: 'cross_fields', fields: GRANT_KEYWORD_FIELDS, operator: 'or' } });
       const phrase = (terms: string) => ({ multi_match: { query: terms, type: 'phrase', slop: 2, fields: ['title^2', 'description'], boost: 2 } });
@@ -584,7 +796,9 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         answer('/gcf-contracts/_search', found());
         await index.query('contract', q({ search: 'police' }, 'contract') as never);
         expect(calls()).toEqual(['POST /gcf-contracts/_msearch', 'GET /gcf-contracts/_mapping', 'POST /gcf-contracts/_search']);
-        expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police').map((line) => JSON.parse(JSON.stringify(line).replaceAll('search_text.programs^0.5', 'search_text.programs^0.5'))));
+        expect(ndjson(openSearch.requests[0]!.body)).toEqual(
+          statisticsLines('police').map((line) => JSON.parse(JSON.stringify(line).replaceAll('search_text.programs^0.5', 'search_text.programs^0.5'))),
+        );
       });
 
       it('with a common term, a full match must hold one of the telling terms', async () => {
@@ -597,11 +811,29 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('programs', 'quit', 'smoking'));
         const full = { bool: { filter: [counted('programs quit smoking'), oneOf('quit smoking')] } };
         expect(JSON.parse(openSearch.requests[2]!.body)).toEqual({
-          query: { bool: { must: [{ bool: { must: [oneOf('programs quit smoking')], filter: [{ bool: { should: [full, oneOf('quit smoking')], minimum_should_match: 1 } }], should: [phrase('programs quit smoking')] } }] } },
-          sort: BY_RELEVANCE, from: 0, size: 20, track_total_hits: true, _source: GRANT_SOURCE,
+          query: {
+            bool: {
+              must: [
+                {
+                  bool: {
+                    must: [oneOf('programs quit smoking')],
+                    filter: [{ bool: { should: [full, oneOf('quit smoking')], minimum_should_match: 1 } }],
+                    should: [phrase('programs quit smoking')],
+                  },
+                },
+              ],
+            },
+          },
+          sort: BY_RELEVANCE,
+          from: 0,
+          size: 20,
+          track_total_hits: true,
+          _source: GRANT_SOURCE,
         });
         // Without the statistics there is no such condition.
-        expect(keywordOf(keywordSearchBody('grant', query))).toEqual({ bool: { must: [oneOf('programs quit smoking')], filter: [counted('programs quit smoking')], should: [phrase('programs quit smoking')] } });
+        expect(keywordOf(keywordSearchBody('grant', query))).toEqual({
+          bool: { must: [oneOf('programs quit smoking')], filter: [counted('programs quit smoking')], should: [phrase('programs quit smoking')] },
+        });
       });
 
       it('a term in no record is not counted; when no term is in any record and the text is no identifier, the answer is nothing and nothing is searched', async () => {
@@ -610,12 +842,18 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         answer('/gcf-grants/_search', found());
         await adapter().query('grant', q({ search: 'to quit the smokng', opportunity_type: 'all' }));
         // quit is the only term counted (and telling, as every counted term is: no separate condition); both are in the phrase.
-        expect(keywordOf(JSON.parse(openSearch.requests[2]!.body))).toEqual({ bool: { must: [oneOf('quit')], filter: [counted('quit')], should: [phrase('quit smokng')] } });
+        expect(keywordOf(JSON.parse(openSearch.requests[2]!.body))).toEqual({
+          bool: { must: [oneOf('quit')], filter: [counted('quit')], should: [phrase('quit smokng')] },
+        });
 
         openSearch.reset();
         existingIndex('grant');
         answer('/gcf-grants/_msearch', counts([0, 0], 1000));
-        await expect(adapter().query('grant', q({ search: 'the smokng and vapng' }))).resolves.toEqual({ total: 0, results: [], empty: { reason: 'no_match' } });
+        await expect(adapter().query('grant', q({ search: 'the smokng and vapng' }))).resolves.toEqual({
+          total: 0,
+          results: [],
+          empty: { reason: 'no_match' },
+        });
         expect(calls()).toEqual(['POST /gcf-grants/_msearch', 'GET /gcf-grants/_mapping']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('smokng', 'vapng'));
       });
@@ -624,8 +862,20 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         existingIndex('grant');
         const semantic = { vector: Float32Array.of(1, 0, 0, 0), scale: SCALE };
         const query = q({ search: 'smokng vapng', search_mode: 'hybrid', count_only: 'true' });
-        const floor = { took: 1, responses: [{ ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }, { ...hits([], 0), status: 200 }] };
-        const lists = { took: 1, responses: [{ ...hits([]), status: 200 }, { ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 }] };
+        const floor = {
+          took: 1,
+          responses: [
+            { ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 },
+            { ...hits([], 0), status: 200 },
+          ],
+        };
+        const lists = {
+          took: 1,
+          responses: [
+            { ...hits([]), status: 200 },
+            { ...hits([{ id: grant(1).id, score: 0.9 }]), status: 200 },
+          ],
+        };
         answer('/gcf-grants/_msearch', counts([0, 0], 1000), floor, lists);
         await expect(adapter().query('grant', query, semantic)).resolves.toMatchObject({ total: 1, results: [] });
         // No word can match: the floor reads no full keyword match.
@@ -642,15 +892,19 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         const failed = { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 503 };
         // The term's count failed: nothing is searched.
         answer('/gcf-grants/_msearch', { took: 1, responses: [failed, { ...hits([], 1000), status: 200 }] });
-        await expect(index.query('grant', q({ search: 'police' })))
-          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        await expect(index.query('grant', q({ search: 'police' }))).rejects.toMatchObject({
+          status: 503,
+          code: 'SEARCH_UNAVAILABLE',
+        } satisfies Partial<ServiceError>);
         expect(calls()).toEqual(['POST /gcf-grants/_msearch']);
 
         // Nothing was kept: all is counted again, and now the record count fails.
         openSearch.requests = [];
         answer('/gcf-grants/_msearch', { took: 1, responses: [{ ...hits([], 40), status: 200 }, failed] });
-        await expect(index.query('grant', q({ search: 'police' })))
-          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        await expect(index.query('grant', q({ search: 'police' }))).rejects.toMatchObject({
+          status: 503,
+          code: 'SEARCH_UNAVAILABLE',
+        } satisfies Partial<ServiceError>);
         expect(calls()).toEqual(['POST /gcf-grants/_msearch']);
         expect(ndjson(openSearch.requests[0]!.body)).toEqual(statisticsLines('police'));
 
@@ -667,16 +921,28 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
         openSearch.reset();
         existingIndex('grant');
         answer('/gcf-grants/_msearch', { took: 1, responses: [{ ...hits([], 40), status: 200 }] });
-        await expect(adapter().query('grant', q({ search: 'police' })))
-          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' } satisfies Partial<ServiceError>);
+        await expect(adapter().query('grant', q({ search: 'police' }))).rejects.toMatchObject({
+          status: 503,
+          code: 'SEARCH_UNAVAILABLE',
+        } satisfies Partial<ServiceError>);
       });
 
       it('counts on a missing index are 503 SEARCH_UNAVAILABLE, naming the index', async () => {
         // OpenSearch answers an _msearch on a missing index with a 404 item per search.
-        const missingIndex = { error: { root_cause: [{ type: 'index_not_found_exception', reason: 'no such index [gcf-grants]' }], type: 'index_not_found_exception', reason: 'no such index [gcf-grants]' }, status: 404 };
+        const missingIndex = {
+          error: {
+            root_cause: [{ type: 'index_not_found_exception', reason: 'no such index [gcf-grants]' }],
+            type: 'index_not_found_exception',
+            reason: 'no such index [gcf-grants]',
+          },
+          status: 404,
+        };
         answer('/gcf-grants/_msearch', { took: 1, responses: [missingIndex, missingIndex] });
-        await expect(adapter().query('grant', q({ search: 'police' })))
-          .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: 'The grant search index is not available; it is created when the service is deployed' });
+        await expect(adapter().query('grant', q({ search: 'police' }))).rejects.toMatchObject({
+          status: 503,
+          code: 'SEARCH_UNAVAILABLE',
+          message: 'The grant search index is not available; it is created when the service is deployed',
+        });
         expect(calls()).toEqual(['POST /gcf-grants/_msearch']);
       });
     });
@@ -688,7 +954,11 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       // Both count their terms (no vectors read) before they are refused; they search nothing.
       answer('/gcf-grants/_msearch', counts([40], 1000));
       const refused = await index.query('grant', q({ search: 'police', search_mode: 'semantic' }), semantic).catch((error: unknown) => error);
-      expect(refused).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/another embedding model.*keyword search still works/) });
+      expect(refused).toMatchObject({
+        status: 503,
+        code: 'SEARCH_UNAVAILABLE',
+        message: expect.stringMatching(/another embedding model.*keyword search still works/),
+      });
       expect((refused as Error).cause).toBeInstanceOf(VectorSpaceMismatch);
       expect(((refused as Error).cause as Error).message).toContain(REBUILD_REMEDY);
       await expect(index.query('grant', q({ search: 'police', search_mode: 'hybrid' }), semantic)).rejects.toMatchObject({ status: 503 });
@@ -713,7 +983,11 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     });
 
     it('a missing index is 503 SEARCH_UNAVAILABLE (the bootstrap creates it), and a reader never creates it', async () => {
-      await expect(adapter().query('grant', q({}))).rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE', message: 'The grant search index is not available; it is created when the service is deployed' });
+      await expect(adapter().query('grant', q({}))).rejects.toMatchObject({
+        status: 503,
+        code: 'SEARCH_UNAVAILABLE',
+        message: 'The grant search index is not available; it is created when the service is deployed',
+      });
       expect(calls()).toEqual(['GET /gcf-grants/_mapping']);
     });
 
@@ -731,15 +1005,23 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
 
     it.each([503, 502, 500, 429])('a domain answering %i is 503 SEARCH_UNAVAILABLE', async (status) => {
       existingIndex('grant');
-      openSearch.respond = (request) => (request.path.endsWith('/_search') ? { status, json: { error: { type: 'cluster_block_exception', reason: 'busy' }, status } } : undefined);
-      await expect(new OpenSearchIndex(client(openSearch.endpoint, { maxRetries: 0 }), { space: SPACE }).query('grant', q({})))
-        .rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' });
+      openSearch.respond = (request) =>
+        request.path.endsWith('/_search') ? { status, json: { error: { type: 'cluster_block_exception', reason: 'busy' }, status } } : undefined;
+      await expect(new OpenSearchIndex(client(openSearch.endpoint, { maxRetries: 0 }), { space: SPACE }).query('grant', q({}))).rejects.toMatchObject({
+        status: 503,
+        code: 'SEARCH_UNAVAILABLE',
+      });
     });
 
     it('a query the domain refuses is an internal error (500 at the API), naming the refusal', async () => {
       existingIndex('grant');
-      openSearch.respond = (request) => (request.path.endsWith('/_search') ? { status: 400, json: { error: { type: 'x_content_parse_exception', reason: 'unknown field' }, status: 400 } } : undefined);
-      const failure = await adapter().query('grant', q({})).catch((error: unknown) => error);
+      openSearch.respond = (request) =>
+        request.path.endsWith('/_search')
+          ? { status: 400, json: { error: { type: 'x_content_parse_exception', reason: 'unknown field' }, status: 400 } }
+          : undefined;
+      const failure = await adapter()
+        .query('grant', q({}))
+        .catch((error: unknown) => error);
       expect(failure).not.toBeInstanceOf(ServiceError);
       expect((failure as Error).message).toBe('OpenSearch refused the grant query (400): x_content_parse_exception unknown field');
     });
@@ -774,7 +1056,8 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
 
   describe('the bootstrap custom resource', () => {
     const event = (RequestType: 'Create' | 'Update' | 'Delete', space: VectorSpace = SPACE) => ({
-      RequestType, PhysicalResourceId: RequestType === 'Create' ? undefined : PHYSICAL_RESOURCE_ID,
+      RequestType,
+      PhysicalResourceId: RequestType === 'Create' ? undefined : PHYSICAL_RESOURCE_ID,
       ResourceProperties: { ServiceToken: 'arn:aws:lambda:...', Embedder: space.embedder, Dimensions: String(space.dimensions) },
     });
     const indexFor = (space: VectorSpace) => adapter(space);
@@ -788,7 +1071,7 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
       await expect(bootstrapSearchIndices(event('Update'), indexFor)).resolves.toMatchObject({ Data: { grant: 'found gcf-grants-v1' } });
     });
 
-    it('fails the deployment when an index holds another embedder\'s vectors, with the remedy', async () => {
+    it("fails the deployment when an index holds another embedder's vectors, with the remedy", async () => {
       await bootstrapSearchIndices(event('Create', OTHER_SPACE), indexFor);
       await expect(bootstrapSearchIndices(event('Update'), indexFor)).rejects.toThrow(REBUILD_REMEDY);
       await expect(bootstrapSearchIndices(event('Update'), indexFor)).rejects.toThrow(/gcf-grants .*wink-sg-100d \(100 dimensions\).* gcf-contracts /);
@@ -797,7 +1080,16 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     it('retries a 403 for about 30 s (IAM reaching a new domain), then succeeds; a 403 past that, or any other refusal, fails at once', async () => {
       let clock = 0;
       const waits: number[] = [];
-      const retry = { forMs: 30_000, backoff: { baseMs: 500, maxMs: 5_000 }, random: () => 0.5, now: () => clock, sleep: async (ms: number) => { waits.push(ms); clock += ms; } };
+      const retry = {
+        forMs: 30_000,
+        backoff: { baseMs: 500, maxMs: 5_000 },
+        random: () => 0.5,
+        now: () => clock,
+        sleep: async (ms: number) => {
+          waits.push(ms);
+          clock += ms;
+        },
+      };
       let refusals = 3;
       openSearch.respond = () => (refusals-- > 0 ? { status: 403, json: { message: 'no permissions for [indices:admin/mappings/get]' } } : undefined);
       await expect(bootstrapSearchIndices(event('Create'), indexFor, retry)).resolves.toMatchObject({ Data: { grant: 'created gcf-grants-v1' } });
@@ -824,11 +1116,13 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     });
 
     it('refuses properties without a usable space', async () => {
-      await expect(bootstrapSearchIndices({ RequestType: 'Create', ResourceProperties: { Embedder: 'x', Dimensions: 'many' } }, indexFor)).rejects.toThrow('Dimensions as a positive integer');
+      await expect(bootstrapSearchIndices({ RequestType: 'Create', ResourceProperties: { Embedder: 'x', Dimensions: 'many' } }, indexFor)).rejects.toThrow(
+        'Dimensions as a positive integer',
+      );
     });
   });
 
-  it('refreshes each kind\'s alias on request, every kind by default, so what was written is searchable at once', async () => {
+  it("refreshes each kind's alias on request, every kind by default, so what was written is searchable at once", async () => {
     for (const kind of RESOURCE_KINDS) existingIndex(kind);
     openSearch.requests = [];
     await adapter().refresh();
@@ -841,14 +1135,23 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
   describe('rebuild (zero-downtime reindex into a new index)', () => {
     it('fills a new versioned index, moves the alias in one atomic _aliases request, then deletes the old index', async () => {
       existingIndex('grant', OTHER_SPACE);
-      const result = await adapter().rebuild('grant', async (write) => {
-        await write([grant(1), grant(2)], [Float32Array.of(0, 1, 0, 0), null]);
-        await write([grant(3)]);
-      }, { now: new Date('2026-11-22T10:20:30.456Z') });
+      const result = await adapter().rebuild(
+        'grant',
+        async (write) => {
+          await write([grant(1), grant(2)], [Float32Array.of(0, 1, 0, 0), null]);
+          await write([grant(3)]);
+        },
+        { now: new Date('2026-11-22T10:20:30.456Z') },
+      );
       expect(result).toEqual({ index: 'gcf-grants-v20261122102030456', replaced: ['gcf-grants-v1'], documents: 3 });
       expect(calls()).toEqual([
-        'PUT /gcf-grants-v20261122102030456', 'POST /_bulk', 'POST /_bulk', 'GET /gcf-grants-v20261122102030456/_refresh',
-        'GET /_alias/gcf-grants', 'POST /_aliases', 'DELETE /gcf-grants-v1',
+        'PUT /gcf-grants-v20261122102030456',
+        'POST /_bulk',
+        'POST /_bulk',
+        'GET /gcf-grants-v20261122102030456/_refresh',
+        'GET /_alias/gcf-grants',
+        'POST /_aliases',
+        'DELETE /gcf-grants-v1',
       ]);
       const created = JSON.parse(openSearch.requests[0]!.body);
       expect(created.mappings).toEqual(indexMappings('grant', SPACE));
@@ -870,13 +1173,22 @@ describe.each(CLIENTS)('over the %s', (_name, make) => {
     it('creates the alias when there was none', async () => {
       const result = await adapter().rebuild('funder', async (write) => write([funder('f-1', 'A')]), { version: 'v2' });
       expect(result).toEqual({ index: 'gcf-funders-v2', replaced: [], documents: 1 });
-      expect(JSON.parse(openSearch.requests.find((r) => r.path === '/_aliases')!.body)).toEqual({ actions: [{ add: { index: 'gcf-funders-v2', alias: 'gcf-funders' } }] });
+      expect(JSON.parse(openSearch.requests.find((r) => r.path === '/_aliases')!.body)).toEqual({
+        actions: [{ add: { index: 'gcf-funders-v2', alias: 'gcf-funders' } }],
+      });
     });
 
     it('leaves the old index serving and drops the new one when the fill fails', async () => {
       existingIndex('contract');
-      await expect(adapter().rebuild('contract', async () => { throw new Error('the record store is unreachable'); }, { version: 'v2' }))
-        .rejects.toThrow('the record store is unreachable');
+      await expect(
+        adapter().rebuild(
+          'contract',
+          async () => {
+            throw new Error('the record store is unreachable');
+          },
+          { version: 'v2' },
+        ),
+      ).rejects.toThrow('the record store is unreachable');
       expect(calls()).toEqual(['PUT /gcf-contracts-v2', 'DELETE /gcf-contracts-v2']);
       expect([...openSearch.aliases.get('gcf-contracts')!]).toEqual(['gcf-contracts-v1']);
     });

@@ -3,10 +3,10 @@ import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-clie
 import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { RetryBudget, VectorLoadShedder, withRetryBudget } from '../../lambdas/adapters/aws/opensearch-load-shedding';
 import { createIndexBody } from '../../lambdas/adapters/aws/opensearch-mappings';
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
-import type { SemanticQuery } from '../../lambdas/ports/search-index';
+import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
-import { startStandInOpenSearch, type StandInOpenSearch } from '../support/stand-in-opensearch';
+import type { SemanticQuery } from '../../lambdas/ports/search-index';
+import { type StandInOpenSearch, startStandInOpenSearch } from '../support/stand-in-opensearch';
 
 /**
  * The OpenSearch adapter protecting a busy domain, against a stand-in on loopback: one retry
@@ -17,7 +17,8 @@ import { startStandInOpenSearch, type StandInOpenSearch } from '../support/stand
 
 const SPACE: VectorSpace = { embedder: 'shedding-test', dimensions: 4 };
 const SEMANTIC: SemanticQuery = { vector: Float32Array.of(1, 0, 0, 0), scale: { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 } };
-const q = (params: Record<string, string>) => parseListQuery('grant', Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), '2026-11-22') as ListQuery & { kind: 'grant' };
+const q = (params: Record<string, string>) =>
+  parseListQuery('grant', Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), '2026-11-22') as ListQuery & { kind: 'grant' };
 const BUSY = { status: 429, json: { error: { type: 'es_rejected_execution_exception', reason: 'search queue is full' }, status: 429 } };
 
 let openSearch: StandInOpenSearch;
@@ -51,12 +52,18 @@ describe('vector load shedding', () => {
   it('after a 429, a semantic query is a 503 at once with Retry-After, and sends nothing to the domain; keyword searches still go to it', async () => {
     const index = new OpenSearchIndex(patientClient(), { space: SPACE, shedMs: 60_000 });
     openSearch.respond = (request) => (/_m?search$/.test(request.path) ? BUSY : undefined);
-    await expect(index.query('grant', q({ search: 'police', search_mode: 'semantic' }), SEMANTIC)).rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' });
+    await expect(index.query('grant', q({ search: 'police', search_mode: 'semantic' }), SEMANTIC)).rejects.toMatchObject({
+      status: 503,
+      code: 'SEARCH_UNAVAILABLE',
+    });
     const before = searches();
     const shed = await index.query('grant', q({ search: 'police', search_mode: 'semantic' }), SEMANTIC).catch((error: unknown) => error);
     expect(shed).toMatchObject({
-      status: 503, code: 'SEARCH_UNAVAILABLE', headers: { 'Retry-After': '60' },
-      message: 'The search service is overloaded, so semantic search is paused for 60 s; keyword search (search_mode=keyword) and lists still work: try again shortly',
+      status: 503,
+      code: 'SEARCH_UNAVAILABLE',
+      headers: { 'Retry-After': '60' },
+      message:
+        'The search service is overloaded, so semantic search is paused for 60 s; keyword search (search_mode=keyword) and lists still work: try again shortly',
     });
     expect(searches()).toBe(before);
     // Keyword search and lists are not shed: they reach the domain (which is still busy here).
@@ -66,7 +73,8 @@ describe('vector load shedding', () => {
 
   it('a query that is not overloaded (a refusal, a missing index) sheds nothing', async () => {
     const index = new OpenSearchIndex(patientClient(), { space: SPACE, shedMs: 60_000 });
-    openSearch.respond = (request) => (/_m?search$/.test(request.path) ? { status: 400, json: { error: { type: 'parsing_exception', reason: 'bad' }, status: 400 } } : undefined);
+    openSearch.respond = (request) =>
+      /_m?search$/.test(request.path) ? { status: 400, json: { error: { type: 'parsing_exception', reason: 'bad' }, status: 400 } } : undefined;
     await expect(index.query('grant', q({ search: 'police', search_mode: 'semantic' }), SEMANTIC)).rejects.toThrow(/refused/);
     const before = searches();
     await expect(index.query('grant', q({ search: 'police', search_mode: 'semantic' }), SEMANTIC)).rejects.toThrow(/refused/);
@@ -80,14 +88,16 @@ describe('the retry budget of a query', () => {
     expect([budget.take(), budget.take(), budget.take()]).toEqual([true, true, false]);
   });
 
-  it('caps the retries of all of a query\'s calls together: a domain answering 429 on every call sees the first attempt and two retries', async () => {
+  it("caps the retries of all of a query's calls together: a domain answering 429 on every call sees the first attempt and two retries", async () => {
     openSearch.respond = (request) => (/_m?search$/.test(request.path) ? BUSY : undefined);
     await expect(new OpenSearchIndex(patientClient(), { space: SPACE }).query('grant', q({ search: 'police' }))).rejects.toMatchObject({ status: 503 });
     expect(searches()).toBe(3);
     openSearch.reset();
     openSearch.createIndex(`${INDEX_ALIASES.grant}-v1`, createIndexBody('grant', SPACE, INDEX_ALIASES.grant) as never);
     openSearch.respond = (request) => (/_m?search$/.test(request.path) ? BUSY : undefined);
-    await expect(new OpenSearchIndex(patientClient(), { space: SPACE, retriesPerQuery: 0 }).query('grant', q({ search: 'police' }))).rejects.toMatchObject({ status: 503 });
+    await expect(new OpenSearchIndex(patientClient(), { space: SPACE, retriesPerQuery: 0 }).query('grant', q({ search: 'police' }))).rejects.toMatchObject({
+      status: 503,
+    });
     expect(searches()).toBe(1);
   });
 

@@ -1,17 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { indexMappings, INTERNAL_FIELDS, MAPPING_VERSION, vectorFieldMapping } from '../../lambdas/adapters/aws/opensearch-mappings';
-import { escapeWildcard, filterClauses, sortClauses, type Dsl } from '../../lambdas/adapters/aws/opensearch-filters';
+import { type Dsl, escapeWildcard, filterClauses, sortClauses } from '../../lambdas/adapters/aws/opensearch-filters';
+import { INTERNAL_FIELDS, indexMappings, MAPPING_VERSION, vectorFieldMapping } from '../../lambdas/adapters/aws/opensearch-mappings';
 import {
-  floorEvidenceBodies, fusedFacetsBody, hybridPageRequest, hybridRankBodies, keywordSearchBody, msearchLines, planQuery, relevanceOfScore,
-  semanticSearchBody, unfilteredCountBody,
+  floorEvidenceBodies,
+  fusedFacetsBody,
+  hybridPageRequest,
+  hybridRankBodies,
+  keywordSearchBody,
+  msearchLines,
+  planQuery,
+  relevanceOfScore,
+  semanticSearchBody,
+  unfilteredCountBody,
 } from '../../lambdas/adapters/aws/opensearch-query';
 import { identifierClause, keywordClause, windowClause } from '../../lambdas/adapters/aws/opensearch-text-clauses';
-import { IDENTIFIER_FIELDS, identifierKey, identifierScoreOf } from '../../lambdas/core/search/identifiers';
-import type { QueryFloor } from '../../lambdas/core/search/query-floor';
-import { parseListQuery, type ListQuery } from '../../lambdas/core/query/list-query';
+import { FLOOR_EVIDENCE_CANDIDATES } from '../../lambdas/adapters/aws/opensearch-vector-search';
+import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { ResourceKind } from '../../lambdas/core/records';
 import { fuseHybrid } from '../../lambdas/core/search/fusion';
-import { FLOOR_EVIDENCE_CANDIDATES } from '../../lambdas/adapters/aws/opensearch-vector-search';
+import { IDENTIFIER_FIELDS, identifierKey, identifierScoreOf } from '../../lambdas/core/search/identifiers';
+import type { QueryFloor } from '../../lambdas/core/search/query-floor';
 import type { SemanticQuery } from '../../lambdas/ports/search-index';
 
 /**
@@ -35,11 +43,19 @@ const unit = (...xs: number[]): Float32Array => {
   return Float32Array.from(xs, (x) => x / norm);
 };
 /** A query vector with a scale of this floor. */
-const semantic = (floor = 0.5): SemanticQuery => ({ vector: Float32Array.of(1, 0, 0, 0), scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 } });
-const withoutVector = (floor = 0.5): SemanticQuery => ({ vector: null, scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 } });
+const semantic = (floor = 0.5): SemanticQuery => ({
+  vector: Float32Array.of(1, 0, 0, 0),
+  scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 },
+});
+const withoutVector = (floor = 0.5): SemanticQuery => ({
+  vector: null,
+  scale: { floor, shortFloor: floor, lexicalFloor: floor, profileFloor: floor, upper: 1 },
+});
 /** A query floor (query-floor.ts) that lets semantic matches from this cosine, or none (null) on this basis. */
 const floorAt = (semanticFloor: number | null, basis: QueryFloor['basis'] = semanticFloor === null ? 'none' : 'similarity'): QueryFloor => ({
-  semanticFloor, basis, evidence: { bestCosine: 0.9, bestWordCosine: Number.NaN, identifierMatches: 0, words: 2 },
+  semanticFloor,
+  basis,
+  evidence: { bestCosine: 0.9, bestWordCosine: Number.NaN, identifierMatches: 0, words: 2 },
 });
 /** Three years (round(3 * 365.25) = 1096 days) before TODAY: open-ended listings created before it are stale. */
 const STALE_BEFORE = '2023-11-22';
@@ -58,7 +74,9 @@ const SOURCE = { excludes: ['embedding', 'geography_level', 'open_ended', 'ident
 const GRANT_FIELDS = ['title^2', 'description', 'funder_name^0.5', 'search_text.programs^0.5'];
 const PHRASE_FIELDS = ['title^2', 'description'];
 const orOf = (query: string, fields = GRANT_FIELDS): Dsl => ({ multi_match: { query, type: 'cross_fields', fields, operator: 'or' } });
-const minimumOf = (query: string, fields = GRANT_FIELDS): Dsl => ({ multi_match: { query, type: 'cross_fields', fields, operator: 'or', minimum_should_match: '2<-34% 4<-50%' } });
+const minimumOf = (query: string, fields = GRANT_FIELDS): Dsl => ({
+  multi_match: { query, type: 'cross_fields', fields, operator: 'or', minimum_should_match: '2<-34% 4<-50%' },
+});
 const phraseOf = (query: string, fields = PHRASE_FIELDS): Dsl => ({ multi_match: { query, type: 'phrase', slop: 2, fields, boost: 2 } });
 /**
  * The word clause of terms (joined by spaces): BM25 OR of every term, holding the minimum-should-
@@ -72,12 +90,16 @@ const identifiersDsl = (kind: ResourceKind, keys: string[], wordKeys: string[] =
   dis_max: {
     queries: IDENTIFIER_FIELDS[kind].flatMap((field) => {
       const lookup = [...keys, ...(field.matchesWords ? wordKeys : [])];
-      return lookup.length === 0 ? [] : [{ constant_score: { filter: { terms: { [`identifier_keys.${field.name}`]: lookup } }, boost: identifierScoreOf(field.weight) } }];
+      return lookup.length === 0
+        ? []
+        : [{ constant_score: { filter: { terms: { [`identifier_keys.${field.name}`]: lookup } }, boost: identifierScoreOf(field.weight) } }];
     }),
   },
 });
 /** A grant's keyword clause: its identifier clause (the whole text as a key) or its words. */
-const keywordDsl = (text: string, terms: string): Dsl => ({ bool: { should: [identifiersDsl('grant', [identifierKey(text)]), wordsDsl(terms)], minimum_should_match: 1 } });
+const keywordDsl = (text: string, terms: string): Dsl => ({
+  bool: { should: [identifiersDsl('grant', [identifierKey(text)]), wordsDsl(terms)], minimum_should_match: 1 },
+});
 
 describe('filter clauses', () => {
   it('opportunity_type: open by default (and, without a status, only what can be applied for), awarded, or no clause for all', () => {
@@ -157,12 +179,8 @@ describe('filter clauses', () => {
     });
 
     it('other text is a case-insensitive substring of the geography, wildcard characters taken literally', () => {
-      expect(filtersOf({ geography: 'Pacific Islands' })).toEqual([
-        { wildcard: { 'geography.sort': { value: '*pacific islands*', case_insensitive: true } } },
-      ]);
-      expect(filtersOf({ geography: 'a*b?c\\d' })).toEqual([
-        { wildcard: { 'geography.sort': { value: '*a\\*b\\?c\\\\d*', case_insensitive: true } } },
-      ]);
+      expect(filtersOf({ geography: 'Pacific Islands' })).toEqual([{ wildcard: { 'geography.sort': { value: '*pacific islands*', case_insensitive: true } } }]);
+      expect(filtersOf({ geography: 'a*b?c\\d' })).toEqual([{ wildcard: { 'geography.sort': { value: '*a\\*b\\?c\\\\d*', case_insensitive: true } } }]);
       expect(escapeWildcard('*?\\')).toBe('\\*\\?\\\\');
     });
   });
@@ -171,7 +189,8 @@ describe('filter clauses', () => {
     expect(filtersOf({ deadline_after: '2027-01-01' })).toEqual([{ range: { deadline_date: { gt: '2027-01-01' } } }]);
     expect(filtersOf({ deadline_before: '2027-06-30' })).toEqual([{ range: { deadline_date: { lt: '2027-06-30' } } }]);
     expect(filtersOf({ deadline_after: '2027-01-01', deadline_before: '2027-06-30' })).toEqual([
-      { range: { deadline_date: { gt: '2027-01-01' } } }, { range: { deadline_date: { lt: '2027-06-30' } } },
+      { range: { deadline_date: { gt: '2027-01-01' } } },
+      { range: { deadline_date: { lt: '2027-06-30' } } },
     ]);
   });
 
@@ -195,22 +214,41 @@ describe('filter clauses', () => {
 
   it('set_aside: any of the codes, upper-case (the field has an uppercase normalizer)', () => {
     expect(filtersOf({ set_aside: 'SBA,8A' }, 'contract')).toEqual([{ terms: { set_aside_code: ['SBA', '8A'] } }]);
-    expect(filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, setAside: ['wosb'] } })).toEqual([{ terms: { set_aside_code: ['WOSB'] } }]);
+    expect(filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, setAside: ['wosb'] } })).toEqual([
+      { terms: { set_aside_code: ['WOSB'] } },
+    ]);
   });
 
   it('applicant (grant matching): the type listed or no type listed; without 501(c)(3), no grant that requires it', () => {
     const missingTypes = { bool: { must_not: [{ exists: { field: 'eligible_applicants' } }] } };
-    expect(filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, applicant: { type: 'tribal', lacks501c3: false } } }))
-      .toEqual([anyOf({ term: { eligible_applicants: 'tribal' } }, missingTypes)]);
-    expect(filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, applicant: { type: 'nonprofit', lacks501c3: true } } }))
-      .toEqual([anyOf({ term: { eligible_applicants: 'nonprofit' } }, missingTypes), { bool: { must_not: [{ term: { requires_501c3: true } }] } }]);
+    expect(
+      filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, applicant: { type: 'tribal', lacks501c3: false } } }),
+    ).toEqual([anyOf({ term: { eligible_applicants: 'tribal' } }, missingTypes)]);
+    expect(
+      filterClauses({ today: TODAY, filters: { opportunityType: 'all', includeNational: false, applicant: { type: 'nonprofit', lacks501c3: true } } }),
+    ).toEqual([anyOf({ term: { eligible_applicants: 'nonprofit' } }, missingTypes), { bool: { must_not: [{ term: { requires_501c3: true } }] } }]);
   });
 
   it('combines every filter as one clause each (all must hold)', () => {
-    const clauses = filterClauses(q({
-      status: 'open', category: 'Water', states: 'TX', include_national: 'true', geography: 'local', deadline_after: '2026-12-01',
-      deadline_before: '2027-12-01', posted_after: '2026-01-01', min_amount: '1', max_amount: '2', naics: '54', set_aside: 'SBA',
-    }, 'contract'));
+    const clauses = filterClauses(
+      q(
+        {
+          status: 'open',
+          category: 'Water',
+          states: 'TX',
+          include_national: 'true',
+          geography: 'local',
+          deadline_after: '2026-12-01',
+          deadline_before: '2027-12-01',
+          posted_after: '2026-01-01',
+          min_amount: '1',
+          max_amount: '2',
+          naics: '54',
+          set_aside: 'SBA',
+        },
+        'contract',
+      ),
+    );
     expect(clauses).toHaveLength(12);
     expect(clauses[0]).toEqual({ term: { opportunity_type: 'open' } });
   });
@@ -218,10 +256,15 @@ describe('filter clauses', () => {
 
 describe('sort clauses', () => {
   it.each([
-    ['created_at', 'created_at'], ['deadline_date', 'deadline_date'], ['amount_min', 'amount_min'], ['amount_max', 'amount_max'], ['title', 'title.sort'],
+    ['created_at', 'created_at'],
+    ['deadline_date', 'deadline_date'],
+    ['amount_min', 'amount_min'],
+    ['amount_max', 'amount_max'],
+    ['title', 'title.sort'],
   ] as const)('%s sorts on %s, missing values last in both orders, ties by id in the same order', (field, indexed) => {
     // Dates: missing ones sort as years 9999 and 1, values a cursor carries back exactly (search_after).
-    const missing = (order: 'asc' | 'desc') => (field === 'created_at' || field === 'deadline_date' ? (order === 'asc' ? 253_402_214_400_000 : -62_135_596_800_000) : '_last');
+    const missing = (order: 'asc' | 'desc') =>
+      field === 'created_at' || field === 'deadline_date' ? (order === 'asc' ? 253_402_214_400_000 : -62_135_596_800_000) : '_last';
     expect(sortClauses({ field, order: 'asc' })).toEqual([{ [indexed]: { order: 'asc', missing: missing('asc') } }, { id: { order: 'asc' } }]);
     expect(sortClauses({ field, order: 'desc' })).toEqual([{ [indexed]: { order: 'desc', missing: missing('desc') } }, { id: { order: 'desc' } }]);
     expect(new Date(253_402_214_400_000).toISOString()).toBe('9999-12-31T00:00:00.000Z');
@@ -230,7 +273,10 @@ describe('sort clauses', () => {
 
   it('funders sort by name on its lower-cased keyword', () => {
     expect(sortClauses(q({}, 'funder').sort)).toEqual([{ 'name.sort': { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
-    expect(sortClauses(q({ sort_by: 'created_at' }, 'funder').sort)).toEqual([{ created_at: { order: 'desc', missing: -62_135_596_800_000 } }, { id: { order: 'desc' } }]);
+    expect(sortClauses(q({ sort_by: 'created_at' }, 'funder').sort)).toEqual([
+      { created_at: { order: 'desc', missing: -62_135_596_800_000 } },
+      { id: { order: 'desc' } },
+    ]);
   });
 
   it('relevance: score descending then id ascending; ascending is the exact reverse', () => {
@@ -241,7 +287,9 @@ describe('sort clauses', () => {
   it('defaults: created_at desc without search, relevance desc with it, an explicit sort_by wins', () => {
     expect(keywordSearchBody('grant', q({}))!.sort).toEqual(sortClauses({ field: 'created_at', order: 'desc' }));
     expect(keywordSearchBody('grant', q({ search: 'water' }))!.sort).toEqual(sortClauses({ field: 'relevance', order: 'desc' }));
-    expect(keywordSearchBody('grant', q({ search: 'water', sort_by: 'deadline_date', order: 'asc' }))!.sort).toEqual(sortClauses({ field: 'deadline_date', order: 'asc' }));
+    expect(keywordSearchBody('grant', q({ search: 'water', sort_by: 'deadline_date', order: 'asc' }))!.sort).toEqual(
+      sortClauses({ field: 'deadline_date', order: 'asc' }),
+    );
   });
 });
 
@@ -275,7 +323,7 @@ describe('keyword search', () => {
     expect(keywordClause('grant', 'Housing houses rural')).toEqual(keywordDsl('Housing houses rural', 'housing rural'));
   });
 
-  it('drops stop words (Lucene\'s English set included) and catalogue-wide words; a text of more than three words is an identifier only with a digit', () => {
+  it("drops stop words (Lucene's English set included) and catalogue-wide words; a text of more than three words is an identifier only with a digit", () => {
     expect(keywordClause('grant', 'grants for the police')).toEqual(wordsDsl('police'));
     expect(keywordClause('grant', 'the police')).toEqual(keywordDsl('the police', 'police'));
     expect(keywordClause('grant', 'the grants for a funding opportunity')).toBeNull();
@@ -287,7 +335,14 @@ describe('keyword search', () => {
   });
 
   it('telling terms: a full match holds one; records that miss the minimum but hold one are partial matches', () => {
-    const statistics = { frequency: new Map([['police', 30], ['equipment', 40], ['programs', 600]]), documents: 1000 };
+    const statistics = {
+      frequency: new Map([
+        ['police', 30],
+        ['equipment', 40],
+        ['programs', 600],
+      ]),
+      documents: 1000,
+    };
     const words = keywordClause('funder', 'police equipment programs', statistics);
     const funderFields = ['name^2', 'summary'];
     const full = { bool: { filter: [minimumOf('police equipment programs', funderFields), orOf('police equipment', funderFields)] } };
@@ -380,13 +435,23 @@ describe('semantic search', () => {
   });
 
   it('the filters go inside the k-NN query (the engine filters while it searches the graph, exactly when few pass them): no post-filter, no radial search', () => {
-    const body = semanticSearchBody('grant', q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }), semantic(0.5), floorAt(0.5), WINDOW)!;
-    expect(body.query).toEqual(windowSearch([1, 0, 0, 0], 0.75, [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }]));
+    const body = semanticSearchBody(
+      'grant',
+      q({ search: 'policing', search_mode: 'semantic', states: 'TX', status: 'open' }),
+      semantic(0.5),
+      floorAt(0.5),
+      WINDOW,
+    )!;
+    expect(body.query).toEqual(
+      windowSearch([1, 0, 0, 0], 0.75, [{ term: { opportunity_type: 'open' } }, anyOf(live('posted')), { terms: { states: ['TX'] } }]),
+    );
     expect(JSON.stringify(body)).not.toMatch(/post_filter|"distance":|script_score/);
   });
 
   it('the full body: relevance order, from/size, exact total, _source without the vector', () => {
-    expect(semanticSearchBody('funder', q({ search: 'science', search_mode: 'semantic', limit: '5', offset: '5' }, 'funder'), semantic(0.3), floorAt(0.3), WINDOW)).toEqual({
+    expect(
+      semanticSearchBody('funder', q({ search: 'science', search_mode: 'semantic', limit: '5', offset: '5' }, 'funder'), semantic(0.3), floorAt(0.3), WINDOW),
+    ).toEqual({
       query: windowSearch([1, 0, 0, 0], 0.65),
       sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
       from: 5,
@@ -395,11 +460,19 @@ describe('semantic search', () => {
       _source: { excludes: ['embedding', 'identifier_keys', 'search_text'] },
     });
     // The floor of the query, not the scale's: a query answered on its words reaches lower.
-    expect(minScoreOf(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(0.6), floorAt(0.4, 'words'), WINDOW)!.query)).toBeCloseTo(0.7, 12);
+    expect(
+      minScoreOf(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(0.6), floorAt(0.4, 'words'), WINDOW)!.query),
+    ).toBeCloseTo(0.7, 12);
   });
 
   it('an explicit sort field keeps the scores (track_scores), so relevance is still known', () => {
-    const body = semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic', sort_by: 'amount_max', order: 'asc' }), semantic(), floorAt(0.5), WINDOW)!;
+    const body = semanticSearchBody(
+      'grant',
+      q({ search: 'x', search_mode: 'semantic', sort_by: 'amount_max', order: 'asc' }),
+      semantic(),
+      floorAt(0.5),
+      WINDOW,
+    )!;
     expect(body.sort).toEqual([{ amount_max: { order: 'asc', missing: '_last' } }, { id: { order: 'asc' } }]);
     expect(body.track_scores).toBe(true);
     expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), semantic(), floorAt(0.5), WINDOW)).not.toHaveProperty('track_scores');
@@ -415,12 +488,16 @@ describe('semantic search', () => {
   it('a null (or zero) vector, or a query with no semantic floor (off topic), matches nothing: no request', () => {
     expect(semanticSearchBody('grant', q({ search: 'x', search_mode: 'semantic' }), withoutVector(), floorAt(0.5), WINDOW)).toBeNull();
     expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, withoutVector())).toEqual({ type: 'none' });
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, { ...semantic(), vector: new Float32Array(4) }, undefined, floorAt(0.5))).toEqual({ type: 'none' });
+    expect(
+      planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, { ...semantic(), vector: new Float32Array(4) }, undefined, floorAt(0.5)),
+    ).toEqual({ type: 'none' });
     expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, semantic(), undefined, floorAt(null))).toEqual({ type: 'none' });
-    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, semantic(), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'none' });
+    expect(planQuery('grant', q({ search: 'x', search_mode: 'semantic' }), WINDOW, semantic(), undefined, floorAt(null, 'identifier'))).toEqual({
+      type: 'none',
+    });
   });
 
-  it('relevance is the cosine, 2 * score - 1, on the embedder\'s scale: 0.5 at the floor, 1 at the upper reference', () => {
+  it("relevance is the cosine, 2 * score - 1, on the embedder's scale: 0.5 at the floor, 1 at the upper reference", () => {
     const scale = { floor: 0.6, shortFloor: 0.6, lexicalFloor: 0.6, profileFloor: 0.4, upper: 0.8 };
     expect(relevanceOfScore(0.8, scale)).toBe(0.5); // cosine 0.6
     expect(relevanceOfScore(0.88, scale)).toBe(0.9); // cosine 0.76
@@ -439,7 +516,7 @@ describe('hybrid search', () => {
   // By score alone (Lucene then skips what cannot reach the window), with no total: the fusion needs both lists' scores.
   const idsOnly = { size: WINDOW, _source: false, stored_fields: '_none_', docvalue_fields: ['id'], track_total_hits: false };
 
-  it('two lists (ids and scores) to the window, best first, with the same filters: keyword (bool) and semantic at the query\'s floor; no count of their union', () => {
+  it("two lists (ids and scores) to the window, best first, with the same filters: keyword (bool) and semantic at the query's floor; no count of their union", () => {
     const query = q({ search: 'police equipment', search_mode: 'hybrid', states: 'TX', sort_by: 'title', limit: '5' });
     const bodies = hybridRankBodies('grant', query, semantic(0.5), floorAt(0.4, 'words'), WINDOW);
     const filters = [{ term: { opportunity_type: 'open' } }, APPLYABLE_GRANTS, { terms: { states: ['TX'] } }];
@@ -447,9 +524,17 @@ describe('hybrid search', () => {
     const knnQuery = windowSearch([1, 0, 0, 0], 0.7, filters);
     expect(bodies.keyword).toEqual({ query: keywordQuery, ...idsOnly });
     expect(bodies.semantic).toEqual({ query: knnQuery, ...idsOnly });
-    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(0.4, 'words'))).toEqual({ type: 'hybrid', bodies: [bodies.keyword, bodies.semantic], lists: ['keyword', 'semantic'] });
+    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(0.4, 'words'))).toEqual({
+      type: 'hybrid',
+      bodies: [bodies.keyword, bodies.semantic],
+      lists: ['keyword', 'semantic'],
+    });
     // Facets count the fused set, its ids sent to the cluster.
-    expect(fusedFacetsBody('grant', q({ search: 'x', search_mode: 'hybrid', facets: 'status' }), ['a', 'b'])).toMatchObject({ query: { bool: { filter: [{ ids: { values: ['a', 'b'] } }] } }, size: 0, aggs: { facet_status: expect.any(Object) } });
+    expect(fusedFacetsBody('grant', q({ search: 'x', search_mode: 'hybrid', facets: 'status' }), ['a', 'b'])).toMatchObject({
+      query: { bool: { filter: [{ ids: { values: ['a', 'b'] } }] } },
+      size: 0,
+      aggs: { facet_status: expect.any(Object) },
+    });
   });
 
   it('off topic (no basis for a floor), nothing at all whatever the words match; on an identifier alone, the keyword list alone', () => {
@@ -457,7 +542,11 @@ describe('hybrid search', () => {
     expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(null, 'none'))).toEqual({ type: 'none' });
     const identifier = hybridRankBodies('grant', query, semantic(0.5), floorAt(null, 'identifier'), WINDOW);
     expect(identifier.semantic).toBeNull();
-    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(null, 'identifier'))).toEqual({ type: 'hybrid', bodies: [identifier.keyword], lists: ['keyword'] });
+    expect(planQuery('grant', query, WINDOW, semantic(0.5), undefined, floorAt(null, 'identifier'))).toEqual({
+      type: 'hybrid',
+      bodies: [identifier.keyword],
+      lists: ['keyword'],
+    });
   });
 
   it('one _msearch: an empty header (the index is in the path) before each body', () => {
@@ -471,14 +560,29 @@ describe('hybrid search', () => {
     const semanticOnly = q({ search: 'the', search_mode: 'hybrid' }, 'funder');
     const semanticLists = hybridRankBodies('funder', semanticOnly, semantic(), floorAt(0.5), WINDOW);
     expect(semanticLists.keyword).toBeNull();
-    expect(planQuery('funder', semanticOnly, WINDOW, semantic(), undefined, floorAt(0.5))).toEqual({ type: 'hybrid', bodies: [semanticLists.semantic], lists: ['semantic'] });
+    expect(planQuery('funder', semanticOnly, WINDOW, semantic(), undefined, floorAt(0.5))).toEqual({
+      type: 'hybrid',
+      bodies: [semanticLists.semantic],
+      lists: ['semantic'],
+    });
     expect(hybridRankBodies('funder', semanticOnly, withoutVector(), null, WINDOW)).toEqual({ keyword: null, semantic: null });
     expect(planQuery('funder', semanticOnly, WINDOW, withoutVector())).toEqual({ type: 'none' });
   });
 
-  it('the query floor\'s evidence, over the whole kind with no filter: the best cosine, the best among the full keyword matches (every word known), the identifier matches', () => {
-    const statistics = { frequency: new Map([['police', 30], ['equipment', 40]]), documents: 1000 };
-    const best = (filters: Dsl[]) => ({ query: windowSearch([1, 0, 0, 0], null, filters, FLOOR_EVIDENCE_CANDIDATES), size: 1, _source: false, track_total_hits: false });
+  it("the query floor's evidence, over the whole kind with no filter: the best cosine, the best among the full keyword matches (every word known), the identifier matches", () => {
+    const statistics = {
+      frequency: new Map([
+        ['police', 30],
+        ['equipment', 40],
+      ]),
+      documents: 1000,
+    };
+    const best = (filters: Dsl[]) => ({
+      query: windowSearch([1, 0, 0, 0], null, filters, FLOOR_EVIDENCE_CANDIDATES),
+      size: 1,
+      _source: false,
+      track_total_hits: false,
+    });
     const { bodies, reads } = floorEvidenceBodies('grant', 'police equipment', semantic(), statistics);
     expect(reads).toEqual(['best', 'words', 'identifiers']);
     expect(JSON.parse(JSON.stringify(bodies[0]))).toEqual(JSON.parse(JSON.stringify(best([]))));
@@ -489,17 +593,32 @@ describe('hybrid search', () => {
     expect(floorEvidenceBodies('funder', 'police', withoutVector(), statistics)).toEqual({ bodies: [], reads: [] });
   });
 
-  it('without filters, the count of what an empty answer\'s search matches', () => {
+  it("without filters, the count of what an empty answer's search matches", () => {
     const query = q({ search: 'police', search_mode: 'semantic', states: 'TX' });
-    expect(unfilteredCountBody('grant', 'police', 'semantic', semantic(), floorAt(0.5), WINDOW)).toEqual({ query: { bool: { should: [windowSearch([1, 0, 0, 0], 0.75)], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
-    expect(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, WINDOW)).toEqual({ query: { bool: { should: [keywordDsl('police', 'police')], minimum_should_match: 1 } }, size: 0, track_total_hits: true });
+    expect(unfilteredCountBody('grant', 'police', 'semantic', semantic(), floorAt(0.5), WINDOW)).toEqual({
+      query: { bool: { should: [windowSearch([1, 0, 0, 0], 0.75)], minimum_should_match: 1 } },
+      size: 0,
+      track_total_hits: true,
+    });
+    expect(unfilteredCountBody('grant', 'police', 'keyword', undefined, null, WINDOW)).toEqual({
+      query: { bool: { should: [keywordDsl('police', 'police')], minimum_should_match: 1 } },
+      size: 0,
+      track_total_hits: true,
+    });
     expect(unfilteredCountBody('funder', '!!!', 'hybrid', semantic(), floorAt(null), WINDOW)).toBeNull();
     expect(query.filters).not.toBeNull();
   });
 
   const fused = fuseHybrid(
-    [{ key: 'a', score: 9 }, { key: 'b', score: 6 }, { key: 'c', score: 3 }],
-    [{ key: 'c', cosine: 0.9 }, { key: 'd', cosine: 0.85 }],
+    [
+      { key: 'a', score: 9 },
+      { key: 'b', score: 6 },
+      { key: 'c', score: 3 },
+    ],
+    [
+      { key: 'c', cosine: 0.9 },
+      { key: 'd', cosine: 0.85 },
+    ],
     { floor: 0.5, shortFloor: 0.5, lexicalFloor: 0.5, profileFloor: 0.4, upper: 1 },
   );
 
@@ -515,7 +634,9 @@ describe('hybrid search', () => {
   });
 
   it('sorted by a field, the index sorts and pages the fused set (an ids filter)', () => {
-    expect(hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '2' }), fused)).toEqual({
+    expect(
+      hybridPageRequest('grant', q({ search: 'x', search_mode: 'hybrid', sort_by: 'deadline_date', order: 'asc', limit: '2', offset: '2' }), fused),
+    ).toEqual({
       body: {
         query: { bool: { filter: [{ ids: { values: ['c', 'd', 'a', 'b'] } }] } },
         sort: [{ deadline_date: { order: 'asc', missing: 253_402_214_400_000 } }, { id: { order: 'asc' } }],
@@ -533,12 +654,19 @@ describe('index mapping', () => {
 
   it('a knn_vector of the configured dimension: Lucene HNSW, cosinesimil', () => {
     expect(vectorFieldMapping(space)).toEqual({
-      type: 'knn_vector', dimension: 512, method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
+      type: 'knn_vector',
+      dimension: 512,
+      method: { name: 'hnsw', engine: 'lucene', space_type: 'cosinesimil', parameters: { m: 16, ef_construction: 128 } },
     });
   });
 
   it('records the vector space in _meta, keeps internal fields out of _source, and sorts text on a lower-cased keyword', () => {
-    const mapping = indexMappings('grant', space) as { dynamic: boolean; _source: unknown; _meta: unknown; properties: Record<string, Record<string, unknown>> };
+    const mapping = indexMappings('grant', space) as {
+      dynamic: boolean;
+      _source: unknown;
+      _meta: unknown;
+      properties: Record<string, Record<string, unknown>>;
+    };
     expect(mapping.dynamic).toBe(false);
     expect(mapping._meta).toEqual({ vector_space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, mapping_version: MAPPING_VERSION });
     expect(mapping._source).toEqual({ excludes: [...INTERNAL_FIELDS.grant] });
@@ -552,15 +680,29 @@ describe('index mapping', () => {
     expect(INTERNAL_FIELDS.grant).toEqual(['embedding', 'geography_level', 'open_ended', 'identifier_keys', 'search_text']);
     expect(INTERNAL_FIELDS.contract).toEqual(['embedding', 'geography_level', 'open_ended', 'identifier_keys', 'search_text']);
     // One keyword field per identifier field, and the programs text keyword search reads.
-    expect(mapping.properties.identifier_keys).toEqual({ properties: { agency_code: { type: 'keyword' }, opportunity_number: { type: 'keyword' }, assistance_listing: { type: 'keyword' }, title_code: { type: 'keyword' } } });
+    expect(mapping.properties.identifier_keys).toEqual({
+      properties: {
+        agency_code: { type: 'keyword' },
+        opportunity_number: { type: 'keyword' },
+        assistance_listing: { type: 'keyword' },
+        title_code: { type: 'keyword' },
+      },
+    });
     expect(mapping.properties.search_text).toEqual({ properties: { programs: { type: 'text', analyzer: 'english' } } });
     // Categories filter on the lower-cased keyword (their analysed copy is no longer searched, but stays in the mapping: a field is never removed from an index).
     expect(mapping.properties.categories).toEqual({ type: 'keyword', normalizer: 'lowercase', fields: { text: { type: 'text', analyzer: 'english' } } });
-    expect((indexMappings('funder', space) as { properties: Record<string, unknown> }).properties.name).toMatchObject({ fields: { sort: { normalizer: 'lowercase' } } });
-    expect((indexMappings('contract', space) as { properties: Record<string, unknown> }).properties.set_aside_code).toEqual({ type: 'keyword', normalizer: 'uppercase' });
+    expect((indexMappings('funder', space) as { properties: Record<string, unknown> }).properties.name).toMatchObject({
+      fields: { sort: { normalizer: 'lowercase' } },
+    });
+    expect((indexMappings('contract', space) as { properties: Record<string, unknown> }).properties.set_aside_code).toEqual({
+      type: 'keyword',
+      normalizer: 'uppercase',
+    });
   });
 
   it('unit vectors pass through as numbers', () => {
-    expect((windowClause(unit(3, 4), null, [], 10) as { knn: { embedding: { vector: number[] } } }).knn.embedding.vector.map((x) => Math.round(x * 1e6) / 1e6)).toEqual([0.6, 0.8]);
+    expect(
+      (windowClause(unit(3, 4), null, [], 10) as { knn: { embedding: { vector: number[] } } }).knn.embedding.vector.map((x) => Math.round(x * 1e6) / 1e6),
+    ).toEqual([0.6, 0.8]);
   });
 });

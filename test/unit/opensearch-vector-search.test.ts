@@ -29,9 +29,16 @@ describe('vector search settings', () => {
   });
 
   it('new indices build their graph with the settings', () => {
-    const body = createIndexBody('grant', { embedder: 'e', dimensions: 8 }, undefined, undefined, { engine: 'faiss', m: 24, efConstruction: 256, window: 10 }) as { mappings: { properties: { embedding: unknown } } };
+    const body = createIndexBody('grant', { embedder: 'e', dimensions: 8 }, undefined, undefined, {
+      engine: 'faiss',
+      m: 24,
+      efConstruction: 256,
+      window: 10,
+    }) as { mappings: { properties: { embedding: unknown } } };
     expect(body.mappings.properties.embedding).toEqual({
-      type: 'knn_vector', dimension: 8, method: { name: 'hnsw', engine: 'faiss', space_type: 'cosinesimil', parameters: { m: 24, ef_construction: 256 } },
+      type: 'knn_vector',
+      dimension: 8,
+      method: { name: 'hnsw', engine: 'faiss', space_type: 'cosinesimil', parameters: { m: 24, ef_construction: 256 } },
     });
   });
 });

@@ -10,22 +10,42 @@ import type { ApiKeyRecord, KeyStore } from '../../lambdas/ports/key-store';
 function memoryKeys(): KeyStore {
   const byId = new Map<string, ApiKeyRecord>();
   return {
-    create: async (key) => { byId.set(key.key_id, { ...key }); },
+    create: async (key) => {
+      byId.set(key.key_id, { ...key });
+    },
     findByHash: async (hash) => [...byId.values()].find((k) => k.current_hash === hash || k.previous_hash === hash) ?? null,
     get: async (id) => byId.get(id) ?? null,
     list: async () => [...byId.values()],
-    rotate: async () => { throw new Error('not used'); },
-    revoke: async (id, now) => { const key = byId.get(id)!; key.revoked_at = now; return key; },
-    setTier: async () => { throw new Error('not used'); },
-    claimIdempotencyKey: async () => { throw new Error('not used'); },
+    rotate: async () => {
+      throw new Error('not used');
+    },
+    revoke: async (id, now) => {
+      const key = byId.get(id)!;
+      key.revoked_at = now;
+      return key;
+    },
+    setTier: async () => {
+      throw new Error('not used');
+    },
+    claimIdempotencyKey: async () => {
+      throw new Error('not used');
+    },
   };
 }
 
 const METHOD_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123/functions/GET/v1/grants-api';
 const event = (headers: Record<string, string>, multi?: Record<string, string[]>): APIGatewayRequestAuthorizerEvent => ({
-  type: 'REQUEST', methodArn: METHOD_ARN, resource: '/v1/grants-api', path: '/v1/grants-api', httpMethod: 'GET',
-  headers, multiValueHeaders: multi ?? Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-  pathParameters: null, queryStringParameters: null, multiValueQueryStringParameters: null, stageVariables: null,
+  type: 'REQUEST',
+  methodArn: METHOD_ARN,
+  resource: '/v1/grants-api',
+  path: '/v1/grants-api',
+  httpMethod: 'GET',
+  headers,
+  multiValueHeaders: multi ?? Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+  pathParameters: null,
+  queryStringParameters: null,
+  multiValueQueryStringParameters: null,
+  stageVariables: null,
   requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
 });
 
@@ -38,7 +58,10 @@ describe('the request authorizer', () => {
     const result = await requestAuthorizerHandler(() => ({ keys, clock }))(event({ authorization: `Bearer ${key}` }));
     expect(result).toEqual({
       principalId: record.key_id,
-      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/functions/*/*' }] },
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/functions/*/*' }],
+      },
       context: { keyId: record.key_id, tier: 'pro' },
       usageIdentifierKey: 'usage-plan-key-value-0123456789',
     });
@@ -66,7 +89,10 @@ describe('the request authorizer', () => {
     const { key } = await createKey(keys, { tier: 'basic', owner: 'acme', label: '' }, randomBytes, clock.now());
     const authorize = requestAuthorizerHandler(() => ({ keys, clock }));
     const written: string[] = [];
-    const capture = (chunk: unknown) => { written.push(String(chunk)); return true; };
+    const capture = (chunk: unknown) => {
+      written.push(String(chunk));
+      return true;
+    };
     const [stdout, stderr] = [process.stdout.write, process.stderr.write];
     process.stdout.write = capture as typeof process.stdout.write;
     process.stderr.write = capture as typeof process.stderr.write;

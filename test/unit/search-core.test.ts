@@ -1,27 +1,57 @@
 import { describe, expect, it } from 'vitest';
+import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
+import { rankMatches } from '../../lambdas/adapters/embedded/ranked-set';
 import { ServiceError } from '../../lambdas/core/errors';
+import { composedNoticeDescription } from '../../lambdas/core/ingest/contracts/notice-fields';
+import { parseListQuery } from '../../lambdas/core/query/list-query';
 import { parseSemanticSearchRequest } from '../../lambdas/core/query/semantic-search-request';
 import type { Funder, Grant } from '../../lambdas/core/records';
 import { embeddingKeyOf, embeddingTextOf } from '../../lambdas/core/search/embedding-text';
-import { composedNoticeDescription } from '../../lambdas/core/ingest/contracts/notice-fields';
 import { fuseHybrid, HYBRID_SEMANTIC_WEIGHT } from '../../lambdas/core/search/fusion';
 import { identifierScoreOf } from '../../lambdas/core/search/identifiers';
-import { cosineOfOpenSearchScore, FLOOR_RELEVANCE, LEXICAL_FLOOR_RELEVANCE, openSearchScoreOfCosine, relevanceOfCosine, semanticFloorOf, SIMILARITY_SCALES, similarityScaleOf, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import { memoizedEmbedder } from '../../lambdas/core/search/memoized-embedder';
+import {
+  cosineOfOpenSearchScore,
+  FLOOR_RELEVANCE,
+  LEXICAL_FLOOR_RELEVANCE,
+  openSearchScoreOfCosine,
+  relevanceOfCosine,
+  SIMILARITY_SCALES,
+  type SimilarityScale,
+  semanticFloorOf,
+  similarityScaleOf,
+} from '../../lambdas/core/search/relevance';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import { embedRecords } from '../../lambdas/core/use-cases/embed-records';
 import { listEnvelope, listRecords, semanticQueryOf } from '../../lambdas/core/use-cases/list-records';
-import { parseListQuery } from '../../lambdas/core/query/list-query';
 import type { SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
-import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
-import { rankMatches } from '../../lambdas/adapters/embedded/ranked-set';
 import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
 
 const grant = (id: string, title: string, extra: Partial<Grant> = {}): Grant => ({
-  id, title, description: `About ${title}.`, amount_min: null, amount_max: 1000, deadline_date: '2027-01-01', status: 'posted',
-  geography: null, funder_id: 'f', funder_name: 'Department of Energy', listing_url: null, created_at: '2026-01-01T00:00:00Z',
-  categories: ['Energy'], opportunity_type: 'open', project_end_date: null, archive_date: null, states: [], source: 'test', source_id: id,
-  eligible_applicants: [], requires_501c3: null, assistance_listings: [], agency_code: null, ...extra,
+  id,
+  title,
+  description: `About ${title}.`,
+  amount_min: null,
+  amount_max: 1000,
+  deadline_date: '2027-01-01',
+  status: 'posted',
+  geography: null,
+  funder_id: 'f',
+  funder_name: 'Department of Energy',
+  listing_url: null,
+  created_at: '2026-01-01T00:00:00Z',
+  categories: ['Energy'],
+  opportunity_type: 'open',
+  project_end_date: null,
+  archive_date: null,
+  states: [],
+  source: 'test',
+  source_id: id,
+  eligible_applicants: [],
+  requires_501c3: null,
+  assistance_listings: [],
+  agency_code: null,
+  ...extra,
 });
 
 const SCALE: SimilarityScale = { floor: 0.6, shortFloor: 0.65, lexicalFloor: 0.5, profileFloor: 0.45, upper: 0.8 };
@@ -29,13 +59,25 @@ const SCALE: SimilarityScale = { floor: 0.6, shortFloor: 0.65, lexicalFloor: 0.5
 describe('hybrid fusion', () => {
   it('adds the weighted semantic relevance and the BM25 relative to the best keyword match', () => {
     const fused = fuseHybrid(
-      [{ key: 'a', score: 10 }, { key: 'b', score: 5 }, { key: 'k', score: 2 }],
-      [{ key: 'b', cosine: 0.8 }, { key: 'a', cosine: 0.6 }, { key: 's', cosine: 0.7 }],
+      [
+        { key: 'a', score: 10 },
+        { key: 'b', score: 5 },
+        { key: 'k', score: 2 },
+      ],
+      [
+        { key: 'b', cosine: 0.8 },
+        { key: 'a', cosine: 0.6 },
+        { key: 's', cosine: 0.7 },
+      ],
       SCALE,
     );
     const w = HYBRID_SEMANTIC_WEIGHT;
     const expected = { a: w * 0.5 + (1 - w), b: w * 1 + (1 - w) * 0.5, s: w * 0.75, k: (1 - w) * 0.2 };
-    expect(fused.map((hit) => hit.key)).toEqual(Object.entries(expected).sort((x, y) => y[1] - x[1]).map(([id]) => id));
+    expect(fused.map((hit) => hit.key)).toEqual(
+      Object.entries(expected)
+        .sort((x, y) => y[1] - x[1])
+        .map(([id]) => id),
+    );
     for (const hit of fused) {
       expect(hit.relevance).toBeCloseTo(expected[hit.key as keyof typeof expected], 12);
       expect(hit.score).toBe(hit.relevance);
@@ -56,7 +98,10 @@ describe('hybrid fusion', () => {
         { key: 'number', score: identifierScoreOf(12) + 1 },
         { key: 'number-better', score: identifierScoreOf(12) + 4 },
       ],
-      [{ key: 'close', cosine: 0.8 }, { key: 'words', cosine: 0.8 }],
+      [
+        { key: 'close', cosine: 0.8 },
+        { key: 'words', cosine: 0.8 },
+      ],
       SCALE,
     );
     expect(fused.map((hit) => hit.key)).toEqual(['number-better', 'number', 'listing', 'words', 'close']);
@@ -67,7 +112,17 @@ describe('hybrid fusion', () => {
   });
 
   it('breaks ties by key, so the order is total and the same on every call', () => {
-    const fused = fuseHybrid([{ key: 'z', score: 1 }, { key: 'm', score: 1 }], [{ key: 'y', cosine: 0.7 }, { key: 'n', cosine: 0.7 }], SCALE);
+    const fused = fuseHybrid(
+      [
+        { key: 'z', score: 1 },
+        { key: 'm', score: 1 },
+      ],
+      [
+        { key: 'y', cosine: 0.7 },
+        { key: 'n', cosine: 0.7 },
+      ],
+      SCALE,
+    );
     expect(fused.map((hit) => hit.key)).toEqual(['n', 'y', 'm', 'z']);
     expect(fuseHybrid([], [], SCALE)).toEqual([]);
   });
@@ -106,7 +161,13 @@ describe('relevance', () => {
     expect(at(0.7).lexicalFloor).toBeCloseTo(0.7 - (bge.floor - bge.lexicalFloor), 12);
     expect(at(0.9).upper).toBe(0.95);
     // An embedder this service has not calibrated, given a floor: one floor for every query.
-    expect(similarityScaleOf({ embedder: 'test-hash', dimensions: 8 }, 0.4)).toEqual({ floor: 0.4, shortFloor: 0.4, lexicalFloor: 0.4, profileFloor: 0.3, upper: 0.7 });
+    expect(similarityScaleOf({ embedder: 'test-hash', dimensions: 8 }, 0.4)).toEqual({
+      floor: 0.4,
+      shortFloor: 0.4,
+      lexicalFloor: 0.4,
+      profileFloor: 0.3,
+      upper: 0.7,
+    });
   });
 
   it('orders every calibrated scale: lexical floor, floor, short floor, upper reference; word vectors never lower their floor on words', () => {
@@ -131,15 +192,30 @@ describe('record embeddings', () => {
     expect(text).toBe('Solar microgrids\nDepartment of Energy\nEnergy\nAbout Solar microgrids.');
     expect(embeddingTextOf('grant', grant('g1', 'T', { description: 'x'.repeat(5000) }))).toBe(`T\nDepartment of Energy\nEnergy\n${'x'.repeat(1500)}`);
     expect(embeddingTextOf('grant', grant('g1', 'Solar microgrids', { deadline_date: '2030-01-01', amount_max: 5 }))).toBe(text);
-    const funder: Funder = { id: 'f', name: 'NSF', website: null, summary: 'Basic research.', created_at: '2026-01-01T00:00:00Z', source: 's', source_id: null };
+    const funder: Funder = {
+      id: 'f',
+      name: 'NSF',
+      website: null,
+      summary: 'Basic research.',
+      created_at: '2026-01-01T00:00:00Z',
+      source: 's',
+      source_id: null,
+    };
     expect(embeddingTextOf('funder', funder)).toBe('NSF\nBasic research.');
   });
 
   it('embed what a contract notice buys: its own text, or for a composed description the industry and product group it names, never the agency or procedure', () => {
-    const notice = (description: string) => ({ ...grant('c1', 'J063--CCTV SERVICE & MAINTENANCE', { funder_name: 'Department of Veterans Affairs', categories: ['Facilities Support'], description }) });
+    const notice = (description: string) => ({
+      ...grant('c1', 'J063--CCTV SERVICE & MAINTENANCE', { funder_name: 'Department of Veterans Affairs', categories: ['Facilities Support'], description }),
+    });
     const composed = composedNoticeDescription({
-      noticeType: 'Combined Synopsis/Solicitation', solicitationNumber: '36C26226Q0123', agencies: ['VETERANS AFFAIRS, DEPARTMENT OF'], naics: '561621',
-      classificationCode: 'J063', setAside: 'Service-Disabled Veteran-Owned Small Business', place: 'Tucson, AZ, USA',
+      noticeType: 'Combined Synopsis/Solicitation',
+      solicitationNumber: '36C26226Q0123',
+      agencies: ['VETERANS AFFAIRS, DEPARTMENT OF'],
+      naics: '561621',
+      classificationCode: 'J063',
+      setAside: 'Service-Disabled Veteran-Owned Small Business',
+      place: 'Tucson, AZ, USA',
     });
     expect(embeddingTextOf('contract', notice(composed) as never)).toBe(
       'J063--CCTV SERVICE & MAINTENANCE\nFacilities Support\nSecurity Systems Services (except Locksmiths)\nMaintenance, repair and rebuilding of equipment',
@@ -177,7 +253,12 @@ describe('record embeddings', () => {
 
 describe('the query vector', () => {
   it('becomes a 503 SEARCH_UNAVAILABLE naming the model when the embedder fails, without the query text', async () => {
-    const failing = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, embed: async () => { throw new Error('connect ETIMEDOUT'); } };
+    const failing = {
+      space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 },
+      embed: async () => {
+        throw new Error('connect ETIMEDOUT');
+      },
+    };
     const error = await semanticQueryOf({ embedder: failing, semanticFloor: 0.3 }, 'my secret query').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' });
@@ -186,18 +267,32 @@ describe('the query vector', () => {
   });
 
   it('carries the floor in force and a null vector for a text with nothing to embed', async () => {
-    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({ vector: null, scale: { floor: 0.42, shortFloor: 0.42, lexicalFloor: 0.42, profileFloor: 0.32, upper: 0.71 } });
+    expect(await semanticQueryOf({ embedder: countingEmbedder(), semanticFloor: 0.42 }, '   ')).toEqual({
+      vector: null,
+      scale: { floor: 0.42, shortFloor: 0.42, lexicalFloor: 0.42, profileFloor: 0.32, upper: 0.71 },
+    });
   });
 
-  it('carries the embedder\'s scale with the floor in force', async () => {
+  it("carries the embedder's scale with the floor in force", async () => {
     const titan = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 2 }, embed: async () => [Float32Array.of(1, 0)] };
-    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.3 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), scale: SIMILARITY_SCALES['bedrock:amazon.titan-embed-text-v2:0'] });
-    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({ vector: Float32Array.of(1, 0), scale: { floor: 0.05, shortFloor: 0.05, lexicalFloor: 0.05, profileFloor: 0, upper: 0.75 } });
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.3 }, 'rural broadband')).toEqual({
+      vector: Float32Array.of(1, 0),
+      scale: SIMILARITY_SCALES['bedrock:amazon.titan-embed-text-v2:0'],
+    });
+    expect(await semanticQueryOf({ embedder: titan, semanticFloor: 0.05 }, 'rural broadband')).toEqual({
+      vector: Float32Array.of(1, 0),
+      scale: { floor: 0.05, shortFloor: 0.05, lexicalFloor: 0.05, profileFloor: 0, upper: 0.75 },
+    });
   });
 });
 
 describe('search while the embedding model is down', () => {
-  const failing = { space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 }, embed: async () => { throw new Error('ThrottlingException'); } };
+  const failing = {
+    space: { embedder: 'bedrock:amazon.titan-embed-text-v2:0', dimensions: 512 },
+    embed: async () => {
+      throw new Error('ThrottlingException');
+    },
+  };
   const recordingIndex = (fail?: Error) => {
     const asked: (SemanticQuery | undefined)[] = [];
     const index: SearchIndex = {
@@ -217,11 +312,17 @@ describe('search while the embedding model is down', () => {
     const { index, asked } = recordingIndex();
     const outcome = await listRecords({ index, embedder: failing, semanticFloor: 0.3 }, query('hybrid'));
     expect(asked).toEqual([{ vector: null, scale: SIMILARITY_SCALES['bedrock:amazon.titan-embed-text-v2:0'] }]);
-    expect(listEnvelope(outcome, 1).meta).toMatchObject({ degraded: true, degraded_reason: expect.stringMatching(/titan-embed-text-v2.*keyword matches alone/) });
+    expect(listEnvelope(outcome, 1).meta).toMatchObject({
+      degraded: true,
+      degraded_reason: expect.stringMatching(/titan-embed-text-v2.*keyword matches alone/),
+    });
   });
 
   it('keeps semantic a 503, and never marks a healthy or keyword answer degraded', async () => {
-    await expect(listRecords({ index: recordingIndex().index, embedder: failing, semanticFloor: 0.3 }, query('semantic'))).rejects.toMatchObject({ status: 503, code: 'SEARCH_UNAVAILABLE' });
+    await expect(listRecords({ index: recordingIndex().index, embedder: failing, semanticFloor: 0.3 }, query('semantic'))).rejects.toMatchObject({
+      status: 503,
+      code: 'SEARCH_UNAVAILABLE',
+    });
     const keyword = await listRecords({ index: recordingIndex().index, embedder: failing, semanticFloor: 0.3 }, query('keyword'));
     expect(listEnvelope(keyword, 1).meta).not.toHaveProperty('degraded');
     const healthy = await listRecords({ index: recordingIndex().index, embedder: countingEmbedder(), semanticFloor: 0.3 }, query('hybrid'));
@@ -257,7 +358,19 @@ describe('ranking k-NN matches', () => {
     const cosines = Float32Array.from([0.5, -0.25, 0.9, 0.5, -0.75, 0.5, 0, -0]);
     const rowids = Int32Array.from([10, 11, 12, 13, 14, 15, 16, 17]);
     // Record 99 is not a match: it only takes a place in id order.
-    const ids = idRanksOf(new Map([[10, 'c'], [11, 'x'], [12, 'y'], [13, 'a'], [14, 'z'], [15, 'b'], [16, 'w'], [17, 'v'], [99, 'aa']]));
+    const ids = idRanksOf(
+      new Map([
+        [10, 'c'],
+        [11, 'x'],
+        [12, 'y'],
+        [13, 'a'],
+        [14, 'z'],
+        [15, 'b'],
+        [16, 'w'],
+        [17, 'v'],
+        [99, 'aa'],
+      ]),
+    );
     const ranked = rankMatches({ rowids, cosines }, ids);
     expect(Array.from(ranked.rowids)).toEqual([12, 13, 15, 10, 16, 17, 11, 14]);
     expect(Array.from(ranked.cosines)).toEqual([0.9, 0.5, 0.5, 0.5, 0, -0, -0.25, -0.75].map(Math.fround));

@@ -1,19 +1,51 @@
 import { describe, expect, it } from 'vitest';
 import type { Contract } from '../../lambdas/core/records';
-import { identifierKey, identifierKeysOf, identifierQueryOf, identifierScoreOf, IDENTIFIER_FIELD_STEP, IDENTIFIER_MATCH_SCORE, lookupKeysOf, titleCodesOf } from '../../lambdas/core/search/identifiers';
+import {
+  IDENTIFIER_FIELD_STEP,
+  IDENTIFIER_MATCH_SCORE,
+  identifierKey,
+  identifierKeysOf,
+  identifierQueryOf,
+  identifierScoreOf,
+  lookupKeysOf,
+  titleCodesOf,
+} from '../../lambdas/core/search/identifiers';
 import { keywordFieldsOf } from '../../lambdas/core/search/keyword-fields';
 import { noResultsOf, searchableText } from '../../lambdas/core/search/no-results';
-import { answersHybrid, fixedQueryFloor, FLOOR_SPREAD, queryFloorOf, type FloorEvidence } from '../../lambdas/core/search/query-floor';
+import { answersHybrid, FLOOR_SPREAD, type FloorEvidence, fixedQueryFloor, queryFloorOf } from '../../lambdas/core/search/query-floor';
 import type { SimilarityScale } from '../../lambdas/core/search/relevance';
 import { grant } from './match-fixtures';
 
 function contract(extra: Partial<Contract>): Contract {
   return {
-    id: '00000000-0000-4000-9000-000000000001', title: 'Janitorial services', description: 'Solicitation notice.', amount_min: null, amount_max: null, deadline_date: null, status: 'open', geography: null,
-    funder_id: '00000000-0000-4000-8000-999999999999', funder_name: 'Department of the Army', listing_url: null,
-    created_at: '2026-10-01T00:00:00.000Z', categories: [], opportunity_type: 'open', project_end_date: null, archive_date: null,
-    states: [], source: 'test', source_id: 'n1', document_url: null, naics: null, primary_contact_email: null, set_aside_code: null,
-    solicitation_number: null, psc_code: null, naics_description: null, psc_description: null, ...extra,
+    id: '00000000-0000-4000-9000-000000000001',
+    title: 'Janitorial services',
+    description: 'Solicitation notice.',
+    amount_min: null,
+    amount_max: null,
+    deadline_date: null,
+    status: 'open',
+    geography: null,
+    funder_id: '00000000-0000-4000-8000-999999999999',
+    funder_name: 'Department of the Army',
+    listing_url: null,
+    created_at: '2026-10-01T00:00:00.000Z',
+    categories: [],
+    opportunity_type: 'open',
+    project_end_date: null,
+    archive_date: null,
+    states: [],
+    source: 'test',
+    source_id: 'n1',
+    document_url: null,
+    naics: null,
+    primary_contact_email: null,
+    set_aside_code: null,
+    solicitation_number: null,
+    psc_code: null,
+    naics_description: null,
+    psc_description: null,
+    ...extra,
   };
 }
 
@@ -38,7 +70,12 @@ describe('identifier keys', () => {
   });
 
   it('of a grant: its agency code and each part with and without digits, its opportunity number, its listings and title codes', () => {
-    const record = grant({ source_id: 'PAR-25-098', agency_code: 'HHS-NIH11', title: 'Pilot studies (R01)', assistance_listings: [{ number: '93.242', program_title: 'Mental Health Research Grants' }] });
+    const record = grant({
+      source_id: 'PAR-25-098',
+      agency_code: 'HHS-NIH11',
+      title: 'Pilot studies (R01)',
+      assistance_listings: [{ number: '93.242', program_title: 'Mental Health Research Grants' }],
+    });
     expect(identifierKeysOf('grant', record)).toEqual({
       agency_code: ['HHSNIH11', 'HHS', 'NIH11', 'NIH'],
       opportunity_number: ['PAR25098'],
@@ -48,7 +85,13 @@ describe('identifier keys', () => {
   });
 
   it('of a contract: solicitation and notice numbers, NAICS and PSC codes, and a code in its title', () => {
-    const record = contract({ source_id: 'abc123def456', solicitation_number: 'W912DY-26-R-0012', naics: '561720', psc_code: 'S201', title: 'W912DY-26-R-0012 Janitorial services' });
+    const record = contract({
+      source_id: 'abc123def456',
+      solicitation_number: 'W912DY-26-R-0012',
+      naics: '561720',
+      psc_code: 'S201',
+      title: 'W912DY-26-R-0012 Janitorial services',
+    });
     expect(identifierKeysOf('contract', record)).toEqual({
       solicitation_number: ['W912DY26R0012'],
       notice_id: ['ABC123DEF456'],
@@ -89,16 +132,32 @@ describe('an identifier query', () => {
 });
 
 describe('keyword fields', () => {
-  it('read a grant\'s program titles and a contract\'s NAICS industry, never its PSC group', () => {
-    const record = grant({ assistance_listings: [{ number: '93.242', program_title: 'Mental Health Research Grants' }, { number: '93.855', program_title: null }] });
-    expect(keywordFieldsOf('grant', record)).toEqual({ title: record.title, description: record.description, funder: record.funder_name, programs: 'Mental Health Research Grants' });
+  it("read a grant's program titles and a contract's NAICS industry, never its PSC group", () => {
+    const record = grant({
+      assistance_listings: [
+        { number: '93.242', program_title: 'Mental Health Research Grants' },
+        { number: '93.855', program_title: null },
+      ],
+    });
+    expect(keywordFieldsOf('grant', record)).toEqual({
+      title: record.title,
+      description: record.description,
+      funder: record.funder_name,
+      programs: 'Mental Health Research Grants',
+    });
     const notice = contract({ naics_description: 'Janitorial Services', psc_description: 'Medical, dental and veterinary equipment' });
     expect(keywordFieldsOf('contract', notice).programs).toBe('Janitorial Services');
   });
 });
 
 const SCALE: SimilarityScale = { floor: 0.67, shortFloor: 0.69, lexicalFloor: 0.5, profileFloor: 0.53, upper: 0.81 };
-const evidence = (over: Partial<FloorEvidence>): FloorEvidence => ({ bestCosine: Number.NaN, bestWordCosine: Number.NaN, identifierMatches: 0, words: 4, ...over });
+const evidence = (over: Partial<FloorEvidence>): FloorEvidence => ({
+  bestCosine: Number.NaN,
+  bestWordCosine: Number.NaN,
+  identifierMatches: 0,
+  words: 4,
+  ...over,
+});
 
 describe('the query floor', () => {
   it('is the best cosine less the spread, when the model alone puts the query on topic', () => {
@@ -138,7 +197,10 @@ describe('the query floor', () => {
 });
 
 describe('an empty answer', () => {
-  const search = (mode: 'keyword' | 'semantic' | 'hybrid') => ({ search: { text: 'x', mode }, filters: { opportunityType: 'open' as const, includeNational: false } });
+  const search = (mode: 'keyword' | 'semantic' | 'hybrid') => ({
+    search: { text: 'x', mode },
+    filters: { opportunityType: 'open' as const, includeNational: false },
+  });
 
   it('says the text has nothing to search when it is stop words, punctuation or symbols, and not when it holds a code', () => {
     for (const text of ['the of and', '?!.,', '🚀🚀', '   ', '"*"']) expect(searchableText(text), text).toBe(false);
@@ -149,15 +211,24 @@ describe('an empty answer', () => {
   it('counts the matches the filters excluded, and says the default hides closed and awarded records', () => {
     const answer = noResultsOf({ reason: 'filtered_out', matchesWithoutFilters: 12 }, search('hybrid'));
     expect(answer).toMatchObject({ reason: 'filtered_out', matches_without_filters: 12 });
-    expect(answer.message).toBe('12 records match the search text, but the filters exclude all of them. By default only opportunities open for application are listed: opportunity_type=all (or a status filter) includes closed and awarded ones.');
-    expect(noResultsOf({ reason: 'filtered_out', matchesWithoutFilters: 1 }, { search: { text: 'x', mode: 'keyword' }, filters: { opportunityType: 'all', includeNational: false } }).message).toBe('1 record matches the search text, but the filters exclude it.');
+    expect(answer.message).toBe(
+      '12 records match the search text, but the filters exclude all of them. By default only opportunities open for application are listed: opportunity_type=all (or a status filter) includes closed and awarded ones.',
+    );
+    expect(
+      noResultsOf(
+        { reason: 'filtered_out', matchesWithoutFilters: 1 },
+        { search: { text: 'x', mode: 'keyword' }, filters: { opportunityType: 'all', includeNational: false } },
+      ).message,
+    ).toBe('1 record matches the search text, but the filters exclude it.');
   });
 
   it('tells an off-topic query from an identifier semantic search cannot read, and a list from a search', () => {
     expect(noResultsOf({ reason: 'below_floor' }, search('semantic')).message).toMatch(/off-topic for this catalogue\.$/);
     expect(noResultsOf({ reason: 'below_floor' }, search('hybrid')).message).toMatch(/search_mode=keyword returns the records that hold its words/);
     expect(noResultsOf({ reason: 'below_floor', identifierOnly: true }, search('semantic')).message).toMatch(/search_mode=keyword or hybrid/);
-    expect(noResultsOf({ reason: 'no_match' }, { filters: { opportunityType: 'open', includeNational: false } }).message).toBe('No record passes these filters.');
+    expect(noResultsOf({ reason: 'no_match' }, { filters: { opportunityType: 'open', includeNational: false } }).message).toBe(
+      'No record passes these filters.',
+    );
     expect(noResultsOf({ reason: 'no_match' }, search('keyword')).message).toMatch(/^No record holds the search words/);
   });
 });

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
 import { rowsInOrder } from '../../lambdas/adapters/embedded/field-orders';
+import { idRanksOf } from '../../lambdas/adapters/embedded/id-order';
+import { narrowedRanking, type Ranking, rankingWithin, rankMatches, sortedThrough, unsortedRanking } from '../../lambdas/adapters/embedded/ranked-set';
 import { setBit, wordsFor } from '../../lambdas/adapters/embedded/row-bitmap';
-import { narrowedRanking, rankingWithin, rankMatches, sortedThrough, unsortedRanking, type Ranking } from '../../lambdas/adapters/embedded/ranked-set';
 
 /**
  * The embedded index orders a ranked set only as far as pages ask (sortedThrough) and narrows a
@@ -14,12 +14,18 @@ import { narrowedRanking, rankingWithin, rankMatches, sortedThrough, unsortedRan
 const ROWS = 200;
 
 /** Distinct rowids below ROWS, in a random order, with a score each. */
-const scoredRows = fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 80 }).chain((rowids) =>
-  fc.tuple(fc.constant(rowids), fc.array(fc.float({ min: 0, max: 1, noNaN: true }), { minLength: rowids.length, maxLength: rowids.length })));
+const scoredRows = fc
+  .uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 80 })
+  .chain((rowids) =>
+    fc.tuple(fc.constant(rowids), fc.array(fc.float({ min: 0, max: 1, noNaN: true }), { minLength: rowids.length, maxLength: rowids.length })),
+  );
 
 /** Ids in an order unrelated to rowids (ties must be broken by id, not rowid), from a shuffle of places. */
 const idsOf = (places: readonly number[]) => new Map(Array.from({ length: ROWS }, (_, rowid) => [rowid, `id-${String(places[rowid]).padStart(3, '0')}`]));
-const placesArb = fc.shuffledSubarray(Array.from({ length: ROWS }, (_, i) => i), { minLength: ROWS, maxLength: ROWS });
+const placesArb = fc.shuffledSubarray(
+  Array.from({ length: ROWS }, (_, i) => i),
+  { minLength: ROWS, maxLength: ROWS },
+);
 
 /** The order a ranked set must end in: score (descending; +0 above -0, as their bits order), then id. */
 function plainOrder(rowids: number[], scores: number[], ids: Map<number, string>): number[] {
@@ -35,22 +41,34 @@ const tiedScores = (length: number) => fc.array(fc.constantFrom(0.5, -0.25, 0, -
 
 describe('sortedThrough', () => {
   it('puts exactly the entries asked for in their final order, step after step, keeping the set', () => {
-    fc.assert(fc.property(
-      fc.uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 150 }).chain((rowids) => fc.tuple(fc.constant(rowids), fc.oneof(tiedScores(rowids.length), fc.array(fc.float({ noNaN: true }), { minLength: rowids.length, maxLength: rowids.length })))),
-      placesArb, fc.array(fc.nat(300), { minLength: 1, maxLength: 4 }),
-      ([rowids, scores], places, ends) => {
-        const ids = idsOf(places);
-        const ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids));
-        const expected = plainOrder(rowids, scores, ids);
-        for (const end of ends) {
-          sortedThrough(ranking, end);
-          expect(ranking.sortedTo).toBeGreaterThanOrEqual(Math.min(end, rowids.length));
-          expect(Array.from(ranking.rowids.subarray(0, ranking.sortedTo))).toEqual(expected.slice(0, ranking.sortedTo));
-          // Every entry keeps its own score.
-          expect(new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, ranking.scores[i]]))).toEqual(new Map(rowids.map((rowid, i) => [rowid, Math.fround(scores[i]!)])));
-        }
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc
+          .uniqueArray(fc.integer({ min: 0, max: ROWS - 1 }), { maxLength: 150 })
+          .chain((rowids) =>
+            fc.tuple(
+              fc.constant(rowids),
+              fc.oneof(tiedScores(rowids.length), fc.array(fc.float({ noNaN: true }), { minLength: rowids.length, maxLength: rowids.length })),
+            ),
+          ),
+        placesArb,
+        fc.array(fc.nat(300), { minLength: 1, maxLength: 4 }),
+        ([rowids, scores], places, ends) => {
+          const ids = idsOf(places);
+          const ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids));
+          const expected = plainOrder(rowids, scores, ids);
+          for (const end of ends) {
+            sortedThrough(ranking, end);
+            expect(ranking.sortedTo).toBeGreaterThanOrEqual(Math.min(end, rowids.length));
+            expect(Array.from(ranking.rowids.subarray(0, ranking.sortedTo))).toEqual(expected.slice(0, ranking.sortedTo));
+            // Every entry keeps its own score.
+            expect(new Map(Array.from(ranking.rowids, (rowid, i) => [rowid, ranking.scores[i]]))).toEqual(
+              new Map(rowids.map((rowid, i) => [rowid, Math.fround(scores[i]!)])),
+            );
+          }
+        },
+      ),
+    );
   });
 
   it('orders a set of tens of thousands past one step, as a whole sort does', () => {
@@ -70,24 +88,32 @@ describe('sortedThrough', () => {
 });
 
 describe('rankingWithin', () => {
-  it('keeps the set\'s order, sorted part and scores for exactly the rows whose bit is set', () => {
-    fc.assert(fc.property(scoredRows, fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }), fc.nat(100), placesArb, ([rowids, scores], passes, sorted, places) => {
-      const ids = idsOf(places);
-      const ranking: Ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids), (s) => s / 2);
-      sortedThrough(ranking, sorted);
-      const bits = new Uint32Array(wordsFor(ROWS));
-      passes.forEach((pass, rowid) => pass && setBit(bits, rowid));
-      const kept = Array.from(ranking.rowids, (rowid, i) => ({ rowid, i })).filter(({ rowid }) => passes[rowid]);
-      const narrowed = rankingWithin(ranking, bits);
-      expect(Array.from(narrowed.rowids)).toEqual(kept.map(({ rowid }) => rowid));
-      expect(Array.from(narrowed.scores)).toEqual(kept.map(({ i }) => ranking.scores[i]));
-      expect(narrowed.relevanceOf).toBe(ranking.relevanceOf);
-      expect(narrowed.sortedTo).toBe(kept.filter(({ i }) => i < ranking.sortedTo).length);
-      // Ordered on from there, it is the narrowed set in its plain order.
-      sortedThrough(narrowed, narrowed.rowids.length);
-      const inOrder = plainOrder(rowids, scores, ids).filter((rowid) => passes[rowid]);
-      expect(Array.from(narrowed.rowids)).toEqual(inOrder);
-    }));
+  it("keeps the set's order, sorted part and scores for exactly the rows whose bit is set", () => {
+    fc.assert(
+      fc.property(
+        scoredRows,
+        fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }),
+        fc.nat(100),
+        placesArb,
+        ([rowids, scores], passes, sorted, places) => {
+          const ids = idsOf(places);
+          const ranking: Ranking = unsortedRanking({ rowids: Int32Array.from(rowids), scores: Float32Array.from(scores) }, idRanksOf(ids), (s) => s / 2);
+          sortedThrough(ranking, sorted);
+          const bits = new Uint32Array(wordsFor(ROWS));
+          passes.forEach((pass, rowid) => pass && setBit(bits, rowid));
+          const kept = Array.from(ranking.rowids, (rowid, i) => ({ rowid, i })).filter(({ rowid }) => passes[rowid]);
+          const narrowed = rankingWithin(ranking, bits);
+          expect(Array.from(narrowed.rowids)).toEqual(kept.map(({ rowid }) => rowid));
+          expect(Array.from(narrowed.scores)).toEqual(kept.map(({ i }) => ranking.scores[i]));
+          expect(narrowed.relevanceOf).toBe(ranking.relevanceOf);
+          expect(narrowed.sortedTo).toBe(kept.filter(({ i }) => i < ranking.sortedTo).length);
+          // Ordered on from there, it is the narrowed set in its plain order.
+          sortedThrough(narrowed, narrowed.rowids.length);
+          const inOrder = plainOrder(rowids, scores, ids).filter((rowid) => passes[rowid]);
+          expect(Array.from(narrowed.rowids)).toEqual(inOrder);
+        },
+      ),
+    );
   });
 });
 
@@ -115,16 +141,26 @@ describe('narrowedRanking', () => {
 
 describe('rowsInOrder', () => {
   it('walks the order from a start, passing over `skip` set rows and returning up to `take`', () => {
-    fc.assert(fc.property(
-      fc.shuffledSubarray(Array.from({ length: ROWS }, (_, i) => i), { minLength: 0, maxLength: ROWS }),
-      fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }),
-      fc.nat(ROWS + 5), fc.nat(ROWS), fc.nat(30),
-      (order, passes, start, skip, take) => {
-        const bits = new Uint32Array(wordsFor(ROWS));
-        passes.forEach((pass, rowid) => pass && setBit(bits, rowid));
-        const expected = order.slice(start).filter((rowid) => passes[rowid]).slice(skip, skip + take);
-        expect(rowsInOrder(Int32Array.from(order), bits, start, skip, take)).toEqual(expected);
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.shuffledSubarray(
+          Array.from({ length: ROWS }, (_, i) => i),
+          { minLength: 0, maxLength: ROWS },
+        ),
+        fc.array(fc.boolean(), { minLength: ROWS, maxLength: ROWS }),
+        fc.nat(ROWS + 5),
+        fc.nat(ROWS),
+        fc.nat(30),
+        (order, passes, start, skip, take) => {
+          const bits = new Uint32Array(wordsFor(ROWS));
+          passes.forEach((pass, rowid) => pass && setBit(bits, rowid));
+          const expected = order
+            .slice(start)
+            .filter((rowid) => passes[rowid])
+            .slice(skip, skip + take);
+          expect(rowsInOrder(Int32Array.from(order), bits, start, skip, take)).toEqual(expected);
+        },
+      ),
+    );
   });
 });

@@ -6,9 +6,14 @@ import { secretCursorKeys } from '../../lambdas/composition/aws-search';
 describe('the cursor key from Secrets Manager', () => {
   const SECRET = 'q'.repeat(64);
 
-  it('reads the secret once, by the id it was given, and uses its string\'s bytes as the key', async () => {
+  it("reads the secret once, by the id it was given, and uses its string's bytes as the key", async () => {
     const sent: unknown[] = [];
-    const client = { send: async (command: unknown) => { sent.push(command); return { SecretString: SECRET }; } };
+    const client = {
+      send: async (command: unknown) => {
+        sent.push(command);
+        return { SecretString: SECRET };
+      },
+    };
     const source = secretsManagerCursorKey(client as never, 'arn:aws:secretsmanager:us-east-1:1:secret:cursor');
     expect(Buffer.from(await source.key()).toString()).toBe(SECRET);
     await source.key();

@@ -47,7 +47,9 @@ describe('the configured embedder', () => {
   it('is the default model unless GCF_EMBEDDER names another, and an unknown name is an error listing the choices', () => {
     expect(configuredEmbedderName(undefined)).toBe(process.env.GCF_EMBEDDER ?? DEFAULT_SENTENCE_MODEL);
     expect(configuredEmbedderName('wink')).toBe('wink');
-    expect(() => configuredEmbedderName('gpt-9')).toThrow(/GCF_EMBEDDER=gpt-9 is not an embedder here; use one of all-minilm-l6-v2-q, bge-small-en-v1.5-q, e5-small-v2-q, all-minilm-l6-v2, bge-small-en-v1.5, e5-small-v2, wink/);
+    expect(() => configuredEmbedderName('gpt-9')).toThrow(
+      /GCF_EMBEDDER=gpt-9 is not an embedder here; use one of all-minilm-l6-v2-q, bge-small-en-v1.5-q, e5-small-v2-q, all-minilm-l6-v2, bge-small-en-v1.5, e5-small-v2, wink/,
+    );
   });
 });
 

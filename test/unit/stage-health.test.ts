@@ -35,8 +35,24 @@ describe('assessStageHealth', () => {
       problems: [],
       alarms: [],
       queues: [
-        { queue: 'webhook-dead-letter', label: 'webhook dead-letter queue', messages: 0, in_flight: 0, delayed: 0, oldest_age_seconds: { value: null, at: null }, error: null },
-        { queue: 'indexer-failure', label: 'indexer failure queue', messages: 0, in_flight: 0, delayed: 0, oldest_age_seconds: { value: null, at: null }, error: null },
+        {
+          queue: 'webhook-dead-letter',
+          label: 'webhook dead-letter queue',
+          messages: 0,
+          in_flight: 0,
+          delayed: 0,
+          oldest_age_seconds: { value: null, at: null },
+          error: null,
+        },
+        {
+          queue: 'indexer-failure',
+          label: 'indexer failure queue',
+          messages: 0,
+          in_flight: 0,
+          delayed: 0,
+          oldest_age_seconds: { value: null, at: null },
+          error: null,
+        },
       ],
       indexer_lag: {
         metric_window_minutes: 30,
@@ -45,24 +61,63 @@ describe('assessStageHealth', () => {
         iterator_age_seconds: { value: null, at: null },
       },
       stacks: [
-        { stack: 'stateful', name: 'Gcf-dev-Stateful', status: 'UPDATE_COMPLETE', complete: true, rolled_back: false, last_deployed_at: '2026-11-20T10:02:00.000Z', reason: null },
-        { stack: 'stateless', name: 'Gcf-dev-Stateless', status: 'CREATE_COMPLETE', complete: true, rolled_back: false, last_deployed_at: '2026-11-26T16:30:00.000Z', reason: null },
+        {
+          stack: 'stateful',
+          name: 'Gcf-dev-Stateful',
+          status: 'UPDATE_COMPLETE',
+          complete: true,
+          rolled_back: false,
+          last_deployed_at: '2026-11-20T10:02:00.000Z',
+          reason: null,
+        },
+        {
+          stack: 'stateless',
+          name: 'Gcf-dev-Stateless',
+          status: 'CREATE_COMPLETE',
+          complete: true,
+          rolled_back: false,
+          last_deployed_at: '2026-11-26T16:30:00.000Z',
+          reason: null,
+        },
       ],
     });
   });
 
   it('counts each alarm in ALARM, oldest first, with its runbook link from the description', () => {
     const facts = healthyFacts();
-    facts.alarms = { ok: true, value: [
-      { name: 'gcf-data-service-dev-indexer-lag', reason: 'Threshold Crossed: 1 datapoint [412.0] was greater than the threshold (300.0).', since: minutesAgo(5), description: 'The search index trails… Dashboard: "Indexer lag". Runbook: https://github.com/acme/gcf/blob/main/docs/runbook.md#indexer-lag' },
-      { name: 'gcf-data-service-dev-webhook-dlq', reason: 'Threshold Crossed: 1 datapoint [3.0] was greater than the threshold (0.0).', since: minutesAgo(18), description: 'A webhook delivery… Runbook: docs/runbook.md#webhook-dlq' },
-    ] };
+    facts.alarms = {
+      ok: true,
+      value: [
+        {
+          name: 'gcf-data-service-dev-indexer-lag',
+          reason: 'Threshold Crossed: 1 datapoint [412.0] was greater than the threshold (300.0).',
+          since: minutesAgo(5),
+          description: 'The search index trails… Dashboard: "Indexer lag". Runbook: https://github.com/acme/gcf/blob/main/docs/runbook.md#indexer-lag',
+        },
+        {
+          name: 'gcf-data-service-dev-webhook-dlq',
+          reason: 'Threshold Crossed: 1 datapoint [3.0] was greater than the threshold (0.0).',
+          since: minutesAgo(18),
+          description: 'A webhook delivery… Runbook: docs/runbook.md#webhook-dlq',
+        },
+      ],
+    };
     const health = assessStageHealth(facts);
     expect(health.healthy).toBe(false);
     expect(health.problems).toEqual(['alarm gcf-data-service-dev-webhook-dlq is in ALARM', 'alarm gcf-data-service-dev-indexer-lag is in ALARM']);
     expect(health.alarms).toEqual([
-      { name: 'gcf-data-service-dev-webhook-dlq', reason: 'Threshold Crossed: 1 datapoint [3.0] was greater than the threshold (0.0).', since: '2026-11-26T17:42:00.000Z', runbook: 'docs/runbook.md#webhook-dlq' },
-      { name: 'gcf-data-service-dev-indexer-lag', reason: 'Threshold Crossed: 1 datapoint [412.0] was greater than the threshold (300.0).', since: '2026-11-26T17:55:00.000Z', runbook: 'https://github.com/acme/gcf/blob/main/docs/runbook.md#indexer-lag' },
+      {
+        name: 'gcf-data-service-dev-webhook-dlq',
+        reason: 'Threshold Crossed: 1 datapoint [3.0] was greater than the threshold (0.0).',
+        since: '2026-11-26T17:42:00.000Z',
+        runbook: 'docs/runbook.md#webhook-dlq',
+      },
+      {
+        name: 'gcf-data-service-dev-indexer-lag',
+        reason: 'Threshold Crossed: 1 datapoint [412.0] was greater than the threshold (300.0).',
+        since: '2026-11-26T17:55:00.000Z',
+        runbook: 'https://github.com/acme/gcf/blob/main/docs/runbook.md#indexer-lag',
+      },
     ]);
   });
 
@@ -76,18 +131,30 @@ describe('assessStageHealth', () => {
     expect(health.queues[0]).toMatchObject({ messages: 3, in_flight: 0, oldest_age_seconds: { value: 1_080, at: '2026-11-26T17:59:00.000Z' } });
   });
 
-  it('counts a stack that is not in a *_COMPLETE state, with CloudFormation\'s reason; a rolled-back update is stable and only noted', () => {
+  it("counts a stack that is not in a *_COMPLETE state, with CloudFormation's reason; a rolled-back update is stable and only noted", () => {
     const facts = healthyFacts();
     facts.stacks[0] = { ...facts.stacks[0]!, status: 'UPDATE_ROLLBACK_COMPLETE' };
     facts.stacks[1] = { ...facts.stacks[1]!, status: 'UPDATE_FAILED', reason: 'Resource handler returned message: "Rate exceeded"' };
     const health = assessStageHealth(facts);
     expect(health.problems).toEqual(['stack Gcf-dev-Stateless is UPDATE_FAILED (Resource handler returned message: "Rate exceeded")']);
-    expect(health.stacks.map(({ complete, rolled_back }) => ({ complete, rolled_back }))).toEqual([{ complete: true, rolled_back: true }, { complete: false, rolled_back: false }]);
-    expect(['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'IMPORT_COMPLETE', 'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS', 'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS'].map(isComplete))
-      .toEqual([true, true, true, true, true]);
+    expect(health.stacks.map(({ complete, rolled_back }) => ({ complete, rolled_back }))).toEqual([
+      { complete: true, rolled_back: true },
+      { complete: false, rolled_back: false },
+    ]);
+    expect(
+      ['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'IMPORT_COMPLETE', 'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS', 'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS'].map(
+        isComplete,
+      ),
+    ).toEqual([true, true, true, true, true]);
     // A failed create (nothing serves), a deleted stack, and deploys under way or failed.
-    expect(['ROLLBACK_COMPLETE', 'DELETE_COMPLETE', 'UPDATE_IN_PROGRESS', 'CREATE_IN_PROGRESS', 'ROLLBACK_FAILED', 'UPDATE_FAILED'].map(isComplete))
-      .toEqual([false, false, false, false, false, false]);
+    expect(['ROLLBACK_COMPLETE', 'DELETE_COMPLETE', 'UPDATE_IN_PROGRESS', 'CREATE_IN_PROGRESS', 'ROLLBACK_FAILED', 'UPDATE_FAILED'].map(isComplete)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('never calls healthy what it could not read: unreadable alarms and queues are problems, unreadable lag is not', () => {
@@ -107,7 +174,10 @@ describe('assessStageHealth', () => {
 
   it('gives the indexer lag as its alarm computes it: the larger of IndexerLagSeconds and IteratorAge in seconds', () => {
     const facts = healthyFacts();
-    facts.lag = { indexerLagSeconds: { ok: true, value: { value: 4, at: minutesAgo(3) } }, iteratorAgeMs: { ok: true, value: { value: 61_000, at: minutesAgo(1) } } };
+    facts.lag = {
+      indexerLagSeconds: { ok: true, value: { value: 4, at: minutesAgo(3) } },
+      iteratorAgeMs: { ok: true, value: { value: 61_000, at: minutesAgo(1) } },
+    };
     expect(assessStageHealth(facts).indexer_lag).toMatchObject({ seconds: 61, iterator_age_seconds: { value: 61 } });
     facts.lag = { indexerLagSeconds: { ok: true, value: null }, iteratorAgeMs: { ok: true, value: null } };
     expect(assessStageHealth(facts).indexer_lag.seconds).toBeNull();
@@ -143,7 +213,12 @@ describe('stageHealthLines', () => {
 
   it('lists the problems under the verdict, and each alarm with its reason and runbook', () => {
     const facts = healthyFacts();
-    facts.alarms = { ok: true, value: [{ name: 'gcf-data-service-dev-webhook-dlq', reason: 'Threshold Crossed.', since: minutesAgo(18), description: 'Runbook: docs/runbook.md#webhook-dlq' }] };
+    facts.alarms = {
+      ok: true,
+      value: [
+        { name: 'gcf-data-service-dev-webhook-dlq', reason: 'Threshold Crossed.', since: minutesAgo(18), description: 'Runbook: docs/runbook.md#webhook-dlq' },
+      ],
+    };
     facts.queues[0]!.depth = { ok: true, value: { visible: 3, inFlight: 1, delayed: 0 } };
     facts.queues[0]!.oldestAgeSeconds = { ok: true, value: { value: 1_080, at: minutesAgo(1) } };
     facts.queues[1]!.depth = { ok: false, error: 'Access denied' };
@@ -164,7 +239,16 @@ describe('stageHealthLines', () => {
   });
 
   it('says durations as people do', () => {
-    expect([0, 44.6, 60, 1_080, 3_600, 18_600, 172_799, 172_800, 6 * 86_400].map(duration))
-      .toEqual(['0 s', '45 s', '1 min', '18 min', '1 h', '5 h 10 min', '47 h 59 min', '2 days', '6 days']);
+    expect([0, 44.6, 60, 1_080, 3_600, 18_600, 172_799, 172_800, 6 * 86_400].map(duration)).toEqual([
+      '0 s',
+      '45 s',
+      '1 min',
+      '18 min',
+      '1 h',
+      '5 h 10 min',
+      '47 h 59 min',
+      '2 days',
+      '6 days',
+    ]);
   });
 });

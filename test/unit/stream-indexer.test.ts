@@ -1,5 +1,5 @@
-import type { AttributeValue as StreamAttributeValue, Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import type { Context, DynamoDBRecord, DynamoDBStreamEvent, AttributeValue as StreamAttributeValue } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../lambdas/core/change-feed';
 import { contentHashOf } from '../../lambdas/core/ingest/identity';
@@ -15,14 +15,32 @@ import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-dou
  */
 
 const funder = (id: string, name: string): Funder => ({
-  id, name, website: null, summary: null, created_at: '2024-01-01T00:00:00Z', source: 'sam.gov', source_id: id,
+  id,
+  name,
+  website: null,
+  summary: null,
+  created_at: '2024-01-01T00:00:00Z',
+  source: 'sam.gov',
+  source_id: id,
 });
-const item = (record: Funder, extra: Record<string, unknown> = {}) =>
-  ({ pk: `funder#${record.id}`, sk: 'record', entity: 'funder', funder_key: record.id, content_hash: contentHashOf(record), ...record, ...extra });
+const item = (record: Funder, extra: Record<string, unknown> = {}) => ({
+  pk: `funder#${record.id}`,
+  sk: 'record',
+  entity: 'funder',
+  funder_key: record.id,
+  content_hash: contentHashOf(record),
+  ...record,
+  ...extra,
+});
 const image = (value: Record<string, unknown>) => marshall(value, { removeUndefinedValues: true }) as Record<string, StreamAttributeValue>;
 
 let sequence = 100;
-function streamRecord(eventName: 'INSERT' | 'MODIFY' | 'REMOVE', keys: { pk: string; sk: string }, oldItem?: Record<string, unknown>, newItem?: Record<string, unknown>): DynamoDBRecord {
+function streamRecord(
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
+  keys: { pk: string; sk: string },
+  oldItem?: Record<string, unknown>,
+  newItem?: Record<string, unknown>,
+): DynamoDBRecord {
   return {
     eventName,
     dynamodb: {
@@ -43,7 +61,9 @@ function memoryPorts(failOn: string) {
   /** The ids of each upsert call, one list per call (one `_bulk` each in OpenSearch). */
   const upsertCalls: string[][] = [];
   const index: SearchIndex = {
-    async query() { throw new Error('not used'); },
+    async query() {
+      throw new Error('not used');
+    },
     async upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], recordVectors?: readonly (Float32Array | null)[]) {
       upsertCalls.push(records.map((record) => record.id));
       records.forEach((record, i) => {
@@ -52,11 +72,18 @@ function memoryPorts(failOn: string) {
         vectors.set(`${kind}#${record.id}`, recordVectors?.[i] ?? null);
       });
     },
-    async remove(kind, ids) { removed.push(...ids.map((id) => `${kind}#${id}`)); },
+    async remove(kind, ids) {
+      removed.push(...ids.map((id) => `${kind}#${id}`));
+    },
   };
   const ports = {
     index,
-    outbox: { append: async (batch: readonly ChangeEvent[]) => { events.push(...batch); }, scan: async function* () {} },
+    outbox: {
+      append: async (batch: readonly ChangeEvent[]) => {
+        events.push(...batch);
+      },
+      scan: async function* () {},
+    },
     clock: { now: () => new Date('2026-11-22T10:00:00Z') },
     embeddings: { embedder: countingEmbedder(), cache: memoryEmbeddingCache() },
   };
@@ -92,7 +119,7 @@ describe('the stream indexer handler', () => {
     expect(events[1]!.content_hash).toBe(contentHashOf(renamed));
   });
 
-  it('indexes a batch as one: each record\'s last write only, its texts embedded in one call, one upsert per kind; an event for every change', async () => {
+  it("indexes a batch as one: each record's last write only, its texts embedded in one call, one upsert per kind; an event for every change", async () => {
     const { ports, indexed, removed, events, upsertCalls } = memoryPorts('none');
     const science = funder('f-2', 'Office of Science');
     const batch = [records[0]!, records[1]!, streamRecord('INSERT', { pk: 'funder#f-2', sk: 'record' }, undefined, item(science)), records[4]!];
@@ -103,7 +130,11 @@ describe('the stream indexer handler', () => {
     // One embedding call, for the two final texts (the first name of f-1 is never embedded).
     expect((ports.embeddings.embedder as ReturnType<typeof countingEmbedder>).embedded).toHaveLength(2);
     expect(removed).toEqual(['funder#f-9']);
-    expect(events.map((e) => [e.event, e.record_id])).toEqual([['funder.created', 'f-1'], ['funder.updated', 'f-1'], ['funder.created', 'f-2']]);
+    expect(events.map((e) => [e.event, e.record_id])).toEqual([
+      ['funder.created', 'f-1'],
+      ['funder.updated', 'f-1'],
+      ['funder.created', 'f-2'],
+    ]);
   });
 
   it('gives a replayed batch the same event ids, so receivers can drop duplicates', async () => {

@@ -19,7 +19,10 @@ function deferred<T = void>() {
 class ScriptedIndex implements SearchIndex {
   readonly calls: string[] = [];
   gate: Promise<void> | null = null;
-  constructor(readonly name: string, private readonly failWith?: Error) {}
+  constructor(
+    readonly name: string,
+    private readonly failWith?: Error,
+  ) {}
 
   async query(): Promise<IndexPage<never>> {
     this.calls.push('query');
@@ -103,7 +106,11 @@ describe('SwappableSearchIndex', () => {
     await index.query('grant', query);
     const touched = writes.stop();
     await index.upsert('funder', [{ id: 'after' } as Funder]);
-    expect({ grant: [...touched.grant], contract: [...touched.contract], funder: [...touched.funder] }).toEqual({ grant: ['a', 'b'], contract: ['c'], funder: [] });
+    expect({ grant: [...touched.grant], contract: [...touched.contract], funder: [...touched.funder] }).toEqual({
+      grant: ['a', 'b'],
+      contract: ['c'],
+      funder: [],
+    });
   });
 
   it('holdWrites keeps writes back until its work is done, and lets queries through', async () => {

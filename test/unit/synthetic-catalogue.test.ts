@@ -1,15 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_CATEGORY_NAMES, GRANT_CATEGORY_NAMES, grantCategoryName } from '../../lambdas/core/categories';
-import { US_STATE_CODES, statesMentionedIn } from '../../lambdas/core/geo';
+import { statesMentionedIn, US_STATE_CODES } from '../../lambdas/core/geo';
 import { SET_ASIDE_CODES } from '../../lambdas/core/query/list-query';
-import { ContractSchema, FunderSchema, GrantSchema, type Contract, type Funder, type Grant } from '../../lambdas/core/records';
+import { type Contract, ContractSchema, type Funder, FunderSchema, type Grant, GrantSchema } from '../../lambdas/core/records';
 import {
+  type CatalogueSpec,
   catalogueWithGrants,
   DEFAULT_CATALOGUE,
   generateContracts,
   generateFunders,
   generateGrants,
-  type CatalogueSpec,
 } from '../../local/synthetic-catalogue';
 
 const TODAY = '2026-11-21';

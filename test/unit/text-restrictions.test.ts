@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { restrictionsInText } from '../../lambdas/core/ingest/grants/text-restrictions';
-import { EDA_REGIONAL_OFFICES, EPA_REGIONS, REGIONAL_SERVICE_AREAS } from '../../lambdas/core/ingest/grants/regional-service-areas';
 import { US_STATE_CODES } from '../../lambdas/core/geo';
+import { EDA_REGIONAL_OFFICES, EPA_REGIONS, REGIONAL_SERVICE_AREAS } from '../../lambdas/core/ingest/grants/regional-service-areas';
+import { restrictionsInText } from '../../lambdas/core/ingest/grants/text-restrictions';
 
 /*
  * Texts are real Grants.gov listings from ../shared/data/grants.jsonl (opportunity number in each
@@ -43,7 +43,8 @@ describe('restrictionsInText: states', () => {
     ]);
     const apex = listing({
       title: 'APEX Accelerator-Open Announcement for Idaho',
-      description: 'This funding opportunity is for eligible entities to operate an APEX Accelerator in the state of Idaho to serve as a resource for large and small businesses.',
+      description:
+        'This funding opportunity is for eligible entities to operate an APEX Accelerator in the state of Idaho to serve as a resource for large and small businesses.',
     });
     expect(apex.map((r) => [r.field, r.field === 'states' && r.states])).toEqual([['states', ['ID']]]);
   });
@@ -75,11 +76,14 @@ describe('restrictionsInText: states', () => {
         field: 'states',
         states: ['AK'],
         source: 'description',
-        quote: 'The Denali Commission is inviting statements of interest for rural Alaska transportation projects in need of local match or gap funding assistance.',
+        quote:
+          'The Denali Commission is inviting statements of interest for rural Alaska transportation projects in need of local match or gap funding assistance.',
       },
     ]);
     expect(
-      listing({ description: 'All state grants will be awarded based on a competitive process for which only Great Lakes states or their designee are eligible.Fun' }),
+      listing({
+        description: 'All state grants will be awarded based on a competitive process for which only Great Lakes states or their designee are eligible.Fun',
+      }),
     ).toEqual([
       {
         field: 'states',
@@ -102,7 +106,24 @@ describe('restrictionsInText: states', () => {
       { field: 'states', states: ['CO', 'IA', 'KS', 'MO', 'MT', 'NE', 'ND', 'SD', 'UT', 'WY'], source: 'title', quote: denver },
     ]);
     const philadelphia = listing({ title: 'Philadelphia FY 2021 – FY 2023 EDA Planning and Local Technical Assistance' });
-    expect(philadelphia[0]?.field === 'states' && philadelphia[0].states).toEqual(['CT', 'DE', 'ME', 'MD', 'MA', 'NH', 'NJ', 'NY', 'PA', 'RI', 'VT', 'VA', 'WV', 'DC', 'PR', 'VI']);
+    expect(philadelphia[0]?.field === 'states' && philadelphia[0].states).toEqual([
+      'CT',
+      'DE',
+      'ME',
+      'MD',
+      'MA',
+      'NH',
+      'NJ',
+      'NY',
+      'PA',
+      'RI',
+      'VT',
+      'VA',
+      'WV',
+      'DC',
+      'PR',
+      'VI',
+    ]);
     expect(listing({ title: 'Seattle Urban Forestry Partnership' })).toEqual([]);
     // Synthetic: the phrasing EDA uses inside a NOFO.
     const states = listing({ description: 'EDA is soliciting applications for projects in the states served by the Denver Regional Office.' });
@@ -139,18 +160,31 @@ describe('restrictionsInText: states', () => {
       { description: 'Projects must be located on tribal lands or reservations.' },
       { description: 'Applicants from Alaska and Hawaii are encouraged to apply.' },
       // L14AS00125: where the work is, with no word that limits who applies.
-      { description: 'The objective for this agreement is to provide youth the opportunity to connect with the natural world through completion of natural resource projects on Federal lands within Oregon and Washington.' },
+      {
+        description:
+          'The objective for this agreement is to provide youth the opportunity to connect with the natural world through completion of natural resource projects on Federal lands within Oregon and Washington.',
+      },
       // W9126G262SOI9201: a site in the title; the "ONLY" limits CESU membership, not a state.
       {
         title: 'Cultural Resources Technical Guidance Support for Joint Base San Antonio, Texas',
-        description: 'Project Title: Cultural Resources Technical Guidance Support for Joint Base San Antonio, TexasA cooperative agreement is being offered ONLY to members of the Cooperative Ecosystem Studies Units (CESU) Program Region(s) identified above.',
+        description:
+          'Project Title: Cultural Resources Technical Guidance Support for Joint Base San Antonio, TexasA cooperative agreement is being offered ONLY to members of the Cooperative Ecosystem Studies Units (CESU) Program Region(s) identified above.',
       },
       // P23AS00132: a list of CESU regions.
-      { description: 'The National Park Service (NPS) are seeking applications for Master Cooperative Agreements from CESU network participants in the following CESU network regions: North and West Alaska Californian Chesapeake Watershed Colorado Plateau Desert Southwest Great Basin Great Lakes Northern Forest Great Plains Great Rivers Gulf Coast Hawaii/Pacific Islands North Atlantic Coast' },
+      {
+        description:
+          'The National Park Service (NPS) are seeking applications for Master Cooperative Agreements from CESU network participants in the following CESU network regions: North and West Alaska Californian Chesapeake Watershed Colorado Plateau Desert Southwest Great Basin Great Lakes Northern Forest Great Plains Great Rivers Gulf Coast Hawaii/Pacific Islands North Atlantic Coast',
+      },
       // MSHA-2025-1: territories as an inclusion, not a limit.
-      { description: 'The Secretary of Labor, through MSHA, may award grants to state, tribal, and territorial governments (including the District of Columbia, the Commonwealth of Puerto Rico, the Virgin Islands, American Samoa, Guam, and the Commonwealth of the Northern Mariana Islands) to assist them in developing and enforcing state mining laws.' },
+      {
+        description:
+          'The Secretary of Labor, through MSHA, may award grants to state, tribal, and territorial governments (including the District of Columbia, the Commonwealth of Puerto Rico, the Virgin Islands, American Samoa, Guam, and the Commonwealth of the Northern Mariana Islands) to assist them in developing and enforcing state mining laws.',
+      },
       // EPA-REG1-WPDG-25, F25AS00285: a bare region number names no states.
-      { title: 'Region 1 Fiscal Year 2025 Wetland Program Development Grants', description: 'The goals of the EPA’s wetland program include increasing the quantity and quality of wetlands in the U.S.' },
+      {
+        title: 'Region 1 Fiscal Year 2025 Wetland Program Development Grants',
+        description: 'The goals of the EPA’s wetland program include increasing the quantity and quality of wetlands in the U.S.',
+      },
       { title: 'F25AS00285 FY 2025 Cooperative Endangered Species Conservation Fund Traditional Conservation Grants Program Region 1' },
       // 25-DC-style mention of a commission that does not run the competition (synthetic).
       { description: 'Applicants may partner with the Appalachian Regional Commission.' },
@@ -190,8 +224,19 @@ describe('restrictionsInText: applicant types', () => {
   });
 
   it('names state governments when only states may apply (DHS-USCG-STATE-2026, F15AS00040)', () => {
-    expect(listing({ description: 'Only the designated state authority or agency may apply for funding. Applications from organizations that are not approved will be rejected.' })).toEqual([
-      { field: 'eligible_applicants', only: ['municipality'], detail: 'state governments', source: 'description', quote: 'Only the designated state authority or agency may apply for funding.' },
+    expect(
+      listing({
+        description:
+          'Only the designated state authority or agency may apply for funding. Applications from organizations that are not approved will be rejected.',
+      }),
+    ).toEqual([
+      {
+        field: 'eligible_applicants',
+        only: ['municipality'],
+        detail: 'state governments',
+        source: 'description',
+        quote: 'Only the designated state authority or agency may apply for funding.',
+      },
     ]);
     const title = 'R6 Firearm and Bow Hunter Safety and Education Program TO STATE F&G AGENCIES ONLY';
     expect(listing({ title })).toEqual([{ field: 'eligible_applicants', only: ['municipality'], detail: 'state governments', source: 'title', quote: title }]);
@@ -200,13 +245,19 @@ describe('restrictionsInText: applicant types', () => {
   it('reads every group of a list, and no narrower group when the list mixes them (DE-FOA-0000013, OJJDP-2008-1900, ELECTRONIC-201412)', () => {
     const types = (eligibilityText: string) => listing({ eligibilityText }).map((r) => r.field === 'eligible_applicants' && [r.only, r.detail]);
     expect(
-      types('In accordance with Section 541 of EISA, only the following entities may apply for financial assistance under the EECBG Program: States, U.S. Territories, Indian tribes, and units of local governments (cities and counties and their equivalents).'),
+      types(
+        'In accordance with Section 541 of EISA, only the following entities may apply for financial assistance under the EECBG Program: States, U.S. Territories, Indian tribes, and units of local governments (cities and counties and their equivalents).',
+      ),
     ).toEqual([[['municipality', 'tribal'], null]]);
     expect(
-      types('Applicants are limited to states, state courts, local courts, units of local government, and Indian tribal governments, acting directly or through agreement with other public or private entities.'),
+      types(
+        'Applicants are limited to states, state courts, local courts, units of local government, and Indian tribal governments, acting directly or through agreement with other public or private entities.',
+      ),
     ).toEqual([[['municipality', 'tribal'], null]]);
     expect(
-      types('Eligibility Information - These Electronic Records grants are awarded only to the state archives in each state, or to another state agency or nonprofit organization responsible for or acting on behalf of the state archives.'),
+      types(
+        'Eligibility Information - These Electronic Records grants are awarded only to the state archives in each state, or to another state agency or nonprofit organization responsible for or acting on behalf of the state archives.',
+      ),
     ).toEqual([[['municipality', 'nonprofit'], null]]);
     // Synthetic: the brief's phrasings.
     expect(types('Eligibility is limited to public and private institutions of higher education.')).toEqual([[['academic'], null]]);
@@ -240,7 +291,8 @@ describe('restrictionsInText: applicant types', () => {
     expect(
       listing({
         title: 'Innovations for Healthy Living - Improving Minority Health and Eliminating Health Disparities (R43/R44 - Clinical Trial Optional)',
-        description: 'This Notice of Funding Opportunity (NOFO) invites eligible United States small business concerns (SBCs) to submit Small Business Innovation Research (SBIR) grant applications that propose to develop a product.',
+        description:
+          'This Notice of Funding Opportunity (NOFO) invites eligible United States small business concerns (SBCs) to submit Small Business Innovation Research (SBIR) grant applications that propose to develop a product.',
       }),
     ).toEqual([
       {
@@ -248,35 +300,51 @@ describe('restrictionsInText: applicant types', () => {
         only: ['for_profit'],
         detail: 'small businesses',
         source: 'description',
-        quote: 'This Notice of Funding Opportunity (NOFO) invites eligible United States small business concerns (SBCs) to submit Small Business Innovation Research (SBIR) grant applications that propose to develop…',
+        quote:
+          'This Notice of Funding Opportunity (NOFO) invites eligible United States small business concerns (SBCs) to submit Small Business Innovation Research (SBIR) grant applications that propose to develop…',
       },
     ]);
     const sttr = listing({
       title: 'Development of Opioid and Adjuvant Fixed Combination Dosage Forms for the Treatment of Chronic Pain with Reduced Addiction Potential (R41/R42)',
-      description: 'The purpose of this announcement is to fund meritorious applications from small business organizations that aim to develop of opioid and adjuvant drug combinations.',
+      description:
+        'The purpose of this announcement is to fund meritorious applications from small business organizations that aim to develop of opioid and adjuvant drug combinations.',
     });
     expect(sttr.map((r) => r.field === 'eligible_applicants' && r.only)).toEqual([['for_profit']]);
     // PD-23-5342: a pointer to the SBIR program from a listing that is not one.
-    expect(listing({ description: "Small businesses seeking early stage R&D funding for product development are encouraged to contact the NSF SBIR/STTR program in the America's Seed Fund." })).toEqual([]);
+    expect(
+      listing({
+        description:
+          "Small businesses seeking early stage R&D funding for product development are encouraged to contact the NSF SBIR/STTR program in the America's Seed Fund.",
+      }),
+    ).toEqual([]);
   });
 
   it('reads exclusions of bare types only (HHS-2014-ACF-OCS-ET-0829, SCAKAB-14-CA-004-SCA-05142014, USDA-RMA-RME-2008-03)', () => {
     expect(
       listing({
-        eligibilityText: 'Applications from individuals, foreign entities, and sole proprietorship for-profit organizations are not eligible and will be disqualified from competitive review and from funding under this announcement.',
+        eligibilityText:
+          'Applications from individuals, foreign entities, and sole proprietorship for-profit organizations are not eligible and will be disqualified from competitive review and from funding under this announcement.',
       }),
     ).toEqual([
       {
         field: 'excluded_applicants',
         excluded: ['individual'],
         source: 'eligibility_text',
-        quote: 'Applications from individuals, foreign entities, and sole proprietorship for-profit organizations are not eligible and will be disqualified from competitive review and from funding under this…',
+        quote:
+          'Applications from individuals, foreign entities, and sole proprietorship for-profit organizations are not eligible and will be disqualified from competitive review and from funding under this…',
       },
     ]);
     expect(listing({ eligibilityText: 'For-profit entities are not eligible for this opportunity.' })).toEqual([
-      { field: 'excluded_applicants', excluded: ['for_profit'], source: 'eligibility_text', quote: 'For-profit entities are not eligible for this opportunity.' },
+      {
+        field: 'excluded_applicants',
+        excluded: ['for_profit'],
+        source: 'eligibility_text',
+        quote: 'For-profit entities are not eligible for this opportunity.',
+      },
     ]);
-    expect(listing({ eligibilityText: 'Individuals are not eligible applicants.' }).map((r) => r.field === 'excluded_applicants' && r.excluded)).toEqual([['individual']]);
+    expect(listing({ eligibilityText: 'Individuals are not eligible applicants.' }).map((r) => r.field === 'excluded_applicants' && r.excluded)).toEqual([
+      ['individual'],
+    ]);
     // Synthetic: no type, or only part of one.
     expect(listing({ eligibilityText: 'Foreign entities are not eligible.' })).toEqual([]);
     expect(listing({ eligibilityText: 'Private universities are not eligible.' })).toEqual([]);
@@ -286,19 +354,37 @@ describe('restrictionsInText: applicant types', () => {
   it('ignores NIH "Other Eligible Applicants" boilerplate, examples, tracks and parts of the listing', () => {
     const none = [
       // PAR-13-257
-      { eligibilityText: 'Other Eligible Applicants include the following: Alaska Native and Native Hawaiian Serving Institutions; Asian American Native American Pacific Islander Serving Institutions (AANAPISISs); Eligible Agencies of the Federal Government; Faith-based or Community-based Organizations; Hispanic-serving Institutions; Indian/Native American Tribal Governments (Other than Federally Recognized); Regional Organizations; U.S. Territory or Possession; Non-domestic (non-U.S.) Entities (Foreign Institutions) are not eligible to apply. Non-domestic (non-U.S.) components of U.S. Organizations are not eligible to apply.' },
+      {
+        eligibilityText:
+          'Other Eligible Applicants include the following: Alaska Native and Native Hawaiian Serving Institutions; Asian American Native American Pacific Islander Serving Institutions (AANAPISISs); Eligible Agencies of the Federal Government; Faith-based or Community-based Organizations; Hispanic-serving Institutions; Indian/Native American Tribal Governments (Other than Federally Recognized); Regional Organizations; U.S. Territory or Possession; Non-domestic (non-U.S.) Entities (Foreign Institutions) are not eligible to apply. Non-domestic (non-U.S.) components of U.S. Organizations are not eligible to apply.',
+      },
       // ED-GRANTS-041014-004
-      { eligibilityText: 'Eligible applicants include, but are not limited to, nonprofit and for-profit organizations and public and private agencies and institutions, such as colleges and universities.' },
+      {
+        eligibilityText:
+          'Eligible applicants include, but are not limited to, nonprofit and for-profit organizations and public and private agencies and institutions, such as colleges and universities.',
+      },
       // 14-532: PECASE is one award inside the CAREER listing.
       { description: 'Individuals cannot apply for PECASE. These awards are initiated by the participating federal agencies.' },
       // 21-595: "they" is one track of the program.
-      { description: 'Preparing for TCUP Implementation (Pre-TI) provides support for activities that prepare an institution for Implementation-level projects.Consequently, they are available only to TCUP-eligible institutions of higher education that have never received TCUP support.' },
+      {
+        description:
+          'Preparing for TCUP Implementation (Pre-TI) provides support for activities that prepare an institution for Implementation-level projects.Consequently, they are available only to TCUP-eligible institutions of higher education that have never received TCUP support.',
+      },
       // OJJDP-2014-3929: each category has its own limit.
-      { eligibilityText: 'This initiative includes two categories, and the eligibility differs for each component: ? Category 1: Local School Justice Collaboration Program. Applicants are limited to local juvenile and family courts (including rural and tribal juvenile and family courts). ? Category 2: School Justice Collaboration Program National Training and Technical Assistance. Applicants are limited to nonprofit and for-profit organizations (including tribal nonprofit and for-profit organizations) and institutions of higher education (including tribal institutions of higher education).' },
+      {
+        eligibilityText:
+          'This initiative includes two categories, and the eligibility differs for each component: ? Category 1: Local School Justice Collaboration Program. Applicants are limited to local juvenile and family courts (including rural and tribal juvenile and family courts). ? Category 2: School Justice Collaboration Program National Training and Technical Assistance. Applicants are limited to nonprofit and for-profit organizations (including tribal nonprofit and for-profit organizations) and institutions of higher education (including tribal institutions of higher education).',
+      },
       // HRSA-14-131: "public or private nonprofit agencies" may include governments; unreadable, so nothing.
-      { eligibilityText: 'As cited in 42 CFR Part 51a.3(b), only public or nonprofit institutions of higher learning and public or private nonprofit agencies engaged in research or in programs relating to maternal and child health and/or services for children with special health care needs are eligible.' },
+      {
+        eligibilityText:
+          'As cited in 42 CFR Part 51a.3(b), only public or nonprofit institutions of higher learning and public or private nonprofit agencies engaged in research or in programs relating to maternal and child health and/or services for children with special health care needs are eligible.',
+      },
       // NOAA-NWS-NWSPO-2025-30488: a named body, not a type.
-      { description: 'Per terms of authorizing legislation, these grants have been made available only to agencies and organizations that have membership on the NTHMP Coordinating Committee as defined in the NTHMP Rules of Procedure.' },
+      {
+        description:
+          'Per terms of authorizing legislation, these grants have been made available only to agencies and organizations that have membership on the NTHMP Coordinating Committee as defined in the NTHMP Rules of Procedure.',
+      },
       // Synthetic: negation and subrecipients.
       { eligibilityText: 'Eligibility is not limited to institutions of higher education.' },
       { eligibilityText: 'Subawards may be made only to nonprofit organizations.' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/tier-quotas-env';
 import { createAwsServices } from '../../lambdas/composition/aws';
+import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/tier-quotas-env';
 import { DEFAULT_TIER_QUOTAS, parseTierQuotas, tierPoliciesWith, tierQuotasWith } from '../../lambdas/core/auth/tier-quotas';
 import { TIERS } from '../../lambdas/core/auth/tiers';
 import { admitRequest } from '../../lambdas/core/use-cases/admit-request';

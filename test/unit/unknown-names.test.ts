@@ -18,7 +18,7 @@ function refusal(run: () => unknown): ServiceError {
 }
 
 describe('unknown names', () => {
-  it('suggests the parameter a typo or another API\'s name meant', () => {
+  it("suggests the parameter a typo or another API's name meant", () => {
     const known = ['limit', 'offset', 'search', 'search_mode', 'states', 'sort_by', 'order', 'deadline_after'];
     expect(closestName('state', known)).toBe('states');
     expect(closestName('q', known)).toBe('search');
@@ -35,10 +35,18 @@ describe('unknown names', () => {
       { field: 'colour', issue: 'is not a parameter of the grant list (it takes: limit, states)' },
       { field: 'stat', issue: 'is not a parameter of the grant list; did you mean states?' },
     ]);
-    expect(unknownNameIssues(['x'], [], 'a parameter of this endpoint')).toEqual([{ field: 'x', issue: 'is not a parameter of this endpoint (it takes none)' }]);
+    expect(unknownNameIssues(['x'], [], 'a parameter of this endpoint')).toEqual([
+      { field: 'x', issue: 'is not a parameter of this endpoint (it takes none)' },
+    ]);
     const [long] = unknownNameIssues([`${'a'.repeat(500)}\u0001`], ['limit'], 'a parameter');
     expect(long!.field).toBe(`${'a'.repeat(60)}…`);
-    expect(unknownNameIssues(Array.from({ length: 100 }, (_, i) => `p${i}`), [], 'a parameter')).toHaveLength(20);
+    expect(
+      unknownNameIssues(
+        Array.from({ length: 100 }, (_, i) => `p${i}`),
+        [],
+        'a parameter',
+      ),
+    ).toHaveLength(20);
   });
 
   it('refuses unknown list parameters with a 400 naming each, known ones still parsed', () => {
@@ -50,7 +58,9 @@ describe('unknown names', () => {
       { field: 'q', issue: 'is not a parameter of the grant list; did you mean search?' },
       { field: 'keyword', issue: 'is not a parameter of the grant list; did you mean search?' },
     ]);
-    expect(refusal(() => parseListQuery('funder', { naics: ['54'] }, TODAY)).details).toEqual([{ field: 'naics', issue: expect.stringMatching(/^is not a parameter of the funder list \(it takes: limit, offset, /) }]);
+    expect(refusal(() => parseListQuery('funder', { naics: ['54'] }, TODAY)).details).toEqual([
+      { field: 'naics', issue: expect.stringMatching(/^is not a parameter of the funder list \(it takes: limit, offset, /) },
+    ]);
     expect(parseListQuery('contract', { naics: ['54'], limit: ['5'] }, TODAY).limit).toBe(5);
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contentHashOf } from '../../lambdas/core/ingest/identity';
 import type { Funder, RecordByKind, ResourceKind } from '../../lambdas/core/records';
 import { backfillVectors } from '../../lambdas/core/use-cases/backfill-vectors';
-import { indexRecordChanges, type IndexerPorts } from '../../lambdas/core/use-cases/index-record-changes';
+import { type IndexerPorts, indexRecordChanges } from '../../lambdas/core/use-cases/index-record-changes';
 import type { Embedder } from '../../lambdas/ports/embedder';
 import type { StoredVersion } from '../../lambdas/ports/record-store';
 import type { VectorBacklog } from '../../lambdas/ports/vector-backlog';
@@ -14,16 +14,30 @@ import { recordingMetrics } from '../support/recording-metrics';
  * in the backlog, and the backfill gives them their vector once the model answers again.
  */
 
-const funder = (id: string, name: string): Funder => ({ id, name, website: null, summary: `${name} funds research.`, created_at: '2024-01-01T00:00:00Z', source: 'test', source_id: id });
+const funder = (id: string, name: string): Funder => ({
+  id,
+  name,
+  website: null,
+  summary: `${name} funds research.`,
+  created_at: '2024-01-01T00:00:00Z',
+  source: 'test',
+  source_id: id,
+});
 
 function memoryBacklog(): VectorBacklog & { ids: Map<ResourceKind, Set<string>> } {
   const ids = new Map<ResourceKind, Set<string>>();
   const of = (kind: ResourceKind) => ids.get(kind) ?? ids.set(kind, new Set()).get(kind)!;
   return {
     ids,
-    async add(kind, list) { for (const id of list) of(kind).add(id); },
-    async list(kind, limit) { return [...of(kind)].slice(0, limit); },
-    async remove(kind, list) { for (const id of list) of(kind).delete(id); },
+    async add(kind, list) {
+      for (const id of list) of(kind).add(id);
+    },
+    async list(kind, limit) {
+      return [...of(kind)].slice(0, limit);
+    },
+    async remove(kind, list) {
+      for (const id of list) of(kind).delete(id);
+    },
   };
 }
 
@@ -55,13 +69,23 @@ function world() {
     },
   };
   const store = {
-    async get<K extends ResourceKind>(_kind: K, id: string) { return (stored.get(id) ?? null) as RecordByKind[K] | null; },
+    async get<K extends ResourceKind>(_kind: K, id: string) {
+      return (stored.get(id) ?? null) as RecordByKind[K] | null;
+    },
     async versions(_kind: ResourceKind, ids: readonly string[]) {
-      return new Map(ids.flatMap((id): [string, StoredVersion][] => (stored.has(id) ? [[id, { contentHash: contentHashOf(stored.get(id)!), createdAt: '' }]] : [])));
+      return new Map(
+        ids.flatMap((id): [string, StoredVersion][] => (stored.has(id) ? [[id, { contentHash: contentHashOf(stored.get(id)!), createdAt: '' }]] : [])),
+      );
     },
   };
   const indexer: IndexerPorts = {
-    index: { ...index, async query() { throw new Error('not used'); }, async remove() {} },
+    index: {
+      ...index,
+      async query() {
+        throw new Error('not used');
+      },
+      async remove() {},
+    },
     outbox: { append: async () => {} },
     clock: { now: () => new Date('2026-11-26T00:00:00Z') },
     embeddings,
@@ -87,7 +111,9 @@ describe('indexing through an embedding outage', () => {
   it('still throws without a backlog: a record is never indexed without its vector and forgotten', async () => {
     const w = world();
     const { vectorBacklog: _backlog, ...withoutBacklog } = w.indexer;
-    await expect(indexRecordChanges([{ kind: 'funder', id: 'f-1', before: null, after: { record: funder('f-1', 'A'), contentHash: 'h' } }], withoutBacklog)).rejects.toThrow('ThrottlingException');
+    await expect(
+      indexRecordChanges([{ kind: 'funder', id: 'f-1', before: null, after: { record: funder('f-1', 'A'), contentHash: 'h' } }], withoutBacklog),
+    ).rejects.toThrow('ThrottlingException');
     expect(w.indexed.size).toBe(0);
   });
 
@@ -106,8 +132,15 @@ describe('indexing through an embedding outage', () => {
     expect(result).toEqual({ backfilled: 1, waiting: 2, gone: 1 });
     expect(w.indexed.get('funder#f-1')!.vector).toBeInstanceOf(Float32Array);
     expect(w.backlog.ids.get('funder')!.size).toBe(0);
-    expect(w.metrics.recorded.slice(-2).map((m) => [m.name, m.value])).toEqual([['VectorBacklog', 2], ['VectorsBackfilled', 1]]);
-    await expect(backfillVectors({ store: w.store, index: w.index, embeddings: w.embeddings, backlog: w.backlog })).resolves.toEqual({ backfilled: 0, waiting: 0, gone: 0 });
+    expect(w.metrics.recorded.slice(-2).map((m) => [m.name, m.value])).toEqual([
+      ['VectorBacklog', 2],
+      ['VectorsBackfilled', 1],
+    ]);
+    await expect(backfillVectors({ store: w.store, index: w.index, embeddings: w.embeddings, backlog: w.backlog })).resolves.toEqual({
+      backfilled: 0,
+      waiting: 0,
+      gone: 0,
+    });
   });
 
   it('leaves a record that changed while it was embedded to the indexer, and waiting', async () => {

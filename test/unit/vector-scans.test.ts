@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ResourceKind } from '../../lambdas/core/records';
 import type { Matches } from '../../lambdas/adapters/embedded/vector-matrix';
 import { VectorScans, type VectorSearch } from '../../lambdas/adapters/embedded/vector-scans';
 import { WorkerVectorScans } from '../../lambdas/adapters/embedded/worker-vector-scans';
+import type { ResourceKind } from '../../lambdas/core/records';
 
 /**
  * The embedded index's exact vector scans (vector-scans.ts), in this thread and in a worker
@@ -61,37 +61,44 @@ describe('VectorScans', () => {
   });
 
   it('gives each record the same cosine alone or among other queries, by either route, close to the exact dot product', async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(vectorArb, { minLength: 1, maxLength: 120 }),
-      fc.array(vectorArb, { minLength: 1, maxLength: 6 }),
-      fc.double({ min: -0.5, max: 0.9, noNaN: true }),
-      async (vectors, queries, floor) => {
-        const scans = new VectorScans(DIMENSIONS);
-        const rowids = Int32Array.from(vectors, (_, i) => i * 3 + 1);
-        scans.set('grant', rowids, packed(vectors));
-        // Asked in one turn: one product for all the queries.
-        const together = await Promise.all(queries.map((query) => scans.matchesAbove('grant', query, floor)));
-        for (const [q, query] of queries.entries()) {
-          const alone = await scans.matchesAbove('grant', query, floor);
-          expect(byRowid(together[q]!)).toEqual(byRowid(alone));
-          const cosines = await scans.cosinesOf('grant', rowids, query);
-          const found = byRowid(alone);
-          rowids.forEach((rowid, i) => {
-            const exact = dot(vectors[i]!, query);
-            expect(cosines[i]).toBeCloseTo(exact, 5);
-            // Above the floor exactly when its cosine is, and with that very cosine.
-            expect(found.has(rowid)).toBe(cosines[i]! >= floor);
-            if (found.has(rowid)) expect(found.get(rowid)).toBe(cosines[i]);
-          });
-        }
-      },
-    ), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(vectorArb, { minLength: 1, maxLength: 120 }),
+        fc.array(vectorArb, { minLength: 1, maxLength: 6 }),
+        fc.double({ min: -0.5, max: 0.9, noNaN: true }),
+        async (vectors, queries, floor) => {
+          const scans = new VectorScans(DIMENSIONS);
+          const rowids = Int32Array.from(vectors, (_, i) => i * 3 + 1);
+          scans.set('grant', rowids, packed(vectors));
+          // Asked in one turn: one product for all the queries.
+          const together = await Promise.all(queries.map((query) => scans.matchesAbove('grant', query, floor)));
+          for (const [q, query] of queries.entries()) {
+            const alone = await scans.matchesAbove('grant', query, floor);
+            expect(byRowid(together[q]!)).toEqual(byRowid(alone));
+            const cosines = await scans.cosinesOf('grant', rowids, query);
+            const found = byRowid(alone);
+            rowids.forEach((rowid, i) => {
+              const exact = dot(vectors[i]!, query);
+              expect(cosines[i]).toBeCloseTo(exact, 5);
+              // Above the floor exactly when its cosine is, and with that very cosine.
+              expect(found.has(rowid)).toBe(cosines[i]! >= floor);
+              if (found.has(rowid)) expect(found.get(rowid)).toBe(cosines[i]);
+            });
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it('gives thousands of rows, scored a few thousand at a time, the very cosines of a scan', async () => {
     const scans = inThread();
     const vectors = Array.from({ length: 5000 }, (_, i) => unit(Array.from({ length: DIMENSIONS }, (_, d) => Math.sin(i * 0.7 + d * 1.9))));
-    scans.set('grant', Int32Array.from(vectors, (_, i) => i + 1), packed(vectors));
+    scans.set(
+      'grant',
+      Int32Array.from(vectors, (_, i) => i + 1),
+      packed(vectors),
+    );
     const query = unit(Array.from({ length: DIMENSIONS }, (_, d) => Math.cos(d)));
     const scanned = byRowid(await scans.matchesAbove('grant', query, -2));
     const asked = Int32Array.from({ length: 5002 }, (_, i) => 5002 - i); // 5002 and 5001 have no vector
@@ -101,10 +108,14 @@ describe('VectorScans', () => {
     asked.subarray(2).forEach((rowid, i) => expect(cosines[i + 2]).toBe(scanned.get(rowid)));
   });
 
-  it('gives NaN, in the caller\'s order, for rows without a vector', async () => {
+  it("gives NaN, in the caller's order, for rows without a vector", async () => {
     const scans = inThread();
     const vectors = Array.from({ length: 50 }, (_, i) => unit(Array.from({ length: DIMENSIONS }, (_, d) => Math.sin(i * 7 + d * 3))));
-    scans.set('grant', Int32Array.from(vectors, (_, i) => i + 1), packed(vectors));
+    scans.set(
+      'grant',
+      Int32Array.from(vectors, (_, i) => i + 1),
+      packed(vectors),
+    );
     scans.delete('grant', Int32Array.of(17));
     const query = vectors[4]!;
     const asked = Int32Array.of(50, 17, 5000, 5, 1);
@@ -140,14 +151,23 @@ describe('WorkerVectorScans', () => {
     const vectors = Array.from({ length: 400 }, (_, i) => unit(Array.from({ length: DIMENSIONS }, (_, d) => Math.cos(i * 0.37 + d * 1.3))));
     const queries = vectors.slice(0, 12).map((v) => unit(Array.from(v, (x, d) => x + 0.3 * Math.sin(d))));
     const write = (kind: ResourceKind, from: number, to: number) => {
-      for (const scans of [here, there]) scans.set(kind, Int32Array.from({ length: to - from }, (_, i) => from + i + 1), packed(vectors.slice(from, to)));
+      for (const scans of [here, there])
+        scans.set(
+          kind,
+          Int32Array.from({ length: to - from }, (_, i) => from + i + 1),
+          packed(vectors.slice(from, to)),
+        );
     };
     write('grant', 0, 300);
     write('contract', 300, 400);
     const ask = (scans: VectorSearch) => Promise.all(queries.map((query, q) => scans.matchesAbove(q % 3 === 0 ? 'contract' : 'grant', query, 0.2)));
     const before = await Promise.all([ask(here), ask(there)]);
     before[0].forEach((matches, q) => expect(byRowid(before[1][q]!)).toEqual(byRowid(matches)));
-    for (const scans of [here, there]) scans.delete('grant', Int32Array.from({ length: 100 }, (_, i) => i * 2 + 1));
+    for (const scans of [here, there])
+      scans.delete(
+        'grant',
+        Int32Array.from({ length: 100 }, (_, i) => i * 2 + 1),
+      );
     const after = await Promise.all([ask(here), ask(there)]);
     after[0].forEach((matches, q) => expect(byRowid(after[1][q]!)).toEqual(byRowid(matches)));
     expect(after[1].some((matches, q) => byRowid(matches).size !== byRowid(before[1][q]!).size)).toBe(true);

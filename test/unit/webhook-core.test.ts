@@ -1,11 +1,25 @@
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { DestinationRefused, parseWebhookUrl, resolveDestination, type DestinationMode } from '../../lambdas/core/webhooks/destination-policy';
-import { isWebhookEvent, kindOfEvent, WEBHOOK_EVENTS } from '../../lambdas/core/webhooks/events';
-import { deliveryHeaders, nextRetryDelay, RETRY_SCHEDULE_SECONDS, retryAfterSeconds, verdictOf, webhookBody } from '../../lambdas/core/webhooks/delivery-policy';
 import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
 import {
-  isWebhookSecret, newWebhookSecret, signStandardWebhook, signWebhookPayload, standardWebhookHeaders, standardWebhooksSecret, verifyServiceSignature, verifyWebhookSignature,
+  deliveryHeaders,
+  nextRetryDelay,
+  RETRY_SCHEDULE_SECONDS,
+  retryAfterSeconds,
+  verdictOf,
+  webhookBody,
+} from '../../lambdas/core/webhooks/delivery-policy';
+import { type DestinationMode, DestinationRefused, parseWebhookUrl, resolveDestination } from '../../lambdas/core/webhooks/destination-policy';
+import { isWebhookEvent, kindOfEvent, WEBHOOK_EVENTS } from '../../lambdas/core/webhooks/events';
+import {
+  isWebhookSecret,
+  newWebhookSecret,
+  signStandardWebhook,
+  signWebhookPayload,
+  standardWebhookHeaders,
+  standardWebhooksSecret,
+  verifyServiceSignature,
+  verifyWebhookSignature,
 } from '../../lambdas/core/webhooks/signature';
 
 describe('webhook signatures', () => {
@@ -68,7 +82,11 @@ describe('Standard Webhooks signatures', () => {
     expect(headers['webhook-id']).toBe('evt-1');
     expect(headers['webhook-timestamp']).toBe(String(sentAt.getTime() / 1000));
     const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-    expect(headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`evt-1.${sentAt.getTime() / 1000}.${body}`).digest('base64')}`);
+    expect(headers['webhook-signature']).toBe(
+      `v1,${createHmac('sha256', key)
+        .update(`evt-1.${sentAt.getTime() / 1000}.${body}`)
+        .digest('base64')}`,
+    );
     expect(signStandardWebhook('evt-1', sentAt.getTime() / 1000, body, standardWebhooksSecret(secret))).toBe(headers['webhook-signature']);
   });
 
@@ -87,7 +105,14 @@ describe('Standard Webhooks signatures', () => {
     }
     expect(verifyWebhookSignature(body, { ...headers, 'webhook-timestamp': '2026-11-26T10:00:00Z' }, secret, { now: sentAt })).toBe(false);
     // Header names as any HTTP stack may spell them.
-    expect(verifyWebhookSignature(body, { 'Webhook-Id': headers['webhook-id'], 'WEBHOOK-TIMESTAMP': headers['webhook-timestamp'], 'webhook-signature': headers['webhook-signature'] }, secret, { now: sentAt })).toBe(true);
+    expect(
+      verifyWebhookSignature(
+        body,
+        { 'Webhook-Id': headers['webhook-id'], 'WEBHOOK-TIMESTAMP': headers['webhook-timestamp'], 'webhook-signature': headers['webhook-signature'] },
+        secret,
+        { now: sentAt },
+      ),
+    ).toBe(true);
   });
 
   it('signs with every secret during a rotation, space-separated, and either verifies (ours and the standardwebhooks package)', () => {
@@ -178,7 +203,11 @@ describe('webhook destinations', () => {
         return found;
       },
     });
-    const dns = resolver({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::1'], 'sneaky.example.com': ['93.184.216.34', '127.0.0.1'], 'meta.example.com': ['169.254.169.254'] });
+    const dns = resolver({
+      'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::1'],
+      'sneaky.example.com': ['93.184.216.34', '127.0.0.1'],
+      'meta.example.com': ['169.254.169.254'],
+    });
     expect(await resolveDestination('https://hooks.example.com/x', 'aws', dns)).toMatchObject({ addresses: ['93.184.216.34', '2606:2800:220:1::1'] });
     await expect(resolveDestination('https://sneaky.example.com/x', 'aws', dns)).rejects.toThrow(/127\.0\.0\.1 is a loopback address/);
     await expect(resolveDestination('https://meta.example.com/x', 'aws', dns)).rejects.toThrow(/cloud metadata/);
@@ -193,7 +222,12 @@ describe('webhook delivery policy', () => {
 
   it('serialises {event, data} once; the signature is over those exact bytes', () => {
     expect(JSON.parse(body)).toEqual({ event: 'grant.created', data: { id: 'g1', title: 'T', amount_max: 5, deadline_date: null } });
-    const headers = deliveryHeaders(body, { ...subscription, previous_secret: null, previous_secret_valid_until: null }, 'evt-1', new Date('2026-11-22T10:00:00Z'));
+    const headers = deliveryHeaders(
+      body,
+      { ...subscription, previous_secret: null, previous_secret_valid_until: null },
+      'evt-1',
+      new Date('2026-11-22T10:00:00Z'),
+    );
     expect(headers).toMatchObject({ 'Content-Type': 'application/json', 'X-Service-Event-Id': 'evt-1', 'X-Service-Timestamp': '2026-11-22T10:00:00.000Z' });
     expect(verifyServiceSignature(body, headers['X-Service-Signature'], 'whsec_new')).toBe(true);
     expect(headers['X-Service-Signatures']).toBe(headers['X-Service-Signature']);

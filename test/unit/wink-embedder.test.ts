@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadWinkEmbedder, winkVectorFilePath, type WinkEmbedder } from '../../lambdas/adapters/embedded/wink-embedder';
+import { loadWinkEmbedder, type WinkEmbedder, winkVectorFilePath } from '../../lambdas/adapters/embedded/wink-embedder';
 import { buildWordVectorFile, readWordVectorFile } from '../../lambdas/adapters/embedded/wink-vector-file';
 import { WordTable } from '../../lambdas/adapters/embedded/word-table';
 import { hasSharedData, sharedDataPath } from '../support/shared-data';
@@ -19,7 +19,12 @@ describe('the wink vector file', () => {
   const words = ['the', '"', '\\', 'non-profit', 'café'];
   const vectors = words.map((_, row) => [row + 0.5, -row - 1, row / 3]);
   const sourceJson = JSON.stringify({
-    precision: 8, l2NormIndex: 3, wordIndex: 4, size: words.length, dimensions: 3, words,
+    precision: 8,
+    l2NormIndex: 3,
+    wordIndex: 4,
+    size: words.length,
+    dimensions: 3,
+    words,
     vectors: Object.fromEntries(words.map((word, row) => [word, [...vectors[row]!, Math.hypot(...vectors[row]!), row]])),
     unkVector: [0, 0, 0, 0, -1],
   });
@@ -77,11 +82,12 @@ describe('WordTable', () => {
 
   it('agrees with tokenising by regular expression and looking words up in a Map', () => {
     const rowOf = new Map(words.map((word, row) => [word, row]));
-    const reference = (text: string) => (text.match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) ?? []).flatMap((word) => {
-      const row = rowOf.get(word);
-      if (row !== undefined) return [row];
-      return word.includes('-') ? word.split('-').flatMap((part) => rowOf.get(part) ?? []) : [];
-    });
+    const reference = (text: string) =>
+      (text.match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu) ?? []).flatMap((word) => {
+        const row = rowOf.get(word);
+        if (row !== undefined) return [row];
+        return word.includes('-') ? word.split('-').flatMap((part) => rowOf.get(part) ?? []) : [];
+      });
     const pieces = ['police', 'k', '12', 'non', 'profit', 's', 'a1', '-', '--', ' ', ',', 'Ω', 'é', '’', '😀', '\n'];
     let seed = 1;
     const nextPiece = () => pieces[(seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % pieces.length]!;
@@ -161,7 +167,9 @@ describe('WinkEmbedder', () => {
   }, 30_000);
 
   it.skipIf(!hasSharedData)('embeds real grant descriptions in well under a millisecond each', async () => {
-    const texts = readFileSync(sharedDataPath('grants.jsonl'), 'utf8').split('\n').filter(Boolean)
+    const texts = readFileSync(sharedDataPath('grants.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, string>)
       .map((grant) => `${grant.Title ?? ''}\n${grant.Description ?? ''}`.slice(0, 3000))
       .filter((text) => text.length >= 500);

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ServiceError } from '../../lambdas/core/errors';
 import { parseMatchRequest } from '../../lambdas/core/matching/match-request';
 import { LIST_PARAMS } from '../../lambdas/core/query/list-query';
-import { paramJsonSchema, parseParams, type ParamSpec } from '../../lambdas/core/query/params';
+import { type ParamSpec, paramJsonSchema, parseParams } from '../../lambdas/core/query/params';
 import { APPLICANT_TYPES } from '../../lambdas/core/records';
-import { ServiceError } from '../../lambdas/core/errors';
 
 /**
  * The OpenAPI document's patterns say exactly what the parsers take: a conformance tool sends what
@@ -21,7 +21,8 @@ const schemaAccepts = (spec: ParamSpec, raw: string) => {
 
 const spec = (name: string) => [...LIST_PARAMS.grant, ...LIST_PARAMS.contract].find((s) => s.name === name)!;
 /** Text built from the pieces these parameters are made of, so that both answers occur often. */
-const pieces = (words: string[]) => fc.array(fc.constantFrom(...words, ',', ' ', ', ', '\t', 'x', 'Zz', '', '\u0001'), { maxLength: 8 }).map((parts) => parts.join(''));
+const pieces = (words: string[]) =>
+  fc.array(fc.constantFrom(...words, ',', ' ', ', ', '\t', 'x', 'Zz', '', '\u0001'), { maxLength: 8 }).map((parts) => parts.join(''));
 
 describe('list parameter patterns agree with the parser', () => {
   it.each([
@@ -33,11 +34,14 @@ describe('list parameter patterns agree with the parser', () => {
     ['category', ['Health', 'education', ' ']],
     ['search', ['rural', 'health', '  ', '\u0007']],
   ])('%s', (name, words) => {
-    fc.assert(fc.property(pieces(words), (raw) => {
-      fc.pre(raw.trim() !== '' || raw === '');
-      if (raw === '') return; // an empty value is refused before parsing, and minLength or the pattern refuses it too
-      expect(schemaAccepts(spec(name), raw), JSON.stringify(raw)).toBe(accepts(spec(name), raw));
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(pieces(words), (raw) => {
+        fc.pre(raw.trim() !== '' || raw === '');
+        if (raw === '') return; // an empty value is refused before parsing, and minLength or the pattern refuses it too
+        expect(schemaAccepts(spec(name), raw), JSON.stringify(raw)).toBe(accepts(spec(name), raw));
+      }),
+      { numRuns: 400 },
+    );
   });
 });
 

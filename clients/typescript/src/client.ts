@@ -2,11 +2,10 @@ import createFetchClient, { type Client } from 'openapi-fetch';
 import type { paths } from './api-types.js';
 import { apiErrorFrom } from './errors.js';
 import { listItems, listPages } from './paging.js';
-import { retryAfterMs, retryingFetch, type RetryOptions } from './retry.js';
+import { type RetryOptions, retryAfterMs, retryingFetch } from './retry.js';
 import {
-  LIST_PATHS,
-  RECORD_PATHS,
   type CountQuery,
+  LIST_PATHS,
   type ListItem,
   type ListPage,
   type ListQuery,
@@ -14,6 +13,7 @@ import {
   type MatchRequest,
   type MatchResponse,
   type PagingQuery,
+  RECORD_PATHS,
   type RecordType,
   type SemanticSearchRequest,
   type SemanticSearchResponse,

@@ -41,7 +41,12 @@ export class ApiError extends Error {
 function isErrorBody(body: unknown): body is { error: { code: ErrorCode; message: string; details?: ErrorDetail[]; request_id?: string } } {
   if (typeof body !== 'object' || body === null || !('error' in body)) return false;
   const error = (body as { error: unknown }).error;
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    typeof (error as { message?: unknown }).message === 'string'
+  );
 }
 
 /** The ApiError for a failed response whose body openapi-fetch has read (JSON when it parsed). */
@@ -69,7 +74,12 @@ export function apiErrorFrom(response: Response, body: unknown, retryAfterSecond
  */
 export class PagingLimitError extends Error {
   override readonly name = 'PagingLimitError';
-  constructor(readonly total: number, readonly reached: number) {
-    super(`the list has ${total} results but offset paging stops at ${reached} and the service returned no pagination.next_cursor to continue: narrow the filters`);
+  constructor(
+    readonly total: number,
+    readonly reached: number,
+  ) {
+    super(
+      `the list has ${total} results but offset paging stops at ${reached} and the service returned no pagination.next_cursor to continue: narrow the filters`,
+    );
   }
 }

@@ -1,7 +1,7 @@
-export { createClient, type ClientOptions, type DataServiceClient } from './client.js';
+export type { components, operations, paths } from './api-types.js';
+export { type ClientOptions, createClient, type DataServiceClient } from './client.js';
 export { ApiError, PagingLimitError, type UnexpectedErrorCode } from './errors.js';
 export { OFFSET_MAX, PAGE_MAX } from './paging.js';
-export { READ_ONLY_POST_PATHS, RETRYABLE_STATUSES, retryAfterMs, type RetryOptions } from './retry.js';
-export { DEFAULT_TOLERANCE_SECONDS, verifyWebhookSignature, type WebhookHeaders, type WebhookVerificationOptions } from './webhooks.js';
+export { READ_ONLY_POST_PATHS, RETRYABLE_STATUSES, type RetryOptions, retryAfterMs } from './retry.js';
 export type * from './types.js';
-export type { components, operations, paths } from './api-types.js';
+export { DEFAULT_TOLERANCE_SECONDS, verifyWebhookSignature, type WebhookHeaders, type WebhookVerificationOptions } from './webhooks.js';

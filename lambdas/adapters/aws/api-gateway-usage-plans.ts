@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import {
-  type APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand, DeleteApiKeyCommand, DeleteUsagePlanKeyCommand, UpdateApiKeyCommand,
+  type APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
+  UpdateApiKeyCommand,
 } from '@aws-sdk/client-api-gateway';
 import { randomBase62 } from '../../core/auth/api-keys';
 import type { TierName } from '../../core/auth/tiers';
@@ -11,7 +16,10 @@ import type { UsagePlanKeys } from '../../ports/usage-plans';
  * A gateway key's value is random and never shown: the authorizer hands it to API Gateway.
  */
 export class ApiGatewayUsagePlans implements UsagePlanKeys {
-  constructor(private readonly client: APIGatewayClient, private readonly planIds: Readonly<Record<TierName, string>>) {}
+  constructor(
+    private readonly client: APIGatewayClient,
+    private readonly planIds: Readonly<Record<TierName, string>>,
+  ) {}
 
   async issue(keyId: string, tier: TierName): Promise<{ usageKey: string; apiKeyId: string }> {
     const usageKey = `gcfu_${randomBase62(40, randomBytes)}`;

@@ -14,8 +14,13 @@ const MAX_INPUT_CHARS = 50_000;
  * that got no answer: its timeout, and a connection refused, reset or cut.
  */
 const TRANSIENT_ERROR_NAMES = new Set([
-  'ThrottlingException', 'ServiceUnavailableException', 'ModelNotReadyException', 'ModelTimeoutException',
-  'TimeoutError', 'RequestTimeout', 'RequestTimeoutException',
+  'ThrottlingException',
+  'ServiceUnavailableException',
+  'ModelNotReadyException',
+  'ModelTimeoutException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
 ]);
 const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -56,7 +61,10 @@ export class BedrockEmbedder implements Embedder {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
 
-  constructor(private readonly client: BedrockRuntimeLike, options: BedrockEmbedderOptions) {
+  constructor(
+    private readonly client: BedrockRuntimeLike,
+    options: BedrockEmbedderOptions,
+  ) {
     if (!TITAN_DIMENSIONS.includes(options.dimensions)) {
       throw new Error(`Titan embedding dimensions must be one of ${TITAN_DIMENSIONS.join(', ')}, got ${options.dimensions}`);
     }
@@ -71,7 +79,8 @@ export class BedrockEmbedder implements Embedder {
 
   async embed(texts: readonly string[]): Promise<(Float32Array | null)[]> {
     return mapWithConcurrency(texts, this.maxConcurrency, (text, position) =>
-      text.trim() === '' ? Promise.resolve(null) : this.embedOne(text, position, texts.length));
+      text.trim() === '' ? Promise.resolve(null) : this.embedOne(text, position, texts.length),
+    );
   }
 
   private async embedOne(text: string, position: number, count: number): Promise<Float32Array> {

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ChangeEvent } from '../../core/change-feed';
 import type { ChangeOutbox } from '../../ports/change-outbox';
-import { CHANGE_EVENT_ENTITY, CHANGE_EVENT_SK, deleteItems, DOCUMENT_CLIENT_OPTIONS, entityFilter, putItems, scanPages } from './records-table';
+import { CHANGE_EVENT_ENTITY, CHANGE_EVENT_SK, DOCUMENT_CLIENT_OPTIONS, deleteItems, entityFilter, putItems, scanPages } from './records-table';
 
 /** How long an undelivered event is kept before DynamoDB's TTL removes it. */
 const OUTBOX_RETENTION_DAYS = 30;
@@ -15,22 +15,33 @@ const OUTBOX_RETENTION_DAYS = 30;
 export class DynamoChangeOutbox implements ChangeOutbox {
   private readonly doc: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
   }
 
   async append(events: readonly ChangeEvent[]): Promise<void> {
-    await putItems(this.doc, this.tableName, events.map((event) => ({
-      pk: `event#${event.event_id}`,
-      sk: CHANGE_EVENT_SK,
-      entity: CHANGE_EVENT_ENTITY,
-      expires_at: Math.floor(Date.parse(event.occurred_at) / 1000) + OUTBOX_RETENTION_DAYS * 86_400,
-      ...event,
-    })));
+    await putItems(
+      this.doc,
+      this.tableName,
+      events.map((event) => ({
+        pk: `event#${event.event_id}`,
+        sk: CHANGE_EVENT_SK,
+        entity: CHANGE_EVENT_ENTITY,
+        expires_at: Math.floor(Date.parse(event.occurred_at) / 1000) + OUTBOX_RETENTION_DAYS * 86_400,
+        ...event,
+      })),
+    );
   }
 
   async remove(eventIds: readonly string[]): Promise<void> {
-    await deleteItems(this.doc, this.tableName, eventIds.map((id) => ({ pk: `event#${id}`, sk: CHANGE_EVENT_SK })));
+    await deleteItems(
+      this.doc,
+      this.tableName,
+      eventIds.map((id) => ({ pk: `event#${id}`, sk: CHANGE_EVENT_SK })),
+    );
   }
 
   async *scan(): AsyncIterable<ChangeEvent[]> {

@@ -8,22 +8,29 @@ import { DOCUMENT_CLIENT_OPTIONS } from './records-table';
 export class DynamoDeadlineLedger implements DeadlineLedger {
   private readonly doc: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
   }
 
   async has(marker: string): Promise<boolean> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: `deadline-sent#${marker}`, sk: 'marker' }, ConsistentRead: true }));
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: `deadline-sent#${marker}`, sk: 'marker' }, ConsistentRead: true }),
+    );
     return Item !== undefined;
   }
 
   async claim(marker: string, expiresAt: Date): Promise<boolean> {
     try {
-      await this.doc.send(new PutCommand({
-        TableName: this.tableName,
-        Item: { pk: `deadline-sent#${marker}`, sk: 'marker', entity: 'deadline_marker', expires_at: Math.floor(expiresAt.getTime() / 1000) },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }));
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { pk: `deadline-sent#${marker}`, sk: 'marker', entity: 'deadline_marker', expires_at: Math.floor(expiresAt.getTime() / 1000) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;

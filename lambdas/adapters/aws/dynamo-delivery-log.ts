@@ -22,7 +22,10 @@ const deliveryOf = (item: Record<string, unknown>) => {
 export class DynamoDeliveryLog implements DeliveryLog {
   private readonly doc: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
   }
 

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { systemClock, type Clock } from '../../ports/clock';
+import { type Clock, systemClock } from '../../ports/clock';
 import type { EmbeddingCache } from '../../ports/embedder';
 import { bytesOfVector, vectorOfBytes } from '../vector-bytes';
 import { DOCUMENT_CLIENT_OPTIONS, putItems } from './records-table';
@@ -29,7 +29,11 @@ export class DynamoEmbeddingCache implements EmbeddingCache {
   private readonly retentionSeconds: number;
   private readonly clock: Clock;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string, options: DynamoEmbeddingCacheOptions = {}) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+    options: DynamoEmbeddingCacheOptions = {},
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
     this.retentionSeconds = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400;
     this.clock = options.clock ?? systemClock;
@@ -49,12 +53,16 @@ export class DynamoEmbeddingCache implements EmbeddingCache {
 
   async put(entries: ReadonlyMap<string, Float32Array>): Promise<void> {
     const expiresAt = Math.floor(this.clock.now().getTime() / 1000) + this.retentionSeconds;
-    await putItems(this.doc, this.tableName, [...entries].map(([key, vector]) => ({
-      ...embeddingItemKeyOf(key),
-      entity: EMBEDDING_ENTITY,
-      vector: bytesOfVector(vector),
-      expires_at: expiresAt,
-    })));
+    await putItems(
+      this.doc,
+      this.tableName,
+      [...entries].map(([key, vector]) => ({
+        ...embeddingItemKeyOf(key),
+        entity: EMBEDDING_ENTITY,
+        vector: bytesOfVector(vector),
+        expires_at: expiresAt,
+      })),
+    );
   }
 
   /** One BatchGetItem of up to 100 keys, retrying what DynamoDB leaves unprocessed with jittered backoff. */
@@ -64,9 +72,11 @@ export class DynamoEmbeddingCache implements EmbeddingCache {
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > MAX_UNPROCESSED_RETRIES) throw new Error(`DynamoDB left ${pending.length} embedding reads unprocessed`);
       if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
-      const out = await this.doc.send(new BatchGetCommand({
-        RequestItems: { [this.tableName]: { Keys: pending, ProjectionExpression: 'pk, #vector', ExpressionAttributeNames: { '#vector': 'vector' } } },
-      }));
+      const out = await this.doc.send(
+        new BatchGetCommand({
+          RequestItems: { [this.tableName]: { Keys: pending, ProjectionExpression: 'pk, #vector', ExpressionAttributeNames: { '#vector': 'vector' } } },
+        }),
+      );
       items.push(...(out.Responses?.[this.tableName] ?? []));
       pending = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     }

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TierName } from '../../core/auth/tiers';
-import { KeyStateConflict, type ApiKeyRecord, type IdempotencyClaim, type KeyStore } from '../../ports/key-store';
+import { type ApiKeyRecord, type IdempotencyClaim, KeyStateConflict, type KeyStore } from '../../ports/key-store';
 import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages, withoutItemKeys } from './records-table';
 
 /**
@@ -25,24 +25,47 @@ const keyOfItem = (item: Record<string, unknown>) => withoutItemKeys(item) as un
 export class DynamoKeyStore implements KeyStore {
   private readonly doc: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
   }
 
   async create(key: ApiKeyRecord): Promise<void> {
-    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...hashKey(key.current_hash), key_id: key.key_id }, ConditionExpression: 'attribute_not_exists(pk)' }));
-    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...keyKey(key.key_id), entity: KEY_ENTITY, ...key }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...hashKey(key.current_hash), key_id: key.key_id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keyKey(key.key_id), entity: KEY_ENTITY, ...key },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   async claimIdempotencyKey(hash: string, claim: IdempotencyClaim, now: string): Promise<IdempotencyClaim | null> {
     try {
-      await this.doc.send(new PutCommand({
-        TableName: this.tableName,
-        Item: { ...claimKey(hash), entity: 'api_key_claim', key_id: claim.key_id, fingerprint: claim.fingerprint, expires_at: epochSeconds(claim.expires_at) },
-        // TTL removes lapsed claims only eventually (and dynalite never): a lapsed one is taken over here.
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
-        ExpressionAttributeValues: { ':now': epochSeconds(now) },
-      }));
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...claimKey(hash),
+            entity: 'api_key_claim',
+            key_id: claim.key_id,
+            fingerprint: claim.fingerprint,
+            expires_at: epochSeconds(claim.expires_at),
+          },
+          // TTL removes lapsed claims only eventually (and dynalite never): a lapsed one is taken over here.
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+          ExpressionAttributeValues: { ':now': epochSeconds(now) },
+        }),
+      );
       return null;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -71,16 +94,27 @@ export class DynamoKeyStore implements KeyStore {
   }
 
   async rotate(keyId: string, expectedCurrentHash: string, next: { hash: string; prefix: string }, graceUntil: string, now: string): Promise<ApiKeyRecord> {
-    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...hashKey(next.hash), key_id: keyId }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await this.doc.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...hashKey(next.hash), key_id: keyId }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
     try {
-      const { Attributes } = await this.doc.send(new UpdateCommand({
-        TableName: this.tableName,
-        Key: keyKey(keyId),
-        UpdateExpression: 'SET previous_hash = current_hash, previous_valid_until = :grace, current_hash = :next, prefix = :prefix, rotated_at = :now',
-        ConditionExpression: 'attribute_exists(pk) AND current_hash = :expected AND revoked_at = :null',
-        ExpressionAttributeValues: { ':grace': graceUntil, ':next': next.hash, ':prefix': next.prefix, ':now': now, ':expected': expectedCurrentHash, ':null': null },
-        ReturnValues: 'ALL_NEW',
-      }));
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyKey(keyId),
+          UpdateExpression: 'SET previous_hash = current_hash, previous_valid_until = :grace, current_hash = :next, prefix = :prefix, rotated_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND current_hash = :expected AND revoked_at = :null',
+          ExpressionAttributeValues: {
+            ':grace': graceUntil,
+            ':next': next.hash,
+            ':prefix': next.prefix,
+            ':now': now,
+            ':expected': expectedCurrentHash,
+            ':null': null,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return keyOfItem(Attributes!);
     } catch (error) {
       await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: hashKey(next.hash) }));
@@ -91,14 +125,16 @@ export class DynamoKeyStore implements KeyStore {
 
   async revoke(keyId: string, now: string): Promise<ApiKeyRecord> {
     try {
-      const { Attributes } = await this.doc.send(new UpdateCommand({
-        TableName: this.tableName,
-        Key: keyKey(keyId),
-        UpdateExpression: 'SET revoked_at = :now',
-        ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-        ReturnValues: 'ALL_NEW',
-      }));
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyKey(keyId),
+          UpdateExpression: 'SET revoked_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+          ExpressionAttributeValues: { ':now': now, ':null': null },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return keyOfItem(Attributes!);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
@@ -111,10 +147,16 @@ export class DynamoKeyStore implements KeyStore {
 
   async setTier(keyId: string, tier: TierName): Promise<ApiKeyRecord> {
     try {
-      const { Attributes } = await this.doc.send(new UpdateCommand({
-        TableName: this.tableName, Key: keyKey(keyId), UpdateExpression: 'SET tier = :tier', ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':tier': tier }, ReturnValues: 'ALL_NEW',
-      }));
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyKey(keyId),
+          UpdateExpression: 'SET tier = :tier',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':tier': tier },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return keyOfItem(Attributes!);
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new KeyStateConflict(`no key ${keyId}`);

@@ -1,9 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { contentHashOf } from '../../core/ingest/identity';
-import { RESOURCE_KINDS, withLaterFields, type RecordByKind, type ResourceKind } from '../../core/records';
+import { RESOURCE_KINDS, type RecordByKind, type ResourceKind, withLaterFields } from '../../core/records';
 import type { RecordStore, StoredVersion } from '../../ports/record-store';
-import { DOCUMENT_CLIENT_OPTIONS, FUNDER_INDEX, RECORD_INTERNAL_ATTRIBUTES, RECORD_SK, putItems, recordKeyOf, scanPages } from './records-table';
+import { DOCUMENT_CLIENT_OPTIONS, FUNDER_INDEX, putItems, RECORD_INTERNAL_ATTRIBUTES, RECORD_SK, recordKeyOf, scanPages } from './records-table';
 
 /**
  * The record store on DynamoDB (single table, pk/sk). Also the local adapter: pointed at dynalite
@@ -36,7 +36,11 @@ export class DynamoRecordStore implements RecordStore {
   private readonly doc: DynamoDBDocumentClient;
   private readonly funderIndex: boolean;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string, options: DynamoRecordStoreOptions = {}) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+    options: DynamoRecordStoreOptions = {},
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
     this.funderIndex = options.funderIndex ?? true;
   }
@@ -53,15 +57,17 @@ export class DynamoRecordStore implements RecordStore {
       let keys: Record<string, unknown>[] = unique.slice(i, i + BATCH_GET_MAX).map((id) => recordKeyOf(kind, id));
       for (let attempt = 0; keys.length > 0; attempt++) {
         if (attempt > MAX_UNPROCESSED_RETRIES) throw new Error(`DynamoDB left ${keys.length} reads unprocessed`);
-        const out = await this.doc.send(new BatchGetCommand({
-          RequestItems: {
-            [this.tableName]: {
-              Keys: keys,
-              ProjectionExpression: '#id, content_hash, created_at',
-              ExpressionAttributeNames: { '#id': 'id' },
+        const out = await this.doc.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.tableName]: {
+                Keys: keys,
+                ProjectionExpression: '#id, content_hash, created_at',
+                ExpressionAttributeNames: { '#id': 'id' },
+              },
             },
-          },
-        }));
+          }),
+        );
         for (const item of out.Responses?.[this.tableName] ?? []) {
           found.set(String(item.id), { contentHash: String(item.content_hash ?? ''), createdAt: String(item.created_at) });
         }
@@ -72,19 +78,26 @@ export class DynamoRecordStore implements RecordStore {
   }
 
   async put<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void> {
-    await putItems(this.doc, this.tableName, records.map((record): Record<string, unknown> => ({
-      ...recordKeyOf(kind, record.id),
-      entity: kind,
-      content_hash: contentHashOf(record),
-      ...(kind === 'funder' ? { [FUNDER_INDEX.partitionKey]: record.id } : {}),
-      ...record,
-    })));
+    await putItems(
+      this.doc,
+      this.tableName,
+      records.map(
+        (record): Record<string, unknown> => ({
+          ...recordKeyOf(kind, record.id),
+          entity: kind,
+          content_hash: contentHashOf(record),
+          ...(kind === 'funder' ? { [FUNDER_INDEX.partitionKey]: record.id } : {}),
+          ...record,
+        }),
+      ),
+    );
   }
 
   async *scan<K extends ResourceKind>(kind: K): AsyncIterable<RecordByKind[K][]> {
-    const input = kind === 'funder' && this.funderIndex
-      ? { TableName: this.tableName, IndexName: FUNDER_INDEX.name }
-      : { TableName: this.tableName, FilterExpression: 'entity = :kind AND sk = :sk', ExpressionAttributeValues: { ':kind': kind, ':sk': RECORD_SK } };
+    const input =
+      kind === 'funder' && this.funderIndex
+        ? { TableName: this.tableName, IndexName: FUNDER_INDEX.name }
+        : { TableName: this.tableName, FilterExpression: 'entity = :kind AND sk = :sk', ExpressionAttributeValues: { ':kind': kind, ':sk': RECORD_SK } };
     for await (const items of scanPages(this.doc, input)) yield items.map((item) => recordOfItem<K>(item));
   }
 }

@@ -1,11 +1,11 @@
-import type { AttributeValue as StreamAttributeValue, DynamoDBRecord } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord, AttributeValue as StreamAttributeValue } from 'aws-lambda';
 import type { ChangeEvent, RecordChange } from '../../core/change-feed';
 import { contentHashOf } from '../../core/ingest/identity';
-import { RESOURCE_KINDS, type AnyRecord, type ResourceKind } from '../../core/records';
-import { recordOfItem } from './dynamo-record-store';
+import { type AnyRecord, RESOURCE_KINDS, type ResourceKind } from '../../core/records';
 import { changeEventOfItem } from './dynamo-change-outbox';
+import { recordOfItem } from './dynamo-record-store';
 import { CHANGE_EVENT_SK, RECORD_SK } from './records-table';
 
 /**
@@ -14,8 +14,7 @@ import { CHANGE_EVENT_SK, RECORD_SK } from './records-table';
  * to tell created from updated, which is why the table streams NEW_AND_OLD_IMAGES.
  */
 
-const image = (value: Record<string, StreamAttributeValue> | undefined) =>
-  value ? unmarshall(value as Record<string, AttributeValue>) : undefined;
+const image = (value: Record<string, StreamAttributeValue> | undefined) => (value ? unmarshall(value as Record<string, AttributeValue>) : undefined);
 
 const isKind = (value: unknown): value is ResourceKind => RESOURCE_KINDS.includes(value as ResourceKind);
 

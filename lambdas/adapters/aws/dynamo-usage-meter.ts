@@ -41,7 +41,11 @@ export class DynamoUsageMeter implements UsageMeter {
   private pending = new Map<string, PendingUsage>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string, options: DynamoUsageMeterOptions = {}) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+    options: DynamoUsageMeterOptions = {},
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
     this.flushIntervalMs = options.flushIntervalMs ?? 0;
   }
@@ -81,19 +85,23 @@ export class DynamoUsageMeter implements UsageMeter {
       for (const [bucket, count] of entry.buckets) adds[`lat_${bucket}`] = count;
       const names = Object.keys(adds).filter((name) => adds[name]! > 0);
       try {
-        await this.doc.send(new UpdateCommand({
-          TableName: this.tableName,
-          Key: usageKey(entry.keyId, entry.day),
-          UpdateExpression: [
-            names.length > 0 ? `ADD ${names.map((_, i) => `#a${i} :a${i}`).join(', ')}` : '',
-            `SET expires_at = :expires, entity = :entity${entry.lastUsedAt ? ', last_used_at = :last' : ''}`,
-          ].join(' '),
-          ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(names.map((name, i) => [`:a${i}`, adds[name]])),
-            ':expires': expiresAt(entry.day), ':entity': 'usage', ...(entry.lastUsedAt ? { ':last': entry.lastUsedAt } : {}),
-          },
-        }));
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: usageKey(entry.keyId, entry.day),
+            UpdateExpression: [
+              names.length > 0 ? `ADD ${names.map((_, i) => `#a${i} :a${i}`).join(', ')}` : '',
+              `SET expires_at = :expires, entity = :entity${entry.lastUsedAt ? ', last_used_at = :last' : ''}`,
+            ].join(' '),
+            ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(names.map((name, i) => [`:a${i}`, adds[name]])),
+              ':expires': expiresAt(entry.day),
+              ':entity': 'usage',
+              ...(entry.lastUsedAt ? { ':last': entry.lastUsedAt } : {}),
+            },
+          }),
+        );
       } catch {
         const kept = this.pendingFor(entry.keyId, entry.day);
         kept.requests += entry.requests;
@@ -121,16 +129,22 @@ export class DynamoUsageMeter implements UsageMeter {
       return { allowed: true, used: entry.requests };
     }
     try {
-      const { Attributes } = await this.doc.send(new UpdateCommand({
-        TableName: this.tableName,
-        Key: usageKey(keyId, day),
-        UpdateExpression: 'ADD requests :one SET last_used_at = :now, expires_at = :expires, entity = :entity',
-        ...(limit === null ? {} : { ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit' }),
-        ExpressionAttributeValues: {
-          ':one': 1, ':now': now.toISOString(), ':expires': expiresAt(day), ':entity': 'usage', ...(limit === null ? {} : { ':limit': limit }),
-        },
-        ReturnValues: 'UPDATED_NEW',
-      }));
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: usageKey(keyId, day),
+          UpdateExpression: 'ADD requests :one SET last_used_at = :now, expires_at = :expires, entity = :entity',
+          ...(limit === null ? {} : { ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit' }),
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':now': now.toISOString(),
+            ':expires': expiresAt(day),
+            ':entity': 'usage',
+            ...(limit === null ? {} : { ':limit': limit }),
+          },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
       return { allowed: true, used: Number(Attributes?.requests ?? 1) };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return { allowed: false, used: limit ?? 0 };
@@ -152,24 +166,28 @@ export class DynamoUsageMeter implements UsageMeter {
       entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + 1);
       return;
     }
-    await this.doc.send(new UpdateCommand({
-      TableName: this.tableName,
-      Key: usageKey(keyId, day),
-      UpdateExpression: `ADD responses :one, errors :error, #bucket :one SET expires_at = :expires, entity = :entity`,
-      ExpressionAttributeNames: { '#bucket': `lat_${bucket}` },
-      ExpressionAttributeValues: { ':one': 1, ':error': response.status >= 400 ? 1 : 0, ':expires': expiresAt(day), ':entity': 'usage' },
-    }));
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: usageKey(keyId, day),
+        UpdateExpression: `ADD responses :one, errors :error, #bucket :one SET expires_at = :expires, entity = :entity`,
+        ExpressionAttributeNames: { '#bucket': `lat_${bucket}` },
+        ExpressionAttributeValues: { ':one': 1, ':error': response.status >= 400 ? 1 : 0, ':expires': expiresAt(day), ':entity': 'usage' },
+      }),
+    );
   }
 
   async history(keyId: string, days: number): Promise<DailyUsage[]> {
     await this.flush();
-    const { Items } = await this.doc.send(new QueryCommand({
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
-      ExpressionAttributeValues: { ':pk': `usage#${keyId}`, ':day': 'day#' },
-      ScanIndexForward: false,
-      Limit: days,
-    }));
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
+        ExpressionAttributeValues: { ':pk': `usage#${keyId}`, ':day': 'day#' },
+        ScanIndexForward: false,
+        Limit: days,
+      }),
+    );
     return (Items ?? []).map((item) => {
       const counts = Array.from({ length: LATENCY_BUCKETS }, (_, bucket) => Number(item[`lat_${bucket}`] ?? 0));
       return {

@@ -24,23 +24,40 @@ const subscriptionOf = (item: Record<string, unknown>) => withoutItemKeys(item) 
 export class DynamoWebhookStore implements WebhookStore {
   private readonly doc: DynamoDBDocumentClient;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
   }
 
   async create(subscription: WebhookSubscription): Promise<void> {
     const guard = guardKey(subscription.key_id, subscription.url);
     try {
-      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...guard, subscription_id: subscription.subscription_id }, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...guard, subscription_id: subscription.subscription_id },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
         const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: guard, ConsistentRead: true }));
-        throw new WebhookConflict(`key ${subscription.key_id} already has a subscription for ${subscription.url}${Item ? ` (${String(Item.subscription_id)})` : ''}`);
+        throw new WebhookConflict(
+          `key ${subscription.key_id} already has a subscription for ${subscription.url}${Item ? ` (${String(Item.subscription_id)})` : ''}`,
+        );
       }
       throw error;
     }
     try {
-      await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...subscriptionKey(subscription.subscription_id), entity: WEBHOOK_ENTITY, ...subscription }, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...subscriptionKey(subscription.subscription_id), entity: WEBHOOK_ENTITY, ...subscription },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
     } catch (error) {
       await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: guard }));
       throw error;
@@ -56,13 +73,15 @@ export class DynamoWebhookStore implements WebhookStore {
     const found: WebhookSubscription[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.doc.send(new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': SUBSCRIPTIONS_PARTITION, ':prefix': 'subscription#' },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }));
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': SUBSCRIPTIONS_PARTITION, ':prefix': 'subscription#' },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
       for (const item of page.Items ?? []) {
         const subscription = subscriptionOf(item);
         if (keyId === undefined || subscription.key_id === keyId) found.push(subscription);
@@ -80,15 +99,17 @@ export class DynamoWebhookStore implements WebhookStore {
       return current;
     }
     try {
-      const { Attributes } = await this.doc.send(new UpdateCommand({
-        TableName: this.tableName,
-        Key: subscriptionKey(subscriptionId),
-        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
-        ReturnValues: 'ALL_NEW',
-      }));
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: subscriptionKey(subscriptionId),
+          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return subscriptionOf(Attributes!);
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new WebhookConflict(`no webhook subscription ${subscriptionId}`);

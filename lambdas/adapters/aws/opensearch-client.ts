@@ -6,7 +6,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, Provider } from '@smithy/types';
-import { fullJitterDelayMs, sleepMs, type BackoffCeiling } from '../../core/retry/full-jitter';
+import { type BackoffCeiling, fullJitterDelayMs, sleepMs } from '../../core/retry/full-jitter';
 import { currentRetryBudget } from './opensearch-load-shedding';
 
 /**
@@ -47,7 +47,11 @@ export class OpenSearchResponseError extends Error {
   override readonly name = 'ResponseError';
   readonly meta: { statusCode: number; body: unknown };
 
-  constructor(readonly statusCode: number, body: unknown, what: string) {
+  constructor(
+    readonly statusCode: number,
+    body: unknown,
+    what: string,
+  ) {
     const error = (body as { error?: { type?: string; reason?: string } | string } | null)?.error;
     const detail = typeof error === 'string' ? error : error ? `${error.type ?? 'error'}: ${error.reason ?? ''}`.trim() : '';
     super(`${what} answered ${statusCode}${detail ? ` ${detail}` : ''}`);
@@ -238,24 +242,33 @@ export class OpenSearchHttpClient implements OpenSearchApi {
     const headers = await this.headersFor(method, path, body, contentType);
     const client = this.url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = client.request({
-        protocol: this.url.protocol,
-        hostname: this.url.hostname,
-        port: this.url.port || undefined,
-        method,
-        path,
-        headers,
-        agent: this.agent,
-        timeout: this.requestTimeoutMs,
-      }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (error) => reject(new OpenSearchConnectionError(`OpenSearch ${method} ${path}: the answer broke off (${error.message})`, { cause: error })));
-      });
+      const req = client.request(
+        {
+          protocol: this.url.protocol,
+          hostname: this.url.hostname,
+          port: this.url.port || undefined,
+          method,
+          path,
+          headers,
+          agent: this.agent,
+          timeout: this.requestTimeoutMs,
+        },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', (error) =>
+            reject(new OpenSearchConnectionError(`OpenSearch ${method} ${path}: the answer broke off (${error.message})`, { cause: error })),
+          );
+        },
+      );
       req.on('timeout', () => req.destroy(new OpenSearchTimeoutError(`OpenSearch ${method} ${path}: no answer within ${this.requestTimeoutMs} ms`)));
       req.on('error', (error) => {
-        reject(error instanceof OpenSearchTimeoutError ? error : new OpenSearchConnectionError(`OpenSearch ${method} ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`, { cause: error }));
+        reject(
+          error instanceof OpenSearchTimeoutError
+            ? error
+            : new OpenSearchConnectionError(`OpenSearch ${method} ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`, { cause: error }),
+        );
       });
       req.end(body);
     });

@@ -1,11 +1,23 @@
 import {
-  deadlineWindows, emptyFacets, FACET_VALUE_CAP, fixedValues, NATIONAL_STATE_VALUE, rankedTermValues, statusFacetClauses, STATUS_FACET_VALUES,
-  DEADLINE_BUCKETS, termKeyOf, type FacetName, type Facets, type FacetValue, type OpportunityKind,
+  DEADLINE_BUCKETS,
+  deadlineWindows,
+  emptyFacets,
+  FACET_VALUE_CAP,
+  type FacetName,
+  type Facets,
+  type FacetValue,
+  fixedValues,
+  NATIONAL_STATE_VALUE,
+  type OpportunityKind,
+  rankedTermValues,
+  STATUS_FACET_VALUES,
+  statusFacetClauses,
+  termKeyOf,
 } from '../../core/query/facets';
 import type { ListQuery } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
+import { anyOf, type Dsl, missing, statusClause } from './opensearch-filters';
 import { SORT_SUBFIELD } from './opensearch-mappings';
-import { anyOf, missing, statusClause, type Dsl } from './opensearch-filters';
 
 /**
  * The facets of a query (lambdas/core/query/facets.ts) as OpenSearch aggregations over the query's
@@ -54,7 +66,9 @@ export function facetAggregationsOf(kind: ResourceKind, query: Pick<ListQuery, '
   const aggs: Dsl = {};
   for (const name of query.facets) {
     if (name === 'status') {
-      const filters = Object.fromEntries(statusFacetClauses(kind).map(({ value, clauses }) => [value, anyOf(clauses.map((c) => statusClause(c, query.today)))]));
+      const filters = Object.fromEntries(
+        statusFacetClauses(kind).map(({ value, clauses }) => [value, anyOf(clauses.map((c) => statusClause(c, query.today)))]),
+      );
       aggs[`${PREFIX}status`] = { filters: { filters } };
     } else if (name === 'deadline_within') aggs[`${PREFIX}deadline_within`] = deadlineAggregation(query.today);
     else {
@@ -66,14 +80,18 @@ export function facetAggregationsOf(kind: ResourceKind, query: Pick<ListQuery, '
   return { aggs };
 }
 
-interface TermBucket { key: string; doc_count: number; spelling?: { hits: { hits: { _source?: Record<string, unknown> }[] } } }
+interface TermBucket {
+  key: string;
+  doc_count: number;
+  spelling?: { hits: { hits: { _source?: Record<string, unknown> }[] } };
+}
 export type Aggregations = Record<string, { buckets?: TermBucket[] | Record<string, { doc_count: number }>; doc_count?: number }>;
 
 function spellingOf(bucket: TermBucket, source: string | undefined): string {
   if (!source) return bucket.key;
   const found = bucket.spelling?.hits.hits[0]?._source?.[source];
   const spellings = Array.isArray(found) ? found : [found];
-  return (spellings.find((s): s is string => typeof s === 'string' && termKeyOf(s) === bucket.key)) ?? bucket.key;
+  return spellings.find((s): s is string => typeof s === 'string' && termKeyOf(s) === bucket.key) ?? bucket.key;
 }
 
 /** The facets a query asked for, from its response's aggregations (facetAggregationsOf). */

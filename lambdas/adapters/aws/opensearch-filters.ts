@@ -84,10 +84,7 @@ export function filterClauses(query: Pick<ListQuery, 'filters' | 'today' | 'ids'
   if (f.naics) {
     const full = f.naics.filter((code) => code.length === 6);
     const prefixes = f.naics.filter((code) => code.length < 6);
-    clauses.push(anyOf([
-      ...(full.length > 0 ? [{ terms: { naics: full } }] : []),
-      ...prefixes.map((code) => ({ prefix: { naics: code } })),
-    ]));
+    clauses.push(anyOf([...(full.length > 0 ? [{ terms: { naics: full } }] : []), ...prefixes.map((code) => ({ prefix: { naics: code } }))]));
   }
   if (f.setAside) clauses.push({ terms: { set_aside_code: f.setAside.map((code) => code.toUpperCase()) } });
   if (f.applicant) {

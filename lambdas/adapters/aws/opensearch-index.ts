@@ -1,28 +1,38 @@
+import type { Facets } from '../../core/query/facets';
+import { pageBeyondWindow } from '../../core/query/list-cursor';
+import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core/records';
 import { fuseHybrid } from '../../core/search/fusion';
+import { identifierQueryOf } from '../../core/search/identifiers';
 import { keywordTermsOf } from '../../core/search/keyword-query';
+import { type EmptyAnswer, emptySearchAnswer } from '../../core/search/no-results';
+import { fixedQueryFloor, type QueryFloor, queryFloorOf } from '../../core/search/query-floor';
 import { cosineOfOpenSearchScore, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
-import type { Facets } from '../../core/query/facets';
-import type { ListQuery, PagePosition } from '../../core/query/list-query';
-import { pageBeyondWindow } from '../../core/query/list-cursor';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery, TotalRelation } from '../../ports/search-index';
 import type { OpenSearchApi } from './opensearch-client';
-import { bulkWrite, OpenSearchIndices, type BulkItemResult, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
-import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
-import { filterClauses, type Dsl } from './opensearch-filters';
-import { floorEvidenceBodies, fusedFacetsBody, hybridPageRequest, msearchLines, planQuery, rankedIdOf, relevanceOfScore, unfilteredCountBody, type QueryPlan } from './opensearch-query';
-import { fusedPosition, positionOfHit } from './opensearch-keyset';
-import { termCountBodies, usableVector, type TermStatistics } from './opensearch-text-clauses';
-import { QueryFloorCache } from './opensearch-query-floors';
-import { emptySearchAnswer, type EmptyAnswer } from '../../core/search/no-results';
-import { fixedQueryFloor, queryFloorOf, type QueryFloor } from '../../core/search/query-floor';
-import { identifierQueryOf } from '../../core/search/identifiers';
 import { facetsOfAggregations, noFacets } from './opensearch-facets';
-import { answeredItem, queryFailure, QueryTimeoutError, totalOf, type MsearchItem, type SearchHit, type SearchResponse } from './opensearch-responses';
-import { TermStatisticsCache } from './opensearch-term-statistics';
-import { vectorSearchSettingsOf, type VectorSearchSettings } from './opensearch-vector-search';
+import { type Dsl, filterClauses } from './opensearch-filters';
+import { type BulkItemResult, bulkWrite, type IndexCheck, OpenSearchIndices, type RebuildResult, type RebuildWrite } from './opensearch-indices';
+import { fusedPosition, positionOfHit } from './opensearch-keyset';
 import { DEFAULT_SHED_MS, isOverload, QUERY_RETRY_BUDGET, VectorLoadShedder, withRetryBudget } from './opensearch-load-shedding';
+import { documentOf, INDEX_ALIASES, INTERNAL_FIELDS } from './opensearch-mappings';
+import {
+  floorEvidenceBodies,
+  fusedFacetsBody,
+  hybridPageRequest,
+  msearchLines,
+  planQuery,
+  type QueryPlan,
+  rankedIdOf,
+  relevanceOfScore,
+  unfilteredCountBody,
+} from './opensearch-query';
+import { QueryFloorCache } from './opensearch-query-floors';
+import { answeredItem, type MsearchItem, QueryTimeoutError, queryFailure, type SearchHit, type SearchResponse, totalOf } from './opensearch-responses';
+import { TermStatisticsCache } from './opensearch-term-statistics';
+import { type TermStatistics, termCountBodies, usableVector } from './opensearch-text-clauses';
+import { type VectorSearchSettings, vectorSearchSettingsOf } from './opensearch-vector-search';
 
 type HybridPlan = Extract<QueryPlan, { type: 'hybrid' }>;
 
@@ -46,8 +56,8 @@ function pageOfHits(query: ListQuery, hits: SearchHit[], total: number): { hits:
 /** A page's totalRelation: `gte` when the window of nearest candidates filled above the floor (absent: exact). */
 const relationOf = (bounded: boolean): { totalRelation?: TotalRelation } => (bounded ? { totalRelation: 'gte' } : {});
 
+export { type IndexCheck, REBUILD_REMEDY, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 export { INDEX_ALIASES } from './opensearch-mappings';
-export { REBUILD_REMEDY, type IndexCheck, type RebuildResult, type RebuildWrite } from './opensearch-indices';
 
 /**
  * The search index on OpenSearch. Each kind has a versioned index behind an alias (`gcf-grants` ->
@@ -105,7 +115,10 @@ export class OpenSearchIndex implements SearchIndex {
   private readonly retriesPerQuery: number;
   private readonly onShed: (mode: 'semantic' | 'hybrid') => void;
 
-  constructor(private readonly client: OpenSearchApi, options: OpenSearchIndexOptions) {
+  constructor(
+    private readonly client: OpenSearchApi,
+    options: OpenSearchIndexOptions,
+  ) {
     if (!options?.space) throw new Error('OpenSearchIndex needs the vector space of the configured embedder ({ space })');
     this.space = options.space;
     this.endpoint = options.endpoint;
@@ -116,7 +129,14 @@ export class OpenSearchIndex implements SearchIndex {
     this.onShed = options.onShed ?? (() => undefined);
     const prefix = options.aliasPrefix;
     this.aliases = prefix ? { grant: `${prefix}-grants`, contract: `${prefix}-contracts`, funder: `${prefix}-funders` } : INDEX_ALIASES;
-    this.indices = new OpenSearchIndices(client, { space: this.space, endpoint: this.endpoint, aliases: this.aliases, replicas: options.replicas, recheckAfterMs: options.recheckAfterMs ?? 60_000, vectors: this.vectors });
+    this.indices = new OpenSearchIndices(client, {
+      space: this.space,
+      endpoint: this.endpoint,
+      aliases: this.aliases,
+      replicas: options.replicas,
+      recheckAfterMs: options.recheckAfterMs ?? 60_000,
+      vectors: this.vectors,
+    });
   }
 
   /** The alias a kind's index is read and written through. */
@@ -132,17 +152,19 @@ export class OpenSearchIndex implements SearchIndex {
       if ((search?.mode === 'keyword' && !canMatch(search.text)) || (search?.mode === 'semantic' && !usableVector(semantic))) {
         return { total: 0, results: [], ...noFacets(kind, query), empty: emptySearchAnswer(search, 0, false) };
       }
-      const page = await withRetryBudget(this.retriesPerQuery, () => this.withinDeadline(async () => {
-        const vectors = search !== undefined && search.mode !== 'keyword';
-        const statistics = search ? await this.termStatistics(kind, keywordTermsOf(search.text)) : undefined;
-        await this.indices.verify(kind, vectors ? 'vectors' : 'read');
-        const floor = vectors && usableVector(semantic) ? await this.queryFloor(kind, search!.text, semantic!, statistics) : null;
-        const plan = planQuery(kind, query, this.vectors.window, semantic, statistics, floor);
-        const page = await this.answer(kind, query, plan, semantic);
-        const withFloor = { ...page, ...(floor ? { floor } : {}) };
-        if (page.total > 0 || query.ids) return withFloor;
-        return { ...withFloor, empty: await this.emptyAnswer(kind, query, semantic, floor, statistics) };
-      }));
+      const page = await withRetryBudget(this.retriesPerQuery, () =>
+        this.withinDeadline(async () => {
+          const vectors = search !== undefined && search.mode !== 'keyword';
+          const statistics = search ? await this.termStatistics(kind, keywordTermsOf(search.text)) : undefined;
+          await this.indices.verify(kind, vectors ? 'vectors' : 'read');
+          const floor = vectors && usableVector(semantic) ? await this.queryFloor(kind, search!.text, semantic!, statistics) : null;
+          const plan = planQuery(kind, query, this.vectors.window, semantic, statistics, floor);
+          const page = await this.answer(kind, query, plan, semantic);
+          const withFloor = { ...page, ...(floor ? { floor } : {}) };
+          if (page.total > 0 || query.ids) return withFloor;
+          return { ...withFloor, empty: await this.emptyAnswer(kind, query, semantic, floor, statistics) };
+        }),
+      );
       return degraded ? { ...page, degraded } : page;
     } catch (error) {
       if (isOverload(error)) this.shedder.overloaded();
@@ -161,7 +183,9 @@ export class OpenSearchIndex implements SearchIndex {
     const { hits, next } = pageOfHits(query, response.hits.hits, total);
     const results = hits.map((hit) => {
       const record = this.recordOf(kind, hit);
-      return (plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score, semantic!.scale) } : record) as IndexedResult<K>;
+      return (
+        plan.scored && typeof hit._score === 'number' ? { ...record, relevance: relevanceOfScore(hit._score, semantic!.scale) } : record
+      ) as IndexedResult<K>;
     });
     return { total, ...relationOf(bounded), results, ...this.facetsOf(kind, query, response), ...(next ? { next } : {}) };
   }
@@ -171,24 +195,35 @@ export class OpenSearchIndex implements SearchIndex {
     if (semantic.fixedFloor !== undefined) return Promise.resolve(fixedQueryFloor(semantic.fixedFloor));
     return this.floors.floor(kind, text, semantic, async () => {
       const { bodies, reads } = floorEvidenceBodies(kind, text, semantic, statistics);
-      const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
+      const { body } = (await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) })) as unknown as {
+        body: { responses: MsearchItem[] };
+      };
       const response = (read: (typeof reads)[number]) => (reads.includes(read) ? answeredItem(body.responses[reads.indexOf(read)]) : null);
       const bestOf = (read: 'best' | 'words') => {
         const top = response(read)?.hits.hits[0]?._score;
         return typeof top === 'number' ? cosineOfOpenSearchScore(top) : Number.NaN;
       };
       const identifiers = response('identifiers');
-      return queryFloorOf({
-        bestCosine: bestOf('best'),
-        bestWordCosine: bestOf('words'),
-        identifierMatches: identifiers ? totalOf(identifiers) : 0,
-        words: keywordTermsOf(text).length,
-      }, semantic.scale);
+      return queryFloorOf(
+        {
+          bestCosine: bestOf('best'),
+          bestWordCosine: bestOf('words'),
+          identifierMatches: identifiers ? totalOf(identifiers) : 0,
+          words: keywordTermsOf(text).length,
+        },
+        semantic.scale,
+      );
     });
   }
 
   /** Why a search found nothing (IndexPage.empty): its filters, its text, or the floor. */
-  private async emptyAnswer(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery | undefined, floor: QueryFloor | null, statistics?: TermStatistics): Promise<EmptyAnswer> {
+  private async emptyAnswer(
+    kind: ResourceKind,
+    query: ListQuery,
+    semantic: SemanticQuery | undefined,
+    floor: QueryFloor | null,
+    statistics?: TermStatistics,
+  ): Promise<EmptyAnswer> {
     const search = query.search;
     if (!search) return { reason: 'no_match' };
     const body = filterClauses(query).length > 0 ? unfilteredCountBody(kind, search.text, search.mode, semantic, floor, this.vectors.window, statistics) : null;
@@ -199,7 +234,9 @@ export class OpenSearchIndex implements SearchIndex {
   /** How many of a kind's records hold each term: one `_msearch` of counts for those not cached. */
   private termStatistics(kind: ResourceKind, terms: readonly string[]): Promise<TermStatistics> {
     return this.termCounts.statistics(kind, terms, async (missing) => {
-      const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(termCountBodies(kind, missing)) }) as unknown as { body: { responses: MsearchItem[] } };
+      const { body } = (await this.client.msearch({ index: this.aliases[kind], body: msearchLines(termCountBodies(kind, missing)) })) as unknown as {
+        body: { responses: MsearchItem[] };
+      };
       return [...missing, ''].map((_, i) => () => totalOf(answeredItem(body.responses[i])));
     });
   }
@@ -226,19 +263,41 @@ export class OpenSearchIndex implements SearchIndex {
    * pages reach as far as it does.
    */
   private async hybrid<K extends ResourceKind>(kind: K, query: ListQuery, { bodies, lists }: HybridPlan, scale: SimilarityScale): Promise<IndexPage<K>> {
-    const { body } = await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) }) as unknown as { body: { responses: MsearchItem[] } };
+    const { body } = (await this.client.msearch({ index: this.aliases[kind], body: msearchLines(bodies) })) as unknown as {
+      body: { responses: MsearchItem[] };
+    };
     const hitsOf = (list: 'keyword' | 'semantic') => {
       const at = lists.indexOf(list);
       // Both lists always take part (an absent one is empty), as in the embedded index.
-      return at < 0 ? [] : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ key: rankedIdOf(hit), score: typeof hit._score === 'number' ? hit._score : 0 }));
+      return at < 0
+        ? []
+        : answeredItem(body.responses[at]).hits.hits.map((hit) => ({ key: rankedIdOf(hit), score: typeof hit._score === 'number' ? hit._score : 0 }));
     };
     const keyword = hitsOf('keyword');
     const similar = hitsOf('semantic');
-    const fused = fuseHybrid(keyword, similar.map((hit) => ({ key: hit.key, cosine: cosineOfOpenSearchScore(hit.score) })), scale);
+    const fused = fuseHybrid(
+      keyword,
+      similar.map((hit) => ({ key: hit.key, cosine: cosineOfOpenSearchScore(hit.score) })),
+      scale,
+    );
     const total = fused.length;
     const bounded = keyword.length >= this.vectors.window || similar.length >= this.vectors.window;
     // Counted only once the page is known to be served, so no count is left running behind a 400.
-    const facetsOf = async () => (query.facets && kind !== 'funder' ? this.facetsOf(kind, query, await this.search(kind, fusedFacetsBody(kind, query, fused.map((hit) => hit.key)))) : {});
+    const facetsOf = async () =>
+      query.facets && kind !== 'funder'
+        ? this.facetsOf(
+            kind,
+            query,
+            await this.search(
+              kind,
+              fusedFacetsBody(
+                kind,
+                query,
+                fused.map((hit) => hit.key),
+              ),
+            ),
+          )
+        : {};
     if (query.countOnly || (!query.after && total <= query.offset)) {
       if (bounded && !query.countOnly) throw pageBeyondWindow('offset', 'hybrid', total);
       return { total, ...relationOf(bounded), results: [], ...(await facetsOf()) };
@@ -268,7 +327,7 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   private async search(kind: ResourceKind, body: Dsl): Promise<SearchResponse> {
-    const response = await this.client.search({ index: this.aliases[kind], body }) as unknown as { body: SearchResponse };
+    const response = (await this.client.search({ index: this.aliases[kind], body })) as unknown as { body: SearchResponse };
     return response.body;
   }
 
@@ -285,7 +344,11 @@ export class OpenSearchIndex implements SearchIndex {
   }
 
   /** Rebuilds a kind's index into a new one and moves the alias to it without a gap (OpenSearchIndices). */
-  rebuild<K extends ResourceKind>(kind: K, fill: (write: RebuildWrite<K>) => Promise<void>, options: { version?: string; now?: Date } = {}): Promise<RebuildResult> {
+  rebuild<K extends ResourceKind>(
+    kind: K,
+    fill: (write: RebuildWrite<K>) => Promise<void>,
+    options: { version?: string; now?: Date } = {},
+  ): Promise<RebuildResult> {
     return this.indices.rebuild(kind, fill, options);
   }
 
@@ -313,6 +376,10 @@ export class OpenSearchIndex implements SearchIndex {
     if (ids.length === 0) return;
     const index = this.aliases[kind];
     // Deleting what is not there is the outcome wanted.
-    await this.bulk(kind, ids.map((id) => ({ delete: { _index: index, _id: id } })), (item) => item.status === 404);
+    await this.bulk(
+      kind,
+      ids.map((id) => ({ delete: { _index: index, _id: id } })),
+      (item) => item.status === 404,
+    );
   }
 }

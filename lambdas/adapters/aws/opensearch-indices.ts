@@ -3,9 +3,9 @@ import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../../core
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
 import type { OpenSearchApi } from './opensearch-client';
-import type { VectorSearchSettings } from './opensearch-vector-search';
 import { createIndexBody, documentOf, MAPPING_VERSION, mappingUpgradeBody, mappingVersionOf, vectorSpaceOfMapping } from './opensearch-mappings';
 import { errorTypeOf, statusOf } from './opensearch-responses';
+import type { VectorSearchSettings } from './opensearch-vector-search';
 
 /**
  * The indices behind the search aliases (`gcf-grants` -> `gcf-grants-v1`): whether each exists and
@@ -45,8 +45,15 @@ export interface RebuildResult {
 }
 
 /** One item of a `_bulk` answer. */
-export interface BulkItemResult { status: number; _id?: string; error?: { type?: string; reason?: string } }
-type Inspection = { status: 'missing' } | { status: 'found'; indices: string[]; outdated: string[] } | { status: 'mismatch'; indices: string[]; found: VectorSpace };
+export interface BulkItemResult {
+  status: number;
+  _id?: string;
+  error?: { type?: string; reason?: string };
+}
+type Inspection =
+  | { status: 'missing' }
+  | { status: 'found'; indices: string[]; outdated: string[] }
+  | { status: 'mismatch'; indices: string[]; found: VectorSpace };
 
 /** What an operator runs after new fields were added to an index's mapping. */
 export const REINDEX_REMEDY = 'Fill the new fields: npm run admin -- reindex --target aws';
@@ -69,13 +76,18 @@ export class OpenSearchIndices {
   /** What each kind's alias was last found to hold, and when. */
   private readonly inspections = new Map<ResourceKind, { at: number; result: Promise<Inspection> }>();
 
-  constructor(private readonly client: OpenSearchApi, private readonly options: OpenSearchIndicesOptions) {}
+  constructor(
+    private readonly client: OpenSearchApi,
+    private readonly options: OpenSearchIndicesOptions,
+  ) {}
 
   /** The vector space recorded by the indices behind a kind's alias, or that there is none. */
   private async inspect(kind: ResourceKind): Promise<Inspection> {
     let mappings: Record<string, { mappings?: unknown }>;
     try {
-      ({ body: mappings } = await this.client.indices.getMapping({ index: this.options.aliases[kind] }) as unknown as { body: Record<string, { mappings?: unknown }> });
+      ({ body: mappings } = (await this.client.indices.getMapping({ index: this.options.aliases[kind] })) as unknown as {
+        body: Record<string, { mappings?: unknown }>;
+      });
     } catch (error) {
       if (statusOf(error) === 404) return { status: 'missing' };
       throw error;
@@ -103,10 +115,14 @@ export class OpenSearchIndices {
   private async create(kind: ResourceKind): Promise<'created' | 'raced'> {
     const alias = this.options.aliases[kind];
     try {
-      await this.client.indices.create({ index: `${alias}-${FIRST_INDEX_VERSION}`, body: createIndexBody(kind, this.options.space, alias, this.options.replicas, this.options.vectors) });
+      await this.client.indices.create({
+        index: `${alias}-${FIRST_INDEX_VERSION}`,
+        body: createIndexBody(kind, this.options.space, alias, this.options.replicas, this.options.vectors),
+      });
       return 'created';
     } catch (error) {
-      if (errorTypeOf(error) === 'resource_already_exists_exception' || /resource_already_exists_exception/.test(String((error as Error).message))) return 'raced';
+      if (errorTypeOf(error) === 'resource_already_exists_exception' || /resource_already_exists_exception/.test(String((error as Error).message)))
+        return 'raced';
       throw error;
     }
   }
@@ -137,7 +153,9 @@ export class OpenSearchIndices {
     }
     if (inspection.status === 'missing') {
       if (use !== 'write') throw searchUnavailable(`The ${kind} search index is not available; it is created when the service is deployed`);
-      throw new Error(`the index behind ${this.options.aliases[kind]} could not be created: ${this.options.aliases[kind]}-${FIRST_INDEX_VERSION} exists without the alias`);
+      throw new Error(
+        `the index behind ${this.options.aliases[kind]} could not be created: ${this.options.aliases[kind]}-${FIRST_INDEX_VERSION} exists without the alias`,
+      );
     }
     if (inspection.status === 'mismatch' && use !== 'read') throw this.mismatch(kind, inspection.indices, inspection.found);
     // A writer brings an older mapping up to date first, so the fields it writes are indexed.
@@ -157,7 +175,8 @@ export class OpenSearchIndices {
       if (inspection.status === 'missing') {
         created = (await this.create(kind)) === 'created';
         inspection = await this.inspect(kind);
-        if (inspection.status === 'missing') throw new Error(`could not create the index behind ${alias}: ${alias}-${FIRST_INDEX_VERSION} exists without the alias`);
+        if (inspection.status === 'missing')
+          throw new Error(`could not create the index behind ${alias}: ${alias}-${FIRST_INDEX_VERSION} exists without the alias`);
       }
       if (inspection.status === 'mismatch') {
         const error = this.mismatch(kind, inspection.indices, inspection.found);
@@ -166,7 +185,13 @@ export class OpenSearchIndices {
       }
       if (inspection.outdated.length > 0) {
         await this.upgrade(kind, inspection.outdated);
-        checks.push({ kind, alias, status: 'updated', indices: inspection.indices, message: `New fields were added to the mapping of ${inspection.outdated.join(', ')}. ${REINDEX_REMEDY}` });
+        checks.push({
+          kind,
+          alias,
+          status: 'updated',
+          indices: inspection.indices,
+          message: `New fields were added to the mapping of ${inspection.outdated.join(', ')}. ${REINDEX_REMEDY}`,
+        });
         continue;
       }
       this.inspections.set(kind, { at: Date.now(), result: Promise.resolve(inspection) });
@@ -182,7 +207,11 @@ export class OpenSearchIndices {
    * index until the move and the new one after. Writes the indexer makes to the alias during the
    * fill go to the old index, so a plain reindex afterwards catches records changed meanwhile.
    */
-  async rebuild<K extends ResourceKind>(kind: K, fill: (write: RebuildWrite<K>) => Promise<void>, options: { version?: string; now?: Date } = {}): Promise<RebuildResult> {
+  async rebuild<K extends ResourceKind>(
+    kind: K,
+    fill: (write: RebuildWrite<K>) => Promise<void>,
+    options: { version?: string; now?: Date } = {},
+  ): Promise<RebuildResult> {
     const alias = this.options.aliases[kind];
     const index = `${alias}-${options.version ?? timestampVersion(options.now ?? new Date())}`;
     await this.client.indices.create({ index, body: createIndexBody(kind, this.options.space, undefined, this.options.replicas, this.options.vectors) });
@@ -191,7 +220,12 @@ export class OpenSearchIndices {
     try {
       await fill(async (records, vectors) => {
         if (records.length === 0) return;
-        await bulkWrite(this.client, kind, records.flatMap((record, i) => [{ index: { _index: index, _id: record.id } }, documentOf(kind, record, vectors?.[i], this.options.space)]), () => false);
+        await bulkWrite(
+          this.client,
+          kind,
+          records.flatMap((record, i) => [{ index: { _index: index, _id: record.id } }, documentOf(kind, record, vectors?.[i], this.options.space)]),
+          () => false,
+        );
         documents += records.length;
       });
       await this.client.indices.refresh({ index });
@@ -211,7 +245,7 @@ export class OpenSearchIndices {
 
   private async indicesBehind(alias: string): Promise<string[]> {
     try {
-      const { body } = await this.client.indices.getAlias({ name: alias }) as unknown as { body: Record<string, unknown> };
+      const { body } = (await this.client.indices.getAlias({ name: alias })) as unknown as { body: Record<string, unknown> };
       return Object.keys(body).sort();
     } catch (error) {
       if (statusOf(error) === 404) return [];
@@ -221,8 +255,13 @@ export class OpenSearchIndices {
 }
 
 /** One `_bulk` request; any refused item not `tolerated` fails it, naming up to five. */
-export async function bulkWrite(client: OpenSearchApi, kind: ResourceKind, operations: Record<string, unknown>[], tolerated: (item: BulkItemResult) => boolean): Promise<void> {
-const { body } = await client.bulk({ body: operations }) as unknown as { body: { errors: boolean; items: Record<string, BulkItemResult>[] } };
+export async function bulkWrite(
+  client: OpenSearchApi,
+  kind: ResourceKind,
+  operations: Record<string, unknown>[],
+  tolerated: (item: BulkItemResult) => boolean,
+): Promise<void> {
+  const { body } = (await client.bulk({ body: operations })) as unknown as { body: { errors: boolean; items: Record<string, BulkItemResult>[] } };
   if (!body.errors) return;
   const failed = body.items.map((item) => Object.values(item)[0]!).filter((item) => item.status >= 300 && !tolerated(item));
   if (failed.length === 0) return;

@@ -1,8 +1,8 @@
+import { firstIndexWhere } from '../../core/query/first-index';
 import { unreadablePosition } from '../../core/query/list-cursor';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { FusedHit } from '../../core/search/fusion';
 import type { SearchHit } from './opensearch-responses';
-import { firstIndexWhere } from '../../core/query/first-index';
 
 /**
  * Keyset paging on OpenSearch (SearchIndex `after`): a page's position is its last hit's sort
@@ -34,8 +34,7 @@ export function fusedPosition(hit: FusedHit<string>): PagePosition {
 export function fusedStartAfter(ordered: readonly FusedHit<string>[], order: ListQuery['sort']['order'], after: PagePosition): number {
   const [score, id] = after;
   if (after.length !== 2 || typeof score !== 'number' || typeof id !== 'string') throw unreadablePosition();
-  const follows = (hit: FusedHit<string>) => (order === 'desc'
-    ? hit.score < score || (hit.score === score && hit.key > id)
-    : hit.score > score || (hit.score === score && hit.key < id));
+  const follows = (hit: FusedHit<string>) =>
+    order === 'desc' ? hit.score < score || (hit.score === score && hit.key > id) : hit.score > score || (hit.score === score && hit.key < id);
   return firstIndexWhere(ordered.length, (i) => follows(ordered[i]!));
 }

@@ -31,7 +31,10 @@ export function isOverload(error: unknown): boolean {
 export class VectorLoadShedder {
   private shedUntil = 0;
 
-  constructor(private readonly shedMs = DEFAULT_SHED_MS, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly shedMs = DEFAULT_SHED_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The domain said it is overloaded: shed vector work from now for shedMs. */
   overloaded(): void {
@@ -48,13 +51,23 @@ export class VectorLoadShedder {
    * (with Retry-After), and a hybrid one goes on without its vector (its keyword half) and says
    * why. `onShed` hears of each shed search.
    */
-  vectorOf(mode: SearchMode | undefined, semantic: SemanticQuery | undefined, onShed: (mode: 'semantic' | 'hybrid') => void): { semantic?: SemanticQuery; degraded?: string } {
+  vectorOf(
+    mode: SearchMode | undefined,
+    semantic: SemanticQuery | undefined,
+    onShed: (mode: 'semantic' | 'hybrid') => void,
+  ): { semantic?: SemanticQuery; degraded?: string } {
     const remainingMs = this.remainingMs();
     if (remainingMs === 0 || !semantic || mode === 'keyword' || mode === undefined) return { semantic };
     const seconds = Math.ceil(remainingMs / 1_000);
     onShed(mode);
     if (mode === 'semantic') {
-      throw new ServiceError(503, 'SEARCH_UNAVAILABLE', `The search service is overloaded, so semantic search is paused for ${seconds} s; keyword search (search_mode=keyword) and lists still work: try again shortly`, undefined, { 'Retry-After': String(seconds) });
+      throw new ServiceError(
+        503,
+        'SEARCH_UNAVAILABLE',
+        `The search service is overloaded, so semantic search is paused for ${seconds} s; keyword search (search_mode=keyword) and lists still work: try again shortly`,
+        undefined,
+        { 'Retry-After': String(seconds) },
+      );
     }
     return {
       semantic: { ...semantic, vector: null },

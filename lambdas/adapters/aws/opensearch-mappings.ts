@@ -55,10 +55,25 @@ function identifierKeysMapping(kind: ResourceKind): Record<string, unknown> {
 const searchTextMapping = { properties: { programs: englishText } } as const;
 
 const OPPORTUNITY_FIELDS = {
-  id: keyword, title: text, description: englishText, amount_min: { type: 'double' }, amount_max: { type: 'double' },
-  deadline_date: date, archive_date: date, status: keyword, geography: text, funder_id: keyword, funder_name: text, listing_url: stored, created_at: date,
-  categories: { type: 'keyword', normalizer: 'lowercase', fields: { text: englishText } }, opportunity_type: keyword, project_end_date: date, states: keyword,
-  source: keyword, source_id: keyword,
+  id: keyword,
+  title: text,
+  description: englishText,
+  amount_min: { type: 'double' },
+  amount_max: { type: 'double' },
+  deadline_date: date,
+  archive_date: date,
+  status: keyword,
+  geography: text,
+  funder_id: keyword,
+  funder_name: text,
+  listing_url: stored,
+  created_at: date,
+  categories: { type: 'keyword', normalizer: 'lowercase', fields: { text: englishText } },
+  opportunity_type: keyword,
+  project_end_date: date,
+  states: keyword,
+  source: keyword,
+  source_id: keyword,
   [GEOGRAPHY_LEVEL_FIELD]: keyword,
   [OPEN_ENDED_FIELD]: { type: 'boolean' },
   [SEARCH_TEXT_FIELD]: searchTextMapping,
@@ -68,20 +83,37 @@ const OPPORTUNITY_FIELDS = {
 export const INDEX_PROPERTIES: Readonly<Record<ResourceKind, Readonly<Record<string, unknown>>>> = {
   // The evidence is read back with the record, never searched: stored in _source only.
   grant: {
-    ...OPPORTUNITY_FIELDS, eligible_applicants: keyword, requires_501c3: { type: 'boolean' }, eligibility_evidence: { type: 'object', enabled: false },
-    assistance_listings: { properties: { number: keyword, program_title: englishText } }, agency_code: keyword,
+    ...OPPORTUNITY_FIELDS,
+    eligible_applicants: keyword,
+    requires_501c3: { type: 'boolean' },
+    eligibility_evidence: { type: 'object', enabled: false },
+    assistance_listings: { properties: { number: keyword, program_title: englishText } },
+    agency_code: keyword,
     [IDENTIFIER_KEYS_FIELD]: identifierKeysMapping('grant'),
   },
   contract: {
-    ...OPPORTUNITY_FIELDS, document_url: stored, naics: keyword, primary_contact_email: stored,
+    ...OPPORTUNITY_FIELDS,
+    document_url: stored,
+    naics: keyword,
+    primary_contact_email: stored,
     // SQLite compares set-aside codes upper-cased; the normalizer does the same to stored codes.
     set_aside_code: { type: 'keyword', normalizer: 'uppercase' },
-    solicitation_number: keyword, psc_code: keyword, naics_description: englishText, psc_description: englishText,
+    solicitation_number: keyword,
+    psc_code: keyword,
+    naics_description: englishText,
+    psc_description: englishText,
     [IDENTIFIER_KEYS_FIELD]: identifierKeysMapping('contract'),
   },
   funder: {
-    id: keyword, name: text, website: stored, summary: englishText, created_at: date, source: keyword, source_id: keyword,
-    [IDENTIFIER_KEYS_FIELD]: identifierKeysMapping('funder'), [SEARCH_TEXT_FIELD]: searchTextMapping,
+    id: keyword,
+    name: text,
+    website: stored,
+    summary: englishText,
+    created_at: date,
+    source: keyword,
+    source_id: keyword,
+    [IDENTIFIER_KEYS_FIELD]: identifierKeysMapping('funder'),
+    [SEARCH_TEXT_FIELD]: searchTextMapping,
   },
 };
 
@@ -163,7 +195,13 @@ function replicaSettings(replicas: number | undefined): Record<string, unknown> 
 }
 
 /** The body that creates a kind's index (with its alias when given). */
-export function createIndexBody(kind: ResourceKind, space: VectorSpace, alias?: string, replicas?: number, vectors?: VectorSearchSettings): Record<string, unknown> {
+export function createIndexBody(
+  kind: ResourceKind,
+  space: VectorSpace,
+  alias?: string,
+  replicas?: number,
+  vectors?: VectorSearchSettings,
+): Record<string, unknown> {
   return {
     settings: { index: { ...INDEX_SETTINGS, ...replicaSettings(replicas) } },
     mappings: indexMappings(kind, space, vectors),
@@ -194,7 +232,12 @@ export function vectorJson(vector: Float32Array | null | undefined, space: Vecto
 }
 
 /** What is sent to the index for one record: the record, its internal fields, and its vector when it has one. */
-export function documentOf<K extends ResourceKind>(kind: K, record: RecordByKind[K], vector: Float32Array | null | undefined, space: VectorSpace): Record<string, unknown> {
+export function documentOf<K extends ResourceKind>(
+  kind: K,
+  record: RecordByKind[K],
+  vector: Float32Array | null | undefined,
+  space: VectorSpace,
+): Record<string, unknown> {
   const document: Record<string, unknown> = { ...record };
   document[IDENTIFIER_KEYS_FIELD] = identifierKeysOf(kind, record);
   document[SEARCH_TEXT_FIELD] = { programs: keywordFieldsOf(kind, record).programs };

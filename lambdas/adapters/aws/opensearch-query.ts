@@ -1,16 +1,16 @@
 import type { ListQuery, SearchMode } from '../../core/query/list-query';
-import { fusedStartAfter, searchAfterOf } from './opensearch-keyset';
 import type { ResourceKind } from '../../core/records';
 import type { FusedHit } from '../../core/search/fusion';
+import { answersHybrid, type QueryFloor } from '../../core/search/query-floor';
 import { cosineOfOpenSearchScore, relevanceOfCosine, roundedRelevance, type SimilarityScale } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
 import { facetAggregationsOf } from './opensearch-facets';
-import type { SearchHit } from './opensearch-responses';
-import { filterClauses, sortClauses, type Dsl } from './opensearch-filters';
+import { type Dsl, filterClauses, sortClauses } from './opensearch-filters';
+import { fusedStartAfter, searchAfterOf } from './opensearch-keyset';
 import { INTERNAL_FIELDS } from './opensearch-mappings';
-import { fullMatchClause, identifierClause, keywordClause, keywordsOf, usableVector, windowClause, type TermStatistics } from './opensearch-text-clauses';
+import type { SearchHit } from './opensearch-responses';
+import { fullMatchClause, identifierClause, keywordClause, keywordsOf, type TermStatistics, usableVector, windowClause } from './opensearch-text-clauses';
 import { FLOOR_EVIDENCE_CANDIDATES } from './opensearch-vector-search';
-import { answersHybrid, type QueryFloor } from '../../core/search/query-floor';
 
 /**
  * The OpenSearch query DSL of a ListQuery: pure functions, no I/O. Every filter means exactly
@@ -52,7 +52,6 @@ function pageOf(query: ListQuery, sort: Dsl[]): Dsl {
   if (query.after) return { sort, search_after: searchAfterOf(query.after, sort.length), size: query.limit + 1 };
   return { sort, from: query.offset, size: query.limit };
 }
-
 
 /** A listing (no search text) or a keyword search; null when the search text cannot match anything. */
 export function keywordSearchBody(kind: ResourceKind, query: ListQuery, statistics?: TermStatistics): Dsl | null {
@@ -98,11 +97,21 @@ export function relevanceOfScore(score: number, scale: SimilarityScale): number 
  * in some record (keyword-query.ts); and how many records an identifier field matches. Each
  * present body, in that order (`reads` names them).
  */
-export function floorEvidenceBodies(kind: ResourceKind, text: string, semantic: SemanticQuery, statistics?: TermStatistics): { bodies: Dsl[]; reads: ('best' | 'words' | 'identifiers')[] } {
+export function floorEvidenceBodies(
+  kind: ResourceKind,
+  text: string,
+  semantic: SemanticQuery,
+  statistics?: TermStatistics,
+): { bodies: Dsl[]; reads: ('best' | 'words' | 'identifiers')[] } {
   const vector = usableVector(semantic);
   const bodies: Dsl[] = [];
   const reads: ('best' | 'words' | 'identifiers')[] = [];
-  const best = (filters: Dsl[]): Dsl => ({ query: windowClause(vector!, null, filters, FLOOR_EVIDENCE_CANDIDATES), size: 1, _source: false, track_total_hits: false });
+  const best = (filters: Dsl[]): Dsl => ({
+    query: windowClause(vector!, null, filters, FLOOR_EVIDENCE_CANDIDATES),
+    size: 1,
+    _source: false,
+    track_total_hits: false,
+  });
   if (vector) {
     bodies.push(best([]));
     reads.push('best');
@@ -142,7 +151,14 @@ export function rankedIdOf(hit: SearchHit): string {
  * term and no identifier; no vector or no semantic floor). Without a vector (the model did not
  * answer, or vector work is shed), the keyword list alone.
  */
-export function hybridRankBodies(kind: ResourceKind, query: ListQuery, semantic: SemanticQuery, floor: QueryFloor | null, window: number, statistics?: TermStatistics): { keyword: Dsl | null; semantic: Dsl | null } {
+export function hybridRankBodies(
+  kind: ResourceKind,
+  query: ListQuery,
+  semantic: SemanticQuery,
+  floor: QueryFloor | null,
+  window: number,
+  statistics?: TermStatistics,
+): { keyword: Dsl | null; semantic: Dsl | null } {
   const filters = filterClauses(query);
   const terms = query.search ? keywordClause(kind, query.search.text, statistics) : null;
   const vector = usableVector(semantic);
@@ -163,7 +179,15 @@ export function fusedFacetsBody(kind: ResourceKind, query: ListQuery, ids: reado
  * How many records the search matches with no filter at all: an empty answer says whether its
  * filters emptied it (IndexPage.empty). Null when the search cannot match anything.
  */
-export function unfilteredCountBody(kind: ResourceKind, text: string, mode: SearchMode, semantic: SemanticQuery | undefined, floor: QueryFloor | null, window: number, statistics?: TermStatistics): Dsl | null {
+export function unfilteredCountBody(
+  kind: ResourceKind,
+  text: string,
+  mode: SearchMode,
+  semantic: SemanticQuery | undefined,
+  floor: QueryFloor | null,
+  window: number,
+  statistics?: TermStatistics,
+): Dsl | null {
   // An off-topic hybrid query matches nothing whatever its filters.
   if (mode === 'hybrid' && usableVector(semantic) && (!floor || !answersHybrid(floor))) return null;
   const terms = mode === 'semantic' ? null : keywordClause(kind, text, statistics);
@@ -183,7 +207,11 @@ export function msearchLines(bodies: readonly Dsl[]): Dsl[] {
  * the exact reverse), fetched by id and put back in that order (`ids`); sorted by a field, the
  * index sorts the fused set and pages it.
  */
-export function hybridPageRequest(kind: ResourceKind, query: ListQuery, fused: readonly FusedHit<string>[]): { body: Dsl; ids?: string[]; start?: number; ordered?: readonly FusedHit<string>[] } {
+export function hybridPageRequest(
+  kind: ResourceKind,
+  query: ListQuery,
+  fused: readonly FusedHit<string>[],
+): { body: Dsl; ids?: string[]; start?: number; ordered?: readonly FusedHit<string>[] } {
   if (query.sort.field === 'relevance') {
     const ordered = query.sort.order === 'desc' ? fused : [...fused].reverse();
     const start = query.after ? fusedStartAfter(ordered, query.sort.order, query.after) : query.offset;
@@ -200,7 +228,6 @@ export function hybridPageRequest(kind: ResourceKind, query: ListQuery, fused: r
   };
 }
 
-
 /** What to ask the index for one query (see OpenSearchIndex.query). */
 export type QueryPlan =
   /** Nothing can match: no request is made. */
@@ -211,7 +238,14 @@ export type QueryPlan =
   | { type: 'hybrid'; bodies: Dsl[]; lists: ('keyword' | 'semantic')[] };
 
 /** The plan of a query; semantic and hybrid ones need the query floor (null: none yet, or no vector) and the window. */
-export function planQuery(kind: ResourceKind, query: ListQuery, window: number, semantic?: SemanticQuery, statistics?: TermStatistics, floor: QueryFloor | null = null): QueryPlan {
+export function planQuery(
+  kind: ResourceKind,
+  query: ListQuery,
+  window: number,
+  semantic?: SemanticQuery,
+  statistics?: TermStatistics,
+  floor: QueryFloor | null = null,
+): QueryPlan {
   const mode = query.search?.mode ?? 'keyword';
   if (mode === 'keyword') {
     const body = keywordSearchBody(kind, query, statistics);

@@ -5,9 +5,21 @@ import type { Aggregations } from './opensearch-facets';
 
 /** What the search domain answers, and what its failures mean to the API. */
 
-export interface SearchHit { _id: string; _score?: number | null; _source?: Record<string, unknown>; fields?: Record<string, unknown[]>; sort?: unknown[] }
-export interface SearchResponse { hits: { total?: number | { value: number }; hits: SearchHit[] }; aggregations?: Aggregations }
-export interface MsearchItem extends Partial<SearchResponse> { status?: number; error?: { type?: string; reason?: string } }
+export interface SearchHit {
+  _id: string;
+  _score?: number | null;
+  _source?: Record<string, unknown>;
+  fields?: Record<string, unknown[]>;
+  sort?: unknown[];
+}
+export interface SearchResponse {
+  hits: { total?: number | { value: number }; hits: SearchHit[] };
+  aggregations?: Aggregations;
+}
+export interface MsearchItem extends Partial<SearchResponse> {
+  status?: number;
+  error?: { type?: string; reason?: string };
+}
 
 /** A query given up at its deadline (named as the clients name their timeouts, so it maps to 503 like them). */
 export class QueryTimeoutError extends Error {
@@ -16,7 +28,11 @@ export class QueryTimeoutError extends Error {
 
 /** A failed item of an `_msearch`, which answers 200 with an error per failed search. */
 export class SearchItemError extends Error {
-  constructor(readonly statusCode: number, readonly type: string | undefined, reason: string | undefined) {
+  constructor(
+    readonly statusCode: number,
+    readonly type: string | undefined,
+    reason: string | undefined,
+  ) {
     super(`${type ?? 'error'} ${reason ?? ''}`.trim());
     this.name = 'SearchItemError';
   }
@@ -51,7 +67,10 @@ export function queryFailure(error: unknown, kind: ResourceKind): unknown {
   if (error instanceof ServiceError) return error;
   // The operator's message (both spaces, the rebuild command) goes to the log as the cause.
   if (error instanceof VectorSpaceMismatch) {
-    return unavailable(`Semantic search is unavailable: the ${kind} index was built with another embedding model and must be rebuilt; keyword search still works`, error);
+    return unavailable(
+      `Semantic search is unavailable: the ${kind} index was built with another embedding model and must be rebuilt; keyword search still works`,
+      error,
+    );
   }
   const name = (error as Error | undefined)?.name ?? '';
   if (UNREACHABLE.has(name)) return unavailable('The search service cannot be reached right now; try again shortly', error);
@@ -71,7 +90,7 @@ export function queryFailure(error: unknown, kind: ResourceKind): unknown {
 
 export function totalOf(response: SearchResponse): number {
   const total = response.hits.total;
-  return typeof total === 'number' ? total : total?.value ?? 0;
+  return typeof total === 'number' ? total : (total?.value ?? 0);
 }
 
 /** One answer of an `_msearch` (which answers 200 with an error per failed search), or its failure thrown. */

@@ -1,11 +1,19 @@
+import type { ResourceKind } from '../../core/records';
 import { IDENTIFIER_FIELDS, identifierQueryOf, identifierScoreOf, lookupKeysOf } from '../../core/search/identifiers';
 import { KEYWORD_FIELDS, type KeywordField } from '../../core/search/keyword-fields';
-import { KEYWORD_FIELD_WEIGHTS, keywordQueryOf, keywordTermsOf, MINIMUM_SHOULD_MATCH, PHRASE_BOOST, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
+import {
+  KEYWORD_FIELD_WEIGHTS,
+  type KeywordQuery,
+  keywordQueryOf,
+  keywordTermsOf,
+  MINIMUM_SHOULD_MATCH,
+  PHRASE_BOOST,
+  PHRASE_SLOP,
+} from '../../core/search/keyword-query';
 import { openSearchScoreOfCosine } from '../../core/search/relevance';
-import type { ResourceKind } from '../../core/records';
 import type { SemanticQuery } from '../../ports/search-index';
-import { IDENTIFIER_KEYS_FIELD, isZeroVector, SEARCH_TEXT_FIELD, VECTOR_FIELD } from './opensearch-mappings';
 import type { Dsl } from './opensearch-filters';
+import { IDENTIFIER_KEYS_FIELD, isZeroVector, SEARCH_TEXT_FIELD, VECTOR_FIELD } from './opensearch-mappings';
 
 /**
  * The clauses that match a search text in OpenSearch: the keyword query (identifier fields, then
@@ -33,7 +41,10 @@ export const KEYWORD_FIELDS_OF: Readonly<Record<ResourceKind, readonly string[]>
 
 /** A phrase is looked for in running text only (SQLite's NEAR, too, reads title and description alone). */
 const PHRASE_FIELDS: Readonly<Record<ResourceKind, readonly string[]>> = Object.fromEntries(
-  (['grant', 'contract', 'funder'] as const).map((kind) => [kind, (['title', 'description'] as const).map((field) => weighted(FIELD_NAMES[kind][field]!, KEYWORD_FIELD_WEIGHTS[field]))]),
+  (['grant', 'contract', 'funder'] as const).map((kind) => [
+    kind,
+    (['title', 'description'] as const).map((field) => weighted(FIELD_NAMES[kind][field]!, KEYWORD_FIELD_WEIGHTS[field])),
+  ]),
 ) as Record<ResourceKind, string[]>;
 
 /**
@@ -49,7 +60,15 @@ function termsQuery(kind: ResourceKind, terms: readonly string[], minimumShouldM
   // cross_fields blends each term over the fields (all english-analysed, so one group): the
   // minimum-should-match counts terms, as SQLite's does. combined_fields would be BM25F proper,
   // but OpenSearch 2.19 does not have it.
-  return { multi_match: { query: terms.join(' '), type: 'cross_fields', fields: [...KEYWORD_FIELDS_OF[kind]], operator: 'or', ...(minimumShouldMatch ? { minimum_should_match: minimumShouldMatch } : {}) } };
+  return {
+    multi_match: {
+      query: terms.join(' '),
+      type: 'cross_fields',
+      fields: [...KEYWORD_FIELDS_OF[kind]],
+      operator: 'or',
+      ...(minimumShouldMatch ? { minimum_should_match: minimumShouldMatch } : {}),
+    },
+  };
 }
 
 /** The count of records holding a term (size 0, exact total), one body per term, then one of all records. */
@@ -78,7 +97,9 @@ export function identifierClause(kind: ResourceKind, text: string): Dsl | null {
   if (!query) return null;
   const clauses = IDENTIFIER_FIELDS[kind].flatMap((field) => {
     const keys = lookupKeysOf(query, field);
-    return keys.length === 0 ? [] : [{ constant_score: { filter: { terms: { [`${IDENTIFIER_KEYS_FIELD}.${field.name}`]: keys } }, boost: identifierScoreOf(field.weight) } }];
+    return keys.length === 0
+      ? []
+      : [{ constant_score: { filter: { terms: { [`${IDENTIFIER_KEYS_FIELD}.${field.name}`]: keys } }, boost: identifierScoreOf(field.weight) } }];
   });
   return clauses.length === 0 ? null : { dis_max: { queries: clauses } };
 }
@@ -110,9 +131,10 @@ export function keywordClause(kind: ResourceKind, text: string, statistics?: Ter
 function wordsClause(kind: ResourceKind, keywords: KeywordQuery): Dsl {
   const full = fullMatchClause(kind, keywords);
   const matches = keywords.partial.length > 0 ? { bool: { should: [full, termsQuery(kind, keywords.partial)], minimum_should_match: 1 } } : full;
-  const phrase = keywords.terms.length >= 2
-    ? [{ multi_match: { query: keywords.terms.join(' '), type: 'phrase', slop: PHRASE_SLOP, fields: [...PHRASE_FIELDS[kind]], boost: PHRASE_BOOST } }]
-    : [];
+  const phrase =
+    keywords.terms.length >= 2
+      ? [{ multi_match: { query: keywords.terms.join(' '), type: 'phrase', slop: PHRASE_SLOP, fields: [...PHRASE_FIELDS[kind]], boost: PHRASE_BOOST } }]
+      : [];
   return { bool: { must: [termsQuery(kind, keywords.counted)], filter: [matches], ...(phrase.length > 0 ? { should: phrase } : {}) } };
 }
 
@@ -125,6 +147,8 @@ function wordsClause(kind: ResourceKind, keywords: KeywordQuery): Dsl {
  * at an entry point under the threshold and misses records above it (seen on 2.19).
  */
 export function windowClause(vector: Float32Array, floor: number | null, filters: Dsl[], candidates: number): Dsl {
-  const knn = { knn: { [VECTOR_FIELD]: { vector: Array.from(vector), k: candidates, ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}) } } };
+  const knn = {
+    knn: { [VECTOR_FIELD]: { vector: Array.from(vector), k: candidates, ...(filters.length > 0 ? { filter: { bool: { filter: filters } } } : {}) } },
+  };
   return floor === null ? knn : { function_score: { query: knn, min_score: openSearchScoreOfCosine(floor) } };
 }

@@ -69,6 +69,7 @@ export function vectorSearchSettingsFromJson(json: string | undefined): VectorSe
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('SEARCH_VECTOR_SETTINGS must be a JSON object');
   const unknown = Object.keys(parsed).filter((key) => !(key in DEFAULT_VECTOR_SEARCH));
-  if (unknown.length > 0) throw new Error(`SEARCH_VECTOR_SETTINGS has unknown settings: ${unknown.join(', ')} (known: ${Object.keys(DEFAULT_VECTOR_SEARCH).join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`SEARCH_VECTOR_SETTINGS has unknown settings: ${unknown.join(', ')} (known: ${Object.keys(DEFAULT_VECTOR_SEARCH).join(', ')})`);
   return vectorSearchSettingsOf(parsed as Partial<Record<keyof VectorSearchSettings, unknown>>);
 }

@@ -47,11 +47,19 @@ async function batchWrite(doc: DynamoDBDocumentClient, tableName: string, all: r
 }
 
 export function putItems(doc: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
-  return batchWrite(doc, tableName, items.map((Item) => ({ PutRequest: { Item } })));
+  return batchWrite(
+    doc,
+    tableName,
+    items.map((Item) => ({ PutRequest: { Item } })),
+  );
 }
 
 export function deleteItems(doc: DynamoDBDocumentClient, tableName: string, keys: readonly Record<string, unknown>[]): Promise<void> {
-  return batchWrite(doc, tableName, keys.map((Key) => ({ DeleteRequest: { Key } })));
+  return batchWrite(
+    doc,
+    tableName,
+    keys.map((Key) => ({ DeleteRequest: { Key } })),
+  );
 }
 
 /** A document client that drops undefined attributes and keeps empty strings (descriptions may be ""). */
@@ -60,10 +68,7 @@ export const DOCUMENT_CLIENT_OPTIONS = {
 } as const;
 
 /** Every page of a scan of the table (or one of its indexes), non-empty pages only. */
-export async function* scanPages(
-  doc: DynamoDBDocumentClient,
-  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
-): AsyncIterable<Record<string, unknown>[]> {
+export async function* scanPages(doc: DynamoDBDocumentClient, input: Omit<ScanCommandInput, 'ExclusiveStartKey'>): AsyncIterable<Record<string, unknown>[]> {
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await doc.send(new ScanCommand({ ...input, ExclusiveStartKey: startKey }));

@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { onceKeySource, type CursorKeySource } from '../../ports/cursor-key';
+import { type CursorKeySource, onceKeySource } from '../../ports/cursor-key';
 
 /**
  * The list cursors' signing key from Secrets Manager (lib/constructs/cursor-key-secret.ts

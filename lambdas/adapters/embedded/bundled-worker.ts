@@ -31,7 +31,16 @@ function bundleOf(entry: URL): string {
   const source = fileURLToPath(entry);
   let bundle = bundles.get(source);
   if (bundle) return bundle;
-  const built = buildSync({ entryPoints: [source], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', write: false, logLevel: 'silent' });
+  const built = buildSync({
+    entryPoints: [source],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    write: false,
+    logLevel: 'silent',
+  });
   const code = built.outputFiles[0]!.contents;
   const name = basename(source, '.ts');
   bundle = join(WORKERS_DIR, `${name}-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);

@@ -10,7 +10,11 @@ import type { ApiKeyRecord, IdempotencyClaim, KeyStore } from '../../ports/key-s
 export class CachedKeyStore implements KeyStore {
   private readonly byHash = new Map<string, { key: ApiKeyRecord | null; until: number }>();
 
-  constructor(private readonly store: KeyStore, private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly store: KeyStore,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async findByHash(hash: string): Promise<ApiKeyRecord | null> {
     const cached = this.byHash.get(hash);

@@ -1,11 +1,11 @@
+import { LRUCache } from 'lru-cache';
 import type { ListQuery } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { answersHybrid, fixedQueryFloor, type QueryFloor } from '../../core/search/query-floor';
 import type { SemanticQuery } from '../../ports/search-index';
-import { LRUCache } from 'lru-cache';
-import { countBits, type RowBitmap } from './row-bitmap';
 import { narrowedRanking, type Ranking } from './ranked-set';
-import { scanFloorOf, type FloorMatches, type SearchRankers } from './search-rankers';
+import { countBits, type RowBitmap } from './row-bitmap';
+import { type FloorMatches, type SearchRankers, scanFloorOf } from './search-rankers';
 
 /**
  * The embedded index's rankings, cached until the next write: the whole catalogue's ranking of a
@@ -150,7 +150,12 @@ export class CachedRankings {
   }
 }
 
-const emptyRanking = (): Ranking => ({ rowids: new Int32Array(0), scores: new Float32Array(0), sortedTo: 0, ids: { rankOf: new Int32Array(0), rowidAt: new Int32Array(0) } });
+const emptyRanking = (): Ranking => ({
+  rowids: new Int32Array(0),
+  scores: new Float32Array(0),
+  sortedTo: 0,
+  ids: { rankOf: new Int32Array(0), rowidAt: new Int32Array(0) },
+});
 
 const vectorKeyOf = (vector: Float32Array | null) => (vector ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : '');
 
@@ -160,5 +165,11 @@ function scanKey(kind: ResourceKind, semantic: SemanticQuery): string {
 
 /** What identifies a ranking: its scope, the mode and text, and the query vector with its scale. */
 function rankingKey(scope: RankingScope, mode: string, text: string, semantic?: SemanticQuery): string {
-  return JSON.stringify([scope.kind, scope.filters?.key ?? null, mode, text, semantic ? [vectorKeyOf(semantic.vector), semantic.scale, semantic.fixedFloor ?? null] : null]);
+  return JSON.stringify([
+    scope.kind,
+    scope.filters?.key ?? null,
+    mode,
+    text,
+    semantic ? [vectorKeyOf(semantic.vector), semantic.scale, semantic.fixedFloor ?? null] : null,
+  ]);
 }

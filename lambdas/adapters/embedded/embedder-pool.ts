@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import type { Embedder, EmbeddingPurpose, VectorSpace } from '../../ports/embedder';
-import type { SentenceModelFiles } from './onnx-embedder';
-import { sentenceModelSpace, type SentenceModel } from './sentence-models';
 import { bundledWorker } from './bundled-worker';
+import type { SentenceModelFiles } from './onnx-embedder';
+import { type SentenceModel, sentenceModelSpace } from './sentence-models';
 
 /**
  * The sentence-embedding model run in worker threads, a session in each (embedder-worker.ts), so
@@ -96,12 +96,17 @@ export class EmbedderPool implements Embedder {
     for (const job of [...this.waiting.query, ...this.waiting.document]) job.reject(stopped);
     this.waiting.query.length = 0;
     this.waiting.document.length = 0;
-    await Promise.all(this.slots.map(({ worker }) => new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
-      const stop: EmbedderWorkerRequest = { stop: true };
-      worker.ref();
-      worker.postMessage(stop);
-    })));
+    await Promise.all(
+      this.slots.map(
+        ({ worker }) =>
+          new Promise<void>((resolve) => {
+            worker.once('exit', () => resolve());
+            const stop: EmbedderWorkerRequest = { stop: true };
+            worker.ref();
+            worker.postMessage(stop);
+          }),
+      ),
+    );
   }
 
   private submit(texts: string[], purpose: EmbeddingPurpose): Promise<(Float32Array | null)[]> {

@@ -25,13 +25,20 @@ try {
       return;
     }
     working = true;
-    embedder.embed(request.texts, request.purpose).then(
-      (vectors) => send({ id: request.id, vectors }, vectors.flatMap((vector) => (vector ? [vector.buffer as ArrayBuffer] : []))),
-      (error: unknown) => send({ id: request.id, error: messageOf(error) }),
-    ).finally(() => {
-      working = false;
-      if (stopping) void stop();
-    });
+    embedder
+      .embed(request.texts, request.purpose)
+      .then(
+        (vectors) =>
+          send(
+            { id: request.id, vectors },
+            vectors.flatMap((vector) => (vector ? [vector.buffer as ArrayBuffer] : [])),
+          ),
+        (error: unknown) => send({ id: request.id, error: messageOf(error) }),
+      )
+      .finally(() => {
+        working = false;
+        if (stopping) void stop();
+      });
   });
   send({ ready: true });
 } catch (error) {

@@ -1,7 +1,18 @@
 import { US_STATE_CODES } from '../../core/geo';
 import {
-  DEADLINE_BUCKETS, deadlineBucketOf, deadlineWindows, fixedValues, NATIONAL_STATE_VALUE, rankedTermValues, STATUS_FACET_VALUES, statusFacetValueOf, termKeyOf,
-  type FacetName, type Facets, type FacetValue, type OpportunityKind,
+  DEADLINE_BUCKETS,
+  deadlineBucketOf,
+  deadlineWindows,
+  type FacetName,
+  type Facets,
+  type FacetValue,
+  fixedValues,
+  NATIONAL_STATE_VALUE,
+  type OpportunityKind,
+  rankedTermValues,
+  STATUS_FACET_VALUES,
+  statusFacetValueOf,
+  termKeyOf,
 } from '../../core/query/facets';
 import { dayNumber, type FilterRow } from './filter-columns';
 import { forEachSet, type RowBitmap } from './row-bitmap';
@@ -201,7 +212,12 @@ export class FacetColumns {
     if ('rowids' in rows) for (let i = 0; i < rows.rowids.length; i++) add(rows.rowids[i]!);
     else if ('bits' in rows) forEachSet(rows.bits, add);
     else for (let rowid = 0; rowid < status.length; rowid++) add(rowid);
-    return Object.fromEntries(names.map((name) => [name, name === 'status' ? this.statusValues(kind, byStatus) : name === 'deadline_within' ? this.deadlineValues(today, byDeadline) : terms[name]!.values()]));
+    return Object.fromEntries(
+      names.map((name) => [
+        name,
+        name === 'status' ? this.statusValues(kind, byStatus) : name === 'deadline_within' ? this.deadlineValues(today, byDeadline) : terms[name]!.values(),
+      ]),
+    );
   }
 
   private statusValues(kind: OpportunityKind, byStatus: Int32Array): FacetValue[] {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { KEYWORD_FIELDS, type KeywordField } from '../../core/search/keyword-fields';
 import type { ResourceKind } from '../../core/records';
+import { KEYWORD_FIELDS, type KeywordField } from '../../core/search/keyword-fields';
 
 /**
  * Each row's keyword field lengths (lucene-bm25.ts analysedLength) and each field's totals, the
@@ -15,7 +15,10 @@ export interface FieldStatistics {
 }
 
 class KindLengths {
-  readonly lengths: Record<KeywordField, Uint32Array> = Object.fromEntries(KEYWORD_FIELDS.map((field) => [field, new Uint32Array(0)])) as Record<KeywordField, Uint32Array>;
+  readonly lengths: Record<KeywordField, Uint32Array> = Object.fromEntries(KEYWORD_FIELDS.map((field) => [field, new Uint32Array(0)])) as Record<
+    KeywordField,
+    Uint32Array
+  >;
   private readonly sums = Object.fromEntries(KEYWORD_FIELDS.map((field) => [field, 0])) as Record<KeywordField, number>;
   private readonly counts = Object.fromEntries(KEYWORD_FIELDS.map((field) => [field, 0])) as Record<KeywordField, number>;
 
@@ -55,7 +58,9 @@ export class FieldLengths {
 
   load(db: Database.Database): void {
     for (const kind of ['grant', 'contract', 'funder'] as const) {
-      for (const row of db.prepare(`SELECT rowid, ${KEYWORD_FIELDS.join(', ')} FROM ${kind}_lengths`).iterate() as Iterable<{ rowid: number } & Record<KeywordField, number>>) {
+      for (const row of db.prepare(`SELECT rowid, ${KEYWORD_FIELDS.join(', ')} FROM ${kind}_lengths`).iterate() as Iterable<
+        { rowid: number } & Record<KeywordField, number>
+      >) {
         this.kinds[kind].set(row.rowid, row);
       }
     }

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
+import { firstIndexWhere } from '../../core/query/first-index';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import type { RowBitmap } from './row-bitmap';
 import { orderSql } from './sqlite-index-filters';
 import { sortColumnOf } from './sqlite-keyset';
-import { firstIndexWhere } from '../../core/query/first-index';
 
 /**
  * Every row of a kind in a field order (orderSql's: the sort column, nulls last, ties by id), as
@@ -38,7 +38,11 @@ type SortKey = `${ResourceKind}|${ListQuery['sort']['field']}|${ListQuery['sort'
 export class OrderedPages {
   private readonly orders: FieldOrders;
 
-  constructor(private readonly statement: (sql: string) => Database.Statement, private readonly ids: Record<ResourceKind, ReadonlyMap<number, string>>, now?: () => number) {
+  constructor(
+    private readonly statement: (sql: string) => Database.Statement,
+    private readonly ids: Record<ResourceKind, ReadonlyMap<number, string>>,
+    now?: () => number,
+  ) {
     this.orders = new FieldOrders((key) => {
       const [kind, field, order] = key.split('|') as [ResourceKind, ListQuery['sort']['field'], ListQuery['sort']['order']];
       const { bare } = sortColumnOf(kind, field);
@@ -67,7 +71,12 @@ export class OrderedPages {
     let [start, end] = boundedPositions(order, query);
     if (query.after) {
       const [value, id] = query.after;
-      const row = typeof id === 'string' ? (this.statement(`SELECT r.rowid AS rowid, r.${bare} AS value FROM ${kind}_rows r WHERE r.id = ?`).get(id) as { rowid: number; value: unknown } | undefined) : undefined;
+      const row =
+        typeof id === 'string'
+          ? (this.statement(`SELECT r.rowid AS rowid, r.${bare} AS value FROM ${kind}_rows r WHERE r.id = ?`).get(id) as
+              | { rowid: number; value: unknown }
+              | undefined)
+          : undefined;
       if (!row || row.value !== (value ?? null)) return undefined;
       const position = order.positionOf[row.rowid] ?? -1;
       if (position < 0) return undefined;
@@ -132,7 +141,10 @@ class FieldOrders {
   private builtAt = Number.NEGATIVE_INFINITY;
   private stale = false;
 
-  constructor(private readonly readOrder: (key: SortKey) => Pick<FieldOrder, 'rowids' | 'keys'>, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly readOrder: (key: SortKey) => Pick<FieldOrder, 'rowids' | 'keys'>,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** A write changed the rows: every order is read again (or left to SQL for a while). */
   invalidate(): void {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CURSOR_KEY_BYTES, onceKeySource, type CursorKeySource } from '../../ports/cursor-key';
+import { CURSOR_KEY_BYTES, type CursorKeySource, onceKeySource } from '../../ports/cursor-key';
 
 /** The key's file in a local state folder. */
 export const CURSOR_KEY_FILE = 'cursor-key';

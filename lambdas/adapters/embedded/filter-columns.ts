@@ -1,9 +1,7 @@
 import type { OpportunityFilters } from '../../core/query/list-query';
+import { type RangeBound, RangeIndex } from './range-index';
+import { andInto, bytesOf, clearBit, forEachSet, grownBitmap, keepWhere, orInto, type RowBitmap, setBit, wordsFor } from './row-bitmap';
 import { applicantMask, stateMasks } from './sqlite-index-schema';
-import { RangeIndex, type RangeBound } from './range-index';
-import {
-  andInto, bytesOf, clearBit, forEachSet, grownBitmap, keepWhere, orInto, setBit, wordsFor, type RowBitmap,
-} from './row-bitmap';
 
 /**
  * The filter columns of one kind's index rows, held in memory by rowid, so the filters of a search
@@ -41,8 +39,23 @@ export interface FilterRow {
 
 /** The row columns FilterRow reads, for a SELECT. */
 export const FILTER_COLUMNS: readonly (keyof FilterRow)[] = [
-  'created_at', 'deadline_date', 'live_until', 'amount_min', 'amount_max', 'status', 'awarded', 'categories',
-  'states_lo', 'states_hi', 'national', 'geo_level', 'geography', 'naics', 'set_aside', 'applicants', 'requires_501c3',
+  'created_at',
+  'deadline_date',
+  'live_until',
+  'amount_min',
+  'amount_max',
+  'status',
+  'awarded',
+  'categories',
+  'states_lo',
+  'states_hi',
+  'national',
+  'geo_level',
+  'geography',
+  'naics',
+  'set_aside',
+  'applicants',
+  'requires_501c3',
 ];
 
 const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
@@ -74,12 +87,19 @@ export class FilterColumns {
    * comparison as NULL does in SQL; a missing deadline is 0, which fails both of its bounds.
    */
   private typed = {
-    liveUntil: new Int32Array(0), amountMin: new Float64Array(0), amountMax: new Float64Array(0), deadline: new Int32Array(0),
-    status: new Uint8Array(0), statesLo: new Int32Array(0), statesHi: new Int32Array(0),
+    liveUntil: new Int32Array(0),
+    amountMin: new Float64Array(0),
+    amountMax: new Float64Array(0),
+    deadline: new Int32Array(0),
+    status: new Uint8Array(0),
+    statesLo: new Int32Array(0),
+    statesHi: new Int32Array(0),
   };
   /** The values with few choices as bitmaps, kept as rows are written: a filter on them is word operations. */
   private bits = {
-    present: new Uint32Array(0), awarded: new Uint32Array(0), national: new Uint32Array(0),
+    present: new Uint32Array(0),
+    awarded: new Uint32Array(0),
+    national: new Uint32Array(0),
     /** By status code. */
     status: [] as RowBitmap[],
     /** By state bit (stateMasks). */
@@ -169,13 +189,21 @@ export class FilterColumns {
     const numbers = (n: number) => new Float64Array(n);
     const { typed, bits } = this;
     this.typed = {
-      liveUntil: grown(typed.liveUntil, ints), amountMin: grown(typed.amountMin, numbers), amountMax: grown(typed.amountMax, numbers),
-      deadline: grown(typed.deadline, ints), status: grown(typed.status, (n) => new Uint8Array(n)), statesLo: grown(typed.statesLo, ints), statesHi: grown(typed.statesHi, ints),
+      liveUntil: grown(typed.liveUntil, ints),
+      amountMin: grown(typed.amountMin, numbers),
+      amountMax: grown(typed.amountMax, numbers),
+      deadline: grown(typed.deadline, ints),
+      status: grown(typed.status, (n) => new Uint8Array(n)),
+      statesLo: grown(typed.statesLo, ints),
+      statesHi: grown(typed.statesHi, ints),
     };
     const words = wordsFor(capacity);
     this.bits = {
-      present: grownBitmap(bits.present, words), awarded: grownBitmap(bits.awarded, words), national: grownBitmap(bits.national, words),
-      status: bits.status.map((b) => grownBitmap(b, words)), states: bits.states.map((b) => grownBitmap(b, words)),
+      present: grownBitmap(bits.present, words),
+      awarded: grownBitmap(bits.awarded, words),
+      national: grownBitmap(bits.national, words),
+      status: bits.status.map((b) => grownBitmap(b, words)),
+      states: bits.states.map((b) => grownBitmap(b, words)),
     };
     this.rows = capacity;
     this.live = null;

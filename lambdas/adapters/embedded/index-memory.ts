@@ -35,7 +35,10 @@ export class IndexMemory {
     funder: new IdOrder(this.recordIds.funder),
   };
 
-  constructor(private readonly dimensions: number, vectors: (memory: IndexMemory) => VectorSearch) {
+  constructor(
+    private readonly dimensions: number,
+    vectors: (memory: IndexMemory) => VectorSearch,
+  ) {
     this.vectors = vectors(this);
   }
 
@@ -43,7 +46,9 @@ export class IndexMemory {
   load(db: Database.Database): void {
     for (const kind of ['grant', 'contract', 'funder'] as const) {
       const columns = kind === 'funder' ? '' : `, ${[...FILTER_COLUMNS, ...FACET_COLUMNS].join(', ')}`;
-      for (const row of db.prepare(`SELECT rowid, id${columns} FROM ${kind}_rows`).iterate() as Iterable<FilterRow & FacetRow & { rowid: number; id: string }>) {
+      for (const row of db.prepare(`SELECT rowid, id${columns} FROM ${kind}_rows`).iterate() as Iterable<
+        FilterRow & FacetRow & { rowid: number; id: string }
+      >) {
         this.setRow(kind, row.rowid, row.id, row);
       }
     }
@@ -99,7 +104,11 @@ export class IndexMemory {
     if (kept.length > 0) {
       const values = new Float32Array(kept.length * dimensions);
       kept.forEach((i, row) => values.set(vectors[i]!, row * dimensions));
-      this.vectors.set(kind, Int32Array.from(kept, (i) => rowids[i]!), values);
+      this.vectors.set(
+        kind,
+        Int32Array.from(kept, (i) => rowids[i]!),
+        values,
+      );
     }
     if (dropped.length > 0) this.vectors.delete(kind, Int32Array.from(dropped));
   }

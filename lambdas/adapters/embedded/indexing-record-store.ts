@@ -1,7 +1,7 @@
-import { contentHashOf } from '../../core/ingest/identity';
 import type { RecordChange } from '../../core/change-feed';
+import { contentHashOf } from '../../core/ingest/identity';
 import type { RecordByKind, ResourceKind } from '../../core/records';
-import { indexRecordChanges, type IndexerPorts } from '../../core/use-cases/index-record-changes';
+import { type IndexerPorts, indexRecordChanges } from '../../core/use-cases/index-record-changes';
 import type { RecordStore, StoredVersion } from '../../ports/record-store';
 import type { WriteJournal } from './write-journal';
 
@@ -19,7 +19,11 @@ const JOURNALED_WRITE_MAX = 1_000;
  * entry that `replayJournal` finishes at the next start (the stream's durability).
  */
 export class IndexingRecordStore implements RecordStore {
-  constructor(private readonly store: RecordStore, private readonly indexer: IndexerPorts, private readonly journal?: WriteJournal) {}
+  constructor(
+    private readonly store: RecordStore,
+    private readonly indexer: IndexerPorts,
+    private readonly journal?: WriteJournal,
+  ) {}
 
   get<K extends ResourceKind>(kind: K, id: string): Promise<RecordByKind[K] | null> {
     return this.store.get(kind, id);
@@ -34,18 +38,24 @@ export class IndexingRecordStore implements RecordStore {
   }
 
   private async putPart<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][]): Promise<void> {
-    const before = await this.store.versions(kind, records.map((record) => record.id));
+    const before = await this.store.versions(
+      kind,
+      records.map((record) => record.id),
+    );
     const entryId = await this.journal?.open(kind, new Map(records.map((record) => [record.id, before.get(record.id)?.contentHash ?? null])));
     await this.store.put(kind, records);
-    await indexRecordChanges(records.map((record) => {
-      const stored = before.get(record.id);
-      return {
-        kind,
-        id: record.id,
-        before: stored ? { contentHash: stored.contentHash } : null,
-        after: { record, contentHash: contentHashOf(record) },
-      };
-    }), this.indexer);
+    await indexRecordChanges(
+      records.map((record) => {
+        const stored = before.get(record.id);
+        return {
+          kind,
+          id: record.id,
+          before: stored ? { contentHash: stored.contentHash } : null,
+          after: { record, contentHash: contentHashOf(record) },
+        };
+      }),
+      this.indexer,
+    );
     if (entryId !== undefined) await this.journal!.close(entryId);
   }
 
@@ -64,7 +74,12 @@ export class IndexingRecordStore implements RecordStore {
       for (const [id, beforeHash] of Object.entries(entry.before)) {
         const record = await this.store.get(entry.kind, id);
         if (!record) continue; // never written (put only creates or replaces)
-        changes.push({ kind: entry.kind, id, before: beforeHash === null ? null : { contentHash: beforeHash }, after: { record, contentHash: contentHashOf(record) } });
+        changes.push({
+          kind: entry.kind,
+          id,
+          before: beforeHash === null ? null : { contentHash: beforeHash },
+          after: { record, contentHash: contentHashOf(record) },
+        });
       }
       await indexRecordChanges(changes, this.indexer);
       await this.journal.close(entry.entry_id);

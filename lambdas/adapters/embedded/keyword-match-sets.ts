@@ -1,5 +1,5 @@
 import type { KeywordQuery } from '../../core/search/keyword-query';
-import { andInto, bitmapOfRows, orInto, setBit, wordsFor, type RowBitmap } from './row-bitmap';
+import { andInto, bitmapOfRows, orInto, type RowBitmap, setBit, wordsFor } from './row-bitmap';
 
 /**
  * The keyword matches of a query as bitmaps over rowids, and BM25 for only the records a search

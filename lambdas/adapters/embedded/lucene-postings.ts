@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
+import type { ResourceKind } from '../../core/records';
 import { KEYWORD_FIELDS, type KeywordField } from '../../core/search/keyword-fields';
 import { KEYWORD_FIELD_WEIGHTS, PHRASE_BOOST } from '../../core/search/keyword-query';
-import type { ResourceKind } from '../../core/records';
 import type { FieldLengths } from './field-lengths';
-import { termPostingsOf, type TermPostings } from './keyword-match-sets';
+import { type TermPostings, termPostingsOf } from './keyword-match-sets';
 import { idf, termScore } from './lucene-bm25';
 
 /**
@@ -29,7 +29,11 @@ export class LucenePostings {
   private readonly stems = new Map<string, string>();
   private readonly stemOf: (word: string) => string;
 
-  constructor(private readonly statement: (sql: string) => Database.Statement, private readonly lengths: FieldLengths, db: Database.Database) {
+  constructor(
+    private readonly statement: (sql: string) => Database.Statement,
+    private readonly lengths: FieldLengths,
+    db: Database.Database,
+  ) {
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.keyword_stem USING fts5(word, tokenize='porter unicode61 remove_diacritics 2')`);
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.keyword_stem_vocab USING fts5vocab('temp', 'keyword_stem', 'row')`);
     const clear = db.prepare('DELETE FROM temp.keyword_stem');
@@ -52,7 +56,9 @@ export class LucenePostings {
   /** The records holding a term, in ascending rowid order, each with its score. */
   postings(kind: ResourceKind, term: string): ScoredPostings {
     const frequencies = new Map<KeywordField, Map<number, number>>(SEARCHED_FIELDS.map((field) => [field, new Map()]));
-    for (const [doc, col, frequency] of this.statement(`SELECT doc, col, count(*) FROM ${kind}_vocab WHERE term = ? GROUP BY doc, col`).raw().iterate(this.stemOf(term)) as Iterable<[number, KeywordField, number]>) {
+    for (const [doc, col, frequency] of this.statement(`SELECT doc, col, count(*) FROM ${kind}_vocab WHERE term = ? GROUP BY doc, col`)
+      .raw()
+      .iterate(this.stemOf(term)) as Iterable<[number, KeywordField, number]>) {
       frequencies.get(col)?.set(doc, frequency);
     }
     const docFreq: Partial<Record<KeywordField, number>> = {};
@@ -69,7 +75,13 @@ export class LucenePostings {
       }
     }
     const rowids = Int32Array.from(best.keys()).sort();
-    return { ...termPostingsOf(rowids, Float32Array.from(rowids, (rowid) => best.get(rowid)!)), docFreq };
+    return {
+      ...termPostingsOf(
+        rowids,
+        Float32Array.from(rowids, (rowid) => best.get(rowid)!),
+      ),
+      docFreq,
+    };
   }
 
   /**

@@ -17,10 +17,14 @@ import { oneNodeModel } from './onnx-one-node-model';
  */
 
 function matMulModel(): Uint8Array {
-  return oneNodeModel('MatMul', [
-    { name: 'matrix', type: 'float', shape: ['rows', 'dimensions'] },
-    { name: 'queries', type: 'float', shape: ['dimensions', 'columns'] },
-  ], { name: 'scores', type: 'float', shape: ['rows', 'columns'] });
+  return oneNodeModel(
+    'MatMul',
+    [
+      { name: 'matrix', type: 'float', shape: ['rows', 'dimensions'] },
+      { name: 'queries', type: 'float', shape: ['dimensions', 'columns'] },
+    ],
+    { name: 'scores', type: 'float', shape: ['rows', 'columns'] },
+  );
 }
 
 let session: Promise<ort.InferenceSession> | undefined;
@@ -38,7 +42,12 @@ export function setProductThreads(count: number): void {
 }
 
 function matMulSession(): Promise<ort.InferenceSession> {
-  session ??= ort.InferenceSession.create(matMulModel(), { graphOptimizationLevel: 'all', intraOpNumThreads: threads, interOpNumThreads: 1, extra: { session: { intra_op: { allow_spinning: '0' } } } });
+  session ??= ort.InferenceSession.create(matMulModel(), {
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  });
   return session;
 }
 
@@ -58,7 +67,12 @@ const MIN_COLUMNS = 2;
  * row r's dot product with query q at r * columns + q, where columns is at least the number of
  * queries (zero columns pad a single query).
  */
-export async function dotProducts(matrix: Float32Array, rows: number, queries: readonly Float32Array[], dimensions: number): Promise<{ scores: Float32Array; columns: number }> {
+export async function dotProducts(
+  matrix: Float32Array,
+  rows: number,
+  queries: readonly Float32Array[],
+  dimensions: number,
+): Promise<{ scores: Float32Array; columns: number }> {
   const columns = Math.max(MIN_COLUMNS, queries.length);
   if (rows === 0) return { scores: new Float32Array(0), columns };
   const packed = new Float32Array(dimensions * columns);

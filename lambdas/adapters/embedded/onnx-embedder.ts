@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
 import type { Embedder, EmbeddingPurpose, VectorSpace } from '../../ports/embedder';
-import { sentenceModelSpace, type SentenceModel } from './sentence-models';
+import { type SentenceModel, sentenceModelSpace } from './sentence-models';
 
 /**
  * Texts per call to the model: one. The quantised models scale their activations over the whole

@@ -34,12 +34,19 @@ export interface TensorInfo {
 /** TensorShapeProto.Dimension: a named (dynamic) size or a fixed one. */
 const dimension = (size: string | number) => message(1, typeof size === 'string' ? text(2, size) : integer(1, size));
 /** ValueInfoProto { name, type: TypeProto { tensor_type: { elem_type, shape } } }. */
-const valueInfo = ({ name, type, shape }: TensorInfo) =>
-  [...text(1, name), ...message(2, message(1, [...integer(1, ELEMENT_TYPES[type]), ...message(2, shape.flatMap(dimension))]))];
+const valueInfo = ({ name, type, shape }: TensorInfo) => [
+  ...text(1, name),
+  ...message(2, message(1, [...integer(1, ELEMENT_TYPES[type]), ...message(2, shape.flatMap(dimension))])),
+];
 
 /** ModelProto { ir_version 8, graph { one node }, opset_import { domain "", version 13 } }. */
 export function oneNodeModel(operator: string, inputs: TensorInfo[], output: TensorInfo): Uint8Array {
   const node = [...inputs.flatMap(({ name }) => text(1, name)), ...text(2, output.name), ...text(4, operator)];
-  const graph = [...message(1, node), ...text(2, operator.toLowerCase()), ...inputs.flatMap((input) => message(11, valueInfo(input))), ...message(12, valueInfo(output))];
+  const graph = [
+    ...message(1, node),
+    ...text(2, operator.toLowerCase()),
+    ...inputs.flatMap((input) => message(11, valueInfo(input))),
+    ...message(12, valueInfo(output)),
+  ];
   return Uint8Array.from([...integer(1, 8), ...message(7, graph), ...message(8, [...text(1, ''), ...integer(2, 13)])]);
 }

@@ -1,5 +1,5 @@
 import { firstIndexWhere } from '../../core/query/first-index';
-import { andInto, orInto, setBit, wordsFor, type RowBitmap } from './row-bitmap';
+import { andInto, orInto, type RowBitmap, setBit, wordsFor } from './row-bitmap';
 
 /**
  * A range-encoded bitmap index over one numeric column (a deadline, an amount), so a range filter
@@ -40,7 +40,10 @@ export class RangeIndex {
   private builtAt = Number.NEGATIVE_INFINITY;
 
   /** `hasValue` tells a row with a value from one without (a missing amount is NaN, a missing day 0). */
-  constructor(private readonly hasValue: (value: number) => boolean, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly hasValue: (value: number) => boolean,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** A write changed the column: the next query rebuilds (or leaves it to the caller's pass). */
   stale(): void {

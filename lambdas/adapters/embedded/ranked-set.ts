@@ -119,7 +119,7 @@ function selectSmallest(keys: Float64Array, count: number, length: number): void
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const [a, b, c] = [keys[lo]!, keys[mid]!, keys[hi]!];
-    const pivot = a < b ? (b < c ? b : Math.max(a , c)) : a < c ? a : Math.max(b , c);
+    const pivot = a < b ? (b < c ? b : Math.max(a, c)) : a < c ? a : Math.max(b, c);
     let i = lo;
     let j = hi;
     while (i <= j) {

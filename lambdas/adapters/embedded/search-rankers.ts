@@ -2,13 +2,13 @@ import type { ResourceKind } from '../../core/records';
 import { fuseHybrid } from '../../core/search/fusion';
 import { IDENTIFIER_FIELD_STEP, identifierScoreOf } from '../../core/search/identifiers';
 import { keywordTermsOf } from '../../core/search/keyword-query';
-import { queryFloorOf, type QueryFloor } from '../../core/search/query-floor';
+import { type QueryFloor, queryFloorOf } from '../../core/search/query-floor';
 import { relevanceOfCosine } from '../../core/search/relevance';
 import type { SemanticQuery } from '../../ports/search-index';
 import type { IdOrder } from './id-order';
-import { unsortedRanking, type Ranking } from './ranked-set';
+import { type Ranking, unsortedRanking } from './ranked-set';
+import { andInto, bitmapOfRows, countBits, type RowBitmap, rowsOfBitmap } from './row-bitmap';
 import type { SqliteKeywordMatcher } from './sqlite-keyword-match';
-import { andInto, bitmapOfRows, countBits, rowsOfBitmap, type RowBitmap } from './row-bitmap';
 import type { Matches } from './vector-matrix';
 import type { VectorSearch } from './vector-scans';
 
@@ -56,7 +56,9 @@ export class SearchRankers {
 
   /** Every record of the kind whose cosine with the text reaches the scan floor (none without a vector): one scan. */
   async floorMatches(kind: ResourceKind, semantic: SemanticQuery): Promise<FloorMatches> {
-    const found = semantic.vector ? await this.parts.vectors.matchesAbove(kind, semantic.vector, scanFloorOf(semantic)) : { rowids: new Int32Array(0), cosines: new Float32Array(0) };
+    const found = semantic.vector
+      ? await this.parts.vectors.matchesAbove(kind, semantic.vector, scanFloorOf(semantic))
+      : { rowids: new Int32Array(0), cosines: new Float32Array(0) };
     let best = Number.NaN;
     for (let i = 0; i < found.cosines.length; i++) if (!(found.cosines[i]! <= best)) best = found.cosines[i]!;
     return { found, bits: bitmapOfRows(found.rowids), best };
@@ -102,10 +104,8 @@ export class SearchRankers {
       Array.from(similar.rowids, (rowid, i) => ({ key: rowid, cosine: similar.scores[i]! })),
       semantic.scale,
     );
-    return unsortedRanking(
-      { rowids: Int32Array.from(fused, (hit) => hit.key), scores: Float32Array.from(fused, (hit) => hit.score) },
-      ids,
-      (score) => Math.min(1, score),
+    return unsortedRanking({ rowids: Int32Array.from(fused, (hit) => hit.key), scores: Float32Array.from(fused, (hit) => hit.score) }, ids, (score) =>
+      Math.min(1, score),
     );
   }
 

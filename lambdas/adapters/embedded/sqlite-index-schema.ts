@@ -1,11 +1,11 @@
-import { US_STATE_CODES, geographyLevelOf } from '../../core/geo';
+import type Database from 'better-sqlite3';
+import { geographyLevelOf, US_STATE_CODES } from '../../core/geo';
 import { liveUntil } from '../../core/query/applyable';
 import type { SortField } from '../../core/query/list-query';
-import type Database from 'better-sqlite3';
-import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
-import type { VectorSpace } from '../../ports/embedder';
 import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type Grant, type RecordByKind, type ResourceKind } from '../../core/records';
 import { KEYWORD_FIELDS, keywordFieldsOf } from '../../core/search/keyword-fields';
+import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
+import type { VectorSpace } from '../../ports/embedder';
 
 /**
  * The embedded index's tables. Each kind has a narrow row table for filters and sorts, a doc
@@ -39,7 +39,11 @@ export function stateMasks(states: readonly string[]): [number, number] {
 }
 
 const OPPORTUNITY_SORT_COLUMNS: Partial<Record<SortField, string>> = {
-  created_at: 'created_at', deadline_date: 'deadline_date', amount_min: 'amount_min', amount_max: 'amount_max', title: 'title COLLATE NOCASE',
+  created_at: 'created_at',
+  deadline_date: 'deadline_date',
+  amount_min: 'amount_min',
+  amount_max: 'amount_max',
+  title: 'title COLLATE NOCASE',
 };
 export const SORT_COLUMNS: Record<ResourceKind, Partial<Record<SortField, string>>> = {
   grant: OPPORTUNITY_SORT_COLUMNS,
@@ -175,7 +179,9 @@ export function ensureIndexSchema(db: Database.Database, space: VectorSpace, fil
     }
     return false;
   }
-  const drop = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts_%'`).all() as { name: string }[];
+  const drop = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%_fts_%'`).all() as {
+    name: string;
+  }[];
   db.transaction(() => {
     for (const { name } of drop) db.exec(`DROP TABLE IF EXISTS "${name}"`);
     for (const stmt of schemaDdl()) db.exec(stmt);

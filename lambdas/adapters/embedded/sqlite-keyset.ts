@@ -1,9 +1,9 @@
+import { firstIndexWhere } from '../../core/query/first-index';
 import { unreadablePosition } from '../../core/query/list-cursor';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
-import { SORT_COLUMNS } from './sqlite-index-schema';
 import type { Sql } from './sqlite-index-filters';
-import { firstIndexWhere } from '../../core/query/first-index';
+import { SORT_COLUMNS } from './sqlite-index-schema';
 
 /**
  * Keyset paging in the embedded index (SearchIndex `after`). A field sort's position is
@@ -85,7 +85,11 @@ export function relevancePositionAt(keys: RankingKeys, i: number): PagePosition 
  * positions of its results, after the query's position (keyset paging) or its offset, and the
  * position of its last result when more follow.
  */
-export function relevancePage(keys: RankingKeys, total: number, query: Pick<ListQuery, 'after' | 'offset' | 'limit' | 'sort'>): { positions: number[]; next?: PagePosition } {
+export function relevancePage(
+  keys: RankingKeys,
+  total: number,
+  query: Pick<ListQuery, 'after' | 'offset' | 'limit' | 'sort'>,
+): { positions: number[]; next?: PagePosition } {
   const offset = query.after ? relevanceOffsetAfter(keys, total, query.sort.order, query.after) : query.offset;
   const position = (i: number) => (query.sort.order === 'desc' ? offset + i : total - 1 - offset - i);
   const length = Math.max(0, Math.min(query.limit, total - offset));

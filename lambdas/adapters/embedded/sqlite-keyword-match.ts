@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import { keywordQueryOf, keywordTermsOf, PHRASE_SLOP, type KeywordQuery } from '../../core/search/keyword-query';
-import type { KeywordField } from '../../core/search/keyword-fields';
-import { IDENTIFIER_FIELDS, identifierQueryOf, lookupKeysOf } from '../../core/search/identifiers';
 import type { ResourceKind } from '../../core/records';
+import { IDENTIFIER_FIELDS, identifierQueryOf, lookupKeysOf } from '../../core/search/identifiers';
+import type { KeywordField } from '../../core/search/keyword-fields';
+import { type KeywordQuery, keywordQueryOf, keywordTermsOf, PHRASE_SLOP } from '../../core/search/keyword-query';
 import type { FieldLengths } from './field-lengths';
-import { firstAtLeast, keywordMatchSets, keywordScores, someHoldsEveryTerm, type KeywordMatchSets } from './keyword-match-sets';
+import { firstAtLeast, type KeywordMatchSets, keywordMatchSets, keywordScores, someHoldsEveryTerm } from './keyword-match-sets';
 import { LucenePostings, PHRASE_FIELDS, type ScoredPostings } from './lucene-postings';
 
 /**
@@ -56,7 +56,11 @@ export class SqliteKeywordMatcher {
   private readonly documentCounts = new Map<ResourceKind, number>();
   private readonly lucene: LucenePostings;
 
-  constructor(private readonly statement: (sql: string) => Database.Statement, lengths: FieldLengths, db: Database.Database) {
+  constructor(
+    private readonly statement: (sql: string) => Database.Statement,
+    lengths: FieldLengths,
+    db: Database.Database,
+  ) {
     this.lucene = new LucenePostings(statement, lengths, db);
   }
 
@@ -103,7 +107,9 @@ export class SqliteKeywordMatcher {
     for (const field of query ? IDENTIFIER_FIELDS[kind] : []) {
       const keys = lookupKeysOf(query!, field);
       if (keys.length === 0) continue;
-      const rowids = this.statement(`SELECT rowid FROM ${kind}_identifiers WHERE field = ? AND key IN (SELECT value FROM json_each(?))`).pluck().all(field.name, JSON.stringify(keys)) as number[];
+      const rowids = this.statement(`SELECT rowid FROM ${kind}_identifiers WHERE field = ? AND key IN (SELECT value FROM json_each(?))`)
+        .pluck()
+        .all(field.name, JSON.stringify(keys)) as number[];
       for (const rowid of rowids) weightOf.set(rowid, Math.max(weightOf.get(rowid) ?? 0, field.weight));
     }
     const rowids = Int32Array.from(weightOf.keys()).sort();

@@ -1,29 +1,29 @@
 import Database from 'better-sqlite3';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { AnyRecord, Contract, Funder, Grant, RecordByKind, ResourceKind } from '../../core/records';
-import { roundedRelevance } from '../../core/search/relevance';
 import { identifierKeysOf } from '../../core/search/identifiers';
 import { KEYWORD_FIELDS, type KeywordField } from '../../core/search/keyword-fields';
-import { analysedLength } from './lucene-bm25';
-import { emptySearchAnswer, type EmptyAnswer } from '../../core/search/no-results';
+import { type EmptyAnswer, emptySearchAnswer } from '../../core/search/no-results';
 import type { QueryFloor } from '../../core/search/query-floor';
+import { roundedRelevance } from '../../core/search/relevance';
 import type { VectorSpace } from '../../ports/embedder';
 import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery } from '../../ports/search-index';
 import { bytesOfVector } from '../vector-bytes';
-import { QueryCache } from './query-cache';
-import type { FilterRow } from './filter-columns';
-import { bitmapOfRows, countBits, type RowBitmap } from './row-bitmap';
+import { CachedRankings } from './cached-rankings';
 import type { FacetRow, FacetRows } from './facet-columns';
+import { OrderedPages, type RowPage } from './field-orders';
+import type { FilterRow } from './filter-columns';
+import { IndexMemory } from './index-memory';
+import { analysedLength } from './lucene-bm25';
+import { QueryCache } from './query-cache';
+import { type Ranking, rankingAmong, sortedThrough } from './ranked-set';
+import { RecordDocs } from './record-docs';
+import { bitmapOfRows, countBits, type RowBitmap } from './row-bitmap';
+import { SearchRankers } from './search-rankers';
 import { filterSql, orderSql, type Sql } from './sqlite-index-filters';
 import { ensureIndexSchema, funderRow, opportunityRow, TEXT_COLUMNS, textColumnsOf } from './sqlite-index-schema';
+import { afterFieldSql, type RankingKeys, relevancePage, sortColumnOf } from './sqlite-keyset';
 import { SqliteKeywordMatcher } from './sqlite-keyword-match';
-import { SearchRankers } from './search-rankers';
-import { rankingAmong, sortedThrough, type Ranking } from './ranked-set';
-import { CachedRankings } from './cached-rankings';
-import { OrderedPages, type RowPage } from './field-orders';
-import { RecordDocs } from './record-docs';
-import { IndexMemory } from './index-memory';
-import { afterFieldSql, relevancePage, sortColumnOf, type RankingKeys } from './sqlite-keyset';
 import { VectorScans } from './vector-scans';
 import { WorkerVectorScans } from './worker-vector-scans';
 
@@ -70,7 +70,9 @@ export class SqliteSearchIndex implements SearchIndex {
   constructor(options: SqliteSearchIndexOptions) {
     this.space = options.space;
     const { dimensions } = options.space;
-    this.memory = new IndexMemory(dimensions, (memory) => (options.scanInWorker ? new WorkerVectorScans(dimensions, () => memory.loadVectors(this.db)) : new VectorScans(dimensions)));
+    this.memory = new IndexMemory(dimensions, (memory) =>
+      options.scanInWorker ? new WorkerVectorScans(dimensions, () => memory.loadVectors(this.db)) : new VectorScans(dimensions),
+    );
     this.db = new Database(options.filename);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -82,7 +84,9 @@ export class SqliteSearchIndex implements SearchIndex {
     this.db.pragma('mmap_size = 0');
     this.wasCreated = ensureIndexSchema(this.db, this.space, options.filename);
     this.keywordMatcher = new SqliteKeywordMatcher((sql) => this.statement(sql), this.memory.fieldLengths, this.db);
-    this.rankings = new CachedRankings(new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.memory.vectors, idOrders: this.memory.idOrders }));
+    this.rankings = new CachedRankings(
+      new SearchRankers({ keywordMatcher: this.keywordMatcher, vectors: this.memory.vectors, idOrders: this.memory.idOrders }),
+    );
     this.orderedPages = new OrderedPages((sql) => this.statement(sql), this.memory.recordIds);
     this.memory.load(this.db);
   }
@@ -101,13 +105,22 @@ export class SqliteSearchIndex implements SearchIndex {
     if (!query.search) return query.ids ? this.listingAmong(plan, query, query.ids) : this.listing(plan, query);
     const bits = this.filterBits(plan);
     const { ranking, floor } = await this.rankings.of({ kind, ...(bits ? { filters: { key: plan.key, bits } } : {}) }, query.search, semantic);
-    const page: IndexPage<K> = { ...this.pageOfRanking<K>(plan, query, query.ids ? rankingAmong(ranking, new Set(query.ids), this.idOf(kind)) : ranking), ...(floor ? { floor } : {}) };
+    const page: IndexPage<K> = {
+      ...this.pageOfRanking<K>(plan, query, query.ids ? rankingAmong(ranking, new Set(query.ids), this.idOf(kind)) : ranking),
+      ...(floor ? { floor } : {}),
+    };
     if (page.total > 0 || query.ids) return page;
     return { ...page, empty: await this.emptySearch(kind, query.search, semantic, floor, bits !== undefined) };
   }
 
   /** Why a search found nothing: the text, the floor, or the filters (IndexPage.empty). */
-  private async emptySearch(kind: ResourceKind, search: NonNullable<ListQuery['search']>, semantic: SemanticQuery | undefined, floor: QueryFloor | undefined, filtered: boolean): Promise<EmptyAnswer> {
+  private async emptySearch(
+    kind: ResourceKind,
+    search: NonNullable<ListQuery['search']>,
+    semantic: SemanticQuery | undefined,
+    floor: QueryFloor | undefined,
+    filtered: boolean,
+  ): Promise<EmptyAnswer> {
     const unfiltered = filtered ? (await this.rankings.of({ kind }, search, semantic)).ranking.rowids.length : 0;
     return emptySearchAnswer(search, unfiltered, Boolean(semantic?.vector), floor);
   }
@@ -120,7 +133,11 @@ export class SqliteSearchIndex implements SearchIndex {
       .all(...plan.filters.params, JSON.stringify(ids)) as number[];
     const facets = this.facetsOf(plan, query, { rowids });
     if (query.countOnly) return { total: rowids.length, results: [], ...facets };
-    return { total: rowids.length, results: this.readDocs(plan.kind, rowids.slice(query.offset, query.offset + query.limit)) as unknown as IndexedResult<K>[], ...facets };
+    return {
+      total: rowids.length,
+      results: this.readDocs(plan.kind, rowids.slice(query.offset, query.offset + query.limit)) as unknown as IndexedResult<K>[],
+      ...facets,
+    };
   }
 
   private filterPlan(kind: ResourceKind, query: Pick<ListQuery, 'filters' | 'today'>): FilterPlan {
@@ -158,10 +175,16 @@ export class SqliteSearchIndex implements SearchIndex {
 
   /** A listing's facets, cached until the next write like its total. */
   private listingFacets(plan: FilterPlan, query: ListQuery) {
-    return this.memory.facets.ofListing(plan.kind, query, plan.key, () => {
-      const bits = this.filterBits(plan);
-      return bits ? { bits } : { all: true };
-    }, this.rankOf(plan.kind));
+    return this.memory.facets.ofListing(
+      plan.kind,
+      query,
+      plan.key,
+      () => {
+        const bits = this.filterBits(plan);
+        return bits ? { bits } : { all: true };
+      },
+      this.rankOf(plan.kind),
+    );
   }
 
   /** The facets the query asks for (none for funders), over the whole result set given. */
@@ -188,8 +211,13 @@ export class SqliteSearchIndex implements SearchIndex {
     const keyset = query.after ? afterFieldSql(kind, query, query.after) : { where: [], params: [] };
     const where = [...filters.where, ...keyset.where];
     const { bare } = sortColumnOf(kind, query.sort.field);
-    const rows = this.statement(`SELECT r.rowid AS rowid, r.${bare} AS value, r.id AS id FROM ${kind}_rows r${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ? OFFSET ?`)
-      .all(...filters.params, ...keyset.params, query.limit + 1, query.after ? 0 : query.offset) as { rowid: number; value: string | number | null; id: string }[];
+    const rows = this.statement(
+      `SELECT r.rowid AS rowid, r.${bare} AS value, r.id AS id FROM ${kind}_rows r${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    ).all(...filters.params, ...keyset.params, query.limit + 1, query.after ? 0 : query.offset) as {
+      rowid: number;
+      value: string | number | null;
+      id: string;
+    }[];
     const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
     return { rowids: rows.slice(0, query.limit).map((row) => row.rowid), ...(last ? { next: [last.value, last.id] } : {}) };
   }
@@ -212,8 +240,14 @@ export class SqliteSearchIndex implements SearchIndex {
       next = after;
     } else {
       ranking.bits ??= bitmapOfRows(ranking.rowids);
-      const rows = this.orderedPages.page(plan.kind, query, ranking.bits)
-        ?? this.rowPage(plan.kind, query, { where: ['r.rowid IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(Array.from(ranking.rowids))] }, orderSql(plan.kind, query));
+      const rows =
+        this.orderedPages.page(plan.kind, query, ranking.bits) ??
+        this.rowPage(
+          plan.kind,
+          query,
+          { where: ['r.rowid IN (SELECT value FROM json_each(?))'], params: [JSON.stringify(Array.from(ranking.rowids))] },
+          orderSql(plan.kind, query),
+        );
       page = rows.rowids;
       next = rows.next;
       // Only results with a relevance need their place in the set: keyword sets have none.
@@ -224,7 +258,11 @@ export class SqliteSearchIndex implements SearchIndex {
     const { relevanceOf, scores } = ranking;
     const paged = { ...facets, ...(next ? { next } : {}) };
     if (!relevanceOf) return { total, results: docs as unknown as IndexedResult<K>[], ...paged };
-    return { total, results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevanceOf(scores[positionOfResult(i)]!)) }) as unknown as IndexedResult<K>), ...paged };
+    return {
+      total,
+      results: docs.map((doc, i) => ({ ...doc, relevance: roundedRelevance(relevanceOf(scores[positionOfResult(i)]!)) }) as unknown as IndexedResult<K>),
+      ...paged,
+    };
   }
 
   /** The plan's filters as a bitmap over rowids (made once a query); undefined when there are none. */
@@ -251,7 +289,10 @@ export class SqliteSearchIndex implements SearchIndex {
     const columns = Object.keys(rowOf(first));
     const upsertRow = this.statement(
       `INSERT INTO ${kind}_rows (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})
-       ON CONFLICT(id) DO UPDATE SET ${columns.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}
+       ON CONFLICT(id) DO UPDATE SET ${columns
+         .filter((c) => c !== 'id')
+         .map((c) => `${c} = excluded.${c}`)
+         .join(', ')}
        RETURNING rowid`,
     );
     const putDoc = this.statement(`INSERT OR REPLACE INTO ${kind}_docs (rowid, doc) VALUES (?, ?)`);
@@ -259,12 +300,15 @@ export class SqliteSearchIndex implements SearchIndex {
     const putText = this.statement(`INSERT INTO ${kind}_fts (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?, ${TEXT_COLUMNS.map(() => '?').join(', ')})`);
     const putVector = this.statement(`INSERT OR REPLACE INTO ${kind}_vectors (rowid, vector) VALUES (?, ?)`);
     const dropIdentifiers = this.statement(`DELETE FROM ${kind}_identifiers WHERE rowid = ?`);
-    const putLengths = this.statement(`INSERT OR REPLACE INTO ${kind}_lengths (rowid, ${KEYWORD_FIELDS.join(', ')}) VALUES (?, ${KEYWORD_FIELDS.map(() => '?').join(', ')})`);
+    const putLengths = this.statement(
+      `INSERT OR REPLACE INTO ${kind}_lengths (rowid, ${KEYWORD_FIELDS.join(', ')}) VALUES (?, ${KEYWORD_FIELDS.map(() => '?').join(', ')})`,
+    );
     const putIdentifier = this.statement(`INSERT INTO ${kind}_identifiers (key, field, rowid) VALUES (?, ?, ?)`);
     const dropVector = this.statement(`DELETE FROM ${kind}_vectors WHERE rowid = ?`);
     const rowids: number[] = [];
     for (const vector of vectors ?? []) {
-      if (vector && vector.length !== this.space.dimensions) throw new Error(`a ${vector.length}-dimension vector cannot go into an index of ${this.space.dimensions}`);
+      if (vector && vector.length !== this.space.dimensions)
+        throw new Error(`a ${vector.length}-dimension vector cannot go into an index of ${this.space.dimensions}`);
     }
     this.invalidateCaches();
     this.db.transaction(() => {
@@ -280,7 +324,8 @@ export class SqliteSearchIndex implements SearchIndex {
         putLengths.run(rowid, ...KEYWORD_FIELDS.map((field) => lengths[field]));
         this.memory.fieldLengths.set(kind, rowid, lengths);
         dropIdentifiers.run(rowid);
-        for (const [field, keys] of Object.entries(identifierKeysOf(kind, record as RecordByKind[K]))) for (const key of keys) putIdentifier.run(key, field, rowid);
+        for (const [field, keys] of Object.entries(identifierKeysOf(kind, record as RecordByKind[K])))
+          for (const key of keys) putIdentifier.run(key, field, rowid);
         const vector = vectors?.[i];
         if (vector) putVector.run(rowid, bytesOfVector(vector));
         else dropVector.run(rowid);
@@ -297,7 +342,8 @@ export class SqliteSearchIndex implements SearchIndex {
       for (const id of ids) {
         const row = find.get(id) as { rowid: number } | undefined;
         if (!row) continue;
-        for (const table of ['rows', 'docs', 'fts', 'vectors', 'identifiers', 'lengths']) this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
+        for (const table of ['rows', 'docs', 'fts', 'vectors', 'identifiers', 'lengths'])
+          this.statement(`DELETE FROM ${kind}_${table} WHERE rowid = ?`).run(row.rowid);
         this.memory.deleteRow(kind, row.rowid);
       }
     })();
@@ -323,4 +369,3 @@ export class SqliteSearchIndex implements SearchIndex {
     void this.memory.vectors.close();
   }
 }
-

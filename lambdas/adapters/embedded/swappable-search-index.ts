@@ -40,11 +40,19 @@ export class SwappableSearchIndex<T extends SearchIndex> implements SearchIndex 
 
   upsert<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], vectors?: readonly (Float32Array | null)[]): Promise<void> {
     // The ids are listed only while a rebuild records writes: not on every ordinary write.
-    return this.write(kind, () => records.map((record) => record.id), (index) => index.upsert(kind, records, vectors));
+    return this.write(
+      kind,
+      () => records.map((record) => record.id),
+      (index) => index.upsert(kind, records, vectors),
+    );
   }
 
   remove(kind: ResourceKind, ids: readonly string[]): Promise<void> {
-    return this.write(kind, () => ids, (index) => index.remove(kind, ids));
+    return this.write(
+      kind,
+      () => ids,
+      (index) => index.remove(kind, ids),
+    );
   }
 
   /**

@@ -6,7 +6,6 @@ export interface Matches {
   cosines: Float32Array;
 }
 
-
 /**
  * One kind's vectors in the embedded index: one contiguous Float32Array, a row per record, so
  * exact k-NN is a single matrix product (the vectors are unit length, so the dot product is the
@@ -26,7 +25,10 @@ export class VectorMatrix {
   private copyRows = new Float32Array(0);
   private copying: Promise<void> = Promise.resolve();
 
-  constructor(readonly dimensions: number, initialCapacity = 1024) {
+  constructor(
+    readonly dimensions: number,
+    initialCapacity = 1024,
+  ) {
     this.data = new Float32Array(initialCapacity * dimensions);
     this.rowids = new Int32Array(initialCapacity).fill(-1);
   }
@@ -85,7 +87,12 @@ export class VectorMatrix {
    * does), in slot order: one product of the queries with the whole matrix.
    */
   async matchesAbove(queries: readonly { vector: Float32Array; floor: number }[]): Promise<Matches[]> {
-    const { scores, columns } = await dotProducts(this.data, this.used, queries.map(({ vector }) => vector), this.dimensions);
+    const { scores, columns } = await dotProducts(
+      this.data,
+      this.used,
+      queries.map(({ vector }) => vector),
+      this.dimensions,
+    );
     const { rowids, used } = this;
     return queries.map(({ floor }, q) => {
       // Counted first, so each query's matches are two arrays of their exact size.
@@ -114,7 +121,10 @@ export class VectorMatrix {
   cosinesOf(rowids: Int32Array, query: Float32Array): Promise<Float32Array> {
     // One at a time: they share the copy's rows (a buffer kept, not made for every call).
     const scored = this.copying.then(() => this.copyAndScore(rowids, query));
-    this.copying = scored.then(() => undefined, () => undefined);
+    this.copying = scored.then(
+      () => undefined,
+      () => undefined,
+    );
     return scored;
   }
 

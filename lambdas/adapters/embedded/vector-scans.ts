@@ -1,5 +1,5 @@
 import type { ResourceKind } from '../../core/records';
-import { VectorMatrix, type Matches } from './vector-matrix';
+import { type Matches, VectorMatrix } from './vector-matrix';
 
 /**
  * The embedded index's vectors and the exact scans over them, behind one interface with two
@@ -59,7 +59,8 @@ export class VectorScans implements VectorSearch {
 
   set(kind: ResourceKind, rowids: Int32Array, vectors: Float32Array): void {
     const { dimensions } = this;
-    if (vectors.length !== rowids.length * dimensions) throw new Error(`${rowids.length} rows of ${dimensions}-dimension vectors cannot be ${vectors.length} values`);
+    if (vectors.length !== rowids.length * dimensions)
+      throw new Error(`${rowids.length} rows of ${dimensions}-dimension vectors cannot be ${vectors.length} values`);
     this.write(() => rowids.forEach((rowid, i) => this.matrices[kind].set(rowid, vectors.subarray(i * dimensions, (i + 1) * dimensions))));
   }
 

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { VectorWorkerData, VectorWorkerReply, VectorWorkerRequest } from './worker-vector-scans';
 import { setProductThreads } from './onnx-dot-products';
 import { VectorScans } from './vector-scans';
+import type { VectorWorkerData, VectorWorkerReply, VectorWorkerRequest } from './worker-vector-scans';
 
 // The worker thread of worker-vector-scans.ts: it holds an index's vectors and runs its scans
 // (VectorScans), applying the writes and answering the scans in the order they were sent. Asked
@@ -37,16 +37,17 @@ port.on('message', (request: VectorWorkerRequest) => {
       return;
     case 'scan':
       owed++;
-      return void scans.matchesAbove(request.kind, request.query, request.floor).then(
-        ({ rowids, cosines }) => reply({ id: request.id, rowids, cosines }, [rowids.buffer as ArrayBuffer, cosines.buffer as ArrayBuffer]),
-        failed(request.id),
-      );
+      return void scans
+        .matchesAbove(request.kind, request.query, request.floor)
+        .then(
+          ({ rowids, cosines }) => reply({ id: request.id, rowids, cosines }, [rowids.buffer as ArrayBuffer, cosines.buffer as ArrayBuffer]),
+          failed(request.id),
+        );
     case 'cosines':
       owed++;
-      return void scans.cosinesOf(request.kind, request.rowids, request.query).then(
-        (cosines) => reply({ id: request.id, cosines }, [cosines.buffer as ArrayBuffer]),
-        failed(request.id),
-      );
+      return void scans
+        .cosinesOf(request.kind, request.rowids, request.query)
+        .then((cosines) => reply({ id: request.id, cosines }, [cosines.buffer as ArrayBuffer]), failed(request.id));
   }
 });
 port.postMessage({ ready: true } satisfies VectorWorkerReply);

@@ -35,7 +35,10 @@ export class WinkEmbedder implements Embedder {
   /** 1 at the row of each stop word. */
   private readonly stopRows: Uint8Array;
 
-  constructor(private readonly vocabulary: Vocabulary, stopWords: ReadonlySet<string>) {
+  constructor(
+    private readonly vocabulary: Vocabulary,
+    stopWords: ReadonlySet<string>,
+  ) {
     this.stopRows = new Uint8Array(vocabulary.matrix.length / WINK_SPACE.dimensions);
     for (const word of stopWords) {
       const row = vocabulary.words.rowOf(word);

@@ -170,5 +170,5 @@ function readFully(fd: number, target: Uint8Array, position: number): number {
 }
 
 function writeFully(fd: number, bytes: Uint8Array): void {
-  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
 }

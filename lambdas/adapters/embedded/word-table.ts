@@ -75,7 +75,7 @@ export class WordTable {
   }
 
   private pushPartRows(text: string, start: number, end: number, rows: number[]): void {
-    for (let partStart = start; partStart < end;) {
+    for (let partStart = start; partStart < end; ) {
       let partEnd = text.indexOf('-', partStart);
       if (partEnd < 0 || partEnd > end) partEnd = end;
       const row = this.find(text, partStart, partEnd, hashOf(text, partStart, partEnd));

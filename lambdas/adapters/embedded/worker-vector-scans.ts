@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import type { ResourceKind } from '../../core/records';
+import { bundledWorker } from './bundled-worker';
 import type { Matches } from './vector-matrix';
 import type { VectorSearch } from './vector-scans';
-import { bundledWorker } from './bundled-worker';
 
 /**
  * An index's vectors in a worker thread (vector-worker.ts), scanned there: the serving event
@@ -47,7 +47,10 @@ export class WorkerVectorScans implements VectorSearch {
   private closed = false;
 
   /** `reload` sends every vector of the index again, to a worker started in place of one that died. */
-  constructor(private readonly dimensions: number, private readonly reload: (scans: VectorSearch) => void) {
+  constructor(
+    private readonly dimensions: number,
+    private readonly reload: (scans: VectorSearch) => void,
+  ) {
     this.worker = this.start();
   }
 
@@ -104,7 +107,9 @@ export class WorkerVectorScans implements VectorSearch {
     worker.on('error', () => {});
     worker.on('exit', (code) => {
       if (worker !== this.worker) return;
-      this.failWaiting(new Error(`the vector worker stopped (exit code ${code}); its scans are lost${this.closed ? '' : ', and a new worker is loading the vectors'}`));
+      this.failWaiting(
+        new Error(`the vector worker stopped (exit code ${code}); its scans are lost${this.closed ? '' : ', and a new worker is loading the vectors'}`),
+      );
       if (this.closed) return;
       this.worker = this.start();
       this.reload(this);

@@ -39,16 +39,21 @@ export class DynamoWriteJournal implements WriteJournal {
   private readonly doc: DynamoDBDocumentClient;
   private sequence = 0;
 
-  constructor(client: DynamoDBClient, private readonly tableName: string) {
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
     this.doc = DynamoDBDocumentClient.from(client, DOCUMENT_CLIENT_OPTIONS);
   }
 
   async open(kind: ResourceKind, before: ReadonlyMap<string, string | null>): Promise<string> {
     const entryId = `${new Date().toISOString()}#${String(this.sequence++).padStart(10, '0')}#${randomUUID()}`;
-    await this.doc.send(new PutCommand({
-      TableName: this.tableName,
-      Item: { pk: JOURNAL_PK, sk: entryId, entity: 'index_journal', kind, before: Object.fromEntries(before) },
-    }));
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { pk: JOURNAL_PK, sk: entryId, entity: 'index_journal', kind, before: Object.fromEntries(before) },
+      }),
+    );
     return entryId;
   }
 
@@ -59,13 +64,15 @@ export class DynamoWriteJournal implements WriteJournal {
   async *pending(): AsyncIterable<JournalEntry> {
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.doc.send(new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': JOURNAL_PK },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }));
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': JOURNAL_PK },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
       for (const item of page.Items ?? []) {
         yield { entry_id: String(item.sk), kind: item.kind as ResourceKind, before: item.before as Record<string, string | null> };
       }

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { parse, type CsvError } from 'csv-parse';
+import { type CsvError, parse } from 'csv-parse';
 import type { SourceItem } from '../../core/use-cases/ingest-records';
 
 /**

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
-import { FUNDER_FORMATS } from '../../core/ingest/funders/federal-hierarchy';
 import { sourceFormatOf } from '../../core/ingest/formats';
+import { FUNDER_FORMATS } from '../../core/ingest/funders/federal-hierarchy';
 import type { SourceFormat } from '../../core/ingest/mapped-record';
-import { ingestRecords, type IngestOptions, type IngestPorts, type IngestSummary, type SourceItem } from '../../core/use-cases/ingest-records';
+import { type IngestOptions, type IngestPorts, type IngestSummary, ingestRecords, type SourceItem } from '../../core/use-cases/ingest-records';
 import { expandSourcePaths, readSourceFile } from './read-source-files';
 
 export interface IngestFilesOptions extends Pick<IngestOptions, 'onRejected' | 'batchSize'> {
@@ -47,7 +47,10 @@ export async function ingestFiles(paths: readonly string[], ports: IngestPorts, 
   const report = () => options.onProgress?.({ bytes, totalBytes, records });
   async function* allItems(): AsyncIterable<SourceItem> {
     for (const file of files) {
-      for await (const item of readSourceFile(file, (n) => { bytes += n; })) yield item;
+      for await (const item of readSourceFile(file, (n) => {
+        bytes += n;
+      }))
+        yield item;
     }
   }
   const summary = await ingestRecords(allItems(), ports, {

@@ -3,8 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { SourceItem } from '../../core/use-cases/ingest-records';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** JSON lines (`../shared/data`, exports): one record per line; a bad line is rejected on its own. */
 export async function* jsonLinesRecords(path: string, label: string, onBytes: (bytes: number) => void): AsyncIterable<SourceItem> {

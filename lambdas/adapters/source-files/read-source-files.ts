@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, type Stats, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { SourceItem } from '../../core/use-cases/ingest-records';
 import { csvRecords } from './csv-records';
@@ -13,7 +13,11 @@ import { xmlRecords } from './xml-records';
 
 export type Container = 'xml' | 'csv' | 'json' | 'jsonl';
 const BY_EXTENSION: Record<string, Container> = {
-  '.xml': 'xml', '.csv': 'csv', '.json': 'json', '.jsonl': 'jsonl', '.ndjson': 'jsonl',
+  '.xml': 'xml',
+  '.csv': 'csv',
+  '.json': 'json',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
 };
 
 export class SourceFileError extends Error {}
@@ -23,7 +27,11 @@ function sniff(path: string): Container {
   const head = Buffer.alloc(4096);
   const length = readSync(fd, head, 0, head.length, 0);
   closeSync(fd);
-  const text = head.subarray(0, length).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = head
+    .subarray(0, length)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (text.startsWith('<')) return 'xml';
   if (text.startsWith('[')) return 'json';
   if (text.startsWith('{')) {

@@ -11,7 +11,13 @@ import type { SourceItem } from '../../core/use-cases/ingest-records';
  */
 
 type Field = string | Field[] | { [name: string]: Field };
-interface OpenElement { name: string; text: string; fields: Record<string, Field>; hasChildren: boolean; line: number }
+interface OpenElement {
+  name: string;
+  text: string;
+  fields: Record<string, Field>;
+  hasChildren: boolean;
+  line: number;
+}
 
 function addField(fields: Record<string, Field>, name: string, value: Field): void {
   const existing = fields[name];

@@ -1,4 +1,4 @@
-import { TIER_NAMES, TIERS, isTierName, type TierName, type TierPolicy } from './tiers';
+import { isTierName, TIER_NAMES, TIERS, type TierName, type TierPolicy } from './tiers';
 
 /**
  * The part of a tier a stage may change: its daily quota and its gateway throttling. The stage's

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
+import type { IndexedResult } from '../../ports/search-index';
 import { CSV_MAX_ROWS } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import type { IndexedResult } from '../../ports/search-index';
 
 /**
  * CSV export of a list (format=csv): RFC 4180 (comma-separated, CRLF line ends, fields with a
@@ -19,8 +19,24 @@ export const CSV_EXPORT_LIMITS = {
 } as const;
 
 const OPPORTUNITY_COLUMNS = [
-  'id', 'title', 'funder_name', 'funder_id', 'status', 'opportunity_type', 'deadline_date', 'archive_date', 'amount_min', 'amount_max',
-  'categories', 'states', 'geography', 'project_end_date', 'listing_url', 'source', 'source_id', 'created_at',
+  'id',
+  'title',
+  'funder_name',
+  'funder_id',
+  'status',
+  'opportunity_type',
+  'deadline_date',
+  'archive_date',
+  'amount_min',
+  'amount_max',
+  'categories',
+  'states',
+  'geography',
+  'project_end_date',
+  'listing_url',
+  'source',
+  'source_id',
+  'created_at',
 ] as const;
 
 export const CSV_COLUMNS: Record<ResourceKind, readonly string[]> = {

@@ -23,7 +23,12 @@ export function uninvertedAgencyName(name: string): string {
 
 /** The matching key of an agency name: case, inversion, abbreviations, acronym suffixes and "the" do not matter. */
 export function agencyKeyOf(name: string): string {
-  let key = ` ${uninvertedAgencyName(name).toLowerCase().replace(/\([^)]*\)/g, ' ').replace(/&/g, ' and ').replace(/\./g, '').replace(/[^a-z0-9]+/g, ' ')} `;
+  let key = ` ${uninvertedAgencyName(name)
+    .toLowerCase()
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/&/g, ' and ')
+    .replace(/\./g, '')
+    .replace(/[^a-z0-9]+/g, ' ')} `;
   for (const [pattern, replacement] of ABBREVIATIONS) key = key.replace(pattern, replacement);
   key = key.replace(/ the /g, ' ').replace(/^ (?:us|united states) (?=department|agency)/, ' ');
   return key.replace(/\s+/g, ' ').trim();
@@ -42,14 +47,17 @@ export function agencyDisplayName(name: string): string {
   const plain = uninvertedAgencyName(name).replace(/\s+/g, ' ');
   if (plain !== plain.toUpperCase()) return plain;
   let insideParentheses = false;
-  return plain.split(' ').map((word, index) => {
-    const opens = word.startsWith('(');
-    insideParentheses ||= opens;
-    const keep = insideParentheses || /\d/.test(word) || !/[AEIOUY]/.test(word.replace(/[^A-Z]/g, ''));
-    if (word.endsWith(')')) insideParentheses = false;
-    if (keep) return word;
-    const lower = DISPLAY_EXPANSIONS[word] ?? word.toLowerCase();
-    if (index > 0 && SMALL_WORDS.has(lower)) return lower;
-    return lower.replace(/(^|[-/'])([a-z])/g, (_, sep: string, letter: string) => `${sep}${letter.toUpperCase()}`);
-  }).join(' ');
+  return plain
+    .split(' ')
+    .map((word, index) => {
+      const opens = word.startsWith('(');
+      insideParentheses ||= opens;
+      const keep = insideParentheses || /\d/.test(word) || !/[AEIOUY]/.test(word.replace(/[^A-Z]/g, ''));
+      if (word.endsWith(')')) insideParentheses = false;
+      if (keep) return word;
+      const lower = DISPLAY_EXPANSIONS[word] ?? word.toLowerCase();
+      if (index > 0 && SMALL_WORDS.has(lower)) return lower;
+      return lower.replace(/(^|[-/'])([a-z])/g, (_, sep: string, letter: string) => `${sep}${letter.toUpperCase()}`);
+    })
+    .join(' ');
 }

@@ -38,8 +38,9 @@ export function unrecognisedReason(source: SourceRecord): string {
 export function sourceFormatOf(source: SourceRecord): SourceFormat | null {
   const repo = source._source_repo;
   const path = source._source_path;
-  const candidates = typeof repo === 'string' && typeof path === 'string'
-    ? SOURCE_FORMATS.filter((format) => format.provenance.some((p) => p.repo === repo && p.path.test(path)))
-    : SOURCE_FORMATS;
+  const candidates =
+    typeof repo === 'string' && typeof path === 'string'
+      ? SOURCE_FORMATS.filter((format) => format.provenance.some((p) => p.repo === repo && p.path.test(path)))
+      : SOURCE_FORMATS;
   return candidates.find((format) => format.matches(source)) ?? null;
 }

@@ -1,7 +1,7 @@
+import type { Funder } from '../records';
 import { agencyDisplayName, agencyKeyOf } from './agency-names';
 import { agencyFunderIdOf } from './identity';
 import type { FunderReference } from './mapped-record';
-import type { Funder } from '../records';
 
 /**
  * Links records to funders by agency name. Built from the funders already stored plus those

@@ -1,4 +1,4 @@
-import { US_STATE_NAMES, type StateCode } from '../geo';
+import { type StateCode, US_STATE_NAMES } from '../geo';
 
 /** Field rules every opportunity mapper shares, so grants and contracts read the same way. */
 

@@ -54,7 +54,12 @@ function isRealDate(year: number, month: number, day: number): boolean {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-interface DateParts { year: number; month: number; day: number; time: string | null }
+interface DateParts {
+  year: number;
+  month: number;
+  day: number;
+  time: string | null;
+}
 
 // YYYY-MM-DD[Thh:mm[:ss[.fff]][Z|±hh:mm]], MM/DD/YYYY[ hh:mm…], MMDDYYYY.
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?))?$/;
@@ -117,7 +122,7 @@ const INLINE_TAGS = /<\s*\/?\s*(?:a|b|i|u|em|strong|span|font|sup|sub|small|abbr
  * that describes markup ("&lt;b&gt;") stays text.
  */
 export function plainText(value: unknown): string {
-  const text = typeof value === 'string' ? value : textOf(value) ?? '';
+  const text = typeof value === 'string' ? value : (textOf(value) ?? '');
   const stripped = text
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<\s*(script|style)\b[\s\S]*?<\s*\/\s*\1\s*>/gi, ' ')

@@ -1,4 +1,4 @@
-import { isStateCode, statesMentionedIn, US_STATE_NAMES, type StateCode } from '../geo';
+import { isStateCode, type StateCode, statesMentionedIn, US_STATE_NAMES } from '../geo';
 import { listInWords } from '../text';
 
 /**
@@ -7,12 +7,10 @@ import { listInWords } from '../text';
  * a state-specific grant for none of the applicant's states is out; a national grant is open
  * to everyone.
  */
-export type ApplicantLocation =
-  | { kind: 'states'; states: StateCode[] }
-  | { kind: 'national' }
-  | { kind: 'unknown'; text: string | null };
+export type ApplicantLocation = { kind: 'states'; states: StateCode[] } | { kind: 'national' } | { kind: 'unknown'; text: string | null };
 
-const NATIONAL = /^(?:the\s+)?(?:usa|u\.?\s?s\.?(?:\s?a\.?)?|united states(?: of america)?|america|nation\s?wide|national(?:ly)?|all (?:50 )?states|(?:across|throughout) the (?:us|u\.s\.|united states|country))$/i;
+const NATIONAL =
+  /^(?:the\s+)?(?:usa|u\.?\s?s\.?(?:\s?a\.?)?|united states(?: of america)?|america|nation\s?wide|national(?:ly)?|all (?:50 )?states|(?:across|throughout) the (?:us|u\.s\.|united states|country))$/i;
 const NATIONAL_WORDS = /\b(?:nation\s?wide|national(?:ly)?|all (?:50 )?states|across the (?:country|nation))\b/i;
 // "Washington, DC" names the District, not Washington state.
 const WASHINGTON_DC = /\bwashington,?\s*d\.?\s?c\.?(?=\W|$)/gi;

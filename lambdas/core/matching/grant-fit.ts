@@ -102,7 +102,9 @@ export function eligibilityFit(grant: Grant, profile: MatchProfile, location: Ap
   }
 
   let narrowerGroup: EligibilityFit['narrowerGroup'] = null;
-  const narrowing = (grant.eligibility_evidence ?? []).find((e) => e.field === 'eligible_applicants' && e.effect === 'only' && e.detail !== null && (type === undefined || e.values.includes(type)));
+  const narrowing = (grant.eligibility_evidence ?? []).find(
+    (e) => e.field === 'eligible_applicants' && e.effect === 'only' && e.detail !== null && (type === undefined || e.values.includes(type)),
+  );
   if (narrowing) {
     narrowerGroup = { source: narrowing.source, quote: narrowing.quote, detail: narrowing.detail! };
     score *= ELIGIBILITY.narrowerGroup;
@@ -175,6 +177,6 @@ export interface DeadlineFit {
 export function deadlineFit(grant: Grant, today: string): DeadlineFit {
   if (!grant.deadline_date) return { score: DEADLINE.none, date: null, daysLeft: null };
   const daysLeft = daysBetween(today, grant.deadline_date);
-  const score = daysLeft >= DEADLINE.comfortableDays ? 1 : DEADLINE.today + (1 - DEADLINE.today) * Math.max(0, daysLeft) / DEADLINE.comfortableDays;
+  const score = daysLeft >= DEADLINE.comfortableDays ? 1 : DEADLINE.today + ((1 - DEADLINE.today) * Math.max(0, daysLeft)) / DEADLINE.comfortableDays;
   return { score, date: grant.deadline_date, daysLeft };
 }

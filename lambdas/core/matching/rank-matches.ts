@@ -71,13 +71,19 @@ export function rankMatches(candidates: readonly MatchCandidate[], context: Rank
   const { request, location, today } = context;
   const { practicalShare, practicalWeights } = MATCH_SCORING;
   const eligible = candidates.filter(({ grant }) => passesHardFilters(grant, request.profile, location, today));
-  const topics = new TopicScorer([request.profile.mission, request.profile.sector ?? ''].join('\n'), request.focusKeywords, eligible.map((c) => c.grant), context.population);
+  const topics = new TopicScorer(
+    [request.profile.mission, request.profile.sector ?? ''].join('\n'),
+    request.focusKeywords,
+    eligible.map((c) => c.grant),
+    context.population,
+  );
   const all = eligible.map(({ grant, relevance }) => {
     const topic = topics.fit(grant, relevance);
     const eligibility = eligibilityFit(grant, request.profile, location);
     const awardSize = awardSizeFit(grant, request.profile.annualBudgetUsd);
     const deadline = deadlineFit(grant, today);
-    const practical = practicalWeights.eligibility * eligibility.score + practicalWeights.award_size * awardSize.score + practicalWeights.deadline * deadline.score;
+    const practical =
+      practicalWeights.eligibility * eligibility.score + practicalWeights.award_size * awardSize.score + practicalWeights.deadline * deadline.score;
     const score = topic.score * (1 - practicalShare + practicalShare * practical);
     return { grant, score, topic, eligibility, awardSize, deadline };
   });
@@ -87,8 +93,13 @@ export function rankMatches(candidates: readonly MatchCandidate[], context: Rank
   scored.sort((a, b) => b.score - a.score || (a.grant.id < b.grant.id ? -1 : a.grant.id > b.grant.id ? 1 : 0));
 
   const matches = scored.slice(0, request.limit).map(({ grant, score, topic, eligibility, awardSize, deadline }): GrantMatch => {
-    const unknowns = (eligibility.applicants.kind === 'unknown' || eligibility.charity501c3 === 'not_stated' || eligibility.charity501c3 === 'lacks' || eligibility.narrowerGroup !== null ? 1 : 0)
-      + (eligibility.geography.kind === 'state_unconfirmed' || location.kind === 'unknown' ? 1 : 0);
+    const unknowns =
+      (eligibility.applicants.kind === 'unknown' ||
+      eligibility.charity501c3 === 'not_stated' ||
+      eligibility.charity501c3 === 'lacks' ||
+      eligibility.narrowerGroup !== null
+        ? 1
+        : 0) + (eligibility.geography.kind === 'state_unconfirmed' || location.kind === 'unknown' ? 1 : 0);
     return {
       id: grant.id,
       title: grant.title,

@@ -1,8 +1,8 @@
-import { FLOOR_RELEVANCE } from '../search/relevance';
 import type { Grant } from '../records';
+import { FLOOR_RELEVANCE } from '../search/relevance';
 import { APPLICANT_WORDS } from './generic-words';
 import { MATCH_SCORING } from './scoring-config';
-import { adjacent, containsWords, documentFrequencies, keySet, termsOf, wordsOf, type TextTerms, type Token } from './topic-terms';
+import { adjacent, containsWords, documentFrequencies, keySet, type TextTerms, type Token, termsOf, wordsOf } from './topic-terms';
 
 const TOPIC = MATCH_SCORING.topic;
 /** At most this many shared terms are cited in a reason. */
@@ -108,12 +108,19 @@ function sameSense(grantToken: Token, profileToken: Token, inTitle: boolean): bo
  * does not use them, or only in another sense (sameSense).
  */
 function grantWordsFor(terms: GrantTerms, wanted: readonly Token[]): string | null {
-  for (const [text, inTitle] of [[terms.head, true], [terms.body, false]] as const) {
+  for (const [text, inTitle] of [
+    [terms.head, true],
+    [terms.body, false],
+  ] as const) {
     const tokens = text.tokens;
     for (let i = 0; i + wanted.length <= tokens.length; i++) {
       let same = true;
       for (let j = 0; j < wanted.length && same; j++) same = sameSense(tokens[i + j]!, wanted[j]!, inTitle) && (j === 0 || adjacent(text, i + j - 1));
-      if (same) return tokens.slice(i, i + wanted.length).map((t, j) => (wanted[j]!.acronym || wanted[j]!.name ? t.raw : t.raw.toLowerCase())).join(' ');
+      if (same)
+        return tokens
+          .slice(i, i + wanted.length)
+          .map((t, j) => (wanted[j]!.acronym || wanted[j]!.name ? t.raw : t.raw.toLowerCase()))
+          .join(' ');
     }
   }
   return null;
@@ -144,18 +151,16 @@ export class TopicScorer {
   private readonly bestBm25: number;
 
   /** `population`: how many eligible grants the candidates were the nearest of (the index's total), for term rarity. */
-  constructor(
-    profileText: string,
-    focusKeywords: readonly string[],
-    candidates: readonly Grant[],
-    population = candidates.length,
-  ) {
+  constructor(profileText: string, focusKeywords: readonly string[], candidates: readonly Grant[], population = candidates.length) {
     this.profile = termsOf(profileText);
     for (const token of this.profile.tokens) if (!this.profileTerms.has(token.key)) this.profileTerms.set(token.key, token);
     this.keywordPhrases = focusKeywords.map(keywordPhraseOf);
     for (const grant of candidates) this.terms.set(grant.id, termsOfGrant(grant));
     const scored = [...this.terms.values()];
-    ({ idf: this.idf, share: this.share } = documentFrequencies(scored.map((t) => t.keys), population));
+    ({ idf: this.idf, share: this.share } = documentFrequencies(
+      scored.map((t) => t.keys),
+      population,
+    ));
     this.lexicalKeys = [...new Set([...this.profileTerms.keys(), ...this.keywordPhrases.flatMap(({ keys }) => keys)])];
     this.lexicalCeiling = this.lexicalKeys.reduce((sum, key) => sum + (APPLICANT_WORDS.has(key) ? 0 : this.idf(key) * (BM25.k1 + 1)), 0);
     this.averageLength = scored.length === 0 ? 1 : Math.max(1, scored.reduce((sum, t) => sum + t.length, 0) / scored.length);
@@ -222,9 +227,14 @@ export class TopicScorer {
       if (text !== null) options.push({ text, keys: [pair[0]!.key, pair[1]!.key], weight: weightOf(pair[0]!.key) + weightOf(pair[1]!.key) });
     }
     for (const [i, token] of tokens.entries()) {
-      if (this.profileTerms.get(token.key) !== token || !terms.keys.has(token.key) || !citableWord(token) || this.share(token.key) > CITED_WORD_MAX_SHARE) continue;
+      if (this.profileTerms.get(token.key) !== token || !terms.keys.has(token.key) || !citableWord(token) || this.share(token.key) > CITED_WORD_MAX_SHARE)
+        continue;
       // A word of a longer name ("Standing" of "Standing Rock") is cited only with the rest of it.
-      if (token.name && ((i > 0 && tokens[i - 1]!.name && adjacent(this.profile, i - 1)) || (i + 1 < tokens.length && tokens[i + 1]!.name && adjacent(this.profile, i)))) continue;
+      if (
+        token.name &&
+        ((i > 0 && tokens[i - 1]!.name && adjacent(this.profile, i - 1)) || (i + 1 < tokens.length && tokens[i + 1]!.name && adjacent(this.profile, i)))
+      )
+        continue;
       const text = grantWordsFor(terms, [token]);
       if (text !== null) options.push({ text, keys: [token.key], weight: weightOf(token.key) });
     }

@@ -54,7 +54,8 @@ export interface TextTerms {
 /** Endings whose "-es" is part of the plural ("churches", "boxes", "classes"); other "-es" plurals lose only the "s" ("services"). */
 const ES_PLURAL = /(?:ch|sh|x|ss|z)es$/;
 /** Singular words that end in "s" ("business", "status", "analysis", "campus", "physics"). */
-const SINGULAR_S = /(?:ss|us|is|ous|ws|(?:phys|econom|mathemat|eth|polit|statist|om|informat|logist|robot|athlet|linguist|electron|acoust|opt|mechan|dynam|analyt|forens|naut|iatr|ped|stetr|therapeut|graph|bion)ics)$/;
+const SINGULAR_S =
+  /(?:ss|us|is|ous|ws|(?:phys|econom|mathemat|eth|polit|statist|om|informat|logist|robot|athlet|linguist|electron|acoust|opt|mechan|dynam|analyt|forens|naut|iatr|ped|stetr|therapeut|graph|bion)ics)$/;
 /** Plurals of Latin "-us" words, which keep their "s" ("campuses" -> "campus"). */
 const US_PLURAL = /(?:campus|virus|focus|bonus|status|census|consensus|syllabus|prospectus|corpus|apparatus|stimulus|nexus|fetus|sinus|surplus|genus|bus)es$/;
 
@@ -163,7 +164,10 @@ export function containsWords(words: readonly Word[], keysInOrder: readonly stri
  * frequency, so a term most of them share ("health" for a health mission) weighs less than one
  * few share.
  */
-export function documentFrequencies(documents: readonly ReadonlySet<string>[], population = documents.length): { idf: (key: string) => number; share: (key: string) => number } {
+export function documentFrequencies(
+  documents: readonly ReadonlySet<string>[],
+  population = documents.length,
+): { idf: (key: string) => number; share: (key: string) => number } {
   const counts = new Map<string, number>();
   for (const set of documents) for (const key of set) counts.set(key, (counts.get(key) ?? 0) + 1);
   const n = documents.length;

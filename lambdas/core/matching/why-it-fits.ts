@@ -1,6 +1,6 @@
 import type { ApplicantType, Grant } from '../records';
 import { listInWords } from '../text';
-import { stateNames, type ApplicantLocation } from './applicant-location';
+import { type ApplicantLocation, stateNames } from './applicant-location';
 import type { AwardSizeFit, DeadlineFit, EligibilityFit, TextEvidence } from './grant-fit';
 import type { TopicFit } from './topic-fit';
 
@@ -95,9 +95,12 @@ function eligibilityCaveats(fit: EligibilityFit, location: ApplicantLocation): s
 /** The eligibility the listing confirms: the applicant's type, its place (or that it names none), and 501(c)(3) status held. */
 function eligibilitySentence(fit: EligibilityFit): string {
   const geography = fit.geography;
-  const place = geography.kind === 'in_state'
-    ? `in ${stateNames(geography.states)}${says(geography.evidence)}`
-    : geography.kind === 'unrestricted' ? 'with no place restriction in its listing' : null;
+  const place =
+    geography.kind === 'in_state'
+      ? `in ${stateNames(geography.states)}${says(geography.evidence)}`
+      : geography.kind === 'unrestricted'
+        ? 'with no place restriction in its listing'
+        : null;
   const applicants = fit.applicants;
   let who: string | null = null;
   if (applicants.kind === 'confirmed') who = applicants.everyType ? 'every type of applicant' : APPLICANT_NOUNS[applicants.type];
@@ -113,9 +116,12 @@ function eligibilitySentence(fit: EligibilityFit): string {
 function awardPhrase(award: AwardSizeFit): string | null {
   const { amountMin, amountMax, budget } = award;
   if (amountMin === null && amountMax === null) return null;
-  const range = amountMin !== null && amountMax !== null && amountMin !== amountMax
-    ? `awards of ${usd(amountMin)} to ${usd(amountMax)}`
-    : amountMax !== null ? `awards of up to ${usd(amountMax)}` : `awards from ${usd(amountMin!)}`;
+  const range =
+    amountMin !== null && amountMax !== null && amountMin !== amountMax
+      ? `awards of ${usd(amountMin)} to ${usd(amountMax)}`
+      : amountMax !== null
+        ? `awards of up to ${usd(amountMax)}`
+        : `awards from ${usd(amountMin!)}`;
   if (!budget) return `It makes ${range}`;
   const shares = ofBudget(budget);
   if (budget.band === 'within') return `Its ${range} fit your budget well (${shares})`;
@@ -148,5 +154,7 @@ export function whyItFits(
     topicSentence(grant, fits.topic),
     eligibilitySentence(fits.eligibility),
     timing,
-  ].filter((sentence) => sentence !== '').join(' ');
+  ]
+    .filter((sentence) => sentence !== '')
+    .join(' ');
 }

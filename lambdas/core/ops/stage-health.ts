@@ -76,9 +76,25 @@ export interface StageHealth {
   problems: string[];
   /** null when the alarms could not be read (a problem says why). */
   alarms: { name: string; reason: string; since: string; runbook: string | null }[] | null;
-  queues: { queue: QueueRole; label: string; messages: number | null; in_flight: number | null; delayed: number | null; oldest_age_seconds: ReadingRow; error: string | null }[];
+  queues: {
+    queue: QueueRole;
+    label: string;
+    messages: number | null;
+    in_flight: number | null;
+    delayed: number | null;
+    oldest_age_seconds: ReadingRow;
+    error: string | null;
+  }[];
   indexer_lag: { metric_window_minutes: number; seconds: number | null; indexer_lag_seconds: ReadingRow; iterator_age_seconds: ReadingRow };
-  stacks: { stack: 'stateful' | 'stateless'; name: string; status: string; complete: boolean; rolled_back: boolean; last_deployed_at: string; reason: string | null }[];
+  stacks: {
+    stack: 'stateful' | 'stateless';
+    name: string;
+    status: string;
+    complete: boolean;
+    rolled_back: boolean;
+    last_deployed_at: string;
+    reason: string | null;
+  }[];
 }
 
 export const QUEUE_LABELS: Record<QueueRole, string> = {
@@ -114,8 +130,9 @@ export function assessStageHealth(facts: StageHealthFacts): StageHealth {
   const problems: string[] = [];
 
   const alarms = facts.alarms.ok
-    ? [...facts.alarms.value].sort((a, b) => a.since.getTime() - b.since.getTime() || a.name.localeCompare(b.name))
-      .map((alarm) => ({ name: alarm.name, reason: alarm.reason, since: alarm.since.toISOString(), runbook: runbookOf(alarm.description) }))
+    ? [...facts.alarms.value]
+        .sort((a, b) => a.since.getTime() - b.since.getTime() || a.name.localeCompare(b.name))
+        .map((alarm) => ({ name: alarm.name, reason: alarm.reason, since: alarm.since.toISOString(), runbook: runbookOf(alarm.description) }))
     : null;
   if (facts.alarms.ok) for (const alarm of alarms!) problems.push(`alarm ${alarm.name} is in ALARM`);
   else problems.push(`the alarms could not be read: ${facts.alarms.error}`);
@@ -130,8 +147,11 @@ export function assessStageHealth(facts: StageHealthFacts): StageHealth {
       if (held > 0) problems.push(`the ${label} holds ${plural(held, 'message')}`);
     }
     return {
-      queue: queue.role, label,
-      messages: depth?.visible ?? null, in_flight: depth?.inFlight ?? null, delayed: depth?.delayed ?? null,
+      queue: queue.role,
+      label,
+      messages: depth?.visible ?? null,
+      in_flight: depth?.inFlight ?? null,
+      delayed: depth?.delayed ?? null,
       oldest_age_seconds: readingRow(queue.oldestAgeSeconds),
       error: queue.depth.ok ? null : queue.depth.error,
     };
@@ -141,10 +161,14 @@ export function assessStageHealth(facts: StageHealthFacts): StageHealth {
     const complete = isComplete(stack.status);
     if (!complete) problems.push(`stack ${stack.name} is ${stack.status}${stack.reason ? ` (${stack.reason})` : ''}`);
     return {
-      stack: stack.role, name: stack.name, status: stack.status, complete,
+      stack: stack.role,
+      name: stack.name,
+      status: stack.status,
+      complete,
       // UPDATE_ROLLBACK_COMPLETE is stable (the previous version runs) but says the newest deploy failed.
       rolled_back: stack.status.includes('ROLLBACK'),
-      last_deployed_at: stack.lastDeployedAt.toISOString(), reason: stack.reason,
+      last_deployed_at: stack.lastDeployedAt.toISOString(),
+      reason: stack.reason,
     };
   });
 

@@ -163,10 +163,12 @@ export function fixedValues(values: readonly string[], counts: ReadonlyMap<strin
 /** The facets of an empty result set: the fixed values at zero, the term facets empty. */
 export function emptyFacets(kind: OpportunityKind, names: readonly FacetName[]): Facets {
   const none = new Map<string, number>();
-  return Object.fromEntries(names.map((name) => [
-    name,
-    name === 'status' ? fixedValues(STATUS_FACET_VALUES[kind], none) : name === 'deadline_within' ? fixedValues(DEADLINE_BUCKETS, none) : [],
-  ]));
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      name === 'status' ? fixedValues(STATUS_FACET_VALUES[kind], none) : name === 'deadline_within' ? fixedValues(DEADLINE_BUCKETS, none) : [],
+    ]),
+  );
 }
 
 /** A record as the facets read it. */
@@ -194,7 +196,11 @@ export class FacetCounter {
   private readonly statusValues = new Map<string, [string, string]>();
   private readonly deadlineBuckets = new Map<string | null, DeadlineBucket>();
 
-  constructor(private readonly kind: OpportunityKind, private readonly names: readonly FacetName[], today: string) {
+  constructor(
+    private readonly kind: OpportunityKind,
+    private readonly names: readonly FacetName[],
+    today: string,
+  ) {
     this.windows = deadlineWindows(today);
     this.wanted = new Set(names);
   }
@@ -210,7 +216,8 @@ export class FacetCounter {
 
   private statusValueOf(stored: string, live: boolean): string {
     let values = this.statusValues.get(stored);
-    if (values === undefined) this.statusValues.set(stored, (values = [statusFacetValueOf(this.kind, stored, true), statusFacetValueOf(this.kind, stored, false)]));
+    if (values === undefined)
+      this.statusValues.set(stored, (values = [statusFacetValueOf(this.kind, stored, true), statusFacetValueOf(this.kind, stored, false)]));
     return values[live ? 0 : 1];
   }
 
@@ -221,12 +228,16 @@ export class FacetCounter {
   }
 
   facets(): Facets {
-    return Object.fromEntries(this.names.map((name) => [
-      name,
-      name === 'status' ? fixedValues(STATUS_FACET_VALUES[this.kind], this.statuses)
-        : name === 'deadline_within' ? fixedValues(DEADLINE_BUCKETS, this.deadlines)
-          : this.terms[name].ranked(),
-    ]));
+    return Object.fromEntries(
+      this.names.map((name) => [
+        name,
+        name === 'status'
+          ? fixedValues(STATUS_FACET_VALUES[this.kind], this.statuses)
+          : name === 'deadline_within'
+            ? fixedValues(DEADLINE_BUCKETS, this.deadlines)
+            : this.terms[name].ranked(),
+      ]),
+    );
   }
 }
 

@@ -58,7 +58,16 @@ function signatureOf(key: Uint8Array, body: string): Buffer {
 
 /** A cursor that continues `query` after `position`, issued at `now`. */
 export function issueCursor(key: Uint8Array, query: ListQuery, position: CursorPosition, now: Date): string {
-  const payload: Payload = { v: CURSOR_VERSION, k: query.kind, s: sortOf(query), q: queryHash(query), p: position.after, n: position.seen, d: position.today, t: now.getTime() };
+  const payload: Payload = {
+    v: CURSOR_VERSION,
+    k: query.kind,
+    s: sortOf(query),
+    q: queryHash(query),
+    p: position.after,
+    n: position.seen,
+    d: position.today,
+    t: now.getTime(),
+  };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${body}.${signatureOf(key, body).toString('base64url')}`;
 }
@@ -67,10 +76,22 @@ const isPositionValue = (value: unknown) => value === null || typeof value === '
 
 function isPayload(value: unknown): value is Payload {
   const p = value as Partial<Payload> | null;
-  return typeof p === 'object' && p !== null && p.v === CURSOR_VERSION
-    && typeof p.k === 'string' && typeof p.s === 'string' && typeof p.q === 'string'
-    && Array.isArray(p.p) && p.p.length > 0 && p.p.every(isPositionValue)
-    && Number.isInteger(p.n) && p.n! >= 0 && typeof p.d === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(p.d) && Number.isFinite(p.t);
+  return (
+    typeof p === 'object' &&
+    p !== null &&
+    p.v === CURSOR_VERSION &&
+    typeof p.k === 'string' &&
+    typeof p.s === 'string' &&
+    typeof p.q === 'string' &&
+    Array.isArray(p.p) &&
+    p.p.length > 0 &&
+    p.p.every(isPositionValue) &&
+    Number.isInteger(p.n) &&
+    p.n! >= 0 &&
+    typeof p.d === 'string' &&
+    /^\d{4}-\d{2}-\d{2}$/.test(p.d) &&
+    Number.isFinite(p.t)
+  );
 }
 
 const fail = (issue: string) => invalidParameters([{ field: FIELD, issue }]);
@@ -105,7 +126,9 @@ export function readCursor(key: Uint8Array, cursor: string, query: ListQuery, no
     throw fail(`was issued for a different sort (sort_by=${field}, order=${order}): send the same sort_by and order as the first page, or ${START_AGAIN}`);
   }
   if (payload.q !== queryHash(query)) {
-    throw fail(`was issued for a different query (its search, search_mode or filters differ): send the same parameters as the first page (only limit may change), or ${START_AGAIN}`);
+    throw fail(
+      `was issued for a different query (its search, search_mode or filters differ): send the same parameters as the first page (only limit may change), or ${START_AGAIN}`,
+    );
   }
   return { after: payload.p, seen: payload.n, today: payload.d };
 }
@@ -122,9 +145,12 @@ export function unreadablePosition(): Error {
  */
 export function pageBeyondWindow(field: 'offset' | 'cursor', mode: 'semantic' | 'hybrid', window: number): Error {
   const depth = window.toLocaleString('en-US');
-  return invalidParameters([{
-    field,
-    issue: `goes past the ${depth} best results ${mode} search ranks here (its window of nearest candidates): pages reach result ${depth}. `
-      + 'Narrow the search with filters (a narrower query ranks all its matches), or walk every match with search_mode=keyword, which pages without a limit',
-  }]);
+  return invalidParameters([
+    {
+      field,
+      issue:
+        `goes past the ${depth} best results ${mode} search ranks here (its window of nearest candidates): pages reach result ${depth}. ` +
+        'Narrow the search with filters (a narrower query ranks all its matches), or walk every match with search_mode=keyword, which pages without a limit',
+    },
+  ]);
 }

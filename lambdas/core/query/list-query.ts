@@ -1,8 +1,8 @@
-import { invalidParameters, type FieldIssue } from '../errors';
-import { GEOGRAPHY_LEVELS, statesMentionedIn, type GeographyLevel, type StateCode } from '../geo';
+import { type FieldIssue, invalidParameters } from '../errors';
+import { GEOGRAPHY_LEVELS, type GeographyLevel, type StateCode, statesMentionedIn } from '../geo';
 import type { ApplicantType, ResourceKind } from '../records';
-import { FACET_NAMES, FACET_VALUE_CAP, NATIONAL_STATE_VALUE, type FacetName } from './facets';
-import { parseParams, type ParamSpec } from './params';
+import { FACET_NAMES, FACET_VALUE_CAP, type FacetName, NATIONAL_STATE_VALUE } from './facets';
+import { type ParamSpec, parseParams } from './params';
 import { statusClauses } from './status-clauses';
 
 /**
@@ -30,8 +30,24 @@ export type SortOrder = 'asc' | 'desc';
 
 /** SAM.gov set-aside codes (Get Opportunities v2 `typeOfSetAside`). */
 export const SET_ASIDE_CODES = [
-  'SBA', 'SBP', '8A', '8AN', 'HZC', 'HZS', 'SDVOSBC', 'SDVOSBS', 'WOSB', 'WOSBSS', 'EDWOSB', 'EDWOSBSS',
-  'LAS', 'IEE', 'ISBEE', 'BICIV', 'VSA', 'VSS',
+  'SBA',
+  'SBP',
+  '8A',
+  '8AN',
+  'HZC',
+  'HZS',
+  'SDVOSBC',
+  'SDVOSBS',
+  'WOSB',
+  'WOSBSS',
+  'EDWOSB',
+  'EDWOSBSS',
+  'LAS',
+  'IEE',
+  'ISBEE',
+  'BICIV',
+  'VSA',
+  'VSS',
 ] as const;
 
 export const LIST_FORMATS = ['json', 'csv'] as const;
@@ -116,10 +132,15 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
     description: `Sort field. Default: ${kind === 'funder' ? 'name' : 'created_at'}; with a search term, relevance. relevance is accepted only with search.`,
     kind: { type: 'enum', values: [...SORT_FIELDS[kind], 'relevance'] },
   },
-  { name: 'order', description: `asc or desc. Default: ${kind === 'funder' ? 'asc for name, desc otherwise' : 'desc'}`, kind: { type: 'enum', values: ['asc', 'desc'] } },
+  {
+    name: 'order',
+    description: `asc or desc. Default: ${kind === 'funder' ? 'asc for name, desc otherwise' : 'desc'}`,
+    kind: { type: 'enum', values: ['asc', 'desc'] },
+  },
   {
     name: 'cursor',
-    description: 'Deep paging: pagination.next_cursor of the previous page, to continue right after it in the same order, with no offset cap. Send the same parameters as the first page (limit may change) and no offset. Valid for 24 hours; a cursor for another query, a changed one or an expired one is a 400',
+    description:
+      'Deep paging: pagination.next_cursor of the previous page, to continue right after it in the same order, with no offset cap. Send the same parameters as the first page (limit may change) and no offset. Valid for 24 hours; a cursor for another query, a changed one or an expired one is a 400',
     kind: { type: 'text', maxLength: CURSOR_MAX_LENGTH },
   },
   { name: 'count_only', description: 'Return only pagination.total', kind: { type: 'boolean' }, default: false },
@@ -131,28 +152,48 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
   { name: 'search', description: `Search text, matched against ${searchedFields}`, kind: { type: 'text', maxLength: LIMITS.searchMaxLength } },
   {
     name: 'search_mode',
-    description: 'keyword (BM25 as Lucene scores it, title above body: all the meaningful words of a one- or two-word query, most of a longer one, or fewer with a rare one; no relevance floor, so every record holding the words is a result; an identifier typed whole, in any case or spacing, is found first), semantic (sentence-embedding similarity above a minimum-relevance floor that accounts for the query: off-topic queries find nothing, and a short query its own words confirm is answered), or hybrid (both, fused; identifier matches first). semantic and hybrid need a search term and add relevance (0 to 1) to each result. An empty answer says why in meta.no_results',
+    description:
+      'keyword (BM25 as Lucene scores it, title above body: all the meaningful words of a one- or two-word query, most of a longer one, or fewer with a rare one; no relevance floor, so every record holding the words is a result; an identifier typed whole, in any case or spacing, is found first), semantic (sentence-embedding similarity above a minimum-relevance floor that accounts for the query: off-topic queries find nothing, and a short query its own words confirm is answered), or hybrid (both, fused; identifier matches first). semantic and hybrid need a search term and add relevance (0 to 1) to each result. An empty answer says why in meta.no_results',
     kind: { type: 'enum', values: SEARCH_MODES },
     default: 'keyword',
   },
 ];
 
-const FACETS_DESCRIPTION = `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). `
-  + 'status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query\'s own status returns exactly that count for each value the query\'s status holds (without status, opportunity_type=open holds open and forecasted). '
-  + 'category: each of a record\'s categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). '
-  + `states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under ${NATIONAL_STATE_VALUE} (the records include_national adds: states=${NATIONAL_STATE_VALUE} returns them). `
-  + 'funder: the funder name. '
-  + `category, states and funder list only values with a count, most first (ties by value), at most ${FACET_VALUE_CAP}. `
-  + 'deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). '
-  + 'Funders have no facets.';
+const FACETS_DESCRIPTION =
+  `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). ` +
+  "status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). " +
+  "category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). " +
+  `states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under ${NATIONAL_STATE_VALUE} (the records include_national adds: states=${NATIONAL_STATE_VALUE} returns them). ` +
+  'funder: the funder name. ' +
+  `category, states and funder list only values with a count, most first (ties by value), at most ${FACET_VALUE_CAP}. ` +
+  'deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). ' +
+  'Funders have no facets.';
 
 const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec[] => [
-  { name: 'status', description: `Comma-separated statuses (${statuses.join(', ')}). Without it, opportunity_type=open returns what can be applied for: ${noun === 'grants' ? 'posted grants whose deadline, archive date and listing have not lapsed, and forecasted ones' : 'active solicitations whose deadline and archive date have not passed'}`, kind: { type: 'enumList', values: statuses } },
-  { name: 'opportunity_type', description: 'open (default; applyable only), awarded (previously funded), or all', kind: { type: 'enum', values: OPPORTUNITY_TYPE_FILTERS }, default: 'open' },
+  {
+    name: 'status',
+    description: `Comma-separated statuses (${statuses.join(', ')}). Without it, opportunity_type=open returns what can be applied for: ${noun === 'grants' ? 'posted grants whose deadline, archive date and listing have not lapsed, and forecasted ones' : 'active solicitations whose deadline and archive date have not passed'}`,
+    kind: { type: 'enumList', values: statuses },
+  },
+  {
+    name: 'opportunity_type',
+    description: 'open (default; applyable only), awarded (previously funded), or all',
+    kind: { type: 'enum', values: OPPORTUNITY_TYPE_FILTERS },
+    default: 'open',
+  },
   { name: 'category', description: 'Category name (case-insensitive exact match)', kind: { type: 'text', maxLength: 100 } },
-  { name: 'states', description: `Comma-separated postal codes; state-specific ${noun} only unless include_national=true. ${NATIONAL_STATE_VALUE} among them stands for the ${noun} with no state restriction, as include_national=true does (states=${NATIONAL_STATE_VALUE} alone: only those)`, kind: { type: 'stateList', national: NATIONAL_STATE_VALUE } },
+  {
+    name: 'states',
+    description: `Comma-separated postal codes; state-specific ${noun} only unless include_national=true. ${NATIONAL_STATE_VALUE} among them stands for the ${noun} with no state restriction, as include_national=true does (states=${NATIONAL_STATE_VALUE} alone: only those)`,
+    kind: { type: 'stateList', national: NATIONAL_STATE_VALUE },
+  },
   { name: 'include_national', description: `With states, also return national ${noun}`, kind: { type: 'boolean' }, default: false },
-  { name: 'geography', description: 'Deprecated, best effort: national, state, local, international, or a place name canonicalised to states. Prefer states.', kind: { type: 'text', maxLength: 100 }, deprecated: true },
+  {
+    name: 'geography',
+    description: 'Deprecated, best effort: national, state, local, international, or a place name canonicalised to states. Prefer states.',
+    kind: { type: 'text', maxLength: 100 },
+    deprecated: true,
+  },
   { name: 'deadline_after', description: 'Deadline strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
   { name: 'deadline_before', description: 'Deadline strictly before this date (YYYY-MM-DD); must be later than deadline_after', kind: { type: 'date' } },
   { name: 'posted_after', description: 'Created strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
@@ -162,11 +203,24 @@ const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec
 ];
 
 export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
-  grant: [...commonParams('grant', 'title, description, funder and Assistance Listing program titles (keyword and hybrid also match opportunity, Assistance Listing and agency codes exactly)'), ...opportunityParams(GRANT_STATUS_FILTERS, 'grants')],
+  grant: [
+    ...commonParams(
+      'grant',
+      'title, description, funder and Assistance Listing program titles (keyword and hybrid also match opportunity, Assistance Listing and agency codes exactly)',
+    ),
+    ...opportunityParams(GRANT_STATUS_FILTERS, 'grants'),
+  ],
   contract: [
-    ...commonParams('contract', 'title, description, agency and NAICS industry (keyword and hybrid also match solicitation and notice numbers, NAICS and PSC codes exactly)'),
+    ...commonParams(
+      'contract',
+      'title, description, agency and NAICS industry (keyword and hybrid also match solicitation and notice numbers, NAICS and PSC codes exactly)',
+    ),
     ...opportunityParams(CONTRACT_STATUS_FILTERS, 'contracts'),
-    { name: 'naics', description: 'Comma-separated NAICS codes; 2 to 5 digits match as a prefix', kind: { type: 'patternList', pattern: /^\d{2,6}$/, example: '541512', hint: 'NAICS codes (2 to 6 digits)' } },
+    {
+      name: 'naics',
+      description: 'Comma-separated NAICS codes; 2 to 5 digits match as a prefix',
+      kind: { type: 'patternList', pattern: /^\d{2,6}$/, example: '541512', hint: 'NAICS codes (2 to 6 digits)' },
+    },
     { name: 'set_aside', description: 'Comma-separated SAM.gov set-aside codes', kind: { type: 'enumList', values: SET_ASIDE_CODES } },
   ],
   funder: commonParams('funder', 'name and summary'),
@@ -178,7 +232,12 @@ export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
  * contract solicitations.
  */
 export function applyableStatusClauses(kind: Exclude<ResourceKind, 'funder'>): StatusClause[] {
-  return kind === 'grant' ? [{ stored: 'posted', live: true }, { stored: 'forecasted', live: true }] : [{ stored: 'open', live: true }];
+  return kind === 'grant'
+    ? [
+        { stored: 'posted', live: true },
+        { stored: 'forecasted', live: true },
+      ]
+    : [{ stored: 'open', live: true }];
 }
 
 /** `national` in the states list is include_national=true; alone, it keeps only the national records (an empty state list with include_national). */
@@ -234,10 +293,14 @@ export function parseListQuery(
   }
   // An Accept header asks for CSV only where CSV can answer: with count_only or facets it is the JSON.
   const format = (v.format as ListFormat | undefined) ?? (options.acceptsCsv && !v.count_only && !v.facets ? 'csv' : 'json');
-  if (format === 'csv' && v.count_only) extra.push({ field: 'format', issue: 'csv cannot be combined with count_only: a CSV export holds the records; count_only=true alone gives the total' });
+  if (format === 'csv' && v.count_only)
+    extra.push({ field: 'format', issue: 'csv cannot be combined with count_only: a CSV export holds the records; count_only=true alone gives the total' });
   if (format === 'csv' && v.facets) extra.push({ field: 'facets', issue: 'facets are not part of a CSV export: ask the JSON list for them' });
   if (v.cursor !== undefined && (v.offset as number) !== 0) {
-    extra.push({ field: 'cursor', issue: 'cannot be combined with offset: a cursor already says where the page starts (drop offset, or drop cursor to page by offset)' });
+    extra.push({
+      field: 'cursor',
+      issue: 'cannot be combined with offset: a cursor already says where the page starts (drop offset, or drop cursor to page by offset)',
+    });
     extra.push({ field: 'offset', issue: 'must be 0 (or absent) with cursor' });
   }
   const all = [...issues, ...extra];
@@ -250,22 +313,23 @@ export function parseListQuery(
 
   return {
     kind,
-    filters: kind === 'funder' ? null : {
-      opportunityType: v.opportunity_type as OpportunityTypeFilter,
-      status: v.status
-        ? statusClauses(kind, v.status as string[])
-        : v.opportunity_type === 'open' ? applyableStatusClauses(kind) : undefined,
-      category: v.category as string | undefined,
-      ...statesFilterOf(v.states as string[] | undefined, v.include_national as boolean),
-      geography: v.geography ? parseGeography(v.geography as string) : undefined,
-      deadlineAfter: v.deadline_after as string | undefined,
-      deadlineBefore: v.deadline_before as string | undefined,
-      createdFrom: v.posted_after ? dayAfter(v.posted_after as string) : undefined,
-      minAmount: v.min_amount as number | undefined,
-      maxAmount: v.max_amount as number | undefined,
-      naics: v.naics as string[] | undefined,
-      setAside: v.set_aside as string[] | undefined,
-    },
+    filters:
+      kind === 'funder'
+        ? null
+        : {
+            opportunityType: v.opportunity_type as OpportunityTypeFilter,
+            status: v.status ? statusClauses(kind, v.status as string[]) : v.opportunity_type === 'open' ? applyableStatusClauses(kind) : undefined,
+            category: v.category as string | undefined,
+            ...statesFilterOf(v.states as string[] | undefined, v.include_national as boolean),
+            geography: v.geography ? parseGeography(v.geography as string) : undefined,
+            deadlineAfter: v.deadline_after as string | undefined,
+            deadlineBefore: v.deadline_before as string | undefined,
+            createdFrom: v.posted_after ? dayAfter(v.posted_after as string) : undefined,
+            minAmount: v.min_amount as number | undefined,
+            maxAmount: v.max_amount as number | undefined,
+            naics: v.naics as string[] | undefined,
+            setAside: v.set_aside as string[] | undefined,
+          },
     search: search ? { text: search, mode } : undefined,
     sort: { field, order },
     limit: v.limit as number,

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { FieldIssue } from '../errors';
-import { isStateCode, US_STATE_CODES, type StateCode } from '../geo';
+import { isStateCode, type StateCode, US_STATE_CODES } from '../geo';
 import { unknownNameIssues } from './unknown-names';
 import { anyCaseChoice, listPattern, NON_BLANK_PATTERN } from './wire-patterns';
 
@@ -85,9 +85,7 @@ function parseOne(kind: ParamKind, raw: string): Parsed {
         : { ok: false, issue: 'must be a real calendar date in the form YYYY-MM-DD' };
     case 'enum': {
       const v = raw.trim().toLowerCase();
-      return kind.values.includes(v)
-        ? { ok: true, value: v }
-        : { ok: false, issue: `must be one of: ${kind.values.join(', ')}` };
+      return kind.values.includes(v) ? { ok: true, value: v } : { ok: false, issue: `must be one of: ${kind.values.join(', ')}` };
     }
     case 'enumList': {
       const byLower = new Map(kind.values.map((v) => [v.toLowerCase(), v]));
@@ -95,7 +93,11 @@ function parseOne(kind: ParamKind, raw: string): Parsed {
       return parsed;
     }
     case 'stateList':
-      return parseList(raw, (item) => stateListItem(item, kind.national), kind.national ? `2-letter US state or territory postal codes, or ${kind.national}` : '2-letter US state or territory postal codes');
+      return parseList(
+        raw,
+        (item) => stateListItem(item, kind.national),
+        kind.national ? `2-letter US state or territory postal codes, or ${kind.national}` : '2-letter US state or territory postal codes',
+      );
     case 'patternList':
       return parseList(raw, (item) => (kind.pattern.test(item) ? item.toUpperCase() : null), kind.hint);
     case 'text': {
@@ -124,7 +126,11 @@ export function parseParams(
   what = 'a parameter of this endpoint',
 ): ParseResult {
   const values: Record<string, ParamValue | undefined> = {};
-  const issues: FieldIssue[] = unknownNameIssues(Object.keys(query), specs.map((spec) => spec.name), what);
+  const issues: FieldIssue[] = unknownNameIssues(
+    Object.keys(query),
+    specs.map((spec) => spec.name),
+    what,
+  );
   for (const spec of specs) {
     const given = query[spec.name];
     if (!given || given.length === 0) {
@@ -161,9 +167,18 @@ export function paramJsonSchema(kind: ParamKind): Record<string, unknown> {
     case 'enum':
       return { type: 'string', enum: [...kind.values] };
     case 'enumList':
-      return { type: 'string', pattern: listPattern(anyCaseChoice(kind.values), MAX_LIST_ITEMS), description: `Comma-separated, any of: ${kind.values.join(', ')}`, examples: [kind.values.slice(0, 2).join(',')] };
+      return {
+        type: 'string',
+        pattern: listPattern(anyCaseChoice(kind.values), MAX_LIST_ITEMS),
+        description: `Comma-separated, any of: ${kind.values.join(', ')}`,
+        examples: [kind.values.slice(0, 2).join(',')],
+      };
     case 'stateList':
-      return { type: 'string', pattern: listPattern(anyCaseChoice(kind.national ? [...US_STATE_CODES, kind.national] : US_STATE_CODES), MAX_LIST_ITEMS), examples: ['CA,NY'] };
+      return {
+        type: 'string',
+        pattern: listPattern(anyCaseChoice(kind.national ? [...US_STATE_CODES, kind.national] : US_STATE_CODES), MAX_LIST_ITEMS),
+        examples: ['CA,NY'],
+      };
     case 'patternList':
       return { type: 'string', pattern: listPattern(kind.pattern.source.replace(/^\^|\$$/g, ''), MAX_LIST_ITEMS), examples: [kind.example] };
     case 'text':

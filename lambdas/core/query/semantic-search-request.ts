@@ -1,4 +1,4 @@
-import { invalidParameters, type FieldIssue } from '../errors';
+import { type FieldIssue, invalidParameters } from '../errors';
 import { jsonObjectBody } from '../json-body';
 import type { ResourceKind } from '../records';
 import { LIMITS } from './list-query';
@@ -45,7 +45,8 @@ export function parseSemanticSearchRequest(body: string | null): SemanticSearchR
 
   let limit: number = SEMANTIC_SEARCH_LIMITS.default;
   if (parsed.limit !== undefined && parsed.limit !== null) {
-    if (typeof parsed.limit === 'number' && Number.isInteger(parsed.limit) && parsed.limit >= 1 && parsed.limit <= SEMANTIC_SEARCH_LIMITS.max) limit = parsed.limit;
+    if (typeof parsed.limit === 'number' && Number.isInteger(parsed.limit) && parsed.limit >= 1 && parsed.limit <= SEMANTIC_SEARCH_LIMITS.max)
+      limit = parsed.limit;
     else issues.push({ field: 'limit', issue: `must be an integer from 1 to ${SEMANTIC_SEARCH_LIMITS.max}` });
   }
 

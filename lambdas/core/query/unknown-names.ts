@@ -50,7 +50,10 @@ function editDistance(a: string, b: string): number {
 
 /** The known name a given one most likely meant, if any is close enough to suggest. */
 export function closestName(given: string, known: readonly string[]): string | undefined {
-  const name = given.trim().toLowerCase().replace(/[-\s]+/g, '_');
+  const name = given
+    .trim()
+    .toLowerCase()
+    .replace(/[-\s]+/g, '_');
   if (known.includes(name)) return name;
   const convention = CONVENTIONS[name];
   if (convention && known.includes(convention)) return convention;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Funder, Grant, RecordByKind, ResourceKind } from '../records';
 import type { VectorSpace } from '../../ports/embedder';
 import { topicsOfComposedDescription } from '../ingest/contracts/notice-description';
+import type { Funder, Grant, RecordByKind, ResourceKind } from '../records';
 
 /**
  * A description's gist is in its opening; past it, long notices are mostly boilerplate (eligibility

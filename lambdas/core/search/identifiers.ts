@@ -29,7 +29,11 @@ export interface IdentifierField<K extends ResourceKind> {
 
 /** Upper case, letters, digits and dots only: "par-25-098 " and "PAR 25 098" are both "PAR25098". */
 export function identifierKey(value: string): string {
-  return value.normalize('NFKC').toUpperCase().replace(/[^A-Z0-9.]/g, '').replace(/^\.+|\.+$/g, '');
+  return value
+    .normalize('NFKC')
+    .toUpperCase()
+    .replace(/[^A-Z0-9.]/g, '')
+    .replace(/^\.+|\.+$/g, '');
 }
 
 /**
@@ -104,10 +108,22 @@ export interface IdentifierQuery {
 
 export function identifierQueryOf(text: string): IdentifierQuery | null {
   const whole = identifierKey(text);
-  const parts = text.trim().split(/\s+/).filter((part) => part !== '');
+  const parts = text
+    .trim()
+    .split(/\s+/)
+    .filter((part) => part !== '');
   const short = parts.length <= MAX_IDENTIFIER_QUERY_WORDS;
   const wholeKey = whole.length >= 2 && whole.length <= MAX_IDENTIFIER_LENGTH && (short || /\d/.test(whole)) ? whole : null;
-  const words = !short ? [] : [...new Set(parts.filter((part) => /\d/.test(part)).map(identifierKey).filter((key) => key.length >= 2 && key !== whole))];
+  const words = !short
+    ? []
+    : [
+        ...new Set(
+          parts
+            .filter((part) => /\d/.test(part))
+            .map(identifierKey)
+            .filter((key) => key.length >= 2 && key !== whole),
+        ),
+      ];
   return wholeKey === null && words.length === 0 ? null : { whole: wholeKey, words };
 }
 

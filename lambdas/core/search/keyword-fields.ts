@@ -19,9 +19,8 @@ export function keywordFieldsOf<K extends ResourceKind>(kind: K, record: RecordB
     return { title: funder.name, description: funder.summary ?? '', funder: '', programs: '' };
   }
   const opportunity = record as Grant | Contract;
-  const programs = kind === 'grant'
-    ? (opportunity as Grant).assistance_listings.map((listing) => listing.program_title)
-    : [(opportunity as Contract).naics_description];
+  const programs =
+    kind === 'grant' ? (opportunity as Grant).assistance_listings.map((listing) => listing.program_title) : [(opportunity as Contract).naics_description];
   return {
     title: opportunity.title,
     description: opportunity.description,

@@ -72,7 +72,7 @@ export interface KeywordQuery {
  * plain minimum-should-match). Null when no term is in any record.
  */
 export function keywordQueryOf(terms: readonly string[], documentFrequency?: ReadonlyMap<string, number>, documents?: number): KeywordQuery | null {
-  const frequencyOf = (term: string) => (documentFrequency ? documentFrequency.get(term) ?? 0 : 1);
+  const frequencyOf = (term: string) => (documentFrequency ? (documentFrequency.get(term) ?? 0) : 1);
   const counted = terms.filter((term) => frequencyOf(term) > 0);
   if (counted.length === 0) return null;
   const telling = documents === undefined ? [] : counted.filter((term) => frequencyOf(term) <= COMMON_TERM_FRACTION * documents);

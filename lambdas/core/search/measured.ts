@@ -1,7 +1,7 @@
-import { METRIC_NAMES } from '../metric-names';
 import type { Embedder } from '../../ports/embedder';
 import type { MetricsRecorder } from '../../ports/metrics';
 import type { SearchIndex } from '../../ports/search-index';
+import { METRIC_NAMES } from '../metric-names';
 
 /** Milliseconds from an arbitrary origin (performance.now; tests pass their own). */
 export type Stopwatch = () => number;

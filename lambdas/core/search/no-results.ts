@@ -48,9 +48,10 @@ export function noResultsOf(empty: EmptyAnswer, query: Pick<ListQuery, 'filters'
     case 'no_match':
       return {
         reason: 'no_match',
-        message: mode === null
-          ? 'No record passes these filters.'
-          : 'No record holds the search words (all of a one- or two-word query, most of a longer one). Try other words, or search_mode=hybrid to search by meaning as well.',
+        message:
+          mode === null
+            ? 'No record passes these filters.'
+            : 'No record holds the search words (all of a one- or two-word query, most of a longer one). Try other words, or search_mode=hybrid to search by meaning as well.',
       };
     case 'below_floor':
       return {
@@ -75,7 +76,12 @@ export function noResultsOf(empty: EmptyAnswer, query: Pick<ListQuery, 'filters'
  * records without them; its text, when it has nothing to search; its words, in keyword mode (and
  * hybrid answered without the model, whose keyword half it is); otherwise the floor.
  */
-export function emptySearchAnswer(search: { text: string; mode: SearchMode }, matchesWithoutFilters: number, embedded: boolean, floor?: QueryFloor | null): EmptyAnswer {
+export function emptySearchAnswer(
+  search: { text: string; mode: SearchMode },
+  matchesWithoutFilters: number,
+  embedded: boolean,
+  floor?: QueryFloor | null,
+): EmptyAnswer {
   if (matchesWithoutFilters > 0) return { reason: 'filtered_out', matchesWithoutFilters };
   if (!searchableText(search.text)) return { reason: 'no_terms' };
   if (search.mode === 'keyword' || (search.mode === 'hybrid' && !embedded)) return { reason: 'no_match' };

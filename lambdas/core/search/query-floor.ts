@@ -50,7 +50,8 @@ export const SHORT_QUERY_WORDS = 2;
 export function queryFloorOf(evidence: FloorEvidence, scale: SimilarityScale): QueryFloor {
   const { lexicalFloor } = scale;
   const floor = evidence.words <= SHORT_QUERY_WORDS ? scale.shortFloor : scale.floor;
-  const basis: FloorBasis = evidence.bestCosine >= floor ? 'similarity' : evidence.bestWordCosine >= lexicalFloor ? 'words' : evidence.identifierMatches > 0 ? 'identifier' : 'none';
+  const basis: FloorBasis =
+    evidence.bestCosine >= floor ? 'similarity' : evidence.bestWordCosine >= lexicalFloor ? 'words' : evidence.identifierMatches > 0 ? 'identifier' : 'none';
   if (basis === 'identifier' || basis === 'none') return { semanticFloor: null, basis, evidence };
   return { semanticFloor: Math.max(lexicalFloor, evidence.bestCosine - FLOOR_SPREAD), basis, evidence };
 }

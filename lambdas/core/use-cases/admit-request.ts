@@ -1,8 +1,8 @@
+import type { UsageMeter } from '../../ports/usage-meter';
 import { rateLimitHeaders, secondsUntilUtcMidnight, utcDayOf } from '../auth/quota';
 import type { TierPolicies } from '../auth/tier-quotas';
 import { TIERS } from '../auth/tiers';
 import { ServiceError } from '../errors';
-import type { UsageMeter } from '../../ports/usage-meter';
 import type { Principal } from './authenticate';
 
 /** What a route needs from a tier: the API, or the API and grant matching. */
@@ -26,7 +26,13 @@ export async function admitRequest(
   // Interface section 5: the matching endpoint answers NO_API_ACCESS to every tier without matching, free included.
   if (feature === 'matching' && !tier.matching) {
     const used = tier.apiAccess ? await meter.used(principal.keyId, day) : 0;
-    throw new ServiceError(403, 'NO_API_ACCESS', `Grant matching needs the pro or developer tier (this key is ${principal.tier})`, undefined, rateLimitHeaders(tier, used));
+    throw new ServiceError(
+      403,
+      'NO_API_ACCESS',
+      `Grant matching needs the pro or developer tier (this key is ${principal.tier})`,
+      undefined,
+      rateLimitHeaders(tier, used),
+    );
   }
   if (!tier.apiAccess) {
     throw new ServiceError(403, 'FORBIDDEN', `The ${principal.tier} tier has no API access; upgrade to basic or above`, undefined, rateLimitHeaders(tier, 0));

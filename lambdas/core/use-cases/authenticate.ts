@@ -1,6 +1,6 @@
+import type { KeyStore } from '../../ports/key-store';
 import { bearerKeyOf, hashApiKey, unauthorized } from '../auth/api-keys';
 import type { TierName } from '../auth/tiers';
-import type { KeyStore } from '../../ports/key-store';
 
 /** Who is calling: what the authorizer passes on to the route (as API Gateway's authorizer context). */
 export interface Principal {

@@ -1,11 +1,11 @@
-import { contentHashOf } from '../ingest/identity';
-import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../records';
 import type { MetricsRecorder } from '../../ports/metrics';
 import type { RecordStore } from '../../ports/record-store';
 import type { SearchIndex } from '../../ports/search-index';
 import type { VectorBacklog } from '../../ports/vector-backlog';
+import { contentHashOf } from '../ingest/identity';
 import { METRIC_NAMES } from '../metric-names';
-import { embedRecords, type EmbeddingPorts } from './embed-records';
+import { RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../records';
+import { type EmbeddingPorts, embedRecords } from './embed-records';
 
 export interface BackfillPorts {
   store: Pick<RecordStore, 'get' | 'versions'>;
@@ -44,9 +44,17 @@ export async function backfillVectors(ports: BackfillPorts, batch = 500): Promis
     const records = found.filter((record): record is RecordByKind[typeof kind] => record !== null);
     const gone = ids.filter((_, i) => found[i] === null);
     const vectors = records.length > 0 ? await embedRecords(kind, records, ports.embeddings) : [];
-    const now = await ports.store.versions(kind, records.map((record) => record.id));
+    const now = await ports.store.versions(
+      kind,
+      records.map((record) => record.id),
+    );
     const unchanged = records.flatMap((record, i) => (now.get(record.id)?.contentHash === contentHashOf(record) ? [{ record, vector: vectors[i]! }] : []));
-    if (unchanged.length > 0) await ports.index.upsert(kind, unchanged.map((u) => u.record), unchanged.map((u) => u.vector));
+    if (unchanged.length > 0)
+      await ports.index.upsert(
+        kind,
+        unchanged.map((u) => u.record),
+        unchanged.map((u) => u.vector),
+      );
     result.backfilled += unchanged.length;
     result.gone += gone.length;
     await ports.backlog.remove(kind, [...gone, ...unchanged.map((u) => u.record.id)]);

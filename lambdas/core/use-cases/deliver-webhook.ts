@@ -1,13 +1,13 @@
-import { DestinationRefused, resolveDestination, type DestinationMode } from '../webhooks/destination-policy';
-import { DELIVERY_TIMEOUT_MS, deliveryHeaders, nextRetryDelay, retryAfterSeconds, RETRY_SCHEDULE_SECONDS, verdictOf } from '../webhooks/delivery-policy';
 import type { Clock } from '../../ports/clock';
 import type { Delivery, DeliveryLog } from '../../ports/delivery-log';
 import type { DeliveryMessage, DeliveryQueue } from '../../ports/delivery-queue';
 import type { HostResolver } from '../../ports/host-resolver';
 import type { MetricsRecorder } from '../../ports/metrics';
-import type { AttemptResult, WebhookTransport } from '../../ports/webhook-transport';
 import type { WebhookStore, WebhookSubscription } from '../../ports/webhook-store';
+import type { AttemptResult, WebhookTransport } from '../../ports/webhook-transport';
 import { METRIC_NAMES } from '../metric-names';
+import { DELIVERY_TIMEOUT_MS, deliveryHeaders, nextRetryDelay, RETRY_SCHEDULE_SECONDS, retryAfterSeconds, verdictOf } from '../webhooks/delivery-policy';
+import { type DestinationMode, DestinationRefused, resolveDestination } from '../webhooks/destination-policy';
 import { failingSeconds, receiverHealthAfter } from '../webhooks/receiver-health';
 
 export interface DeliveryPorts {
@@ -58,7 +58,13 @@ export async function processDelivery(ports: DeliveryPorts, message: DeliveryMes
 
   const subscription = await ports.webhooks.get(delivery.subscription_id);
   if (subscription?.state !== 'active') {
-    await ports.log.save({ ...delivery, status: 'skipped', last_error: subscription ? `subscription disabled: ${subscription.disabled_reason ?? ''}` : 'subscription deleted', updated_at: now.toISOString(), next_attempt_at: null });
+    await ports.log.save({
+      ...delivery,
+      status: 'skipped',
+      last_error: subscription ? `subscription disabled: ${subscription.disabled_reason ?? ''}` : 'subscription deleted',
+      updated_at: now.toISOString(),
+      next_attempt_at: null,
+    });
     return 'skipped';
   }
 
@@ -80,7 +86,11 @@ export async function processDelivery(ports: DeliveryPorts, message: DeliveryMes
     return 'delivered';
   }
   if (verdict === 'gone') {
-    await ports.webhooks.update(subscription.subscription_id, { state: 'disabled', disabled_reason: 'the receiver answered 410 Gone', updated_at: attempted.updated_at });
+    await ports.webhooks.update(subscription.subscription_id, {
+      state: 'disabled',
+      disabled_reason: 'the receiver answered 410 Gone',
+      updated_at: attempted.updated_at,
+    });
     await ports.log.save({ ...attempted, status: 'gone', next_attempt_at: null });
     return 'gone';
   }
@@ -112,7 +122,13 @@ export async function attemptWebhook(
 ): Promise<AttemptResult> {
   try {
     const destination = await resolveDestination(subscription.url, mode, ports.resolver);
-    return await ports.transport.send({ url: destination.url.toString(), addresses: destination.addresses, body, headers: deliveryHeaders(body, subscription, eventId, now), timeoutMs });
+    return await ports.transport.send({
+      url: destination.url.toString(),
+      addresses: destination.addresses,
+      body,
+      headers: deliveryHeaders(body, subscription, eventId, now),
+      timeoutMs,
+    });
   } catch (error) {
     if (!(error instanceof DestinationRefused)) throw error;
     return { status: null, retryAfter: null, responseExcerpt: '', latencyMs: 0, error: error.message };

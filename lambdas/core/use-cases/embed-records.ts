@@ -1,6 +1,6 @@
-import { embeddingKeyOf, embeddingTextOf } from '../search/embedding-text';
-import type { RecordByKind, ResourceKind } from '../records';
 import type { Embedder, EmbeddingCache } from '../../ports/embedder';
+import type { RecordByKind, ResourceKind } from '../records';
+import { embeddingKeyOf, embeddingTextOf } from '../search/embedding-text';
 
 export interface EmbeddingPorts {
   embedder: Embedder;

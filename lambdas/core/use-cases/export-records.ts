@@ -1,7 +1,7 @@
 import { CSV_EXPORT_LIMITS, csvColumns, csvHeader, csvRow } from '../export/csv-export';
 import { LIMITS, type ListQuery } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import { listRecords, type ListOutcome, type SearchPorts } from './list-records';
+import { type ListOutcome, listRecords, type SearchPorts } from './list-records';
 
 export interface CsvExport<K extends ResourceKind = ResourceKind> {
   body: string;
@@ -37,7 +37,12 @@ export const exportFileName = (kind: ResourceKind, today: string) => `${PLURAL[k
  * is as deep as offsets reach. `seen` is how many results come before the file (the offset, or
  * what a cursor's walk has returned).
  */
-export async function exportRecords<K extends ResourceKind>(ports: SearchPorts, query: ListQuery & { kind: K }, rows: number, seen = query.offset): Promise<CsvExport<K>> {
+export async function exportRecords<K extends ResourceKind>(
+  ports: SearchPorts,
+  query: ListQuery & { kind: K },
+  rows: number,
+  seen = query.offset,
+): Promise<CsvExport<K>> {
   const window = query.after ? CSV_EXPORT_LIMITS.maxRows : LIMITS.offsetMax + LIMITS.pageMax - query.offset;
   const limit = Math.max(1, Math.min(rows, CSV_EXPORT_LIMITS.maxRows, window));
   const outcome = await listRecords(ports, { ...query, limit, countOnly: false, facets: undefined });
@@ -55,9 +60,13 @@ export async function exportRecords<K extends ResourceKind>(ports: SearchPorts, 
   const end = seen + written;
   const complete = end >= outcome.total;
   // Cut by the byte cap mid-page: the index's position after the last row written, for a cursor to the rest.
-  const resumable = complete ? undefined
-    : written === outcome.results.length ? outcome
-      : written > 0 ? await listRecords(ports, { ...query, limit: written, countOnly: false, facets: undefined }) : undefined;
+  const resumable = complete
+    ? undefined
+    : written === outcome.results.length
+      ? outcome
+      : written > 0
+        ? await listRecords(ports, { ...query, limit: written, countOnly: false, facets: undefined })
+        : undefined;
   return {
     body: parts.join(''),
     rows: written,

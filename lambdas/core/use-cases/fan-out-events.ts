@@ -1,13 +1,13 @@
 import { v5 as uuidv5 } from 'uuid';
+import type { ChangeOutbox } from '../../ports/change-outbox';
+import { type Clock, utcDate } from '../../ports/clock';
+import type { Delivery, DeliveryLog } from '../../ports/delivery-log';
+import type { DeliveryQueue } from '../../ports/delivery-queue';
+import type { WebhookStore, WebhookSubscription } from '../../ports/webhook-store';
 import type { ChangeEvent } from '../change-feed';
 import { webhookBody } from '../webhooks/delivery-policy';
 import { kindOfEvent, type WebhookEvent } from '../webhooks/events';
 import { kindsOfEvents } from '../webhooks/saved-search';
-import type { ChangeOutbox } from '../../ports/change-outbox';
-import { utcDate, type Clock } from '../../ports/clock';
-import type { Delivery, DeliveryLog } from '../../ports/delivery-log';
-import type { DeliveryQueue } from '../../ports/delivery-queue';
-import type { WebhookStore, WebhookSubscription } from '../../ports/webhook-store';
 import type { SearchPorts } from './list-records';
 import { savedSearchMatches } from './match-saved-search';
 
@@ -28,7 +28,11 @@ export interface FanOutPorts {
 }
 
 /** The ids of the events' records each filtered subscription's saved search matches, one index query per subscription and kind. */
-async function savedSearchMatchesOf(ports: FanOutPorts, subscriptions: readonly WebhookSubscription[], events: readonly OutgoingEvent[]): Promise<Map<string, Set<string>>> {
+async function savedSearchMatchesOf(
+  ports: FanOutPorts,
+  subscriptions: readonly WebhookSubscription[],
+  events: readonly OutgoingEvent[],
+): Promise<Map<string, Set<string>>> {
   const matches = new Map<string, Set<string>>();
   const today = utcDate(ports.clock);
   for (const subscription of subscriptions) {
@@ -74,32 +78,36 @@ export async function fanOutEvents(ports: FanOutPorts, events: readonly Outgoing
   for (const event of events) {
     const body = webhookBody(event.event, event.data);
     // An event's deliveries are independent of each other: they are logged and queued together.
-    const outcomes = await Promise.all(subscriptions.filter((s) => wants(s, event)).map(async (subscription) => {
-      const now = ports.clock.now().toISOString();
-      const delivery: Delivery = {
-        delivery_id: deliveryIdOf(event.event_id, subscription.subscription_id),
-        subscription_id: subscription.subscription_id,
-        event_id: event.event_id,
-        event: event.event,
-        body,
-        status: 'pending',
-        attempts: 0,
-        last_status_code: null,
-        last_error: null,
-        last_latency_ms: null,
-        last_response: null,
-        next_attempt_at: null,
-        created_at: now,
-        updated_at: now,
-        delivered_at: null,
-      };
-      const created = await ports.log.create(delivery);
-      // A repeat after a crash between logging and queueing queues again; the sender is idempotent.
-      if (created || (await ports.log.get(delivery.delivery_id))?.status === 'pending') {
-        await ports.queue.send({ delivery_id: delivery.delivery_id }, 0);
-      }
-      return created;
-    }));
+    const outcomes = await Promise.all(
+      subscriptions
+        .filter((s) => wants(s, event))
+        .map(async (subscription) => {
+          const now = ports.clock.now().toISOString();
+          const delivery: Delivery = {
+            delivery_id: deliveryIdOf(event.event_id, subscription.subscription_id),
+            subscription_id: subscription.subscription_id,
+            event_id: event.event_id,
+            event: event.event,
+            body,
+            status: 'pending',
+            attempts: 0,
+            last_status_code: null,
+            last_error: null,
+            last_latency_ms: null,
+            last_response: null,
+            next_attempt_at: null,
+            created_at: now,
+            updated_at: now,
+            delivered_at: null,
+          };
+          const created = await ports.log.create(delivery);
+          // A repeat after a crash between logging and queueing queues again; the sender is idempotent.
+          if (created || (await ports.log.get(delivery.delivery_id))?.status === 'pending') {
+            await ports.queue.send({ delivery_id: delivery.delivery_id }, 0);
+          }
+          return created;
+        }),
+    );
     made += outcomes.filter(Boolean).length;
   }
   return made;

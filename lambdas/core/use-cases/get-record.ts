@@ -1,6 +1,6 @@
+import type { RecordStore } from '../../ports/record-store';
 import { invalidParameters, notFound } from '../errors';
 import type { RecordByKind, ResourceKind } from '../records';
-import type { RecordStore } from '../../ports/record-store';
 
 // Any RFC 4122-shaped id, so records imported with v5 (name-based) ids stay reachable.
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,13 +1,13 @@
-import { changeEventOf, type RecordChange } from '../change-feed';
-import type { RecordByKind, ResourceKind } from '../records';
-import { RESOURCE_KINDS } from '../records';
 import type { ChangeOutbox } from '../../ports/change-outbox';
 import type { Clock } from '../../ports/clock';
 import type { MetricsRecorder } from '../../ports/metrics';
 import type { SearchIndex } from '../../ports/search-index';
 import type { VectorBacklog } from '../../ports/vector-backlog';
+import { changeEventOf, type RecordChange } from '../change-feed';
 import { METRIC_NAMES } from '../metric-names';
-import { embedRecords, type EmbeddingPorts } from './embed-records';
+import type { RecordByKind, ResourceKind } from '../records';
+import { RESOURCE_KINDS } from '../records';
+import { type EmbeddingPorts, embedRecords } from './embed-records';
 
 export interface IndexerPorts {
   index: SearchIndex;
@@ -25,7 +25,11 @@ export interface IndexerPorts {
 }
 
 /** The records' vectors, or, when the model fails and a backlog is there, none (the records wait in it). */
-async function vectorsOrBacklog<K extends ResourceKind>(kind: K, records: readonly RecordByKind[K][], ports: IndexerPorts): Promise<{ vectors: (Float32Array | null)[]; waiting: boolean }> {
+async function vectorsOrBacklog<K extends ResourceKind>(
+  kind: K,
+  records: readonly RecordByKind[K][],
+  ports: IndexerPorts,
+): Promise<{ vectors: (Float32Array | null)[]; waiting: boolean }> {
   try {
     return { vectors: await embedRecords(kind, records, ports.embeddings), waiting: false };
   } catch (error) {
@@ -64,7 +68,11 @@ export async function indexRecordChanges(allChanges: readonly RecordChange[], po
     if (upserts.length > 0) {
       const { vectors, waiting } = await vectorsOrBacklog(kind, upserts, ports);
       // Into the backlog first: a record indexed without its vector is never forgotten.
-      if (waiting) await ports.vectorBacklog!.add(kind, upserts.map((record) => record.id));
+      if (waiting)
+        await ports.vectorBacklog!.add(
+          kind,
+          upserts.map((record) => record.id),
+        );
       await ports.index.upsert(kind as ResourceKind, upserts, vectors);
     }
     if (removals.length > 0) await ports.index.remove(kind, removals);

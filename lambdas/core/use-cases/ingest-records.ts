@@ -1,11 +1,11 @@
-import { FunderDirectory } from '../ingest/funder-directory';
+import { type Clock, utcDate } from '../../ports/clock';
+import type { RecordStore, StoredVersion } from '../../ports/record-store';
 import { sourceFormatOf, unrecognisedReason } from '../ingest/formats';
+import { FunderDirectory } from '../ingest/funder-directory';
 import { contentHashOf, recordIdOf } from '../ingest/identity';
 import type { FunderReference, MappedRecord, SourceFormat, SourceRecord } from '../ingest/mapped-record';
 import { RecordRejected } from '../ingest/rejection';
-import { RECORD_SCHEMAS, RESOURCE_KINDS, type AnyRecord, type Funder, type RecordByKind, type ResourceKind } from '../records';
-import { utcDate, type Clock } from '../../ports/clock';
-import type { RecordStore, StoredVersion } from '../../ports/record-store';
+import { type AnyRecord, type Funder, RECORD_SCHEMAS, RESOURCE_KINDS, type RecordByKind, type ResourceKind } from '../records';
 
 /**
  * Ingest: source records in, our records out, through the store (whose writes feed the indexer and
@@ -80,7 +80,10 @@ async function* batchesOf<T>(items: AsyncIterable<T>, size: number): AsyncIterab
 function schemaProblems(kind: ResourceKind, record: AnyRecord): string | null {
   const result = RECORD_SCHEMAS[kind].safeParse(record);
   if (result.success) return null;
-  return result.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || kind}: ${issue.message}`).join('; ');
+  return result.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || kind}: ${issue.message}`)
+    .join('; ');
 }
 
 interface Staged {
@@ -96,7 +99,10 @@ interface Staged {
 export async function ingestRecords(items: AsyncIterable<SourceItem>, ports: IngestPorts, options: IngestOptions = {}): Promise<IngestSummary> {
   const { store, clock } = ports;
   const today = utcDate(clock);
-  const importedAt = clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const importedAt = clock
+    .now()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z');
   const summary: IngestSummary = {
     read: 0,
     rejected: 0,

@@ -1,7 +1,7 @@
+import type { CursorKeySource } from '../../ports/cursor-key';
 import { issueCursor, readCursor } from '../query/list-cursor';
 import type { ListQuery } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import type { CursorKeySource } from '../../ports/cursor-key';
 import type { ListOutcome, PageLinks } from './list-records';
 
 /**
@@ -25,6 +25,11 @@ export async function resumeListQuery<K extends ResourceKind>(keys: CursorKeySou
 /** The page's offset in the walk, and the cursor to the next page when more results follow. */
 export async function pageLinks<K extends ResourceKind>(keys: CursorKeySource, outcome: ListOutcome<K>, seen: number, now: Date): Promise<PageLinks> {
   if (!outcome.next || outcome.query.countOnly || outcome.results.length === 0) return { offset: seen };
-  const nextCursor = issueCursor(await keys.key(), outcome.query, { after: outcome.next, seen: seen + outcome.results.length, today: outcome.query.today }, now);
+  const nextCursor = issueCursor(
+    await keys.key(),
+    outcome.query,
+    { after: outcome.next, seen: seen + outcome.results.length, today: outcome.query.today },
+    now,
+  );
   return { offset: seen, nextCursor };
 }

@@ -1,12 +1,12 @@
-import { searchUnavailable, ServiceError } from '../errors';
+import type { Embedder } from '../../ports/embedder';
+import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery, TotalRelation } from '../../ports/search-index';
+import { ServiceError, searchUnavailable } from '../errors';
 import type { Facets } from '../query/facets';
 import type { ListQuery, SortField, SortOrder } from '../query/list-query';
 import type { ResourceKind } from '../records';
-import { noResultsOf, type EmptyAnswer, type NoResults } from '../search/no-results';
+import { type EmptyAnswer, type NoResults, noResultsOf } from '../search/no-results';
 import { similarityScaleOf } from '../search/relevance';
 import { describeSpace } from '../search/vector-space';
-import type { Embedder } from '../../ports/embedder';
-import type { IndexedResult, IndexPage, SearchIndex, SemanticQuery, TotalRelation } from '../../ports/search-index';
 
 export interface ListMeta {
   response_time_ms: number;
@@ -77,7 +77,9 @@ export async function semanticQueryOf(ports: Omit<SearchPorts, 'index'>, text: s
     if (error instanceof ServiceError) throw error;
     // The cause goes to the log through the error chain, not to the caller (it may name internals).
     throw Object.assign(
-      searchUnavailable(`Semantic search is unavailable: the embedding model (${describeSpace(ports.embedder.space)}) did not answer. Keyword search (search_mode=keyword) still works.`),
+      searchUnavailable(
+        `Semantic search is unavailable: the embedding model (${describeSpace(ports.embedder.space)}) did not answer. Keyword search (search_mode=keyword) still works.`,
+      ),
       { cause: error },
     );
   }
@@ -112,8 +114,13 @@ export async function listRecords<K extends ResourceKind>(ports: SearchPorts, qu
   degradedReason ??= page.degraded;
   if (query.facets && !page.facets) throw new Error(`the search index answered a ${query.kind} query without the facets it asked for`);
   return {
-    query, total: page.total, totalRelation: page.totalRelation ?? 'eq', results: page.results,
-    ...(query.facets ? { facets: page.facets } : {}), ...(degradedReason ? { degradedReason } : {}), ...(page.next ? { next: page.next } : {}),
+    query,
+    total: page.total,
+    totalRelation: page.totalRelation ?? 'eq',
+    results: page.results,
+    ...(query.facets ? { facets: page.facets } : {}),
+    ...(degradedReason ? { degradedReason } : {}),
+    ...(page.next ? { next: page.next } : {}),
     ...(page.total === 0 && page.empty ? { empty: page.empty } : {}),
   };
 }
@@ -133,7 +140,11 @@ export function listEnvelope<K extends ResourceKind>(outcome: ListOutcome<K>, el
   return {
     results,
     pagination: {
-      total, total_relation: totalRelation, limit: query.limit, offset: links?.offset ?? query.offset, returned: results.length,
+      total,
+      total_relation: totalRelation,
+      limit: query.limit,
+      offset: links?.offset ?? query.offset,
+      returned: results.length,
       ...(links?.nextCursor ? { next_cursor: links.nextCursor } : {}),
     },
     ...facets,

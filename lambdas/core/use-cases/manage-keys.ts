@@ -1,8 +1,8 @@
-import { generateApiKey, generateKeyId, hashApiKey, shownPrefixOf, type RandomBytes } from '../auth/api-keys';
-import type { TierName } from '../auth/tiers';
-import { KeyStateConflict, type ApiKeyRecord, type KeyStore } from '../../ports/key-store';
+import { type ApiKeyRecord, KeyStateConflict, type KeyStore } from '../../ports/key-store';
 import type { DailyUsage, UsageMeter } from '../../ports/usage-meter';
 import type { UsagePlanKeys } from '../../ports/usage-plans';
+import { generateApiKey, generateKeyId, hashApiKey, type RandomBytes, shownPrefixOf } from '../auth/api-keys';
+import type { TierName } from '../auth/tiers';
 
 /**
  * The key lifecycle the admin CLI drives: create (the key is shown once, only its hash is kept),
@@ -86,7 +86,11 @@ export async function createKeyOnce(
   const keyId = generateKeyId(randomBytes);
   const fingerprint = JSON.stringify([request.tier, request.owner, request.label]);
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_HOURS * 3_600_000).toISOString();
-  const held = await keys.claimIdempotencyKey(hashApiKey(`idempotency:${idempotencyKey}`), { key_id: keyId, fingerprint, expires_at: expiresAt }, now.toISOString());
+  const held = await keys.claimIdempotencyKey(
+    hashApiKey(`idempotency:${idempotencyKey}`),
+    { key_id: keyId, fingerprint, expires_at: expiresAt },
+    now.toISOString(),
+  );
   if (!held) return { ...(await createKey(keys, request, randomBytes, now, plans, keyId)), replayed: false };
   if (held.fingerprint !== fingerprint) {
     throw new KeyStateConflict(`idempotency key ${idempotencyKey} was used for another request (tier, owner or label differ) until ${held.expires_at}`);
@@ -97,7 +101,9 @@ export async function createKeyOnce(
     if (record) return { key: null, record, replayed: true };
     await wait(200);
   }
-  throw new KeyStateConflict(`the create that holds idempotency key ${idempotencyKey} made no key (it failed, or is still running): check keys list, or use another idempotency key`);
+  throw new KeyStateConflict(
+    `the create that holds idempotency key ${idempotencyKey} made no key (it failed, or is still running): check keys list, or use another idempotency key`,
+  );
 }
 
 async function existing(keys: KeyStore, keyId: string): Promise<ApiKeyRecord> {
@@ -135,10 +141,12 @@ export interface KeyListing extends ApiKeyRecord {
 
 export async function listKeys(keys: KeyStore, meter: UsageMeter): Promise<KeyListing[]> {
   const records = await keys.list();
-  return Promise.all(records.map(async (record) => ({
-    ...record,
-    last_used_at: (await meter.history(record.key_id, 1))[0]?.lastUsedAt ?? null,
-  })));
+  return Promise.all(
+    records.map(async (record) => ({
+      ...record,
+      last_used_at: (await meter.history(record.key_id, 1))[0]?.lastUsedAt ?? null,
+    })),
+  );
 }
 
 export async function keyUsage(keys: KeyStore, meter: UsageMeter, keyId: string, days: number): Promise<{ key: ApiKeyRecord; days: DailyUsage[] }> {

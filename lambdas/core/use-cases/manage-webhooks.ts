@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { TIERS } from '../auth/tiers';
-import { resolveDestination, type DestinationMode } from '../webhooks/destination-policy';
-import { DEADLINE_WINDOW_DAYS, isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/events';
-import { kindsOfEvents, normalisedFilter } from '../webhooks/saved-search';
-import { newWebhookSecret } from '../webhooks/signature';
 import type { HostResolver } from '../../ports/host-resolver';
 import type { KeyStore } from '../../ports/key-store';
 import { WebhookConflict, type WebhookStore, type WebhookSubscription } from '../../ports/webhook-store';
+import { TIERS } from '../auth/tiers';
+import { type DestinationMode, resolveDestination } from '../webhooks/destination-policy';
+import { DEADLINE_WINDOW_DAYS, isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from '../webhooks/events';
+import { kindsOfEvents, normalisedFilter } from '../webhooks/saved-search';
+import { newWebhookSecret } from '../webhooks/signature';
 
 /**
  * The subscription lifecycle the admin CLI drives: add (developer keys only; the secret is
@@ -36,7 +36,8 @@ export function listedSubscription(subscription: WebhookSubscription, now: Date)
 export function parseEvents(names: readonly string[] | undefined): WebhookEvent[] {
   if (!names || names.length === 0) return [...WEBHOOK_EVENTS];
   const unknown = names.filter((name) => !isWebhookEvent(name));
-  if (unknown.length > 0) throw new WebhookConflict(`unknown event${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; use any of: ${WEBHOOK_EVENTS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new WebhookConflict(`unknown event${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; use any of: ${WEBHOOK_EVENTS.join(', ')}`);
   return WEBHOOK_EVENTS.filter((event) => names.includes(event));
 }
 
@@ -133,13 +134,19 @@ export async function disableSubscription(webhooks: WebhookStore, subscriptionId
 export async function enableSubscription(ports: WebhookPorts, subscriptionId: string, mode: DestinationMode, now: Date): Promise<WebhookSubscription> {
   const subscription = await existing(ports.webhooks, subscriptionId);
   const key = await ports.keys.get(subscription.key_id);
-  if (!key || key.revoked_at !== null || !TIERS[key.tier].webhooks) throw new WebhookConflict(`key ${subscription.key_id} is revoked or no longer on the developer tier`);
+  if (!key || key.revoked_at !== null || !TIERS[key.tier].webhooks)
+    throw new WebhookConflict(`key ${subscription.key_id} is revoked or no longer on the developer tier`);
   await resolveDestination(subscription.url, mode, ports.resolver);
   return ports.webhooks.update(subscriptionId, { state: 'active', disabled_reason: null, failing_since: null, updated_at: now.toISOString() });
 }
 
 /** A new secret (shown once); the old one keeps signing, beside it, for the grace period. */
-export async function rotateSecret(webhooks: WebhookStore, subscriptionId: string, graceHours: number, now: Date): Promise<{ secret: string; subscription: WebhookSubscription }> {
+export async function rotateSecret(
+  webhooks: WebhookStore,
+  subscriptionId: string,
+  graceHours: number,
+  now: Date,
+): Promise<{ secret: string; subscription: WebhookSubscription }> {
   if (!(graceHours >= 0 && graceHours <= MAX_SECRET_GRACE_HOURS)) throw new RangeError(`the grace period must be 0 to ${MAX_SECRET_GRACE_HOURS} hours`);
   const current = await existing(webhooks, subscriptionId);
   const secret = newWebhookSecret();

@@ -1,12 +1,12 @@
-import { describeLocation, resolveApplicantLocation, type ApplicantLocation } from '../matching/applicant-location';
+import type { SemanticQuery } from '../../ports/search-index';
+import { type ApplicantLocation, describeLocation, resolveApplicantLocation } from '../matching/applicant-location';
 import { applicantTypeOf } from '../matching/grant-fit';
 import type { MatchRequest } from '../matching/match-request';
-import { profileTopicText, rankMatches, type GrantMatch } from '../matching/rank-matches';
+import { type GrantMatch, profileTopicText, rankMatches } from '../matching/rank-matches';
 import { MATCH_SCORING } from '../matching/scoring-config';
 import type { ListQuery, OpportunityFilters } from '../query/list-query';
 import type { ApplicantType } from '../records';
-import type { SemanticQuery } from '../../ports/search-index';
-import { semanticQueryOf, type SearchPorts } from './list-records';
+import { type SearchPorts, semanticQueryOf } from './list-records';
 
 export interface MatchResponse {
   count: number;
@@ -86,9 +86,10 @@ export async function matchGrants(ports: SearchPorts, request: MatchRequest, tod
 export function shortfallNote(outcome: MatchOutcome, limit: number): string | undefined {
   const found = outcome.matches.length;
   if (found >= limit) return undefined;
-  const weak = outcome.belowCutoff > 0
-    ? `${outcome.belowCutoff.toLocaleString('en-US')} other open ${outcome.belowCutoff === 1 ? 'grant' : 'grants'} you may apply for ${outcome.belowCutoff === 1 ? 'was' : 'were'} too far from your mission to recommend`
-    : 'no other open grant you may apply for is near your mission';
+  const weak =
+    outcome.belowCutoff > 0
+      ? `${outcome.belowCutoff.toLocaleString('en-US')} other open ${outcome.belowCutoff === 1 ? 'grant' : 'grants'} you may apply for ${outcome.belowCutoff === 1 ? 'was' : 'were'} too far from your mission to recommend`
+      : 'no other open grant you may apply for is near your mission';
   if (found === 0) return `No strong matches: ${weak}. Describe your work in more detail, add focus keywords, or check again as new grants are posted.`;
   return `Only ${found} strong ${found === 1 ? 'match' : 'matches'}: ${weak}.`;
 }

@@ -1,7 +1,7 @@
-import { RESOURCE_KINDS, type ResourceKind } from '../records';
 import type { RecordStore } from '../../ports/record-store';
 import type { SearchIndex } from '../../ports/search-index';
-import { embedRecords, type EmbeddingPorts } from './embed-records';
+import { RESOURCE_KINDS, type ResourceKind } from '../records';
+import { type EmbeddingPorts, embedRecords } from './embed-records';
 
 /**
  * Copies every record from the store into the search index, page by page: the backfill for an

@@ -1,15 +1,15 @@
 import { v5 as uuidv5 } from 'uuid';
-import { addDays, daysBetween } from '../dates';
-import type { ListQuery } from '../query/list-query';
-import { LIMITS } from '../query/list-query';
-import type { Contract, Grant } from '../records';
-import type { WebhookEvent } from '../webhooks/events';
 import type { Clock } from '../../ports/clock';
 import { utcDate } from '../../ports/clock';
 import type { DeadlineLedger } from '../../ports/deadline-ledger';
 import type { SearchIndex } from '../../ports/search-index';
 import type { WebhookStore } from '../../ports/webhook-store';
-import { fanOutEvents, type FanOutPorts } from './fan-out-events';
+import { addDays, daysBetween } from '../dates';
+import type { ListQuery } from '../query/list-query';
+import { LIMITS } from '../query/list-query';
+import type { Contract, Grant } from '../records';
+import type { WebhookEvent } from '../webhooks/events';
+import { type FanOutPorts, fanOutEvents } from './fan-out-events';
 
 const DEADLINE_EVENT_NAMESPACE = 'a4e3f6c2-9b1d-4e8a-8f51-2d6c7b9e0f34';
 const DAY_MS = 86_400_000;

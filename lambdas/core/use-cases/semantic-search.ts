@@ -2,9 +2,9 @@ import { parseListQuery } from '../query/list-query';
 import type { SemanticSearchRequest } from '../query/semantic-search-request';
 import type { Contract, Grant } from '../records';
 import { FLOOR_RELEVANCE, relevanceOfCosine, roundedRelevance } from '../search/relevance';
-import { semanticQueryOf, type SearchPorts } from './list-records';
+import { type SearchPorts, semanticQueryOf } from './list-records';
 
-export type SemanticHit = ({ type: 'grant' } & Grant | { type: 'contract' } & Contract) & { relevance: number };
+export type SemanticHit = (({ type: 'grant' } & Grant) | ({ type: 'contract' } & Contract)) & { relevance: number };
 
 export interface SemanticSearchResponse {
   results: SemanticHit[];
@@ -29,10 +29,12 @@ export interface SemanticAnswer {
  */
 export async function semanticSearch(ports: SearchPorts, request: SemanticSearchRequest, today: string): Promise<SemanticAnswer> {
   const semantic = await semanticQueryOf(ports, request.query);
-  const pages = await Promise.all(request.kinds.map(async (kind) => {
-    const query = parseListQuery(kind, { search: [request.query], search_mode: ['semantic'], limit: [String(request.limit)] }, today);
-    return { kind, page: await ports.index.query(kind, query, semantic) };
-  }));
+  const pages = await Promise.all(
+    request.kinds.map(async (kind) => {
+      const query = parseListQuery(kind, { search: [request.query], search_mode: ['semantic'], limit: [String(request.limit)] }, today);
+      return { kind, page: await ports.index.query(kind, query, semantic) };
+    }),
+  );
   const results = pages
     .flatMap(({ kind, page }) => page.results.map((record) => ({ type: kind, ...record }) as SemanticHit))
     .sort((a, b) => b.relevance - a.relevance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

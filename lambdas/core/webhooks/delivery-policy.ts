@@ -1,5 +1,5 @@
 import type { WebhookSubscription } from '../../ports/webhook-store';
-import { signWebhookPayload, SIGNATURE_HEADER, standardWebhookHeaders } from './signature';
+import { SIGNATURE_HEADER, signWebhookPayload, standardWebhookHeaders } from './signature';
 
 /**
  * How one event reaches one subscriber: the body (serialised once, so the bytes signed are the
@@ -30,7 +30,10 @@ export function webhookBody(event: string, data: unknown): string {
 }
 
 /** The secrets that sign now: the current one, and the previous one while its grace period lasts. */
-export function signingSecrets(subscription: Pick<WebhookSubscription, 'secret' | 'previous_secret' | 'previous_secret_valid_until'>, now: Date): { primary: string; all: string[] } {
+export function signingSecrets(
+  subscription: Pick<WebhookSubscription, 'secret' | 'previous_secret' | 'previous_secret_valid_until'>,
+  now: Date,
+): { primary: string; all: string[] } {
   const { secret, previous_secret: previous, previous_secret_valid_until: until } = subscription;
   if (previous && until && until > now.toISOString()) return { primary: previous, all: [previous, secret] };
   return { primary: secret, all: [secret] };
@@ -80,7 +83,12 @@ export function retryAfterSeconds(header: string | null | undefined, now: Date):
  * spent (the event goes to the dead-letter queue). A Retry-After longer than the schedule's wait
  * is honoured (up to a day). Tests pass a schedule of seconds.
  */
-export function nextRetryDelay(attemptsMade: number, retryAfter: number | null, random: () => number, schedule: readonly number[] = RETRY_SCHEDULE_SECONDS): number | null {
+export function nextRetryDelay(
+  attemptsMade: number,
+  retryAfter: number | null,
+  random: () => number,
+  schedule: readonly number[] = RETRY_SCHEDULE_SECONDS,
+): number | null {
   const base = schedule[attemptsMade - 1];
   if (base === undefined) return null;
   const jittered = Math.round(base * (1 - JITTER + 2 * JITTER * random()) * 1000) / 1000;

@@ -13,7 +13,10 @@ export type DestinationMode = 'aws' | 'local';
 export const URL_MAX_LENGTH = 2048;
 
 export class DestinationRefused extends Error {
-  constructor(readonly url: string, readonly reason: string) {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
     super(`webhook URL refused: ${reason}`);
     this.name = 'DestinationRefused';
   }
@@ -32,7 +35,8 @@ export function parseWebhookUrl(raw: string, mode: DestinationMode): URL {
   } catch {
     throw new DestinationRefused(raw, 'not an absolute URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DestinationRefused(raw, `scheme ${url.protocol.replace(/:$/, '')} is not allowed; use https`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new DestinationRefused(raw, `scheme ${url.protocol.replace(/:$/, '')} is not allowed; use https`);
   if (url.username || url.password) throw new DestinationRefused(raw, 'credentials in the URL are not allowed; authenticate by verifying the signature');
   if (url.hostname === '') throw new DestinationRefused(raw, 'no host');
   const host = hostOf(url);
@@ -40,7 +44,8 @@ export function parseWebhookUrl(raw: string, mode: DestinationMode): URL {
   if (ipaddr.isValid(host)) checkAddress(raw, host, mode);
   if (url.protocol === 'http:') {
     if (mode === 'aws') throw new DestinationRefused(raw, 'plain http is not allowed; use https');
-    if (!isLoopbackHost(host)) throw new DestinationRefused(raw, 'plain http is allowed only to a loopback address (localhost, 127.0.0.1, ::1) in local mode; use https');
+    if (!isLoopbackHost(host))
+      throw new DestinationRefused(raw, 'plain http is allowed only to a loopback address (localhost, 127.0.0.1, ::1) in local mode; use https');
   }
   if (!ipaddr.isValid(host) && mode === 'aws' && (LOOPBACK_NAMES.has(host.toLowerCase()) || host.toLowerCase().endsWith('.localhost'))) {
     throw new DestinationRefused(raw, `${host} is a loopback name`);
@@ -81,9 +86,15 @@ export function checkAddress(url: string, address: string, mode: DestinationMode
   if (range === 'unicast') return;
   if (range === 'loopback' && mode === 'local') return;
   const names: Record<string, string> = {
-    loopback: 'a loopback address', private: 'a private address', uniqueLocal: 'a private (unique local) address',
-    linkLocal: 'a link-local address', carrierGradeNat: 'a shared (carrier-grade NAT) address', unspecified: 'the unspecified address',
-    multicast: 'a multicast address', broadcast: 'the broadcast address', reserved: 'a reserved address',
+    loopback: 'a loopback address',
+    private: 'a private address',
+    uniqueLocal: 'a private (unique local) address',
+    linkLocal: 'a link-local address',
+    carrierGradeNat: 'a shared (carrier-grade NAT) address',
+    unspecified: 'the unspecified address',
+    multicast: 'a multicast address',
+    broadcast: 'the broadcast address',
+    reserved: 'a reserved address',
     ipv4Compatible: 'an IPv4-compatible IPv6 address (deprecated; it may reach the IPv4 address inside)',
   };
   throw new DestinationRefused(url, `${address} is ${names[range] ?? `not a public address (${range})`}`);
@@ -99,7 +110,11 @@ export interface ResolvedDestination {
  * The URL's form and every address its host resolves to, checked: all must be allowed, since a
  * client may connect to any of them. A host that does not resolve is refused too.
  */
-export async function resolveDestination(raw: string, mode: DestinationMode, resolver: { resolve(host: string): Promise<string[]> }): Promise<ResolvedDestination> {
+export async function resolveDestination(
+  raw: string,
+  mode: DestinationMode,
+  resolver: { resolve(host: string): Promise<string[]> },
+): Promise<ResolvedDestination> {
   const url = parseWebhookUrl(raw, mode);
   const host = hostOf(url);
   if (ipaddr.isValid(host)) return { url, addresses: [ipaddr.process(host).toString()] };

@@ -2,9 +2,14 @@ import { RESOURCE_KINDS, type ResourceKind } from '../records';
 
 /** The eight event kinds of interface section 6. */
 export const WEBHOOK_EVENTS = [
-  'grant.created', 'grant.updated', 'grant.deadline_approaching',
-  'contract.created', 'contract.updated', 'contract.deadline_approaching',
-  'funder.created', 'funder.updated',
+  'grant.created',
+  'grant.updated',
+  'grant.deadline_approaching',
+  'contract.created',
+  'contract.updated',
+  'contract.deadline_approaching',
+  'funder.created',
+  'funder.updated',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -22,7 +22,11 @@ export function receiverHealthAfter(subscription: Pick<WebhookSubscription, 'fai
   if (delivered) return since ? { kind: 'recovered' } : { kind: 'none' };
   if (!since) return { kind: 'began', failingSince: now.toISOString() };
   if (now.getTime() - Date.parse(since) >= RECEIVER_FAILURE_LIMIT_MS) {
-    return { kind: 'disable', failingSince: since, reason: `the receiver has failed every attempt since ${since} (3 days); fix it, then enable the subscription` };
+    return {
+      kind: 'disable',
+      failingSince: since,
+      reason: `the receiver has failed every attempt since ${since} (3 days); fix it, then enable the subscription`,
+    };
   }
   return { kind: 'failing', failingSince: since };
 }

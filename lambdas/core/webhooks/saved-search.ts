@@ -1,5 +1,5 @@
-import { LIST_PARAMS, parseListQuery, type ListQuery } from '../query/list-query';
-import { ServiceError, type FieldIssue } from '../errors';
+import { type FieldIssue, ServiceError } from '../errors';
+import { LIST_PARAMS, type ListQuery, parseListQuery } from '../query/list-query';
 import { unknownNameIssues } from '../query/unknown-names';
 import type { ResourceKind } from '../records';
 import { kindOfEvent, type WebhookEvent } from './events';

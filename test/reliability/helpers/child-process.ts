@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -16,11 +16,16 @@ const running = new Set<ChildProcess>();
 
 /** Kills (SIGKILL, by pid) every command this module started that is still running: for afterAll, so no import outlives its test. */
 export async function killStartedCommands(): Promise<void> {
-  await Promise.all([...running].map((child) => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  })));
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
 }
 
 /** `npm run admin -- <args>` as a child process of the test (node --import tsx, as test/support/admin-cli.ts runs it), not awaited. */
@@ -29,8 +34,12 @@ export function startAdmin(args: readonly string[]): RunningCommand {
   running.add(child);
   child.once('exit', () => running.delete(child));
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code, signal) => resolve({ code, signal }));

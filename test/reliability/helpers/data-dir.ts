@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { contentHashOf } from '../../../lambdas/core/ingest/identity';
 import { parseListQuery } from '../../../lambdas/core/query/list-query';
-import { RECORD_SCHEMAS, RESOURCE_KINDS, type AnyRecord, type ResourceKind } from '../../../lambdas/core/records';
+import { type AnyRecord, RECORD_SCHEMAS, RESOURCE_KINDS, type ResourceKind } from '../../../lambdas/core/records';
 import { utcDate } from '../../../lambdas/ports/clock';
 import { startEmbeddedStack } from '../../../local/embedded-stack';
 import { currentIndexFile } from '../../../local/local-index-files';
@@ -38,15 +38,21 @@ export function indexFileContents(dataDir: string): Record<ResourceKind, IndexFi
   const db = new Database(currentIndexFile(dataDir), { fileMustExist: true, readonly: true });
   try {
     const count = (sql: string) => db.prepare(sql).pluck().get() as number;
-    return Object.fromEntries(RESOURCE_KINDS.map((kind) => [kind, {
-      rows: count(`SELECT count(*) FROM ${kind}_rows`),
-      docs: count(`SELECT count(*) FROM ${kind}_docs`),
-      vectors: count(`SELECT count(*) FROM ${kind}_vectors`),
-      orphans: count(`SELECT count(*) FROM ${kind}_docs d WHERE NOT EXISTS (SELECT 1 FROM ${kind}_rows r WHERE r.rowid = d.rowid)`)
-        + count(`SELECT count(*) FROM ${kind}_vectors v WHERE NOT EXISTS (SELECT 1 FROM ${kind}_rows r WHERE r.rowid = v.rowid)`),
-      ids: db.prepare(`SELECT id FROM ${kind}_rows`).pluck().all() as string[],
-      idsWithVectors: db.prepare(`SELECT r.id FROM ${kind}_rows r JOIN ${kind}_vectors v ON v.rowid = r.rowid ORDER BY r.id`).pluck().all() as string[],
-    }])) as never;
+    return Object.fromEntries(
+      RESOURCE_KINDS.map((kind) => [
+        kind,
+        {
+          rows: count(`SELECT count(*) FROM ${kind}_rows`),
+          docs: count(`SELECT count(*) FROM ${kind}_docs`),
+          vectors: count(`SELECT count(*) FROM ${kind}_vectors`),
+          orphans:
+            count(`SELECT count(*) FROM ${kind}_docs d WHERE NOT EXISTS (SELECT 1 FROM ${kind}_rows r WHERE r.rowid = d.rowid)`) +
+            count(`SELECT count(*) FROM ${kind}_vectors v WHERE NOT EXISTS (SELECT 1 FROM ${kind}_rows r WHERE r.rowid = v.rowid)`),
+          ids: db.prepare(`SELECT id FROM ${kind}_rows`).pluck().all() as string[],
+          idsWithVectors: db.prepare(`SELECT r.id FROM ${kind}_rows r JOIN ${kind}_vectors v ON v.rowid = r.rowid ORDER BY r.id`).pluck().all() as string[],
+        },
+      ]),
+    ) as never;
   } finally {
     db.close();
   }
@@ -79,7 +85,16 @@ export async function snapshotDataDir(dataDir: string): Promise<DataDirSnapshot>
   const startMessages: string[] = [];
   const stack = await startEmbeddedStack({ dataDir, seed: false, onProgress: (message) => startMessages.push(message) });
   const empty = () => ({ grant: new Map(), contract: new Map(), funder: new Map() }) as Record<ResourceKind, Map<string, AnyRecord>>;
-  const snapshot: DataDirSnapshot = { store: empty(), duplicateIds: [], index: empty(), duplicateIndexIds: [], indexTotals: { grant: 0, contract: 0, funder: 0 }, indexFile: undefined as never, startMessages, problems: [] };
+  const snapshot: DataDirSnapshot = {
+    store: empty(),
+    duplicateIds: [],
+    index: empty(),
+    duplicateIndexIds: [],
+    indexTotals: { grant: 0, contract: 0, funder: 0 },
+    indexFile: undefined as never,
+    startMessages,
+    problems: [],
+  };
   try {
     const { store, index, clock } = stack.services;
     const today = utcDate(clock);
@@ -89,28 +104,39 @@ export async function snapshotDataDir(dataDir: string): Promise<DataDirSnapshot>
           if (snapshot.store[kind].has(record.id)) snapshot.duplicateIds.push(record.id);
           snapshot.store[kind].set(record.id, record);
           const parsed = RECORD_SCHEMAS[kind].safeParse(record);
-          if (!parsed.success) snapshot.problems.push(`${kind} ${record.id} fails its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+          if (!parsed.success)
+            snapshot.problems.push(`${kind} ${record.id} fails its schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
         }
       }
       // Every item's stored content hash is the hash of the fields it holds (nothing half-written)...
       const stored = [...snapshot.store[kind]];
-      const versions = await store.versions(kind, stored.map(([id]) => id));
+      const versions = await store.versions(
+        kind,
+        stored.map(([id]) => id),
+      );
       for (const [id, record] of stored) {
-        if (versions.get(id)?.contentHash !== contentHashOf(record)) snapshot.problems.push(`${kind} ${id}: its stored content hash is not the hash of its fields`);
+        if (versions.get(id)?.contentHash !== contentHashOf(record))
+          snapshot.problems.push(`${kind} ${id}: its stored content hash is not the hash of its fields`);
       }
       // ...and get-by-id returns the record (every one up to 300, else a spread of 300 of them).
       const step = Math.max(1, Math.floor(stored.length / 300));
       const sample = stored.filter((_, i) => i % step === 0);
       for (let i = 0; i < sample.length; i += 50) {
-        await Promise.all(sample.slice(i, i + 50).map(async ([id, record]) => {
-          const got = await store.get(kind, id);
-          if (!got || contentHashOf(got) !== contentHashOf(record)) snapshot.problems.push(`${kind} ${id}: get-by-id does not return the stored record`);
-        }));
+        await Promise.all(
+          sample.slice(i, i + 50).map(async ([id, record]) => {
+            const got = await store.get(kind, id);
+            if (!got || contentHashOf(got) !== contentHashOf(record)) snapshot.problems.push(`${kind} ${id}: get-by-id does not return the stored record`);
+          }),
+        );
       }
-      const params = (extra: Record<string, string>) => Object.fromEntries(Object.entries({ ...(kind === 'funder' ? {} : { opportunity_type: 'all' }), ...extra }).map(([k, v]) => [k, [v]]));
+      const params = (extra: Record<string, string>) =>
+        Object.fromEntries(Object.entries({ ...(kind === 'funder' ? {} : { opportunity_type: 'all' }), ...extra }).map(([k, v]) => [k, [v]]));
       snapshot.indexTotals[kind] = (await index.query(kind, { ...parseListQuery(kind, params({ count_only: 'true' }), today), kind } as never)).total;
       for (let offset = 0; offset < snapshot.indexTotals[kind]; offset += 100) {
-        const page = await index.query(kind, { ...parseListQuery(kind, params({ limit: '100', offset: String(offset), sort_by: 'created_at' }), today), kind } as never);
+        const page = await index.query(kind, {
+          ...parseListQuery(kind, params({ limit: '100', offset: String(offset), sort_by: 'created_at' }), today),
+          kind,
+        } as never);
         for (const record of page.results as AnyRecord[]) {
           if (snapshot.index[kind].has(record.id)) snapshot.duplicateIndexIds.push(record.id);
           snapshot.index[kind].set(record.id, record);
@@ -130,11 +156,23 @@ export async function snapshotDataDir(dataDir: string): Promise<DataDirSnapshot>
  * created_at inside `importWindow` (when the imports being compared ran) is left out of its hash;
  * every other field, and every date a source gave, must be equal.
  */
-export function recordHashes(records: Record<ResourceKind, Map<string, AnyRecord>>, importWindow: { from: number; to: number }): Record<ResourceKind, Record<string, string>> {
-  return Object.fromEntries(RESOURCE_KINDS.map((kind) => [kind, Object.fromEntries([...records[kind]].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, record]) => {
-    const { created_at: createdAt, ...rest } = record;
-    const at = Date.parse(createdAt);
-    const importTime = at >= importWindow.from - 1_000 && at <= importWindow.to + 1_000;
-    return [id, contentHashOf(importTime ? rest : { ...rest, created_at: createdAt })];
-  }))])) as never;
+export function recordHashes(
+  records: Record<ResourceKind, Map<string, AnyRecord>>,
+  importWindow: { from: number; to: number },
+): Record<ResourceKind, Record<string, string>> {
+  return Object.fromEntries(
+    RESOURCE_KINDS.map((kind) => [
+      kind,
+      Object.fromEntries(
+        [...records[kind]]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([id, record]) => {
+            const { created_at: createdAt, ...rest } = record;
+            const at = Date.parse(createdAt);
+            const importTime = at >= importWindow.from - 1_000 && at <= importWindow.to + 1_000;
+            return [id, contentHashOf(importTime ? rest : { ...rest, created_at: createdAt })];
+          }),
+      ),
+    ]),
+  ) as never;
 }

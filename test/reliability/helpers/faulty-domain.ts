@@ -13,7 +13,10 @@ import type { AddressInfo, Socket } from 'node:net';
  */
 export type DomainMode = 'up' | '503' | '429' | '429-knn' | 'slow' | 'reset' | 'hang' | 'down';
 
-const QUEUE_FULL = JSON.stringify({ error: { type: 'es_rejected_execution_exception', reason: 'rejected execution of coordinating operation [search queue is full]' }, status: 429 });
+const QUEUE_FULL = JSON.stringify({
+  error: { type: 'es_rejected_execution_exception', reason: 'rejected execution of coordinating operation [search queue is full]' },
+  status: 429,
+});
 
 /** How long the `slow` domain holds each request before forwarding it: past the 8 s query deadline. */
 export const SLOW_DOMAIN_MS = 9_000;
@@ -41,7 +44,9 @@ export async function startFaultyDomain(upstream: string): Promise<FaultyDomain>
     }
     if (mode === '503') {
       req.resume();
-      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'cluster_block_exception', reason: 'overloaded' }, status: 503 }));
+      res
+        .writeHead(503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { type: 'cluster_block_exception', reason: 'overloaded' }, status: 503 }));
       return;
     }
     if (mode === '429') {
@@ -79,25 +84,29 @@ export async function startFaultyDomain(upstream: string): Promise<FaultyDomain>
   };
 
   let server!: Server;
-  const listen = (port: number) => new Promise<void>((resolve, reject) => {
-    server = createServer(handle);
-    server.on('connection', (socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server = createServer(handle);
+      server.on('connection', (socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
     });
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  const shut = () => new Promise<void>((resolve) => {
-    for (const socket of sockets) socket.destroy();
-    server.close(() => resolve());
-  });
+  const shut = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
 
   await listen(0);
   const port = (server.address() as AddressInfo).port;
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    get requests() { return requests; },
+    get requests() {
+      return requests;
+    },
     async setMode(next) {
       if (next === mode) return;
       // Whatever hung, or the port closing: the connections made so far break.

@@ -68,22 +68,24 @@ export async function startFlappingReceiver(options: { seed: number; upMs: [numb
 
   let server!: Server;
   let port = 0;
-  const open = () => new Promise<void>((resolve, reject) => {
-    server = createServer(handle);
-    server.on('connection', (socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      server = createServer(handle);
+      server.on('connection', (socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        port = (server.address() as AddressInfo).port;
+        resolve();
+      });
     });
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      port = (server.address() as AddressInfo).port;
-      resolve();
+  const shut = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
     });
-  });
-  const shut = () => new Promise<void>((resolve) => {
-    for (const socket of sockets) socket.destroy();
-    server.close(() => resolve());
-  });
 
   const enter = async (next: ReceiverPhase) => {
     const spent = phases.get(phase) ?? { count: 0, ms: 0 };
@@ -107,7 +109,9 @@ export async function startFlappingReceiver(options: { seed: number; upMs: [numb
   await open();
   timer = setTimeout(() => void flap(), between(options.upMs));
   return {
-    get url() { return `http://127.0.0.1:${port}`; },
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
     received,
     phases,
     async settle() {

@@ -6,7 +6,12 @@ import { conformingFetch } from '../../support/openapi-conformance';
 /** The API functions' timeout (every stage's default): a 503 must be sent before it. */
 export const FUNCTION_TIMEOUT_MS = stageConfig('prod').functions.timeout.toMilliseconds();
 
-export interface Answer { status: number; body: any; headers: Headers; ms: number }
+export interface Answer {
+  status: number;
+  body: any;
+  headers: Headers;
+  ms: number;
+}
 
 export interface SearchRoutes {
   call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer>;
@@ -57,7 +62,13 @@ export function searchRoutes(baseUrl: string, apiKey: string, domainEndpoint: st
       expect(answer.status, `${label}: ${name}: ${JSON.stringify(answer.body)}`).toBe(expected);
       expect(answer.headers.get('x-ratelimit-limit'), `${label}: ${name}`).toBe('-1');
       if (expected === 503) {
-        expect(answer.body, `${label}: ${name}`).toEqual({ error: { code: 'SEARCH_UNAVAILABLE', message: expect.stringMatching(/^The search service .*try again shortly$/), request_id: answer.headers.get('x-request-id') } });
+        expect(answer.body, `${label}: ${name}`).toEqual({
+          error: {
+            code: 'SEARCH_UNAVAILABLE',
+            message: expect.stringMatching(/^The search service .*try again shortly$/),
+            request_id: answer.headers.get('x-request-id'),
+          },
+        });
         // No endpoint, port or stack trace for the caller.
         expect(JSON.stringify(answer.body), `${label}: ${name}`).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${new URL(domainEndpoint).port}|\\bat \\w+ \\(`));
         expect(answer.ms, `${label}: ${name} answered in ${Math.round(answer.ms)} ms`).toBeLessThan(FUNCTION_TIMEOUT_MS - 2_000);
@@ -67,7 +78,11 @@ export function searchRoutes(baseUrl: string, apiKey: string, domainEndpoint: st
   }
 
   async function expectGetByIdWorks(records: Record<ResourceKind, AnyRecord[]>, label: string): Promise<void> {
-    for (const [kind, path] of [['grant', 'grants-api'], ['contract', 'contracts-api'], ['funder', 'funders-api']] as const) {
+    for (const [kind, path] of [
+      ['grant', 'grants-api'],
+      ['contract', 'contracts-api'],
+      ['funder', 'funders-api'],
+    ] as const) {
       const record = records[kind][3]!;
       const answer = await call('GET', `/${path}/${record.id}`);
       expect(answer.status, `${label}: get ${kind}`).toBe(200);

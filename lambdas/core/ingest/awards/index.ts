@@ -8,8 +8,4 @@ import { usaspendingContractAwards } from './usaspending-contract-awards';
  * awards (award_id + piid) and USAspending assistance awards ("Award ID" + CFDA Number). NSF awards
  * and assistance awards become awarded grants; contract awards become awarded contracts.
  */
-export const AWARD_FORMATS: readonly SourceFormat[] = [
-  nsfAwardsCsv,
-  usaspendingContractAwards,
-  usaspendingAssistanceAwards,
-];
+export const AWARD_FORMATS: readonly SourceFormat[] = [nsfAwardsCsv, usaspendingContractAwards, usaspendingAssistanceAwards];

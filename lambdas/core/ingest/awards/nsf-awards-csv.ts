@@ -1,8 +1,8 @@
 import { grantCategoryName } from '../../categories';
 import { placeOfPerformance } from '../contracts/notice-fields';
-import { grantOfAward } from './awarded-grant';
 import type { SourceFormat, SourceRecord } from '../mapped-record';
 import { firstText, parseAmount, parseDate, parseDateTime, plainText, requiredText, requiredTitle, textOf } from '../source-values';
+import { grantOfAward } from './awarded-grant';
 
 /**
  * NSF Award Search CSV export: AwardNumber (Excel-protected as `="1545481"` in some exports),

@@ -1,10 +1,10 @@
 import { distinctNames, placeOfPerformance } from '../contracts/notice-fields';
+import { assistanceListingsOf } from '../grants/assistance-listings';
 import type { MappedRecord, SourceFormat, SourceRecord } from '../mapped-record';
 import { reject } from '../rejection';
 import { firstText, parseAmount, parseDate, parseDateTime, plainText, requiredText, textOf, titleOf } from '../source-values';
-import { grantOfAward } from './awarded-grant';
 import { agencyOfAssistanceListing } from './assistance-listing-agencies';
-import { assistanceListingsOf } from '../grants/assistance-listings';
+import { grantOfAward } from './awarded-grant';
 
 /**
  * USAspending assistance awards: one element of a `spending_by_award` response's `results`
@@ -61,8 +61,7 @@ export const usaspendingAssistanceAwards: SourceFormat = {
   id: 'usaspending-assistance-awards',
   description: 'USAspending spending_by_award assistance results ("Award ID", "Award Amount", "CFDA Number", Description, ...)',
   // Assistance, not contract, results: a CFDA number or an ASST_ generated id.
-  matches: (source) => 'Award ID' in source
-    && ('CFDA Number' in source || /^ASST_/.test(textOf(source.generated_internal_id) ?? '')),
+  matches: (source) => 'Award ID' in source && ('CFDA Number' in source || /^ASST_/.test(textOf(source.generated_internal_id) ?? '')),
   provenance: [{ repo: 'EOP-OMB/federal-program-inventory', path: /^data_extract\/source_files\/awards\/[^/]+\.json$/ }],
   map: mapAssistanceAward,
 };

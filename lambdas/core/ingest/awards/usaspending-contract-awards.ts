@@ -1,9 +1,9 @@
 import { contractCategoriesOfNaics } from '../contracts/naics-categories';
+import { naicsTitleOf } from '../contracts/naics-titles';
 import { classificationOf, distinctNames, naicsOf, placeOfPerformance } from '../contracts/notice-fields';
 import { setAsideCodeOf } from '../contracts/set-aside';
 import type { ContractDraft, MappedRecord, SourceFormat, SourceRecord } from '../mapped-record';
 import { firstText, parseAmount, parseDate, parseDateTime, requiredText, textOf } from '../source-values';
-import { naicsTitleOf } from '../contracts/naics-titles';
 
 /**
  * USAspending contract awards as GovConRadar keeps them (fact_contract_awards.csv): one row per
@@ -14,11 +14,14 @@ import { naicsTitleOf } from '../contracts/naics-titles';
 
 /** "DELIVERY ORDER" -> "Delivery order"; short acronyms such as BPA stay as written. */
 function sentenceCase(text: string): string {
-  return text.split(/\s+/).map((word, index) => {
-    if (word.length <= 3 && word === word.toUpperCase()) return word;
-    const lower = word.toLowerCase();
-    return index === 0 ? lower.charAt(0).toUpperCase() + lower.slice(1) : lower;
-  }).join(' ');
+  return text
+    .split(/\s+/)
+    .map((word, index) => {
+      if (word.length <= 3 && word === word.toUpperCase()) return word;
+      const lower = word.toLowerCase();
+      return index === 0 ? lower.charAt(0).toUpperCase() + lower.slice(1) : lower;
+    })
+    .join(' ');
 }
 
 const usd = (amount: number) => `$${amount.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
@@ -32,7 +35,12 @@ function describeAward(source: SourceRecord, kind: string, awardee: string | nul
   const parent = textOf(source.referenced_idv_piid);
   const signed = textOf(source.date_signed);
   const by = agencies.length > 0 ? ` by ${agencies[0]}${agencies.length > 1 ? ` (${agencies.slice(1).join(', ')})` : ''}` : '';
-  sentences.push(`${kind} ${textOf(source.piid) ?? ''}${parent ? ` under ${parent}` : ''}, awarded${by}${awardee ? ` to ${awardee}` : ''}${signed ? ` on ${signed}` : ''}.`.replace(/ +/g, ' '));
+  sentences.push(
+    `${kind} ${textOf(source.piid) ?? ''}${parent ? ` under ${parent}` : ''}, awarded${by}${awardee ? ` to ${awardee}` : ''}${signed ? ` on ${signed}` : ''}.`.replace(
+      / +/g,
+      ' ',
+    ),
+  );
   const potential = Number(textOf(source.potential_value) ?? Number.NaN);
   const money = [
     amount !== null ? `Obligated ${usd(amount)}` : null,

@@ -1,9 +1,9 @@
-import { US_STATE_CODES, US_STATE_NAMES, isStateCode, type StateCode } from '../../geo';
+import { isStateCode, type StateCode, US_STATE_CODES, US_STATE_NAMES } from '../../geo';
 import type { MappingContext, SourceFormat, SourceRecord } from '../mapped-record';
 import { placeOf } from '../opportunity-fields';
 import { firstText, parseDate, parseDateTime, plainText, requiredText, requiredTitle, textOf, urlOf } from '../source-values';
-import { contractOfNotice } from './notice-record';
 import { contactEmailOf, distinctNames, firstEmailIn, naicsOf, placeText } from './notice-fields';
+import { contractOfNotice } from './notice-record';
 import { setAsideCodeOf } from './set-aside';
 
 /**
@@ -44,9 +44,7 @@ function fboField(source: SourceRecord, name: string): unknown {
 }
 
 const US_COUNTRY = /^(us|usa|united states( of america)?)$/i;
-const STATE_BY_NAME: ReadonlyMap<string, StateCode> = new Map(
-  US_STATE_CODES.map((code) => [US_STATE_NAMES[code].toLowerCase(), code] as const),
-);
+const STATE_BY_NAME: ReadonlyMap<string, StateCode> = new Map(US_STATE_CODES.map((code) => [US_STATE_NAMES[code].toLowerCase(), code] as const));
 const ZIP = String.raw`(?:\s+\d{5}(?:-\d{0,4})?)?`;
 const TRAILING_CODE = new RegExp(String.raw`(?:^|[\s,])([A-Z]{2})\.?${ZIP}\s*$`);
 const TRAILING_NAME = new RegExp(String.raw`(?:^|,)\s*([A-Za-z][A-Za-z .]*?)\.?${ZIP}\s*$`);
@@ -58,7 +56,10 @@ const TRAILING_NAME = new RegExp(String.raw`(?:^|,)\s*([A-Za-z][A-Za-z .]*?)\.?$
  */
 export function stateOfAddress(address: string | null): StateCode | null {
   if (address === null) return null;
-  const lines = address.split(/[\r\n;]+/).map((line) => line.trim()).filter((line) => line !== '');
+  const lines = address
+    .split(/[\r\n;]+/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   for (const line of lines.reverse()) {
     const code = TRAILING_CODE.exec(line)?.[1];
     if (code !== undefined && isStateCode(code)) return code;
@@ -85,34 +86,37 @@ function mapFboNotice(source: SourceRecord, context: MappingContext) {
   const agency = textOf(source.agency);
   const text = plainText(source.description);
   const archiveDate = parseDate(source.FBO_ARCHDATE_dt ?? fboField(source, 'ARCHDATE'), 'ARCHDATE');
-  const notice = contractOfNotice({
-    source: 'fbo.gov',
-    // FedBizOpps lists each notice of a solicitation (presolicitation, then combined synopsis,
-    // then award) separately, as SAM.gov does with notice ids; FBOpen's own key is type + number.
-    sourceId: `${noticeTypeCode}:${solicitationNumber}`,
-    title,
-    text: text === '' ? null : text,
-    facts: {
-      noticeType: NOTICE_TYPE_NAMES[noticeTypeCode] ?? noticeTypeCode,
-      solicitationNumber,
-      agencies: distinctNames([agency, textOf(source.office), textOf(source.location)]),
-      naics,
-      classificationCode: textOf(fboField(source, 'CLASSCOD')),
-      setAside,
-      place: placeText(fboField(source, 'POPADDRESS'), fboField(source, 'POPCOUNTRY')),
+  const notice = contractOfNotice(
+    {
+      source: 'fbo.gov',
+      // FedBizOpps lists each notice of a solicitation (presolicitation, then combined synopsis,
+      // then award) separately, as SAM.gov does with notice ids; FBOpen's own key is type + number.
+      sourceId: `${noticeTypeCode}:${solicitationNumber}`,
+      title,
+      text: text === '' ? null : text,
+      facts: {
+        noticeType: NOTICE_TYPE_NAMES[noticeTypeCode] ?? noticeTypeCode,
+        solicitationNumber,
+        agencies: distinctNames([agency, textOf(source.office), textOf(source.location)]),
+        naics,
+        classificationCode: textOf(fboField(source, 'CLASSCOD')),
+        setAside,
+        place: placeText(fboField(source, 'POPADDRESS'), fboField(source, 'POPCOUNTRY')),
+      },
+      postedAt: parseDateTime(source.posted_dt, 'posted_dt'),
+      deadline: parseDate(source.close_dt, 'close_dt'),
+      archiveDate: archiveDate !== null && archiveDate < FBO_RETIRED_ON ? archiveDate : FBO_RETIRED_ON,
+      active: null,
+      place: fboPlace(source),
+      setAsideCode: setAsideCodeOf(setAside),
+      contactEmail: contactEmailOf(fboField(source, 'EMAIL_ADDRESS')) ?? firstEmailIn(fboField(source, 'CONTACT')),
+      listingUrl: urlOf(source.listing_url),
+      documentUrl: null,
+      awardAmount: null,
+      funderNames: distinctNames([agency]),
     },
-    postedAt: parseDateTime(source.posted_dt, 'posted_dt'),
-    deadline: parseDate(source.close_dt, 'close_dt'),
-    archiveDate: archiveDate !== null && archiveDate < FBO_RETIRED_ON ? archiveDate : FBO_RETIRED_ON,
-    active: null,
-    place: fboPlace(source),
-    setAsideCode: setAsideCodeOf(setAside),
-    contactEmail: contactEmailOf(fboField(source, 'EMAIL_ADDRESS')) ?? firstEmailIn(fboField(source, 'CONTACT')),
-    listingUrl: urlOf(source.listing_url),
-    documentUrl: null,
-    awardAmount: null,
-    funderNames: distinctNames([agency]),
-  }, context);
+    context,
+  );
   return notice;
 }
 

@@ -10,10 +10,4 @@ import { samOpportunitiesV2 } from './sam-opportunities-v2';
  * format has (noticeId / NoticeId + Sol# / "Notice ID" / notice_id + notice_type / solnbr from
  * FedBizOpps), so the order only matters for hand-made records that mix them.
  */
-export const CONTRACT_FORMATS: readonly SourceFormat[] = [
-  samOpportunitiesV2,
-  samCsvExport,
-  samNoticesCsv,
-  govConRadarNotices,
-  fboNotices,
-];
+export const CONTRACT_FORMATS: readonly SourceFormat[] = [samOpportunitiesV2, samCsvExport, samNoticesCsv, govConRadarNotices, fboNotices];

@@ -47,10 +47,12 @@ export function describeNotice(facts: NoticeFacts, topics: NoticeTopics): string
 }
 
 /** The sentences naming a composed description's codes, which open it. */
-const CODE_SENTENCES = new RegExp([
-  '^(?:Industry: (?<industry>.+?) \\(NAICS \\d{6}\\)\\.|NAICS \\d{6}\\.)?',
-  '(?: ?(?:Product or service: (?<productOrService>.+?) \\(PSC [^()\\s]+\\)\\.|Product/service code \\S+\\.))?',
-].join(''));
+const CODE_SENTENCES = new RegExp(
+  [
+    '^(?:Industry: (?<industry>.+?) \\(NAICS \\d{6}\\)\\.|NAICS \\d{6}\\.)?',
+    '(?: ?(?:Product or service: (?<productOrService>.+?) \\(PSC [^()\\s]+\\)\\.|Product/service code \\S+\\.))?',
+  ].join(''),
+);
 /** What follows them in a composed description: nothing, or the notice sentence. */
 const NOTICE_SENTENCE = /^(?:$| [^.]* notice\b)/;
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isStateCode, US_STATE_CODES, US_STATE_NAMES, type StateCode } from '../../geo';
+import { isStateCode, type StateCode, US_STATE_CODES, US_STATE_NAMES } from '../../geo';
 import { closedIfPastDeadline, placeOf } from '../opportunity-fields';
 import { textOf } from '../source-values';
 import { naicsTitleOf } from './naics-titles';
@@ -37,9 +37,7 @@ export function firstEmailIn(value: unknown): string | null {
 }
 
 const US_COUNTRY = /^(usa?|united states( of america)?)$/i;
-const STATE_BY_NAME: ReadonlyMap<string, StateCode> = new Map(
-  US_STATE_CODES.map((code) => [US_STATE_NAMES[code].toLowerCase(), code] as const),
-);
+const STATE_BY_NAME: ReadonlyMap<string, StateCode> = new Map(US_STATE_CODES.map((code) => [US_STATE_NAMES[code].toLowerCase(), code] as const));
 
 /** A US postal code from a state field that holds a code ("VA") or a name ("Virginia"), else null. */
 export function stateCodeOf(value: unknown): StateCode | null {
@@ -92,7 +90,10 @@ export function noticeStatus(notice: { active: boolean | null; deadline: string 
  * LGC"), not funders. A repeated level ("ENERGY, DEPARTMENT OF.ENERGY, DEPARTMENT OF") appears once.
  */
 export function agencyNamesOfPath(path: unknown): string[] {
-  const levels = (textOf(path) ?? '').split('.').map((level) => level.replace(/\s+/g, ' ').trim()).filter((level) => level !== '');
+  const levels = (textOf(path) ?? '')
+    .split('.')
+    .map((level) => level.replace(/\s+/g, ' ').trim())
+    .filter((level) => level !== '');
   return distinctNames(levels.slice(0, 2).reverse());
 }
 

@@ -1,7 +1,7 @@
 import type { StateCode } from '../../geo';
 import type { ContractDraft, MappedRecord, MappingContext } from '../mapped-record';
 import { contractCategoriesOfNaics } from './naics-categories';
-import { classificationOf, composedNoticeDescription, isAwardNotice, noticeStatus, type NoticeFacts } from './notice-fields';
+import { classificationOf, composedNoticeDescription, isAwardNotice, type NoticeFacts, noticeStatus } from './notice-fields';
 
 /** One contract notice, its fields already read from whichever feed it came in. */
 export interface ContractNotice {

@@ -1,7 +1,7 @@
 import type { MappingContext, SourceFormat, SourceRecord } from '../mapped-record';
 import { listOf, parseDate, parseDateTime, requiredText, requiredTitle, textOf, urlOf } from '../source-values';
-import { contractOfNotice } from './notice-record';
 import { agencyNamesOfPath, contactEmailOf, firstEmailIn, naicsOf, placeOfPerformance, yesNoOf } from './notice-fields';
+import { contractOfNotice } from './notice-record';
 import { setAsideCodeOf } from './set-aside';
 
 /**
@@ -16,33 +16,39 @@ function mapSamNoticeRow(source: SourceRecord, context: MappingContext) {
   const naics = naicsOf(source['NAICS Code']);
   const setAside = textOf(source['Set Aside']);
   // "Description URL" is deliberately not used: it is an API call that embeds the exporter's API key.
-  return contractOfNotice({
-    source: 'sam.gov',
-    sourceId: noticeId,
-    title,
-    text: null,
-    facts: {
-      noticeType: textOf(source.Type),
-      solicitationNumber: textOf(source['Solicitation Number']),
-      agencies: (textOf(source['Department Path']) ?? '').split('.').map((level) => level.trim()).filter(Boolean),
-      naics,
-      classificationCode: textOf(source['Classification Code']),
-      setAside,
-      place: null,
+  return contractOfNotice(
+    {
+      source: 'sam.gov',
+      sourceId: noticeId,
+      title,
+      text: null,
+      facts: {
+        noticeType: textOf(source.Type),
+        solicitationNumber: textOf(source['Solicitation Number']),
+        agencies: (textOf(source['Department Path']) ?? '')
+          .split('.')
+          .map((level) => level.trim())
+          .filter(Boolean),
+        naics,
+        classificationCode: textOf(source['Classification Code']),
+        setAside,
+        place: null,
+      },
+      postedAt: parseDateTime(source['Posted Date'], 'Posted Date'),
+      deadline: parseDate(source['Response Deadline'], 'Response Deadline'),
+      archiveDate: parseDate(source['Archive Date'], 'Archive Date'),
+      active: yesNoOf(source.Active),
+      place: placeOfPerformance({}),
+      // The column holds a code or a description, depending on the exporter's version.
+      setAsideCode: setAsideCodeOf(setAside),
+      contactEmail: contactEmailOf(source.Contact) ?? firstEmailIn(source.Contact),
+      listingUrl: urlOf(source['UI Link']),
+      documentUrl: urlOf(listOf(source['Resource Links'], /\s*\|\s*/)[0]),
+      awardAmount: null,
+      funderNames: agencyNamesOfPath(source['Department Path']),
     },
-    postedAt: parseDateTime(source['Posted Date'], 'Posted Date'),
-    deadline: parseDate(source['Response Deadline'], 'Response Deadline'),
-    archiveDate: parseDate(source['Archive Date'], 'Archive Date'),
-    active: yesNoOf(source.Active),
-    place: placeOfPerformance({}),
-    // The column holds a code or a description, depending on the exporter's version.
-    setAsideCode: setAsideCodeOf(setAside),
-    contactEmail: contactEmailOf(source.Contact) ?? firstEmailIn(source.Contact),
-    listingUrl: urlOf(source['UI Link']),
-    documentUrl: urlOf(listOf(source['Resource Links'], /\s*\|\s*/)[0]),
-    awardAmount: null,
-    funderNames: agencyNamesOfPath(source['Department Path']),
-  }, context);
+    context,
+  );
 }
 
 export const samNoticesCsv: SourceFormat = {

@@ -1,9 +1,7 @@
 import type { SourceFormat, SourceRecord } from '../mapped-record';
 import { listOf, parseAmount, parseDate, parseDateTime, plainText, requiredText, requiredTitle, textOf, urlOf } from '../source-values';
+import { agencyNamesOfPath, contactEmailOf, naicsOf, placeOfPerformance, placeText, yesNoOf } from './notice-fields';
 import { contractOfNotice } from './notice-record';
-import {
-  agencyNamesOfPath, contactEmailOf, naicsOf, placeOfPerformance, placeText, yesNoOf,
-} from './notice-fields';
 import { setAsideCodeOf } from './set-aside';
 
 /**
@@ -38,40 +36,46 @@ function mapSamOpportunity(source: SourceRecord, context: { today: string }) {
   // fetched text instead gets it used.
   const description = textOf(source.description);
   const text = description !== null && urlOf(description) === null ? plainText(description) : null;
-  const officePath = (textOf(source.fullParentPathName) ?? '').split('.').map((level) => level.trim()).filter(Boolean);
+  const officePath = (textOf(source.fullParentPathName) ?? '')
+    .split('.')
+    .map((level) => level.trim())
+    .filter(Boolean);
 
-  return contractOfNotice({
-    source: 'sam.gov',
-    sourceId: noticeId,
-    title,
-    text,
-    facts: {
-      noticeType: textOf(source.type),
-      solicitationNumber: textOf(source.solicitationNumber),
-      agencies: officePath,
-      naics,
-      classificationCode: textOf(source.classificationCode),
-      setAside: textOf(source.typeOfSetAsideDescription),
-      place: placeText(objectOf(place.city).name, stateText, countryText),
-      award: {
-        number: textOf(award.number),
-        date: parseDate(award.date, 'award.date'),
-        amount: awardAmount,
-        awardee: textOf(objectOf(award.awardee).name),
+  return contractOfNotice(
+    {
+      source: 'sam.gov',
+      sourceId: noticeId,
+      title,
+      text,
+      facts: {
+        noticeType: textOf(source.type),
+        solicitationNumber: textOf(source.solicitationNumber),
+        agencies: officePath,
+        naics,
+        classificationCode: textOf(source.classificationCode),
+        setAside: textOf(source.typeOfSetAsideDescription),
+        place: placeText(objectOf(place.city).name, stateText, countryText),
+        award: {
+          number: textOf(award.number),
+          date: parseDate(award.date, 'award.date'),
+          amount: awardAmount,
+          awardee: textOf(objectOf(award.awardee).name),
+        },
       },
+      postedAt: parseDateTime(source.postedDate, 'postedDate'),
+      deadline: parseDate(source.responseDeadLine, 'responseDeadLine'),
+      archiveDate: parseDate(source.archiveDate, 'archiveDate'),
+      active: yesNoOf(source.active),
+      place: placeOfPerformance({ state: stateText, country: countryText }),
+      setAsideCode: setAsideCodeOf(source.typeOfSetAside, source.typeOfSetAsideDescription),
+      contactEmail: primaryContactEmail(source.pointOfContact),
+      listingUrl: urlOf(source.uiLink),
+      documentUrl: urlOf(listOf(source.resourceLinks)[0]) ?? urlOf(source.additionalInfoLink),
+      awardAmount,
+      funderNames: agencies,
     },
-    postedAt: parseDateTime(source.postedDate, 'postedDate'),
-    deadline: parseDate(source.responseDeadLine, 'responseDeadLine'),
-    archiveDate: parseDate(source.archiveDate, 'archiveDate'),
-    active: yesNoOf(source.active),
-    place: placeOfPerformance({ state: stateText, country: countryText }),
-    setAsideCode: setAsideCodeOf(source.typeOfSetAside, source.typeOfSetAsideDescription),
-    contactEmail: primaryContactEmail(source.pointOfContact),
-    listingUrl: urlOf(source.uiLink),
-    documentUrl: urlOf(listOf(source.resourceLinks)[0]) ?? urlOf(source.additionalInfoLink),
-    awardAmount,
-    funderNames: agencies,
-  }, context);
+    context,
+  );
 }
 
 export const samOpportunitiesV2: SourceFormat = {

@@ -39,10 +39,24 @@ export function eligibilityWithText(codes: readonly string[], text: { title: str
     } else if (restriction.field === 'eligible_applicants') {
       const narrowed = applicants.filter((type) => restriction.only.includes(type));
       applicants = inTypeOrder(narrowed.length > 0 ? narrowed : restriction.only);
-      evidence.push({ field: 'eligible_applicants', effect: 'only', values: restriction.only, detail: restriction.detail, source: restriction.source, quote: restriction.quote });
+      evidence.push({
+        field: 'eligible_applicants',
+        effect: 'only',
+        values: restriction.only,
+        detail: restriction.detail,
+        source: restriction.source,
+        quote: restriction.quote,
+      });
     } else {
       if (applicants.length > 0) applicants = applicants.filter((type) => !restriction.excluded.includes(type));
-      evidence.push({ field: 'eligible_applicants', effect: 'excludes', values: restriction.excluded, detail: null, source: restriction.source, quote: restriction.quote });
+      evidence.push({
+        field: 'eligible_applicants',
+        effect: 'excludes',
+        values: restriction.excluded,
+        detail: null,
+        source: restriction.source,
+        quote: restriction.quote,
+      });
     }
   }
   // A 501(c)(3) requirement speaks of nonprofits; once the text rules them out it says nothing.

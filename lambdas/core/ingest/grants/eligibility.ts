@@ -48,11 +48,7 @@ const ELIGIBILITY_CODES: readonly EligibilityCode[] = [
   {
     code: '08',
     applicantTypes: ['municipality'],
-    names: [
-      'Public housing authorities/Indian housing authorities',
-      'Public and Indian housing authorities',
-      'public_and_indian_housing_authorities',
-    ],
+    names: ['Public housing authorities/Indian housing authorities', 'Public and Indian housing authorities', 'public_and_indian_housing_authorities'],
   },
   {
     code: '11',
@@ -66,10 +62,7 @@ const ELIGIBILITY_CODES: readonly EligibilityCode[] = [
   {
     code: '12',
     applicantTypes: ['nonprofit'],
-    names: [
-      'Nonprofits having a 501(c)(3) status with the IRS, other than institutions of higher education',
-      'nonprofits_non_higher_education_with_501c3',
-    ],
+    names: ['Nonprofits having a 501(c)(3) status with the IRS, other than institutions of higher education', 'nonprofits_non_higher_education_with_501c3'],
   },
   {
     code: '13',

@@ -22,7 +22,8 @@ function isFbopenGrant(source: SourceRecord): boolean {
 
 export const fbopenGrantsFormat: SourceFormat = {
   id: 'fbopen-grants',
-  description: '18F FBOpen normalised Grants.gov opportunities (solnbr, posted_dt, close_dt, ext.AwardCeiling, ext.EligibilityCategory, …; data_source "grants.gov")',
+  description:
+    '18F FBOpen normalised Grants.gov opportunities (solnbr, posted_dt, close_dt, ext.AwardCeiling, ext.EligibilityCategory, …; data_source "grants.gov")',
   matches: isFbopenGrant,
   provenance: [{ repo: '18F/fbopen', path: /^api\/test\/data\/test_data\.json$/ }],
   map: (source, context) => {

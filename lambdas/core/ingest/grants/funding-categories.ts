@@ -36,7 +36,11 @@ export function categoryNameOf(value: string): string | null {
   const byLabel = NAME_BY_KEY.get(categoryKey(text));
   if (byLabel) return byLabel;
   if (/^[A-Z]{1,3}$/.test(text)) return null;
-  const words = text.replace(/\s*\([^)]*\)\s*$/, '').replace(/_/g, ' ').replace(/\s+/g, ' ').trim();
+  const words = text
+    .replace(/\s*\([^)]*\)\s*$/, '')
+    .replace(/_/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (words === '') return null;
   return words === words.toLowerCase() ? words[0]!.toUpperCase() + words.slice(1) : words;
 }

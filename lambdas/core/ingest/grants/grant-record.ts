@@ -171,7 +171,7 @@ export function announcementUrlOf(value: unknown): string | null {
 export function valuesOf(value: unknown, separator: RegExp = /;/): string[] {
   const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(separator) : value === undefined || value === null ? [] : [value];
   return items
-    .map((item) => (item !== null && typeof item === 'object' ? (item as Record<string, unknown>).id ?? (item as Record<string, unknown>).description : item))
+    .map((item) => (item !== null && typeof item === 'object' ? ((item as Record<string, unknown>).id ?? (item as Record<string, unknown>).description) : item))
     .map(textOf)
     .filter((item): item is string => item !== null);
 }

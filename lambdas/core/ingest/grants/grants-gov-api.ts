@@ -3,11 +3,11 @@ import { reject } from '../rejection';
 import { firstText, listOf, parseDate, textOf, urlOf } from '../source-values';
 import {
   announcementUrlOf,
+  type GrantsGovStatus,
   grantFromFields,
   grantsGovDate,
   grantsGovDateTime,
   grantsGovListingUrl,
-  type GrantsGovStatus,
   objectField,
   statusOf,
   valuesOf,
@@ -130,7 +130,8 @@ function mapFetchedOpportunity(source: SourceRecord, context: MappingContext) {
 
 export const grantsGovFetchOpportunityFormat: SourceFormat = {
   id: 'grants-gov-fetch-opportunity',
-  description: 'Grants.gov fetchOpportunity API responses (data: opportunityNumber, synopsis/forecast with amounts, dates, applicantTypes, fundingActivityCategories)',
+  description:
+    'Grants.gov fetchOpportunity API responses (data: opportunityNumber, synopsis/forecast with amounts, dates, applicantTypes, fundingActivityCategories)',
   matches: isFetchedOpportunity,
   provenance: [],
   map: mapFetchedOpportunity,
@@ -140,7 +141,12 @@ export const grantsGovFetchOpportunityFormat: SourceFormat = {
 // Scraped items (search2 + fetchOpportunity, flattened to snake_case)
 
 function isScrapedItem(source: SourceRecord): boolean {
-  return 'opportunity_number' in source && 'title' in source && !('opportunity_title' in source) && ('eligibilities' in source || 'opp_status' in source || 'doc_type' in source);
+  return (
+    'opportunity_number' in source &&
+    'title' in source &&
+    !('opportunity_title' in source) &&
+    ('eligibilities' in source || 'opp_status' in source || 'doc_type' in source)
+  );
 }
 
 /**
@@ -178,7 +184,8 @@ function mapScrapedItem(source: SourceRecord, context: MappingContext) {
 
 export const grantsGovScrapedFormat: SourceFormat = {
   id: 'grants-gov-scraped',
-  description: 'Grant items a scraper built from the Grants.gov search2/fetchOpportunity APIs (opportunity_number, agency_code, opp_status, eligibilities and funding_categories as labels)',
+  description:
+    'Grant items a scraper built from the Grants.gov search2/fetchOpportunity APIs (opportunity_number, agency_code, opp_status, eligibilities and funding_categories as labels)',
   matches: isScrapedItem,
   provenance: [{ repo: 'hDanford/grant-finding-tool', path: /^data\/grants\.json$/ }],
   map: mapScrapedItem,

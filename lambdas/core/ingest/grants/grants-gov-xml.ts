@@ -1,13 +1,7 @@
 import type { MappingContext, SourceFormat, SourceRecord } from '../mapped-record';
 import { reject } from '../rejection';
 import { firstText, listOf, parseDate } from '../source-values';
-import {
-  announcementUrlOf,
-  grantFromFields,
-  grantsGovDateTime,
-  grantsGovListingUrl,
-  type GrantsGovStatus,
-} from './grant-record';
+import { announcementUrlOf, type GrantsGovStatus, grantFromFields, grantsGovDateTime, grantsGovListingUrl } from './grant-record';
 
 /**
  * The Grants.gov XML extract, one record element at a time (the reader gives child element name
@@ -86,7 +80,8 @@ function firstFieldWithText(source: SourceRecord, ...fields: string[]): string {
 
 export const grantsGovXmlFormat: SourceFormat = {
   id: 'grants-gov-xml',
-  description: 'Grants.gov XML extract records: FundingOppSynopsis/FundingOppModSynopsis (XMLExtract.dtd) and OpportunitySynopsisDetail_1_0/OpportunityForecastDetail_1_0 (GrantsDBExtract v2)',
+  description:
+    'Grants.gov XML extract records: FundingOppSynopsis/FundingOppModSynopsis (XMLExtract.dtd) and OpportunitySynopsisDetail_1_0/OpportunityForecastDetail_1_0 (GrantsDBExtract v2)',
   matches: (source) => {
     const type = recordTypeOf(source);
     if (type !== null) return V1_RECORDS.has(type) || type === V2_SYNOPSIS || type === V2_FORECAST;

@@ -19,5 +19,5 @@ export const GRANT_FORMATS: readonly SourceFormat[] = [
   grantsGovSearch2Format,
 ];
 
-export { eligibilityFrom, eligibilityCodeOf } from './eligibility';
 export { departmentNameOfAgencyCode } from './agency-codes';
+export { eligibilityCodeOf, eligibilityFrom } from './eligibility';

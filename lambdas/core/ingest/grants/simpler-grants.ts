@@ -78,7 +78,8 @@ function mapApiRecord(source: SourceRecord, context: MappingContext) {
 
 export const simplerGrantsFormat: SourceFormat = {
   id: 'simpler-grants',
-  description: 'simpler.grants.gov opportunities: the API / CSV export (opportunity_number, opportunity_title, summary fields) and the tracker CSV with display headers ("Opportunity ID", Title, Post Date, …)',
+  description:
+    'simpler.grants.gov opportunities: the API / CSV export (opportunity_number, opportunity_title, summary fields) and the tracker CSV with display headers ("Opportunity ID", Title, Post Date, …)',
   matches: (source) => isApiRecord(source) || isTrackerCsvRow(source),
   provenance: [{ repo: 'UM-MIDAS/grant-tracker', path: /^data\/opportunities\.csv$/ }],
   map: (source, context) => (isApiRecord(source) ? mapApiRecord(source, context) : mapTrackerCsvRow(source, context)),
