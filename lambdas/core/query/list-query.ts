@@ -1,3 +1,4 @@
+import { addDays } from '../dates';
 import { type FieldIssue, invalidParameters } from '../errors';
 import { GEOGRAPHY_LEVELS, type GeographyLevel, type StateCode, statesMentionedIn } from '../geo';
 import type { ApplicantType, ResourceKind } from '../records';
@@ -260,13 +261,16 @@ function parseGeography(text: string): OpportunityFilters['geography'] {
  * write (year 10000 would sort before every record), so it is that day's last millisecond.
  */
 export function dayAfter(isoDate: string): string {
-  if (isoDate >= LAST_DAY) return `${LAST_DAY}T23:59:59.999Z`;
-  const d = new Date(`${isoDate}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString();
+  return isoDate >= LAST_DAY ? `${LAST_DAY}T23:59:59.999Z` : `${addDays(isoDate, 1)}T00:00:00.000Z`;
 }
 
 const LAST_DAY = '9999-12-31';
+
+/** Facets on funders get their own message below, not the unknown parameter's. */
+function withoutFacets(query: Readonly<Record<string, readonly string[] | undefined>>): Readonly<Record<string, readonly string[] | undefined>> {
+  const { facets: _facets, ...rest } = query;
+  return rest;
+}
 
 /** Turns the raw query string of a list call into a validated, normalised query, or throws a 400. */
 export function parseListQuery(
@@ -275,9 +279,7 @@ export function parseListQuery(
   today: string,
   options: { acceptsCsv?: boolean } = {},
 ): ListQuery {
-  // Facets on funders get their own message below, not the unknown parameter's.
-  const { facets: _facets, ...named } = query;
-  const { values: v, issues } = parseParams(LIST_PARAMS[kind], kind === 'funder' ? named : query, `a parameter of the ${kind} list`);
+  const { values: v, issues } = parseParams(LIST_PARAMS[kind], kind === 'funder' ? withoutFacets(query) : query, `a parameter of the ${kind} list`);
   const extra: FieldIssue[] = [];
   const search = v.search as string | undefined;
   const mode = v.search_mode as SearchMode;
