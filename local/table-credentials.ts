@@ -1,6 +1,7 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { constantTimeEqual } from '../lambdas/core/auth/constant-time';
 
 /**
  * A random credential made at each start, for the one case where the local table must be reached
@@ -34,9 +35,7 @@ export function accessKeyIdOf(req: Pick<IncomingMessage, 'headers' | 'url'>): st
 
 /** Whether the request is signed with this access key id (compared in constant time). */
 export function signedWith(req: Pick<IncomingMessage, 'headers' | 'url'>, accessKeyId: string): boolean {
-  const given = Buffer.from(accessKeyIdOf(req) ?? '', 'utf8');
-  const expected = Buffer.from(accessKeyId, 'utf8');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return constantTimeEqual(accessKeyIdOf(req) ?? '', accessKeyId);
 }
 
 /** DynamoDB's answer to an unknown access key, and the connection closed: the body is never read. */

@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { constantTimeEqual } from '../auth/constant-time';
 
 /**
  * Webhook signatures. Every delivery carries two schemes, signed with the same secret:
@@ -70,13 +71,6 @@ export function standardWebhookHeaders(id: string, sentAt: Date, body: string, s
     [STANDARD_HEADERS.timestamp]: String(timestamp),
     [STANDARD_HEADERS.signature]: secrets.map((secret) => signStandardWebhook(id, timestamp, body, secret)).join(' '),
   };
-}
-
-function constantTimeEqual(a: string, b: string): boolean {
-  const given = Buffer.from(a, 'utf8');
-  const expected = Buffer.from(b, 'utf8');
-  // timingSafeEqual needs equal lengths; a wrong length is not secret (every valid value has the same one).
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /** A header of a request as Node gives them (lower-case names; a repeated header as an array). */
