@@ -9,6 +9,7 @@ import { relevanceOfCosine, type SimilarityScale } from '../../lambdas/core/sear
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import type { IndexPage, SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
 import { describeSearchIndexFacetsContract } from './search-index-facets-contract';
+import { describeSearchIndexFiltersContract } from './search-index-filters-contract';
 
 /**
  * The behaviour every SearchIndex adapter owes the service (the port's doc comment), as one suite
@@ -722,6 +723,7 @@ export function describeSearchIndexContract(name: string, start: () => Promise<C
   });
 
   describeSearchIndexFacetsContract(name, start);
+  describeSearchIndexFiltersContract(name, start);
 
   describe(`SearchIndex contract at scale: ${name}`, () => {
     let harness: ContractHarness;

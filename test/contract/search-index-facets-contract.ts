@@ -23,7 +23,16 @@ const unit = (...xs: number[]): Float32Array => {
   return Float32Array.from(xs, (x) => x / norm);
 };
 
+/** Each funder's id, by its name ignoring case, as records of one funder carry one id. */
+const FUNDER_IDS = new Map<string, string>();
+const funderIdOf = (name: string) => {
+  const key = name.toLowerCase();
+  if (!FUNDER_IDS.has(key)) FUNDER_IDS.set(key, `00000000-0000-4000-a000-${String(FUNDER_IDS.size + 1).padStart(12, '0')}`);
+  return FUNDER_IDS.get(key)!;
+};
+
 function grant(n: number, title: string, extra: Partial<Grant>): Grant {
+  const funder_name = extra.funder_name ?? 'Department of Health';
   return {
     id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
     title,
@@ -33,8 +42,8 @@ function grant(n: number, title: string, extra: Partial<Grant>): Grant {
     deadline_date: null,
     status: 'posted',
     geography: null,
-    funder_id: '00000000-0000-4000-8000-999999999999',
-    funder_name: 'Department of Health',
+    funder_id: funderIdOf(funder_name),
+    funder_name,
     listing_url: null,
     created_at: '2026-06-01T00:00:00.000Z',
     categories: [],
@@ -116,6 +125,7 @@ const GRANTS: { record: Grant; vector: Float32Array | null }[] = [
 ];
 
 function contract(n: number, title: string, extra: Partial<Contract>): Contract {
+  const funder_name = extra.funder_name ?? 'Department of Defense';
   return {
     id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
     title,
@@ -125,8 +135,8 @@ function contract(n: number, title: string, extra: Partial<Contract>): Contract 
     deadline_date: null,
     status: 'open',
     geography: null,
-    funder_id: '00000000-0000-4000-8000-999999999998',
-    funder_name: 'Department of Defense',
+    funder_id: funderIdOf(funder_name),
+    funder_name,
     listing_url: null,
     created_at: '2026-10-01T00:00:00.000Z',
     categories: [],
@@ -186,6 +196,7 @@ function facetsOfRecords(kind: OpportunityKind, records: readonly (Grant | Contr
       categories: r.categories,
       states: r.states,
       funder_name: r.funder_name,
+      funder_id: r.funder_id,
       deadline_date: r.deadline_date,
     });
   return counter.facets();
@@ -271,9 +282,9 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
           { value: 'NJ', count: 1 },
         ],
         funder: [
-          { value: 'Department of Health', count: 9 },
-          { value: 'Department of Education', count: 4 },
-          { value: 'National Endowment for the Arts', count: 3 },
+          { value: 'Department of Health', count: 9, id: funderIdOf('Department of Health') },
+          { value: 'Department of Education', count: 4, id: funderIdOf('Department of Education') },
+          { value: 'National Endowment for the Arts', count: 3, id: funderIdOf('National Endowment for the Arts') },
         ],
         deadline_within: [
           { value: '7', count: 3 },
@@ -329,7 +340,7 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
       expect({ total: counted.total, results: counted.results, facets: counted.facets }).toEqual({ total: whole.total, results: [], facets: whole.facets });
     });
 
-    it.each(CASES)('%s: a status, category or state passed back as a filter selects exactly its count', async (_name, kind, params, semantic) => {
+    it.each(CASES)('%s: a status, category, state or funder id passed back as a filter selects exactly its count', async (_name, kind, params, semantic) => {
       const { facets } = await run(kind, params, semantic);
       for (const { value, count: n } of facets!.status!) {
         // The query's own status holds every value it counted: a value it left out counts 0 and is not asked back.
@@ -339,6 +350,11 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
       // Passed back, a category or states value replaces the query's own filter of that name, which would widen the set.
       for (const { value, count: n } of params.category ? [] : facets!.category!) {
         expect((await run(kind, { ...params, category: value, count_only: 'true' }, semantic)).total, `category=${value}`).toBe(n);
+      }
+      expect(facets!.funder!.length, 'the case counts funders').toBeGreaterThan(0);
+      for (const { value, count: n, id } of params.funder_id ? [] : facets!.funder!) {
+        expect(id, `${value} has its funder's id`).toBe(funderIdOf(value));
+        expect((await run(kind, { ...params, funder_id: id!, count_only: 'true' }, semantic)).total, `funder_id=${id} (${value})`).toBe(n);
       }
       if (params.states) return;
       for (const { value, count: n } of facets!.states!) {
@@ -372,8 +388,8 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
           { value: 'closed', count: 2 },
         ],
         funder: [
-          { value: 'Department of Defense', count: 3 },
-          { value: 'General Services Administration', count: 1 },
+          { value: 'Department of Defense', count: 3, id: funderIdOf('Department of Defense') },
+          { value: 'General Services Administration', count: 1, id: funderIdOf('General Services Administration') },
         ],
       });
     });
@@ -393,7 +409,7 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
         expect(page.total).toBe(60);
         expect(page.facets!.category).toHaveLength(50);
         expect(page.facets!.category!.map((v) => v.value)).toEqual(Array.from({ length: 50 }, (_, i) => `Topic ${String(i).padStart(2, '0')}`));
-        expect(page.facets!.funder![0]).toEqual({ value: 'Zeta Fund', count: 3 });
+        expect(page.facets!.funder![0]).toEqual({ value: 'Zeta Fund', count: 3, id: funderIdOf('Zeta Fund') });
         // Ties by value: "Fund 10" before "Fund 3" (as text).
         expect(page.facets!.funder!.slice(1, 4).map((v) => v.value)).toEqual(['Fund 10', 'Fund 11', 'Fund 12']);
       } finally {

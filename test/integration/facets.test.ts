@@ -12,7 +12,7 @@ import { matches, type Opportunity } from '../support/oracle';
  * selecting exactly its count.
  */
 
-type FacetList = { value: string; count: number }[];
+type FacetList = { value: string; count: number; id?: string }[];
 type Facets = Record<string, FacetList>;
 const ALL = 'status,category,states,funder,deadline_within';
 
@@ -57,19 +57,20 @@ async function everyRecord(path: string, params: Record<string, string>): Promis
 function plainFacets(kind: 'grant' | 'contract', records: readonly Opportunity[]): Facets {
   const statusValues = kind === 'grant' ? ['open', 'forecasted', 'closed'] : ['open', 'closed'];
   const status = statusValues.map((value) => ({ value, count: records.filter((r) => matches(r, { opportunity_type: 'all', status: value }, today)).length }));
-  const terms = (valuesOf: (r: Opportunity) => string[]) => {
-    const groups = new Map<string, { value: string; count: number; id: string }>();
+  // A group is named by its first record by id; the funder facet adds that record's funder_id.
+  const terms = (valuesOf: (r: Opportunity) => string[], refOf?: (r: Opportunity) => string) => {
+    const groups = new Map<string, { value: string; count: number; ref?: string }>();
     for (const r of [...records].sort((a, b) => (a.id < b.id ? -1 : 1))) {
       for (const key of new Set(valuesOf(r).map((v) => v.toLowerCase()))) {
         const group = groups.get(key);
         if (group) group.count++;
-        else groups.set(key, { value: valuesOf(r).find((v) => v.toLowerCase() === key)!, count: 1, id: r.id });
+        else groups.set(key, { value: valuesOf(r).find((v) => v.toLowerCase() === key)!, count: 1, ...(refOf ? { ref: refOf(r) } : {}) });
       }
     }
     return [...groups.entries()]
       .sort(([ka, a], [kb, b]) => b.count - a.count || (ka < kb ? -1 : 1))
       .slice(0, 50)
-      .map(([, { value, count }]) => ({ value, count }));
+      .map(([, { value, count, ref }]) => (ref === undefined ? { value, count } : { value, count, id: ref }));
   };
   const days = (deadline: string) => Math.round((Date.parse(deadline) - Date.parse(today)) / 86_400_000);
   const bucket = (d: string | null) =>
@@ -78,7 +79,10 @@ function plainFacets(kind: 'grant' | 'contract', records: readonly Opportunity[]
     status,
     category: terms((r) => [...r.categories]),
     states: terms((r) => (r.states.length > 0 ? [...r.states] : ['national'])),
-    funder: terms((r) => [r.funder_name]),
+    funder: terms(
+      (r) => [r.funder_name],
+      (r) => r.funder_id,
+    ),
     deadline_within: ['7', '30', '90', 'later', 'none', 'passed'].map((value) => ({
       value,
       count: records.filter((r) => bucket(r.deadline_date) === value).length,
@@ -194,6 +198,29 @@ describe('a facet value passed back as a filter selects exactly its count', () =
     for (const { value, count } of facets.category.slice(0, 8)) expect(await totalWith({ category: value }), `category=${value}`).toBe(count);
     for (const { value, count } of facets.states.slice(0, 8)) expect(await totalWith({ states: value }), `states=${value}`).toBe(count);
     if (!params.search) expect(facets.states.map((v: { value: string }) => v.value)).toContain('national');
+  });
+});
+
+describe('a funder value passed back as funder_id', () => {
+  it.each([
+    ['grant', '/grants-api', { opportunity_type: 'all' }],
+    ['contract', '/contracts-api', { status: 'open,closed' }],
+    ['grant', '/grants-api', { category: 'health' }],
+  ] as const)('%s %s %j: selects exactly the records of that funder, as many as its count', async (kind, path, params) => {
+    const { facets } = await list(path, { ...params, facets: 'funder', count_only: 'true' });
+    const catalogue: Opportunity[] = kind === 'grant' ? grants : contracts;
+    expect(facets.funder.length).toBeGreaterThan(1);
+    for (const { value, count, id } of (facets.funder as FacetList).slice(0, 6)) {
+      expect(id, value).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      const expected = catalogue
+        .filter((r) => matches(r, { ...params, funder_id: id! }, today))
+        .map((r) => r.id)
+        .sort();
+      const found = (await everyRecord(path, { ...params, funder_id: id! })).map((r) => r.id).sort();
+      expect(found, `funder_id=${id} (${value})`).toEqual(expected);
+      // The synthetic catalogue gives each funder its own name, so the value's count is the id's.
+      expect(found.length, `funder_id=${id} (${value})`).toBe(count);
+    }
   });
 });
 

@@ -38,6 +38,11 @@ const opportunity: Record<string, Case> = {
   min_amount: { valid: ['0', '25000.50'], invalid: ['-1', 'ten', '1e400'] },
   max_amount: { valid: ['1000000'], invalid: ['-100', 'NaN'] },
   facets: { valid: ['status', 'category,states,funder,deadline_within', 'DEADLINE_WITHIN'], invalid: ['agency', 'status,', 'status,status2'] },
+  // Ids are case-sensitive: an upper-case one would match nothing, so it is refused rather than ignored.
+  funder_id: {
+    valid: ['13c1d59c-bcf1-5b4d-8b58-b0656c61ba94', '13c1d59c-bcf1-5b4d-8b58-b0656c61ba94, cee19b13-3563-513a-aa53-29d55c2c2e43'],
+    invalid: ['nih', '13C1D59C-BCF1-5B4D-8B58-B0656C61BA94', '13c1d59c-bcf1-5b4d-8b58-b0656c61ba94,', '13c1d59cbcf15b4d8b58b0656c61ba94'],
+  },
 };
 const CASES: Record<ResourceKind, Record<string, Case>> = {
   grant: { ...opportunity, status: { valid: ['open', 'posted', 'closed', 'forecasted', 'upcoming', 'open,upcoming'], invalid: ['archived', 'open,'] } },

@@ -136,6 +136,35 @@ describe('contract filters', () => {
   });
 });
 
+describe('funder_id', () => {
+  it('keeps exactly the records of the funders named, alone and with other filters, across pages', async () => {
+    const fundersOf = (records: (Grant | Contract)[]) => [...new Set(records.map((r) => r.funder_id))].sort();
+    const grantFunders = fundersOf(grants);
+    const contractFunders = fundersOf(contracts);
+    const cases: ['/grants-api' | '/contracts-api', (Grant | Contract)[], Record<string, string>][] = [
+      ['/grants-api', grants, { funder_id: grantFunders[0]!, opportunity_type: 'all' }],
+      ['/grants-api', grants, { funder_id: `${grantFunders[1]},${grantFunders[2]}` }],
+      ['/grants-api', grants, { funder_id: grantFunders[3]!, status: 'open', sort_by: 'deadline_date', order: 'asc' }],
+      ['/contracts-api', contracts, { funder_id: contractFunders[0]!, opportunity_type: 'all' }],
+      ['/contracts-api', contracts, { funder_id: contractFunders.slice(0, 3).join(','), naics: '54' }],
+      // A funder with no records, and one of funders only: nothing.
+      ['/grants-api', grants, { funder_id: '00000000-0000-4000-8000-000000000000' }],
+    ];
+    for (const [path, records, params] of cases) {
+      const expected = expectedIds(records, params);
+      const { ids, total } = await fetchAllIds(path, params);
+      expect(ids, JSON.stringify(params)).toEqual(expected);
+      expect(total).toBe(expected.length);
+    }
+    // Not vacuous: the first cases each keep some records but not all.
+    for (const [, records, params] of cases.slice(0, 5)) {
+      const n = expectedIds(records, params).length;
+      expect(n, JSON.stringify(params)).toBeGreaterThan(0);
+      expect(n, JSON.stringify(params)).toBeLessThan(records.length);
+    }
+  });
+});
+
 describe('sorting', () => {
   const fields = ['created_at', 'deadline_date', 'amount_min', 'amount_max', 'title'];
   it.each(

@@ -1,8 +1,11 @@
+import { LIST_FILTERS, type ListFilter } from '../../lambdas/core/query/filter-registry';
 import type { Contract, Grant } from '../../lambdas/core/records';
 
 /**
  * An independent, plain-code statement of the list semantics (DESIGN.md section 3), used to check
- * the index's answers record by record. It shares no code with the adapters on purpose.
+ * the index's answers record by record. It shares no code with the adapters on purpose; of the
+ * service it reads only the declared filters' entries (filter-registry.ts), whose shapes it
+ * states here once, from the raw parameters.
  */
 export type Opportunity = Grant | Contract;
 
@@ -50,7 +53,6 @@ export function matches(record: Opportunity, params: Record<string, string>, tod
     });
     if (!ok) return false;
   }
-  if (params.category && !record.categories.some((c) => c.toLowerCase() === params.category!.toLowerCase())) return false;
   if (params.states) {
     const wanted = params.states.toUpperCase().split(',');
     const national = record.states.length === 0;
@@ -67,20 +69,37 @@ export function matches(record: Opportunity, params: Record<string, string>, tod
     if (g === 'state' && !(record.states.length > 0 && !local)) return false;
     if (GEO_STATES[g] && !(record.states as string[]).includes(GEO_STATES[g]!)) return false;
   }
-  if (params.deadline_after && !(record.deadline_date !== null && record.deadline_date > params.deadline_after)) return false;
-  if (params.deadline_before && !(record.deadline_date !== null && record.deadline_date < params.deadline_before)) return false;
-  if (params.posted_after && !(record.created_at.slice(0, 10) > params.posted_after)) return false;
-  if (params.min_amount && !(record.amount_max !== null && record.amount_max >= Number(params.min_amount))) return false;
-  if (params.max_amount && !(record.amount_min !== null && record.amount_min <= Number(params.max_amount))) return false;
-  if (params.naics) {
-    const naics = 'naics' in record ? record.naics : null;
-    if (!naics || !params.naics.split(',').some((p) => naics.startsWith(p))) return false;
-  }
-  if (params.set_aside) {
-    const code = 'set_aside_code' in record ? record.set_aside_code : null;
-    if (!code || !params.set_aside.toUpperCase().split(',').includes(code.toUpperCase())) return false;
+  for (const filter of LIST_FILTERS) {
+    const raw = params[filter.param];
+    if (raw !== undefined && !declaredFilterKeeps(filter, record, raw)) return false;
   }
   return true;
+}
+
+/**
+ * A declared filter on one record, from the parameter as sent: terms keep a record holding any of
+ * the values (ignoring case unless the case rule is exact), prefix one whose value begins with any
+ * of them, range one whose value (its day, for a date parameter) compares as the operator says.
+ * A record without the field never matches.
+ */
+function declaredFilterKeeps(filter: ListFilter, record: Opportunity, raw: string): boolean {
+  const stored = (record as unknown as Record<string, unknown>)[filter.field] ?? null;
+  if (stored === null) return false;
+  const { shape } = filter;
+  const given = filter.spec.kind.type === 'text' ? [raw.trim()] : raw.split(',').map((item) => item.trim());
+  switch (shape.type) {
+    case 'terms': {
+      const fold = (text: string) => (shape.case === 'upper' ? text.toUpperCase() : shape.case === 'lower' ? text.toLowerCase() : text);
+      const held = (Array.isArray(stored) ? stored : [stored]).map((value) => fold(String(value)));
+      return given.some((value) => held.includes(fold(value)));
+    }
+    case 'prefix':
+      return given.some((prefix) => String(stored).startsWith(prefix));
+    case 'range': {
+      const [value, bound] = shape.of === 'number' ? [Number(stored), Number(raw)] : [String(stored).slice(0, 10), raw.trim()];
+      return shape.op === 'gt' ? value > bound : shape.op === 'gte' ? value >= bound : shape.op === 'lt' ? value < bound : value <= bound;
+    }
+  }
 }
 
 type Sortable = { id: string } & Record<string, unknown>;

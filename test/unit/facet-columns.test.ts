@@ -9,7 +9,8 @@ import { FACET_NAMES, FacetCounter, statusFacetClauses } from '../../lambdas/cor
  * The embedded index counts facets over codes (facet-columns.ts); FacetCounter
  * (lambdas/core/query/facets.ts) states the meaning record by record. Both must give the same
  * facets for any rows: spellings that differ only in case, a value twice in one record, records
- * without states (national), every status live or not, deadlines in and out of every window.
+ * without states (national), every status live or not, deadlines in and out of every window, and
+ * funders sharing a name (the value's id is that of its record first by id).
  */
 
 const TODAY = '2026-11-26';
@@ -23,6 +24,8 @@ const row = fc.record({
   deadline: fc.option(fc.constantFrom(...DAYS), { nil: null }),
   states: fc.subarray(['TX', 'CA', 'NY', 'WA', 'PR']),
   funder: fc.constantFrom('Dept of Energy', 'dept of energy', 'NSF', 'Nsf', 'NIH'),
+  // Mostly the name's own funder, sometimes another one sharing it: the value's id is its first record's.
+  funderId: fc.constantFrom('f-1', 'f-1', 'f-1', 'f-2'),
   categories: fc.array(fc.constantFrom('Health', 'health', 'HEALTH', 'Energy', 'Arts'), { maxLength: 3 }),
 });
 
@@ -49,6 +52,7 @@ describe('FacetColumns', () => {
               states_lo: lo,
               states_hi: hi,
               funder_name: r.funder,
+              funder_id: `${r.funder.toLowerCase()}/${r.funderId}`,
               category_names: JSON.stringify(r.categories),
             });
           };
@@ -72,6 +76,7 @@ describe('FacetColumns', () => {
                 categories: r.categories,
                 states: statesOfMasks(lo, hi),
                 funder_name: r.funder,
+                funder_id: `${r.funder.toLowerCase()}/${r.funderId}`,
                 deadline_date: r.deadline,
               });
             }

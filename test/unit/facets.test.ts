@@ -103,6 +103,21 @@ describe('term facets', () => {
     ]);
   });
 
+  it('give the funder value the funder id of the record that names it', () => {
+    const counter = new FacetCounter('grant', ['funder'], TODAY);
+    const add = (id: string, funder_name: string, funder_id: string) =>
+      counter.add({ id, status: 'posted', live: true, categories: [], states: [], funder_name, funder_id, deadline_date: null });
+    add('b', 'NSF', 'id-nsf-b');
+    add('a', 'nsf', 'id-nsf-a');
+    add('c', 'NIH', 'id-nih');
+    expect(counter.facets()).toEqual({
+      funder: [
+        { value: 'nsf', count: 2, id: 'id-nsf-a' },
+        { value: 'NIH', count: 1, id: 'id-nih' },
+      ],
+    });
+  });
+
   it('list by count, ties by value (code points, as OpenSearch orders terms), at most the cap', () => {
     const values = Array.from({ length: 80 }, (_, i) => ({ value: `v${i}`, count: i % 3 }));
     const ranked = rankedTermValues(values);
@@ -117,8 +132,17 @@ describe('term facets', () => {
 describe('FacetCounter', () => {
   it('counts the facets asked, with fixed values always listed and national for records without states', () => {
     const counter = new FacetCounter('grant', ['status', 'states', 'deadline_within'], TODAY);
-    counter.add({ id: '1', status: 'posted', live: true, categories: [], states: [], funder_name: 'F', deadline_date: '2026-11-25' });
-    counter.add({ id: '2', status: 'posted', live: false, categories: [], states: ['CA', 'TX'], funder_name: 'F', deadline_date: '2026-11-01' });
+    counter.add({ id: '1', status: 'posted', live: true, categories: [], states: [], funder_name: 'F', funder_id: 'f', deadline_date: '2026-11-25' });
+    counter.add({
+      id: '2',
+      status: 'posted',
+      live: false,
+      categories: [],
+      states: ['CA', 'TX'],
+      funder_name: 'F',
+      funder_id: 'f',
+      deadline_date: '2026-11-01',
+    });
     expect(counter.facets()).toEqual({
       status: [
         { value: 'open', count: 1 },

@@ -131,6 +131,16 @@ describe('filters', () => {
     expect(f.setAside).toEqual(['SBA', '8A']);
   });
 
+  it('keeps funder ids as given (ids are case-sensitive), on grants and contracts, each once', () => {
+    const a = '13c1d59c-bcf1-5b4d-8b58-b0656c61ba94';
+    const b = 'cee19b13-3563-513a-aa53-29d55c2c2e43';
+    expect(parse('grant', `funder_id=${a}, ${b},${a}`).filters?.funderIds).toEqual([a, b]);
+    expect(parse('contract', `funder_id=${b}`).filters?.funderIds).toEqual([b]);
+    expect(issuesOf('grant', `funder_id=${a.toUpperCase()}`)).toEqual([
+      { field: 'funder_id', issue: expect.stringContaining('is not one of the accepted funder ids (UUIDs in lower case') },
+    ]);
+  });
+
   it('refuses unknown parameters, contract filters on grants among them', () => {
     expect(() => parse('grant', 'naics=123456')).toThrow(
       expect.objectContaining({ status: 400, details: [{ field: 'naics', issue: expect.stringMatching(/^is not a parameter of the grant list/) }] }),
@@ -169,6 +179,9 @@ describe('bad input names the field', () => {
     ['grant', 'deadline_after=2026-12-01&deadline_before=2026-11-01', 'deadline_before'],
     ['contract', 'naics=54-15', 'naics'],
     ['contract', 'set_aside=NOPE', 'set_aside'],
+    ['grant', 'funder_id=nih', 'funder_id'],
+    ['contract', 'funder_id=13c1d59c-bcf1-5b4d-8b58-b0656c61ba9', 'funder_id'],
+    ['grant', 'funder_id=13c1d59c-bcf1-5b4d-8b58-b0656c61ba94,', 'funder_id'],
     ['grant', `category=${'x'.repeat(101)}`, 'category'],
   ];
   it.each(cases)('%s ?%s → 400 on %s', (kind, qs, field) => {

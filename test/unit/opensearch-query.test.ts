@@ -219,6 +219,12 @@ describe('filter clauses', () => {
     ]);
   });
 
+  it('funder_id: any of the ids, exactly as given (the field is a plain keyword)', () => {
+    const ids = '13c1d59c-bcf1-5b4d-8b58-b0656c61ba94,cee19b13-3563-513a-aa53-29d55c2c2e43';
+    expect(filtersOf({ funder_id: ids })).toEqual([{ terms: { funder_id: ids.split(',') } }]);
+    expect(filtersOf({ funder_id: ids }, 'contract')).toEqual([{ terms: { funder_id: ids.split(',') } }]);
+  });
+
   it('applicant (grant matching): the type listed or no type listed; without 501(c)(3), no grant that requires it', () => {
     const missingTypes = { bool: { must_not: [{ exists: { field: 'eligible_applicants' } }] } };
     expect(
@@ -245,11 +251,12 @@ describe('filter clauses', () => {
           max_amount: '2',
           naics: '54',
           set_aside: 'SBA',
+          funder_id: '13c1d59c-bcf1-5b4d-8b58-b0656c61ba94',
         },
         'contract',
       ),
     );
-    expect(clauses).toHaveLength(12);
+    expect(clauses).toHaveLength(13);
     expect(clauses[0]).toEqual({ term: { opportunity_type: 'open' } });
   });
 });

@@ -31,6 +31,10 @@ describe('list parameter patterns agree with the parser', () => {
     ['states', ['CA', 'ny', 'Tx', 'ZZ', 'C', 'CAL', 'pr', 'national', 'National', 'nation']],
     ['facets', ['status', 'Category', 'states', 'funder', 'deadline_within', 'deadline']],
     ['naics', ['54', '541512', '5415120', '5', 'ab']],
+    [
+      'funder_id',
+      ['13c1d59c-bcf1-5b4d-8b58-b0656c61ba94', '13C1D59C-BCF1-5B4D-8B58-B0656C61BA94', 'cee19b13-3563-513a-aa53-29d55c2c2e43', '13c1d59c', '-b0656c61ba94'],
+    ],
     ['category', ['Health', 'education', ' ']],
     ['search', ['rural', 'health', '  ', '\u0007']],
   ])('%s', (name, words) => {

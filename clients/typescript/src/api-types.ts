@@ -587,10 +587,15 @@ export interface components {
                 value: string;
                 count: number;
             }[];
-            /** @description The records' funder names, grouped ignoring case; at most 50 values with a count, most first (ties by value) */
+            /** @description The records' funder names, grouped ignoring case, each with id, the funder's id: funder_id=<id> selects the value's records (unless two funders share the name). At most 50 values with a count, most first (ties by value) */
             funder?: {
                 value: string;
                 count: number;
+                /**
+                 * Format: uuid
+                 * @description The funder's id, for the funder_id filter
+                 */
+                id: string;
             }[];
             /** @description Days from today (UTC) to the deadline: 7, 30, 90, later, none, passed (7: today to 7 days ahead; 30: 8 to 30; 90: 31 to 90; later: more than 90; none: no deadline; passed: before today). Every bucket, in that order, zeros included; the counts sum to pagination.total */
             deadline_within?: {
@@ -769,8 +774,6 @@ export interface operations {
                 status?: string;
                 /** @description open (default; applyable only), awarded (previously funded), or all */
                 opportunity_type?: "open" | "awarded" | "all";
-                /** @description Category name (case-insensitive exact match) */
-                category?: string;
                 /** @description Comma-separated postal codes; state-specific grants only unless include_national=true. national among them stands for the grants with no state restriction, as include_national=true does (states=national alone: only those) */
                 states?: string;
                 /** @description With states, also return national grants */
@@ -780,6 +783,10 @@ export interface operations {
                  * @description Deprecated, best effort: national, state, local, international, or a place name canonicalised to states. Prefer states.
                  */
                 geography?: string;
+                /** @description Category name (case-insensitive exact match) */
+                category?: string;
+                /** @description Comma-separated funder ids (a record's funder_id, a funder's id, or the id of a facets=funder value): records of any of these funders */
+                funder_id?: string;
                 /** @description Deadline strictly after this date (YYYY-MM-DD) */
                 deadline_after?: string;
                 /** @description Deadline strictly before this date (YYYY-MM-DD); must be later than deadline_after */
@@ -790,7 +797,7 @@ export interface operations {
                 min_amount?: number;
                 /** @description Keeps records whose amount_min is at most this */
                 max_amount?: number;
-                /** @description Comma-separated facet names (any of status, category, states, funder, deadline_within): adds `facets` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under national (the records include_national adds: states=national returns them). funder: the funder name. category, states and funder list only values with a count, most first (ties by value), at most 50. deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). Funders have no facets. */
+                /** @description Comma-separated facet names (any of status, category, states, funder, deadline_within): adds `facets` to the response (with count_only too), {name: [{value, count}]} (funder values add id), counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under national (the records include_national adds: states=national returns them). funder: the funder name, grouped ignoring case, with id, the funder's id, to pass back as funder_id=<id> (which returns that count unless two funders share the name). category, states and funder list only values with a count, most first (ties by value), at most 50. deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). Funders have no facets. */
                 facets?: string;
             };
             header?: never;
@@ -1063,8 +1070,6 @@ export interface operations {
                 status?: string;
                 /** @description open (default; applyable only), awarded (previously funded), or all */
                 opportunity_type?: "open" | "awarded" | "all";
-                /** @description Category name (case-insensitive exact match) */
-                category?: string;
                 /** @description Comma-separated postal codes; state-specific contracts only unless include_national=true. national among them stands for the contracts with no state restriction, as include_national=true does (states=national alone: only those) */
                 states?: string;
                 /** @description With states, also return national contracts */
@@ -1074,6 +1079,10 @@ export interface operations {
                  * @description Deprecated, best effort: national, state, local, international, or a place name canonicalised to states. Prefer states.
                  */
                 geography?: string;
+                /** @description Category name (case-insensitive exact match) */
+                category?: string;
+                /** @description Comma-separated funder ids (a record's funder_id, a funder's id, or the id of a facets=funder value): records of any of these funders */
+                funder_id?: string;
                 /** @description Deadline strictly after this date (YYYY-MM-DD) */
                 deadline_after?: string;
                 /** @description Deadline strictly before this date (YYYY-MM-DD); must be later than deadline_after */
@@ -1084,12 +1093,12 @@ export interface operations {
                 min_amount?: number;
                 /** @description Keeps records whose amount_min is at most this */
                 max_amount?: number;
-                /** @description Comma-separated facet names (any of status, category, states, funder, deadline_within): adds `facets` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under national (the records include_national adds: states=national returns them). funder: the funder name. category, states and funder list only values with a count, most first (ties by value), at most 50. deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). Funders have no facets. */
-                facets?: string;
                 /** @description Comma-separated NAICS codes; 2 to 5 digits match as a prefix */
                 naics?: string;
                 /** @description Comma-separated SAM.gov set-aside codes */
                 set_aside?: string;
+                /** @description Comma-separated facet names (any of status, category, states, funder, deadline_within): adds `facets` to the response (with count_only too), {name: [{value, count}]} (funder values add id), counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under national (the records include_national adds: states=national returns them). funder: the funder name, grouped ignoring case, with id, the funder's id, to pass back as funder_id=<id> (which returns that count unless two funders share the name). category, states and funder list only values with a count, most first (ties by value), at most 50. deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). Funders have no facets. */
+                facets?: string;
             };
             header?: never;
             path?: never;

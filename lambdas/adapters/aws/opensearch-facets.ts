@@ -29,24 +29,26 @@ import { SORT_SUBFIELD } from './opensearch-mappings';
  * A term facet groups values as the keyword fields index them: categories and the funder name
  * through the lower-casing normalizer (as the category filter matches), states as they are. A
  * group is named by the spelling of the record with the smallest id (a one-hit `top_hits`), as
- * the embedded index names it.
+ * the embedded index names it; the funder facet takes that record's funder_id as its `id`.
  */
 
 export const TERM_SHARD_SIZE = 10_000;
 const PREFIX = 'facet_';
 const NATIONAL_AGG = `${PREFIX}states_national`;
 
-const TERM_FIELDS: Record<'category' | 'states' | 'funder', { field: string; source?: string }> = {
+/** A term facet's field, the source field that spells its values, and the one its `id` comes from. */
+const TERM_FIELDS: Record<'category' | 'states' | 'funder', { field: string; source?: string; ref?: string }> = {
   category: { field: 'categories', source: 'categories' },
   states: { field: 'states' },
-  funder: { field: `funder_name.${SORT_SUBFIELD}`, source: 'funder_name' },
+  funder: { field: `funder_name.${SORT_SUBFIELD}`, source: 'funder_name', ref: 'funder_id' },
 };
 
 function termsAggregation(facet: keyof typeof TERM_FIELDS): Dsl {
-  const { field, source } = TERM_FIELDS[facet];
+  const { field, source, ref } = TERM_FIELDS[facet];
+  const includes = [...(source ? [source] : []), ...(ref ? [ref] : [])];
   return {
     terms: { field, size: FACET_VALUE_CAP, shard_size: TERM_SHARD_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] },
-    ...(source ? { aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }], _source: { includes: [source] } } } } } : {}),
+    ...(source ? { aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }], _source: { includes } } } } } : {}),
   };
 }
 
@@ -87,6 +89,14 @@ interface TermBucket {
 }
 export type Aggregations = Record<string, { buckets?: TermBucket[] | Record<string, { doc_count: number }>; doc_count?: number }>;
 
+/** A bucket's entry: named by the spelling of its record first by id, with that record's reference as `id` when the facet has one. */
+function facetValueOf(bucket: TermBucket, facet: keyof typeof TERM_FIELDS): FacetValue {
+  const { source, ref } = TERM_FIELDS[facet];
+  const value = spellingOf(bucket, source);
+  const id = ref ? bucket.spelling?.hits.hits[0]?._source?.[ref] : undefined;
+  return typeof id === 'string' ? { value, count: bucket.doc_count, id } : { value, count: bucket.doc_count };
+}
+
 function spellingOf(bucket: TermBucket, source: string | undefined): string {
   if (!source) return bucket.key;
   const found = bucket.spelling?.hits.hits[0]?._source?.[source];
@@ -106,7 +116,7 @@ export function facetsOfAggregations(kind: OpportunityKind, names: readonly Face
       facets[name] = fixedValues(name === 'status' ? STATUS_FACET_VALUES[kind] : DEADLINE_BUCKETS, counts);
       continue;
     }
-    const values: FacetValue[] = ((agg?.buckets ?? []) as TermBucket[]).map((b) => ({ value: spellingOf(b, TERM_FIELDS[name].source), count: b.doc_count }));
+    const values: FacetValue[] = ((agg?.buckets ?? []) as TermBucket[]).map((b) => facetValueOf(b, name));
     if (name === 'states') values.push({ value: NATIONAL_STATE_VALUE, count: aggregations[NATIONAL_AGG]?.doc_count ?? 0 });
     facets[name] = rankedTermValues(values);
   }

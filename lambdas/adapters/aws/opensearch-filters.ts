@@ -1,4 +1,5 @@
 import { staleBefore } from '../../core/query/applyable';
+import { declaredFiltersIn, type FilterValue, type ListFilter, storedOp, termsOf } from '../../core/query/filter-registry';
 import type { ListQuery, OpportunityFilters, SortField, StatusClause } from '../../core/query/list-query';
 import { GEOGRAPHY_LEVEL_FIELD, OPEN_ENDED_FIELD, SORT_SUBFIELD } from './opensearch-mappings';
 
@@ -60,14 +61,37 @@ export function escapeWildcard(text: string): string {
   return text.replace(/[\\*?]/g, (c) => `\\${c}`);
 }
 
-/** One filter clause per filter of the query, in the order of OpportunityFilters (none for funders). */
+/**
+ * The clause of a declared filter (filter-registry.ts), by its shape. A terms field's mapping
+ * folds case as the filter's case rule says (a test holds the mappings to it), so the values are
+ * folded the same way here.
+ */
+export function declaredClause(filter: ListFilter, value: FilterValue): Dsl {
+  const { field, shape } = filter;
+  switch (shape.type) {
+    case 'terms':
+      return typeof value === 'string' ? { term: { [field]: termsOf(shape, value)[0] } } : { terms: { [field]: termsOf(shape, value) } };
+    case 'prefix': {
+      const codes = value as readonly string[];
+      const whole = codes.filter((code) => code.length === shape.wholeLength);
+      return anyOf([
+        ...(whole.length > 0 ? [{ terms: { [field]: whole } }] : []),
+        ...codes.filter((code) => code.length !== shape.wholeLength).map((code) => ({ prefix: { [field]: code } })),
+      ]);
+    }
+    case 'range':
+      // Ranges never match a missing value, as SQL comparisons never match NULL.
+      return { range: { [field]: { [storedOp(shape)]: value } } };
+  }
+}
+
+/** One filter clause per filter of the query: the explicit ones, then the declared ones in registry order (none for funders). */
 export function filterClauses(query: Pick<ListQuery, 'filters' | 'today' | 'ids'>): Dsl[] {
   const f: OpportunityFilters | null = query.filters;
   const clauses: Dsl[] = query.ids ? [{ ids: { values: [...query.ids] } }] : [];
   if (!f) return clauses;
   if (f.opportunityType !== 'all') clauses.push({ term: { opportunity_type: f.opportunityType } });
   if (f.status) clauses.push(anyOf(f.status.map((clause) => statusClause(clause, query.today))));
-  if (f.category) clauses.push({ term: { categories: f.category.toLowerCase() } });
   if (f.states) clauses.push(statesClause(f.states, f.includeNational));
   if (f.geography?.level) clauses.push({ term: { [GEOGRAPHY_LEVEL_FIELD]: f.geography.level } });
   else if (f.geography?.states) clauses.push(statesClause(f.geography.states, false));
@@ -75,18 +99,7 @@ export function filterClauses(query: Pick<ListQuery, 'filters' | 'today' | 'ids'
     // A substring of the free-text geography, ignoring case (SQLite: instr(lower(geography), ?)).
     clauses.push({ wildcard: { [`geography.${SORT_SUBFIELD}`]: { value: `*${escapeWildcard(f.geography.text.toLowerCase())}*`, case_insensitive: true } } });
   }
-  // Ranges never match a missing value, as SQL comparisons never match NULL.
-  if (f.deadlineAfter) clauses.push({ range: { deadline_date: { gt: f.deadlineAfter } } });
-  if (f.deadlineBefore) clauses.push({ range: { deadline_date: { lt: f.deadlineBefore } } });
-  if (f.createdFrom) clauses.push({ range: { created_at: { gte: f.createdFrom } } });
-  if (f.minAmount !== undefined) clauses.push({ range: { amount_max: { gte: f.minAmount } } });
-  if (f.maxAmount !== undefined) clauses.push({ range: { amount_min: { lte: f.maxAmount } } });
-  if (f.naics) {
-    const full = f.naics.filter((code) => code.length === 6);
-    const prefixes = f.naics.filter((code) => code.length < 6);
-    clauses.push(anyOf([...(full.length > 0 ? [{ terms: { naics: full } }] : []), ...prefixes.map((code) => ({ prefix: { naics: code } }))]));
-  }
-  if (f.setAside) clauses.push({ terms: { set_aside_code: f.setAside.map((code) => code.toUpperCase()) } });
+  for (const { filter, value } of declaredFiltersIn(f)) clauses.push(declaredClause(filter, value));
   if (f.applicant) {
     // An empty eligible_applicants (the source does not say) indexes no value.
     clauses.push(anyOf([{ term: { eligible_applicants: f.applicant.type } }, missing('eligible_applicants')]));

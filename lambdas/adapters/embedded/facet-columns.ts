@@ -25,10 +25,12 @@ import { forEachSet, type RowBitmap } from './row-bitmap';
  */
 
 /** The row columns a FacetRow reads beyond the filter columns, as opportunityRow() writes them. */
-export const FACET_COLUMNS = ['funder_name', 'category_names'] as const;
+export const FACET_COLUMNS = ['deadline_date', 'funder_name', 'funder_id', 'category_names'] as const;
 
-export type FacetRow = Pick<FilterRow, 'status' | 'live_until' | 'deadline_date' | 'states_lo' | 'states_hi'> & {
+export type FacetRow = Pick<FilterRow, 'status' | 'live_until' | 'states_lo' | 'states_hi'> & {
+  deadline_date: string | null;
   funder_name: string;
+  funder_id: string;
   /** JSON array of the record's categories as stored. */
   category_names: string;
 };
@@ -59,26 +61,40 @@ class Interned {
 }
 
 /**
- * A term facet's values (category, states, funder) as numbers: each spelling a code, and each
- * group (spellings equal under termKeyOf) a code, as FacetCounter groups them.
+ * A term facet's values (category, states, funder) as numbers: each spelling a code (with what it
+ * refers to, the funder facet's id), and each group (spellings equal under termKeyOf) a code, as
+ * FacetCounter groups them.
  */
 class TermCodes {
-  readonly spellings = new Interned();
+  private readonly spellings = new Interned();
   private readonly groups = new Interned();
-  /** The group of each spelling. */
+  /** The group, text and reference of each spelling. */
   private groupOfSpelling: number[] = [];
+  private readonly texts: string[] = [];
+  private readonly refs: (string | undefined)[] = [];
 
   /** A record's values as [group, spelling] pairs, each group once (the first spelling met, as TermTally keeps it). */
-  pairsOf(values: readonly string[]): number[] {
+  pairsOf(values: readonly string[], ref?: string): number[] {
     const pairs: number[] = [];
     for (const value of values) {
-      const spelling = this.spellings.code(value);
-      const group = (this.groupOfSpelling[spelling] ??= this.groups.code(termKeyOf(value)));
+      const spelling = this.spellings.code(ref === undefined ? value : `${value}\u0000${ref}`);
+      if (this.groupOfSpelling[spelling] === undefined) {
+        this.groupOfSpelling[spelling] = this.groups.code(termKeyOf(value));
+        this.texts[spelling] = value;
+        this.refs[spelling] = ref;
+      }
+      const group = this.groupOfSpelling[spelling]!;
       let seen = false;
       for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === group) seen = true;
       if (!seen) pairs.push(group, spelling);
     }
     return pairs;
+  }
+
+  /** A group's entry, named by one of its spellings. */
+  valueOf(spelling: number, count: number): FacetValue {
+    const ref = this.refs[spelling];
+    return ref === undefined ? { value: this.texts[spelling]!, count } : { value: this.texts[spelling]!, count, id: ref };
   }
 
   get groupCount(): number {
@@ -112,7 +128,7 @@ class TermCount {
   values(): FacetValue[] {
     const values: FacetValue[] = [];
     this.counts.forEach((count, group) => {
-      if (count > 0) values.push({ value: this.codes.spellings.values[this.spelling[group]!]!, count });
+      if (count > 0) values.push(this.codes.valueOf(this.spelling[group]!, count));
     });
     return rankedTermValues(values);
   }
@@ -163,7 +179,7 @@ export class FacetColumns {
     this.liveUntil[rowid] = dayNumber(row.live_until);
     this.deadline[rowid] = row.deadline_date === null ? ABSENT : this.deadlines.code(row.deadline_date);
     this.termLists.states[rowid] = this.listCode(this.terms.states.pairsOf(states));
-    this.termLists.funder[rowid] = this.listCode(this.terms.funder.pairsOf([row.funder_name]));
+    this.termLists.funder[rowid] = this.listCode(this.terms.funder.pairsOf([row.funder_name], row.funder_id));
     this.termLists.category[rowid] = this.listCode(this.terms.category.pairsOf(JSON.parse(row.category_names) as string[]));
   }
 

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { declaredFiltersIn, LIST_FILTERS, storedOp } from '../../core/query/filter-registry';
 import { firstIndexWhere } from '../../core/query/first-index';
 import type { ListQuery, PagePosition } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
@@ -90,8 +91,10 @@ export class OrderedPages {
   }
 }
 
-/** The sort fields whose values the filters bound: the deadline (deadline_after, deadline_before) and the amounts (min_amount, max_amount). */
-const BOUNDED_FIELDS: ReadonlySet<ListQuery['sort']['field']> = new Set(['deadline_date', 'amount_min', 'amount_max']);
+/** The fields a declared range over numbers or dates bounds (filter-registry.ts: the deadline, the amounts): their orders keep numeric keys. */
+const BOUNDED_FIELDS: ReadonlySet<string> = new Set(
+  LIST_FILTERS.flatMap((filter) => (filter.shape.type === 'range' && filter.shape.of !== 'timestamp' ? [filter.field] : [])),
+);
 
 /** A sort value as a number in the same order: an amount as it is, an ISO day as YYYYMMDD, none as NaN. */
 function numericKey(value: string | number | null): number {
@@ -101,10 +104,10 @@ function numericKey(value: string | number | null): number {
 }
 
 /**
- * The positions [start, end) of an order whose rows can pass the query's bounds on its sort
- * column (filterSql's: deadline_date > deadline_after and < deadline_before, amount_max >=
- * min_amount, amount_min <= max_amount; a row without a value passes none). Values ascend (or
- * descend) and rows without one come last, so each bound is one binary search.
+ * The positions [start, end) of an order whose rows can pass the query's declared ranges on its
+ * sort column (filterSql's: deadline_date > deadline_after, amount_max >= min_amount, ...; a row
+ * without a value passes none). Values ascend (or descend) and rows without one come last, so
+ * each bound is one binary search.
  */
 function boundedPositions(order: FieldOrder, query: ListQuery): [number, number] {
   const { keys } = order;
@@ -114,17 +117,20 @@ function boundedPositions(order: FieldOrder, query: ListQuery): [number, number]
   const field = query.sort.field;
   let above: ((v: number) => boolean) | undefined;
   let below: ((v: number) => boolean) | undefined;
-  if (field === 'deadline_date') {
-    const after = filters.deadlineAfter ? numericKey(filters.deadlineAfter) : undefined;
-    const before = filters.deadlineBefore ? numericKey(filters.deadlineBefore) : undefined;
-    if (after !== undefined) above = (v) => v > after;
-    if (before !== undefined) below = (v) => v < before;
-  } else if (field === 'amount_max' && filters.minAmount !== undefined) {
-    const min = filters.minAmount;
-    above = (v) => v >= min;
-  } else if (field === 'amount_min' && filters.maxAmount !== undefined) {
-    const max = filters.maxAmount;
-    below = (v) => v <= max;
+  for (const { filter, value } of declaredFiltersIn(filters)) {
+    if (filter.field !== field || filter.shape.type !== 'range' || !BOUNDED_FIELDS.has(field)) continue;
+    const bound = numericKey(value as string | number);
+    const op = storedOp(filter.shape);
+    const holds =
+      op === 'gt' ? (v: number) => v > bound : op === 'gte' ? (v: number) => v >= bound : op === 'lt' ? (v: number) => v < bound : (v: number) => v <= bound;
+    // Two bounds on one side both hold from (or fail from) one position: their conjunction does too.
+    if (op === 'gt' || op === 'gte') {
+      const other = above;
+      above = other ? (v) => other(v) && holds(v) : holds;
+    } else {
+      const other = below;
+      below = other ? (v) => other(v) && holds(v) : holds;
+    }
   }
   const n = keys.length;
   // Rows without a value (NaN) come last and pass no bound: a walk that starts where a bound holds

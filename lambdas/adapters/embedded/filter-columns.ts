@@ -1,14 +1,16 @@
 import type { OpportunityFilters } from '../../core/query/list-query';
-import { type RangeBound, RangeIndex } from './range-index';
+import { DECLARED_COLUMNS } from './declared-columns';
+import { DeclaredFilterColumns, dayNumber, type RowTest } from './declared-filter-columns';
 import { andInto, bytesOf, clearBit, forEachSet, grownBitmap, keepWhere, orInto, type RowBitmap, setBit, wordsFor } from './row-bitmap';
 import { applicantMask, stateMasks } from './sqlite-index-schema';
 
+export { dayNumber } from './declared-filter-columns';
+
 /**
  * The filter columns of one kind's index rows, held in memory by rowid, so the filters of a search
- * become a mask from bitmaps: kept as rows are written for the values with few choices, and from
- * a range index (range-index.ts) for the amounts and deadlines; a listing by states and deadline
- * takes about 0.1 ms at 100,000 rows. SQLite scanned its row table at about 0.6 µs a row (60-80
- * ms at 100,000 grants, for any filter).
+ * become a mask from bitmaps: kept as rows are written for the values with few choices, from range
+ * indexes for the declared ranges over numbers and dates (declared-filter-columns.ts), and per-row
+ * tests for the rest. SQLite scanned its row table row by row for any filter.
  *
  * The conditions are those of filterSql (sqlite-index-filters.ts), evaluated with SQL's meaning:
  * a comparison with a missing value is false, text compares by code unit (every compared value is
@@ -16,58 +18,41 @@ import { applicantMask, stateMasks } from './sqlite-index-schema';
  * on the same rows and filters (test/unit/filter-columns.test.ts).
  */
 
-/** The columns a row contributes, as opportunityRow() writes them. */
+/** The columns a row contributes, as opportunityRow() writes them: the explicit filters' below, the declared filters' (declared-columns.ts) by name. */
 export interface FilterRow {
-  created_at: string;
-  deadline_date: string | null;
   live_until: string;
-  amount_min: number | null;
-  amount_max: number | null;
   status: string;
   awarded: number;
-  categories: string;
   states_lo: number;
   states_hi: number;
   national: number;
   geo_level: string;
   geography: string | null;
-  naics: string | null;
-  set_aside: string | null;
   applicants: number;
   requires_501c3: number | null;
+  [declared: string]: string | number | null;
 }
 
-/** The row columns FilterRow reads, for a SELECT. */
-export const FILTER_COLUMNS: readonly (keyof FilterRow)[] = [
-  'created_at',
-  'deadline_date',
+const EXPLICIT_COLUMNS = [
   'live_until',
-  'amount_min',
-  'amount_max',
   'status',
   'awarded',
-  'categories',
   'states_lo',
   'states_hi',
   'national',
   'geo_level',
   'geography',
-  'naics',
-  'set_aside',
   'applicants',
   'requires_501c3',
-];
+] as const;
+
+/** The row columns FilterRow reads, for a SELECT. */
+export const FILTER_COLUMNS: readonly string[] = [...EXPLICIT_COLUMNS, ...DECLARED_COLUMNS.map((column) => column.name)];
 
 const asciiLower = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
-/** An ISO day (YYYY-MM-DD) as the number YYYYMMDD, which orders as the text does. */
-export const dayNumber = (day: string) => Number(day.slice(0, 4)) * 10_000 + Number(day.slice(5, 7)) * 100 + Number(day.slice(8, 10));
-
-/** One test of a row by rowid; the mask keeps rows that pass them all. */
-type RowTest = (rowid: number) => boolean;
-
-/** The columns only the per-row tests read (testsOf); the others are typed arrays and bitmaps. */
-const TESTED_COLUMNS = ['categories', 'geo_level', 'geography', 'created_at', 'naics', 'set_aside', 'applicants', 'requires_501c3'] as const;
+/** The explicit columns only the per-row tests read (testsOf); the others are typed arrays and bitmaps. */
+const TESTED_COLUMNS = ['geo_level', 'geography', 'applicants', 'requires_501c3'] as const;
 type TestedColumn = (typeof TESTED_COLUMNS)[number];
 type Columns = { [C in TestedColumn]: FilterRow[C][] };
 
@@ -79,18 +64,13 @@ const ANY = LIVE | NOT_LIVE;
 const STATE_BITS = 64;
 
 export class FilterColumns {
-  /** One array per column, indexed by rowid, for the filters a bitmap does not cover (category, NAICS, ...). */
+  /** One array per column, indexed by rowid, for the explicit filters a bitmap does not cover (geography, applicants). */
   private readonly columns = Object.fromEntries(TESTED_COLUMNS.map((column) => [column, []])) as unknown as Columns;
-  /**
-   * The ordered columns every search bounds (liveness, amounts, deadline) as typed arrays, for
-   * the range indexes and their fallback pass. A missing amount is NaN, which fails every
-   * comparison as NULL does in SQL; a missing deadline is 0, which fails both of its bounds.
-   */
+  /** The declared filters' columns (declared-columns.ts). */
+  private readonly declared = new DeclaredFilterColumns();
+  /** Liveness, status and states as typed arrays, for the bitmaps and the day's live rows. */
   private typed = {
     liveUntil: new Int32Array(0),
-    amountMin: new Float64Array(0),
-    amountMax: new Float64Array(0),
-    deadline: new Int32Array(0),
     status: new Uint8Array(0),
     statesLo: new Int32Array(0),
     statesHi: new Int32Array(0),
@@ -108,15 +88,9 @@ export class FilterColumns {
   private rows = 0;
   /** A small code for each stored status (a handful of words), 1-based. */
   private readonly statusCodes = new Map<string, number>();
-  /** Range indexes over the bounded columns (range-index.ts); a write makes them stale. */
-  private readonly ranges = {
-    deadline: new RangeIndex((day) => day !== 0),
-    amountMin: new RangeIndex((amount) => !Number.isNaN(amount)),
-    amountMax: new RangeIndex((amount) => !Number.isNaN(amount)),
-  };
   /**
-   * One copy of each text value of the columns with few distinct values (a category list, a place,
-   * a NAICS code): each row's read from SQLite is a new string, 15 MB of copies at 100,000 grants.
+   * One copy of each text value of the columns with few distinct values (a place, a level): each
+   * row's read from SQLite is a new string.
    */
   private readonly texts = new Map<string, string>();
   /** Which rows are live on a day: computed once a day (and after a write), as every default search asks. */
@@ -125,17 +99,14 @@ export class FilterColumns {
   set(rowid: number, row: FilterRow): void {
     if (rowid >= this.rows) this.grow(Math.max(rowid + 1, this.rows * 2, 1024));
     this.clearBitsOf(rowid);
-    this.staleRanges();
-    for (const column of TESTED_COLUMNS) (this.columns[column] as unknown[])[rowid] = column === 'created_at' ? row[column] : this.shared(row[column]);
+    this.declared.set(rowid, row);
+    for (const column of TESTED_COLUMNS) (this.columns[column] as unknown[])[rowid] = this.shared(row[column]);
     this.columns.geography[rowid] = row.geography === null ? null : this.shared(asciiLower(row.geography));
     let code = this.statusCodes.get(row.status);
     if (code === undefined) this.statusCodes.set(row.status, (code = this.statusCodes.size + 1));
     const { typed, bits } = this;
     typed.status[rowid] = code;
     typed.liveUntil[rowid] = dayNumber(row.live_until);
-    typed.amountMin[rowid] = row.amount_min ?? Number.NaN;
-    typed.amountMax[rowid] = row.amount_max ?? Number.NaN;
-    typed.deadline[rowid] = row.deadline_date === null ? 0 : dayNumber(row.deadline_date);
     typed.statesLo[rowid] = row.states_lo;
     typed.statesHi[rowid] = row.states_hi;
     setBit(bits.present, rowid);
@@ -158,12 +129,8 @@ export class FilterColumns {
   delete(rowid: number): void {
     if (rowid >= this.rows) return;
     this.clearBitsOf(rowid);
-    this.staleRanges();
+    this.declared.delete();
     if (this.live) clearBit(this.live.bits, rowid);
-  }
-
-  private staleRanges(): void {
-    for (const range of Object.values(this.ranges)) range.stale();
   }
 
   /** Takes a row out of every bitmap, by the values it was last set with. */
@@ -186,17 +153,14 @@ export class FilterColumns {
       return array;
     };
     const ints = (n: number) => new Int32Array(n);
-    const numbers = (n: number) => new Float64Array(n);
     const { typed, bits } = this;
     this.typed = {
       liveUntil: grown(typed.liveUntil, ints),
-      amountMin: grown(typed.amountMin, numbers),
-      amountMax: grown(typed.amountMax, numbers),
-      deadline: grown(typed.deadline, ints),
       status: grown(typed.status, (n) => new Uint8Array(n)),
       statesLo: grown(typed.statesLo, ints),
       statesHi: grown(typed.statesHi, ints),
     };
+    this.declared.grow(capacity);
     const words = wordsFor(capacity);
     this.bits = {
       present: grownBitmap(bits.present, words),
@@ -216,43 +180,20 @@ export class FilterColumns {
 
   /** The rows passing the filters, as a bitmap (count it with countBits). */
   maskBits(filters: OpportunityFilters | null, today: string): RowBitmap {
-    const { bits, typed } = this;
+    const { bits } = this;
     const mask = bits.present.slice();
     if (!filters) return mask;
     if (filters.opportunityType !== 'all') andInto(mask, bits.awarded, filters.opportunityType !== 'awarded');
     if (filters.status) andInto(mask, this.statusBits(filters.status, today));
-    const { minAmount, maxAmount, deadlineAfter, deadlineBefore } = filters;
-    const { amountMin, amountMax, deadline } = typed;
-    if (minAmount !== undefined) {
-      this.keepWithin(mask, 'amountMax', { min: { value: minAmount, inclusive: true } }, () => keepWhere(mask, amountMax, (amount) => amount >= minAmount));
-    }
-    if (maxAmount !== undefined) {
-      this.keepWithin(mask, 'amountMin', { max: { value: maxAmount, inclusive: true } }, () => keepWhere(mask, amountMin, (amount) => amount <= maxAmount));
-    }
-    if (deadlineAfter || deadlineBefore) {
-      const after = deadlineAfter ? { value: dayNumber(deadlineAfter), inclusive: false } : undefined;
-      const before = deadlineBefore ? { value: dayNumber(deadlineBefore), inclusive: false } : undefined;
-      this.keepWithin(mask, 'deadline', { ...(after ? { min: after } : {}), ...(before ? { max: before } : {}) }, () => {
-        // A missing deadline is 0, and passes neither bound.
-        if (after) keepWhere(mask, deadline, (day) => day > after.value);
-        if (before) keepWhere(mask, deadline, (day) => day !== 0 && day < before.value);
-      });
-    }
+    const declaredTests = this.declared.narrow(mask, bits.present, filters);
     if (filters.states) andInto(mask, this.stateBits(filters.states, filters.includeNational));
     if (!filters.geography?.level && filters.geography?.states) andInto(mask, this.stateBits(filters.geography.states, false));
-    for (const test of testsOf(filters, this.columns)) {
+    for (const test of [...testsOf(filters, this.columns), ...declaredTests]) {
       forEachSet(mask, (rowid) => {
         if (!test(rowid)) clearBit(mask, rowid);
       });
     }
     return mask;
-  }
-
-  /** Keeps the rows whose `column` lies within the bounds: by its range index, or by `pass` while the index waits to be rebuilt. */
-  private keepWithin(mask: RowBitmap, column: keyof FilterColumns['ranges'], bounds: { min?: RangeBound; max?: RangeBound }, pass: () => void): void {
-    const rows = this.ranges[column].rowsWithin(this.typed[column], this.bits.present, bounds);
-    if (rows) andInto(mask, rows);
-    else pass();
   }
 
   /** The rows whose status (and liveness) a status filter admits. */
@@ -295,33 +236,16 @@ export class FilterColumns {
 
 const hasStateBit = (lo: number, hi: number, bit: number) => (bit < 32 ? (lo >>> bit) & 1 : (hi >>> (bit - 32)) & 1) === 1;
 
-/** The tests of the filters the typed passes do not cover. */
+/** The tests of the explicit filters the bitmaps do not cover. */
 function testsOf(f: OpportunityFilters, c: Columns): RowTest[] {
   const tests: RowTest[] = [];
-  if (f.category) {
-    const key = `|${f.category.toLowerCase()}|`;
-    tests.push((i) => c.categories[i]!.includes(key));
-  }
-  // States, amounts and the deadline bounds come from bitmaps and range indexes in maskBits().
+  // States come from bitmaps in maskBits(), the declared filters from their own columns.
   if (f.geography?.level) {
     const level = f.geography.level;
     tests.push((i) => c.geo_level[i] === level);
   } else if (f.geography?.text) {
     const text = f.geography.text.toLowerCase();
     tests.push((i) => c.geography[i]?.includes(text) ?? false);
-  }
-  const { createdFrom } = f;
-  if (createdFrom) tests.push((i) => c.created_at[i]! >= createdFrom);
-  if (f.naics) {
-    const prefixes = f.naics;
-    tests.push((i) => {
-      const naics = c.naics[i];
-      return naics != null && prefixes.some((code) => naics.slice(0, code.length) === code);
-    });
-  }
-  if (f.setAside) {
-    const codes = new Set(f.setAside);
-    tests.push((i) => c.set_aside[i] != null && codes.has(c.set_aside[i]!));
   }
   if (f.applicant) {
     const bit = applicantMask([f.applicant.type]);

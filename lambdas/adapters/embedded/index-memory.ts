@@ -45,7 +45,7 @@ export class IndexMemory {
   /** Every row and vector of the index's tables. */
   load(db: Database.Database): void {
     for (const kind of ['grant', 'contract', 'funder'] as const) {
-      const columns = kind === 'funder' ? '' : `, ${[...FILTER_COLUMNS, ...FACET_COLUMNS].join(', ')}`;
+      const columns = kind === 'funder' ? '' : `, ${[...new Set([...FILTER_COLUMNS, ...FACET_COLUMNS])].join(', ')}`;
       for (const row of db.prepare(`SELECT rowid, id${columns} FROM ${kind}_rows`).iterate() as Iterable<
         FilterRow & FacetRow & { rowid: number; id: string }
       >) {

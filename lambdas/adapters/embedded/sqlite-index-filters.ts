@@ -1,6 +1,8 @@
 import type { StateCode } from '../../core/geo';
+import { declaredFiltersIn, type FilterValue, type ListFilter, type RangeOp, storedOp, termsOf } from '../../core/query/filter-registry';
 import type { ListQuery, OpportunityFilters, StatusClause } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
+import { DECLARED_COLUMNS, type DeclaredColumn } from './declared-columns';
 import { applicantMask, NULLABLE_SORT_COLUMNS, SORT_COLUMNS, stateMasks } from './sqlite-index-schema';
 
 /** WHERE conditions on the row table `r`, and their parameters in order. */
@@ -21,14 +23,39 @@ function statusCondition(clause: StatusClause, today: string, params: unknown[])
   return `(r.status = ? AND r.live_until ${clause.live ? '>=' : '<'} ?)`;
 }
 
+const SQL_OPS: Record<RangeOp, string> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+const COLUMN_OF: ReadonlyMap<string, DeclaredColumn> = new Map(DECLARED_COLUMNS.map((column) => [column.name, column]));
+
+/** A declared filter's condition (filter-registry.ts) on its column (declared-columns.ts), by its shape. */
+function declaredCondition(filter: ListFilter, value: FilterValue, params: unknown[]): string {
+  const { shape } = filter;
+  const column = COLUMN_OF.get(filter.field)!;
+  const at = `r.${column.name}`;
+  switch (shape.type) {
+    case 'terms': {
+      const terms = termsOf(shape, value);
+      if (!column.list) {
+        params.push(...terms);
+        return `${at} IN (${terms.map(() => '?').join(', ')})`;
+      }
+      params.push(...terms.map((term) => `|${term}|`));
+      return terms.length === 1 ? `instr(${at}, ?) > 0` : `(${terms.map(() => `instr(${at}, ?) > 0`).join(' OR ')})`;
+    }
+    case 'prefix': {
+      const codes = value as readonly string[];
+      for (const code of codes) params.push(code.length, code);
+      return `(${codes.map(() => `substr(${at}, 1, ?) = ?`).join(' OR ')})`;
+    }
+    case 'range':
+      params.push(value);
+      return `${at} ${SQL_OPS[storedOp(shape)]} ?`;
+  }
+}
+
 export function filterSql(f: OpportunityFilters, today: string, sql: Sql): void {
   const { where, params } = sql;
   if (f.opportunityType !== 'all') where.push(`r.awarded = ${f.opportunityType === 'awarded' ? 1 : 0}`);
   if (f.status) where.push(`(${f.status.map((clause) => statusCondition(clause, today, params)).join(' OR ')})`);
-  if (f.category) {
-    where.push('instr(r.categories, ?) > 0');
-    params.push(`|${f.category.toLowerCase()}|`);
-  }
   if (f.states) where.push(stateCondition(f.states, sql, f.includeNational));
   if (f.geography?.level) {
     where.push('r.geo_level = ?');
@@ -39,34 +66,7 @@ export function filterSql(f: OpportunityFilters, today: string, sql: Sql): void 
     where.push('instr(lower(r.geography), ?) > 0');
     params.push(f.geography.text.toLowerCase());
   }
-  if (f.deadlineAfter) {
-    where.push('r.deadline_date > ?');
-    params.push(f.deadlineAfter);
-  }
-  if (f.deadlineBefore) {
-    where.push('r.deadline_date < ?');
-    params.push(f.deadlineBefore);
-  }
-  if (f.createdFrom) {
-    where.push('r.created_at >= ?');
-    params.push(f.createdFrom);
-  }
-  if (f.minAmount !== undefined) {
-    where.push('r.amount_max >= ?');
-    params.push(f.minAmount);
-  }
-  if (f.maxAmount !== undefined) {
-    where.push('r.amount_min <= ?');
-    params.push(f.maxAmount);
-  }
-  if (f.naics) {
-    where.push(`(${f.naics.map(() => 'substr(r.naics, 1, ?) = ?').join(' OR ')})`);
-    for (const code of f.naics) params.push(code.length, code);
-  }
-  if (f.setAside) {
-    where.push(`r.set_aside IN (${f.setAside.map(() => '?').join(', ')})`);
-    params.push(...f.setAside);
-  }
+  for (const { filter, value } of declaredFiltersIn(f)) where.push(declaredCondition(filter, value, params));
   if (f.applicant) {
     where.push('(r.applicants = 0 OR (r.applicants & ?) != 0)');
     params.push(applicantMask([f.applicant.type]));
@@ -74,13 +74,9 @@ export function filterSql(f: OpportunityFilters, today: string, sql: Sql): void 
   }
 }
 
-/** Whether the filters already drop records whose sort column is null (so no nulls-last key is needed). */
+/** Whether the filters already drop records whose sort column is null (so no nulls-last key is needed): a declared filter never matches a missing value. */
 function excludesNulls(column: string, f: OpportunityFilters | null): boolean {
-  if (!f) return false;
-  if (column === 'deadline_date') return f.deadlineAfter !== undefined || f.deadlineBefore !== undefined;
-  if (column === 'amount_max') return f.minAmount !== undefined;
-  if (column === 'amount_min') return f.maxAmount !== undefined;
-  return false;
+  return declaredFiltersIn(f).some(({ filter }) => filter.field === column);
 }
 
 /** ORDER BY of a field sort (relevance orders are the rankings' own). */

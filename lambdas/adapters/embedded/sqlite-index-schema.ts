@@ -6,13 +6,44 @@ import { APPLICANT_TYPES, type ApplicantType, type Contract, type Funder, type G
 import { KEYWORD_FIELDS, keywordFieldsOf } from '../../core/search/keyword-fields';
 import { sameSpace, VectorSpaceMismatch } from '../../core/search/vector-space';
 import type { VectorSpace } from '../../ports/embedder';
+import { DECLARED_COLUMNS, declaredColumnValues } from './declared-columns';
 
 /**
  * The embedded index's tables. Each kind has a narrow row table for filters and sorts, a doc
  * table holding the public JSON, a contentless FTS5 table and a vector table, all sharing the
- * rowid. A new SCHEMA_VERSION drops and rebuilds the index from the record store.
+ * rowid. A new SCHEMA_VERSION, or a change in the declared filters' columns (a filter added to
+ * filter-registry.ts), drops and rebuilds the index from the record store.
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
+
+/** The row columns of the opportunity kinds before the declared filters' (declared-columns.ts), which add those these lack. */
+const OPPORTUNITY_COLUMNS = [
+  'rowid INTEGER PRIMARY KEY',
+  'id TEXT NOT NULL UNIQUE',
+  'title TEXT NOT NULL',
+  'created_at TEXT NOT NULL',
+  'deadline_date TEXT',
+  'live_until TEXT NOT NULL',
+  'amount_min REAL',
+  'amount_max REAL',
+  'status TEXT NOT NULL',
+  'awarded INTEGER NOT NULL',
+  'states_lo INTEGER NOT NULL',
+  'states_hi INTEGER NOT NULL',
+  'national INTEGER NOT NULL',
+  'geo_level TEXT NOT NULL',
+  'geography TEXT',
+  'applicants INTEGER NOT NULL',
+  'requires_501c3 INTEGER',
+  'funder_name TEXT NOT NULL',
+  'funder_id TEXT NOT NULL',
+  'category_names TEXT NOT NULL',
+];
+const OPPORTUNITY_COLUMN_NAMES = new Set(OPPORTUNITY_COLUMNS.map((definition) => definition.split(' ')[0]!));
+const ROW_COLUMNS = [
+  ...OPPORTUNITY_COLUMNS,
+  ...DECLARED_COLUMNS.filter((column) => !OPPORTUNITY_COLUMN_NAMES.has(column.name)).map((column) => `${column.name} ${column.sqlType}`),
+];
 
 /**
  * live_until of a record nothing ends: a day after any `today`, so liveness is one range test
@@ -59,12 +90,7 @@ const FTS_TABLE = (kind: ResourceKind) =>
 function opportunityDdl(kind: 'grant' | 'contract'): string[] {
   const t = `${kind}_rows`;
   const ddl = [
-    `CREATE TABLE ${t} (
-      rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, created_at TEXT NOT NULL,
-      deadline_date TEXT, live_until TEXT NOT NULL, amount_min REAL, amount_max REAL, status TEXT NOT NULL, awarded INTEGER NOT NULL,
-      categories TEXT NOT NULL, states_lo INTEGER NOT NULL, states_hi INTEGER NOT NULL, national INTEGER NOT NULL,
-      geo_level TEXT NOT NULL, geography TEXT, naics TEXT, set_aside TEXT, applicants INTEGER NOT NULL, requires_501c3 INTEGER,
-      funder_name TEXT NOT NULL, category_names TEXT NOT NULL)`,
+    `CREATE TABLE ${t} (${ROW_COLUMNS.join(', ')})`,
     `CREATE TABLE ${kind}_docs (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL)`,
     `CREATE TABLE ${kind}_vectors (rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL)`,
     FTS_TABLE(kind),
@@ -122,10 +148,6 @@ export function applicantMask(types: readonly ApplicantType[]): number {
   return mask;
 }
 
-function categoriesKey(categories: readonly string[]): string {
-  return `|${categories.map((c) => c.toLowerCase()).join('|')}|`;
-}
-
 export function opportunityRow(record: Grant | Contract): Record<string, unknown> {
   const [lo, hi] = stateMasks(record.states);
   return {
@@ -138,19 +160,19 @@ export function opportunityRow(record: Grant | Contract): Record<string, unknown
     amount_max: record.amount_max,
     status: record.status,
     awarded: record.opportunity_type === 'awarded' ? 1 : 0,
-    categories: categoriesKey(record.categories),
     states_lo: lo,
     states_hi: hi,
     national: record.states.length === 0 ? 1 : 0,
     geo_level: geographyLevelOf(record.states, record.geography),
     geography: record.geography,
-    naics: 'naics' in record ? record.naics : null,
-    set_aside: 'set_aside_code' in record && record.set_aside_code ? record.set_aside_code.toUpperCase() : null,
     applicants: 'eligible_applicants' in record ? applicantMask(record.eligible_applicants) : 0,
     requires_501c3: 'requires_501c3' in record && record.requires_501c3 !== null ? Number(record.requires_501c3) : null,
     // Read by the facets only (facet-columns.ts).
     funder_name: record.funder_name,
+    funder_id: record.funder_id,
     category_names: JSON.stringify(record.categories),
+    // The declared filters' columns: a field such as created_at that is a column above too holds the same value.
+    ...declaredColumnValues(record),
   };
 }
 
@@ -171,7 +193,7 @@ export function textColumnsOf(kind: ResourceKind, record: Grant | Contract | Fun
  */
 export function ensureIndexSchema(db: Database.Database, space: VectorSpace, filename: string): boolean {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version === SCHEMA_VERSION) {
+  if (version === SCHEMA_VERSION && storedMeta(db, 'row_columns') === ROW_COLUMNS_META) {
     const stored = db.prepare(`SELECT value FROM index_meta WHERE key = 'vector_space'`).pluck().get() as string | undefined;
     const found = stored ? (JSON.parse(stored) as VectorSpace) : null;
     if (found && !sameSpace(found, space)) {
@@ -187,7 +209,16 @@ export function ensureIndexSchema(db: Database.Database, space: VectorSpace, fil
     for (const stmt of schemaDdl()) db.exec(stmt);
     db.exec('CREATE TABLE index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
     db.prepare(`INSERT INTO index_meta (key, value) VALUES ('vector_space', ?)`).run(JSON.stringify(space));
+    db.prepare(`INSERT INTO index_meta (key, value) VALUES ('row_columns', ?)`).run(ROW_COLUMNS_META);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   })();
   return true;
+}
+
+/** The row table's columns as index_meta records them: an index whose columns differ is rebuilt. */
+const ROW_COLUMNS_META = JSON.stringify(ROW_COLUMNS);
+
+function storedMeta(db: Database.Database, key: string): string | undefined {
+  const table = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'index_meta'`).pluck().get();
+  return table ? (db.prepare('SELECT value FROM index_meta WHERE key = ?').pluck().get(key) as string | undefined) : undefined;
 }

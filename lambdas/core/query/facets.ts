@@ -15,7 +15,8 @@ import { statusClauses } from './status-clauses';
  *   matches them (ignoring case), named by the spelling of the record with the smallest id.
  * - states: each postal code in a record's states; a record with none (national: it applies in
  *   every state) counts under NATIONAL_STATE_VALUE.
- * - funder: the record's funder name, grouped ignoring case like category.
+ * - funder: the record's funder name, grouped ignoring case like category, with the funder_id of
+ *   the record that names the group as `id`, so the value can be passed back to funder_id.
  * - deadline_within: exclusive day windows from the query's date (DEADLINE_BUCKETS), every one
  *   listed, in that order, zeros included, so they sum to the total.
  *
@@ -31,6 +32,8 @@ export type TermFacetName = Extract<FacetName, 'category' | 'states' | 'funder'>
 export interface FacetValue {
   value: string;
   count: number;
+  /** funder only: the funder's id, for the funder_id filter. */
+  id?: string;
 }
 export type Facets = Partial<Record<FacetName, FacetValue[]>>;
 
@@ -118,21 +121,22 @@ export function rankedTermValues(values: Iterable<FacetValue>): FacetValue[] {
     .filter((v) => v.count > 0)
     .sort((a, b) => b.count - a.count || compareCodePoints(termKeyOf(a.value), termKeyOf(b.value)))
     .slice(0, FACET_VALUE_CAP)
-    .map(({ value, count }) => ({ value, count }));
+    .map(({ value, count, id }) => (id === undefined ? { value, count } : { value, count, id }));
 }
 
 /**
  * Counts one term facet: values grouped by termKeyOf, each counted once per record, named by the
- * spelling of the record with the smallest id (so two adapters name a group alike).
+ * spelling of the record with the smallest id (so two adapters name a group alike), and given
+ * that record's reference (the funder facet's id) when it has one.
  */
 export class TermTally {
-  private readonly groups = new Map<string, { value: string; count: number; id: string }>();
+  private readonly groups = new Map<string, { value: string; count: number; first: string; ref: string | undefined }>();
   private readonly seen = new Set<string>();
   /** The key of each spelling met: a catalogue repeats a few hundred names across its records. */
   private readonly keys = new Map<string, string>();
 
-  /** One record's values (duplicates within a record count once). */
-  add(id: string, values: readonly string[]): void {
+  /** One record's values (duplicates within a record count once), and what they refer to. */
+  add(id: string, values: readonly string[], ref?: string): void {
     this.seen.clear();
     for (const value of values) {
       let key = this.keys.get(value);
@@ -142,16 +146,16 @@ export class TermTally {
         this.seen.add(key);
       }
       const group = this.groups.get(key);
-      if (!group) this.groups.set(key, { value, count: 1, id });
+      if (!group) this.groups.set(key, { value, count: 1, first: id, ref });
       else {
         group.count++;
-        if (id < group.id) Object.assign(group, { value, id });
+        if (id < group.first) Object.assign(group, { value, first: id, ref });
       }
     }
   }
 
   ranked(): FacetValue[] {
-    return rankedTermValues(this.groups.values());
+    return rankedTermValues([...this.groups.values()].map(({ value, count, ref }) => (ref === undefined ? { value, count } : { value, count, id: ref })));
   }
 }
 
@@ -179,6 +183,7 @@ export interface FacetRecord {
   categories: readonly string[];
   states: readonly string[];
   funder_name: string;
+  funder_id: string;
   deadline_date: string | null;
 }
 
@@ -211,7 +216,7 @@ export class FacetCounter {
     if (wanted.has('deadline_within')) bump(this.deadlines, this.deadlineBucketOf(record.deadline_date));
     if (wanted.has('category')) this.terms.category.add(record.id, record.categories);
     if (wanted.has('states')) this.terms.states.add(record.id, record.states.length > 0 ? record.states : [NATIONAL_STATE_VALUE]);
-    if (wanted.has('funder')) this.terms.funder.add(record.id, [record.funder_name]);
+    if (wanted.has('funder')) this.terms.funder.add(record.id, [record.funder_name], record.funder_id);
   }
 
   private statusValueOf(stored: string, live: boolean): string {

@@ -1,8 +1,8 @@
-import { addDays } from '../dates';
 import { type FieldIssue, invalidParameters } from '../errors';
 import { GEOGRAPHY_LEVELS, type GeographyLevel, type StateCode, statesMentionedIn } from '../geo';
 import type { ApplicantType, ResourceKind } from '../records';
 import { FACET_NAMES, FACET_VALUE_CAP, type FacetName, NATIONAL_STATE_VALUE } from './facets';
+import { AMOUNT_MAX, type DeclaredFilterValues, declaredFilterValues, filterParamsOf } from './filter-registry';
 import { type ParamSpec, parseParams } from './params';
 import { statusClauses } from './status-clauses';
 
@@ -29,27 +29,7 @@ export const SORT_FIELDS = {
 export type SortField = (typeof SORT_FIELDS)[ResourceKind][number] | 'relevance';
 export type SortOrder = 'asc' | 'desc';
 
-/** SAM.gov set-aside codes (Get Opportunities v2 `typeOfSetAside`). */
-export const SET_ASIDE_CODES = [
-  'SBA',
-  'SBP',
-  '8A',
-  '8AN',
-  'HZC',
-  'HZS',
-  'SDVOSBC',
-  'SDVOSBS',
-  'WOSB',
-  'WOSBSS',
-  'EDWOSB',
-  'EDWOSBSS',
-  'LAS',
-  'IEE',
-  'ISBEE',
-  'BICIV',
-  'VSA',
-  'VSS',
-] as const;
+export { dayAfter, SET_ASIDE_CODES } from './filter-registry';
 
 export const LIST_FORMATS = ['json', 'csv'] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -57,7 +37,7 @@ export type ListFormat = (typeof LIST_FORMATS)[number];
 /** Rows one CSV export holds at most (lambdas/core/export/csv-export.ts keeps it under the response size too). */
 export const CSV_MAX_ROWS = 10_000;
 
-export const LIMITS = { pageMax: 100, pageDefault: 20, offsetMax: 10_000, searchMaxLength: 500, amountMax: 1e13 } as const;
+export const LIMITS = { pageMax: 100, pageDefault: 20, offsetMax: 10_000, searchMaxLength: 500, amountMax: AMOUNT_MAX } as const;
 
 /**
  * A stored status, optionally narrowed to the records that are live on the query's date (true) or
@@ -68,23 +48,18 @@ export interface StatusClause {
   live?: boolean;
 }
 
-export interface OpportunityFilters {
+/**
+ * The filters of a grant or contract list: those that fit no shape, here, and those of
+ * filter-registry.ts by their keys (deadlineAfter, createdFrom: the instant after posted_after's
+ * day, minAmount, naics, setAside, funderIds, ...).
+ */
+export interface OpportunityFilters extends DeclaredFilterValues {
   opportunityType: OpportunityTypeFilter;
   /** Disjunction of clauses; undefined means any status. */
   status?: StatusClause[];
-  category?: string;
   states?: StateCode[];
   includeNational: boolean;
   geography?: { level?: GeographyLevel; states?: StateCode[]; text?: string };
-  deadlineAfter?: string;
-  deadlineBefore?: string;
-  /** Inclusive lower bound on created_at: the day after posted_after, at 00:00 UTC. */
-  createdFrom?: string;
-  minAmount?: number;
-  maxAmount?: number;
-  /** NAICS prefixes (2 to 6 digits), contracts only. */
-  naics?: string[];
-  setAside?: string[];
   /**
    * Grants an applicant of this type may apply for: eligible_applicants lists the type or is
    * empty (unknown). With lacks501c3, grants whose nonprofit applicants need 501(c)(3) status are
@@ -161,16 +136,16 @@ const commonParams = (kind: ResourceKind, searchedFields: string): ParamSpec[] =
 ];
 
 const FACETS_DESCRIPTION =
-  `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]}, counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). ` +
+  `Comma-separated facet names (any of ${FACET_NAMES.join(', ')}): adds \`facets\` to the response (with count_only too), {name: [{value, count}]} (funder values add id), counted over the whole filtered result set (the records pagination.total counts, in every search mode; in semantic and hybrid modes on OpenSearch, the window of nearest candidates that total counts, so they are lower bounds too when total_relation is gte). ` +
   "status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). " +
   "category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). " +
   `states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under ${NATIONAL_STATE_VALUE} (the records include_national adds: states=${NATIONAL_STATE_VALUE} returns them). ` +
-  'funder: the funder name. ' +
+  "funder: the funder name, grouped ignoring case, with id, the funder's id, to pass back as funder_id=<id> (which returns that count unless two funders share the name). " +
   `category, states and funder list only values with a count, most first (ties by value), at most ${FACET_VALUE_CAP}. ` +
   'deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). ' +
   'Funders have no facets.';
 
-const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec[] => [
+const opportunityParams = (kind: Exclude<ResourceKind, 'funder'>, statuses: readonly string[], noun: string): ParamSpec[] => [
   {
     name: 'status',
     description: `Comma-separated statuses (${statuses.join(', ')}). Without it, opportunity_type=open returns what can be applied for: ${noun === 'grants' ? 'posted grants whose deadline, archive date and listing have not lapsed, and forecasted ones' : 'active solicitations whose deadline and archive date have not passed'}`,
@@ -182,7 +157,6 @@ const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec
     kind: { type: 'enum', values: OPPORTUNITY_TYPE_FILTERS },
     default: 'open',
   },
-  { name: 'category', description: 'Category name (case-insensitive exact match)', kind: { type: 'text', maxLength: 100 } },
   {
     name: 'states',
     description: `Comma-separated postal codes; state-specific ${noun} only unless include_national=true. ${NATIONAL_STATE_VALUE} among them stands for the ${noun} with no state restriction, as include_national=true does (states=${NATIONAL_STATE_VALUE} alone: only those)`,
@@ -195,11 +169,7 @@ const opportunityParams = (statuses: readonly string[], noun: string): ParamSpec
     kind: { type: 'text', maxLength: 100 },
     deprecated: true,
   },
-  { name: 'deadline_after', description: 'Deadline strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
-  { name: 'deadline_before', description: 'Deadline strictly before this date (YYYY-MM-DD); must be later than deadline_after', kind: { type: 'date' } },
-  { name: 'posted_after', description: 'Created strictly after this date (YYYY-MM-DD)', kind: { type: 'date' } },
-  { name: 'min_amount', description: 'Keeps records whose amount_max is at least this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },
-  { name: 'max_amount', description: 'Keeps records whose amount_min is at most this', kind: { type: 'number', min: 0, max: LIMITS.amountMax } },
+  ...filterParamsOf(kind),
   { name: 'facets', description: FACETS_DESCRIPTION, kind: { type: 'enumList', values: FACET_NAMES } },
 ];
 
@@ -209,20 +179,14 @@ export const LIST_PARAMS: Record<ResourceKind, readonly ParamSpec[]> = {
       'grant',
       'title, description, funder and Assistance Listing program titles (keyword and hybrid also match opportunity, Assistance Listing and agency codes exactly)',
     ),
-    ...opportunityParams(GRANT_STATUS_FILTERS, 'grants'),
+    ...opportunityParams('grant', GRANT_STATUS_FILTERS, 'grants'),
   ],
   contract: [
     ...commonParams(
       'contract',
       'title, description, agency and NAICS industry (keyword and hybrid also match solicitation and notice numbers, NAICS and PSC codes exactly)',
     ),
-    ...opportunityParams(CONTRACT_STATUS_FILTERS, 'contracts'),
-    {
-      name: 'naics',
-      description: 'Comma-separated NAICS codes; 2 to 5 digits match as a prefix',
-      kind: { type: 'patternList', pattern: /^\d{2,6}$/, example: '541512', hint: 'NAICS codes (2 to 6 digits)' },
-    },
-    { name: 'set_aside', description: 'Comma-separated SAM.gov set-aside codes', kind: { type: 'enumList', values: SET_ASIDE_CODES } },
+    ...opportunityParams('contract', CONTRACT_STATUS_FILTERS, 'contracts'),
   ],
   funder: commonParams('funder', 'name and summary'),
 };
@@ -255,16 +219,6 @@ function parseGeography(text: string): OpportunityFilters['geography'] {
   const states = statesMentionedIn(text);
   return states.length > 0 ? { states } : { text };
 }
-
-/**
- * The first instant after a day. The last day a date parameter takes has none a timestamp can
- * write (year 10000 would sort before every record), so it is that day's last millisecond.
- */
-export function dayAfter(isoDate: string): string {
-  return isoDate >= LAST_DAY ? `${LAST_DAY}T23:59:59.999Z` : `${addDays(isoDate, 1)}T00:00:00.000Z`;
-}
-
-const LAST_DAY = '9999-12-31';
 
 /** Facets on funders get their own message below, not the unknown parameter's. */
 function withoutFacets(query: Readonly<Record<string, readonly string[] | undefined>>): Readonly<Record<string, readonly string[] | undefined>> {
@@ -321,16 +275,9 @@ export function parseListQuery(
         : {
             opportunityType: v.opportunity_type as OpportunityTypeFilter,
             status: v.status ? statusClauses(kind, v.status as string[]) : v.opportunity_type === 'open' ? applyableStatusClauses(kind) : undefined,
-            category: v.category as string | undefined,
             ...statesFilterOf(v.states as string[] | undefined, v.include_national as boolean),
             geography: v.geography ? parseGeography(v.geography as string) : undefined,
-            deadlineAfter: v.deadline_after as string | undefined,
-            deadlineBefore: v.deadline_before as string | undefined,
-            createdFrom: v.posted_after ? dayAfter(v.posted_after as string) : undefined,
-            minAmount: v.min_amount as number | undefined,
-            maxAmount: v.max_amount as number | undefined,
-            naics: v.naics as string[] | undefined,
-            setAside: v.set_aside as string[] | undefined,
+            ...declaredFilterValues(kind, v),
           },
     search: search ? { text: search, mode } : undefined,
     sort: { field, order },

@@ -17,8 +17,16 @@ export type ParamKind =
   | { type: 'enumList'; values: readonly string[] }
   /** `national`: a word accepted beside the codes (lower-cased), for the records with no state restriction. */
   | { type: 'stateList'; national?: string }
-  | { type: 'patternList'; pattern: RegExp; example: string; hint: string }
+  /** `case`: how each item is kept (case-sensitive identifiers must stay as given). */
+  | { type: 'patternList'; pattern: RegExp; example: string; hint: string; case: CaseRule }
   | { type: 'text'; maxLength: number };
+
+/** How a value's letters are compared: codes upper-cased, names lower-cased, identifiers exactly as given. */
+export type CaseRule = 'upper' | 'lower' | 'exact';
+
+export function inCase(rule: CaseRule, text: string): string {
+  return rule === 'upper' ? text.toUpperCase() : rule === 'lower' ? text.toLowerCase() : text;
+}
 
 export interface ParamSpec {
   name: string;
@@ -99,7 +107,7 @@ function parseOne(kind: ParamKind, raw: string): Parsed {
         kind.national ? `2-letter US state or territory postal codes, or ${kind.national}` : '2-letter US state or territory postal codes',
       );
     case 'patternList':
-      return parseList(raw, (item) => (kind.pattern.test(item) ? item.toUpperCase() : null), kind.hint);
+      return parseList(raw, (item) => (kind.pattern.test(item) ? inCase(kind.case, item) : null), kind.hint);
     case 'text': {
       // Control characters carry no search meaning and can break engines' query parsers.
       const v = raw.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
