@@ -10,7 +10,7 @@ const FACET_DESCRIPTIONS: Record<FacetName, string> = {
     'The status filter value of each record today, mutually exclusive: grants open, forecasted, closed; contracts open, closed. Every value, zeros included; the counts sum to pagination.total',
   category: `Each of the records' categories, once per record, grouped ignoring case as the category filter matches; at most ${FACET_VALUE_CAP} values with a count, most first (ties by value)`,
   states: `Each postal code in the records' states; records with no state restriction count under "${NATIONAL_STATE_VALUE}" (states=${NATIONAL_STATE_VALUE} selects them); at most ${FACET_VALUE_CAP} values with a count, most first (ties by value)`,
-  funder: `The records' funder names, grouped ignoring case, each with id, the funder's id: funder_id=<id> selects the value's records (unless two funders share the name). At most ${FACET_VALUE_CAP} values with a count, most first (ties by value)`,
+  funder: `The records' funders by name, each with id, the funder's id (two funders of one name are two values): funder_id=<id> selects the value's records. At most ${FACET_VALUE_CAP} values with a count, most first (ties by value; at the cap, by id)`,
   deadline_within: `Days from today (UTC) to the deadline: ${DEADLINE_BUCKETS.join(', ')} (7: today to 7 days ahead; 30: 8 to 30; 90: 31 to 90; later: more than 90; none: no deadline; passed: before today). Every bucket, in that order, zeros included; the counts sum to pagination.total`,
 };
 

@@ -394,6 +394,33 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
       });
     });
 
+    it('counts two funders of one name apart, each passed back by its id', async () => {
+      const interior = '00000000-0000-4000-b000-00000000000a';
+      const treasury = '00000000-0000-4000-b000-00000000000b';
+      const offices = [
+        grant(200, 'Offices one', { funder_name: 'Departmental Offices', funder_id: interior, deadline_date: in_(40) }),
+        grant(201, 'Offices two', { funder_name: 'Departmental Offices', funder_id: interior, deadline_date: in_(40) }),
+        grant(202, 'Offices three', { funder_name: 'DEPARTMENTAL OFFICES', funder_id: treasury, deadline_date: in_(40) }),
+      ];
+      await index.upsert('grant', offices);
+      await harness.settle();
+      try {
+        const window = { deadline_after: in_(39), deadline_before: in_(41) };
+        const page = await run('grant', { ...window, facets: 'funder' });
+        expect(page.facets!.funder).toEqual([
+          { value: 'Departmental Offices', count: 2, id: interior },
+          { value: 'DEPARTMENTAL OFFICES', count: 1, id: treasury },
+        ]);
+        for (const value of page.facets!.funder!) expect((await run('grant', { ...window, funder_id: value.id!, count_only: 'true' })).total).toBe(value.count);
+      } finally {
+        await index.remove(
+          'grant',
+          offices.map((g) => g.id),
+        );
+        await harness.settle();
+      }
+    });
+
     it('lists at most 50 values of a term facet, most first, ties by value', async () => {
       const crowd = Array.from({ length: 60 }, (_, i) =>
         grant(100 + i, `Crowd ${i}`, {
@@ -412,6 +439,9 @@ export function describeSearchIndexFacetsContract(name: string, start: () => Pro
         expect(page.facets!.funder![0]).toEqual({ value: 'Zeta Fund', count: 3, id: funderIdOf('Zeta Fund') });
         // Ties by value: "Fund 10" before "Fund 3" (as text).
         expect(page.facets!.funder!.slice(1, 4).map((v) => v.value)).toEqual(['Fund 10', 'Fund 11', 'Fund 12']);
+        // At the cap, ties go to the smaller funder id (as OpenSearch's terms on funder_id choose): Fund 3 to Fund 51.
+        const funders = new Set(page.facets!.funder!.map((v) => v.value));
+        expect([funders.has('Fund 3'), funders.has('Fund 51'), funders.has('Fund 52')]).toEqual([true, true, false]);
       } finally {
         await index.remove(
           'grant',

@@ -51,26 +51,33 @@ async function everyRecord(path: string, params: Record<string, string>): Promis
 
 /**
  * The facets of a set of records, stated plainly (no code shared with the service): a status value
- * is the oracle's status filter, the term facets group ignoring case under the spelling of the
- * smallest id, the deadline windows count days from today.
+ * is the oracle's status filter, the term facets group ignoring case (the funder facet by
+ * funder_id) under the spelling of the smallest id, the deadline windows count days from today.
  */
 function plainFacets(kind: 'grant' | 'contract', records: readonly Opportunity[]): Facets {
   const statusValues = kind === 'grant' ? ['open', 'forecasted', 'closed'] : ['open', 'closed'];
   const status = statusValues.map((value) => ({ value, count: records.filter((r) => matches(r, { opportunity_type: 'all', status: value }, today)).length }));
-  // A group is named by its first record by id; the funder facet adds that record's funder_id.
+  // A group is named by its first record by id. Funders group by funder_id, the 50 kept by count then id.
   const terms = (valuesOf: (r: Opportunity) => string[], refOf?: (r: Opportunity) => string) => {
     const groups = new Map<string, { value: string; count: number; ref?: string }>();
     for (const r of [...records].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-      for (const key of new Set(valuesOf(r).map((v) => v.toLowerCase()))) {
+      const keys = refOf ? [refOf(r)] : [...new Set(valuesOf(r).map((v) => v.toLowerCase()))];
+      for (const key of keys) {
         const group = groups.get(key);
         if (group) group.count++;
-        else groups.set(key, { value: valuesOf(r).find((v) => v.toLowerCase() === key)!, count: 1, ...(refOf ? { ref: refOf(r) } : {}) });
+        else groups.set(key, { value: refOf ? valuesOf(r)[0]! : valuesOf(r).find((v) => v.toLowerCase() === key)!, count: 1, ...(refOf ? { ref: key } : {}) });
       }
     }
-    return [...groups.entries()]
-      .sort(([ka, a], [kb, b]) => b.count - a.count || (ka < kb ? -1 : 1))
+    const byCount = (a: { count: number }, b: { count: number }) => b.count - a.count;
+    const kept = refOf ? [...groups.values()].sort((a, b) => byCount(a, b) || (a.ref! < b.ref! ? -1 : 1)).slice(0, 50) : [...groups.values()];
+    return kept
+      .sort(
+        (a, b) =>
+          byCount(a, b) ||
+          (a.value.toLowerCase() < b.value.toLowerCase() ? -1 : a.value.toLowerCase() > b.value.toLowerCase() ? 1 : (a.ref ?? '') < (b.ref ?? '') ? -1 : 1),
+      )
       .slice(0, 50)
-      .map(([, { value, count, ref }]) => (ref === undefined ? { value, count } : { value, count, id: ref }));
+      .map(({ value, count, ref }) => (ref === undefined ? { value, count } : { value, count, id: ref }));
   };
   const days = (deadline: string) => Math.round((Date.parse(deadline) - Date.parse(today)) / 86_400_000);
   const bucket = (d: string | null) =>

@@ -103,19 +103,34 @@ describe('term facets', () => {
     ]);
   });
 
-  it('give the funder value the funder id of the record that names it', () => {
+  it('group funders by id, named as the record with the smallest id spells them; one name, two ids, two values', () => {
     const counter = new FacetCounter('grant', ['funder'], TODAY);
     const add = (id: string, funder_name: string, funder_id: string) =>
       counter.add({ id, status: 'posted', live: true, categories: [], states: [], funder_name, funder_id, deadline_date: null });
-    add('b', 'NSF', 'id-nsf-b');
-    add('a', 'nsf', 'id-nsf-a');
-    add('c', 'NIH', 'id-nih');
+    add('b', 'Departmental Offices', 'id-treasury');
+    add('a', 'Departmental Offices', 'id-interior');
+    add('c', 'DEPARTMENTAL OFFICES', 'id-treasury');
+    add('e', 'National Science Foundation', 'id-nsf');
+    add('d', 'NSF', 'id-nsf');
     expect(counter.facets()).toEqual({
       funder: [
-        { value: 'nsf', count: 2, id: 'id-nsf-a' },
-        { value: 'NIH', count: 1, id: 'id-nih' },
+        { value: 'Departmental Offices', count: 2, id: 'id-treasury' },
+        { value: 'NSF', count: 2, id: 'id-nsf' },
+        { value: 'Departmental Offices', count: 1, id: 'id-interior' },
       ],
     });
+  });
+
+  it('keep the funder values of the cap by count then id, and list them by count then name', () => {
+    const values = Array.from({ length: 60 }, (_, i) => ({
+      value: `Fund ${String(59 - i).padStart(2, '0')}`,
+      count: 1,
+      id: `id-${String(i).padStart(2, '0')}`,
+    }));
+    const ranked = rankedTermValues(values);
+    expect(ranked).toHaveLength(FACET_VALUE_CAP);
+    // ids 00-49 are kept: the funds named 10 to 59, listed by name.
+    expect([ranked[0]!.value, ranked.at(-1)!.value]).toEqual(['Fund 10', 'Fund 59']);
   });
 
   it('list by count, ties by value (code points, as OpenSearch orders terms), at most the cap', () => {

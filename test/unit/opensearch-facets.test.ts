@@ -100,15 +100,25 @@ describe('facet aggregations', () => {
     expect(() => facetsOfAggregations('grant', ['status'], undefined)).toThrow(/without its aggregations/);
   });
 
-  it('give each funder value the funder_id of the record that spells it, for the funder_id filter', () => {
+  it('group funders by funder_id, each value named by its first record and given the id, for the funder_id filter', () => {
     const { aggs } = facetAggregationsOf('grant', q({ facets: 'funder' }));
     expect(aggs!.facet_funder).toMatchObject({
-      terms: { field: 'funder_name.sort' },
-      aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }], _source: { includes: ['funder_name', 'funder_id'] } } } },
+      terms: { field: 'funder_id', order: [{ _count: 'desc' }, { _key: 'asc' }] },
+      aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }], _source: { includes: ['funder_name'] } } } },
     });
     const facets = facetsOfAggregations('grant', ['funder'], {
-      facet_funder: { buckets: [{ key: 'nsf', doc_count: 2, spelling: { hits: { hits: [{ _source: { funder_name: 'NSF', funder_id: 'f-nsf' } }] } } }] },
+      facet_funder: {
+        buckets: [
+          { key: 'f-treasury', doc_count: 2, spelling: { hits: { hits: [{ _source: { funder_name: 'Departmental Offices' } }] } } },
+          { key: 'f-interior', doc_count: 2, spelling: { hits: { hits: [{ _source: { funder_name: 'Departmental Offices' } }] } } },
+        ],
+      },
     });
-    expect(facets).toEqual({ funder: [{ value: 'NSF', count: 2, id: 'f-nsf' }] });
+    expect(facets).toEqual({
+      funder: [
+        { value: 'Departmental Offices', count: 2, id: 'f-interior' },
+        { value: 'Departmental Offices', count: 2, id: 'f-treasury' },
+      ],
+    });
   });
 });

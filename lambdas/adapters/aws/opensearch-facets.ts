@@ -17,7 +17,6 @@ import {
 import type { ListQuery } from '../../core/query/list-query';
 import type { ResourceKind } from '../../core/records';
 import { anyOf, type Dsl, missing, statusClause } from './opensearch-filters';
-import { SORT_SUBFIELD } from './opensearch-mappings';
 
 /**
  * The facets of a query (lambdas/core/query/facets.ts) as OpenSearch aggregations over the query's
@@ -26,29 +25,32 @@ import { SORT_SUBFIELD } from './opensearch-mappings';
  * (INDEX_SETTINGS), where a terms aggregation's top values and counts are exact; TERM_SHARD_SIZE
  * keeps them exact on more shards too, up to that many distinct values a shard.
  *
- * A term facet groups values as the keyword fields index them: categories and the funder name
- * through the lower-casing normalizer (as the category filter matches), states as they are. A
- * group is named by the spelling of the record with the smallest id (a one-hit `top_hits`), as
- * the embedded index names it; the funder facet takes that record's funder_id as its `id`.
+ * A term facet groups values as the keyword fields index them: categories through the
+ * lower-casing normalizer (as the category filter matches), states as they are, funders by
+ * funder_id. A group is named by the spelling of the record with the smallest id (a one-hit
+ * `top_hits`), as the embedded index names it.
  */
 
 export const TERM_SHARD_SIZE = 10_000;
 const PREFIX = 'facet_';
 const NATIONAL_AGG = `${PREFIX}states_national`;
 
-/** A term facet's field, the source field that spells its values, and the one its `id` comes from. */
-const TERM_FIELDS: Record<'category' | 'states' | 'funder', { field: string; source?: string; ref?: string }> = {
+/**
+ * A term facet's field and the source field that spells its values. A facet whose field is an id
+ * (`byId`, the funder facet on funder_id) names each bucket by its first record's spelling and
+ * gives the bucket's key as the value's `id`.
+ */
+const TERM_FIELDS: Record<'category' | 'states' | 'funder', { field: string; source?: string; byId?: true }> = {
   category: { field: 'categories', source: 'categories' },
   states: { field: 'states' },
-  funder: { field: `funder_name.${SORT_SUBFIELD}`, source: 'funder_name', ref: 'funder_id' },
+  funder: { field: 'funder_id', source: 'funder_name', byId: true },
 };
 
 function termsAggregation(facet: keyof typeof TERM_FIELDS): Dsl {
-  const { field, source, ref } = TERM_FIELDS[facet];
-  const includes = [...(source ? [source] : []), ...(ref ? [ref] : [])];
+  const { field, source } = TERM_FIELDS[facet];
   return {
     terms: { field, size: FACET_VALUE_CAP, shard_size: TERM_SHARD_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] },
-    ...(source ? { aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }], _source: { includes } } } } } : {}),
+    ...(source ? { aggs: { spelling: { top_hits: { size: 1, sort: [{ id: { order: 'asc' } }], _source: { includes: [source] } } } } } : {}),
   };
 }
 
@@ -89,12 +91,12 @@ interface TermBucket {
 }
 export type Aggregations = Record<string, { buckets?: TermBucket[] | Record<string, { doc_count: number }>; doc_count?: number }>;
 
-/** A bucket's entry: named by the spelling of its record first by id, with that record's reference as `id` when the facet has one. */
+/** A bucket's entry: named by the spelling of its record first by id, with the bucket's key as `id` when the facet groups by id. */
 function facetValueOf(bucket: TermBucket, facet: keyof typeof TERM_FIELDS): FacetValue {
-  const { source, ref } = TERM_FIELDS[facet];
-  const value = spellingOf(bucket, source);
-  const id = ref ? bucket.spelling?.hits.hits[0]?._source?.[ref] : undefined;
-  return typeof id === 'string' ? { value, count: bucket.doc_count, id } : { value, count: bucket.doc_count };
+  const { source, byId } = TERM_FIELDS[facet];
+  if (!byId) return { value: spellingOf(bucket, source), count: bucket.doc_count };
+  const name = source ? bucket.spelling?.hits.hits[0]?._source?.[source] : undefined;
+  return { value: typeof name === 'string' ? name : bucket.key, count: bucket.doc_count, id: bucket.key };
 }
 
 function spellingOf(bucket: TermBucket, source: string | undefined): string {

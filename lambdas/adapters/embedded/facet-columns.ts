@@ -62,8 +62,8 @@ class Interned {
 
 /**
  * A term facet's values (category, states, funder) as numbers: each spelling a code (with what it
- * refers to, the funder facet's id), and each group (spellings equal under termKeyOf) a code, as
- * FacetCounter groups them.
+ * refers to, the funder facet's id), and each group a code (spellings equal under termKeyOf, or
+ * with the same reference), as FacetCounter groups them.
  */
 class TermCodes {
   private readonly spellings = new Interned();
@@ -79,7 +79,7 @@ class TermCodes {
     for (const value of values) {
       const spelling = this.spellings.code(ref === undefined ? value : `${value}\u0000${ref}`);
       if (this.groupOfSpelling[spelling] === undefined) {
-        this.groupOfSpelling[spelling] = this.groups.code(termKeyOf(value));
+        this.groupOfSpelling[spelling] = this.groups.code(ref ?? termKeyOf(value));
         this.texts[spelling] = value;
         this.refs[spelling] = ref;
       }

@@ -15,8 +15,9 @@ import { statusClauses } from './status-clauses';
  *   matches them (ignoring case), named by the spelling of the record with the smallest id.
  * - states: each postal code in a record's states; a record with none (national: it applies in
  *   every state) counts under NATIONAL_STATE_VALUE.
- * - funder: the record's funder name, grouped ignoring case like category, with the funder_id of
- *   the record that names the group as `id`, so the value can be passed back to funder_id.
+ * - funder: the record's funder, grouped by funder_id (two funders of one name are two values),
+ *   named by the funder_name of its record with the smallest id, with the funder_id as `id`, so
+ *   funder_id=<id> selects exactly the value's records. At the cap, ties go to the smaller id.
  * - deadline_within: exclusive day windows from the query's date (DEADLINE_BUCKETS), every one
  *   listed, in that order, zeros included, so they sum to the total.
  *
@@ -115,19 +116,26 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/** A term facet's values as listed: count descending, ties by the value's key ascending, at most FACET_VALUE_CAP. */
+/**
+ * A term facet's values as listed: count descending, ties by the value's key ascending, at most
+ * FACET_VALUE_CAP. Values grouped by id (the funder facet) are chosen by count then id, as
+ * OpenSearch's terms aggregation on the id chooses them, and then listed by count and value.
+ */
 export function rankedTermValues(values: Iterable<FacetValue>): FacetValue[] {
-  return [...values]
-    .filter((v) => v.count > 0)
-    .sort((a, b) => b.count - a.count || compareCodePoints(termKeyOf(a.value), termKeyOf(b.value)))
+  let kept = [...values].filter((v) => v.count > 0);
+  if (kept.some((v) => v.id !== undefined)) {
+    kept = kept.sort((a, b) => b.count - a.count || compareCodePoints(a.id ?? '', b.id ?? '')).slice(0, FACET_VALUE_CAP);
+  }
+  return kept
+    .sort((a, b) => b.count - a.count || compareCodePoints(termKeyOf(a.value), termKeyOf(b.value)) || compareCodePoints(a.id ?? '', b.id ?? ''))
     .slice(0, FACET_VALUE_CAP)
     .map(({ value, count, id }) => (id === undefined ? { value, count } : { value, count, id }));
 }
 
 /**
- * Counts one term facet: values grouped by termKeyOf, each counted once per record, named by the
- * spelling of the record with the smallest id (so two adapters name a group alike), and given
- * that record's reference (the funder facet's id) when it has one.
+ * Counts one term facet: values grouped by what they refer to when they have a reference (the
+ * funder facet's funder_id), else by termKeyOf; each counted once per record, and named by the
+ * spelling of the record with the smallest id (so two adapters name a group alike).
  */
 export class TermTally {
   private readonly groups = new Map<string, { value: string; count: number; first: string; ref: string | undefined }>();
@@ -139,8 +147,11 @@ export class TermTally {
   add(id: string, values: readonly string[], ref?: string): void {
     this.seen.clear();
     for (const value of values) {
-      let key = this.keys.get(value);
-      if (key === undefined) this.keys.set(value, (key = termKeyOf(value)));
+      let key = ref;
+      if (key === undefined) {
+        key = this.keys.get(value);
+        if (key === undefined) this.keys.set(value, (key = termKeyOf(value)));
+      }
       if (values.length > 1) {
         if (this.seen.has(key)) continue;
         this.seen.add(key);

@@ -140,7 +140,7 @@ const FACETS_DESCRIPTION =
   "status: the status filter value each record has today, mutually exclusive (grants open, forecasted, closed; contracts open, closed), every value listed, so the counts sum to the total; status=<value> in place of the query's own status returns exactly that count for each value the query's status holds (without status, opportunity_type=open holds open and forecasted). " +
   "category: each of a record's categories, once per record, grouped ignoring case as the category filter matches (category=<value> returns that count). " +
   `states: each postal code in a record's states (states=<code> returns that count); records with no state restriction count under ${NATIONAL_STATE_VALUE} (the records include_national adds: states=${NATIONAL_STATE_VALUE} returns them). ` +
-  "funder: the funder name, grouped ignoring case, with id, the funder's id, to pass back as funder_id=<id> (which returns that count unless two funders share the name). " +
+  "funder: each funder (two funders of one name are two values), named, with id, the funder's id, to pass back as funder_id=<id> (which returns that count). " +
   `category, states and funder list only values with a count, most first (ties by value), at most ${FACET_VALUE_CAP}. ` +
   'deadline_within: by days from today (UTC) to the deadline, every bucket listed in this order so they sum to the total: 7 (today to 7 days ahead), 30 (8 to 30), 90 (31 to 90), later (more than 90), none (no deadline), passed (before today: closed or awarded records). ' +
   'Funders have no facets.';
