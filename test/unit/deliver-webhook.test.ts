@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type DeliveryPorts, processDelivery, replayDelivery } from '../../lambdas/core/use-cases/deliver-webhook';
 import { verifyServiceSignature } from '../../lambdas/core/webhooks/signature';
-import type { Delivery, DeliveryLog } from '../../lambdas/ports/delivery-log';
+import type { Delivery } from '../../lambdas/ports/delivery-log';
 import type { DeliveryMessage } from '../../lambdas/ports/delivery-queue';
 import type { WebhookStore, WebhookSubscription } from '../../lambdas/ports/webhook-store';
 import type { AttemptResult, WebhookAttempt } from '../../lambdas/ports/webhook-transport';
+import { inMemoryDeliveryLog } from '../support/in-memory-delivery-log';
 import { recordingMetrics } from '../support/recording-metrics';
 
 /** The sender's decisions, one message at a time, with in-memory doubles for its ports. */
@@ -31,16 +32,7 @@ function harness(answers: (Partial<AttemptResult> | Error)[], dns: Record<string
   const sent: { message: DeliveryMessage; delaySeconds: number }[] = [];
   const deadLetters: DeliveryMessage[] = [];
   const attempts: WebhookAttempt[] = [];
-  const log: DeliveryLog = {
-    create: async (d) => {
-      if (deliveries.has(d.delivery_id)) return false;
-      deliveries.set(d.delivery_id, d);
-      return true;
-    },
-    get: async (id) => deliveries.get(id) ?? null,
-    save: async (d) => void deliveries.set(d.delivery_id, d),
-    list: async () => [...deliveries.values()],
-  };
+  const log = inMemoryDeliveryLog(deliveries);
   const webhooks = {
     get: async (id: string) => subscriptions.get(id) ?? null,
     update: async (id: string, changes: Partial<WebhookSubscription>) => {

@@ -18,7 +18,7 @@ import { apiHandler, type HandlerTracer, lambdaHandler, type Telemetry } from '.
 import { requestAuthorizerHandler } from '../../lambdas/http/request-authorizer';
 import { streamIndexerHandler } from '../../lambdas/http/stream-indexer';
 import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
-import type { Delivery, DeliveryLog } from '../../lambdas/ports/delivery-log';
+import type { Delivery } from '../../lambdas/ports/delivery-log';
 import type { ApiKeyRecord, KeyStore } from '../../lambdas/ports/key-store';
 import type { SearchIndex } from '../../lambdas/ports/search-index';
 import type { Services } from '../../lambdas/ports/services';
@@ -27,6 +27,7 @@ import type { WebhookStore, WebhookSubscription } from '../../lambdas/ports/webh
 import { API_ROUTES } from '../../lib/api-routes';
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
+import { inMemoryDeliveryLog } from '../support/in-memory-delivery-log';
 import { recordingMetrics } from '../support/recording-metrics';
 
 /**
@@ -438,16 +439,7 @@ describe('webhook metrics', () => {
 
   function sender(statuses: number[], schedule: number[] = []) {
     const deliveries = new Map<string, Delivery>();
-    const log: DeliveryLog = {
-      create: async (d) => {
-        if (deliveries.has(d.delivery_id)) return false;
-        deliveries.set(d.delivery_id, d);
-        return true;
-      },
-      get: async (id) => deliveries.get(id) ?? null,
-      save: async (d) => void deliveries.set(d.delivery_id, d),
-      list: async () => [...deliveries.values()],
-    };
+    const log = inMemoryDeliveryLog(deliveries);
     const ports: DeliveryPorts = {
       log,
       webhooks: { get: async () => SUBSCRIPTION, update: async () => SUBSCRIPTION } as unknown as WebhookStore,
