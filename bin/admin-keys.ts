@@ -1,4 +1,4 @@
-// The admin CLI's key commands (`keys …`): create, list, rotate, revoke, set-tier, usage, on the local state or a stage.
+// The admin CLI's key commands (`keys …`): create, list, rotate, revoke, set-tier, usage, migrate-gateway-keys, on the local state or a stage.
 import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError } from 'commander';
 import { isTierName, TIER_NAMES, TIERS, type TierName } from '../lambdas/core/auth/tiers';
@@ -14,45 +14,28 @@ import {
   rotateKey,
   setKeyTier,
 } from '../lambdas/core/use-cases/manage-keys';
+import { migrateGatewayKeys } from '../lambdas/core/use-cases/migrate-gateway-keys';
+import type { LegacyGatewayKeys } from '../lambdas/ports/gateway-keys';
 import type { ApiKeyRecord, KeyStore } from '../lambdas/ports/key-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
-import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
 import { awsKeyPorts } from '../local/aws-target';
 import { type AdminContext, note } from './admin-context';
 import { emit } from './admin-output';
 import { type TargetOptions, wholeNumber, withTargetOptions } from './admin-targets';
 
-interface KeyTargetOptions extends TargetOptions {
-  usagePlans?: Record<TierName, string>;
-}
-
-/** The key store and usage meter of the target (the embedded stack's, or the stage's table), and in AWS its usage plans. */
+/** The key store and usage meter of the target (the embedded stack's, or the stage's table), and in AWS its legacy gateway keys. */
 async function withKeyPorts<T>(
   context: AdminContext,
-  opts: KeyTargetOptions,
-  run: (ports: { keys: KeyStore; meter: UsageMeter; plans?: UsagePlanKeys }) => Promise<T>,
+  opts: TargetOptions,
+  run: (ports: { keys: KeyStore; meter: UsageMeter; legacyGatewayKeys?: LegacyGatewayKeys }) => Promise<T>,
 ): Promise<T> {
   if (opts.target === 'local') return context.withLocalStack(opts.dataDir, (stack) => run(stack.services));
-  const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName, usagePlanIds: opts.usagePlans });
+  const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
   try {
     return await run(ports);
   } finally {
     ports.close();
   }
-}
-
-/** The key commands' options: the target's, and the usage plans of a stage (found from its outputs unless given). */
-function withKeyTargetOptions(command: Command): Command {
-  return withTargetOptions(command).option(
-    '--usage-plans <ids>',
-    `aws: the usage plan ids by tier, ${TIER_NAMES.map((t) => `${t}=<id>`).join(',')}, skipping the stack lookup`,
-    (value: string) => {
-      const pairs = Object.fromEntries(value.split(',').map((pair) => pair.split('=', 2)));
-      if (!TIER_NAMES.every((tier) => typeof pairs[tier] === 'string' && pairs[tier] !== ''))
-        throw new InvalidArgumentError(`give a plan id for every tier: ${TIER_NAMES.join(', ')}`);
-      return pairs as Record<TierName, string>;
-    },
-  );
 }
 
 function tierArgument(value: string): TierName {
@@ -83,9 +66,9 @@ function publicKey(key: ApiKeyRecord) {
 
 /** Adds `keys` to the admin program. */
 export function addKeyCommands(program: Command, context: AdminContext): void {
-  const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage');
+  const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage, migrate-gateway-keys');
 
-  withKeyTargetOptions(keysCommand.command('create'))
+  withTargetOptions(keysCommand.command('create'))
     .description('issue a key; it is shown once, only its SHA-256 is stored')
     .requiredOption('--tier <tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
     .requiredOption('--owner <owner>', 'who the key belongs to (account, e-mail)')
@@ -94,13 +77,13 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
       '--idempotency-key <k>',
       `a retry with the same value within ${IDEMPOTENCY_HOURS} h answers with the key made first (its record; the key itself was shown then) instead of making a second`,
     )
-    .action(async (opts: KeyTargetOptions & { tier: TierName; owner: string; label: string; idempotencyKey?: string }) => {
-      await withKeyPorts(context, opts, async ({ keys, plans }) => {
+    .action(async (opts: TargetOptions & { tier: TierName; owner: string; label: string; idempotencyKey?: string }) => {
+      await withKeyPorts(context, opts, async ({ keys }) => {
         const request = { tier: opts.tier, owner: opts.owner, label: opts.label };
         const { key, record, replayed } =
           opts.idempotencyKey === undefined
-            ? { ...(await createKey(keys, request, randomBytes, new Date(), plans)), replayed: false }
-            : await createKeyOnce(keys, request, opts.idempotencyKey, randomBytes, new Date(), plans);
+            ? { ...(await createKey(keys, request, randomBytes, new Date())), replayed: false }
+            : await createKeyOnce(keys, request, opts.idempotencyKey, randomBytes, new Date());
         emit(context, opts, { ...publicKey(record), key, replayed }, () => [
           `key id ${record.key_id} (${record.tier}, owner ${record.owner})${replayed ? ': made earlier with this idempotency key' : ''}`,
           key ? `key    ${key}` : 'key    (shown once, when it was made)',
@@ -109,7 +92,7 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
       });
     });
 
-  withKeyTargetOptions(keysCommand.command('list'))
+  withTargetOptions(keysCommand.command('list'))
     .description('every key: prefix, tier, owner, created, last used, state')
     .action(async (opts: TargetOptions) => {
       await withKeyPorts(context, opts, async ({ keys, meter }) => {
@@ -129,7 +112,7 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
       });
     });
 
-  withKeyTargetOptions(keysCommand.command('rotate'))
+  withTargetOptions(keysCommand.command('rotate'))
     .description('issue a new key for the same account; the old one keeps working for the grace period')
     .argument('<key-id>')
     .option(
@@ -154,28 +137,28 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
       });
     });
 
-  withKeyTargetOptions(keysCommand.command('revoke'))
+  withTargetOptions(keysCommand.command('revoke'))
     .description('stop a key at once (both its current and its rotated-out key)')
     .argument('<key-id>')
-    .action(async (keyId: string, opts: KeyTargetOptions) => {
-      await withKeyPorts(context, opts, async ({ keys, plans }) => {
-        const record = await revokeKey(keys, keyId, new Date(), plans);
+    .action(async (keyId: string, opts: TargetOptions) => {
+      await withKeyPorts(context, opts, async ({ keys }) => {
+        const record = await revokeKey(keys, keyId, new Date());
         emit(context, opts, publicKey(record), () => [`key id ${record.key_id} revoked ${record.revoked_at}`]);
       });
     });
 
-  withKeyTargetOptions(keysCommand.command('set-tier'))
+  withTargetOptions(keysCommand.command('set-tier'))
     .description('move a key to another tier')
     .argument('<key-id>')
     .argument('<tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
-    .action(async (keyId: string, tier: TierName, opts: KeyTargetOptions) => {
-      await withKeyPorts(context, opts, async ({ keys, plans }) => {
-        const record = await setKeyTier(keys, keyId, tier, plans);
+    .action(async (keyId: string, tier: TierName, opts: TargetOptions) => {
+      await withKeyPorts(context, opts, async ({ keys }) => {
+        const record = await setKeyTier(keys, keyId, tier);
         emit(context, opts, publicKey(record), () => [`key id ${record.key_id} is now ${record.tier}`]);
       });
     });
 
-  withKeyTargetOptions(keysCommand.command('usage'))
+  withTargetOptions(keysCommand.command('usage'))
     .description('requests, errors and p50/p95 response times per UTC day')
     .argument('<key-id>')
     .option('--days <days>', 'how many days back', wholeNumber(1, 92, 'days'), 30)
@@ -211,6 +194,24 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
             ...(days.length === 0 ? ['(no requests yet)'] : []),
           ],
         );
+      });
+    });
+
+  withTargetOptions(keysCommand.command('migrate-gateway-keys'))
+    .description('delete the per-customer API Gateway keys of earlier versions and clear them from the key records (idempotent)')
+    .option('--dry-run', 'list the keys it would migrate, change nothing', false)
+    .action(async (opts: TargetOptions & { dryRun: boolean }) => {
+      await withKeyPorts(context, opts, async ({ keys, legacyGatewayKeys }) => {
+        const gateway: LegacyGatewayKeys = legacyGatewayKeys ?? {
+          delete: async () => {
+            throw new Error('the local state has no API Gateway keys: use --target aws');
+          },
+        };
+        const migrated = await migrateGatewayKeys(keys, gateway, { dryRun: opts.dryRun });
+        emit(context, opts, migrated, () => [
+          ...migrated.map((m) => `key id ${m.key_id}\tgateway key ${m.api_key_id || '-'}\t${m.gateway_key}`),
+          `${migrated.length} key${migrated.length === 1 ? '' : 's'} ${opts.dryRun ? 'to migrate (dry run: nothing changed)' : 'migrated'}`,
+        ]);
       });
     });
 }

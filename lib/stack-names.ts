@@ -47,8 +47,3 @@ export function serviceNameOf(monitoringName: string, stage: string): string | n
   const suffix = `-${stage}`;
   return monitoringName.endsWith(suffix) && monitoringName.length > suffix.length ? monitoringName.slice(0, -suffix.length) : null;
 }
-
-/** On the stateless stack: a tier's usage plan id, e.g. `UsagePlanBasic`. */
-export function usagePlanOutputOf(tier: string): string {
-  return `UsagePlan${tier.charAt(0).toUpperCase()}${tier.slice(1)}`;
-}

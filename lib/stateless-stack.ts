@@ -8,7 +8,6 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
-import { TIER_NAMES } from '../lambdas/core/auth/tiers';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
@@ -22,7 +21,7 @@ import { ServiceFunction } from './constructs/service-function';
 import { type MonitoredFunction, type MonitoredRoute, ServiceMetrics } from './constructs/service-metrics';
 import { VectorBackfill } from './constructs/vector-backfill';
 import { WebhookDelivery } from './constructs/webhook-delivery';
-import { monitoringNameOf, STACK_OUTPUTS, usagePlanOutputOf } from './stack-names';
+import { monitoringNameOf, STACK_OUTPUTS } from './stack-names';
 import { WEBHOOK_SENDER_TIMEOUT } from './stateful-stack';
 
 export interface StatelessStackProps extends StackProps {
@@ -78,7 +77,7 @@ export class StatelessStack extends Stack {
       accessLogRetention: config.api.accessLogRetention,
       logRemovalPolicy: config.statefulRemovalPolicy,
       manageAccountCloudWatchRole: config.api.manageAccountCloudWatchRole,
-      // The authorizer names each caller's usage-plan key (usageIdentifierKey); clients send only their Bearer key.
+      // The authorizer names the caller's tier key (usageIdentifierKey); clients send only their Bearer key.
       apiKeySource: ApiKeySourceType.AUTHORIZER,
       corsOrigins: config.api.corsOrigins,
     });
@@ -280,13 +279,6 @@ export class StatelessStack extends Stack {
       description: 'The dimensions of the search index vectors (admin reindex --target aws)',
       value: String(config.embeddings.dimensions),
     });
-
-    for (const tier of TIER_NAMES) {
-      new CfnOutput(this, usagePlanOutputOf(tier), {
-        description: `The ${tier} tier's usage plan (admin CLI: keys --target aws)`,
-        value: this.access.usagePlans[tier].usagePlanId,
-      });
-    }
 
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, {
       description: 'The {base_url} of the interface (ends in /functions/v1)',

@@ -2,7 +2,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/api-gateway-usage-plans';
+import { ApiGatewayLegacyKeys } from '../lambdas/adapters/aws/api-gateway-legacy-keys';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
 import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
@@ -15,7 +15,6 @@ import type { OpenSearchIndex } from '../lambdas/adapters/aws/opensearch-index';
 import { SqsDeliveryQueue } from '../lambdas/adapters/aws/sqs-delivery-queue';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import { bedrockEmbedder, createAwsSearchServices, openSearchIndexFor, vectorSpaceFromEnv } from '../lambdas/composition/aws-search';
-import { TIER_NAMES, type TierName } from '../lambdas/core/auth/tiers';
 import type { EmbeddingPorts } from '../lambdas/core/use-cases/embed-records';
 import type { ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
@@ -26,11 +25,11 @@ import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import { systemClock } from '../lambdas/ports/clock';
 import type { DeliveryLog } from '../lambdas/ports/delivery-log';
 import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
+import type { LegacyGatewayKeys } from '../lambdas/ports/gateway-keys';
 import type { KeyStore } from '../lambdas/ports/key-store';
 import type { RecordStore } from '../lambdas/ports/record-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
-import type { UsagePlanKeys } from '../lambdas/ports/usage-plans';
-import { STACK_OUTPUTS, stackNamesOf, usagePlanOutputOf } from '../lib/stack-names';
+import { STACK_OUTPUTS, stackNamesOf } from '../lib/stack-names';
 
 /**
  * The admin CLI's view of a deployed stage: the records table named by the stateful stack's
@@ -157,26 +156,19 @@ export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoi
 }
 
 /**
- * The key store and usage meter in a stage's records table, and its usage plans (`admin keys
- * --target aws`). `usagePlanIds` overrides the lookup of the stateless stack's outputs.
+ * The key store and usage meter in a stage's records table (`admin keys --target aws`), and the
+ * API Gateway keys earlier versions made per customer key (`keys migrate-gateway-keys`).
  */
 export async function awsKeyPorts(
-  options: AwsTargetOptions & { usagePlanIds?: Record<TierName, string> },
-): Promise<{ keys: KeyStore; meter: UsageMeter; plans: UsagePlanKeys; close(): void }> {
+  options: AwsTargetOptions,
+): Promise<{ keys: KeyStore; meter: UsageMeter; legacyGatewayKeys: LegacyGatewayKeys; close(): void }> {
   const tableName = await recordsTableOf(options);
-  const planIds =
-    options.usagePlanIds ??
-    (Object.fromEntries(
-      await Promise.all(
-        TIER_NAMES.map(async (tier) => [tier, await stackOutput(options, 'stateless', usagePlanOutputOf(tier), `${tier} usage plan`, '--usage-plans')]),
-      ),
-    ) as Record<TierName, string>);
   const client = new DynamoDBClient({ region: options.region });
   const apiGateway = new APIGatewayClient({ region: options.region });
   return {
     keys: new DynamoKeyStore(client, tableName),
     meter: new DynamoUsageMeter(client, tableName),
-    plans: new ApiGatewayUsagePlans(apiGateway, planIds),
+    legacyGatewayKeys: new ApiGatewayLegacyKeys(apiGateway),
     close: () => {
       client.destroy();
       apiGateway.destroy();

@@ -1,8 +1,11 @@
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ApiGatewayTierKeys } from '../adapters/aws/api-gateway-tier-keys';
 import { DynamoKeyStore } from '../adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../adapters/aws/dynamo-usage-meter';
 import type { TierPolicies } from '../core/auth/tier-quotas';
+import { TIER_NAMES, type TierName } from '../core/auth/tiers';
 import { semanticFloorOf } from '../core/search/relevance';
 import { systemClock } from '../ports/clock';
 import type { CursorKeySource } from '../ports/cursor-key';
@@ -11,8 +14,10 @@ import type { KeyStore } from '../ports/key-store';
 import type { RecordStore } from '../ports/record-store';
 import type { SearchIndex } from '../ports/search-index';
 import type { Services } from '../ports/services';
+import type { TierUsageKeys } from '../ports/tier-usage-keys';
 import type { UsageMeter } from '../ports/usage-meter';
 import { awsTelemetry, traced } from './aws-telemetry';
+import { FUNCTION_ENV } from './function-env';
 import { tierPoliciesFromEnv } from './tier-quotas-env';
 
 /** How a search function builds its search adapters (composition/aws-search.ts), kept out of other bundles. */
@@ -95,4 +100,21 @@ let cached: Services | undefined;
 export function awsServices(): Services {
   cached ??= createAwsServices();
   return cached;
+}
+
+/** The tier keys' ids from TIER_API_KEY_IDS (validated: a bad value fails the cold start). */
+export function tierKeyIdsFromEnv(env: NodeJS.ProcessEnv): Record<TierName, string> {
+  const ids = JSON.parse(requireEnv(env, FUNCTION_ENV.tierApiKeyIds)) as Record<string, unknown>;
+  for (const tier of TIER_NAMES) {
+    if (typeof ids[tier] !== 'string' || ids[tier] === '') throw new Error(`${FUNCTION_ENV.tierApiKeyIds} has no key id for tier ${tier}`);
+  }
+  return ids as Record<TierName, string>;
+}
+
+let tierKeys: TierUsageKeys | undefined;
+
+/** For the authorizer: each tier's API Gateway key, read once per cold start. */
+export function awsTierKeys(): TierUsageKeys {
+  tierKeys ??= new ApiGatewayTierKeys(traced(new APIGatewayClient({})), tierKeyIdsFromEnv(process.env));
+  return tierKeys;
 }

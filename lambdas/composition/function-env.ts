@@ -17,6 +17,8 @@ export const FUNCTION_ENV = {
   embeddingDimensions: 'EMBEDDING_DIMENSIONS',
   semanticFloor: 'SEMANTIC_FLOOR',
   cursorKeySecretArn: 'CURSOR_KEY_SECRET_ARN',
+  /** The authorizer's tier keys: API Gateway key ids by tier, a JSON object (lib/constructs/api-access.ts). */
+  tierApiKeyIds: 'TIER_API_KEY_IDS',
   webhookQueueUrl: WEBHOOK_QUEUE_ENV.queueUrl,
   webhookDeadLetterQueueUrl: WEBHOOK_QUEUE_ENV.deadLetterQueueUrl,
   /** The API functions' allowed CORS origins, a JSON array (lambdas/http/cors.ts). */

@@ -3,6 +3,7 @@ import { ServiceError } from '../core/errors';
 import { authenticate } from '../core/use-cases/authenticate';
 import type { Clock } from '../ports/clock';
 import type { KeyStore } from '../ports/key-store';
+import type { TierUsageKeys } from '../ports/tier-usage-keys';
 import { keyIdPrefixOf, logger } from './api-gateway';
 import { headerOf } from './headers';
 
@@ -24,21 +25,22 @@ function stageWideResource(methodArn: string): string {
 
 /**
  * The REQUEST authorizer in front of every data route: the same `authenticate` the local server
- * runs. It allows a known key with its principal (key id, tier) as context and the API Gateway
- * key of its usage plan as usageIdentifierKey; anything else is "Unauthorized", which API Gateway
+ * runs. It allows a known key with its principal (key id, tier) as context and its tier's API
+ * Gateway key as usageIdentifierKey (none locally, where `tierKeys` is absent); anything else is "Unauthorized", which API Gateway
  * answers with its UNAUTHORIZED gateway response (401, our error body). Keys are never logged.
  */
-export function requestAuthorizerHandler(ports: () => { keys: KeyStore; clock: Clock }) {
+export function requestAuthorizerHandler(ports: () => { keys: KeyStore; clock: Clock; tierKeys?: TierUsageKeys }) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-    const { keys, clock } = ports();
+    const { keys, clock, tierKeys } = ports();
     try {
       const principal = await authenticate(authorizationValues(event), keys, clock.now());
+      const usageKey = tierKeys ? await tierKeys.valueOf(principal.tier) : undefined;
       logger.info('authorized', { keyIdPrefix: keyIdPrefixOf(principal.keyId), tier: principal.tier });
       return {
         principalId: principal.keyId,
         policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: stageWideResource(event.methodArn) }] },
         context: { keyId: principal.keyId, tier: principal.tier },
-        ...(principal.usageKey ? { usageIdentifierKey: principal.usageKey } : {}),
+        ...(usageKey ? { usageIdentifierKey: usageKey } : {}),
       };
     } catch (error) {
       if (error instanceof ServiceError && error.status === 401) {

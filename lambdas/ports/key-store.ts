@@ -17,11 +17,10 @@ export interface ApiKeyRecord {
   previous_valid_until: string | null;
   rotated_at: string | null;
   /**
-   * The value of the API Gateway API key that ties this key to its tier's usage plan (the
-   * authorizer returns it as usageIdentifierKey); null for keys made only for the local server.
+   * Left by earlier versions, which made an API Gateway key per customer key: its value and id.
+   * New keys have neither (the authorizer names the tier's key); `keys migrate-gateway-keys` clears them.
    */
   usage_key?: string | null;
-  /** The API Gateway key's id (for moving it between plans and disabling it). */
   api_key_id?: string | null;
 }
 
@@ -51,7 +50,10 @@ export interface KeyStore {
   rotate(keyId: string, expectedCurrentHash: string, next: { hash: string; prefix: string }, graceUntil: string, now: string): Promise<ApiKeyRecord>;
   /** Marks the key revoked (idempotent): both its hashes stop working. */
   revoke(keyId: string, now: string): Promise<ApiKeyRecord>;
+  /** Moves a key to another tier; KeyStateConflict when it is revoked (a racing revocation wins). */
   setTier(keyId: string, tier: TierName): Promise<ApiKeyRecord>;
+  /** Removes a legacy per-customer gateway key's id and value from the record (idempotent). */
+  clearGatewayKey(keyId: string): Promise<ApiKeyRecord>;
   /**
    * Claims an idempotency key (by its hash) with a conditional write: null when this claim now
    * holds it, else the live claim an earlier create holds. A lapsed claim is replaced.

@@ -1,9 +1,20 @@
 import { join } from 'node:path';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { AuthorizationType, IdentitySource, type MethodOptions, Period, RequestAuthorizer, type RestApi, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import {
+  ApiKey,
+  AuthorizationType,
+  IdentitySource,
+  type MethodOptions,
+  Period,
+  RequestAuthorizer,
+  type RestApi,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import type { TierQuotas } from '../../lambdas/core/auth/tier-quotas';
 import { TIER_NAMES, type TierName } from '../../lambdas/core/auth/tiers';
 import { ServiceFunction } from './service-function';
@@ -35,12 +46,16 @@ export interface ApiAccessProps {
 /**
  * Who may call the API: a Lambda REQUEST authorizer on the Authorization header (the same
  * `authenticate` as locally), and one usage plan per tier with the stage's daily quota and
- * throttling for it, which API Gateway enforces for the key the authorizer names (usageIdentifierKey).
+ * throttling, holding one API key per tier: the authorizer names the caller's tier key
+ * (usageIdentifierKey). So the plan's quota and throttle are the tier's as a whole; the exact
+ * per-customer quota is the routes' counter, the per-customer rate the WAF's (docs/deploy.md).
  */
 export class ApiAccess extends Construct {
   readonly authorizerFunction: ServiceFunction;
   readonly authorizer: RequestAuthorizer;
   readonly usagePlans: Readonly<Record<TierName, UsagePlan>>;
+  /** One API Gateway key per tier, each in its tier's plan; its value never leaves API Gateway and the authorizer. */
+  readonly tierKeys: Readonly<Record<TierName, ApiKey>>;
   /** For routes that need a key: the authorizer, and the usage plan's key. */
   readonly protectedMethodOptions: MethodOptions;
   /** For public routes. */
@@ -78,5 +93,23 @@ export class ApiAccess extends Construct {
       });
     }
     this.usagePlans = plans;
+
+    const keys = {} as Record<TierName, ApiKey>;
+    for (const tier of TIER_NAMES) {
+      keys[tier] = new ApiKey(this, `TierKey-${tier}`, {
+        apiKeyName: `${props.restApi.restApiName}-${tier}`,
+        description: `The ${tier} tier's key, shared by its customers (the authorizer's usageIdentifierKey)`,
+        enabled: true,
+      });
+      plans[tier].addApiKey(keys[tier]);
+    }
+    this.tierKeys = keys;
+
+    // Only the ids travel in the environment; the authorizer reads the values once per cold start.
+    const ids = Object.fromEntries(TIER_NAMES.map((tier) => [tier, keys[tier].keyId]));
+    this.authorizerFunction.lambdaFunction.addEnvironment(FUNCTION_ENV.tierApiKeyIds, Stack.of(this).toJsonString(ids));
+    this.authorizerFunction.lambdaFunction.addToRolePolicy(
+      new PolicyStatement({ actions: ['apigateway:GET'], resources: TIER_NAMES.map((tier) => keys[tier].keyArn) }),
+    );
   }
 }

@@ -24,6 +24,7 @@ import { RUNTIME_SDK_FLOOR } from '../../lib/constructs/service-function';
 import { DEFAULT_CATALOGUE, generateFunders, generateGrants } from '../../local/synthetic-catalogue';
 import { type DynaliteTable, startDynaliteTable } from '../support/dynalite-table';
 import { bundleForRuntime, installRuntimeSdk, invokeBundle, type LambdaBundle, resolvedFrom, runtimeSdkAt } from '../support/runtime-sdk';
+import { type StandInApiGateway, startStandInApiGateway } from '../support/stand-in-api-gateway';
 import { type StandInBedrock, startStandInBedrock } from '../support/stand-in-bedrock';
 import { type StandInSecretsManager, startStandInSecretsManager } from '../support/stand-in-secrets-manager';
 import { describeOnEngine } from './engine-suite';
@@ -33,7 +34,7 @@ import { describeOnEngine } from './engine-suite';
  * budget), so here every deployed bundle runs on the oldest SDK release a runtime can ship
  * (RUNTIME_SDK_FLOOR), installed by npm outside the project: each bundle must import, and the
  * functions that use each SDK package must work, against dynalite, OpenSearch 2.19, ElasticMQ, and
- * stand-ins for Bedrock and Secrets Manager (the only doubles: neither can run here).
+ * stand-ins for Bedrock, Secrets Manager and API Gateway's keys (the only doubles: none can run here).
  */
 
 const TABLE = 'gcf-runtime-sdk';
@@ -41,6 +42,8 @@ const PREFIX = `gcf-runtime-sdk-${Date.now()}`;
 const TITAN = 'amazon.titan-embed-text-v2:0';
 const CURSOR_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:gcf-cursor-key';
 const CURSOR_SECRET = 'k'.repeat(64);
+/** The stage's tier keys, as API Gateway holds them: id -> value. */
+const TIER_KEY_IDS = { free: 'tk-free', basic: 'tk-basic', pro: 'tk-pro', developer: 'tk-developer' };
 
 describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`, 'OPENSEARCH_URL', (opensearchUrl) => {
   const sqsEndpoint = process.env.SQS_ENDPOINT;
@@ -50,6 +53,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
   let table: DynaliteTable;
   let bedrock: StandInBedrock;
   let secrets: StandInSecretsManager;
+  let apiGateway: StandInApiGateway;
   let queueUrl = '';
   let deadLetterUrl = '';
   let apiKey = '';
@@ -71,6 +75,8 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
       AWS_ENDPOINT_URL_SQS: sqsEndpoint!,
       AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
+      [FUNCTION_ENV.tierApiKeyIds]: JSON.stringify(TIER_KEY_IDS),
       [FUNCTION_ENV.cursorKeySecretArn]: CURSOR_SECRET_ARN,
       // X-Ray has no daemon here; the handlers' own code is what is under test.
       POWERTOOLS_TRACE_ENABLED: 'false',
@@ -99,6 +105,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     // The floor release's Bedrock Runtime client speaks HTTP/1.1 (HTTP/2 came later).
     bedrock = await startStandInBedrock('http1');
     secrets = await startStandInSecretsManager({ [CURSOR_SECRET_ARN]: CURSOR_SECRET });
+    apiGateway = await startStandInApiGateway(new Map(Object.values(TIER_KEY_IDS).map((id) => [id, { id, name: id, value: `value-of-${id}`, enabled: true }])));
     deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `${PREFIX}-dlq` }))).QueueUrl!;
     queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: PREFIX }))).QueueUrl!;
     const dynamo = table.client();
@@ -126,6 +133,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     await new OpenSearchHttpClient({ node: opensearchUrl }).indices.delete({ index: `${PREFIX}-*` }).catch(() => undefined);
     await bedrock?.close();
     await secrets?.close();
+    await apiGateway?.close();
     await table?.close();
   });
 
@@ -159,7 +167,7 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     expect(bundles.size).toBe(lambdaEntries().length);
   }, 300_000);
 
-  it('authorizes a key and serves a record by id from DynamoDB (client-dynamodb, lib-dynamodb)', async () => {
+  it('authorizes a key with its tier key (client-api-gateway) and serves a record by id from DynamoDB (client-dynamodb, lib-dynamodb)', async () => {
     const policy = (await invoke('authorize-request', {
       type: 'REQUEST',
       methodArn: 'arn:aws:execute-api:us-east-1:000000000000:api/prod/GET/grants-api',
@@ -168,9 +176,11 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
       headers: { Authorization: `Bearer ${apiKey}` },
       multiValueHeaders: {},
       requestContext: { requestId: 'runtime-sdk' },
-    })) as { policyDocument: { Statement: { Effect: string }[] }; context: { keyId: string } };
+    })) as { policyDocument: { Statement: { Effect: string }[] }; context: { keyId: string }; usageIdentifierKey: string };
     expect(policy.policyDocument.Statement.map((s) => s.Effect)).toEqual(['Allow']);
     expect(policy.context.keyId).toBe(keyId);
+    expect(policy.usageIdentifierKey).toBe('value-of-tk-developer');
+    expect(apiGateway.requests).toContain('GET /apikeys/tk-developer?includeValue=true');
     const response = (await invoke('get-grant', apiEvent(`/grants-api/${grant.id}`, { pathParameters: { id: grant.id } }))) as {
       statusCode: number;
       body: string;

@@ -205,6 +205,23 @@ describe('rotation and revocation', () => {
     expect((await api.get('/grants-api?limit=1', { key })).status).toBe(200);
   });
 
+  it('a downgrade applies to the next request too (pro to free: 403)', async () => {
+    const { keys } = api.stack.services;
+    const { key, record } = await createKey(keys, { tier: 'pro', owner: 'acme', label: 'downgrade' }, randomBytes, clock.now());
+    expect((await api.get('/grants-api?limit=1', { key })).status).toBe(200);
+    await setKeyTier(keys, record.key_id, 'free');
+    expect((await api.get('/grants-api?limit=1', { key })).status).toBe(403);
+  });
+
+  it('a tier change racing a revocation: the revocation wins, the key answers 401', async () => {
+    const { keys } = api.stack.services;
+    const { key, record } = await createKey(keys, { tier: 'basic', owner: 'acme', label: 'race-tier' }, randomBytes, clock.now());
+    const [tierChange] = await Promise.allSettled([setKeyTier(keys, record.key_id, 'developer'), revokeKey(keys, record.key_id, clock.now())]);
+    if (tierChange.status === 'rejected') expect(tierChange.reason).toBeInstanceOf(KeyStateConflict);
+    expect((await api.get('/grants-api?limit=1', { key })).status).toBe(401);
+    await expect(setKeyTier(keys, record.key_id, 'pro')).rejects.toThrow(KeyStateConflict);
+  });
+
   it('concurrent rotations and a revocation leave the key revoked, with at most one rotation applied', async () => {
     const { keys } = api.stack.services;
     const { key, record } = await createKey(keys, { tier: 'pro', owner: 'acme', label: 'race' }, randomBytes, clock.now());

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client } from '@opensearch-project/opensearch';
@@ -6,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
+import { hashApiKey } from '../../lambdas/core/auth/api-keys';
 import { recordIdOf } from '../../lambdas/core/ingest/identity';
 import type { Grant } from '../../lambdas/core/records';
 import { RESOURCE_KINDS } from '../../lambdas/core/records';
+import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
 import type { WebhookSubscription } from '../../lambdas/ports/webhook-store';
 import { type EmbeddedStack, LOCAL_TABLE_NAME, startEmbeddedStack } from '../../local/embedded-stack';
@@ -138,24 +141,30 @@ describe('admin --target aws (against local stand-ins)', () => {
     for (const request of openSearch.requests) expect(request.authorization).toMatch(credential);
   });
 
-  it("keys create/set-tier/revoke also manage the gateway key in the tier's usage plan", async () => {
-    const plans = ['--usage-plans', 'free=plan-free,basic=plan-basic,pro=plan-pro,developer=plan-developer'];
-    const created = await admin('keys', 'create', '--tier', 'basic', '--owner', 'acme', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...plans);
+  it('keys create/set-tier/revoke touch only the table; migrate-gateway-keys deletes the per-customer gateway keys of earlier versions', async () => {
+    const table = ['--target', 'aws', '--table-name', LOCAL_TABLE_NAME];
+    const created = await admin('keys', 'create', '--tier', 'basic', '--owner', 'acme', ...table);
     const keyId = /^key id (key_\w+)/m.exec(created.stdout)![1]!;
-    const record = await stack.services.keys.get(keyId);
-    const gatewayKey = apiGateway.apiKeys.get(record!.api_key_id!)!;
-    expect(gatewayKey).toMatchObject({ name: keyId, value: record!.usage_key, enabled: true });
-    expect(gatewayKey.value).toMatch(/^gcfu_[0-9A-Za-z]{40}$/);
-    expect([...apiGateway.plans.get('plan-basic')!]).toEqual([gatewayKey.id]);
-
-    await admin('keys', 'set-tier', keyId, 'pro', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...plans);
-    expect(apiGateway.plans.get('plan-basic')!.has(gatewayKey.id)).toBe(false);
-    expect(apiGateway.plans.get('plan-pro')!.has(gatewayKey.id)).toBe(true);
+    await admin('keys', 'set-tier', keyId, 'pro', ...table);
     expect((await stack.services.keys.get(keyId))!.tier).toBe('pro');
-
-    await admin('keys', 'revoke', keyId, '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, ...plans);
-    expect(apiGateway.apiKeys.get(gatewayKey.id)!.enabled).toBe(false);
+    await admin('keys', 'revoke', keyId, ...table);
     expect((await stack.services.keys.get(keyId))!.revoked_at).not.toBeNull();
+    expect(apiGateway.requests).toEqual([]); // no gateway key per customer key
+
+    // A record an earlier version wrote, with its own gateway key.
+    const { record } = await createKey(stack.services.keys, { tier: 'basic', owner: 'old', label: '' }, randomBytes, new Date());
+    apiGateway.apiKeys.set('ak-old', { id: 'ak-old', name: 'key_old', value: 'gcfu_old', enabled: true });
+    const legacy = { ...record, key_id: `${record.key_id}l`, current_hash: hashApiKey(`legacy-${record.key_id}`), usage_key: 'gcfu_old', api_key_id: 'ak-old' };
+    await stack.services.keys.create(legacy);
+
+    const dryRun = await admin('keys', 'migrate-gateway-keys', '--dry-run', ...table);
+    expect(dryRun.stdout).toMatch(new RegExp(`^key id ${legacy.key_id}\tgateway key ak-old\tplanned$`, 'm'));
+    expect(apiGateway.apiKeys.has('ak-old')).toBe(true);
+    const migrated = await admin('keys', 'migrate-gateway-keys', ...table);
+    expect(migrated.stdout).toMatch(/^1 key migrated$/m);
+    expect(apiGateway.apiKeys.has('ak-old')).toBe(false);
+    expect((await stack.services.keys.get(legacy.key_id))!.api_key_id ?? null).toBeNull();
+    expect((await admin('keys', 'migrate-gateway-keys', ...table)).stdout).toMatch(/^0 keys migrated$/m);
   });
 
   it("webhooks replay queues a failed delivery on the stage's webhook queue for the sender Lambda", async () => {

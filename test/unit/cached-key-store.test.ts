@@ -32,6 +32,7 @@ function countingStore() {
     rotate: async (_id, _expected, next) => (current = { ...current, previous_hash: current.current_hash, current_hash: next.hash }),
     revoke: async (_id, now) => (current = { ...current, revoked_at: now }),
     setTier: async (_id, tier) => (current = { ...current, tier }),
+    clearGatewayKey: async () => current,
     claimIdempotencyKey: async () => null,
   };
   return { store, calls };

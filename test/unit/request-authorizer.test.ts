@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { createKey, revokeKey } from '../../lambdas/core/use-cases/manage-keys';
+import { TIER_NAMES, type TierName } from '../../lambdas/core/auth/tiers';
+import { createKey, revokeKey, setKeyTier } from '../../lambdas/core/use-cases/manage-keys';
 import { requestAuthorizerHandler } from '../../lambdas/http/request-authorizer';
-import type { ApiKeyRecord, KeyStore } from '../../lambdas/ports/key-store';
+import { type ApiKeyRecord, KeyStateConflict, type KeyStore } from '../../lambdas/ports/key-store';
+import type { TierUsageKeys } from '../../lambdas/ports/tier-usage-keys';
 
 /** The AWS REQUEST authorizer on events as API Gateway sends them, with an in-memory key store. */
 
@@ -24,7 +26,13 @@ function memoryKeys(): KeyStore {
       key.revoked_at = now;
       return key;
     },
-    setTier: async () => {
+    setTier: async (id, tier) => {
+      const key = byId.get(id)!;
+      if (key.revoked_at !== null) throw new KeyStateConflict(`key ${id} is revoked`);
+      key.tier = tier;
+      return key;
+    },
+    clearGatewayKey: async () => {
       throw new Error('not used');
     },
     claimIdempotencyKey: async () => {
@@ -49,13 +57,15 @@ const event = (headers: Record<string, string>, multi?: Record<string, string[]>
   requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
 });
 
+/** The tier keys as the authorizer reads them in AWS: one value per tier. */
+const tierKeys: TierUsageKeys = { valueOf: async (tier) => `tier-key-value-of-${tier}` };
+
 describe('the request authorizer', () => {
-  it('allows a known key for the whole stage, passing key id and tier on, and its usage-plan key', async () => {
+  it("allows a known key for the whole stage, passing key id and tier on, and its tier's gateway key", async () => {
     const keys = memoryKeys();
     const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
     const { key, record } = await createKey(keys, { tier: 'pro', owner: 'acme', label: '' }, randomBytes, clock.now());
-    (await keys.get(record.key_id))!.usage_key = 'usage-plan-key-value-0123456789';
-    const result = await requestAuthorizerHandler(() => ({ keys, clock }))(event({ authorization: `Bearer ${key}` }));
+    const result = await requestAuthorizerHandler(() => ({ keys, clock, tierKeys }))(event({ authorization: `Bearer ${key}` }));
     expect(result).toEqual({
       principalId: record.key_id,
       policyDocument: {
@@ -63,8 +73,44 @@ describe('the request authorizer', () => {
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/functions/*/*' }],
       },
       context: { keyId: record.key_id, tier: 'pro' },
-      usageIdentifierKey: 'usage-plan-key-value-0123456789',
+      usageIdentifierKey: 'tier-key-value-of-pro',
     });
+    expect(record).not.toHaveProperty('api_key_id'); // no gateway key per customer key
+  });
+
+  it('names the tier key of each tier, and of the new tier after a tier change', async () => {
+    const keys = memoryKeys();
+    const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+    const authorize = requestAuthorizerHandler(() => ({ keys, clock, tierKeys }));
+    for (const tier of TIER_NAMES) {
+      const { key } = await createKey(keys, { tier, owner: 'acme', label: '' }, randomBytes, clock.now());
+      expect((await authorize(event({ Authorization: `Bearer ${key}` }))).usageIdentifierKey, tier).toBe(`tier-key-value-of-${tier}`);
+    }
+    const { key, record } = await createKey(keys, { tier: 'basic', owner: 'acme', label: '' }, randomBytes, clock.now());
+    await setKeyTier(keys, record.key_id, 'developer' satisfies TierName);
+    const result = await authorize(event({ Authorization: `Bearer ${key}` }));
+    expect(result.context).toEqual({ keyId: record.key_id, tier: 'developer' });
+    expect(result.usageIdentifierKey).toBe('tier-key-value-of-developer');
+  });
+
+  it('names no gateway key without tier keys (the local server)', async () => {
+    const keys = memoryKeys();
+    const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+    const { key } = await createKey(keys, { tier: 'pro', owner: 'acme', label: '' }, randomBytes, clock.now());
+    expect(await requestAuthorizerHandler(() => ({ keys, clock }))(event({ Authorization: `Bearer ${key}` }))).not.toHaveProperty('usageIdentifierKey');
+  });
+
+  it('refuses a key whose tier change raced its revocation, in either order', async () => {
+    const keys = memoryKeys();
+    const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+    const authorize = requestAuthorizerHandler(() => ({ keys, clock, tierKeys }));
+    const first = await createKey(keys, { tier: 'basic', owner: 'acme', label: '' }, randomBytes, clock.now());
+    await setKeyTier(keys, first.record.key_id, 'pro');
+    await revokeKey(keys, first.record.key_id, clock.now());
+    const second = await createKey(keys, { tier: 'basic', owner: 'acme', label: '' }, randomBytes, clock.now());
+    await revokeKey(keys, second.record.key_id, clock.now());
+    await expect(setKeyTier(keys, second.record.key_id, 'pro')).rejects.toThrow(KeyStateConflict);
+    for (const { key } of [first, second]) await expect(authorize(event({ Authorization: `Bearer ${key}` }))).rejects.toThrow(/^Unauthorized$/);
   });
 
   it('answers "Unauthorized" (API Gateway\'s 401) for missing, doubled, malformed, unknown and revoked keys', async () => {

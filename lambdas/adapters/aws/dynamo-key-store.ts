@@ -152,8 +152,28 @@ export class DynamoKeyStore implements KeyStore {
           TableName: this.tableName,
           Key: keyKey(keyId),
           UpdateExpression: 'SET tier = :tier',
+          // Conditional on the record, so a revocation racing a tier change always stands.
+          ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+          ExpressionAttributeValues: { ':tier': tier, ':null': null },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return keyOfItem(Attributes!);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const key = await this.get(keyId);
+      throw new KeyStateConflict(key ? `key ${keyId} is revoked; create a new one` : `no key ${keyId}`);
+    }
+  }
+
+  async clearGatewayKey(keyId: string): Promise<ApiKeyRecord> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyKey(keyId),
+          UpdateExpression: 'REMOVE usage_key, api_key_id',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':tier': tier },
           ReturnValues: 'ALL_NEW',
         }),
       );

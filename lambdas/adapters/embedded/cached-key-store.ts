@@ -57,6 +57,10 @@ export class CachedKeyStore implements KeyStore {
     return this.changing(keyId, () => this.store.setTier(keyId, tier));
   }
 
+  clearGatewayKey(keyId: string): Promise<ApiKeyRecord> {
+    return this.changing(keyId, () => this.store.clearGatewayKey(keyId));
+  }
+
   /** A change to a key: forgotten before (no stale answer meanwhile) and after (no answer cached meanwhile). */
   private async changing(keyId: string, change: () => Promise<ApiKeyRecord>): Promise<ApiKeyRecord> {
     this.forget(keyId);

@@ -6,8 +6,6 @@ import type { TierName } from '../auth/tiers';
 export interface Principal {
   keyId: string;
   tier: TierName;
-  /** The API Gateway key of the tier's usage plan (the authorizer's usageIdentifierKey), when there is one. */
-  usageKey?: string;
 }
 
 /**
@@ -23,5 +21,5 @@ export async function authenticate(authorization: readonly string[] | undefined,
   if (hash !== key.current_hash && (key.previous_valid_until === null || key.previous_valid_until <= now.toISOString())) {
     throw unauthorized('This API key was rotated and its grace period has ended; use the new key');
   }
-  return { keyId: key.key_id, tier: key.tier, ...(key.usage_key ? { usageKey: key.usage_key } : {}) };
+  return { keyId: key.key_id, tier: key.tier };
 }

@@ -1,6 +1,5 @@
 import { type ApiKeyRecord, KeyStateConflict, type KeyStore } from '../../ports/key-store';
 import type { DailyUsage, UsageMeter } from '../../ports/usage-meter';
-import type { UsagePlanKeys } from '../../ports/usage-plans';
 import { generateApiKey, generateKeyId, hashApiKey, type RandomBytes, shownPrefixOf } from '../auth/api-keys';
 import type { TierName } from '../auth/tiers';
 
@@ -20,19 +19,17 @@ export interface IssuedKey {
 }
 
 /**
- * In AWS the key also gets its gateway key in the tier's usage plan (`plans`); a key whose record
- * cannot be stored takes its gateway key with it, so neither exists without the other.
+ * A key is only its record: in AWS the authorizer names the tier's shared gateway key, so no
+ * gateway key is made per customer key (API Gateway allows 10,000 per account and Region).
  */
 export async function createKey(
   keys: KeyStore,
   request: { tier: TierName; owner: string; label: string },
   randomBytes: RandomBytes,
   now: Date,
-  plans?: UsagePlanKeys,
   keyId: string = generateKeyId(randomBytes),
 ): Promise<IssuedKey> {
   const key = generateApiKey(randomBytes);
-  const gateway = plans ? await plans.issue(keyId, request.tier) : null;
   const record: ApiKeyRecord = {
     key_id: keyId,
     prefix: shownPrefixOf(key),
@@ -45,15 +42,8 @@ export async function createKey(
     previous_hash: null,
     previous_valid_until: null,
     rotated_at: null,
-    usage_key: gateway?.usageKey ?? null,
-    api_key_id: gateway?.apiKeyId ?? null,
   };
-  try {
-    await keys.create(record);
-  } catch (error) {
-    if (gateway) await plans!.remove(gateway.apiKeyId);
-    throw error;
-  }
+  await keys.create(record);
   return { key, record };
 }
 
@@ -80,7 +70,6 @@ export async function createKeyOnce(
   idempotencyKey: string,
   randomBytes: RandomBytes,
   now: Date,
-  plans?: UsagePlanKeys,
   wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<IdempotentIssue> {
   const keyId = generateKeyId(randomBytes);
@@ -91,11 +80,11 @@ export async function createKeyOnce(
     { key_id: keyId, fingerprint, expires_at: expiresAt },
     now.toISOString(),
   );
-  if (!held) return { ...(await createKey(keys, request, randomBytes, now, plans, keyId)), replayed: false };
+  if (!held) return { ...(await createKey(keys, request, randomBytes, now, keyId)), replayed: false };
   if (held.fingerprint !== fingerprint) {
     throw new KeyStateConflict(`idempotency key ${idempotencyKey} was used for another request (tier, owner or label differ) until ${held.expires_at}`);
   }
-  // A concurrent first call may still be making its key (in AWS, its gateway key first).
+  // A concurrent first call may still be making its key.
   for (let attempt = 0; attempt < 50; attempt++) {
     const record = await keys.get(held.key_id);
     if (record) return { key: null, record, replayed: true };
@@ -122,16 +111,16 @@ export async function rotateKey(keys: KeyStore, keyId: string, graceHours: numbe
   return { key, record };
 }
 
-/** The key stops at once here; in AWS its gateway key is disabled too (the authorizer's cache may honour it up to its TTL). */
-export async function revokeKey(keys: KeyStore, keyId: string, now: Date, plans?: UsagePlanKeys): Promise<ApiKeyRecord> {
-  const record = await keys.revoke(keyId, now.toISOString());
-  if (plans && record.api_key_id) await plans.disable(record.api_key_id);
-  return record;
+/**
+ * Revocation and tier change are writes to the key record alone. The local server sees them at
+ * once; in AWS, at the authorizer cache's expiry for that Authorization header (60 s by default).
+ */
+export async function revokeKey(keys: KeyStore, keyId: string, now: Date): Promise<ApiKeyRecord> {
+  return keys.revoke(keyId, now.toISOString());
 }
 
-export async function setKeyTier(keys: KeyStore, keyId: string, tier: TierName, plans?: UsagePlanKeys): Promise<ApiKeyRecord> {
-  const current = await existing(keys, keyId);
-  if (plans && current.api_key_id && current.tier !== tier) await plans.changeTier(current.api_key_id, current.tier, tier);
+/** A revoked key keeps its tier (KeyStateConflict): a tier change racing a revocation never re-activates it. */
+export async function setKeyTier(keys: KeyStore, keyId: string, tier: TierName): Promise<ApiKeyRecord> {
   return keys.setTier(keyId, tier);
 }
 
