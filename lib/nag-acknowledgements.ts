@@ -35,16 +35,10 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
       'Only xray:PutTraceSegments, xray:PutTelemetryRecords (active tracing) and dynamodb:ListStreams (the stream event sources) carry Resource "*": these actions support no resource-level scoping.',
   },
   {
-    finding: /^AwsSolutions-IAM5\[Resource::.*RecordsTable.*\/index\/\*\]$/,
+    finding: /^AwsSolutions-IAM5\[Resource::.*SearchDomain.*\/gcf-(grants|contracts|funders)(-v\*)?(\/\*)?\]$/,
     path: FUNCTION_ROLE_POLICY,
     reason:
-      "Table grants (grantReadData/grantWriteData) include the table's own secondary indexes (the sparse funder index); the wildcard never reaches another table.",
-  },
-  {
-    finding: /^AwsSolutions-IAM5\[Resource::.*SearchDomain.*\/\*(\/_(search|msearch|count|mget))?\]$/,
-    path: FUNCTION_ROLE_POLICY,
-    reason:
-      'Index names inside the search domain are created at run time (versioned indices behind aliases, rebuilt by admin reindex --rebuild), so paths are scoped to this domain; readers get GET/HEAD and POST on the read APIs only, writers also index and bulk.',
+      "The service's versioned indices (gcf-grants-v<version>, created by admin reindex --rebuild) and the paths under each index: readers get GET/HEAD there and POST on the read APIs only, writers also PUT and _bulk; nothing cluster-wide and no DELETE.",
   },
   {
     finding: /^AwsSolutions-IAM5\[Resource::<SearchIndexBootstrapFunction[A-F0-9]+\.Arn>:\*\]$/,

@@ -61,7 +61,7 @@ export class StatelessStack extends Stack {
     const { config } = props;
 
     const bind: Record<RouteBinding, (fn: ServiceFunction) => void> = {
-      records: (fn) => fn.bindRecordsTable(props.recordsTable),
+      records: (fn) => fn.bindRecordReader(props.recordsTable),
       search: (fn) => fn.bindSearchDomain(props.searchDomain, config.search.vectors),
       embeddings: (fn) => fn.bindEmbeddings(config.embeddings),
       cursors: (fn) => fn.bindCursorKey(props.cursorKeySecret),
