@@ -1,4 +1,4 @@
-import { type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type Duration, type RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -11,8 +11,10 @@ import { Construct } from 'constructs';
 import { INDEX_ALIASES } from '../../lambdas/adapters/aws/opensearch-mappings';
 import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
+import { WEBHOOK_SECRET_KEY_ENV } from '../../lambdas/composition/webhook-env';
 import { RESOURCE_KINDS } from '../../lambdas/core/records';
 import type { EmbeddingSettings } from '../config';
+import type { WebhookSecretKey } from './webhook-secret-key';
 
 /** Environment variables the handlers' composition root reads (defined without CDK imports, for the local AWS mode too). */
 export { FUNCTION_ENV };
@@ -195,6 +197,17 @@ export class ServiceFunction extends Construct {
   /** The deadline scan's markers ("deadline-sent#*"): one event per subscription, record and deadline. */
   bindDeadlineLedger(table: ITable): this {
     return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:PutItem'], ['deadline-sent#*']);
+  }
+
+  /**
+   * Opens sealed webhook secrets (kms:Decrypt on the key, WEBHOOK_SECRET_KEY_ARN) with the principal
+   * tag the key's policy asks for; only the sender signs, so only it is bound.
+   */
+  bindWebhookSecretKey(secretKey: WebhookSecretKey): this {
+    this.lambdaFunction.addEnvironment(WEBHOOK_SECRET_KEY_ENV, secretKey.key.keyArn);
+    this.lambdaFunction.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [secretKey.key.keyArn] }));
+    Tags.of(this.lambdaFunction.role!).add(secretKey.principalTag.key, secretKey.principalTag.value);
+    return this;
   }
 
   /** Sends to the webhook queue and its dead-letter queue (WEBHOOK_QUEUE_URL, WEBHOOK_DEAD_LETTER_QUEUE_URL). */

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { WEBHOOK_SECRETS_TAG_KEY } from '../../lib/constructs/webhook-secret-key';
 import { type CfnResource, resourcesOfType, synthStage } from './synth-stacks';
 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> };
 
 /** Issue 42 item 4: each function group reaches only the table items and index paths it needs. */
 describe('least privilege of the function roles', () => {
-  const { stateless } = synthStage('prod');
+  const { stateful, stateless } = synthStage('prod');
   const lambdas = resourcesOfType(stateless, 'AWS::Lambda::Function');
   const policies = resourcesOfType(stateless, 'AWS::IAM::Policy');
 
@@ -105,5 +106,46 @@ describe('least privilege of the function roles', () => {
     const queries = table.filter((s) => actionsOf(s).includes('dynamodb:Query'));
     expect(queries.map(leadingKeysOf)).toEqual([['vector-backlog#*']]);
     expect(domainStatements('backfill-vectors.ts').flatMap(actionsOf)).not.toContain('es:ESHttpDelete');
+  });
+
+  describe('the webhook secret key', () => {
+    const keys = Object.values(resourcesOfType(stateful, 'AWS::KMS::Key')).filter((key) => String(key.Properties?.Description).includes('webhook'));
+    const key = keys[0]!;
+    const keyStatements = (key.Properties!.KeyPolicy as { Statement: Statement[] }).Statement;
+    const CRYPTO = ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey', 'kms:GenerateDataKey*', 'kms:*'];
+
+    it('is customer-managed, rotated, and kept with the stage data', () => {
+      expect(keys).toHaveLength(1);
+      expect(key.Properties).toMatchObject({ EnableKeyRotation: true });
+      expect(key.DeletionPolicy).toBe('Retain');
+      expect(Object.values(stateful.toJSON().Outputs as Record<string, { Value: unknown }>).some((output) => JSON.stringify(output.Value).includes('WebhookSecrets'))).toBe(true);
+    });
+
+    it('lets the account administer it but use it only as a role tagged for this stage, with a subscription as context', () => {
+      for (const statement of keyStatements) expect(statement.Effect).toBe('Allow');
+      const using = keyStatements.filter((statement) => actionsOf(statement).some((action) => CRYPTO.includes(action)));
+      expect(using).toHaveLength(1);
+      expect(actionsOf(using[0]!).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt']);
+      expect(using[0]!.Condition).toMatchObject({
+        StringEquals: { [`aws:PrincipalTag/${WEBHOOK_SECRETS_TAG_KEY}`]: 'gcf-data-service-prod' },
+        Null: { 'kms:EncryptionContext:subscription_id': 'false' },
+      });
+    });
+
+    it('is granted to the webhook sender alone, for Decrypt, and the sender carries the tag', () => {
+      const granted = Object.values(lambdas)
+        .map((fn) => String(fn.Properties?.Description).match(/\((lambdas\/handlers\/[a-z-]+\.ts)\)$/)?.[1])
+        .filter((entry): entry is string => entry !== undefined)
+        .filter((entry) => statementsOf(entry.replace('lambdas/handlers/', '')).some((statement) => actionsOf(statement).some((action) => action.startsWith('kms:'))));
+      expect(granted).toEqual(['lambdas/handlers/send-webhooks.ts']);
+      const kms = statementsOf('send-webhooks.ts').filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
+      expect(kms.flatMap(actionsOf)).toEqual(['kms:Decrypt']);
+      const senderRole = Object.entries(resourcesOfType(stateless, 'AWS::IAM::Role')).filter(([, role]) =>
+        JSON.stringify(role.Properties?.Tags ?? []).includes(WEBHOOK_SECRETS_TAG_KEY),
+      );
+      expect(senderRole).toHaveLength(1);
+      expect(senderRole[0]![1].Properties!.Tags).toEqual(expect.arrayContaining([{ Key: WEBHOOK_SECRETS_TAG_KEY, Value: 'gcf-data-service-prod' }]));
+      expect(senderRole[0]![0]).toMatch(/^WebhooksSender/);
+    });
   });
 });
