@@ -41,6 +41,12 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
       "The service's versioned indices (gcf-grants-v<version>, created by admin reindex --rebuild) and the paths under each index: readers get GET/HEAD there and POST on the read APIs only, writers also PUT and _bulk; nothing cluster-wide and no DELETE.",
   },
   {
+    finding: /^AwsSolutions-IAM5\[Action::kms:(List|Describe)\*\]$/,
+    path: /Stateful\/AWS679f53fac002430cb0da5b7982bd2287\/ServiceRole\/DefaultPolicy\/Resource$/,
+    reason:
+      "CDK's custom resource that applies the search domain's access policy gets kms:CreateGrant, List* and Describe* on the domain's customer-managed key only (the resource is that key): OpenSearch uses the key through a grant made on the domain update. It cannot encrypt or decrypt with it.",
+  },
+  {
     finding: /^AwsSolutions-IAM5\[Resource::<SearchIndexBootstrapFunction[A-F0-9]+\.Arn>:\*\]$/,
     path: /\/SearchIndexBootstrap\/Provider\/framework-onEvent\//,
     reason: 'The CDK custom-resource Provider framework invokes any version of the index bootstrap function it was created for, and nothing else.',

@@ -118,7 +118,11 @@ describe('least privilege of the function roles', () => {
       expect(keys).toHaveLength(1);
       expect(key.Properties).toMatchObject({ EnableKeyRotation: true });
       expect(key.DeletionPolicy).toBe('Retain');
-      expect(Object.values(stateful.toJSON().Outputs as Record<string, { Value: unknown }>).some((output) => JSON.stringify(output.Value).includes('WebhookSecrets'))).toBe(true);
+      expect(
+        Object.values(stateful.toJSON().Outputs as Record<string, { Value: unknown }>).some((output) =>
+          JSON.stringify(output.Value).includes('WebhookSecrets'),
+        ),
+      ).toBe(true);
     });
 
     it('lets the account administer it but use it only as a role tagged for this stage, with a subscription as context', () => {
@@ -136,7 +140,9 @@ describe('least privilege of the function roles', () => {
       const granted = Object.values(lambdas)
         .map((fn) => String(fn.Properties?.Description).match(/\((lambdas\/handlers\/[a-z-]+\.ts)\)$/)?.[1])
         .filter((entry): entry is string => entry !== undefined)
-        .filter((entry) => statementsOf(entry.replace('lambdas/handlers/', '')).some((statement) => actionsOf(statement).some((action) => action.startsWith('kms:'))));
+        .filter((entry) =>
+          statementsOf(entry.replace('lambdas/handlers/', '')).some((statement) => actionsOf(statement).some((action) => action.startsWith('kms:'))),
+        );
       expect(granted).toEqual(['lambdas/handlers/send-webhooks.ts']);
       const kms = statementsOf('send-webhooks.ts').filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
       expect(kms.flatMap(actionsOf)).toEqual(['kms:Decrypt']);
@@ -147,5 +153,30 @@ describe('least privilege of the function roles', () => {
       expect(senderRole[0]![1].Properties!.Tags).toEqual(expect.arrayContaining([{ Key: WEBHOOK_SECRETS_TAG_KEY, Value: 'gcf-data-service-prod' }]));
       expect(senderRole[0]![0]).toMatch(/^WebhooksSender/);
     });
+  });
+});
+
+describe('the search domain at rest', () => {
+  const domainOf = (stage: string) => {
+    const { stateful } = synthStage(stage);
+    const domain = Object.values(resourcesOfType(stateful, 'AWS::OpenSearchService::Domain'))[0]!;
+    return { stateful, options: domain.Properties!.EncryptionAtRestOptions as { Enabled: boolean; KmsKeyId?: { Ref?: string } } };
+  };
+
+  it('is encrypted with a rotated customer-managed key in prod, retained with the domain', () => {
+    const { stateful, options } = domainOf('prod');
+    expect(options.Enabled).toBe(true);
+    const keyId = options.KmsKeyId?.Ref;
+    expect(keyId).toBeDefined();
+    const key = resourcesOfType(stateful, 'AWS::KMS::Key')[keyId!]!;
+    expect(key.Properties).toMatchObject({ EnableKeyRotation: true, Description: 'Encrypts the search domain data at rest' });
+    expect(key.DeletionPolicy).toBe('Retain');
+  });
+
+  it('keeps the AWS-owned key on throwaway dev stages, and either is a stage option', () => {
+    expect(domainOf('dev').options).toEqual({ Enabled: true });
+    const chosen = synthStage('dev', { search: { encryptionKey: 'customer-managed' } }).stateful;
+    const domain = Object.values(resourcesOfType(chosen, 'AWS::OpenSearchService::Domain'))[0]!;
+    expect((domain.Properties!.EncryptionAtRestOptions as { KmsKeyId?: unknown }).KmsKeyId).toBeDefined();
   });
 });
