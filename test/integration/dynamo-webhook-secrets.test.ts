@@ -1,5 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoWebhookStore, SUBSCRIPTIONS_PARTITION, WEBHOOK_ENTITY } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import { LocalSecretSealer } from '../../lambdas/adapters/embedded/local-secret-sealer';
@@ -48,7 +47,11 @@ describe('webhook secrets in the records table', () => {
     expect(JSON.stringify(item)).not.toContain('whsec_new');
     expect((await store.get('whk_new'))!.secret).toBe('whsec_new');
 
-    const rotated = await store.update('whk_new', { secret: 'whsec_next', previous_secret: 'whsec_new', previous_secret_valid_until: '2026-11-02T00:00:00.000Z' });
+    const rotated = await store.update('whk_new', {
+      secret: 'whsec_next',
+      previous_secret: 'whsec_new',
+      previous_secret_valid_until: '2026-11-02T00:00:00.000Z',
+    });
     expect(rotated).toMatchObject({ secret: 'whsec_next', previous_secret: 'whsec_new' });
     expect(JSON.stringify(await stored('whk_new'))).not.toMatch(/whsec_/);
     expect((await store.list('key_1')).find((s) => s.subscription_id === 'whk_new')!.secret).toBe('whsec_next');
@@ -56,7 +59,10 @@ describe('webhook secrets in the records table', () => {
 
   it('reads a plaintext secret from before sealing, and seals it on the next write', async () => {
     await doc.send(
-      new PutCommand({ TableName: TABLE, Item: { pk: SUBSCRIPTIONS_PARTITION, sk: 'subscription#whk_old', entity: WEBHOOK_ENTITY, ...subscription('whk_old', 'whsec_old') } }),
+      new PutCommand({
+        TableName: TABLE,
+        Item: { pk: SUBSCRIPTIONS_PARTITION, sk: 'subscription#whk_old', entity: WEBHOOK_ENTITY, ...subscription('whk_old', 'whsec_old') },
+      }),
     );
     const store = new DynamoWebhookStore(table.client(), TABLE, sealer);
     expect((await store.get('whk_old'))!.secret).toBe('whsec_old');
