@@ -58,6 +58,12 @@ export interface SearchDomainSettings {
   readonly logRetention: RetentionDays;
   /** The k-NN graph of new indices and the window semantic and hybrid queries rank (docs/deploy.md "Vector search"). */
   readonly vectors: VectorSearchSettings;
+  /**
+   * Who holds the key of the data at rest: a rotated customer-managed KMS key of the stage (its
+   * use is in CloudTrail, and disabling it makes the data unreadable), or the AWS-owned key. Fixed
+   * when the domain is created (docs/deploy.md "Search domain exposure").
+   */
+  readonly encryptionKey: 'customer-managed' | 'aws-owned';
 }
 
 /** The embedding model of records and queries (Bedrock); changing it means rebuilding the index. */
@@ -181,6 +187,8 @@ const EPHEMERAL_SEARCH: Omit<SearchDomainSettings, 'logRetention'> = {
   ebsVolumeSizeGiB: 10,
   dedicatedMasters: null,
   vectors: DEFAULT_VECTOR_SEARCH,
+  // Throwaway domains (and the dev domains created before the choice existed) keep the AWS-owned key.
+  encryptionKey: 'aws-owned',
 };
 
 const DURABLE_SEARCH: Omit<SearchDomainSettings, 'logRetention'> = {
@@ -191,6 +199,7 @@ const DURABLE_SEARCH: Omit<SearchDomainSettings, 'logRetention'> = {
   ebsVolumeSizeGiB: 50,
   dedicatedMasters: { instanceType: 'm7g.large.search', count: 3 },
   vectors: DEFAULT_VECTOR_SEARCH,
+  encryptionKey: 'customer-managed',
 };
 
 const SEARCH_INSTANCE_TYPE_PATTERN = /^[a-z][a-z0-9-]*\.[a-z0-9]+\.search$/;

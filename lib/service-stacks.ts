@@ -30,6 +30,7 @@ export function createServiceStacks(scope: Construct, config: StageConfig, proje
     webhookQueue: stateful.webhookQueue,
     webhookDeadLetterQueue: stateful.webhookDeadLetterQueue,
     cursorKeySecret: stateful.cursorKeySecret,
+    webhookSecretKey: stateful.webhookSecretKey,
     projectRoot,
   });
 

@@ -21,6 +21,8 @@ export const STACK_OUTPUTS = {
   webhookDeadLetterQueueUrl: 'WebhookDeadLetterQueueUrl',
   /** On the stateful stack: stream batches the indexer or fan-out gave up on, for `admin status --target aws`. */
   indexerFailureQueueUrl: 'IndexerFailureQueueUrl',
+  /** On the stateful stack: the KMS key sealing webhook signing secrets, for `admin webhooks add|rotate-secret --target aws`. */
+  webhookSecretKeyArn: 'WebhookSecretKeyArn',
   /** On the stateless stack: the Bedrock model and vector length the search index is built with. */
   embeddingModel: 'EmbeddingModel',
   embeddingDimensions: 'EmbeddingDimensions',

@@ -11,6 +11,7 @@ import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { indexReplicasOf, type StageConfig } from './config';
 import { CursorKeySecret } from './constructs/cursor-key-secret';
 import { SearchDomain } from './constructs/search-domain';
+import { WebhookSecretKey } from './constructs/webhook-secret-key';
 import { STACK_OUTPUTS } from './stack-names';
 import {
   WEBHOOK_DEAD_LETTER_RETENTION_SECONDS,
@@ -57,6 +58,8 @@ export class StatefulStack extends Stack {
   readonly webhookDeadLetterQueue: IQueue;
   /** The list cursors' signing key (deep paging). */
   readonly cursorKeySecret: ISecret;
+  /** The KMS key sealing webhook signing secrets, with the principal tag of the roles that may use it. */
+  readonly webhookSecretKey: WebhookSecretKey;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -132,6 +135,15 @@ export class StatefulStack extends Stack {
     this.retainCustomResourceLogs(config);
 
     this.cursorKeySecret = new CursorKeySecret(this, 'CursorKey', { removalPolicy: config.statefulRemovalPolicy }).secret;
+
+    this.webhookSecretKey = new WebhookSecretKey(this, 'WebhookSecrets', {
+      principalTagValue: `${config.serviceName}-${config.stage}`,
+      removalPolicy: config.statefulRemovalPolicy,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.webhookSecretKeyArn, {
+      description: 'The KMS key sealing webhook secrets (admin CLI: webhooks add|rotate-secret --target aws, under a role tagged for it)',
+      value: this.webhookSecretKey.key.keyArn,
+    });
 
     new CfnOutput(this, STACK_OUTPUTS.searchDomainEndpoint, {
       description: 'The search domain endpoint (admin CLI: npm run admin -- reindex --target aws)',

@@ -21,6 +21,7 @@ import { ServiceFunction } from './constructs/service-function';
 import { type MonitoredFunction, type MonitoredRoute, ServiceMetrics } from './constructs/service-metrics';
 import { VectorBackfill } from './constructs/vector-backfill';
 import { WebhookDelivery } from './constructs/webhook-delivery';
+import type { WebhookSecretKey } from './constructs/webhook-secret-key';
 import { monitoringNameOf, STACK_OUTPUTS } from './stack-names';
 import { WEBHOOK_SENDER_TIMEOUT } from './stateful-stack';
 
@@ -33,6 +34,8 @@ export interface StatelessStackProps extends StackProps {
   readonly webhookDeadLetterQueue: IQueue;
   /** The list cursors' signing key (stateful: CursorKeySecret). */
   readonly cursorKeySecret: ISecret;
+  /** Seals webhook signing secrets (stateful: WebhookSecrets); only the sender may open them. */
+  readonly webhookSecretKey: WebhookSecretKey;
   /** Directory holding package-lock.json; route entries are relative to it. */
   readonly projectRoot: string;
   /** @default API_ROUTES */
@@ -60,7 +63,7 @@ export class StatelessStack extends Stack {
     const { config } = props;
 
     const bind: Record<RouteBinding, (fn: ServiceFunction) => void> = {
-      records: (fn) => fn.bindRecordsTable(props.recordsTable),
+      records: (fn) => fn.bindRecordReader(props.recordsTable),
       search: (fn) => fn.bindSearchDomain(props.searchDomain, config.search.vectors),
       embeddings: (fn) => fn.bindEmbeddings(config.embeddings),
       cursors: (fn) => fn.bindCursorKey(props.cursorKeySecret),
@@ -203,6 +206,7 @@ export class StatelessStack extends Stack {
       logRemovalPolicy: config.statefulRemovalPolicy,
     });
     this.webhooks.deadlineScanner.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
+    this.webhooks.sender.bindWebhookSecretKey(props.webhookSecretKey);
 
     const reserve = (group: FunctionGroup, ...fns: ServiceFunction[]) => {
       for (const fn of fns) fn.reserveConcurrency(config.functions.reservedConcurrency[group]);

@@ -1,6 +1,7 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ApiGatewayLegacyKeys } from '../lambdas/adapters/aws/api-gateway-legacy-keys';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
@@ -11,10 +12,12 @@ import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
+import { KmsSecretSealer } from '../lambdas/adapters/aws/kms-secret-sealer';
 import type { OpenSearchIndex } from '../lambdas/adapters/aws/opensearch-index';
 import { SqsDeliveryQueue } from '../lambdas/adapters/aws/sqs-delivery-queue';
 import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import { bedrockEmbedder, createAwsSearchServices, openSearchIndexFor, vectorSpaceFromEnv } from '../lambdas/composition/aws-search';
+import { WEBHOOK_SECRET_KEY_ENV } from '../lambdas/composition/webhook-env';
 import type { EmbeddingPorts } from '../lambdas/core/use-cases/embed-records';
 import type { ChangeFanOutPorts } from '../lambdas/core/use-cases/fan-out-events';
 import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
@@ -28,6 +31,7 @@ import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
 import type { LegacyGatewayKeys } from '../lambdas/ports/gateway-keys';
 import type { KeyStore } from '../lambdas/ports/key-store';
 import type { RecordStore } from '../lambdas/ports/record-store';
+import { SECRETS_WITHHELD } from '../lambdas/ports/secret-sealer';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import { STACK_OUTPUTS, stackNamesOf } from '../lib/stack-names';
 
@@ -176,15 +180,32 @@ export async function awsKeyPorts(
   };
 }
 
-/** The stage's webhook subscriptions and keys (the records table), and the system resolver for URL checks. */
-export async function awsWebhookPorts(options: AwsTargetOptions): Promise<WebhookPorts & { close(): void }> {
+/**
+ * The stage's webhook subscriptions and keys (the records table), and the system resolver for URL
+ * checks. Secrets are sealed and opened with the stage's KMS key (looked up when first needed);
+ * the caller's role must carry the key's principal tag (docs/deploy.md).
+ */
+export async function awsWebhookPorts(options: AwsTargetOptions & { webhookSecretKeyArn?: string }): Promise<WebhookPorts & { close(): void }> {
   const tableName = await recordsTableOf(options);
   const client = new DynamoDBClient({ region: options.region });
+  const kms = new KMSClient({ region: options.region });
+  const keyArn = () =>
+    stackOutput(
+      options,
+      'stateful',
+      STACK_OUTPUTS.webhookSecretKeyArn,
+      'webhook secret key',
+      `${WEBHOOK_SECRET_KEY_ENV}=<key arn> (environment)`,
+      options.webhookSecretKeyArn ?? process.env[WEBHOOK_SECRET_KEY_ENV],
+    );
   return {
-    webhooks: new DynamoWebhookStore(client, tableName),
+    webhooks: new DynamoWebhookStore(client, tableName, new KmsSecretSealer(kms, keyArn)),
     keys: new DynamoKeyStore(client, tableName),
     resolver: dnsHostResolver,
-    close: () => client.destroy(),
+    close: () => {
+      client.destroy();
+      kms.destroy();
+    },
   };
 }
 
@@ -265,7 +286,8 @@ export async function awsChangeFanOutPorts(
   const search = await awsSavedSearchPorts(options);
   return {
     ...('ports' in search ? { savedSearch: search.ports } : {}),
-    webhooks: new DynamoWebhookStore(client, tableName),
+    // Matching needs no secret: they stay sealed, as in the fan-out and deadline scan functions.
+    webhooks: new DynamoWebhookStore(client, tableName, SECRETS_WITHHELD),
     log: new DynamoDeliveryLog(client, tableName),
     outbox: new DynamoChangeOutbox(client, tableName),
     queue,
@@ -286,7 +308,8 @@ export async function awsDeadlineScanPorts(
   const { env, space } = await searchEnvironmentOf(options, options.region ?? (await client.config.region()));
   const { queue, close } = await webhookQueueOf(options);
   return {
-    webhooks: new DynamoWebhookStore(client, tableName),
+    // Matching needs no secret: they stay sealed, as in the fan-out and deadline scan functions.
+    webhooks: new DynamoWebhookStore(client, tableName, SECRETS_WITHHELD),
     log: new DynamoDeliveryLog(client, tableName),
     ledger: new DynamoDeadlineLedger(client, tableName),
     index: openSearchIndexFor(env, space),

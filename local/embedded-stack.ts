@@ -12,6 +12,7 @@ import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store
 import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
 import { localCursorKeys } from '../lambdas/adapters/embedded/file-cursor-key';
 import { IndexingRecordStore } from '../lambdas/adapters/embedded/indexing-record-store';
+import { LocalSecretSealer } from '../lambdas/adapters/embedded/local-secret-sealer';
 import { SqliteEmbeddingCache } from '../lambdas/adapters/embedded/sqlite-embedding-cache';
 import type { SqliteSearchIndex } from '../lambdas/adapters/embedded/sqlite-search-index';
 import { SwappableSearchIndex } from '../lambdas/adapters/embedded/swappable-search-index';
@@ -175,7 +176,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
 
   const dynamoStore = new DynamoRecordStore(client, LOCAL_TABLE_NAME, { funderIndex });
   const storedOutbox = new DynamoChangeOutbox(client, LOCAL_TABLE_NAME);
-  const webhooks = new DynamoWebhookStore(client, LOCAL_TABLE_NAME);
+  const webhooks = new DynamoWebhookStore(client, LOCAL_TABLE_NAME, new LocalSecretSealer(options.dataDir));
   const deliveries = new DynamoDeliveryLog(client, LOCAL_TABLE_NAME);
   let webhookDispatcher: LocalWebhookDispatcher | null = null;
   // The local stand-in for the stream's fan-out: events go to the dispatcher as they are appended.

@@ -3,3 +3,6 @@ export const WEBHOOK_QUEUE_ENV = {
   queueUrl: 'WEBHOOK_QUEUE_URL',
   deadLetterQueueUrl: 'WEBHOOK_DEAD_LETTER_QUEUE_URL',
 } as const;
+
+/** The KMS key that seals webhook signing secrets: set (by ServiceFunction.bindWebhookSecretKey) only on the functions that may open them. */
+export const WEBHOOK_SECRET_KEY_ENV = 'WEBHOOK_SECRET_KEY_ARN';

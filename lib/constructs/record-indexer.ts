@@ -59,7 +59,7 @@ export class RecordIndexer extends Construct {
       logRemovalPolicy: props.logRemovalPolicy,
       projectRoot: props.projectRoot,
     })
-      .bindRecordsTableWriter(props.table)
+      .bindIndexerOutputs(props.table)
       .bindEmbeddingCache(props.table)
       .bindEmbeddings(props.embeddings)
       .bindSearchDomainWriter(props.searchDomain, props.indexReplicas, props.vectors);

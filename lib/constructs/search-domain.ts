@@ -1,6 +1,7 @@
 import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { EbsDeviceVolumeType } from 'aws-cdk-lib/aws-ec2';
 import { AccountRootPrincipal, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, ResourcePolicy } from 'aws-cdk-lib/aws-logs';
 import { type CfnDomain, Domain, TLSSecurityPolicy } from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
@@ -24,6 +25,8 @@ export interface SearchDomainProps {
  */
 export class SearchDomain extends Construct {
   readonly domain: Domain;
+  /** The key of the data at rest, when the stage asks for a customer-managed one. */
+  readonly encryptionKey?: Key;
   /** Queries and index writes over the slow-log thresholds (set per index), and the domain's error log. */
   readonly logGroups: { readonly slowSearch: LogGroup; readonly slowIndex: LogGroup; readonly application: LogGroup };
 
@@ -52,6 +55,14 @@ export class SearchDomain extends Construct {
       ],
     });
 
+    if (settings.encryptionKey === 'customer-managed') {
+      this.encryptionKey = new Key(this, 'EncryptionKey', {
+        description: 'Encrypts the search domain data at rest',
+        enableKeyRotation: true,
+        removalPolicy: props.removalPolicy,
+      });
+    }
+
     this.domain = new Domain(this, 'Domain', {
       version: settings.engineVersion,
       capacity: {
@@ -68,7 +79,7 @@ export class SearchDomain extends Construct {
         volumeSize: settings.ebsVolumeSizeGiB,
         volumeType: EbsDeviceVolumeType.GP3,
       },
-      encryptionAtRest: { enabled: true },
+      encryptionAtRest: { enabled: true, kmsKey: this.encryptionKey },
       nodeToNodeEncryption: true,
       enforceHttps: true,
       tlsSecurityPolicy: TLSSecurityPolicy.TLS_1_2,

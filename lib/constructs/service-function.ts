@@ -1,4 +1,4 @@
-import { type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type Duration, type RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -8,18 +8,38 @@ import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { INDEX_ALIASES } from '../../lambdas/adapters/aws/opensearch-mappings';
 import type { VectorSearchSettings } from '../../lambdas/adapters/aws/opensearch-vector-search';
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
+import { WEBHOOK_SECRET_KEY_ENV } from '../../lambdas/composition/webhook-env';
+import { RESOURCE_KINDS } from '../../lambdas/core/records';
 import type { EmbeddingSettings } from '../config';
+import type { WebhookSecretKey } from './webhook-secret-key';
 
 /** Environment variables the handlers' composition root reads (defined without CDK imports, for the local AWS mode too). */
 export { FUNCTION_ENV };
 
 /**
- * OpenSearch read APIs that are sent as POST (query bodies). Everything else a reader needs is GET
- * or HEAD, which `grantRead` covers; POST in general would also allow writes such as `_bulk`.
+ * OpenSearch read APIs that are sent as POST (query bodies); POST in general would also allow
+ * writes such as `_bulk`.
  */
 const SEARCH_READ_POST_APIS = ['_search', '_msearch', '_count', '_mget'] as const;
+
+/** Partition-key patterns of record items (`grant#<id>`...): the only items a read route may get. */
+export const RECORD_PARTITION_PATTERNS = RESOURCE_KINDS.map((kind) => `${kind}#*`);
+
+/** The service's indices on the domain: each alias and the versioned indices behind it (`gcf-grants-v1`). */
+function indexPathsOf(domain: IDomain): string[] {
+  return Object.values(INDEX_ALIASES).flatMap((alias) => [alias, `${alias}/*`, `${alias}-v*`, `${alias}-v*/*`].map((path) => `${domain.domainArn}/${path}`));
+}
+
+/** GET/HEAD on the service's indices and their aliases (mappings, refresh, alias lookups), nothing cluster-wide. */
+function indexReadStatement(domain: IDomain): PolicyStatement {
+  return new PolicyStatement({
+    actions: ['es:ESHttpGet', 'es:ESHttpHead'],
+    resources: [...indexPathsOf(domain), ...Object.values(INDEX_ALIASES).map((alias) => `${domain.domainArn}/_alias/${alias}`)],
+  });
+}
 
 // esbuild's ESM output has no `require`; some dependencies still call it for Node built-ins.
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
@@ -122,11 +142,12 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** Read-only access to the records table, located through RECORDS_TABLE_NAME. */
-  bindRecordsTable(table: ITable): this {
-    this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);
-    table.grantReadData(this.lambdaFunction);
-    return this;
+  /**
+   * Reads of record items only (GetItem/BatchGetItem on `grant#*`, `contract#*`, `funder#*`), through
+   * RECORDS_TABLE_NAME: no Scan or Query, so keys, webhooks and usage in the same table stay out of reach.
+   */
+  bindRecordReader(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], RECORD_PARTITION_PATTERNS);
   }
 
   /**
@@ -168,14 +189,25 @@ export class ServiceFunction extends Construct {
     return this.bindItemsByPrefix(table, ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], ['event#*']);
   }
 
-  /** Takes records off the vector backlog ("vector-backlog#*") once they have their vector; the indexer adds them with its table writes. */
+  /** Lists and takes records off the vector backlog ("vector-backlog#*") once they have their vector; the indexer adds them with its table writes. */
   bindVectorBacklogConsumer(table: ITable): this {
-    return this.bindItemsByPrefix(table, ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], ['vector-backlog#*']);
+    return this.bindItemsByPrefix(table, ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'], ['vector-backlog#*']);
   }
 
   /** The deadline scan's markers ("deadline-sent#*"): one event per subscription, record and deadline. */
   bindDeadlineLedger(table: ITable): this {
     return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:PutItem'], ['deadline-sent#*']);
+  }
+
+  /**
+   * Opens sealed webhook secrets (kms:Decrypt on the key, WEBHOOK_SECRET_KEY_ARN) with the principal
+   * tag the key's policy asks for; only the sender signs, so only it is bound.
+   */
+  bindWebhookSecretKey(secretKey: WebhookSecretKey): this {
+    this.lambdaFunction.addEnvironment(WEBHOOK_SECRET_KEY_ENV, secretKey.key.keyArn);
+    this.lambdaFunction.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [secretKey.key.keyArn] }));
+    Tags.of(this.lambdaFunction.role!).add(secretKey.principalTag.key, secretKey.principalTag.value);
+    return this;
   }
 
   /** Sends to the webhook queue and its dead-letter queue (WEBHOOK_QUEUE_URL, WEBHOOK_DEAD_LETTER_QUEUE_URL). */
@@ -187,11 +219,9 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** Write-only access to the records table (the indexer appends change events), through RECORDS_TABLE_NAME. */
-  bindRecordsTableWriter(table: ITable): this {
-    this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);
-    table.grantWriteData(this.lambdaFunction);
-    return this;
+  /** The indexer's table writes, through RECORDS_TABLE_NAME: change events to the outbox ("event#*") and records onto the vector backlog ("vector-backlog#*"). */
+  bindIndexerOutputs(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'], ['event#*', 'vector-backlog#*']);
   }
 
   /** Which embedding model and dimensions the search index is built with (EMBEDDING_MODEL, EMBEDDING_DIMENSIONS, SEMANTIC_FLOOR). */
@@ -221,26 +251,31 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * Index writes on the search domain (bulk upserts and deletes), through SEARCH_DOMAIN_ENDPOINT;
-   * an index the function creates gets `indexReplicas` replicas (lib/config.ts indexReplicasOf).
+   * Index writes on the search domain, through SEARCH_DOMAIN_ENDPOINT: PUT (create an index, add
+   * mappings) on the service's indices and `_bulk` (upserts and document deletes go in its body).
+   * No ESHttpDelete: dropping an old index after a rebuild is the admin CLI's, under operator
+   * credentials. An index the function creates gets `indexReplicas` replicas (lib/config.ts indexReplicasOf).
    */
   bindSearchDomainWriter(domain: IDomain, indexReplicas: number, vectors: VectorSearchSettings): this {
-    this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchDomainEndpoint, `https://${domain.domainEndpoint}`);
+    this.bindSearchDomain(domain, vectors);
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchIndexReplicas, String(indexReplicas));
-    this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchVectorSettings, JSON.stringify(vectors));
-    domain.grantReadWrite(this.lambdaFunction);
+    this.lambdaFunction.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpPut'], resources: indexPathsOf(domain) }));
+    this.lambdaFunction.addToRolePolicy(new PolicyStatement({ actions: ['es:ESHttpPost'], resources: [`${domain.domainArn}/_bulk`] }));
     return this;
   }
 
-  /** Read-only access to the search domain, located through SEARCH_DOMAIN_ENDPOINT (an https:// URL). */
+  /**
+   * Searches on the service's indices only, located through SEARCH_DOMAIN_ENDPOINT (an https://
+   * URL): GET/HEAD on their paths and POST on the read APIs under their aliases.
+   */
   bindSearchDomain(domain: IDomain, vectors: VectorSearchSettings): this {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchDomainEndpoint, `https://${domain.domainEndpoint}`);
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.searchVectorSettings, JSON.stringify(vectors));
-    domain.grantRead(this.lambdaFunction);
+    this.lambdaFunction.addToRolePolicy(indexReadStatement(domain));
     this.lambdaFunction.addToRolePolicy(
       new PolicyStatement({
         actions: ['es:ESHttpPost'],
-        resources: SEARCH_READ_POST_APIS.flatMap((api) => [`${domain.domainArn}/${api}`, `${domain.domainArn}/*/${api}`]),
+        resources: Object.values(INDEX_ALIASES).flatMap((alias) => SEARCH_READ_POST_APIS.map((api) => `${domain.domainArn}/${alias}/${api}`)),
       }),
     );
     return this;

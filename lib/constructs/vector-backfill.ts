@@ -47,7 +47,7 @@ export class VectorBackfill extends Construct {
       logRemovalPolicy: props.logRemovalPolicy,
       projectRoot: props.projectRoot,
     })
-      .bindRecordsTable(props.table)
+      .bindRecordReader(props.table)
       .bindVectorBacklogConsumer(props.table)
       .bindEmbeddingCache(props.table)
       .bindEmbeddings(props.embeddings)

@@ -29,6 +29,7 @@ import { vectorBackfillHandler } from '../../lambdas/http/vector-backfill';
 import { webhookSenderHandler } from '../../lambdas/http/webhook-sender';
 import type { CursorKeySource } from '../../lambdas/ports/cursor-key';
 import type { Embedder } from '../../lambdas/ports/embedder';
+import type { SecretSealer } from '../../lambdas/ports/secret-sealer';
 import type { Services } from '../../lambdas/ports/services';
 import { API_ROUTES } from '../../lib/api-routes';
 import type { LocalRoute } from '../api-routes';
@@ -43,7 +44,8 @@ import type { StreamHandler } from './table-stream';
  * roots (lambdas/composition) from the environment they read in AWS, wrapped by the same handler
  * wrapper, one warm instance each. The substitutions are the embedder (the local sentence model
  * in place of Bedrock, which cannot be reached from here) and the list cursors' key (the state
- * folder's, in place of the Secrets Manager secret). Webhook destinations follow the local
+ * folder's, in place of the Secrets Manager secret), and the webhook secrets' sealer (the state
+ * folder's key, in place of KMS). Webhook destinations follow the local
  * policy (http to loopback allowed), so a receiver on this machine can be subscribed.
  */
 
@@ -71,13 +73,19 @@ export interface LocalAwsFunctions {
 /** As API Gateway's UNAUTHORIZED gateway response says it (lib/constructs/api.ts). */
 const GATEWAY_UNAUTHORIZED = 'Missing or invalid API key';
 
-export function buildLocalAwsFunctions(env: NodeJS.ProcessEnv, embedder: Embedder, region: string, cursorKeys: CursorKeySource): LocalAwsFunctions {
+export function buildLocalAwsFunctions(
+  env: NodeJS.ProcessEnv,
+  embedder: Embedder,
+  region: string,
+  cursorKeys: CursorKeySource,
+  webhookSecrets: SecretSealer,
+): LocalAwsFunctions {
   const embeddings: EmbeddingSource = { space: () => embedder.space, queryEmbedder: () => embedder, recordEmbedder: () => embedder };
   const recordServices = createAwsServices(env);
   const searchServices = createAwsSearchServices(env, embeddings, () => cursorKeys);
   const indexerPorts = createAwsIndexerPorts(env, embeddings);
   const backfillPorts = createAwsBackfillPorts(env, embeddings);
-  const webhookAdapters = createAwsWebhookAdapters(env);
+  const webhookAdapters = createAwsWebhookAdapters(env, webhookSecrets);
   const deliveryPorts = createAwsDeliveryPorts(webhookAdapters);
   // As the fan-out and deadline-scan functions compose them (aws-fan-out.ts, aws-deadline-scan.ts): saved searches through the list's services.
   const fanOutPorts = { ...createAwsFanOutPorts(webhookAdapters), savedSearch: searchServices };

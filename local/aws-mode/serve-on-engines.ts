@@ -4,6 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { REBUILD_REMEDY } from '../../lambdas/adapters/aws/opensearch-indices';
 import { CHANGE_EVENT_SK, RECORD_SK } from '../../lambdas/adapters/aws/records-table';
 import { localCursorKeys } from '../../lambdas/adapters/embedded/file-cursor-key';
+import { LocalSecretSealer } from '../../lambdas/adapters/embedded/local-secret-sealer';
 import { describeSpace } from '../../lambdas/core/search/vector-space';
 import { allowsAnyOrigin, type CorsOrigins } from '../../lambdas/http/cors';
 import { claimDataDir } from '../data-dir-lock';
@@ -120,7 +121,7 @@ export async function serveOnEngines(options: EnginesModeOptions): Promise<void>
     const { createApiServer, listen } = await import('../http-server');
     const { fillIndicesFromTable, seedCatalogue } = await import('./local-aws-catalogue');
     const { startSchedules } = await import('./schedules');
-    const functions = buildLocalAwsFunctions(process.env, embedder, LOCAL_AWS_REGION, localCursorKeys(options.dataDir));
+    const functions = buildLocalAwsFunctions(process.env, embedder, LOCAL_AWS_REGION, localCursorKeys(options.dataDir), new LocalSecretSealer(options.dataDir));
 
     // The search indices' deploy-time bootstrap (a CloudFormation custom resource in AWS).
     const bootstrap = (await functions

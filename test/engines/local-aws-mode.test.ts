@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DynamoKeyStore } from '../../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import { CURSOR_KEY_FILE } from '../../lambdas/adapters/embedded/file-cursor-key';
+import { LocalSecretSealer } from '../../lambdas/adapters/embedded/local-secret-sealer';
 import { hashApiKey } from '../../lambdas/core/auth/api-keys';
 import type { Grant } from '../../lambdas/core/records';
 import { addSubscription } from '../../lambdas/core/use-cases/manage-webhooks';
@@ -287,7 +288,11 @@ describeOnEngine('npm start -- --engines (the AWS adapters on one machine)', 'OP
     const keyStore = new DynamoKeyStore(dynamo, LOCAL_AWS_TABLE_NAME);
     const developer = (await keyStore.findByHash(hashApiKey(keys.developer!)))!;
     const { secret } = await addSubscription(
-      { webhooks: new DynamoWebhookStore(dynamo, LOCAL_AWS_TABLE_NAME), keys: keyStore, resolver: { resolve: async () => ['127.0.0.1'] } },
+      {
+        webhooks: new DynamoWebhookStore(dynamo, LOCAL_AWS_TABLE_NAME, new LocalSecretSealer(dataDir)),
+        keys: keyStore,
+        resolver: { resolve: async () => ['127.0.0.1'] },
+      },
       { keyId: developer.key_id, url: `${receiverUrl}/hooks`, events: ['grant.created'] },
       'local',
       new Date(),

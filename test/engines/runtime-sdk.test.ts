@@ -11,6 +11,7 @@ import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-st
 import { OpenSearchHttpClient } from '../../lambdas/adapters/aws/opensearch-client';
 import { recordKeyOf } from '../../lambdas/adapters/aws/records-table';
 import { deliveryMessageOf } from '../../lambdas/adapters/aws/sqs-delivery-queue';
+import { LocalSecretSealer } from '../../lambdas/adapters/embedded/local-secret-sealer';
 import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../../lambdas/composition/tier-quotas-env';
 import { WEBHOOK_QUEUE_ENV } from '../../lambdas/composition/webhook-env';
@@ -119,7 +120,11 @@ describeOnEngine(`the functions on the runtime's AWS SDK (${RUNTIME_SDK_FLOOR})`
     grant = open;
     await new DynamoRecordStore(dynamo, TABLE).put('grant', [grant]);
     await addSubscription(
-      { webhooks: new DynamoWebhookStore(dynamo, TABLE), keys: new DynamoKeyStore(dynamo, TABLE), resolver: { resolve: async () => ['93.184.215.14'] } },
+      {
+        webhooks: new DynamoWebhookStore(dynamo, TABLE, new LocalSecretSealer()),
+        keys: new DynamoKeyStore(dynamo, TABLE),
+        resolver: { resolve: async () => ['93.184.215.14'] },
+      },
       { keyId, url: 'https://hooks.example.org/grants', events: ['grant.created'] },
       'aws',
       new Date(),

@@ -9,6 +9,7 @@ import { DynamoChangeOutbox } from '../../lambdas/adapters/aws/dynamo-change-out
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import { SqsDeliveryQueue } from '../../lambdas/adapters/aws/sqs-delivery-queue';
+import { LocalSecretSealer } from '../../lambdas/adapters/embedded/local-secret-sealer';
 import { httpWebhookTransport } from '../../lambdas/adapters/http-webhook-transport';
 import type { Grant } from '../../lambdas/core/records';
 import { type DeliveryPorts, replayDelivery } from '../../lambdas/core/use-cases/deliver-webhook';
@@ -106,7 +107,7 @@ describeOnEngine('the webhook sender on ElasticMQ', 'SQS_ENDPOINT', (endpoint) =
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     stack = await startEmbeddedStack({ seed: false });
     dynamo = stack.dynamoClient();
-    webhooks = new DynamoWebhookStore(dynamo, LOCAL_TABLE_NAME);
+    webhooks = new DynamoWebhookStore(dynamo, LOCAL_TABLE_NAME, new LocalSecretSealer());
     log = new DynamoDeliveryLog(dynamo, LOCAL_TABLE_NAME);
     const suffix = Date.now();
     deadLetterUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `sender-dlq-${suffix}` }))).QueueUrl!;

@@ -8,6 +8,7 @@ import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-lo
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import { INDEX_ALIASES, OpenSearchIndex } from '../../lambdas/adapters/aws/opensearch-index';
 import { hashApiKey } from '../../lambdas/core/auth/api-keys';
+import { LocalSecretSealer } from '../../lambdas/adapters/embedded/local-secret-sealer';
 import { recordIdOf } from '../../lambdas/core/ingest/identity';
 import type { Grant } from '../../lambdas/core/records';
 import { RESOURCE_KINDS } from '../../lambdas/core/records';
@@ -204,7 +205,7 @@ describe('admin --target aws (against local stand-ins)', () => {
     subscription: Pick<WebhookSubscription, 'subscription_id' | 'url' | 'events' | 'days_before'>,
   ): Promise<DynamoWebhookStore> {
     const client = stack.dynamoClient();
-    const store = new DynamoWebhookStore(client, LOCAL_TABLE_NAME);
+    const store = new DynamoWebhookStore(client, LOCAL_TABLE_NAME, new LocalSecretSealer());
     const now = new Date().toISOString();
     await store.create({
       ...subscription,
@@ -288,7 +289,7 @@ describe('admin --target aws (against local stand-ins)', () => {
   it('webhooks fan-out --target aws queues the change events left in the outbox, once, and empties it', async () => {
     const client = stack.dynamoClient();
     const now = new Date().toISOString();
-    await new DynamoWebhookStore(client, LOCAL_TABLE_NAME).create({
+    await new DynamoWebhookStore(client, LOCAL_TABLE_NAME, new LocalSecretSealer()).create({
       subscription_id: 'whk_changes',
       key_id: 'key_1',
       url: 'https://hooks.example.org/changes',

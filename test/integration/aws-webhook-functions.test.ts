@@ -9,6 +9,7 @@ import { DynamoChangeOutbox } from '../../lambdas/adapters/aws/dynamo-change-out
 import { DynamoDeliveryLog } from '../../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoWebhookStore } from '../../lambdas/adapters/aws/dynamo-webhook-store';
 import { SqsDeliveryQueue } from '../../lambdas/adapters/aws/sqs-delivery-queue';
+import { LocalSecretSealer } from '../../lambdas/adapters/embedded/local-secret-sealer';
 import { httpWebhookTransport } from '../../lambdas/adapters/http-webhook-transport';
 import type { Grant } from '../../lambdas/core/records';
 import type { DeliveryPorts } from '../../lambdas/core/use-cases/deliver-webhook';
@@ -73,7 +74,7 @@ beforeAll(async () => {
   stack = await startEmbeddedStack({ seed: false });
   sqs = await startStandInSqs();
   client = stack.dynamoClient();
-  webhooks = new DynamoWebhookStore(client, LOCAL_TABLE_NAME);
+  webhooks = new DynamoWebhookStore(client, LOCAL_TABLE_NAME, new LocalSecretSealer());
   log = new DynamoDeliveryLog(client, LOCAL_TABLE_NAME);
   queueUrl = sqs.queueUrl('webhooks');
   deadLetterUrl = sqs.queueUrl('webhooks-dlq');
