@@ -192,6 +192,13 @@ export class ApiFirewall extends Construct {
         }),
       ],
       redactedFields: [{ singleHeader: { Name: 'authorization' } }],
+      // Blocks and counts only: allowed requests are already in the API's access log.
+      loggingFilter: {
+        DefaultBehavior: 'DROP',
+        Filters: [
+          { Behavior: 'KEEP', Requirement: 'MEETS_ANY', Conditions: [{ ActionCondition: { Action: 'BLOCK' } }, { ActionCondition: { Action: 'COUNT' } }] },
+        ],
+      },
     });
   }
 }

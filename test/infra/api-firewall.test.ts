@@ -129,11 +129,12 @@ describe('API firewall', () => {
     }
   });
 
-  it('logs to an aws-waf-logs- group with the Authorization header redacted', () => {
+  it('logs blocks and counts to an aws-waf-logs- group with the Authorization header redacted', () => {
     stateless.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: 'aws-waf-logs-gcf-data-service-dev', RetentionInDays: 7 });
     stateless.hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
       ResourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('FirewallWebAcl'), 'Arn'] },
       RedactedFields: [{ SingleHeader: { Name: 'authorization' } }],
+      LoggingFilter: { DefaultBehavior: 'DROP', Filters: [Match.objectLike({ Behavior: 'KEEP', Requirement: 'MEETS_ANY' })] },
       LogDestinationConfigs: [Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([':log-group:'])]) })],
     });
   });
