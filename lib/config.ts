@@ -5,6 +5,7 @@ import { DEFAULT_VECTOR_SEARCH, type VectorSearchSettings, vectorSearchSettingsO
 import { parseTierQuotas, type TierQuota, type TierQuotas, tierQuotasWith } from '../lambdas/core/auth/tier-quotas';
 import type { TierName } from '../lambdas/core/auth/tiers';
 import { ANY_ORIGIN, type CorsOrigins, checkCorsOrigins } from '../lambdas/http/cors';
+import { type EdgeProtectionSettings, edgeProtectionSettingsOf } from './edge-protection-settings';
 
 /** Dedicated master nodes: cluster management on nodes of their own, so a busy data node cannot stall the cluster. */
 export interface DedicatedMasterSettings {
@@ -141,6 +142,8 @@ export interface StageConfig {
   readonly webhooks: WebhookSettings;
   /** Daily quota and gateway throttling per tier: the usage plans and the functions that count quotas (TIER_QUOTAS) read these. */
   readonly tierQuotas: TierQuotas;
+  /** Rate limits of the API's web ACL (docs/deploy.md "Edge protection"). */
+  readonly edge: EdgeProtectionSettings;
   readonly alarms: AlarmSettings;
 }
 
@@ -154,6 +157,7 @@ export interface StageConfigOverrides {
   readonly webhooks?: Partial<WebhookSettings>;
   /** Tiers left out keep their TIERS quotas. */
   readonly tierQuotas?: Partial<Record<TierName, TierQuota>>;
+  readonly edge?: Partial<EdgeProtectionSettings>;
   /** `email: null` removes a default e-mail. */
   readonly alarms?: { readonly email?: string | null; readonly docsBaseUrl?: string | null };
 }
@@ -293,6 +297,7 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
   if (docsBaseUrl !== undefined && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(docsBaseUrl)) {
     throw new Error(`Alarms: docsBaseUrl must be an http(s) URL of the docs folder, not ${JSON.stringify(docsBaseUrl)}`);
   }
+  const tierQuotas = tierQuotasWith(parseTierQuotas(overrides.tierQuotas ?? {}, 'tierQuotas'));
   return {
     stage,
     ephemeral,
@@ -308,7 +313,8 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
       corsOrigins: checkCorsOrigins(overrides.api?.corsOrigins ?? ANY_ORIGIN, 'Api: corsOrigins'),
     },
     webhooks,
-    tierQuotas: tierQuotasWith(parseTierQuotas(overrides.tierQuotas ?? {}, 'tierQuotas')),
+    tierQuotas,
+    edge: edgeProtectionSettingsOf(tierQuotas, definedOnly(overrides.edge)),
     alarms: { ...(email === undefined ? {} : { email }), ...(docsBaseUrl === undefined ? {} : { docsBaseUrl }) },
   };
 }
@@ -331,7 +337,7 @@ export function checkDeployable(config: StageConfig, emailKey: string): void {
 }
 
 /** Lower-case sections of StageConfigOverrides that merge key by key. */
-const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'alarms'] as const;
+const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'edge', 'alarms'] as const;
 
 /** `top` over `base`, section by section; undefined values in `top` never erase `base`. */
 export function mergeOverrides(base: StageConfigOverrides, top: StageConfigOverrides): StageConfigOverrides {

@@ -93,12 +93,6 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
       'Requests are validated by the handlers (zod schemas, the same ones that generate the OpenAPI document), which answer 400 with the service error body naming the field; an API Gateway validator would answer in another shape.',
   },
   {
-    finding: /^AwsSolutions-APIG3$/,
-    path: /\/Api\/RestApi\/DeploymentStage\.[a-z]+\/Resource$/,
-    reason:
-      'Abuse is bounded by API keys, per-tier usage-plan quotas and throttles, and a stage-wide throttle; a WAF web ACL is an account-level choice (Firewall Manager) that can be associated with the stage without changing this stack.',
-  },
-  {
     finding: /^AwsSolutions-SQS3$/,
     path: /\/IndexerFailureQueue\/Resource$/,
     reason:

@@ -12,6 +12,7 @@ import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructI
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiAccess } from './constructs/api-access';
+import { ApiFirewall } from './constructs/api-firewall';
 import { ApiLoggingPrerequisite } from './constructs/api-logging-prerequisite';
 import { RecordIndexer } from './constructs/record-indexer';
 import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
@@ -49,6 +50,7 @@ export class StatelessStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly indexer: RecordIndexer;
   readonly access: ApiAccess;
+  readonly firewall: ApiFirewall;
   readonly searchBootstrap: SearchIndexBootstrap;
   readonly vectorBackfill: VectorBackfill;
   /** Absent on a stage that owns the account's API Gateway logging role. */
@@ -94,6 +96,14 @@ export class StatelessStack extends Stack {
       }));
       this.api.restApi.deploymentStage.node.addDependency(loggingRole.resource);
     }
+
+    this.firewall = new ApiFirewall(this, 'Firewall', {
+      stageArn: this.api.restApi.deploymentStage.stageArn,
+      namePrefix: `${config.serviceName}-${config.stage}`,
+      limits: config.edge,
+      logRetention: config.functions.logRetention,
+      logRemovalPolicy: config.statefulRemovalPolicy,
+    });
 
     this.access = new ApiAccess(this, 'Access', {
       restApi: this.api.restApi,
