@@ -260,8 +260,12 @@ export class StatelessStack extends Stack {
       runbookUrl,
     });
     new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, {
-      description: 'The SNS topic every alarm notifies (subscribe more addresses or a pager to it)',
-      value: this.alarms.topic.topicArn,
+      description: 'The SNS topic paging alarms notify (subscribe the pager to it)',
+      value: this.alarms.topics.page.topicArn,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.ticketAlarmTopicArn, {
+      description: 'The SNS topic ticket alarms notify (customer-owned failures, slow burns)',
+      value: this.alarms.topics.ticket.topicArn,
     });
     new CfnOutput(this, STACK_OUTPUTS.dashboardName, {
       description: 'The CloudWatch dashboard of this stage, and the prefix of its alarm names',
