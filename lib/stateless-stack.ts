@@ -10,6 +10,7 @@ import { FUNCTION_ENV } from '../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
 import { TIER_NAMES } from '../lambdas/core/auth/tiers';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
+import { checkUnreservedConcurrency, type Reservation } from './concurrency-budget';
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiAccess } from './constructs/api-access';
@@ -205,8 +206,11 @@ export class StatelessStack extends Stack {
     });
     this.webhooks.deadlineScanner.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
 
+    const reservations: Reservation[] = [];
     const reserve = (group: FunctionGroup, ...fns: ServiceFunction[]) => {
-      for (const fn of fns) fn.reserveConcurrency(config.functions.reservedConcurrency[group]);
+      const count = config.functions.reservedConcurrency[group];
+      for (const fn of fns) fn.reserveConcurrency(count);
+      if (count !== undefined) reservations.push(...fns.map((fn) => ({ functionName: fn.node.path, count })));
     };
     const searching = (fn: ServiceFunction) => searchFunctions.has(fn);
     reserve('api', ...[...functions.values()].filter((fn) => !searching(fn) || config.functions.reservedConcurrency.search === undefined));
@@ -216,6 +220,7 @@ export class StatelessStack extends Stack {
     reserve('webhookSender', this.webhooks.sender);
     reserve('webhookFanOut', this.webhooks.fanOut);
     reserve('deadlineScanner', this.webhooks.deadlineScanner);
+    checkUnreservedConcurrency(reservations, config.functions.accountConcurrencyQuota);
 
     const monitoredFunctions: MonitoredFunction[] = [
       ...[...functions].map(([label, fn]): MonitoredFunction => ({ label, function: fn.lambdaFunction, kind: 'api' })),
