@@ -92,6 +92,11 @@ export interface FunctionSettings {
    * it that many.
    */
   readonly reservedConcurrency: Readonly<Partial<Record<FunctionGroup, number>>>;
+  /**
+   * The account's Lambda concurrent executions quota (1,000 by default, 10 on new accounts): synthesis
+   * fails when the reservations leave fewer than 100 of it unreserved (lib/concurrency-budget.ts).
+   */
+  readonly accountConcurrencyQuota: number;
 }
 
 export interface ApiSettings {
@@ -283,12 +288,18 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
     timeout: Duration.seconds(15),
     logRetention,
     reservedConcurrency: {},
+    accountConcurrencyQuota: 1000,
     ...definedOnly(overrides.functions),
   };
   if (!Number.isInteger(functions.memorySizeMb) || functions.memorySizeMb < 128 || functions.memorySizeMb > 10_240) {
     throw new Error(`Functions: memorySizeMb must be a whole number of MB from 128 to 10240, not ${functions.memorySizeMb}`);
   }
   checkReservedConcurrency(functions.reservedConcurrency);
+  if (!Number.isInteger(functions.accountConcurrencyQuota) || functions.accountConcurrencyQuota < 10) {
+    throw new Error(
+      `Functions: accountConcurrencyQuota must be the account's whole Lambda concurrency quota (at least 10), not ${functions.accountConcurrencyQuota}`,
+    );
+  }
   const email = overrides.alarms?.email ?? undefined;
   if (email !== undefined && !EMAIL_PATTERN.test(email)) {
     throw new Error(`Alarms: email must be an e-mail address, not ${JSON.stringify(email)}`);

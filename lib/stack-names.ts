@@ -28,8 +28,10 @@ export const STACK_OUTPUTS = {
   embeddingDimensions: 'EmbeddingDimensions',
   /** On the stateless stack: the interface's {base_url}. */
   apiBaseUrl: 'ApiBaseUrl',
-  /** On the stateless stack: the SNS topic every alarm notifies; `admin status` keeps the alarms that notify it. */
+  /** On the stateless stack: the SNS topic paging alarms notify; `admin status` keeps the alarms that notify it or the ticket topic. */
   alarmTopicArn: 'AlarmTopicArn',
+  /** On the stateless stack: the SNS topic ticket alarms notify. */
+  ticketAlarmTopicArn: 'TicketAlarmTopicArn',
   /** On the stateless stack: the stage's monitoring name (monitoringNameOf), the dashboard's name and every alarm name's prefix. */
   dashboardName: 'DashboardName',
   /** On the stateless stack: the indexer Lambda, whose stream IteratorAge `admin status` reads. */

@@ -41,6 +41,7 @@ const StageContextSchema = z.strictObject({
   functions: z.optional(
     z.strictObject({
       memorySizeMb: z.optional(z.number()),
+      accountConcurrencyQuota: z.optional(z.number()),
       reservedConcurrency: z.optional(
         z.strictObject(
           Object.fromEntries(FUNCTION_GROUPS.map((group) => [group, optionalNullable(z.number())])) as Record<

@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
+import { checkUnreservedConcurrency, type Reservation } from './concurrency-budget';
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiAccess } from './constructs/api-access';
@@ -218,8 +219,11 @@ export class StatelessStack extends Stack {
     this.webhooks.deadlineScanner.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
     this.webhooks.sender.bindWebhookSecretKey(props.webhookSecretKey);
 
+    const reservations: Reservation[] = [];
     const reserve = (group: FunctionGroup, ...fns: ServiceFunction[]) => {
-      for (const fn of fns) fn.reserveConcurrency(config.functions.reservedConcurrency[group]);
+      const count = config.functions.reservedConcurrency[group];
+      for (const fn of fns) fn.reserveConcurrency(count);
+      if (count !== undefined) reservations.push(...fns.map((fn) => ({ functionName: fn.node.path, count })));
     };
     const searching = (fn: ServiceFunction) => searchFunctions.has(fn);
     reserve('api', ...[...functions.values()].filter((fn) => !searching(fn) || config.functions.reservedConcurrency.search === undefined));
@@ -229,6 +233,7 @@ export class StatelessStack extends Stack {
     reserve('webhookSender', this.webhooks.sender);
     reserve('webhookFanOut', this.webhooks.fanOut);
     reserve('deadlineScanner', this.webhooks.deadlineScanner);
+    checkUnreservedConcurrency(reservations, config.functions.accountConcurrencyQuota);
 
     const monitoredFunctions: MonitoredFunction[] = [
       ...[...functions].map(([label, fn]): MonitoredFunction => ({ label, function: fn.lambdaFunction, kind: 'api' })),
@@ -273,8 +278,12 @@ export class StatelessStack extends Stack {
       runbookUrl,
     });
     new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, {
-      description: 'The SNS topic every alarm notifies (subscribe more addresses or a pager to it)',
-      value: this.alarms.topic.topicArn,
+      description: 'The SNS topic paging alarms notify (subscribe the pager to it)',
+      value: this.alarms.topics.page.topicArn,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.ticketAlarmTopicArn, {
+      description: 'The SNS topic ticket alarms notify (customer-owned failures, slow burns)',
+      value: this.alarms.topics.ticket.topicArn,
     });
     new CfnOutput(this, STACK_OUTPUTS.dashboardName, {
       description: 'The CloudWatch dashboard of this stage, and the prefix of its alarm names',

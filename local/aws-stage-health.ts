@@ -44,13 +44,13 @@ async function checked<T>(read: () => Promise<T>): Promise<Checked<T>> {
 /**
  * The metric alarms in ALARM whose names start with `namePrefix`. A prefix alone is not enough:
  * stage dev's prefix `gcf-data-service-dev-` also starts stage dev-alice's alarm names, so with
- * the stage's topic known only the alarms that notify it are kept.
+ * the stage's topics (paging and ticket) known only the alarms that notify one of them are kept.
  */
-export async function alarmsInAlarm(cloudWatch: CloudWatchClient, namePrefix: string, topicArn?: string): Promise<AlarmFact[]> {
+export async function alarmsInAlarm(cloudWatch: CloudWatchClient, namePrefix: string, topicArns: readonly string[] = []): Promise<AlarmFact[]> {
   const alarms: AlarmFact[] = [];
   for await (const page of paginateDescribeAlarms({ client: cloudWatch }, { AlarmNamePrefix: namePrefix, StateValue: 'ALARM' })) {
     for (const alarm of page.MetricAlarms ?? []) {
-      if (topicArn && !(alarm.AlarmActions ?? []).includes(topicArn)) continue;
+      if (topicArns.length > 0 && !(alarm.AlarmActions ?? []).some((action) => topicArns.includes(action))) continue;
       alarms.push({
         name: alarm.AlarmName ?? '(unnamed)',
         reason: alarm.StateReason ?? '',
@@ -161,7 +161,8 @@ export async function readStageHealth(stage: string, clients: StageHealthClients
   };
 
   const monitoringName = output(stateless, STACK_OUTPUTS.dashboardName);
-  const topicArn = outputOf(stateless, STACK_OUTPUTS.alarmTopicArn);
+  // A stage deployed before the ticket topic has only the paging one.
+  const topicArns = [STACK_OUTPUTS.alarmTopicArn, STACK_OUTPUTS.ticketAlarmTopicArn].flatMap((key) => outputOf(stateless, key) ?? []);
   const queueUrls: Record<QueueRole, Checked<string>> = {
     'webhook-dead-letter': output(stateful, STACK_OUTPUTS.webhookDeadLetterQueueUrl),
     'indexer-failure': output(stateful, STACK_OUTPUTS.indexerFailureQueueUrl),
@@ -192,7 +193,7 @@ export async function readStageHealth(stage: string, clients: StageHealthClients
   const askable = [...requests.values()].flatMap((request) => (request.ok ? [request.value] : []));
 
   const [alarms, depths, datapoints] = await Promise.all([
-    monitoringName.ok ? checked(() => alarmsInAlarm(clients.cloudWatch, `${monitoringName.value}-`, topicArn)) : Promise.resolve(monitoringName),
+    monitoringName.ok ? checked(() => alarmsInAlarm(clients.cloudWatch, `${monitoringName.value}-`, topicArns)) : Promise.resolve(monitoringName),
     Promise.all(
       (Object.entries(queueUrls) as [QueueRole, Checked<string>][]).map(
         async ([role, url]) => [role, url.ok ? await checked(() => queueDepth(clients.sqs, url.value)) : url] as const,

@@ -1,12 +1,13 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, type IMetric, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
-import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { AlarmTopic } from './alarm-topic';
+import { searchHealthAlarmDefinitions } from './search-health-alarms';
 import { DASHBOARD_WIDGETS } from './service-dashboard';
 import { ALARM_THRESHOLDS, freeStorageThresholdMb, type MonitoredFunction, ServiceMetrics } from './service-metrics';
 
@@ -18,7 +19,7 @@ export interface ServiceAlarmsProps {
   readonly accessLogGroup: ILogGroup;
   /** Each data node's EBS volume: the free-storage alarm fires below 20% of it. */
   readonly searchEbsVolumeSizeGiB: number;
-  /** Subscribed to the alarm topic by e-mail; none without it. */
+  /** Subscribed to both topics by e-mail; none without it (subscribe a pager to the paging topic). */
   readonly email?: string;
   /** The runbook's full URL (the stage's docsBaseUrl + /runbook.md); the repository path RUNBOOK without it. */
   readonly runbookUrl?: string;
@@ -27,10 +28,20 @@ export interface ServiceAlarmsProps {
 /** Where each alarm's description sends the on-call engineer: docs/runbook.md#<anchor>. */
 export const RUNBOOK = 'docs/runbook.md';
 
+/**
+ * Who an alarm wakes: `page` for what we own and must fix now (our 5xx, the authorizer, a red or
+ * write-blocked domain, stuck queues); `ticket` for what customers own (their failing webhook
+ * receivers) and slow burns (yellow, storage, CPU, latency).
+ */
+export const SEVERITIES = ['page', 'ticket'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
 /** How an alarm is defined; the runbook has a section per `anchor`. */
 export interface AlarmDefinition {
   /** Alarm name suffix and runbook anchor, e.g. `api-5xx-rate`. */
   readonly anchor: string;
+  /** Which topic it notifies: the paging topic or the ticket topic. */
+  readonly severity: Severity;
   readonly metric: IMetric;
   readonly threshold: number;
   readonly comparisonOperator: ComparisonOperator;
@@ -48,26 +59,25 @@ export interface AlarmDefinition {
 const MAX_METRICS_PER_ALARM = 10;
 
 /**
- * The stage's alarms, all to one SNS topic (alarm and OK actions), e-mailed to the configured
- * address. Each alarm's name says what broke and its description names the dashboard widget and
- * the runbook section (docs/runbook.md#<anchor>).
+ * The stage's alarms, each to the SNS topic of its severity (alarm and OK actions): the paging
+ * topic or the ticket topic. Each alarm's name says what broke and its description names the
+ * dashboard widget and the runbook section (docs/runbook.md#<anchor>).
  *
- * The topic is encrypted with a customer-managed KMS key: CloudWatch can publish to an encrypted
+ * The topics are encrypted with a customer-managed KMS key: CloudWatch can publish to an encrypted
  * topic only if the key policy lets cloudwatch.amazonaws.com use it (an AWS-managed SNS key cannot
  * be given that grant).
  */
 export class ServiceAlarms extends Construct {
-  readonly topic: Topic;
+  readonly topics: Readonly<Record<Severity, Topic>>;
   readonly alarms: ReadonlyMap<string, Alarm>;
   readonly definitions: readonly AlarmDefinition[];
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
     const { metrics } = props;
-    const stack = Stack.of(this);
 
     const key = new Key(this, 'TopicKey', {
-      description: `Encrypts the ${props.namePrefix} alarm topic`,
+      description: `Encrypts the ${props.namePrefix} alarm topics`,
       enableKeyRotation: true,
       // Messages are transient; a replaced stateless stack needs no old key.
       removalPolicy: RemovalPolicy.DESTROY,
@@ -81,26 +91,11 @@ export class ServiceAlarms extends Construct {
         resources: ['*'],
       }),
     );
-
-    this.topic = new Topic(this, 'Topic', {
-      displayName: `${props.namePrefix} alarms`,
-      masterKey: key,
-      enforceSSL: true,
-    });
-    // The topic policy CDK writes for enforceSSL replaces SNS's default one: say who may publish.
-    this.topic.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'AllowThisAccountsAlarms',
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
-        },
-      }),
-    );
-    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
+    // 'Topic' keeps the paging topic's logical id, so existing subscriptions (the pager) survive.
+    this.topics = {
+      page: new AlarmTopic(this, 'Topic', { displayName: `${props.namePrefix} paging alarms`, key, email: props.email }).topic,
+      ticket: new AlarmTopic(this, 'TicketTopic', { displayName: `${props.namePrefix} ticket alarms`, key, email: props.email }).topic,
+    };
 
     // Authorizer failures are the 500s API Gateway answers when the authorizer errs or times out
     // (a refused key is UNAUTHORIZED, not counted). The authorizer's Lambda Errors cannot tell
@@ -121,16 +116,18 @@ export class ServiceAlarms extends Construct {
     const definitions: AlarmDefinition[] = [
       {
         anchor: 'api-5xx-rate',
-        metric: metrics.api5xxRate(),
+        severity: 'page',
+        metric: metrics.api5xxRateWithMinimumTraffic(),
         threshold: ALARM_THRESHOLDS.api5xxRatePercent,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING, // no requests, no errors
-        summary: 'More than 1% of API requests got a 5xx over 5 minutes: callers are seeing server errors.',
+        treatMissingData: TreatMissingData.NOT_BREACHING, // no requests, no errors (the canary covers silence)
+        summary: `More than 1% of at least ${ALARM_THRESHOLDS.api5xxMinimumRequests} API requests got a 5xx over 5 minutes: callers are seeing server errors.`,
         widget: DASHBOARD_WIDGETS.apiRequests,
       },
       {
         anchor: 'api-latency-p99',
+        severity: 'ticket',
         metric: metrics.apiLatency('p99'),
         threshold: ALARM_THRESHOLDS.apiLatencyP99Ms,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -143,6 +140,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'webhook-dlq',
+        severity: 'ticket',
         metric: metrics.deadLetters('webhook'),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -153,6 +151,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'indexer-failure-queue',
+        severity: 'page',
         metric: metrics.deadLetters('indexer'),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -164,6 +163,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'webhook-queue-age',
+        severity: 'page',
         metric: metrics.webhookOldestMessageAge(),
         threshold: ALARM_THRESHOLDS.webhookOldestMessageSeconds,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -175,6 +175,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'webhook-receiver-failing',
+        severity: 'ticket',
         metric: metrics.webhookReceiverFailingSeconds(),
         threshold: ALARM_THRESHOLDS.webhookReceiverFailingSeconds,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -186,28 +187,32 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'search-cluster-red',
+        severity: 'page',
         metric: metrics.searchClusterRed(),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
-        // State metrics the domain always reports: a gap keeps the state (no page, no false all-clear).
-        treatMissingData: TreatMissingData.MISSING,
+        // The domain reports it every minute: silence means the domain is gone or unreachable.
+        treatMissingData: TreatMissingData.BREACHING,
         summary: 'The OpenSearch cluster is red: a primary shard is unassigned, so searches and indexing fail for part of the data.',
         widget: DASHBOARD_WIDGETS.searchClusterStatus,
       },
       {
         anchor: 'search-cluster-yellow',
+        severity: 'ticket',
         metric: metrics.searchClusterYellow(),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         // Five minutes in a row: replicas move briefly during rebuilds and blue/green updates.
         evaluationPeriods: 5,
+        // A gap keeps the state (no ticket, no false all-clear): red pages for a missing domain.
         treatMissingData: TreatMissingData.MISSING,
         summary: 'The OpenSearch cluster has been yellow for 5 minutes: a replica shard is unassigned, so one more node failure loses data availability.',
         widget: DASHBOARD_WIDGETS.searchClusterStatus,
       },
       {
         anchor: 'search-free-storage',
+        severity: 'ticket',
         metric: metrics.searchFreeStorageMb(),
         threshold: freeStorageMb,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
@@ -218,6 +223,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'indexer-errors',
+        severity: 'page',
         metric: metrics.indexerErrors(),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -228,6 +234,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'indexer-lag',
+        severity: 'page',
         metric: metrics.indexerLag(),
         threshold: ALARM_THRESHOLDS.indexerLagSeconds,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -238,6 +245,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'authorizer-failures',
+        severity: 'page',
         metric: metrics.authorizerFailures(),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -248,6 +256,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'vectors-waiting',
+        severity: 'ticket',
         metric: metrics.vectorBacklog(),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -260,6 +269,7 @@ export class ServiceAlarms extends Construct {
       },
       {
         anchor: 'embedding-failures',
+        severity: 'page',
         metric: metrics.embeddingFailures(),
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -270,11 +280,12 @@ export class ServiceAlarms extends Construct {
           'Calls to the Bedrock embedding model have failed for 10 minutes: semantic search and matching answer 503 SEARCH_UNAVAILABLE, hybrid search answers keyword matches only (meta.degraded), and the indexer writes new and changed records without their vector (they wait for the backfill).',
         widget: DASHBOARD_WIDGETS.searchLatencyByMode,
       },
+      ...searchHealthAlarmDefinitions(metrics),
       ...throttleAlarms(metrics),
     ];
     this.definitions = definitions;
 
-    const action = new SnsAction(this.topic);
+    const actions = { page: new SnsAction(this.topics.page), ticket: new SnsAction(this.topics.ticket) };
     const alarms = new Map<string, Alarm>();
     for (const definition of definitions) {
       const alarm = new Alarm(this, `Alarm-${definition.anchor}`, {
@@ -287,8 +298,8 @@ export class ServiceAlarms extends Construct {
         datapointsToAlarm: definition.datapointsToAlarm ?? definition.evaluationPeriods,
         treatMissingData: definition.treatMissingData,
       });
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
+      alarm.addAlarmAction(actions[definition.severity]);
+      alarm.addOkAction(actions[definition.severity]);
       alarms.set(definition.anchor, alarm);
     }
     this.alarms = alarms;
@@ -311,6 +322,8 @@ function throttleAlarms(metrics: ServiceMetrics): AlarmDefinition[] {
       const usingMetrics = Object.fromEntries(chunk.map((fn, i) => [`f${i}`, metrics.lambdaThrottles(fn)]));
       definitions.push({
         anchor: `lambda-throttles-${kind}${part}`,
+        // Throttled API functions answer callers errors now; background work is retried.
+        severity: kind === 'api' ? 'page' : 'ticket',
         metric: new MathExpression({
           expression: `SUM([${Object.keys(usingMetrics)
             .map((name) => `FILL(${name}, 0)`)

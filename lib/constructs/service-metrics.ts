@@ -43,6 +43,11 @@ export interface ServiceMetricsProps {
 /** The alarms' thresholds, also drawn on the dashboard's graphs. */
 export const ALARM_THRESHOLDS = {
   api5xxRatePercent: 1,
+  /** Below this many requests in 5 minutes the 5xx rate alarm stays quiet: one error at night is not a 1% outage. */
+  api5xxMinimumRequests: 50,
+  /** AWS's recommended OpenSearch alarms (developer guide, "Recommended CloudWatch alarms"). */
+  searchCpuPercent: 80,
+  searchJvmPressurePercent: 95,
   apiLatencyP99Ms: 2000,
   webhookOldestMessageSeconds: 900,
   /** A subscription's receiver failing every attempt for this long pages (receivers are disabled after 3 days). */
@@ -115,6 +120,16 @@ export class ServiceMetrics {
       expression: '100 * errors / requests',
       usingMetrics: { errors: this.api5xx(), requests: this.apiRequests() },
       label: '5xx rate (%)',
+      period: FIVE_MINUTES,
+    });
+  }
+
+  /** The 5xx rate, or 0 while fewer than api5xxMinimumRequests requests came in (one error at low traffic does not page). */
+  api5xxRateWithMinimumTraffic(): MathExpression {
+    return new MathExpression({
+      expression: `IF(requests >= ${ALARM_THRESHOLDS.api5xxMinimumRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+      usingMetrics: { errors: this.api5xx(), requests: this.apiRequests() },
+      label: `5xx rate (%), at least ${ALARM_THRESHOLDS.api5xxMinimumRequests} requests`,
       period: FIVE_MINUTES,
     });
   }
@@ -303,6 +318,29 @@ export class ServiceMetrics {
 
   searchJvmPressure(): Metric {
     return this.props.searchDomain.metricJVMMemoryPressure({ statistic: Stats.MAXIMUM, period: FIVE_MINUTES, label: 'JVM memory pressure % (max)' });
+  }
+
+  /** 1 while the domain blocks writes (ClusterBlockException: disk flood stage or memory). */
+  searchWritesBlocked(): Metric {
+    return this.props.searchDomain.metricClusterIndexWritesBlocked({ statistic: Stats.MAXIMUM, period: FIVE_MINUTES, label: 'Index writes blocked' });
+  }
+
+  searchSnapshotFailure(): Metric {
+    return this.props.searchDomain.metricAutomatedSnapshotFailure({ statistic: Stats.MAXIMUM, period: ONE_MINUTE, label: 'Automated snapshot failure' });
+  }
+
+  /** CPU over 15-minute windows, as AWS's recommended alarm reads it. */
+  searchCpuSustained(): Metric {
+    return this.props.searchDomain.metricCPUUtilization({ statistic: Stats.MAXIMUM, period: Duration.minutes(15), label: 'CPU % (max, 15 min)' });
+  }
+
+  searchJvmPressurePerMinute(): Metric {
+    return this.props.searchDomain.metricJVMMemoryPressure({ statistic: Stats.MAXIMUM, period: ONE_MINUTE, label: 'JVM memory pressure % (max, 1 min)' });
+  }
+
+  /** Requests a node's search or write thread pool queue refused (it was full). */
+  searchThreadpoolRejected(pool: 'Search' | 'Write'): Metric {
+    return this.props.searchDomain.metric(`Threadpool${pool}Rejected`, { statistic: Stats.SUM, period: FIVE_MINUTES, label: `${pool} thread pool rejections` });
   }
 
   searchQueryLatency(percentile: 'p50' | 'p99'): Metric {

@@ -99,8 +99,9 @@ describe('stage config in cdk.json (context "stages")', () => {
     expect(prod.search.dedicatedMasters).toEqual({ instanceType: 'm7g.large.search', count: 3 });
     expect(prod.tierQuotas).toEqual(DEFAULT_TIER_QUOTAS);
     expect(prod.alarms).toEqual({ email: 'ops@example.org' });
-    // The search routes only, sized to the domain; the account needs a concurrency quota of 100 + 5 × 8 (docs/deploy.md).
-    expect(prod.functions.reservedConcurrency).toEqual({ search: 8 });
+    // Bulkheads: the search routes sized to the domain, the authorizer and the indexer (docs/deploy.md "Bulkheads").
+    expect(prod.functions.reservedConcurrency).toEqual({ search: 8, authorizer: 50, indexer: 10 });
+    expect(prod.functions.accountConcurrencyQuota).toBe(1000);
   });
 
   it('refuses to synthesize a durable stage whose alarms would go to a placeholder address, naming the key', () => {

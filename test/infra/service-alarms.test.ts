@@ -28,6 +28,7 @@ interface AlarmProperties {
   readonly AlarmActions: unknown[];
   readonly OKActions: unknown[];
   // A single metric...
+  readonly Dimensions?: Array<{ Name: string; Value: unknown }>;
   readonly Namespace?: string;
   readonly MetricName?: string;
   readonly Period?: number;
@@ -59,18 +60,20 @@ function watched(alarm: AlarmProperties): { expression?: string; metrics: Array<
  */
 const EXPECTED = {
   'api-5xx-rate': {
+    severity: 'page',
     threshold: 1,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
     datapoints: 1,
     missing: 'notBreaching',
-    expression: '100 * errors / requests',
+    expression: 'IF(requests >= 50, 100 * FILL(errors, 0) / requests, 0)',
     metrics: [
       ['AWS/ApiGateway', '5XXError', 'Sum', 300],
       ['AWS/ApiGateway', 'Count', 'Sum', 300],
     ],
   },
   'api-latency-p99': {
+    severity: 'ticket',
     threshold: 2000,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 3,
@@ -79,6 +82,7 @@ const EXPECTED = {
     metrics: [['AWS/ApiGateway', 'Latency', 'p99', 300]],
   },
   'webhook-dlq': {
+    severity: 'ticket',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
@@ -87,6 +91,7 @@ const EXPECTED = {
     metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]],
   },
   'indexer-failure-queue': {
+    severity: 'page',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
@@ -95,6 +100,7 @@ const EXPECTED = {
     metrics: [['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Maximum', 60]],
   },
   'webhook-queue-age': {
+    severity: 'page',
     threshold: 900,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 3,
@@ -103,6 +109,7 @@ const EXPECTED = {
     metrics: [['AWS/SQS', 'ApproximateAgeOfOldestMessage', 'Maximum', 60]],
   },
   'webhook-receiver-failing': {
+    severity: 'ticket',
     threshold: 1800,
     comparison: 'GreaterThanOrEqualToThreshold',
     evaluationPeriods: 1,
@@ -111,14 +118,16 @@ const EXPECTED = {
     metrics: [[METRICS_NAMESPACE, METRIC_NAMES.webhookReceiverFailingSeconds, 'Maximum', 300]],
   },
   'search-cluster-red': {
+    severity: 'page',
     threshold: 1,
     comparison: 'GreaterThanOrEqualToThreshold',
     evaluationPeriods: 1,
     datapoints: 1,
-    missing: 'missing',
+    missing: 'breaching',
     metrics: [['AWS/ES', 'ClusterStatus.red', 'Maximum', 60]],
   },
   'search-cluster-yellow': {
+    severity: 'ticket',
     threshold: 1,
     comparison: 'GreaterThanOrEqualToThreshold',
     evaluationPeriods: 5,
@@ -127,6 +136,7 @@ const EXPECTED = {
     metrics: [['AWS/ES', 'ClusterStatus.yellow', 'Maximum', 60]],
   },
   'search-free-storage': {
+    severity: 'ticket',
     threshold: 10_240,
     comparison: 'LessThanThreshold',
     evaluationPeriods: 1,
@@ -135,6 +145,7 @@ const EXPECTED = {
     metrics: [['AWS/ES', 'FreeStorageSpace', 'Minimum', 300]],
   },
   'indexer-errors': {
+    severity: 'page',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
@@ -143,6 +154,7 @@ const EXPECTED = {
     metrics: [['AWS/Lambda', 'Errors', 'Sum', 300]],
   },
   'indexer-lag': {
+    severity: 'page',
     threshold: 300,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
@@ -155,6 +167,7 @@ const EXPECTED = {
     ],
   },
   'authorizer-failures': {
+    severity: 'page',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
@@ -163,6 +176,7 @@ const EXPECTED = {
     metrics: [['GcfDataService/gcf-data-service-prod', 'AuthorizerFailures', 'Sum', 300]],
   },
   'vectors-waiting': {
+    severity: 'ticket',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 4,
@@ -171,6 +185,7 @@ const EXPECTED = {
     metrics: [[METRICS_NAMESPACE, 'VectorBacklog', 'Maximum', 900]],
   },
   'embedding-failures': {
+    severity: 'page',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 2,
@@ -178,8 +193,63 @@ const EXPECTED = {
     missing: 'notBreaching',
     metrics: [[METRICS_NAMESPACE, METRIC_NAMES.embeddingFailures, 'Sum', 300]],
   },
+  'search-writes-blocked': {
+    severity: 'page',
+    threshold: 1,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'breaching',
+    metrics: [['AWS/ES', 'ClusterIndexWritesBlocked', 'Maximum', 300]],
+  },
+  'search-cpu': {
+    severity: 'ticket',
+    threshold: 80,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 3,
+    datapoints: 3,
+    missing: 'missing',
+    metrics: [['AWS/ES', 'CPUUtilization', 'Maximum', 900]],
+  },
+  'search-jvm-pressure': {
+    severity: 'ticket',
+    threshold: 95,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 3,
+    datapoints: 3,
+    missing: 'missing',
+    metrics: [['AWS/ES', 'JVMMemoryPressure', 'Maximum', 60]],
+  },
+  'search-search-rejected': {
+    severity: 'ticket',
+    threshold: 1,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    metrics: [['AWS/ES', 'ThreadpoolSearchRejected', 'Sum', 300]],
+  },
+  'search-write-rejected': {
+    severity: 'ticket',
+    threshold: 1,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    metrics: [['AWS/ES', 'ThreadpoolWriteRejected', 'Sum', 300]],
+  },
+  'search-snapshot-failure': {
+    severity: 'ticket',
+    threshold: 1,
+    comparison: 'GreaterThanOrEqualToThreshold',
+    evaluationPeriods: 1,
+    datapoints: 1,
+    missing: 'notBreaching',
+    metrics: [['AWS/ES', 'AutomatedSnapshotFailure', 'Maximum', 60]],
+  },
   // Eleven routes and the authorizer: two alarms, as one may read at most 10 metrics.
   'lambda-throttles-api-1': {
+    severity: 'page',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
@@ -188,6 +258,7 @@ const EXPECTED = {
     throttledFunctions: 10,
   },
   'lambda-throttles-api-2': {
+    severity: 'page',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
@@ -196,6 +267,7 @@ const EXPECTED = {
     throttledFunctions: 2,
   },
   'lambda-throttles-background': {
+    severity: 'ticket',
     threshold: 0,
     comparison: 'GreaterThanThreshold',
     evaluationPeriods: 1,
@@ -216,7 +288,9 @@ describe('service alarms', () => {
       }),
     );
   const alarms = alarmsOf(prod.stateless);
-  const [topicId] = Object.keys(resourcesOfType(prod.stateless, 'AWS::SNS::Topic'));
+  const topicIds = Object.keys(resourcesOfType(prod.stateless, 'AWS::SNS::Topic'));
+  const topicOf = { page: topicIds.find((id) => id.startsWith('AlarmsTopic')), ticket: topicIds.find((id) => id.startsWith('AlarmsTicketTopic')) };
+  const topicId = topicOf.page;
 
   it('defines exactly the expected alarms, named <service>-<stage>-<what broke>', () => {
     expect([...alarms.keys()].sort()).toEqual(Object.keys(EXPECTED).sort());
@@ -251,10 +325,21 @@ describe('service alarms', () => {
     }
   });
 
-  it('notifies the one SNS topic when an alarm fires and when it clears', () => {
+  it("notifies its severity's topic (paging or ticket) when an alarm fires and when it clears", () => {
+    expect(topicIds).toHaveLength(2);
     for (const [name, alarm] of alarms) {
-      expect(alarm.AlarmActions, name).toEqual([{ Ref: topicId }]);
-      expect(alarm.OKActions, name).toEqual([{ Ref: topicId }]);
+      const topic = { Ref: topicOf[EXPECTED[name as keyof typeof EXPECTED].severity] };
+      expect(alarm.AlarmActions, name).toEqual([topic]);
+      expect(alarm.OKActions, name).toEqual([topic]);
+    }
+  });
+
+  it('reads every OpenSearch alarm by the domain and the account (DomainName and ClientId)', () => {
+    const search = [...alarms].filter(([name]) => name.startsWith('search-'));
+    expect(search.length).toBe(9);
+    for (const [name, alarm] of search) {
+      const dimensions = alarm.Dimensions ?? (alarm.Metrics ?? []).flatMap((q) => q.MetricStat?.Metric.Dimensions ?? []);
+      expect(dimensions.map((d) => d.Name).sort(), name).toEqual(['ClientId', 'DomainName']);
     }
   });
 
@@ -326,7 +411,8 @@ describe('service alarms', () => {
 
   it('e-mails the configured address, and nobody when none is configured', () => {
     expect(Object.values(resourcesOfType(prod.stateless, 'AWS::SNS::Subscription')).map((s) => s.Properties)).toEqual([
-      { Protocol: 'email', Endpoint: 'ops@example.org', TopicArn: { Ref: topicId } },
+      { Protocol: 'email', Endpoint: 'ops@example.org', TopicArn: { Ref: topicOf.page } },
+      { Protocol: 'email', Endpoint: 'ops@example.org', TopicArn: { Ref: topicOf.ticket } },
     ]);
     expect(resourcesOfType(dev.stateless, 'AWS::SNS::Subscription')).toEqual({});
   });

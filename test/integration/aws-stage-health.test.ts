@@ -10,7 +10,7 @@ import { runAdmin } from '../support/admin-cli';
 import { type StandInCloudFormation, startStandInCloudFormation } from '../support/stand-in-cloudformation';
 import { type StandInAlarm, type StandInCloudWatch, startStandInCloudWatch } from '../support/stand-in-cloudwatch';
 import { type StandInSqs, startStandInSqs } from '../support/stand-in-sqs';
-import { deployStandInStage, STAND_IN_INDEXER, STAND_IN_TOPIC } from '../support/stand-in-stage';
+import { deployStandInStage, STAND_IN_INDEXER, STAND_IN_TICKET_TOPIC, STAND_IN_TOPIC } from '../support/stand-in-stage';
 
 /**
  * `admin status --target aws`'s reads (local/aws-stage-health.ts) through the real SDK clients,
@@ -88,12 +88,12 @@ describe('readStageHealth', () => {
     expect(cloudFormation.requests.map((params) => params.get('StackName')).sort()).toEqual(['Gcf-dev-Stateful', 'Gcf-dev-Stateless']);
   });
 
-  it("keeps the alarms in ALARM that carry the stage's prefix and notify its topic, across pages", async () => {
+  it("keeps the alarms in ALARM that carry the stage's prefix and notify its paging or ticket topic, across pages", async () => {
     cloudWatch.alarms.push(
-      alarm('gcf-data-service-dev-webhook-dlq', 'ALARM', STAND_IN_TOPIC('dev'), 18),
+      alarm('gcf-data-service-dev-webhook-dlq', 'ALARM', STAND_IN_TICKET_TOPIC('dev'), 18),
       alarm('gcf-data-service-dev-api-5xx-rate', 'OK', STAND_IN_TOPIC('dev'), 60),
       // Stage dev-alice's alarms start with dev's prefix too: only the topic tells them apart.
-      alarm('gcf-data-service-dev-alice-webhook-dlq', 'ALARM', STAND_IN_TOPIC('dev-alice'), 30),
+      alarm('gcf-data-service-dev-alice-webhook-dlq', 'ALARM', STAND_IN_TICKET_TOPIC('dev-alice'), 30),
       alarm('gcf-data-service-prod-webhook-dlq', 'ALARM', STAND_IN_TOPIC('prod'), 5),
       alarm('gcf-data-service-dev-indexer-lag', 'ALARM', STAND_IN_TOPIC('dev'), 4),
       alarm('gcf-data-service-dev-search-cluster-red', 'ALARM', STAND_IN_TOPIC('dev'), 2),

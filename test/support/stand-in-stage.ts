@@ -3,6 +3,7 @@ import type { StandInCloudFormation, StandInStack } from './stand-in-cloudformat
 
 /** The alarm topic and indexer of a stand-in stage, as its stateless stack's outputs name them. */
 export const STAND_IN_TOPIC = (stage: string) => `arn:aws:sns:us-east-1:123456789012:Gcf-${stage}-Stateless-AlarmsTopic`;
+export const STAND_IN_TICKET_TOPIC = (stage: string) => `arn:aws:sns:us-east-1:123456789012:Gcf-${stage}-Stateless-AlarmsTicketTopic`;
 export const STAND_IN_INDEXER = (stage: string) => `Gcf-${stage}-Stateless-RecordIndexerFunction-AbC123`;
 
 /**
@@ -33,6 +34,7 @@ export function deployStandInStage(
     CreationTime: new Date('2026-11-25T16:30:00Z'),
     Outputs: {
       [STACK_OUTPUTS.alarmTopicArn]: STAND_IN_TOPIC(stage),
+      [STACK_OUTPUTS.ticketAlarmTopicArn]: STAND_IN_TICKET_TOPIC(stage),
       [STACK_OUTPUTS.dashboardName]: `gcf-data-service-${stage}`,
       [STACK_OUTPUTS.indexerFunctionName]: STAND_IN_INDEXER(stage),
     },
