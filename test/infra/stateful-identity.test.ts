@@ -52,6 +52,17 @@ describe('stateful identity', () => {
     ).toEqual(snapshot[stage]);
   });
 
+  it('retains the API and its usage plans on a durable stage, and deletes them with a dev stack', () => {
+    const policies = (stage: string) => {
+      const { stateless } = synthStage(stage);
+      return ['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::UsagePlan'].flatMap((type) =>
+        Object.values(resourcesOfType(stateless, type)).map((resource) => resource.DeletionPolicy),
+      );
+    };
+    expect(new Set(policies('prod'))).toEqual(new Set(['Retain']));
+    expect(new Set(policies('dev'))).toEqual(new Set(['Delete']));
+  });
+
   it('covers the table, the domain, the queues, the secret, the API and its usage plans', () => {
     const types = new Set(Object.values(snapshot.prod ?? {}).map((resource) => resource.Type));
     expect([...types].sort()).toEqual(Object.keys(REPLACING_PROPERTIES).sort());
