@@ -1,3 +1,4 @@
+import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { z } from 'zod';
 import { parseTierQuotas } from '../lambdas/core/auth/tier-quotas';
 import { FUNCTION_GROUPS, type FunctionGroup, type StageConfigOverrides, stageConfig } from './config';
@@ -17,6 +18,8 @@ const StageContextSchema = z.strictObject({
   ephemeral: z.optional(z.boolean()),
   search: z.optional(
     z.strictObject({
+      // e.g. "OpenSearch_2.19": raised in place (enableVersionUpgrade), never lowered (docs/deploy.md "Upgrading a stage").
+      engineVersion: z.optional(z.string().regex(/^OpenSearch_\d+\.\d+$/, 'must look like OpenSearch_2.19')),
       dataNodeInstanceType: z.optional(z.string()),
       dataNodeCount: z.optional(z.number()),
       availabilityZoneCount: z.optional(oneOf([1, 2, 3] as const)),
@@ -72,7 +75,10 @@ function stageOverridesOf(entry: unknown, where: string): StageConfigOverrides {
   const reserved = Object.fromEntries(Object.entries(functions?.reservedConcurrency ?? {}).filter(([, count]) => count !== null && count !== undefined));
   return {
     ...rest,
-    search,
+    search: search && {
+      ...search,
+      engineVersion: search.engineVersion === undefined ? undefined : EngineVersion.openSearch(search.engineVersion.slice('OpenSearch_'.length)),
+    },
     functions: functions && { ...functions, reservedConcurrency: functions.reservedConcurrency && reserved },
     tierQuotas: tierQuotas === undefined ? undefined : parseTierQuotas(tierQuotas, `cdk.json context ${where}.tierQuotas`),
   };

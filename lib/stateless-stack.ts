@@ -117,6 +117,11 @@ export class StatelessStack extends Stack {
       tierQuotas: config.tierQuotas,
     });
 
+    // The API and its usage plans hold the customers' base URL and every key's plan: a durable stage
+    // keeps them even if this stack is destroyed (docs/deploy.md "Upgrading a stage").
+    this.api.restApi.applyRemovalPolicy(config.statefulRemovalPolicy);
+    for (const plan of Object.values(this.access.usagePlans)) plan.applyRemovalPolicy(config.statefulRemovalPolicy);
+
     this.searchBootstrap = new SearchIndexBootstrap(this, 'SearchIndexBootstrap', {
       searchDomain: props.searchDomain,
       indexReplicas: indexReplicasOf(config.search),

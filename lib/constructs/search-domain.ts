@@ -65,6 +65,8 @@ export class SearchDomain extends Construct {
 
     this.domain = new Domain(this, 'Domain', {
       version: settings.engineVersion,
+      // A higher engine version in stage config then upgrades the domain in place; without it CloudFormation replaces the domain.
+      enableVersionUpgrade: true,
       capacity: {
         dataNodeInstanceType: settings.dataNodeInstanceType,
         dataNodes: settings.dataNodeCount,

@@ -62,6 +62,15 @@ describe('stageConfig', () => {
     expect(() => stageOverridesFromContext({ qa: { search: { vectors: { k: 500 } } } }, 'qa')).toThrow(/qa\.search\.vectors: k is not a setting/);
   });
 
+  it('takes the search engine version from cdk.json as OpenSearch_<major>.<minor>, and names a wrong one', () => {
+    const overrides = stageOverridesFromContext({ qa: { search: { engineVersion: 'OpenSearch_3.1' } } }, 'qa');
+    expect(stageConfig('qa', overrides).search.engineVersion.version).toBe('OpenSearch_3.1');
+    expect(stageConfig('qa').search.engineVersion.version).toBe('OpenSearch_2.19');
+    expect(() => stageOverridesFromContext({ qa: { search: { engineVersion: '3.1' } } }, 'qa')).toThrow(
+      /qa\.search\.engineVersion: must look like OpenSearch_2\.19/,
+    );
+  });
+
   it('rejects a data node count that does not divide over the availability zones', () => {
     expect(() => stageConfig('prod', { search: { dataNodeCount: 3, availabilityZoneCount: 2 } })).toThrow(/evenly/);
   });

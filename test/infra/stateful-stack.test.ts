@@ -1,4 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
+import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { describe, expect, it } from 'vitest';
 import { FUNDER_INDEX } from '../../lambdas/adapters/aws/records-table';
 import { STACK_OUTPUTS } from '../../lib/stack-names';
@@ -57,6 +58,15 @@ describe('stateful stack', () => {
         },
       ],
     });
+  });
+
+  it('upgrades the search domain in place when the stage raises its engine version', () => {
+    const raised = synthStage('prod', { search: { engineVersion: EngineVersion.openSearch('3.1') } });
+    for (const { stateful } of [dev, prod, raised]) {
+      const domain = resourcesOfType(stateful, 'AWS::OpenSearchService::Domain').SearchDomain;
+      expect(domain?.UpdatePolicy).toEqual({ EnableVersionUpgrade: true });
+    }
+    raised.stateful.hasResourceProperties('AWS::OpenSearchService::Domain', { EngineVersion: 'OpenSearch_3.1' });
   });
 
   it('defines an encrypted, HTTPS-only OpenSearch 2.19 domain outside any VPC', () => {

@@ -33,6 +33,7 @@ export interface CfnResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
   readonly DeletionPolicy?: string;
+  readonly UpdatePolicy?: Record<string, unknown>;
   readonly UpdateReplacePolicy?: string;
   readonly DependsOn?: string[];
 }

@@ -1,0 +1,70 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { resourcesOfType, synthStage } from './synth-stacks';
+
+const SNAPSHOT_PATH = join(__dirname, 'stateful-identity.snapshot.json');
+const UPDATE_FLAG = 'UPDATE_STATEFUL_IDENTITY';
+
+/** Per resource type, the properties whose change makes CloudFormation replace (and so empty) the resource. */
+const REPLACING_PROPERTIES: Record<string, (properties: Record<string, unknown>) => Record<string, unknown>> = {
+  'AWS::DynamoDB::Table': (p) => ({ TableName: p.TableName, KeySchema: p.KeySchema, LocalSecondaryIndexes: p.LocalSecondaryIndexes }),
+  // A new engine family (Elasticsearch to OpenSearch) or a new name replaces the domain; a higher version does not.
+  'AWS::OpenSearchService::Domain': (p) => ({ DomainName: p.DomainName, EngineFamily: String(p.EngineVersion).split('_')[0] }),
+  'AWS::SQS::Queue': (p) => ({ QueueName: p.QueueName, FifoQueue: p.FifoQueue }),
+  'AWS::SecretsManager::Secret': (p) => ({ Name: p.Name }),
+  // The API and its usage plans hold the customers' base URL and every key.
+  'AWS::ApiGateway::RestApi': (p) => ({ Name: p.Name }),
+  'AWS::ApiGateway::UsagePlan': (p) => ({ UsagePlanName: p.UsagePlanName }),
+};
+
+type Identity = Record<string, { Type: string } & Record<string, unknown>>;
+
+/** Logical id -> type and replacing properties, of every resource that holds data or customers' keys. */
+function identityOf(...templates: Template[]): Identity {
+  const identity: Identity = {};
+  for (const template of templates) {
+    for (const [type, replacing] of Object.entries(REPLACING_PROPERTIES)) {
+      for (const [logicalId, resource] of Object.entries(resourcesOfType(template, type))) {
+        // JSON round trip drops undefined, so an absent property is absent in the snapshot too.
+        identity[logicalId] = JSON.parse(JSON.stringify({ Type: type, ...replacing(resource.Properties ?? {}) }));
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(identity).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+describe('stateful identity', () => {
+  const current: Record<string, Identity> = {};
+  for (const stage of ['dev', 'prod']) {
+    const synthesized = synthStage(stage);
+    current[stage] = identityOf(synthesized.stateful, synthesized.stateless);
+  }
+  if (process.env[UPDATE_FLAG] === '1') writeFileSync(SNAPSHOT_PATH, `${JSON.stringify(current, null, 2)}\n`);
+  const snapshot = JSON.parse(readFileSync(SNAPSHOT_PATH, 'utf8')) as Record<string, Identity>;
+
+  it.each(['dev', 'prod'])('keeps the logical ids and replacing properties of %s stateful resources', (stage) => {
+    expect(
+      current[stage],
+      `A stateful resource of stage ${stage} would be replaced (a new, empty one) or renamed. If that is a planned migration, ` +
+        `rerun with ${UPDATE_FLAG}=1 to rewrite test/infra/stateful-identity.snapshot.json and commit it (docs/deploy.md "Upgrading a stage").`,
+    ).toEqual(snapshot[stage]);
+  });
+
+  it('retains the API and its usage plans on a durable stage, and deletes them with a dev stack', () => {
+    const policies = (stage: string) => {
+      const { stateless } = synthStage(stage);
+      return ['AWS::ApiGateway::RestApi', 'AWS::ApiGateway::UsagePlan'].flatMap((type) =>
+        Object.values(resourcesOfType(stateless, type)).map((resource) => resource.DeletionPolicy),
+      );
+    };
+    expect(new Set(policies('prod'))).toEqual(new Set(['Retain']));
+    expect(new Set(policies('dev'))).toEqual(new Set(['Delete']));
+  });
+
+  it('covers the table, the domain, the queues, the secret, the API and its usage plans', () => {
+    const types = new Set(Object.values(snapshot.prod ?? {}).map((resource) => resource.Type));
+    expect([...types].sort()).toEqual(Object.keys(REPLACING_PROPERTIES).sort());
+  });
+});
