@@ -19,8 +19,11 @@ export interface Judgement {
 /** natural: a need in a sentence; short: one or two words; identifier: an opportunity, listing, solicitation or industry code. */
 export const QUERY_CATEGORIES = ['natural', 'short', 'identifier'] as const;
 export type QueryCategory = (typeof QUERY_CATEGORIES)[number];
-/** tuning: looked at while search was changed; holdout: never tuned on, reported apart (the targets are theirs). */
-export const QUERY_SETS = ['tuning', 'holdout'] as const;
+/**
+ * tuning: looked at while search was changed; holdout: never tuned on, reported apart (the targets are theirs);
+ * fresh: written and judged after the holdout set was read at a final run, for ranking work after it (issue 39).
+ */
+export const QUERY_SETS = ['tuning', 'holdout', 'fresh'] as const;
 export type QuerySet = (typeof QUERY_SETS)[number];
 
 export interface LabelledQuery {

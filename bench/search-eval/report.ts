@@ -51,7 +51,7 @@ const orNa = (n: number | null) => (n === null ? 'n/a' : f3(n));
 const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(3)}`;
 const relevanceOf = (n: number | null) => (n === null ? '-' : n.toFixed(3));
 
-const SET_NAMES: Record<QuerySet, string> = { holdout: 'held out', tuning: 'tuning' };
+const SET_NAMES: Record<QuerySet, string> = { holdout: 'held out', tuning: 'tuning', fresh: 'fresh' };
 
 function summaryTable({ summary, scores }: ReportInput): string {
   const scoredIn = (set: QuerySet, category?: QueryCategory) =>
@@ -119,7 +119,7 @@ function lossTable(scores: readonly QueryScore[]): string[] {
   const rows = losses
     .sort(
       (a, b) =>
-        Number(b.set === 'holdout') - Number(a.set === 'holdout') ||
+        Number(b.set !== 'tuning') - Number(a.set !== 'tuning') ||
         a.bySystem.hybrid.ndcg10 - a.bySystem.baseline.ndcg10 - (b.bySystem.hybrid.ndcg10 - b.bySystem.baseline.ndcg10),
     )
     .map((s) => {
@@ -136,7 +136,7 @@ function lossTable(scores: readonly QueryScore[]): string[] {
       ];
     });
   return [
-    `Judged queries where keyword or hybrid nDCG@10 is below the baseline's (${losses.length} of ${scores.filter((s) => s.status === 'scored').length}), held-out ones first, worst hybrid loss first:`,
+    `Judged queries where keyword or hybrid nDCG@10 is below the baseline's (${losses.length} of ${scores.filter((s) => s.status === 'scored').length}), held-out and fresh ones first, worst hybrid loss first:`,
     '',
     table(['query', 'set', 'category', 'baseline', 'keyword', 'keyword - baseline', 'hybrid', 'hybrid - baseline'], rows),
   ];
@@ -209,6 +209,8 @@ export function searchQualitySection(input: ReportInput): string {
     `${QUERY_CATEGORIES.map((c) => `${scores.filter((s) => s.category === c).length} ${c}`).join(', ')} (short: one or two words; identifier: an opportunity, listing, solicitation,`,
     `NAICS, PSC or agency code, typed in any spacing and case). **Held-out** queries (${scores.filter((s) => s.set === 'holdout').length}) were written and judged before the search`,
     'changes they measure and never tuned on; the targets are theirs. **Tuning** queries were looked at while search was changed.',
+    `**Fresh** queries (${scores.filter((s) => s.set === 'fresh').length}) were written and judged after the held-out ones had been read at a final run, for ranking`,
+    'work after it: never tuned on, checked against the same targets, apart.',
     `Each runs through the list endpoints' code with the scope's filters, ${setup.depth} results each. Embedder ${describeSpace(setup.embedder)}, floor`,
     `${setup.scale.floor} and lexical floor ${setup.scale.lexicalFloor} (cosines; "Floor calibration" below); hybrid fuses the keyword and semantic lists. **baseline** is a plain Okapi BM25 written in the evaluation (\`bm25-baseline.ts\`, none`,
     `of the service's search code): OR semantics over title x${titleWeight} + description, k1 = ${k1}, b = ${b}, lower-cased, split on non-letters/digits,`,

@@ -109,7 +109,7 @@ async function main(): Promise<void> {
           ),
         ]),
       ) as Record<SystemName, SystemSummary>;
-    const summary = { tuning: summaryOf('tuning'), holdout: summaryOf('holdout') };
+    const summary = { tuning: summaryOf('tuning'), holdout: summaryOf('holdout'), fresh: summaryOf('fresh') };
     for (const set of QUERY_SETS) {
       console.log(`${set} queries:`);
       logSummary(summary[set]);
@@ -129,6 +129,7 @@ async function main(): Promise<void> {
 
     const targets = targetChecks({
       holdout: summary.holdout,
+      fresh: summary.fresh,
       scores: run.scores,
       probesAnswered: answeredInVectorModes,
       probes: probes.length + holdout.length,
