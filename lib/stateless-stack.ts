@@ -104,6 +104,7 @@ export class StatelessStack extends Stack {
       limits: config.edge,
       logRetention: config.functions.logRetention,
       logRemovalPolicy: config.statefulRemovalPolicy,
+      corsOrigins: config.api.corsOrigins,
     });
 
     this.access = new ApiAccess(this, 'Access', {

@@ -3,7 +3,9 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { API_KEY_PREFIX } from '../../lambdas/core/auth/api-keys';
+import type { CorsOrigins } from '../../lambdas/http/cors';
 import { type EdgeProtectionSettings, RATE_WINDOW_SECONDS } from '../edge-protection-settings';
+import { gatewayCorsHeaders } from './api';
 
 export interface ApiFirewallProps {
   /** The ARN of the API Gateway stage the web ACL guards. */
@@ -13,6 +15,8 @@ export interface ApiFirewallProps {
   readonly limits: EdgeProtectionSettings;
   readonly logRetention: RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
+  /** The API's CORS origins (lib/config.ts `api.corsOrigins`): WAF's own answers name the first, as the gateway's do. */
+  readonly corsOrigins: CorsOrigins;
 }
 
 /** What the authorizer accepts (lambdas/core/auth/api-keys.ts), lower-cased: `Bearer` may come in any case. */
@@ -27,9 +31,19 @@ function visibility(metricName: string): CfnWebACL.VisibilityConfigProperty {
   return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true };
 }
 
-/** A block with the service's error body, so clients parse WAF's refusals like the API's own. */
-function blockWith(status: number, bodyKey: string): CfnWebACL.RuleActionProperty {
-  return { block: { customResponse: { responseCode: status, customResponseBodyKey: bodyKey } } };
+/** Seconds a rate-limited client is told to wait: WAF re-evaluates rate rules about once a minute. */
+export const RATE_LIMITED_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * A block with the service's error body and the headers the gateway's own errors carry, so
+ * clients (browser apps included: CORS) read WAF's refusals like the API's.
+ */
+function blockWith(status: number, bodyKey: string, corsOrigins: CorsOrigins): CfnWebACL.RuleActionProperty {
+  const headers = [
+    ...Object.entries(gatewayCorsHeaders(corsOrigins)).map(([name, quoted]) => ({ name, value: quoted.slice(1, -1) })),
+    ...(status === 429 ? [{ name: 'Retry-After', value: String(RATE_LIMITED_RETRY_AFTER_SECONDS) }] : []),
+  ];
+  return { block: { customResponse: { responseCode: status, customResponseBodyKey: bodyKey, responseHeaders: headers } } };
 }
 
 function errorBody(code: string, message: string): CfnWebACL.CustomResponseBodyProperty {
@@ -71,7 +85,7 @@ export class ApiFirewall extends Construct {
         // missing the authorizer cache. No header at all still reaches the public routes.
         name: 'MalformedAuthorization',
         priority: 1,
-        action: blockWith(401, 'unauthorized'),
+        action: blockWith(401, 'unauthorized', props.corsOrigins),
         statement: {
           andStatement: {
             statements: [
@@ -102,7 +116,7 @@ export class ApiFirewall extends Construct {
       {
         name: 'RatePerIp',
         priority: 2,
-        action: blockWith(429, 'rateLimited'),
+        action: blockWith(429, 'rateLimited', props.corsOrigins),
         statement: { rateBasedStatement: { limit: limits.requestsPerIpPer5Min, evaluationWindowSec: RATE_WINDOW_SECONDS, aggregateKeyType: 'IP' } },
         visibilityConfig: visibility('RatePerIp'),
       },
@@ -110,7 +124,7 @@ export class ApiFirewall extends Construct {
         // One count per key (case kept: keys are case-sensitive); requests without the header are not counted.
         name: 'RatePerApiKey',
         priority: 3,
-        action: blockWith(429, 'rateLimited'),
+        action: blockWith(429, 'rateLimited', props.corsOrigins),
         statement: {
           rateBasedStatement: {
             limit: limits.requestsPerKeyPer5Min,
@@ -127,7 +141,7 @@ export class ApiFirewall extends Construct {
       {
         name: 'OversizeBody',
         priority: 5,
-        action: blockWith(413, 'tooLarge'),
+        action: blockWith(413, 'tooLarge', props.corsOrigins),
         statement: {
           andStatement: {
             statements: [

@@ -28,6 +28,10 @@ function ruleNamed(rules: Rule[], name: string): Rule {
   return rule;
 }
 
+const EXPOSED = { Name: 'Access-Control-Expose-Headers', Value: expect.stringContaining('X-Request-Id') };
+const ANY_ORIGIN_HEADERS = [{ Name: 'Access-Control-Allow-Origin', Value: '*' }, EXPOSED];
+const RATE_LIMITED_HEADERS = [...ANY_ORIGIN_HEADERS, { Name: 'Retry-After', Value: '60' }];
+
 describe('API firewall', () => {
   const { stateless } = synthStage('dev');
   const rules = rulesOf();
@@ -59,7 +63,9 @@ describe('API firewall', () => {
   it('refuses a present Authorization header without the shape of a key with 401, before the rate rules', () => {
     const rule = ruleNamed(rules, 'MalformedAuthorization');
     expect(rule.Priority).toBe(1);
-    expect(rule.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 401, CustomResponseBodyKey: 'unauthorized' } } });
+    expect(rule.Action).toEqual({
+      Block: { CustomResponse: { ResponseCode: 401, CustomResponseBodyKey: 'unauthorized', ResponseHeaders: ANY_ORIGIN_HEADERS } },
+    });
     const [present, notShape] = rule.Statement.AndStatement.Statements;
     expect(present.SizeConstraintStatement).toMatchObject({ FieldToMatch: { SingleHeader: { Name: 'authorization' } }, ComparisonOperator: 'GE', Size: 0 });
     expect(notShape.NotStatement.Statement.RegexMatchStatement).toMatchObject({
@@ -77,14 +83,31 @@ describe('API firewall', () => {
     for (const bad of junk) expect(shape.test(bad.toLowerCase())).toBe(false);
   });
 
+  it("answers its own blocks with the API's CORS headers, naming the first listed origin as the gateway does", () => {
+    const listed = rulesOf('dev', { api: { corsOrigins: ['https://app.example.org', 'https://admin.example.org'] } });
+    expect(ruleNamed(listed, 'OversizeBody').Action).toEqual({
+      Block: {
+        CustomResponse: {
+          ResponseCode: 413,
+          CustomResponseBodyKey: 'tooLarge',
+          ResponseHeaders: [{ Name: 'Access-Control-Allow-Origin', Value: 'https://app.example.org' }, EXPOSED, { Name: 'Vary', Value: 'Origin' }],
+        },
+      },
+    });
+  });
+
   it('rate-limits per IP and per API key with the limits of the stage config', () => {
     const perIp = ruleNamed(rules, 'RatePerIp');
     expect(perIp.Priority).toBe(2);
-    expect(perIp.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'rateLimited' } } });
+    expect(perIp.Action).toEqual({
+      Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'rateLimited', ResponseHeaders: RATE_LIMITED_HEADERS } },
+    });
     expect(perIp.Statement.RateBasedStatement).toEqual({ Limit: 6_000, EvaluationWindowSec: 300, AggregateKeyType: 'IP' });
     const perKey = ruleNamed(rules, 'RatePerApiKey');
     expect(perKey.Priority).toBe(3);
-    expect(perKey.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'rateLimited' } } });
+    expect(perKey.Action).toEqual({
+      Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'rateLimited', ResponseHeaders: RATE_LIMITED_HEADERS } },
+    });
     expect(perKey.Statement.RateBasedStatement).toEqual({
       Limit: 15_000,
       EvaluationWindowSec: 300,
@@ -107,7 +130,7 @@ describe('API firewall', () => {
   it('refuses bodies past the inspection window with 413 everywhere but the matching route', () => {
     const rule = ruleNamed(rules, 'OversizeBody');
     expect(rule.Priority).toBe(5);
-    expect(rule.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 413, CustomResponseBodyKey: 'tooLarge' } } });
+    expect(rule.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 413, CustomResponseBodyKey: 'tooLarge', ResponseHeaders: ANY_ORIGIN_HEADERS } } });
     const [size, exceptMatching] = rule.Statement.AndStatement.Statements;
     expect(size.SizeConstraintStatement).toMatchObject({ FieldToMatch: { Body: { OversizeHandling: 'MATCH' } }, ComparisonOperator: 'GT', Size: 8_192 });
     expect(exceptMatching.NotStatement.Statement.ByteMatchStatement).toMatchObject({
