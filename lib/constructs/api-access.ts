@@ -1,15 +1,6 @@
 import { join } from 'node:path';
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
-import {
-  ApiKey,
-  AuthorizationType,
-  IdentitySource,
-  type MethodOptions,
-  Period,
-  RequestAuthorizer,
-  type RestApi,
-  type UsagePlan,
-} from 'aws-cdk-lib/aws-apigateway';
+import { ApiKey, AuthorizationType, IdentitySource, type MethodOptions, RequestAuthorizer, type RestApi, type UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -18,16 +9,6 @@ import { FUNCTION_ENV } from '../../lambdas/composition/function-env';
 import type { TierQuotas } from '../../lambdas/core/auth/tier-quotas';
 import { TIER_NAMES, type TierName } from '../../lambdas/core/auth/tiers';
 import { ServiceFunction } from './service-function';
-
-/**
- * The usage plan's daily quota: a backstop a little above the tier's quota. The routes count
- * exactly (one atomic counter per key per day) and answer the first request over with 429,
- * Retry-After and the rate-limit headers, which a gateway refusal cannot carry. Free keys reach
- * the routes only to be told 403 FORBIDDEN; a small quota bounds that.
- */
-export function gatewayQuotaOf(dailyQuota: number): number {
-  return dailyQuota === 0 ? 100 : Math.ceil(dailyQuota * 1.05) + 10;
-}
 
 export interface ApiAccessProps {
   readonly restApi: RestApi;
@@ -45,10 +26,11 @@ export interface ApiAccessProps {
 
 /**
  * Who may call the API: a Lambda REQUEST authorizer on the Authorization header (the same
- * `authenticate` as locally), and one usage plan per tier with the stage's daily quota and
- * throttling, holding one API key per tier: the authorizer names the caller's tier key
- * (usageIdentifierKey). So the plan's quota and throttle are the tier's as a whole; the exact
- * per-customer quota is the routes' counter, the per-customer rate the WAF's (docs/deploy.md).
+ * `authenticate` as locally), and one usage plan per tier holding one API key per tier: the
+ * authorizer names the caller's tier key (usageIdentifierKey), so usage is metered per tier.
+ * The plans carry no quota or throttle: every customer of a tier shares its key, so a tier's
+ * per-customer numbers there would cap the whole tier. The exact per-customer daily quota is the
+ * routes' counter, the per-customer rate the WAF's rule per key (docs/deploy.md).
  */
 export class ApiAccess extends Construct {
   readonly authorizerFunction: ServiceFunction;
@@ -86,9 +68,7 @@ export class ApiAccess extends Construct {
       const policy = props.tierQuotas[tier];
       plans[tier] = props.restApi.addUsagePlan(`UsagePlan-${tier}`, {
         name: `${props.restApi.restApiName}-${tier}`,
-        description: `${tier} tier: ${policy.dailyQuota === null ? 'unlimited' : `${policy.dailyQuota} requests a day`}`,
-        quota: policy.dailyQuota === null ? undefined : { limit: gatewayQuotaOf(policy.dailyQuota), period: Period.DAY },
-        throttle: policy.throttle ?? undefined,
+        description: `${tier} tier: ${policy.dailyQuota === null ? 'unlimited' : `${policy.dailyQuota} requests a day`} per key, counted by the routes`,
         apiStages: [{ api: props.restApi, stage: props.restApi.deploymentStage }],
       });
     }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TIER_NAMES, TIERS } from '../../lambdas/core/auth/tiers';
-import { gatewayQuotaOf } from '../../lib/constructs/api-access';
+import { TIER_NAMES } from '../../lambdas/core/auth/tiers';
 import { type CfnResource, resourcesOfType, synthStage, wiredMethods } from './synth-stacks';
 
 /** The API's access control in AWS: the REQUEST authorizer, usage plans per tier, keys from the authorizer. */
@@ -37,23 +36,14 @@ describe('API access', () => {
     }
   });
 
-  it('has one usage plan per tier with its daily quota and throttling, on the API stage', () => {
+  it('has one usage plan per tier on the API stage, without a quota or throttle that all its customers would share', () => {
     expect(plans).toHaveLength(TIER_NAMES.length);
     for (const tier of TIER_NAMES) {
       const plan = plans.find((p) => String(p.Properties?.UsagePlanName).endsWith(`-${tier}`))!;
-      const policy = TIERS[tier];
-      expect(plan.Properties?.Quota, tier).toEqual(policy.dailyQuota === null ? undefined : { Limit: gatewayQuotaOf(policy.dailyQuota), Period: 'DAY' });
-      expect(plan.Properties?.Throttle, tier).toEqual(
-        policy.throttle ? { RateLimit: policy.throttle.rateLimit, BurstLimit: policy.throttle.burstLimit } : undefined,
-      );
+      expect(plan.Properties?.Quota, tier).toBeUndefined();
+      expect(plan.Properties?.Throttle, tier).toBeUndefined();
       expect((plan.Properties?.ApiStages as unknown[]).length, tier).toBe(1);
     }
-  });
-
-  it('keeps the gateway quota a backstop just above the exact per-key count', () => {
-    expect(gatewayQuotaOf(1000)).toBe(1060);
-    expect(gatewayQuotaOf(10_000)).toBe(10_510);
-    expect(gatewayQuotaOf(0)).toBe(100);
   });
 
   it('lets the authorizer read API keys and their hash pointers, and nothing else in the table', () => {

@@ -7,7 +7,6 @@ import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/
 import { DEFAULT_TIER_QUOTAS } from '../../lambdas/core/auth/tier-quotas';
 import { API_ROUTES } from '../../lib/api-routes';
 import { checkDeployable, indexReplicasOf, isEphemeralStageName, mergeOverrides, searchConcurrencyOf, stageConfig } from '../../lib/config';
-import { gatewayQuotaOf } from '../../lib/constructs/api-access';
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { stageOverridesFromContext } from '../../lib/stage-context';
 import { type CfnResource, referencedLogicalIds, resourcesOfType, synthStage } from './synth-stacks';
@@ -262,12 +261,11 @@ describe('stage config in the stacks', () => {
   const functions = (template: Template) => Object.values(resourcesOfType(template, 'AWS::Lambda::Function'));
   const envOf = (fn: CfnResource) => (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
 
-  it('gives the usage plans and the functions that count quotas the same quotas', () => {
-    const plan = Object.values(resourcesOfType(prod.stateless, 'AWS::ApiGateway::UsagePlan')).find((p) =>
-      String(p.Properties?.UsagePlanName).endsWith('-basic'),
-    )!;
-    expect(plan.Properties?.Quota).toEqual({ Limit: gatewayQuotaOf(2000), Period: 'DAY' });
-    expect(plan.Properties?.Throttle).toEqual({ RateLimit: 20, BurstLimit: 40 });
+  it('gives the functions that count quotas the stage quotas, and the WAF the per-key rate', () => {
+    const acl = Object.values(resourcesOfType(prod.stateless, 'AWS::WAFv2::WebACL'))[0]!;
+    const perKey = (acl.Properties?.Rules as { Name: string; Statement: { RateBasedStatement: { Limit: number } } }[]).find((r) => r.Name === 'RatePerApiKey')!;
+    // The fastest throttled tier is pro (50 rps) over a 5-minute window.
+    expect(perKey.Statement.RateBasedStatement.Limit).toBe(15_000);
     const counting = functions(prod.stateless).filter((fn) => TIER_QUOTAS_ENV in envOf(fn));
     // Every data route; not the OpenAPI document, the authorizer or the background functions.
     expect(counting).toHaveLength(API_ROUTES.filter((route) => route.bindings.includes('usage')).length);
