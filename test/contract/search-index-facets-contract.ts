@@ -5,6 +5,7 @@ import { FACET_NAMES, FacetCounter, type Facets, type OpportunityKind } from '..
 import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { Contract, Grant } from '../../lambdas/core/records';
 import type { IndexPage, SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
+import { fixtureContract, fixtureGrant } from '../support/record-fixtures';
 import type { ContractHarness } from './search-index-contract';
 
 /**
@@ -33,32 +34,15 @@ const funderIdOf = (name: string) => {
 
 function grant(n: number, title: string, extra: Partial<Grant>): Grant {
   const funder_name = extra.funder_name ?? 'Department of Health';
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  return fixtureGrant(n, {
     title,
     description: 'Facet test listing.',
-    amount_min: null,
-    amount_max: null,
-    deadline_date: null,
-    status: 'posted',
-    geography: null,
     funder_id: funderIdOf(funder_name),
     funder_name,
-    listing_url: null,
     created_at: '2026-06-01T00:00:00.000Z',
-    categories: [],
-    opportunity_type: 'open',
-    project_end_date: null,
-    archive_date: null,
-    states: [],
     source: 'facet-test',
-    source_id: String(n),
-    eligible_applicants: [],
-    requires_501c3: null,
-    assistance_listings: [],
-    agency_code: null,
     ...extra,
-  };
+  });
 }
 
 // Directions: x = health, y = education, w = arts.
@@ -126,36 +110,15 @@ const GRANTS: { record: Grant; vector: Float32Array | null }[] = [
 
 function contract(n: number, title: string, extra: Partial<Contract>): Contract {
   const funder_name = extra.funder_name ?? 'Department of Defense';
-  return {
-    id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+  return fixtureContract(n, {
     title,
     description: 'Facet test solicitation.',
-    amount_min: null,
-    amount_max: null,
-    deadline_date: null,
-    status: 'open',
-    geography: null,
     funder_id: funderIdOf(funder_name),
     funder_name,
-    listing_url: null,
     created_at: '2026-10-01T00:00:00.000Z',
-    categories: [],
-    opportunity_type: 'open',
-    project_end_date: null,
-    archive_date: null,
-    states: [],
     source: 'facet-test',
-    source_id: `c${n}`,
-    document_url: null,
-    naics: null,
-    primary_contact_email: null,
-    set_aside_code: null,
-    solicitation_number: null,
-    psc_code: null,
-    naics_description: null,
-    psc_description: null,
     ...extra,
-  };
+  });
 }
 
 const CONTRACTS: { record: Contract; vector: Float32Array | null }[] = [

@@ -6,6 +6,7 @@ import { parseParams } from '../../lambdas/core/query/params';
 import type { Contract, Grant } from '../../lambdas/core/records';
 import type { SearchIndex } from '../../lambdas/ports/search-index';
 import { matches, type Opportunity } from '../support/oracle';
+import { fixtureContract, fixtureGrant } from '../support/record-fixtures';
 import type { ContractHarness } from './search-index-contract';
 
 /**
@@ -22,67 +23,17 @@ const EVERY_TITLE_WORD = 'filtered';
 
 const funder = (n: number) => `00000000-0000-4000-b000-${String(n).padStart(12, '0')}`;
 
-function grant(n: number, extra: Partial<Grant>): Grant {
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-    title: `Filtered grant ${n}`,
-    description: 'A listing for the filter contract.',
-    amount_min: null,
-    amount_max: null,
-    deadline_date: null,
-    status: 'posted',
-    geography: null,
-    funder_id: funder(1),
-    funder_name: 'Department of Health',
-    listing_url: null,
-    created_at: '2026-06-01T00:00:00.000Z',
-    categories: [],
-    opportunity_type: 'open',
-    project_end_date: null,
-    archive_date: null,
-    states: [],
-    source: 'filter-test',
-    source_id: String(n),
-    eligible_applicants: [],
-    requires_501c3: null,
-    assistance_listings: [],
-    agency_code: null,
-    ...extra,
-  };
-}
+const grant = (n: number, extra: Partial<Grant>): Grant =>
+  fixtureGrant(n, { title: `Filtered grant ${n}`, description: 'A listing for the filter contract.', funder_id: funder(1), source: 'filter-test', ...extra });
 
-function contract(n: number, extra: Partial<Contract>): Contract {
-  return {
-    id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+const contract = (n: number, extra: Partial<Contract>): Contract =>
+  fixtureContract(n, {
     title: `Filtered contract ${n}`,
     description: 'A notice for the filter contract.',
-    amount_min: null,
-    amount_max: null,
-    deadline_date: null,
-    status: 'open',
-    geography: null,
     funder_id: funder(3),
-    funder_name: 'Department of Defense',
-    listing_url: null,
-    created_at: '2026-06-01T00:00:00.000Z',
-    categories: [],
-    opportunity_type: 'open',
-    project_end_date: null,
-    archive_date: null,
-    states: [],
     source: 'filter-test',
-    source_id: `c${n}`,
-    document_url: null,
-    naics: null,
-    primary_contact_email: null,
-    set_aside_code: null,
-    solicitation_number: null,
-    psc_code: null,
-    naics_description: null,
-    psc_description: null,
     ...extra,
-  };
-}
+  });
 
 // Values repeat (ties at every bound), some are missing, and text comes in more than one case.
 const GRANTS: Grant[] = [

@@ -7,6 +7,7 @@ import { SCHEMA_VERSION } from '../../lambdas/adapters/embedded/sqlite-index-sch
 import { SqliteSearchIndex } from '../../lambdas/adapters/embedded/sqlite-search-index';
 import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { Grant } from '../../lambdas/core/records';
+import { fixtureGrant } from '../support/record-fixtures';
 
 /**
  * An index file written before the row tables changed (an older SCHEMA_VERSION, or the declared
@@ -18,31 +19,7 @@ const SPACE = { embedder: 'schema-test', dimensions: 4 };
 const TODAY = '2026-11-22';
 const FUNDER = '00000000-0000-4000-b000-000000000001';
 
-const grant: Grant = {
-  id: '00000000-0000-4000-8000-000000000001',
-  title: 'Schema test grant',
-  description: 'A listing.',
-  amount_min: null,
-  amount_max: null,
-  deadline_date: null,
-  status: 'posted',
-  geography: null,
-  funder_id: FUNDER,
-  funder_name: 'Department of Health',
-  listing_url: null,
-  created_at: '2026-06-01T00:00:00.000Z',
-  categories: [],
-  opportunity_type: 'open',
-  project_end_date: null,
-  archive_date: null,
-  states: [],
-  source: 'schema-test',
-  source_id: '1',
-  eligible_applicants: [],
-  requires_501c3: null,
-  assistance_listings: [],
-  agency_code: null,
-};
+const grant: Grant = fixtureGrant(1, { title: 'Schema test grant', description: 'A listing.', funder_id: FUNDER, source: 'schema-test' });
 
 const byFunder = (id: string) => parseListQuery('grant', { funder_id: [id], opportunity_type: ['all'] }, TODAY) as ListQuery & { kind: 'grant' };
 
