@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { API_KEY_PREFIX } from '../../lambdas/core/auth/api-keys';
 import type { CorsOrigins } from '../../lambdas/http/cors';
 import { type EdgeProtectionSettings, RATE_WINDOW_SECONDS } from '../edge-protection-settings';
-import { gatewayCorsHeaders } from './api';
+import { edgeCorsHeaders } from './api';
 
 export interface ApiFirewallProps {
   /** The ARN of the API Gateway stage the web ACL guards. */
@@ -40,7 +40,7 @@ export const RATE_LIMITED_RETRY_AFTER_SECONDS = 60;
  */
 function blockWith(status: number, bodyKey: string, corsOrigins: CorsOrigins): CfnWebACL.RuleActionProperty {
   const headers = [
-    ...Object.entries(gatewayCorsHeaders(corsOrigins)).map(([name, quoted]) => ({ name, value: quoted.slice(1, -1) })),
+    ...Object.entries(edgeCorsHeaders(corsOrigins)).map(([name, value]) => ({ name, value })),
     ...(status === 429 ? [{ name: 'Retry-After', value: String(RATE_LIMITED_RETRY_AFTER_SECONDS) }] : []),
   ];
   return { block: { customResponse: { responseCode: status, customResponseBodyKey: bodyKey, responseHeaders: headers } } };

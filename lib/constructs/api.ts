@@ -104,18 +104,24 @@ function errorBodyTemplate(response: GatewayErrorResponse): string {
 }
 
 /**
- * The CORS headers of the gateway's own answers (errors raised before or instead of a function).
+ * The CORS headers of the answers made before or instead of a function (the gateway's errors, the
+ * WAF's refusals).
  * A gateway response can only send fixed values or request parameters, with no condition, so it
  * cannot echo an Origin only when it is listed: with several origins it names the first, and the
  * apps on the others see a gateway error (a refused key, a throttle) as a failed request
  * (docs/deploy.md says so). Echoing method.request.header.Origin would allow every origin.
  */
-export function gatewayCorsHeaders(origins: CorsOrigins): Record<string, string> {
+export function edgeCorsHeaders(origins: CorsOrigins): Record<string, string> {
   return {
-    'Access-Control-Allow-Origin': `'${origins[0]}'`,
-    'Access-Control-Expose-Headers': `'${CORS_EXPOSED_HEADERS.join(', ')}'`,
-    ...(allowsAnyOrigin(origins) ? {} : { Vary: "'Origin'" }),
+    'Access-Control-Allow-Origin': origins[0]!,
+    'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS.join(', '),
+    ...(allowsAnyOrigin(origins) ? {} : { Vary: 'Origin' }),
   };
+}
+
+/** edgeCorsHeaders as a gateway response's static values (quoted literals). */
+export function gatewayCorsHeaders(origins: CorsOrigins): Record<string, string> {
+  return Object.fromEntries(Object.entries(edgeCorsHeaders(origins)).map(([name, value]) => [name, `'${value}'`]));
 }
 
 // Deliberately without headers, API keys or the authorizer context: access logs must not hold secrets.

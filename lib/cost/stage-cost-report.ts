@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { cdkJsonContext } from '../cdk-json-context';
 import { stageConfig } from '../config';
-import { PROJECT_ROOT } from '../project-root';
 import { createServiceStacks } from '../service-stacks';
 import { stageOverridesFromContext } from '../stage-context';
 import { costTable, fixedMonthlyCosts, perMillionCalls, type TemplateResource } from './monthly-cost';
@@ -14,7 +12,7 @@ export const ASSUMED_BILLED_MS = 100;
 
 /** Every resource of a stage as cdk.json configures it, from all its stacks (Lambda bundling skipped). */
 export function stageResources(stage: string): { resources: TemplateResource[]; memoryMb: number } {
-  const context = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
+  const context = cdkJsonContext();
   const app = new App({ context: { ...context, stage, 'aws:cdk:bundling-stacks': [] } });
   const config = stageConfig(stage, stageOverridesFromContext(context.stages, stage));
   createServiceStacks(app, config);

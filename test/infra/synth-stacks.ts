@@ -1,21 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { cdkJsonContext } from '../../lib/cdk-json-context';
 import { type StageConfigOverrides, stageConfig } from '../../lib/config';
-import { PROJECT_ROOT } from '../../lib/project-root';
 import { createServiceStacks, type ServiceStacks } from '../../lib/service-stacks';
 
 export interface SynthesizedStage {
   readonly stacks: ServiceStacks;
   readonly stateful: Template;
   readonly stateless: Template;
-}
-
-/** The feature flags of cdk.json, so tests see the same defaults as `cdk synth`. */
-function cdkJsonContext(): Record<string, unknown> {
-  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
-  return cdkJson.context ?? {};
 }
 
 /** Builds both stacks of a stage as bin/app.ts does, with Lambda bundling skipped (fast, no esbuild). */
