@@ -65,6 +65,16 @@ describe('KmsSecretSealer', () => {
     expect(kms.sent).toEqual([]);
   });
 
+  it('opens a sealed value once per warm function, and again for another subscription or after a failure', async () => {
+    const kms = fakeKms();
+    const sealer = new KmsSecretSealer(kms as never, KEY_ARN);
+    const sealed = await sealer.seal(SECRET, { subscriptionId: 'whk_1' });
+    for (let i = 0; i < 3; i++) expect(await sealer.unseal(sealed, { subscriptionId: 'whk_1' })).toBe(SECRET);
+    await expect(sealer.unseal(sealed, { subscriptionId: 'whk_2' })).rejects.toThrow('InvalidCiphertextException');
+    await expect(sealer.unseal(sealed, { subscriptionId: 'whk_2' })).rejects.toThrow('InvalidCiphertextException');
+    expect(kms.sent.filter((command) => command instanceof DecryptCommand)).toHaveLength(3);
+  });
+
   it('looks a key up once, and only when a secret is sealed or opened', async () => {
     let lookups = 0;
     const sealer = new KmsSecretSealer(fakeKms() as never, async () => {

@@ -6,6 +6,9 @@ export const KMS_SEALED_PREFIX = 'kms:v1:';
 
 const encryptionContextOf = (context: SealContext) => ({ subscription_id: context.subscriptionId });
 
+/** Opened secrets a warm function keeps: the sender signs many deliveries to few subscriptions. */
+const OPENED_CACHE_SIZE = 500;
+
 /**
  * Direct KMS encryption of each secret (a signing secret is far below KMS's 4 KB limit, so no
  * envelope is needed) under the stage's customer-managed key, bound to its subscription by the
@@ -13,6 +16,8 @@ const encryptionContextOf = (context: SealContext) => ({ subscription_id: contex
  */
 export class KmsSecretSealer implements SecretSealer {
   private keyArn: Promise<string> | undefined;
+  /** By subscription and sealed value, so a rotated secret or a value copied elsewhere is a miss. */
+  private readonly opened = new Map<string, Promise<string>>();
 
   /** `keyId` may be looked up (the admin CLI reads it from the stack), once and only when a secret is sealed or opened. */
   constructor(
@@ -36,6 +41,18 @@ export class KmsSecretSealer implements SecretSealer {
 
   async unseal(stored: string, context: SealContext): Promise<string> {
     if (!this.isSealed(stored)) return stored;
+    const cacheKey = `${context.subscriptionId}\u0000${stored}`;
+    let opening = this.opened.get(cacheKey);
+    if (!opening) {
+      if (this.opened.size >= OPENED_CACHE_SIZE) this.opened.delete(this.opened.keys().next().value!);
+      opening = this.decrypt(stored, context);
+      this.opened.set(cacheKey, opening);
+      opening.catch(() => this.opened.delete(cacheKey));
+    }
+    return opening;
+  }
+
+  private async decrypt(stored: string, context: SealContext): Promise<string> {
     const { Plaintext } = await this.kms.send(
       new DecryptCommand({
         // Naming the key makes KMS refuse a blob sealed under any other key.
