@@ -31,6 +31,7 @@ export function createServiceStacks(scope: Construct, config: StageConfig, proje
     webhookDeadLetterQueue: stateful.webhookDeadLetterQueue,
     cursorKeySecret: stateful.cursorKeySecret,
     webhookSecretKey: stateful.webhookSecretKey,
+    apiDomain: stateful.apiDomain,
     projectRoot,
   });
 

@@ -23,10 +23,12 @@ export const STACK_OUTPUTS = {
   indexerFailureQueueUrl: 'IndexerFailureQueueUrl',
   /** On the stateful stack: the KMS key sealing webhook signing secrets, for `admin webhooks add|rotate-secret --target aws`. */
   webhookSecretKeyArn: 'WebhookSecretKeyArn',
+  /** On the stateful stack, with a custom domain: the API Gateway host name its DNS record points to. */
+  apiDomainTarget: 'ApiDomainTarget',
   /** On the stateless stack: the Bedrock model and vector length the search index is built with. */
   embeddingModel: 'EmbeddingModel',
   embeddingDimensions: 'EmbeddingDimensions',
-  /** On the stateless stack: the interface's {base_url}. */
+  /** On the stateless stack: the interface's {base_url} (on the custom domain when the stage has one). */
   apiBaseUrl: 'ApiBaseUrl',
   /** On the stateless stack: the SNS topic paging alarms notify; `admin status` keeps the alarms that notify it or the ticket topic. */
   alarmTopicArn: 'AlarmTopicArn',

@@ -55,7 +55,19 @@ const StageContextSchema = z.strictObject({
       ),
     }),
   ),
-  api: z.optional(z.strictObject({ manageAccountCloudWatchRole: z.optional(z.boolean()), corsOrigins: z.optional(z.array(z.string())) })),
+  api: z.optional(
+    z.strictObject({
+      manageAccountCloudWatchRole: z.optional(z.boolean()),
+      corsOrigins: z.optional(z.array(z.string())),
+      customDomain: z.optional(
+        z.strictObject({
+          domainName: z.string(),
+          certificateArn: z.string(),
+          hostedZone: z.optional(z.strictObject({ id: z.string(), name: z.string() })),
+        }),
+      ),
+    }),
+  ),
   webhooks: z.optional(z.strictObject({ deadlineScanAtUtc: z.optional(z.string()) })),
   // Checked by parseTierQuotas, the same check the functions run on TIER_QUOTAS.
   tierQuotas: z.optional(z.unknown()),

@@ -9,6 +9,7 @@ import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { indexReplicasOf, type StageConfig } from './config';
+import { ApiDomain } from './constructs/api-domain';
 import { CursorKeySecret } from './constructs/cursor-key-secret';
 import { SearchDomain } from './constructs/search-domain';
 import { WebhookSecretKey } from './constructs/webhook-secret-key';
@@ -28,6 +29,7 @@ export const STATEFUL_LOGICAL_IDS = {
   indexerFailureQueue: 'IndexerFailureQueue',
   webhookQueue: 'WebhookQueue',
   webhookDeadLetterQueue: 'WebhookDeadLetterQueue',
+  apiDomainName: 'ApiDomainName',
 } as const;
 
 /** The webhook sender's Lambda timeout; the queue's visibility timeout is six times it (lib/webhook-queue-settings.ts). */
@@ -60,6 +62,8 @@ export class StatefulStack extends Stack {
   readonly cursorKeySecret: ISecret;
   /** The KMS key sealing webhook signing secrets, with the principal tag of the roles that may use it. */
   readonly webhookSecretKey: WebhookSecretKey;
+  /** The customers' host name for the API, when the stage has one (config `api.customDomain`). */
+  readonly apiDomain?: ApiDomain;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -144,6 +148,18 @@ export class StatefulStack extends Stack {
       description: 'The KMS key sealing webhook secrets (admin CLI: webhooks add|rotate-secret --target aws, under a role tagged for it)',
       value: this.webhookSecretKey.key.keyArn,
     });
+
+    if (config.api.customDomain) {
+      this.apiDomain = new ApiDomain(this, 'ApiDomain', {
+        settings: config.api.customDomain,
+        removalPolicy: config.statefulRemovalPolicy,
+        logicalId: STATEFUL_LOGICAL_IDS.apiDomainName,
+      });
+      new CfnOutput(this, STACK_OUTPUTS.apiDomainTarget, {
+        description: `Point ${config.api.customDomain.domainName} here (CNAME or alias) unless the stage names its Route 53 zone`,
+        value: this.apiDomain.domainName.domainNameAliasDomainName,
+      });
+    }
 
     new CfnOutput(this, STACK_OUTPUTS.searchDomainEndpoint, {
       description: 'The search domain endpoint (admin CLI: npm run admin -- reindex --target aws)',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
-import { ApiKeySourceType } from 'aws-cdk-lib/aws-apigateway';
+import { ApiKeySourceType, BasePathMapping } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IDomain } from 'aws-cdk-lib/aws-opensearchservice';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -13,6 +13,7 @@ import { checkUnreservedConcurrency, type Reservation } from './concurrency-budg
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiAccess } from './constructs/api-access';
+import type { ApiDomain } from './constructs/api-domain';
 import { ApiFirewall } from './constructs/api-firewall';
 import { ApiLoggingPrerequisite } from './constructs/api-logging-prerequisite';
 import { RecordIndexer } from './constructs/record-indexer';
@@ -38,6 +39,8 @@ export interface StatelessStackProps extends StackProps {
   readonly cursorKeySecret: ISecret;
   /** Seals webhook signing secrets (stateful: WebhookSecrets); only the sender may open them. */
   readonly webhookSecretKey: WebhookSecretKey;
+  /** The customers' host name (stateful: ApiDomain), mapped to this API; absent without `api.customDomain`. */
+  readonly apiDomain?: ApiDomain;
   /** Directory holding package-lock.json; route entries are relative to it. */
   readonly projectRoot: string;
   /** @default API_ROUTES */
@@ -47,6 +50,8 @@ export interface StatelessStackProps extends StackProps {
 /** Functions and the API: holds no data, so it can be destroyed and redeployed at will. */
 export class StatelessStack extends Stack {
   readonly api: ServiceApi;
+  /** The `{base_url}` customers use: on the custom domain when the stage has one. */
+  readonly baseUrl: string;
   /** Keyed by the route's construct id, e.g. `GetGrant`. */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   readonly indexer: RecordIndexer;
@@ -97,6 +102,13 @@ export class StatelessStack extends Stack {
       }));
       this.api.restApi.deploymentStage.node.addDependency(loggingRole.resource);
     }
+
+    // The domain's base path is the stage's name, so `{base_url}` keeps its `/functions/v1` on both hosts.
+    const stage = this.api.restApi.deploymentStage;
+    if (props.apiDomain) {
+      new BasePathMapping(this, 'ApiDomainMapping', { domainName: props.apiDomain.domainName, restApi: this.api.restApi, stage, basePath: stage.stageName });
+    }
+    this.baseUrl = props.apiDomain ? `https://${props.apiDomain.hostName}/${stage.stageName}${this.api.versionRoot.path}` : this.api.baseUrl;
 
     this.firewall = new ApiFirewall(this, 'Firewall', {
       stageArn: this.api.restApi.deploymentStage.stageArn,
@@ -311,7 +323,7 @@ export class StatelessStack extends Stack {
 
     new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, {
       description: 'The {base_url} of the interface (ends in /functions/v1)',
-      value: this.api.baseUrl,
+      value: this.baseUrl,
     });
   }
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stageConfig } from '../../lib/config';
+import { mergeOverrides, type StageConfigOverrides, stageConfig } from '../../lib/config';
 import { checkWithCdkNag, NAG_ACKNOWLEDGEMENTS, type NagAcknowledgement } from '../../lib/nag-acknowledgements';
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { createServiceStacks } from '../../lib/service-stacks';
@@ -18,12 +18,12 @@ afterAll(() => {
  * Synthesizes a stage as bin/app.ts does (its cdk.json `stages` entry, the cdk-nag gate), Lambda
  * bundling skipped. Returns what the gate found and whether synthesis failed on it.
  */
-function synthWithNag(stage: string, acknowledgements: readonly NagAcknowledgement[] = NAG_ACKNOWLEDGEMENTS) {
+function synthWithNag(stage: string, acknowledgements: readonly NagAcknowledgement[] = NAG_ACKNOWLEDGEMENTS, extra: StageConfigOverrides = {}) {
   const context = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
   const outdir = mkdtempSync(join(tmpdir(), 'gcf-nag-'));
   outdirs.push(outdir);
   const app = new App({ outdir, context: { ...context, stage, 'aws:cdk:bundling-stacks': [] } });
-  createServiceStacks(app, stageConfig(stage, stageOverridesFromContext(context.stages, stage)));
+  createServiceStacks(app, stageConfig(stage, mergeOverrides(stageOverridesFromContext(context.stages, stage), extra)));
   const gate = checkWithCdkNag(app, acknowledgements);
   let failure: string | null = null;
   try {
@@ -48,6 +48,18 @@ describe('cdk-nag AwsSolutions', () => {
     expect(prod.unexplained).toEqual([]);
     expect(dev.failure).toBeNull();
     expect(prod.failure).toBeNull();
+  });
+
+  it('needs no acknowledgement for a custom domain and its alias record', () => {
+    const customDomain = {
+      domainName: 'api.example.org',
+      certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0b8e3c4a-1d2e-4f5a-9b6c-7d8e9f0a1b2c',
+      hostedZone: { id: 'Z0123456789ABCDEFGHIJ', name: 'example.org' },
+    };
+    const withDomain = synthWithNag('prod', NAG_ACKNOWLEDGEMENTS, { api: { customDomain } });
+    expect(withDomain.unexplained).toEqual([]);
+    expect(withDomain.failure).toBeNull();
+    expect([...withDomain.used].length).toBe([...prod.used].length);
   });
 
   it('keeps no acknowledgement that no finding needs, and gives each a real reason', () => {

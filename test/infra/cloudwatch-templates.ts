@@ -12,7 +12,8 @@ function flatten(value: unknown): string {
     }
     if (typeof object.Ref === 'string') return `<Ref:${object.Ref}>`;
     if (Array.isArray(object['Fn::GetAtt'])) return `<GetAtt:${(object['Fn::GetAtt'] as string[]).join('.')}>`;
-    if (object['Fn::ImportValue'] !== undefined) return `<Import:${flatten(object['Fn::ImportValue'])}>`;
+    const output = object['Fn::GetStackOutput'] as { StackName: string; OutputName: string } | undefined;
+    if (output !== undefined) return `<Output:${output.StackName}.${output.OutputName}>`;
   }
   throw new Error(`Unexpected value in a dashboard body: ${JSON.stringify(value)}`);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../lib/api-routes';
-import { type CfnResource, resourcesOfType, synthStage } from './synth-stacks';
+import { type CfnResource, resourcesOfType, statefulOutputReference, synthStage } from './synth-stacks';
 
 /**
  * Deep paging's signing key: a Secrets Manager secret of its own in the stateful stack, generated
@@ -47,7 +47,7 @@ describe('the cursor key secret', () => {
     ).toEqual([...LIST_ENTRIES].sort());
     for (const fn of lambdas.filter((f) => LIST_ENTRIES.includes(ENTRY_IN_DESCRIPTION.exec(String(f.Properties?.Description))?.[1] ?? ''))) {
       const arn = (fn.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.CURSOR_KEY_SECRET_ARN;
-      expect(arn).toEqual({ 'Fn::ImportValue': expect.stringMatching(/CursorKeySecret/) });
+      expect(arn).toEqual(statefulOutputReference(/CursorKeySecret/));
     }
   });
 
@@ -62,7 +62,7 @@ describe('the cursor key secret', () => {
       if (entry && LIST_ENTRIES.includes(entry)) {
         expect(secretStatements, entry).toHaveLength(1);
         expect([secretStatements[0]!.Action].flat().sort(), entry).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
-        expect(secretStatements[0]!.Resource, entry).toEqual({ 'Fn::ImportValue': expect.stringMatching(/CursorKeySecret/) });
+        expect(secretStatements[0]!.Resource, entry).toEqual(statefulOutputReference(/CursorKeySecret/));
       } else {
         expect(secretStatements, entry ?? String(fn.Properties?.Description)).toEqual([]);
       }

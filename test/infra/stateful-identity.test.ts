@@ -17,6 +17,7 @@ const REPLACING_PROPERTIES: Record<string, (properties: Record<string, unknown>)
   // The API and its usage plans hold the customers' base URL and every key.
   'AWS::ApiGateway::RestApi': (p) => ({ Name: p.Name }),
   'AWS::ApiGateway::UsagePlan': (p) => ({ UsagePlanName: p.UsagePlanName }),
+  'AWS::ApiGateway::DomainName': (p) => ({ DomainName: p.DomainName }),
 };
 
 type Identity = Record<string, { Type: string } & Record<string, unknown>>;
@@ -35,16 +36,28 @@ function identityOf(...templates: Template[]): Identity {
   return Object.fromEntries(Object.entries(identity).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** The stages the snapshot keeps: cdk.json's, and prod with a custom domain (docs/deploy.md "Custom domain"). */
+const VARIANTS: Record<string, () => ReturnType<typeof synthStage>> = {
+  dev: () => synthStage('dev'),
+  prod: () => synthStage('prod'),
+  'prod with a custom domain': () =>
+    synthStage('prod', {
+      api: {
+        customDomain: { domainName: 'api.example.org', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0b8e3c4a-1d2e-4f5a-9b6c-7d8e9f0a1b2c' },
+      },
+    }),
+};
+
 describe('stateful identity', () => {
   const current: Record<string, Identity> = {};
-  for (const stage of ['dev', 'prod']) {
-    const synthesized = synthStage(stage);
-    current[stage] = identityOf(synthesized.stateful, synthesized.stateless);
+  for (const [variant, synthesize] of Object.entries(VARIANTS)) {
+    const synthesized = synthesize();
+    current[variant] = identityOf(synthesized.stateful, synthesized.stateless);
   }
   if (process.env[UPDATE_FLAG] === '1') writeFileSync(SNAPSHOT_PATH, `${JSON.stringify(current, null, 2)}\n`);
   const snapshot = JSON.parse(readFileSync(SNAPSHOT_PATH, 'utf8')) as Record<string, Identity>;
 
-  it.each(['dev', 'prod'])('keeps the logical ids and replacing properties of %s stateful resources', (stage) => {
+  it.each(Object.keys(VARIANTS))('keeps the logical ids and replacing properties of %s stateful resources', (stage) => {
     expect(
       current[stage],
       `A stateful resource of stage ${stage} would be replaced (a new, empty one) or renamed. If that is a planned migration, ` +
@@ -63,8 +76,8 @@ describe('stateful identity', () => {
     expect(new Set(policies('dev'))).toEqual(new Set(['Delete']));
   });
 
-  it('covers the table, the domain, the queues, the secret, the API and its usage plans', () => {
-    const types = new Set(Object.values(snapshot.prod ?? {}).map((resource) => resource.Type));
+  it('covers the table, the domain, the queues, the secret, the API, its usage plans and its domain name', () => {
+    const types = new Set(Object.values(snapshot['prod with a custom domain'] ?? {}).map((resource) => resource.Type));
     expect([...types].sort()).toEqual(Object.keys(REPLACING_PROPERTIES).sort());
   });
 });

@@ -1,5 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { expect } from 'vitest';
 import { cdkJsonContext } from '../../lib/cdk-json-context';
 import { type StageConfigOverrides, stageConfig } from '../../lib/config';
 import { createServiceStacks, type ServiceStacks } from '../../lib/service-stacks';
@@ -19,6 +20,14 @@ export function synthStage(stage: string, overrides?: StageConfigOverrides): Syn
     stateful: Template.fromStack(stacks.stateful),
     stateless: Template.fromStack(stacks.stateless),
   };
+}
+
+/**
+ * A value the stateless stack reads from an output of the dev stateful stack (a weak reference,
+ * `Fn::GetStackOutput`), the output named after the resource `outputName` matches.
+ */
+export function statefulOutputReference(outputName: RegExp, stage = 'dev'): unknown {
+  return { 'Fn::GetStackOutput': { StackName: `Gcf-${stage}-Stateful`, OutputName: expect.stringMatching(outputName), Region: { Ref: 'AWS::Region' } } };
 }
 
 export interface CfnResource {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { stageConfig } from '../../lib/config';
 import { STACK_OUTPUTS } from '../../lib/stack-names';
 import { STATEFUL_LOGICAL_IDS, WEBHOOK_MAX_RECEIVES } from '../../lib/stateful-stack';
-import { type CfnResource, referencedLogicalIds, resourcesOfType, synthStage } from './synth-stacks';
+import { type CfnResource, referencedLogicalIds, resourcesOfType, statefulOutputReference, synthStage } from './synth-stacks';
 
 /** Webhooks in AWS: outbox stream -> fan-out -> SQS -> sender (DLQ after the schedule), and the daily deadline scan. */
 describe('webhook delivery', () => {
@@ -84,9 +84,9 @@ describe('webhook delivery', () => {
     expect(sendTargets).toContain(STATEFUL_LOGICAL_IDS.webhookQueue);
     expect(sendTargets).toContain(STATEFUL_LOGICAL_IDS.webhookDeadLetterQueue);
     expect(environmentOf(sender.properties)).toMatchObject({
-      WEBHOOK_QUEUE_URL: { 'Fn::ImportValue': expect.stringContaining('WebhookQueue') },
-      WEBHOOK_DEAD_LETTER_QUEUE_URL: { 'Fn::ImportValue': expect.stringContaining('WebhookDeadLetterQueue') },
-      RECORDS_TABLE_NAME: { 'Fn::ImportValue': expect.stringContaining('RecordsTable') },
+      WEBHOOK_QUEUE_URL: statefulOutputReference(/RefWebhookQueue/),
+      WEBHOOK_DEAD_LETTER_QUEUE_URL: statefulOutputReference(/RefWebhookDeadLetterQueue/),
+      RECORDS_TABLE_NAME: statefulOutputReference(/RefRecordsTable/),
     });
   });
 
