@@ -24,7 +24,7 @@ export const METRIC_NAMES = {
   latency: 'Latency',
   /** Per search mode: time to rank results (Milliseconds). */
   searchLatency: 'SearchLatency',
-  /** Requests refused for the daily quota (Count). */
+  /** Requests refused for the daily quota or the tier's request rate, 429 RATE_LIMITED (Count). */
   quotaRejections: 'QuotaRejections',
   /** Time to embed a query or a batch of records (Milliseconds). */
   embeddingLatency: 'EmbeddingLatency',

@@ -17,7 +17,7 @@ export function principalOf(event: ApiEvent): Principal | null {
 }
 
 /**
- * A route for authenticated callers: the tier's access and the daily quota are checked first,
+ * A route for authenticated callers: the tier's access, the daily quota and the request rate are checked first,
  * the rate-limit headers go on every response (errors too), and each response is counted in the
  * key's usage figures. Without an authorizer's principal the request is 401: routes never trust
  * a request the authorizer did not see.

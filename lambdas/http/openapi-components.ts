@@ -56,9 +56,9 @@ export function commonResponses(overrides: { 400: string; 404?: string; 503?: st
       RATE_LIMIT_HEADERS,
     ),
     404: errorResponse(overrides[404] ?? 'NOT_FOUND: the path names no route of the API', ['NOT_FOUND']),
-    429: errorResponse('Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC', ['RATE_LIMITED'], {
+    429: errorResponse("Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets", ['RATE_LIMITED'], {
       ...RATE_LIMIT_HEADERS,
-      'Retry-After': { description: 'Seconds until the quota resets at 00:00 UTC', schema: { type: 'integer' } },
+      'Retry-After': { description: "Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends", schema: { type: 'integer' } },
     }),
     500: errorResponse('INTERNAL: an unexpected error, logged with the request id; no detail of it is sent', ['INTERNAL']),
     503: errorResponse(overrides[503] ?? SEARCH_UNAVAILABLE_DESCRIPTION, ['SEARCH_UNAVAILABLE']),

@@ -99,8 +99,9 @@ ${TIER_NAMES.map((name) => tierRow(name, tiers[name])).join('\n')}
 
 A key of a tier with no API access gets 403 ${code('FORBIDDEN')}; grant matching with a key of a tier
 without it, 403 ${code('NO_API_ACCESS')}. Quotas count requests per key per UTC day and reset at
-00:00 UTC. Deployed stages also limit bursts: ${throttles(tiers)}. These are the defaults: a
-deployment may set its own, and ${code('X-RateLimit-Limit')} always says yours.
+00:00 UTC. Each key's request rate is limited too: ${throttles(tiers)}, counted in windows of
+burst / rate seconds. These are the defaults: a deployment may set its own, and
+${code('X-RateLimit-Limit')} always says your daily quota.
 
 ### Rate-limit headers
 
@@ -110,7 +111,9 @@ Every answer to a key, errors included, carries:
 - ${code('X-RateLimit-Remaining')}: the requests left until 00:00 UTC (-1: unlimited).
 
 When the quota is spent the answer is 429 ${code('RATE_LIMITED')} with ${code('Retry-After')}, the seconds
-until 00:00 UTC: retrying sooner fails again.`;
+until 00:00 UTC: retrying sooner fails again. A key over its request rate gets the same 429 with
+${code('Retry-After')} the seconds until its window ends (a second or two); refused requests count
+against neither.`;
 
 const errors = () => `## Errors and request ids
 

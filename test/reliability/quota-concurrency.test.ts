@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tierPoliciesWith } from '../../lambdas/core/auth/tier-quotas';
-import { TIERS, type TierName } from '../../lambdas/core/auth/tiers';
+import type { TierName } from '../../lambdas/core/auth/tiers';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import type { Clock } from '../../lambdas/ports/clock';
 import { type EmbeddedStack, startEmbeddedStack } from '../../local/embedded-stack';
@@ -26,9 +26,10 @@ let baseUrl: string;
 
 beforeAll(async () => {
   stack = await startEmbeddedStack({ seed: SMALL, clock: NOON });
+  // Unthrottled: the clock stands still, so the tiers' request rates (test/integration/rate-limits.test.ts) would refuse first.
   const tiers = tierPoliciesWith({
-    basic: { dailyQuota: QUOTAS.basic, throttle: TIERS.basic.throttle },
-    pro: { dailyQuota: QUOTAS.pro, throttle: TIERS.pro.throttle },
+    basic: { dailyQuota: QUOTAS.basic, throttle: null },
+    pro: { dailyQuota: QUOTAS.pro, throttle: null },
   });
   // A burst of up to 1,000 connections at once: over the local server's default connection limit.
   served = await serveOverHttp({ ...stack.services, tiers }, stack.services, { limits: { maxConnections: 2_000 } });

@@ -888,7 +888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC */
+            /** @description Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets */
             429: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -897,7 +897,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    /** @description Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1004,7 +1004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC */
+            /** @description Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets */
             429: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1013,7 +1013,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    /** @description Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1188,7 +1188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC */
+            /** @description Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets */
             429: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1197,7 +1197,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    /** @description Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1304,7 +1304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC */
+            /** @description Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets */
             429: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1313,7 +1313,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    /** @description Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1455,7 +1455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC */
+            /** @description Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets */
             429: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1464,7 +1464,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    /** @description Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1571,7 +1571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC */
+            /** @description Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets */
             429: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1580,7 +1580,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    /** @description Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1701,7 +1701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC */
+            /** @description Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets */
             429: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1710,7 +1710,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    /** @description Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1833,7 +1833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Daily quota exceeded (RATE_LIMITED); Retry-After gives the seconds until 00:00 UTC */
+            /** @description Daily quota or the tier's request rate exceeded (RATE_LIMITED); Retry-After gives the seconds until it resets */
             429: {
                 headers: {
                     /** @description The request's id (also error.request_id in an error body): quote it when asking about a request */
@@ -1842,7 +1842,7 @@ export interface operations {
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left until 00:00 UTC; -1 means unlimited */
                     "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the quota resets at 00:00 UTC */
+                    /** @description Seconds until the quota resets at 00:00 UTC, or until the key's rate window ends */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -2,13 +2,15 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LATENCY_BUCKETS, latencyBucketOf, percentileOf } from '../../core/auth/latency-histogram';
-import type { DailyUsage, UsageMeter } from '../../ports/usage-meter';
+import type { RateWindow } from '../../core/auth/rate-window';
+import type { Admission, DailyUsage, UsageMeter } from '../../ports/usage-meter';
 import { DOCUMENT_CLIENT_OPTIONS } from './records-table';
 
 /**
  * Usage counters in the records table: one item per key per UTC day (pk "usage#<key_id>",
- * sk "day#<YYYY-MM-DD>"). The quota is one conditional atomic ADD, exact under concurrency;
- * response figures are further ADDs on the same item. Items expire (TTL) after a quarter.
+ * sk "day#<YYYY-MM-DD>"). The quota is one conditional atomic ADD, exact under concurrency; the
+ * tier's rate window (rate_window, rate_count) is counted by the same ADD, so a throttled
+ * request costs no extra write but once per window. Response figures are further ADDs on the same item. Items expire (TTL) after a quarter.
  */
 
 const RETENTION_SECONDS = 92 * 86_400;
@@ -120,34 +122,84 @@ export class DynamoUsageMeter implements UsageMeter {
     await this.flush();
   }
 
-  async consume(keyId: string, day: string, limit: number | null, now: Date): Promise<{ allowed: boolean; used: number }> {
-    if (limit === null && this.flushIntervalMs > 0) {
+  async consume(keyId: string, day: string, limit: number | null, now: Date, window: RateWindow | null = null): Promise<Admission> {
+    if (limit === null && window === null && this.flushIntervalMs > 0) {
       // Unlimited: nothing to refuse, so the count can wait for the next flush.
       const entry = this.pendingFor(keyId, day);
       entry.requests++;
       entry.lastUsedAt = now.toISOString();
       return { allowed: true, used: entry.requests };
     }
+    if (window === null) {
+      const used = await this.count(keyId, day, now, { limit });
+      return used === null ? { allowed: false, used: limit ?? 0, refusedBy: 'quota' } : { allowed: true, used };
+    }
+    // Within the current window (one write), or opening it (a second write, once per window);
+    // when both conditions fail, the item says which limit was met.
+    let usedToday = 0;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const used =
+        (await this.count(keyId, day, now, { limit, window, opening: false })) ?? (await this.count(keyId, day, now, { limit, window, opening: true }));
+      if (used !== null) return { allowed: true, used };
+      const { Item } = await this.doc.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: usageKey(keyId, day),
+          ProjectionExpression: 'requests, rate_window, rate_count',
+          ConsistentRead: true,
+        }),
+      );
+      usedToday = Number(Item?.requests ?? 0);
+      if (limit !== null && usedToday >= limit) return { allowed: false, used: limit, refusedBy: 'quota' };
+      if (Number(Item?.rate_window) >= window.id && Number(Item?.rate_count ?? 0) >= window.limit)
+        return { allowed: false, used: usedToday, refusedBy: 'rate' };
+      // Another request opened the window between the two writes: count in it.
+    }
+    return { allowed: false, used: usedToday, refusedBy: 'rate' };
+  }
+
+  /**
+   * One conditional ADD of a request: under the day's limit and, with a window, either inside it
+   * below its limit or (`opening`) starting it. The day's count after it, or null when a condition failed.
+   */
+  private async count(
+    keyId: string,
+    day: string,
+    now: Date,
+    options: { limit: number | null; window?: RateWindow; opening?: boolean },
+  ): Promise<number | null> {
+    const { limit, window, opening } = options;
+    const conditions = limit === null ? [] : ['(attribute_not_exists(requests) OR requests < :limit)'];
+    let rateUpdate = '';
+    if (window && opening) {
+      conditions.push('(attribute_not_exists(rate_window) OR rate_window < :window)');
+      rateUpdate = ', rate_window = :window, rate_count = :one';
+    } else if (window) {
+      // A window opened by a caller whose clock runs ahead is this one too.
+      conditions.push('rate_window >= :window AND rate_count < :rateLimit');
+    }
     try {
       const { Attributes } = await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: usageKey(keyId, day),
-          UpdateExpression: 'ADD requests :one SET last_used_at = :now, expires_at = :expires, entity = :entity',
-          ...(limit === null ? {} : { ConditionExpression: 'attribute_not_exists(requests) OR requests < :limit' }),
+          UpdateExpression: `ADD requests :one${window && !opening ? ', rate_count :one' : ''} SET last_used_at = :now, expires_at = :expires, entity = :entity${rateUpdate}`,
+          ...(conditions.length > 0 ? { ConditionExpression: conditions.join(' AND ') } : {}),
           ExpressionAttributeValues: {
             ':one': 1,
             ':now': now.toISOString(),
             ':expires': expiresAt(day),
             ':entity': 'usage',
             ...(limit === null ? {} : { ':limit': limit }),
+            ...(window ? { ':window': window.id } : {}),
+            ...(window && !opening ? { ':rateLimit': window.limit } : {}),
           },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      return { allowed: true, used: Number(Attributes?.requests ?? 1) };
+      return Number(Attributes?.requests ?? 1);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return { allowed: false, used: limit ?? 0 };
+      if (error instanceof ConditionalCheckFailedException) return null;
       throw error;
     }
   }

@@ -1,5 +1,6 @@
 import type { UsageMeter } from '../../ports/usage-meter';
 import { rateLimitHeaders, secondsUntilUtcMidnight, utcDayOf } from '../auth/quota';
+import { rateWindowOf, secondsUntilWindowEnds } from '../auth/rate-window';
 import type { TierPolicies } from '../auth/tier-quotas';
 import { TIERS } from '../auth/tiers';
 import { ServiceError } from '../errors';
@@ -10,7 +11,7 @@ export type RouteFeature = 'api' | 'matching';
 
 /**
  * A route's admission of an authenticated request: the tier's access, then one request off the
- * day's quota (atomically, in the usage meter). Returns the rate-limit headers for the response;
+ * day's quota and the tier's rate window (atomically, in the usage meter). Returns the rate-limit headers for the response;
  * a refusal is a ServiceError that carries them too (and Retry-After on a 429). `tiers` are the
  * deployment's quotas (the stage's config in AWS).
  */
@@ -37,7 +38,19 @@ export async function admitRequest(
   if (!tier.apiAccess) {
     throw new ServiceError(403, 'FORBIDDEN', `The ${principal.tier} tier has no API access; upgrade to basic or above`, undefined, rateLimitHeaders(tier, 0));
   }
-  const { allowed, used } = await meter.consume(principal.keyId, day, tier.dailyQuota, now);
+  const window = rateWindowOf(tier.throttle, now);
+  const { allowed, used, refusedBy } = await meter.consume(principal.keyId, day, tier.dailyQuota, now, window);
+  if (!allowed && refusedBy === 'rate' && window && tier.throttle) {
+    const { rateLimit, burstLimit } = tier.throttle;
+    const retryAfter = secondsUntilWindowEnds(window, now);
+    throw new ServiceError(
+      429,
+      'RATE_LIMITED',
+      `The ${principal.tier} tier allows ${rateLimit} requests a second per key (bursts of ${burstLimit}); retry in ${retryAfter} s`,
+      undefined,
+      { ...rateLimitHeaders(tier, used), 'Retry-After': String(retryAfter) },
+    );
+  }
   if (!allowed) {
     throw new ServiceError(429, 'RATE_LIMITED', `Daily quota of ${tier.dailyQuota} requests reached; it resets at 00:00 UTC`, undefined, {
       ...rateLimitHeaders(tier, used),
