@@ -51,7 +51,6 @@ describe('service functions', () => {
       'lambdas/handlers/backfill-vectors.ts',
       'lambdas/handlers/bootstrap-search-index.ts',
       'lambdas/handlers/check-api-logging-role.ts',
-      'lambdas/handlers/docs-asset.ts',
       'lambdas/handlers/docs-page.ts',
       'lambdas/handlers/fan-out-change-events.ts',
       'lambdas/handlers/get-contract.ts',
@@ -67,10 +66,13 @@ describe('service functions', () => {
       'lambdas/handlers/semantic-search.ts',
       'lambdas/handlers/send-webhooks.ts',
     ]);
-    // The others are the custom-resource Provider framework's onEvent functions.
+    // The others are the custom-resource Provider framework's onEvent functions, the docs assets'
+    // deploy-time upload, and (a throwaway stage) the emptying of its buckets on stack deletion.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
     expect(others.map(([id]) => id).sort()).toEqual([
       expect.stringMatching(/^ApiLoggingRoleProviderframeworkonEvent/),
+      expect.stringMatching(/^CustomCDKBucketDeployment/),
+      expect.stringMatching(/^CustomS3AutoDeleteObjectsCustomResourceProviderHandler/),
       expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/),
     ]);
   });
@@ -129,7 +131,7 @@ describe('service functions', () => {
         EMBEDDING_DIMENSIONS: '512',
       });
     }
-    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts', 'lambdas/handlers/docs-asset.ts']) {
+    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts']) {
       const publicRoute = environmentOf(functions.get(entry)?.properties ?? {});
       expect(publicRoute.RECORDS_TABLE_NAME, entry).toBeUndefined();
       expect(publicRoute.SEARCH_DOMAIN_ENDPOINT, entry).toBeUndefined();
@@ -175,8 +177,8 @@ describe('service functions', () => {
       }
       for (const action of actions) expect(action, entry).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)|es:ESHttp(Put|Delete|Patch)/);
     }
-    // The public routes (the document, the docs page and its script) may touch no data at all.
-    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts', 'lambdas/handlers/docs-asset.ts']) {
+    // The public routes (the document and the docs page) may touch no data at all.
+    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts']) {
       const publicRole = (functions.get(entry)?.properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
       expect(
         actionsOf(statementsForRole(policies, publicRole)).filter((action) => !action.startsWith('xray:')),
