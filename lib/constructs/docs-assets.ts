@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type CfnResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -79,6 +79,8 @@ export class DocsAssets extends Construct {
       autoDeleteObjects: destroy,
     });
 
+    if (destroy) this.keepEmptyingLogs(props.logRetention);
+
     const headers = new ResponseHeadersPolicy(this, 'Headers', {
       comment: 'Docs page assets: CORS for the docs page, nosniff, a year of caching',
       corsBehavior: {
@@ -144,5 +146,18 @@ export class DocsAssets extends Construct {
       role: uploadRole.withoutPolicyUpdates(),
       logGroup: uploadLogs,
     });
+  }
+
+  /**
+   * CDK's bucket-emptying function (autoDeleteObjects, throwaway stages) logs to /aws/lambda/<its
+   * name>: created here first with a retention, and deleted only after the buckets are emptied.
+   */
+  private keepEmptyingLogs(retention: RetentionDays): void {
+    const handler = Stack.of(this).node.tryFindChild('Custom::S3AutoDeleteObjectsCustomResourceProvider')?.node.tryFindChild('Handler') as
+      | CfnResource
+      | undefined;
+    if (!handler) throw new Error('DocsAssets: CDK no longer names its bucket-emptying function as expected; give it a log group another way');
+    const logs = new LogGroup(this, 'EmptyingLogs', { logGroupName: `/aws/lambda/${handler.ref}`, retention, removalPolicy: RemovalPolicy.DESTROY });
+    for (const bucket of [this.bucket, this.logBucket]) bucket.node.findChild('AutoDeleteObjectsCustomResource').node.addDependency(logs);
   }
 }

@@ -107,9 +107,10 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    // One per function (eleven routes, the indexer and its vector backfill, the authorizer, the
-    // bootstrap and the logging-role check with their providers, three for webhooks), the API access log and the WAF log.
-    expect(logGroups).toHaveLength(23);
+    // One per function (ten routes, the indexer and its vector backfill, the authorizer, the
+    // bootstrap and the logging-role check with their providers, three for webhooks, the docs
+    // assets' upload and the emptying of their buckets), the API access log and the WAF log.
+    expect(logGroups).toHaveLength(24);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
