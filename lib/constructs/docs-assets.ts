@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type CfnResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
@@ -19,6 +20,26 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+
+/**
+ * A folder holding `body` at `objectKey`, named by their hash: every synthesis of the same file
+ * reuses it instead of leaving a new copy of several megabytes in the temp folder.
+ */
+function stagedFolder(objectKey: string, body: string): string {
+  const folder = join(tmpdir(), `gcf-docs-assets-${createHash('sha256').update(objectKey).update('\0').update(body).digest('hex').slice(0, 32)}`);
+  if (existsSync(folder)) return folder;
+  const partial = `${folder}.${process.pid}.partial`;
+  mkdirSync(dirname(join(partial, objectKey)), { recursive: true });
+  writeFileSync(join(partial, objectKey), body);
+  try {
+    renameSync(partial, folder);
+  } catch (error) {
+    // Another process staged the same folder first.
+    rmSync(partial, { recursive: true, force: true });
+    if (!existsSync(folder)) throw error;
+  }
+  return folder;
+}
 
 export interface DocsAssetsProps {
   /** The object key, naming the asset's version (e.g. `scalar/1.76.0/standalone.js`): the object is never overwritten. */
@@ -119,10 +140,7 @@ export class DocsAssets extends Construct {
     this.baseUrl = `https://${this.distribution.distributionDomainName}`;
 
     // The file as a zipped asset of its own, so the upload's role can name its exact object.
-    const staging = mkdtempSync(join(tmpdir(), 'gcf-docs-assets-'));
-    mkdirSync(dirname(join(staging, props.objectKey)), { recursive: true });
-    writeFileSync(join(staging, props.objectKey), props.body);
-    const files = new Asset(this, 'Files', { path: staging });
+    const files = new Asset(this, 'Files', { path: stagedFolder(props.objectKey, props.body) });
 
     // BucketDeployment would grant its function read and write on both buckets (s3:*Object*); this
     // role may only read the one asset, list the bucket (the sync compares) and put the one object.
