@@ -6,7 +6,9 @@ import { PriceClass } from 'aws-cdk-lib/aws-cloudfront';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { describe, expect, it } from 'vitest';
 import { DOCS_ASSET_CACHE_CONTROL, DOCS_ASSET_KEY, docsAssetBody, SCALAR_VERSION } from '../../lambdas/http/docs-page';
+import { stageConfig } from '../../lib/config';
 import { readScalarStandalone } from '../../lib/scalar-bundle';
+import { stageOverridesFromContext } from '../../lib/stage-context';
 import { type CfnResource, resourcesOfType, synthStage, wiredMethods } from './synth-stacks';
 
 function onlyOne(resources: Record<string, CfnResource>): [string, CfnResource] {
@@ -83,8 +85,12 @@ describe('docs page assets on CloudFront', () => {
     expect(config.Logging).toEqual({ Bucket: { 'Fn::GetAtt': [logBucketId, 'RegionalDomainName'] }, Prefix: 'cloudfront/' });
   });
 
-  it('takes the price class from the stage config', () => {
-    const { stateless: wide } = synthStage('prod', { docs: { priceClass: PriceClass.PRICE_CLASS_ALL } });
+  it('takes the price class from the stage config, as cdk.json names it', () => {
+    expect(stageConfig('prod').docs.priceClass).toBe(PriceClass.PRICE_CLASS_100);
+    const overrides = stageOverridesFromContext({ prod: { docs: { priceClass: 'PriceClass_All' } } }, 'prod');
+    expect(stageConfig('prod', overrides).docs.priceClass).toBe(PriceClass.PRICE_CLASS_ALL);
+    expect(() => stageOverridesFromContext({ prod: { docs: { priceClass: 'PriceClass_50' } } }, 'prod')).toThrow(/stages\.prod\.docs\.priceClass/);
+    const { stateless: wide } = synthStage('prod', overrides);
     const [, other] = onlyOne(resourcesOfType(wide, 'AWS::CloudFront::Distribution'));
     expect((other.Properties!.DistributionConfig as Record<string, unknown>).PriceClass).toBe('PriceClass_All');
   });
