@@ -16,17 +16,10 @@ import { PROJECT_ROOT } from '../lib/project-root';
 export const BUNDLE_BUDGET_BYTES = 400_000;
 
 /**
- * API functions held to a budget of their own instead. GET /docs/scalar.js exists to carry the
- * API reference renderer's standalone browser bundle (@scalar/api-reference: 4.86 MB as a file,
- * 5.02 MB as the escaped string esbuild's text loader inlines), on top of the house handler
- * (about 170 KB, the size of the other small routes'). Its budget is that plus room for a minor
- * Scalar release; what bounds it in AWS is Lambda's 6 MB response payload, which the budget test
- * checks separately on the answer itself. It loads on GET /docs only (its own function), never on
- * a data route's cold start.
+ * API functions held to a budget of their own instead: none since the API reference renderer's
+ * multi-megabyte bundle moved from a Lambda response to CloudFront (lib/constructs/docs-assets.ts).
  */
-export const OWN_BUNDLE_BUDGETS_BYTES: Readonly<Record<string, number>> = {
-  'lambdas/handlers/docs-asset.ts': 5_600_000,
-};
+export const OWN_BUNDLE_BUDGETS_BYTES: Readonly<Record<string, number>> = {};
 
 /** The budget of an API function's bundle (`entry` relative to the project root). */
 export function bundleBudgetOf(entry: string): number {

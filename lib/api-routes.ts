@@ -1,7 +1,10 @@
 import type { HttpMethod } from './constructs/api';
 
-/** A data dependency a route's function is bound to (env var + least-privilege grant); `cursors`: the list cursors' signing key. */
-export type RouteBinding = 'records' | 'search' | 'embeddings' | 'usage' | 'cursors';
+/**
+ * A data dependency a route's function is bound to (env var + least-privilege grant); `cursors`: the
+ * list cursors' signing key; `docsAssets`: the CloudFront origin of the docs page's script.
+ */
+export type RouteBinding = 'records' | 'search' | 'embeddings' | 'usage' | 'cursors' | 'docsAssets';
 
 export interface ApiRouteDefinition {
   readonly method: HttpMethod;
@@ -29,10 +32,9 @@ export const API_ROUTES: readonly ApiRouteDefinition[] = [
   { method: 'POST', path: '/match-grants-api', entry: 'lambdas/handlers/match-grants.ts', bindings: ['search', 'embeddings', 'usage'] },
   { method: 'GET', path: '/funders-api/{id}', entry: 'lambdas/handlers/get-funder.ts', bindings: ['records', 'usage'] },
   { method: 'GET', path: '/openapi.json', entry: 'lambdas/handlers/openapi.ts', bindings: [], public: true },
-  // The interactive reference (lambdas/http/docs-page.ts) and the renderer's bundle it loads, which
-  // has a function of its own: only that one carries the multi-megabyte asset.
-  { method: 'GET', path: '/docs', entry: 'lambdas/handlers/docs-page.ts', bindings: [], public: true },
-  { method: 'GET', path: '/docs/scalar.js', entry: 'lambdas/handlers/docs-asset.ts', bindings: [], public: true },
+  // The interactive reference (lambdas/http/docs-page.ts). The multi-megabyte bundle it loads is no
+  // route: CloudFront serves it from S3 (lib/constructs/docs-assets.ts); locally, local/api-routes.ts.
+  { method: 'GET', path: '/docs', entry: 'lambdas/handlers/docs-page.ts', bindings: ['docsAssets'], public: true },
 ];
 
 /** `lambdas/handlers/get-grant.ts` -> `GetGrant`: a stable construct id per route. */

@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { PriceClass } from 'aws-cdk-lib/aws-cloudfront';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { DEFAULT_VECTOR_SEARCH, type VectorSearchSettings, vectorSearchSettingsOf } from '../lambdas/adapters/aws/opensearch-vector-search';
@@ -144,6 +145,12 @@ export interface AlarmSettings {
   readonly docsBaseUrl?: string;
 }
 
+/** The docs page's static assets on CloudFront (docs/deploy.md "Docs page assets"). */
+export interface DocsSettings {
+  /** The edge locations that serve them: PriceClass_100 (North America, Europe, Israel) is the cheapest. */
+  readonly priceClass: PriceClass;
+}
+
 export interface StageConfig {
   /** Lower-case stage name, used in stack names and tags. */
   readonly stage: string;
@@ -163,6 +170,7 @@ export interface StageConfig {
   /** Rate limits of the API's web ACL (docs/deploy.md "Edge protection"). */
   readonly edge: EdgeProtectionSettings;
   readonly alarms: AlarmSettings;
+  readonly docs: DocsSettings;
 }
 
 export interface StageConfigOverrides {
@@ -178,6 +186,7 @@ export interface StageConfigOverrides {
   readonly edge?: Partial<EdgeProtectionSettings>;
   /** `email: null` removes a default e-mail. */
   readonly alarms?: { readonly email?: string | null; readonly docsBaseUrl?: string | null };
+  readonly docs?: Partial<DocsSettings>;
 }
 
 /** Drops keys whose value is undefined, so a spread override never erases a default. */
@@ -341,6 +350,7 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
     tierQuotas,
     edge: edgeProtectionSettingsOf(tierQuotas, definedOnly(overrides.edge)),
     alarms: { ...(email === undefined ? {} : { email }), ...(docsBaseUrl === undefined ? {} : { docsBaseUrl }) },
+    docs: { priceClass: PriceClass.PRICE_CLASS_100, ...definedOnly(overrides.docs) },
   };
 }
 
@@ -382,7 +392,7 @@ export function checkDeployable(config: StageConfig, emailKey: string): void {
 }
 
 /** Lower-case sections of StageConfigOverrides that merge key by key. */
-const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'edge', 'alarms'] as const;
+const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'edge', 'alarms', 'docs'] as const;
 
 /** `top` over `base`, section by section; undefined values in `top` never erase `base`. */
 export function mergeOverrides(base: StageConfigOverrides, top: StageConfigOverrides): StageConfigOverrides {

@@ -47,14 +47,10 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
       "CDK's custom resource that applies the search domain's access policy gets kms:CreateGrant, List* and Describe* on the domain's customer-managed key only (the resource is that key): OpenSearch uses the key through a grant made on the domain update. It cannot encrypt or decrypt with it.",
   },
   {
-    finding: /^AwsSolutions-IAM5\[Resource::<SearchIndexBootstrapFunction[A-F0-9]+\.Arn>:\*\]$/,
-    path: /\/SearchIndexBootstrap\/Provider\/framework-onEvent\//,
-    reason: 'The CDK custom-resource Provider framework invokes any version of the index bootstrap function it was created for, and nothing else.',
-  },
-  {
-    finding: /^AwsSolutions-IAM5\[Resource::<ApiLoggingRoleFunction[A-F0-9]+\.Arn>:\*\]$/,
-    path: /\/ApiLoggingRole\/Provider\/framework-onEvent\//,
-    reason: 'The CDK custom-resource Provider framework invokes any version of the logging-role check function it was created for, and nothing else.',
+    finding: /^AwsSolutions-IAM5\[Resource::<(SearchIndexBootstrap|ApiLoggingRole)Function[A-F0-9]+\.Arn>:\*\]$/,
+    path: /\/(SearchIndexBootstrap|ApiLoggingRole)\/Provider\/framework-onEvent\//,
+    reason:
+      'The CDK custom-resource Provider framework invokes any version of the function it was created for (the index bootstrap, the logging-role check), and nothing else.',
   },
   {
     finding: /^AwsSolutions-SMG4$/,
@@ -76,9 +72,9 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
   },
   {
     finding: /^AwsSolutions-APIG4$/,
-    path: /\/Api\/RestApi\/Default\/v1\/(openapi\.json|docs|docs\/scalar\.js)\/GET\/Resource$/,
+    path: /\/Api\/RestApi\/Default\/v1\/(openapi\.json|docs)\/GET\/Resource$/,
     reason:
-      'The OpenAPI document and the docs page rendered from it (with its script) are public by the interface: clients read them before they have a key. Every other GET or POST has the authorizer.',
+      'The OpenAPI document and the docs page rendered from it are public by the interface: clients read them before they have a key. Every other GET or POST has the authorizer.',
   },
   {
     finding: /^AwsSolutions-APIG4$/,
@@ -120,6 +116,24 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
     finding: /^AwsSolutions-OS4$/,
     path: new RegExp(`${EPHEMERAL_STAGE.source}Stateful/Search/Domain/Resource$`),
     reason: 'Throwaway dev stages run a single small data node to keep cost down; durable stages get dedicated master nodes from the stage config.',
+  },
+  {
+    finding: /^AwsSolutions-CFR1$/,
+    path: /\/DocsAssets\/Distribution\/Resource$/,
+    reason:
+      "The docs assets distribution serves one public, versioned JavaScript file (the API reference renderer) to anyone the API itself serves; the API has no geographic restriction, so its docs page's script has none either.",
+  },
+  {
+    finding: /^AwsSolutions-CFR2$/,
+    path: /\/DocsAssets\/Distribution\/Resource$/,
+    reason:
+      "A CloudFront web ACL must live in us-east-1 (a stack of its own per stage); the distribution serves one immutable cached file from a private bucket, so a flood costs CloudFront egress only, never a function or the data. The API's own regional web ACL guards everything else.",
+  },
+  {
+    finding: /^AwsSolutions-CFR4$/,
+    path: /\/DocsAssets\/Distribution\/Resource$/,
+    reason:
+      "The docs assets distribution uses CloudFront's default *.cloudfront.net certificate, whose security policy AWS fixes (a minimum TLS version is only settable with a custom certificate and alias); it serves a public file and takes no credentials.",
   },
 ];
 

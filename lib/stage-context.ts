@@ -1,3 +1,4 @@
+import { PriceClass } from 'aws-cdk-lib/aws-cloudfront';
 import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { z } from 'zod';
 import { parseTierQuotas } from '../lambdas/core/auth/tier-quotas';
@@ -72,6 +73,7 @@ const StageContextSchema = z.strictObject({
   // Checked by parseTierQuotas, the same check the functions run on TIER_QUOTAS.
   tierQuotas: z.optional(z.unknown()),
   alarms: z.optional(z.strictObject({ email: optionalNullable(z.string()), docsBaseUrl: optionalNullable(z.string()) })),
+  docs: z.optional(z.strictObject({ priceClass: z.optional(z.enum(Object.values(PriceClass) as [PriceClass, ...PriceClass[]])) })),
 });
 
 function stageOverridesOf(entry: unknown, where: string): StageConfigOverrides {

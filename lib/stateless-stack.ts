@@ -8,6 +8,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
+import { DOCS_ASSET_CACHE_CONTROL, DOCS_ASSET_KEY, docsAssetBody } from '../lambdas/http/docs-page';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
 import { checkUnreservedConcurrency, type Reservation } from './concurrency-budget';
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
@@ -16,6 +17,7 @@ import { ApiAccess } from './constructs/api-access';
 import type { ApiDomain } from './constructs/api-domain';
 import { ApiFirewall } from './constructs/api-firewall';
 import { ApiLoggingPrerequisite } from './constructs/api-logging-prerequisite';
+import { DocsAssets } from './constructs/docs-assets';
 import { RecordIndexer } from './constructs/record-indexer';
 import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
 import { ServiceAlarms } from './constructs/service-alarms';
@@ -25,6 +27,7 @@ import { type MonitoredFunction, type MonitoredRoute, ServiceMetrics } from './c
 import { VectorBackfill } from './constructs/vector-backfill';
 import { WebhookDelivery } from './constructs/webhook-delivery';
 import type { WebhookSecretKey } from './constructs/webhook-secret-key';
+import { readScalarStandalone } from './scalar-bundle';
 import { monitoringNameOf, STACK_OUTPUTS } from './stack-names';
 import { WEBHOOK_SENDER_TIMEOUT } from './stateful-stack';
 
@@ -57,6 +60,8 @@ export class StatelessStack extends Stack {
   readonly indexer: RecordIndexer;
   readonly access: ApiAccess;
   readonly firewall: ApiFirewall;
+  /** The docs page's script, on CloudFront from S3. */
+  readonly docsAssets: DocsAssets;
   readonly searchBootstrap: SearchIndexBootstrap;
   readonly vectorBackfill: VectorBackfill;
   /** Absent on a stage that owns the account's API Gateway logging role. */
@@ -80,6 +85,7 @@ export class StatelessStack extends Stack {
         fn.bindUsageMeter(props.recordsTable);
         fn.lambdaFunction.addEnvironment(TIER_QUOTAS_ENV, JSON.stringify(config.tierQuotas));
       },
+      docsAssets: (fn) => fn.lambdaFunction.addEnvironment(FUNCTION_ENV.docsAssetBaseUrl, this.docsAssets.baseUrl),
     };
 
     this.api = new ServiceApi(this, 'Api', {
@@ -91,6 +97,17 @@ export class StatelessStack extends Stack {
       // The authorizer names the caller's tier key (usageIdentifierKey); clients send only their Bearer key.
       apiKeySource: ApiKeySourceType.AUTHORIZER,
       corsOrigins: config.api.corsOrigins,
+    });
+    this.docsAssets = new DocsAssets(this, 'DocsAssets', {
+      objectKey: DOCS_ASSET_KEY,
+      body: docsAssetBody(readScalarStandalone()),
+      contentType: 'text/javascript; charset=utf-8',
+      cacheControl: DOCS_ASSET_CACHE_CONTROL,
+      // The docs page's origin: the scheme and host of the API's URL.
+      pageOrigins: [`https://${this.api.restApi.restApiId}.execute-api.${this.region}.${this.urlSuffix}`],
+      priceClass: config.docs.priceClass,
+      removalPolicy: config.statefulRemovalPolicy,
+      logRetention: config.functions.logRetention,
     });
     if (!config.api.manageAccountCloudWatchRole) {
       // The stage enables logging, which API Gateway refuses without the account's role: check it first.

@@ -1,11 +1,11 @@
 import { authenticate } from '../lambdas/core/use-cases/authenticate';
 import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
-import { docsAssetRoute, docsPageRoute } from '../lambdas/http/docs-page';
+import { DOCS_ASSET_PATH, docsAssetRoute, docsPageRoute } from '../lambdas/http/docs-page';
 import { openApiRoute } from '../lambdas/http/openapi';
 import { getRoute, listRoute, matchGrantsRoute, semanticSearchRoute } from '../lambdas/http/routes';
 import type { Services } from '../lambdas/ports/services';
+import { readScalarStandalone } from '../lib/scalar-bundle';
 import type { LocalAuthorizer } from './http-server';
-import { readScalarStandalone } from './scalar-bundle';
 
 export interface LocalRoute {
   method: 'GET' | 'POST';
@@ -21,7 +21,18 @@ export function localAuthorizer(services: Services): LocalAuthorizer {
   return (authorization) => authenticate(authorization, services.keys, services.clock.now());
 }
 
-/** The routes API Gateway serves, bound to the embedded services: the same handler code as in Lambda. */
+/**
+ * GET /docs/scalar.js: the docs page's script, which on AWS CloudFront serves from S3
+ * (lib/constructs/docs-assets.ts) and the local server serves itself, on the page's own origin.
+ */
+export function localDocsAssetRoute(): LocalRoute {
+  return { method: 'GET', resource: DOCS_ASSET_PATH, authenticated: false, handler: docsAssetRoute(readScalarStandalone) };
+}
+
+/**
+ * The routes API Gateway serves, bound to the embedded services: the same handler code as in
+ * Lambda; and the docs page's script, CloudFront's on AWS.
+ */
 export function localRoutes(services: Services): LocalRoute[] {
   const provider = () => services;
   return [
@@ -35,6 +46,6 @@ export function localRoutes(services: Services): LocalRoute[] {
     { method: 'POST', resource: '/match-grants-api', authenticated: true, handler: matchGrantsRoute(provider) },
     { method: 'GET', resource: '/openapi.json', authenticated: false, handler: openApiRoute() },
     { method: 'GET', resource: '/docs', authenticated: false, handler: docsPageRoute() },
-    { method: 'GET', resource: '/docs/scalar.js', authenticated: false, handler: docsAssetRoute(readScalarStandalone) },
+    localDocsAssetRoute(),
   ];
 }

@@ -23,4 +23,6 @@ export const FUNCTION_ENV = {
   webhookDeadLetterQueueUrl: WEBHOOK_QUEUE_ENV.deadLetterQueueUrl,
   /** The API functions' allowed CORS origins, a JSON array (lambdas/http/cors.ts). */
   corsAllowedOrigins: CORS_ORIGINS_ENV,
+  /** The docs page's script origin, `https://<id>.cloudfront.net` (lib/constructs/docs-assets.ts); unset: same origin. */
+  docsAssetBaseUrl: 'DOCS_ASSET_BASE_URL',
 } as const;

@@ -3,7 +3,8 @@ import { HOURS_PER_MONTH, OPENSEARCH_INSTANCE_HOURLY, PRICES } from './prices';
 /**
  * What a stage costs before its first request: the fixed monthly price of the resources in its
  * synthesized templates (instances, storage, alarms, keys, the web ACL, the canary). Usage-based
- * resources (Lambda, API Gateway, DynamoDB on demand, SQS, SNS) cost nothing idle and are
+ * resources (Lambda, API Gateway, DynamoDB on demand, SQS, SNS; CloudFront and S3, listed at $0
+ * with their per-GB rate) cost nothing idle and are
  * priced per million requests by usageRates().
  */
 
@@ -117,6 +118,23 @@ const interfaceEndpoints: Pricer = (resources) => {
   ];
 };
 
+/** No fixed price: billed per GB out (the docs page's script), which the line's detail names. */
+const distributions: Pricer = (resources) =>
+  ofType(resources, 'AWS::CloudFront::Distribution').map((distribution) => {
+    const config = (distribution.Properties?.DistributionConfig ?? {}) as Record<string, unknown>;
+    return {
+      item: 'CloudFront distribution',
+      detail: `${config.PriceClass ?? 'PriceClass_All'}; $${PRICES.cloudFrontPerGbOut}/GB out past the free 1 TB a month`,
+      monthlyUsd: 0,
+    };
+  });
+
+/** Billed per GB stored; the service's buckets hold a few megabytes (the docs assets and their logs). */
+const buckets: Pricer = (resources) => {
+  const count = ofType(resources, 'AWS::S3::Bucket').length;
+  return count === 0 ? [] : [{ item: 'S3 buckets', detail: `${count}; $${PRICES.s3StandardGbMonth}/GB-month stored`, monthlyUsd: 0 }];
+};
+
 const PRICERS: readonly Pricer[] = [
   searchDomains,
   perEach('AWS::EC2::NatGateway', 'NAT gateways', PRICES.natGatewayHourly * HOURS_PER_MONTH),
@@ -128,6 +146,8 @@ const PRICERS: readonly Pricer[] = [
   perEach('AWS::SecretsManager::Secret', 'Secrets Manager secrets', PRICES.secretMonth),
   perEach('AWS::KMS::Key', 'KMS customer-managed keys', PRICES.kmsKeyMonth),
   perEach('AWS::Route53::HostedZone', 'Route 53 hosted zones', PRICES.route53HostedZoneMonth),
+  distributions,
+  buckets,
 ];
 
 /** The fixed monthly cost lines of a stage's resources (every stack of it together). */

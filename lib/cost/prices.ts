@@ -40,6 +40,10 @@ export const PRICES = {
   /** An interface VPC endpoint, per Availability Zone. */
   interfaceEndpointHourly: 0.01,
   route53HostedZoneMonth: 0.5,
+  /** CloudFront data out to the internet (North America and Europe), past the always-free 1 TB a month. */
+  cloudFrontPerGbOut: 0.085,
+  /** S3 Standard storage. */
+  s3StandardGbMonth: 0.023,
   /** Usage-based rates, for the table's second half. */
   apiGatewayRestPerMillion: 3.5,
   lambdaPerMillionRequests: 0.2,

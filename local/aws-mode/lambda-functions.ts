@@ -19,7 +19,7 @@ import type { ApiEvent, ApiResult } from '../../lambdas/http/api-gateway';
 import { changeFanOutHandler } from '../../lambdas/http/change-fan-out';
 import { CORS_ORIGINS_ENV, parseCorsOrigins } from '../../lambdas/http/cors';
 import { deadlineScanHandler } from '../../lambdas/http/deadline-scan';
-import { docsAssetRoute, docsPageRoute } from '../../lambdas/http/docs-page';
+import { docsPageRoute } from '../../lambdas/http/docs-page';
 import { apiHandler, lambdaHandler } from '../../lambdas/http/lambda-handler';
 import { openApiRoute } from '../../lambdas/http/openapi';
 import { requestAuthorizerHandler } from '../../lambdas/http/request-authorizer';
@@ -32,9 +32,8 @@ import type { Embedder } from '../../lambdas/ports/embedder';
 import type { SecretSealer } from '../../lambdas/ports/secret-sealer';
 import type { Services } from '../../lambdas/ports/services';
 import { API_ROUTES } from '../../lib/api-routes';
-import type { LocalRoute } from '../api-routes';
+import { type LocalRoute, localDocsAssetRoute } from '../api-routes';
 import type { LocalAuthorizer } from '../http-server';
-import { readScalarStandalone } from '../scalar-bundle';
 import { lambdaContext } from './lambda-context';
 import type { SqsLambdaHandler } from './sqs-event-source';
 import type { StreamHandler } from './table-stream';
@@ -50,7 +49,7 @@ import type { StreamHandler } from './table-stream';
  */
 
 export interface LocalAwsFunctions {
-  /** API_ROUTES (lib/api-routes.ts), each calling its function's handler with a Lambda context. */
+  /** API_ROUTES (lib/api-routes.ts), each calling its function's handler with a Lambda context; and the docs page's script, CloudFront's on AWS. */
   routes: LocalRoute[];
   /** The REQUEST authorizer function, its answer read as API Gateway reads it. */
   authorize: LocalAuthorizer;
@@ -105,9 +104,8 @@ export function buildLocalAwsFunctions(
     'lambdas/handlers/semantic-search.ts': semanticSearchRoute(search),
     'lambdas/handlers/match-grants.ts': matchGrantsRoute(search),
     'lambdas/handlers/openapi.ts': openApiRoute(),
+    // Without DOCS_ASSET_BASE_URL, as here, the page loads its script from its own origin.
     'lambdas/handlers/docs-page.ts': docsPageRoute(),
-    // The bundle the Lambda inlines at build time, read from the same installed package.
-    'lambdas/handlers/docs-asset.ts': docsAssetRoute(readScalarStandalone),
   };
   // As the API functions' composition root reads it (composition/aws-cors.ts).
   const corsOrigins = parseCorsOrigins(env[CORS_ORIGINS_ENV], CORS_ORIGINS_ENV);
@@ -124,6 +122,7 @@ export function buildLocalAwsFunctions(
       handler: (event) => handler(event, invocation()),
     };
   });
+  routes.push(localDocsAssetRoute());
 
   const authorizer = lambdaHandler('authorizer', awsTelemetry, requestAuthorizerHandler(records));
   const authorizerContext = context('authorizer');

@@ -24,11 +24,11 @@ describe('API access', () => {
 
   it('guards every data route with the authorizer and a usage-plan key; the OpenAPI document and the docs page stay public', () => {
     const routes = wiredMethods(stateless);
-    expect(routes).toHaveLength(11);
+    expect(routes).toHaveLength(10);
     for (const method of methods) {
       const resource = JSON.stringify(method.Properties?.ResourceId);
       const route = routes.find((r) => r.integration === method.Properties?.Integration)!;
-      if (/\/(openapi\.json|docs|docs\/scalar\.js)$/.test(route.path)) {
+      if (/\/(openapi\.json|docs)$/.test(route.path)) {
         expect(method.Properties, resource).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
       } else {
         expect(method.Properties, route.path).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });

@@ -5,11 +5,9 @@ import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHORIZER_ENTRY, BUNDLE_BUDGET_BYTES, type Bundle, bundleBudgetOf, bundleEntry, lambdaEntries, OWN_BUNDLE_BUDGETS_BYTES } from '../../bench/bundles';
-import { docsAssetRoute } from '../../lambdas/http/docs-page';
 import { API_ROUTES } from '../../lib/api-routes';
 import { ServiceFunction } from '../../lib/constructs/service-function';
 import { PROJECT_ROOT } from '../../lib/project-root';
-import { readScalarStandalone } from '../../local/scalar-bundle';
 
 /**
  * Issue 8's bundle budget: each API function's minified bundle (every route's and the
@@ -62,22 +60,14 @@ describe('Lambda bundle budget', () => {
     expect(over, 'over budget').toEqual([]);
   });
 
-  it('gives a budget of its own only to the docs asset function, which is the Scalar bundle and the house handler', () => {
-    expect(Object.keys(OWN_BUNDLE_BUDGETS_BYTES)).toEqual(['lambdas/handlers/docs-asset.ts']);
-    const asset = bundles.get('lambdas/handlers/docs-asset.ts')!;
-    const page = bundles.get('lambdas/handlers/docs-page.ts')!;
-    expect(asset.contributions[0]![0]).toBe('@scalar/api-reference');
-    // Everything else in it is what the small public routes carry.
-    expect(asset.bytes - asset.contributions[0]![1]).toBeLessThan(page.bytes + 20_000);
-    expect(page.bytes).toBeLessThan(BUNDLE_BUDGET_BYTES);
-  });
-
-  it("answers GET /docs/scalar.js within Lambda's 6 MB response payload, JSON-encoded as the proxy result", async () => {
-    const result = await docsAssetRoute(readScalarStandalone)({} as never);
-    const payloadBytes = Buffer.byteLength(JSON.stringify(result));
-    console.log(`GET /docs/scalar.js proxy response: ${kb(payloadBytes)} of Lambda's 6,291.5 KB`);
-    expect(result.statusCode).toBe(200);
-    expect(payloadBytes).toBeLessThan(6 * 1024 * 1024 * 0.9);
+  it('gives no function a budget of its own: the renderer bundle reaches none (CloudFront serves it from S3)', () => {
+    expect(OWN_BUNDLE_BUDGETS_BYTES).toEqual({});
+    for (const [entry, bundle] of bundles) {
+      expect(
+        bundle.contributions.map(([owner]) => owner),
+        entry,
+      ).not.toContain('@scalar/api-reference');
+    }
   });
 
   it('bundles nothing the runtime provides, and not the full OpenSearch client', () => {

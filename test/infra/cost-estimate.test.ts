@@ -62,6 +62,18 @@ describe('fixed monthly cost of template resources', () => {
     });
   });
 
+  it('lists a CloudFront distribution and S3 buckets at $0 idle, with their per-GB rates', () => {
+    const lines = fixedMonthlyCosts([
+      { Type: 'AWS::CloudFront::Distribution', Properties: { DistributionConfig: { PriceClass: 'PriceClass_100' } } },
+      { Type: 'AWS::S3::Bucket' },
+      { Type: 'AWS::S3::Bucket' },
+    ]);
+    expect(lines).toEqual([
+      { item: 'CloudFront distribution', detail: 'PriceClass_100; $0.085/GB out past the free 1 TB a month', monthlyUsd: 0 },
+      { item: 'S3 buckets', detail: '2; $0.023/GB-month stored', monthlyUsd: 0 },
+    ]);
+  });
+
   it('reads rate schedules in minutes and hours', () => {
     expect(runsPerMonth('rate(5 minutes)')).toBe(8760);
     expect(runsPerMonth('rate(1 hour)')).toBe(730);

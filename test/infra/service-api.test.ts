@@ -13,7 +13,6 @@ const EXPECTED_ROUTES: Record<string, string> = {
   'POST /v1/match-grants-api': 'lambdas/handlers/match-grants.ts',
   'GET /v1/openapi.json': 'lambdas/handlers/openapi.ts',
   'GET /v1/docs': 'lambdas/handlers/docs-page.ts',
-  'GET /v1/docs/scalar.js': 'lambdas/handlers/docs-asset.ts',
 };
 
 describe('service API', () => {
@@ -47,7 +46,7 @@ describe('service API', () => {
     for (const [route, entry] of Object.entries(EXPECTED_ROUTES)) {
       expect(routes[route], route).toBe(`${route} (${entry})`);
     }
-    expect(new Set(methods.map((method) => method.functionLogicalId)).size).toBe(11);
+    expect(new Set(methods.map((method) => method.functionLogicalId)).size).toBe(10);
   });
 
   it('uses Lambda proxy integrations', () => {
@@ -65,7 +64,7 @@ describe('service API', () => {
     const permissions = Object.values(resourcesOfType(stateless, 'AWS::Lambda::Permission'))
       .filter((p) => p.Properties?.Principal === 'apigateway.amazonaws.com')
       .filter((p) => !JSON.stringify(p.Properties?.FunctionName).includes(`"${authorizerFunction}"`));
-    expect(permissions).toHaveLength(11);
+    expect(permissions).toHaveLength(10);
     for (const method of methods) {
       const permission = permissions.filter((p) => JSON.stringify(p.Properties?.FunctionName).includes(`"${method.functionLogicalId}"`));
       expect(permission, method.path).toHaveLength(1);

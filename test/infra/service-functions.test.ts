@@ -51,7 +51,6 @@ describe('service functions', () => {
       'lambdas/handlers/backfill-vectors.ts',
       'lambdas/handlers/bootstrap-search-index.ts',
       'lambdas/handlers/check-api-logging-role.ts',
-      'lambdas/handlers/docs-asset.ts',
       'lambdas/handlers/docs-page.ts',
       'lambdas/handlers/fan-out-change-events.ts',
       'lambdas/handlers/get-contract.ts',
@@ -67,10 +66,13 @@ describe('service functions', () => {
       'lambdas/handlers/semantic-search.ts',
       'lambdas/handlers/send-webhooks.ts',
     ]);
-    // The others are the custom-resource Provider framework's onEvent functions.
+    // The others are the custom-resource Provider framework's onEvent functions, the docs assets'
+    // deploy-time upload, and (a throwaway stage) the emptying of its buckets on stack deletion.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
     expect(others.map(([id]) => id).sort()).toEqual([
       expect.stringMatching(/^ApiLoggingRoleProviderframeworkonEvent/),
+      expect.stringMatching(/^CustomCDKBucketDeployment/),
+      expect.stringMatching(/^CustomS3AutoDeleteObjectsCustomResourceProviderHandler/),
       expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/),
     ]);
   });
@@ -105,9 +107,10 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    // One per function (eleven routes, the indexer and its vector backfill, the authorizer, the
-    // bootstrap and the logging-role check with their providers, three for webhooks), the API access log and the WAF log.
-    expect(logGroups).toHaveLength(23);
+    // One per function (ten routes, the indexer and its vector backfill, the authorizer, the
+    // bootstrap and the logging-role check with their providers, three for webhooks, the docs
+    // assets' upload and the emptying of their buckets), the API access log and the WAF log.
+    expect(logGroups).toHaveLength(24);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
@@ -129,7 +132,7 @@ describe('service functions', () => {
         EMBEDDING_DIMENSIONS: '512',
       });
     }
-    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts', 'lambdas/handlers/docs-asset.ts']) {
+    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts']) {
       const publicRoute = environmentOf(functions.get(entry)?.properties ?? {});
       expect(publicRoute.RECORDS_TABLE_NAME, entry).toBeUndefined();
       expect(publicRoute.SEARCH_DOMAIN_ENDPOINT, entry).toBeUndefined();
@@ -175,8 +178,8 @@ describe('service functions', () => {
       }
       for (const action of actions) expect(action, entry).not.toMatch(/dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)|es:ESHttp(Put|Delete|Patch)/);
     }
-    // The public routes (the document, the docs page and its script) may touch no data at all.
-    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts', 'lambdas/handlers/docs-asset.ts']) {
+    // The public routes (the document and the docs page) may touch no data at all.
+    for (const entry of ['lambdas/handlers/openapi.ts', 'lambdas/handlers/docs-page.ts']) {
       const publicRole = (functions.get(entry)?.properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
       expect(
         actionsOf(statementsForRole(policies, publicRole)).filter((action) => !action.startsWith('xray:')),

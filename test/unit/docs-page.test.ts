@@ -1,16 +1,25 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../lambdas/http/api-gateway';
-import { DOCS_CONTENT_SECURITY_POLICY, docsAssetRoute, docsPageHtml, docsPageRoute, SCALAR_VERSION } from '../../lambdas/http/docs-page';
+import { DOCS_ASSET_KEY, docsAssetOriginOf, docsAssetRoute, docsPage, docsPageRoute, SCALAR_VERSION } from '../../lambdas/http/docs-page';
 import projectPackage from '../../package.json';
 
 const event = {} as ApiEvent;
+const ASSET_ORIGIN = 'https://d111111abcdef8.cloudfront.net';
+
+function inlineScripts(html: string): string[] {
+  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+}
+
+function directives(policy: string): Map<string, string> {
+  return new Map(policy.split('; ').map((directive) => [directive.split(' ')[0]!, directive.slice(directive.indexOf(' ') + 1)]));
+}
 
 describe('the docs page', () => {
   it('loads the pinned renderer from this API and turns off everything Scalar would fetch from elsewhere', () => {
     expect(SCALAR_VERSION).toBe(projectPackage.dependencies['@scalar/api-reference']);
     expect(SCALAR_VERSION).toMatch(/^\d+\.\d+\.\d+$/);
-    const html = docsPageHtml();
+    const { html } = docsPage();
     expect(html).toContain(`"/docs/scalar.js?v=${SCALAR_VERSION}"`);
     expect(html).toContain("url: location.origin + base + '/openapi.json'");
     for (const option of [
@@ -28,21 +37,56 @@ describe('the docs page', () => {
   });
 
   it('allows exactly its own inline script and this origin, nothing else', async () => {
-    const html = docsPageHtml();
-    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    const { html, contentSecurityPolicy } = docsPage();
+    const scripts = inlineScripts(html);
     expect(scripts).toHaveLength(1);
     const hash = createHash('sha256').update(scripts[0]!).digest('base64');
-    expect(DOCS_CONTENT_SECURITY_POLICY).toContain(`script-src 'self' 'sha256-${hash}'`);
-    expect(DOCS_CONTENT_SECURITY_POLICY).toContain("connect-src 'self'");
-    expect(DOCS_CONTENT_SECURITY_POLICY).toContain("default-src 'none'");
+    expect(contentSecurityPolicy).toContain(`script-src 'self' 'sha256-${hash}';`);
+    expect(contentSecurityPolicy).toContain("connect-src 'self'");
+    expect(contentSecurityPolicy).toContain("default-src 'none'");
     const answer = await docsPageRoute()(event);
     expect(answer.statusCode).toBe(200);
     expect(answer.headers).toMatchObject({
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': DOCS_CONTENT_SECURITY_POLICY,
+      'Content-Security-Policy': contentSecurityPolicy,
       'X-Content-Type-Options': 'nosniff',
     });
     expect(answer.body).toBe(html);
+  });
+
+  it('on AWS loads the versioned bundle from the asset origin, which its policy allows for scripts and nothing else', async () => {
+    const local = docsPage();
+    const { html, contentSecurityPolicy } = docsPage(ASSET_ORIGIN);
+    expect(DOCS_ASSET_KEY).toBe(`scalar/${SCALAR_VERSION}/standalone.js`);
+    const scripts = inlineScripts(html);
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toContain(`script.src = "${ASSET_ORIGIN}/scalar/${SCALAR_VERSION}/standalone.js";`);
+    expect(html).not.toContain('/docs/scalar.js');
+    const hash = createHash('sha256').update(scripts[0]!).digest('base64');
+    const aws = directives(contentSecurityPolicy);
+    expect(aws.get('script-src')).toBe(`${ASSET_ORIGIN} 'sha256-${hash}'`);
+    // Every other directive is the same-origin page's: the asset origin reaches nothing else.
+    const same = directives(local.contentSecurityPolicy);
+    expect([...aws.keys()]).toEqual([...same.keys()]);
+    for (const [name, value] of aws) if (name !== 'script-src') expect(value, name).toBe(same.get(name));
+    expect(contentSecurityPolicy.split(ASSET_ORIGIN)).toHaveLength(2);
+    const answer = await docsPageRoute(ASSET_ORIGIN)(event);
+    expect([answer.body, answer.headers?.['Content-Security-Policy']]).toEqual([html, contentSecurityPolicy]);
+  });
+
+  it('takes its asset origin only as an https origin, and none when unset', () => {
+    expect(docsAssetOriginOf(undefined, 'DOCS_ASSET_BASE_URL')).toBeUndefined();
+    expect(docsAssetOriginOf('', 'DOCS_ASSET_BASE_URL')).toBeUndefined();
+    expect(docsAssetOriginOf(ASSET_ORIGIN, 'DOCS_ASSET_BASE_URL')).toBe(ASSET_ORIGIN);
+    expect(docsAssetOriginOf(`${ASSET_ORIGIN}/`, 'DOCS_ASSET_BASE_URL')).toBe(ASSET_ORIGIN);
+    for (const bad of [
+      'http://d111111abcdef8.cloudfront.net',
+      `${ASSET_ORIGIN}/scalar`,
+      'd111111abcdef8.cloudfront.net',
+      "https://x.example 'unsafe-inline'",
+    ]) {
+      expect(() => docsAssetOriginOf(bad, 'DOCS_ASSET_BASE_URL'), bad).toThrow(/DOCS_ASSET_BASE_URL must be an https origin/);
+    }
   });
 
   it('serves the bundle as JavaScript cached for a year, read once, without its source-map comment', async () => {

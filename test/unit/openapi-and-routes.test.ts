@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LIST_PARAMS } from '../../lambdas/core/query/list-query';
+import { DOCS_ASSET_PATH } from '../../lambdas/http/docs-page';
 import { buildOpenApiDocument } from '../../lambdas/http/openapi';
 import type { Services } from '../../lambdas/ports/services';
 import { API_ROUTES } from '../../lib/api-routes';
@@ -21,11 +22,12 @@ describe('docs/openapi.json', () => {
 });
 
 describe('route tables', () => {
-  it('the local server serves exactly the routes API Gateway deploys', () => {
+  it('the local server serves exactly the routes API Gateway deploys, and the docs script CloudFront serves on AWS', () => {
     const local = localRoutes({} as Services)
       .map((r) => `${r.method} ${r.resource}`)
       .sort();
-    const deployed = API_ROUTES.map((r) => `${r.method} ${r.path}`).sort();
-    expect(local).toEqual(deployed);
+    const deployed = API_ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(deployed).not.toContain(`GET ${DOCS_ASSET_PATH}`);
+    expect(local).toEqual([...deployed, `GET ${DOCS_ASSET_PATH}`].sort());
   });
 });
