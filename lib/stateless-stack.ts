@@ -103,8 +103,11 @@ export class StatelessStack extends Stack {
       body: docsAssetBody(readScalarStandalone()),
       contentType: 'text/javascript; charset=utf-8',
       cacheControl: DOCS_ASSET_CACHE_CONTROL,
-      // The docs page's origin: the scheme and host of the API's URL.
-      pageOrigins: [`https://${this.api.restApi.restApiId}.execute-api.${this.region}.${this.urlSuffix}`],
+      // The docs page's origins: the execute-api host and, with a custom domain, that host too.
+      pageOrigins: [
+        `https://${this.api.restApi.restApiId}.execute-api.${this.region}.${this.urlSuffix}`,
+        ...(props.apiDomain ? [`https://${props.apiDomain.hostName}`] : []),
+      ],
       priceClass: config.docs.priceClass,
       removalPolicy: config.statefulRemovalPolicy,
       logRetention: config.functions.logRetention,

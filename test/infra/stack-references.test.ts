@@ -80,6 +80,12 @@ describe('custom domain', () => {
     expect(stackOutputReads(mappings[0]!.Properties?.DomainName)).toEqual([
       { StackName: 'Gcf-prod-Stateful', OutputName: expect.stringMatching(/ApiDomainName/), Region: { Ref: 'AWS::Region' } },
     ]);
+    // The docs page on the custom host may load its script from the docs distribution too.
+    const [headers] = Object.values(resourcesOfType(stateless, 'AWS::CloudFront::ResponseHeadersPolicy'));
+    const corsOrigins = (headers!.Properties?.ResponseHeadersPolicyConfig as { CorsConfig: { AccessControlAllowOrigins: { Items: unknown[] } } }).CorsConfig
+      .AccessControlAllowOrigins.Items;
+    expect(corsOrigins).toContain(`https://${CUSTOM_DOMAIN.domainName}`);
+    expect(corsOrigins).toHaveLength(2);
     const baseUrl = stateless.findOutputs('ApiBaseUrl').ApiBaseUrl?.Value;
     expect(baseUrl).toEqual({
       'Fn::Join': ['', [`https://${CUSTOM_DOMAIN.domainName}/`, { Ref: expect.stringMatching(/^ApiRestApiDeploymentStagefunctions/) }, '/v1']],
