@@ -60,6 +60,9 @@ const StageContextSchema = z.strictObject({
   // Checked by parseTierQuotas, the same check the functions run on TIER_QUOTAS.
   tierQuotas: z.optional(z.unknown()),
   alarms: z.optional(z.strictObject({ email: optionalNullable(z.string()), docsBaseUrl: optionalNullable(z.string()) })),
+  canary: z.optional(
+    z.strictObject({ scheduleMinutes: z.optional(z.number()), searchTerm: z.optional(z.string()), artifactRetentionDays: z.optional(z.number()) }),
+  ),
 });
 
 function stageOverridesOf(entry: unknown, where: string): StageConfigOverrides {

@@ -13,6 +13,7 @@ import { checkUnreservedConcurrency, type Reservation } from './concurrency-budg
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiAccess } from './constructs/api-access';
+import { ApiCanary } from './constructs/api-canary';
 import { ApiFirewall } from './constructs/api-firewall';
 import { ApiLoggingPrerequisite } from './constructs/api-logging-prerequisite';
 import { RecordIndexer } from './constructs/record-indexer';
@@ -60,6 +61,8 @@ export class StatelessStack extends Stack {
   /** Alarms to the stage's SNS topic (e-mail from config), and the dashboard that shows what they watch. */
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
+  /** Searches and reads through the API as a customer, every few minutes; pages through `alarms`. */
+  readonly canary: ApiCanary;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -268,6 +271,14 @@ export class StatelessStack extends Stack {
     });
     const monitoringName = monitoringNameOf(config.serviceName, config.stage);
     const runbookUrl = config.alarms.docsBaseUrl && `${config.alarms.docsBaseUrl}/runbook.md`;
+    this.canary = new ApiCanary(this, 'ApiCanary', {
+      apiBaseUrl: this.api.baseUrl,
+      settings: config.canary,
+      // As the stacks are named (Gcf-<stage>-…): a canary name has at most 21 characters.
+      namePrefix: `gcf-${config.stage}`,
+      removalPolicy: config.statefulRemovalPolicy,
+      projectRoot: props.projectRoot,
+    });
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       metrics,
       namePrefix: monitoringName,
@@ -275,6 +286,7 @@ export class StatelessStack extends Stack {
       searchEbsVolumeSizeGiB: config.search.ebsVolumeSizeGiB,
       email: config.alarms.email,
       runbookUrl,
+      additionalDefinitions: [this.canary.alarmDefinition],
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       metrics,
@@ -282,6 +294,7 @@ export class StatelessStack extends Stack {
       searchEbsVolumeSizeGiB: config.search.ebsVolumeSizeGiB,
       alarms: [...this.alarms.alarms.values()],
       runbookUrl,
+      additionalWidgets: [this.canary.widget],
     });
     new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, {
       description: 'The SNS topic paging alarms notify (subscribe the pager to it)',
