@@ -308,6 +308,10 @@ export class StatelessStack extends Stack {
       description: 'The CloudWatch dashboard of this stage, and the prefix of its alarm names',
       value: monitoringName,
     });
+    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
+      description: 'The synthetic canary API key secret ({} until `admin canary provision` fills it)',
+      value: this.canary.keySecret.secretArn,
+    });
     new CfnOutput(this, STACK_OUTPUTS.indexerFunctionName, {
       description: 'The indexer Lambda (admin CLI: npm run admin -- status --target aws reads its IteratorAge)',
       value: this.indexer.function.lambdaFunction.functionName,
