@@ -277,6 +277,7 @@ export class StatelessStack extends Stack {
       // As the stacks are named (Gcf-<stage>-…): a canary name has at most 21 characters.
       namePrefix: `gcf-${config.stage}`,
       removalPolicy: config.statefulRemovalPolicy,
+      logRetention: config.functions.logRetention,
       projectRoot: props.projectRoot,
     });
     this.alarms = new ServiceAlarms(this, 'Alarms', {

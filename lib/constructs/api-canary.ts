@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AssetHashType, DockerImage, Duration, RemovalPolicy, SecretValue, Stack } from 'aws-cdk-lib';
 import { ComparisonOperator, GraphWidget, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -11,6 +12,7 @@ import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { CANARY_ENV } from '../../lambdas/canary/canary-env';
 import type { CanarySettings } from '../config';
+import { autoDeleteObjectsLogs } from './auto-delete-objects-logs';
 import type { AlarmDefinition } from './service-alarms';
 
 export interface ApiCanaryProps {
@@ -21,6 +23,8 @@ export interface ApiCanaryProps {
   readonly namePrefix: string;
   /** Of the artifacts and access-log buckets: the stage's policy for what it keeps. */
   readonly removalPolicy: RemovalPolicy;
+  /** Of the function that empties the buckets of a throwaway stage before they are deleted. */
+  readonly logRetention: RetentionDays;
   /** Directory holding package-lock.json; the canary's code is bundled from lambdas/canary there. */
   readonly projectRoot: string;
 }
@@ -84,6 +88,7 @@ export class ApiCanary extends Construct {
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'artifacts/',
     });
+    if (ephemeral) autoDeleteObjectsLogs([this.artifactsBucket, this.accessLogsBucket], props.logRetention);
 
     // Holds a credential that `admin canary provision` re-issues at will, so it goes with the stack.
     this.keySecret = new Secret(this, 'KeySecret', {

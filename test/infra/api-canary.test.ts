@@ -133,6 +133,18 @@ describe('the synthetic API canary', () => {
     expect(artifacts.Properties.LoggingConfiguration).toEqual({ DestinationBucketName: { Ref: logsId }, LogFilePrefix: 'artifacts/' });
     const devBuckets = Object.values(dev.stateless.findResources('AWS::S3::Bucket')) as Array<{ DeletionPolicy?: string }>;
     expect(devBuckets.map((b) => b.DeletionPolicy)).toEqual(['Delete', 'Delete']);
+    expect(template.findResources('Custom::S3AutoDeleteObjects')).toEqual({});
+  });
+
+  it('empties the dev buckets before deleting them, with a function whose log group has a retention and exists before it runs', () => {
+    const emptiers = Object.values(dev.stateless.findResources('Custom::S3AutoDeleteObjects')) as Array<{ DependsOn?: string[] }>;
+    expect(emptiers).toHaveLength(2);
+    const [logGroupId, logGroup] = only(
+      dev.stateless.findResources('AWS::Logs::LogGroup', { Properties: { LogGroupName: { 'Fn::Join': ['', ['/aws/lambda/', Match.anyValue()]] } } }),
+    );
+    expect(referencedLogicalIds(logGroup.Properties.LogGroupName)).toEqual([expect.stringMatching(/^CustomS3AutoDeleteObjectsCustomResourceProviderHandler/)]);
+    expect(logGroup.Properties.RetentionInDays).toBe(7);
+    for (const emptier of emptiers) expect(emptier.DependsOn).toContain(logGroupId);
   });
 });
 
