@@ -2,7 +2,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { CANARY_ENV } from '../../lambdas/canary/canary-env';
 import { stageConfig } from '../../lib/config';
-import { CANARY_SUCCESS_THRESHOLD_PERCENT, canaryNameOf } from '../../lib/constructs/api-canary';
+import { CANARY_SUCCESS_THRESHOLD_PERCENT, CANARY_WIDGET_TITLE, canaryNameOf } from '../../lib/constructs/api-canary';
+import { dashboardWidgets, metricLines } from './cloudwatch-templates';
 import { referencedLogicalIds, resourcesOfType, synthStage } from './synth-stacks';
 
 const only = (resources: Record<string, unknown>) => {
@@ -100,6 +101,17 @@ describe('the synthetic API canary', () => {
       AlarmDescription: Match.stringLikeRegexp('Runbook: docs/runbook.md#api-canary$'),
     });
     expect(pageTopicId).not.toMatch(/Ticket/);
+  });
+
+  it("has a dashboard widget, the one its alarm names, with the success rate and the alarm's line", () => {
+    const widgets = dashboardWidgets(template).filter((w) => w.properties.title === CANARY_WIDGET_TITLE);
+    expect(widgets).toHaveLength(1);
+    const lines = metricLines(widgets[0]!);
+    expect(lines.map((l) => [l.namespace, l.metricName, l.dimensions])).toEqual([
+      ['CloudWatchSynthetics', 'SuccessPercent', { CanaryName: `<Ref:${canaryId}>` }],
+      ['CloudWatchSynthetics', 'Duration', { CanaryName: `<Ref:${canaryId}>` }],
+    ]);
+    expect(widgets[0]!.properties.annotations).toEqual({ horizontal: [{ value: CANARY_SUCCESS_THRESHOLD_PERCENT, label: 'alarm', yAxis: 'left' }] });
   });
 
   it('never alarms on a period shorter than the schedule', () => {

@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApiCheck } from '../../lambdas/canary/api-check';
+import { CANARY_ENV } from '../../lambdas/canary/canary-env';
+import { handler } from '../../lambdas/canary/handler';
 import { CANARY_KEY_LABEL, CANARY_KEY_TIER, parseCanaryKeySecret } from '../../lambdas/core/auth/canary-key';
 import { type EmbeddedStack, LOCAL_TABLE_NAME, startEmbeddedStack } from '../../local/embedded-stack';
 import { type ServedApi, serveOverHttp } from '../support/api-server';
@@ -12,7 +14,8 @@ const run = promisify(execFile);
 
 /**
  * `admin canary provision --target aws` against stand-ins (the stage's table is dynalite, Secrets
- * Manager a loopback stand-in), then the canary's check over HTTP with the key the secret holds.
+ * Manager a loopback stand-in), then the canary's check and its Synthetics entry over HTTP with
+ * the key the secret holds.
  */
 describe('admin canary provision --target aws (against local stand-ins)', () => {
   let stack: EmbeddedStack;
@@ -70,6 +73,32 @@ describe('admin canary provision --target aws (against local stand-ins)', () => 
     expect(after.key).not.toBe(before.key);
     await runApiCheck({ baseUrl: api.baseUrl, apiKey: after.key, searchTerm: 'research' });
     await runApiCheck({ baseUrl: api.baseUrl, apiKey: before.key, searchTerm: 'research' });
+  });
+
+  it("the canary's entry reads the key from its secret and runs the check; an empty secret fails saying to provision", async () => {
+    const env = {
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      [CANARY_ENV.apiBaseUrl]: api.baseUrl,
+      [CANARY_ENV.keySecretArn]: SECRET_ARN,
+      [CANARY_ENV.searchTerm]: 'research',
+    };
+    const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, env);
+    try {
+      await expect(handler()).resolves.toMatch(/^API check passed: \d+ grants matched, grant [0-9a-f-]{36} read, OpenAPI 3\./);
+      const provisioned = secrets.secrets.get(SECRET_ARN)!;
+      secrets.secrets.set(SECRET_ARN, '{}');
+      await expect(handler()).rejects.toThrow(/^The canary key is not provisioned: run `npm run admin -- canary provision --target aws/);
+      secrets.secrets.set(SECRET_ARN, provisioned);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   it('replaces a revoked key with a new one, and says so', async () => {
