@@ -67,10 +67,12 @@ describe('service functions', () => {
       'lambdas/handlers/semantic-search.ts',
       'lambdas/handlers/send-webhooks.ts',
     ]);
-    // The others are the custom-resource Provider framework's onEvent functions.
+    // The others are the custom-resource Provider framework's onEvent functions, and CDK's function
+    // that empties the synthetic canary's buckets before a throwaway stage deletes them.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
     expect(others.map(([id]) => id).sort()).toEqual([
       expect.stringMatching(/^ApiLoggingRoleProviderframeworkonEvent/),
+      expect.stringMatching(/^CustomS3AutoDeleteObjectsCustomResourceProviderHandler/),
       expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/),
     ]);
   });
@@ -106,8 +108,9 @@ describe('service functions', () => {
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
     // One per function (eleven routes, the indexer and its vector backfill, the authorizer, the
-    // bootstrap and the logging-role check with their providers, three for webhooks), the API access log and the WAF log.
-    expect(logGroups).toHaveLength(23);
+    // bootstrap and the logging-role check with their providers, three for webhooks, the canary
+    // buckets' emptier), the API access log and the WAF log.
+    expect(logGroups).toHaveLength(24);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
