@@ -20,6 +20,7 @@ import { AwsTargetError, awsIngestPorts, awsReindexPorts } from '../local/aws-ta
 import { DataDirInUseError } from '../local/data-dir-lock';
 import { DEFAULT_DATA_DIR, IndexRebuildInProgress } from '../local/embedded-stack';
 import { ingestReporter } from '../local/ingest-report';
+import { addCanaryCommands } from './admin-canary';
 import { type AdminContext, note, ServedByRunningServer } from './admin-context';
 import { addKeyCommands } from './admin-keys';
 import { emit, type OutputOptions, withJsonOption } from './admin-output';
@@ -163,6 +164,7 @@ export function buildAdminProgram(context: AdminContext): Command {
   // from a stopped folder they wait in the delivery log, and npm start sends them when it starts.
   addWebhookCommands(program, context);
   addStatusCommand(program, context);
+  addCanaryCommands(program, context);
 
   const local = program.command('local').description("the embedded stack's state (.local/)");
 

@@ -3,6 +3,7 @@ import { PriceClass } from 'aws-cdk-lib/aws-cloudfront';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { DEFAULT_VECTOR_SEARCH, type VectorSearchSettings, vectorSearchSettingsOf } from '../lambdas/adapters/aws/opensearch-vector-search';
+import { CANARY_KEY_TIER, CANARY_REQUESTS_PER_RUN } from '../lambdas/core/auth/canary-key';
 import { parseTierQuotas, type TierQuota, type TierQuotas, tierQuotasWith } from '../lambdas/core/auth/tier-quotas';
 import type { TierName } from '../lambdas/core/auth/tiers';
 import { ANY_ORIGIN, type CorsOrigins, checkCorsOrigins } from '../lambdas/http/cors';
@@ -151,6 +152,16 @@ export interface DocsSettings {
   readonly priceClass: PriceClass;
 }
 
+/** The synthetic canary (lib/constructs/api-canary.ts): a customer's search and read, on a schedule. */
+export interface CanarySettings {
+  /** Minutes between runs, 1-60. */
+  readonly scheduleMinutes: number;
+  /** The keyword it searches grants for: the stage's catalogue must have matches. */
+  readonly searchTerm: string;
+  /** Days the runs' artifacts (logs, reports) and their access logs are kept. */
+  readonly artifactRetentionDays: number;
+}
+
 export interface StageConfig {
   /** Lower-case stage name, used in stack names and tags. */
   readonly stage: string;
@@ -171,6 +182,7 @@ export interface StageConfig {
   readonly edge: EdgeProtectionSettings;
   readonly alarms: AlarmSettings;
   readonly docs: DocsSettings;
+  readonly canary: CanarySettings;
 }
 
 export interface StageConfigOverrides {
@@ -187,6 +199,7 @@ export interface StageConfigOverrides {
   /** `email: null` removes a default e-mail. */
   readonly alarms?: { readonly email?: string | null; readonly docsBaseUrl?: string | null };
   readonly docs?: Partial<DocsSettings>;
+  readonly canary?: Partial<CanarySettings>;
 }
 
 /** Drops keys whose value is undefined, so a spread override never erases a default. */
@@ -273,6 +286,26 @@ function checkReservedConcurrency(reserved: FunctionSettings['reservedConcurrenc
   }
 }
 
+function checkCanary(canary: CanarySettings, tierQuotas: TierQuotas): void {
+  if (!Number.isInteger(canary.scheduleMinutes) || canary.scheduleMinutes < 1 || canary.scheduleMinutes > 60) {
+    throw new Error(`Canary: scheduleMinutes must be a whole number of minutes from 1 to 60, not ${canary.scheduleMinutes}`);
+  }
+  if (canary.searchTerm.trim() === '' || canary.searchTerm.length > 100) {
+    throw new Error(`Canary: searchTerm must be a keyword of 1 to 100 characters, not ${JSON.stringify(canary.searchTerm)}`);
+  }
+  if (!Number.isInteger(canary.artifactRetentionDays) || canary.artifactRetentionDays < 1 || canary.artifactRetentionDays > 455) {
+    throw new Error(`Canary: artifactRetentionDays must be a whole number of days from 1 to 455, not ${canary.artifactRetentionDays}`);
+  }
+  // Its key is an ordinary key of its tier: the runs must fit the tier's daily quota.
+  const requestsPerDay = Math.ceil((24 * 60) / canary.scheduleMinutes) * CANARY_REQUESTS_PER_RUN;
+  const quota = tierQuotas[CANARY_KEY_TIER].dailyQuota;
+  if (quota !== null && requestsPerDay > quota) {
+    throw new Error(
+      `Canary: a run every ${canary.scheduleMinutes} min makes ${requestsPerDay} requests a day, over the ${CANARY_KEY_TIER} tier's daily quota of ${quota} its key has`,
+    );
+  }
+}
+
 function vectorSettingsOf(base: VectorSearchSettings, overrides: Partial<VectorSearchSettings> | undefined): VectorSearchSettings {
   try {
     return vectorSearchSettingsOf({ ...base, ...definedOnly(overrides) });
@@ -331,6 +364,8 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
     throw new Error(`Alarms: docsBaseUrl must be an http(s) URL of the docs folder, not ${JSON.stringify(docsBaseUrl)}`);
   }
   const tierQuotas = tierQuotasWith(parseTierQuotas(overrides.tierQuotas ?? {}, 'tierQuotas'));
+  const canary: CanarySettings = { scheduleMinutes: 5, searchTerm: 'research', artifactRetentionDays: 30, ...definedOnly(overrides.canary) };
+  checkCanary(canary, tierQuotas);
   return {
     stage,
     ephemeral,
@@ -351,6 +386,7 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
     edge: edgeProtectionSettingsOf(tierQuotas, definedOnly(overrides.edge)),
     alarms: { ...(email === undefined ? {} : { email }), ...(docsBaseUrl === undefined ? {} : { docsBaseUrl }) },
     docs: { priceClass: PriceClass.PRICE_CLASS_100, ...definedOnly(overrides.docs) },
+    canary,
   };
 }
 
@@ -392,7 +428,7 @@ export function checkDeployable(config: StageConfig, emailKey: string): void {
 }
 
 /** Lower-case sections of StageConfigOverrides that merge key by key. */
-const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'edge', 'alarms', 'docs'] as const;
+const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'edge', 'alarms', 'docs', 'canary'] as const;
 
 /** `top` over `base`, section by section; undefined values in `top` never erase `base`. */
 export function mergeOverrides(base: StageConfigOverrides, top: StageConfigOverrides): StageConfigOverrides {

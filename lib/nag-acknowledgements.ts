@@ -29,10 +29,11 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
       'The Lambda basic execution policy only lets a function create log streams and write its own logs; each function logs to its own explicit log group with a retention.',
   },
   {
-    finding: /^AwsSolutions-IAM5\[Resource::\*\]$/,
+    finding:
+      /^AwsSolutions-IAM5\[Resource::(\*|<ApiCanaryArtifacts[A-F0-9]+\.Arn>\/\*|arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:\/aws\/lambda\/cwsyn-gcf-[a-z0-9-]+-\*)\]$/,
     path: FUNCTION_ROLE_POLICY,
     reason:
-      'Only xray:PutTraceSegments, xray:PutTelemetryRecords (active tracing) and dynamodb:ListStreams (the stream event sources) carry Resource "*": these actions support no resource-level scoping.',
+      'Only xray:PutTraceSegments, xray:PutTelemetryRecords (active tracing) and dynamodb:ListStreams (the stream event sources) carry Resource "*": these actions support no resource-level scoping. The synthetic canary\'s own role (lib/constructs/api-canary.ts, in place of CDK\'s default one) adds what the Synthetics runtime needs: s3:ListAllMyBuckets and cloudwatch:PutMetricData (namespace CloudWatchSynthetics only) on "*", s3:PutObject on the objects of its own artifacts bucket (Synthetics names each run\'s keys), and logs on its own Lambda log group, which Synthetics names cwsyn-<canary>-<id>.',
   },
   {
     finding: /^AwsSolutions-IAM5\[Resource::.*SearchDomain.*\/gcf-(grants|contracts|funders)(-v\*)?(\/\*)?\]$/,
@@ -54,9 +55,9 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
   },
   {
     finding: /^AwsSolutions-SMG4$/,
-    path: /\/CursorKey\/Secret\/Resource$/,
+    path: /\/(CursorKey\/Secret|ApiCanary\/KeySecret)\/Resource$/,
     reason:
-      "The list cursors' signing key is not rotated: a cursor lives 24 hours and carries no secret (only a position in a public list, signed so it cannot be forged), and rotating would only end the walks under way. A leaked key is replaced by putting a new value (docs/deploy.md); every cursor signed with the old one is then a 400 that says to start again.",
+      "The list cursors' signing key is not rotated: a cursor lives 24 hours and carries no secret (only a position in a public list, signed so it cannot be forged), and rotating would only end the walks under way. A leaked key is replaced by putting a new value (docs/deploy.md); every cursor signed with the old one is then a 400 that says to start again. The synthetic canary's API key secret holds a key record of the records table, which Secrets Manager cannot rotate alone: `admin canary provision` rotates it (docs/deploy.md).",
   },
   {
     finding: /^AwsSolutions-L1$/,

@@ -36,6 +36,8 @@ export const STACK_OUTPUTS = {
   ticketAlarmTopicArn: 'TicketAlarmTopicArn',
   /** On the stateless stack: the stage's monitoring name (monitoringNameOf), the dashboard's name and every alarm name's prefix. */
   dashboardName: 'DashboardName',
+  /** On the stateless stack: the synthetic canary's key secret, which `admin canary provision` fills. */
+  canaryKeySecretArn: 'CanaryKeySecretArn',
   /** On the stateless stack: the indexer Lambda, whose stream IteratorAge `admin status` reads. */
   indexerFunctionName: 'IndexerFunctionName',
 } as const;

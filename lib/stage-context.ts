@@ -74,6 +74,9 @@ const StageContextSchema = z.strictObject({
   tierQuotas: z.optional(z.unknown()),
   alarms: z.optional(z.strictObject({ email: optionalNullable(z.string()), docsBaseUrl: optionalNullable(z.string()) })),
   docs: z.optional(z.strictObject({ priceClass: z.optional(z.enum(Object.values(PriceClass) as [PriceClass, ...PriceClass[]])) })),
+  canary: z.optional(
+    z.strictObject({ scheduleMinutes: z.optional(z.number()), searchTerm: z.optional(z.string()), artifactRetentionDays: z.optional(z.number()) }),
+  ),
 });
 
 function stageOverridesOf(entry: unknown, where: string): StageConfigOverrides {

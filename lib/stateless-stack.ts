@@ -14,6 +14,7 @@ import { checkUnreservedConcurrency, type Reservation } from './concurrency-budg
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
 import { ServiceApi } from './constructs/api';
 import { ApiAccess } from './constructs/api-access';
+import { ApiCanary } from './constructs/api-canary';
 import type { ApiDomain } from './constructs/api-domain';
 import { ApiFirewall } from './constructs/api-firewall';
 import { ApiLoggingPrerequisite } from './constructs/api-logging-prerequisite';
@@ -70,6 +71,8 @@ export class StatelessStack extends Stack {
   /** Alarms to the stage's SNS topic (e-mail from config), and the dashboard that shows what they watch. */
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
+  /** Searches and reads through the API as a customer, every few minutes; pages through `alarms`. */
+  readonly canary: ApiCanary;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -300,6 +303,16 @@ export class StatelessStack extends Stack {
     });
     const monitoringName = monitoringNameOf(config.serviceName, config.stage);
     const runbookUrl = config.alarms.docsBaseUrl && `${config.alarms.docsBaseUrl}/runbook.md`;
+    this.canary = new ApiCanary(this, 'ApiCanary', {
+      // What customers call: with a custom domain, its name, certificate and mapping are checked too.
+      apiBaseUrl: this.baseUrl,
+      settings: config.canary,
+      // As the stacks are named (Gcf-<stage>-…): a canary name has at most 21 characters.
+      namePrefix: `gcf-${config.stage}`,
+      removalPolicy: config.statefulRemovalPolicy,
+      logRetention: config.functions.logRetention,
+      projectRoot: props.projectRoot,
+    });
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       metrics,
       namePrefix: monitoringName,
@@ -307,6 +320,7 @@ export class StatelessStack extends Stack {
       searchEbsVolumeSizeGiB: config.search.ebsVolumeSizeGiB,
       email: config.alarms.email,
       runbookUrl,
+      additionalDefinitions: [this.canary.alarmDefinition],
     });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       metrics,
@@ -314,6 +328,7 @@ export class StatelessStack extends Stack {
       searchEbsVolumeSizeGiB: config.search.ebsVolumeSizeGiB,
       alarms: [...this.alarms.alarms.values()],
       runbookUrl,
+      additionalWidgets: [this.canary.widget],
     });
     new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, {
       description: 'The SNS topic paging alarms notify (subscribe the pager to it)',
@@ -326,6 +341,10 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.dashboardName, {
       description: 'The CloudWatch dashboard of this stage, and the prefix of its alarm names',
       value: monitoringName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
+      description: 'The synthetic canary API key secret ({} until `admin canary provision` fills it)',
+      value: this.canary.keySecret.secretArn,
     });
     new CfnOutput(this, STACK_OUTPUTS.indexerFunctionName, {
       description: 'The indexer Lambda (admin CLI: npm run admin -- status --target aws reads its IteratorAge)',

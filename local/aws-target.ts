@@ -63,7 +63,7 @@ export function outputOf(stack: Stack, output: string): string | undefined {
 }
 
 /** An output of one of the stage's stacks, or the explicit value that overrides the lookup. */
-async function stackOutput(
+export async function stackOutput(
   options: AwsTargetOptions,
   stack: 'stateful' | 'stateless',
   output: string,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { type CfnResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -20,6 +20,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { autoDeleteObjectsLogs } from './auto-delete-objects-logs';
 
 /**
  * A folder holding `body` at `objectKey`, named by their hash: every synthesis of the same file
@@ -100,7 +101,7 @@ export class DocsAssets extends Construct {
       autoDeleteObjects: destroy,
     });
 
-    if (destroy) this.keepEmptyingLogs(props.logRetention);
+    if (destroy) autoDeleteObjectsLogs([this.bucket, this.logBucket], props.logRetention);
 
     const headers = new ResponseHeadersPolicy(this, 'Headers', {
       comment: 'Docs page assets: CORS for the docs page, nosniff, a year of caching',
@@ -164,18 +165,5 @@ export class DocsAssets extends Construct {
       role: uploadRole.withoutPolicyUpdates(),
       logGroup: uploadLogs,
     });
-  }
-
-  /**
-   * CDK's bucket-emptying function (autoDeleteObjects, throwaway stages) logs to /aws/lambda/<its
-   * name>: created here first with a retention, and deleted only after the buckets are emptied.
-   */
-  private keepEmptyingLogs(retention: RetentionDays): void {
-    const handler = Stack.of(this).node.tryFindChild('Custom::S3AutoDeleteObjectsCustomResourceProvider')?.node.tryFindChild('Handler') as
-      | CfnResource
-      | undefined;
-    if (!handler) throw new Error('DocsAssets: CDK no longer names its bucket-emptying function as expected; give it a log group another way');
-    const logs = new LogGroup(this, 'EmptyingLogs', { logGroupName: `/aws/lambda/${handler.ref}`, retention, removalPolicy: RemovalPolicy.DESTROY });
-    for (const bucket of [this.bucket, this.logBucket]) bucket.node.findChild('AutoDeleteObjectsCustomResource').node.addDependency(logs);
   }
 }

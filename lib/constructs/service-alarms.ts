@@ -23,6 +23,8 @@ export interface ServiceAlarmsProps {
   readonly email?: string;
   /** The runbook's full URL (the stage's docsBaseUrl + /runbook.md); the repository path RUNBOOK without it. */
   readonly runbookUrl?: string;
+  /** Alarms other constructs declare (the synthetic canary's), made and routed like these. */
+  readonly additionalDefinitions?: readonly AlarmDefinition[];
 }
 
 /** Where each alarm's description sends the on-call engineer: docs/runbook.md#<anchor>. */
@@ -282,6 +284,7 @@ export class ServiceAlarms extends Construct {
       },
       ...searchHealthAlarmDefinitions(metrics),
       ...throttleAlarms(metrics),
+      ...(props.additionalDefinitions ?? []),
     ];
     this.definitions = definitions;
 

@@ -45,6 +45,8 @@ export interface ServiceDashboardProps {
   readonly alarms?: readonly IAlarm[];
   /** The runbook's full URL, linked from the top; the repository path docs/runbook.md without it. */
   readonly runbookUrl?: string;
+  /** A row of widgets other constructs make (the synthetic canary's), under the alarms. */
+  readonly additionalWidgets?: readonly IWidget[];
 }
 
 const WIDTH = 24;
@@ -77,6 +79,7 @@ export class ServiceDashboard extends Construct {
     if (props.alarms && props.alarms.length > 0) {
       rows.push([new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: WIDTH, height: Math.ceil(props.alarms.length / 4) + 1 })]);
     }
+    if (props.additionalWidgets && props.additionalWidgets.length > 0) rows.push([...props.additionalWidgets]);
 
     rows.push([
       graph(DASHBOARD_WIDGETS.apiRequests, [metrics.apiRequests(), metrics.api4xx(), metrics.api5xx()], {

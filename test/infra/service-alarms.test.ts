@@ -184,6 +184,15 @@ const EXPECTED = {
     missing: 'notBreaching',
     metrics: [[METRICS_NAMESPACE, 'VectorBacklog', 'Maximum', 900]],
   },
+  'api-canary': {
+    severity: 'page',
+    threshold: 90,
+    comparison: 'LessThanThreshold',
+    evaluationPeriods: 3,
+    datapoints: 2,
+    missing: 'breaching',
+    metrics: [['CloudWatchSynthetics', 'SuccessPercent', 'Average', 300]],
+  },
   'embedding-failures': {
     severity: 'page',
     threshold: 0,

@@ -67,7 +67,8 @@ describe('service functions', () => {
       'lambdas/handlers/send-webhooks.ts',
     ]);
     // The others are the custom-resource Provider framework's onEvent functions, the docs assets'
-    // deploy-time upload, and (a throwaway stage) the emptying of its buckets on stack deletion.
+    // deploy-time upload, and (a throwaway stage) the one function emptying the docs assets' and
+    // the canary's buckets on stack deletion.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
     expect(others.map(([id]) => id).sort()).toEqual([
       expect.stringMatching(/^ApiLoggingRoleProviderframeworkonEvent/),
@@ -109,7 +110,7 @@ describe('service functions', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
     // One per function (ten routes, the indexer and its vector backfill, the authorizer, the
     // bootstrap and the logging-role check with their providers, three for webhooks, the docs
-    // assets' upload and the emptying of their buckets), the API access log and the WAF log.
+    // assets' upload and the one emptier of the docs and canary buckets), the API access log and the WAF log.
     expect(logGroups).toHaveLength(24);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CANARY_ENV } from '../../lambdas/canary/canary-env';
 import { stageConfig } from '../../lib/config';
 import { stageOverridesFromContext } from '../../lib/stage-context';
 import { resourcesOfType, synthStage } from './synth-stacks';
@@ -90,6 +91,9 @@ describe('custom domain', () => {
     expect(baseUrl).toEqual({
       'Fn::Join': ['', [`https://${CUSTOM_DOMAIN.domainName}/`, { Ref: expect.stringMatching(/^ApiRestApiDeploymentStagefunctions/) }, '/v1']],
     });
+    // The canary calls what customers call.
+    const [canary] = Object.values(resourcesOfType(stateless, 'AWS::Synthetics::Canary'));
+    expect((canary!.Properties?.RunConfig as { EnvironmentVariables: Record<string, unknown> }).EnvironmentVariables[CANARY_ENV.apiBaseUrl]).toEqual(baseUrl);
   });
 
   it('without a zone, adds no record and names the target to point the DNS at', () => {
