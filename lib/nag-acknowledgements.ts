@@ -73,15 +73,9 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
   },
   {
     finding: /^AwsSolutions-APIG4$/,
-    path: /\/Api\/RestApi\/Default\/v1\/(openapi\.json|docs)\/GET\/Resource$/,
+    path: /\/Api\/RestApi\/Default\/v1\/((openapi\.json|docs)\/GET|.*\/ANY)\/Resource$/,
     reason:
-      'The OpenAPI document and the docs page rendered from it are public by the interface: clients read them before they have a key. Every other GET or POST has the authorizer.',
-  },
-  {
-    finding: /^AwsSolutions-APIG4$/,
-    path: /\/Api\/RestApi\/Default\/v1\/.*\/ANY\/Resource$/,
-    reason:
-      'The ANY method of each resource is a mock integration that answers every method the resource does not serve with 405 METHOD_NOT_ALLOWED and its Allow header; it reaches no function and no data.',
+      'Methods without the authorizer by design, none of which reads data: the OpenAPI document and the docs page rendered from it are public by the interface (clients read them before they have a key), and the ANY method of each resource is a mock integration that answers every method the resource does not serve with 405 METHOD_NOT_ALLOWED and its Allow header. Every other GET or POST has the authorizer.',
   },
   {
     finding: /^AwsSolutions-APIG2$/,
@@ -108,15 +102,10 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
       "Access is by IAM identity (the functions' roles and operators' credentials, SigV4-signed), not by source IP: Lambda functions have no fixed addresses.",
   },
   {
-    finding: /^AwsSolutions-OS7$/,
+    finding: /^AwsSolutions-OS(4|7)$/,
     path: new RegExp(`${EPHEMERAL_STAGE.source}Stateful/Search/Domain/Resource$`),
     reason:
-      'Throwaway dev stages run one data node in one zone; durable stages spread their data nodes over two or three zones (zone awareness from the stage config).',
-  },
-  {
-    finding: /^AwsSolutions-OS4$/,
-    path: new RegExp(`${EPHEMERAL_STAGE.source}Stateful/Search/Domain/Resource$`),
-    reason: 'Throwaway dev stages run a single small data node to keep cost down; durable stages get dedicated master nodes from the stage config.',
+      'Throwaway dev stages run a single small data node in one zone, without dedicated masters, to keep cost down; durable stages spread their data nodes over two or three zones and get dedicated master nodes (both from the stage config).',
   },
   {
     finding: /^AwsSolutions-CFR1$/,

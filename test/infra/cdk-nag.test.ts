@@ -62,6 +62,11 @@ describe('cdk-nag AwsSolutions', () => {
     expect([...withDomain.used].length).toBe([...prod.used].length);
   });
 
+  it('acknowledges no more than it does today: a new finding is fixed, or replaces an acknowledgement', () => {
+    // A ratchet: lower it when an acknowledgement goes, never raise it without a review.
+    expect(NAG_ACKNOWLEDGEMENTS.length).toBeLessThanOrEqual(17);
+  });
+
   it('keeps no acknowledgement that no finding needs, and gives each a real reason', () => {
     const unused = NAG_ACKNOWLEDGEMENTS.filter((a) => !dev.used.has(a) && !prod.used.has(a)).map((a) => a.finding.source);
     expect(unused).toEqual([]);
