@@ -6,6 +6,7 @@ import { CANARY_ENV } from '../../lambdas/canary/canary-env';
 import { handler } from '../../lambdas/canary/handler';
 import { CANARY_KEY_LABEL, CANARY_KEY_TIER, parseCanaryKeySecret } from '../../lambdas/core/auth/canary-key';
 import { type EmbeddedStack, LOCAL_TABLE_NAME, startEmbeddedStack } from '../../local/embedded-stack';
+import { adminAwsEnv } from '../support/admin-aws-env';
 import { type ServedApi, serveOverHttp } from '../support/api-server';
 import { type StandInSecretsManager, startStandInSecretsManager } from '../support/stand-in-secrets-manager';
 
@@ -38,15 +39,7 @@ describe('admin canary provision --target aws (against local stand-ins)', () => 
       ['--import', 'tsx', 'bin/admin.ts', 'canary', 'provision', '--target', 'aws', '--table-name', LOCAL_TABLE_NAME, '--secret-id', SECRET_ARN, ...extra],
       {
         timeout: 60_000,
-        env: {
-          ...process.env,
-          AWS_ACCESS_KEY_ID: stack.tableEndpoint!.credentials.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: stack.tableEndpoint!.credentials.secretAccessKey,
-          AWS_REGION: 'us-east-1',
-          AWS_PROFILE: '',
-          AWS_ENDPOINT_URL_DYNAMODB: stack.tableEndpoint!.url,
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-        },
+        env: adminAwsEnv(stack, { AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint }),
       },
     );
     return { stdout, stderr };

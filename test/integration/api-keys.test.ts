@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIER_NAMES, TIERS } from '../../lambdas/core/auth/tiers';
 import { createKey, revokeKey, rotateKey, setKeyTier } from '../../lambdas/core/use-cases/manage-keys';
-import type { Clock } from '../../lambdas/ports/clock';
 import { KeyStateConflict } from '../../lambdas/ports/key-store';
 import { localAuthorizer, localRoutes } from '../../local/api-routes';
 import { startEmbeddedStack } from '../../local/embedded-stack';
 import { createApiServer, listen } from '../../local/http-server';
 import { runAdmin } from '../support/admin-cli';
 import { startTestApi, type TestApi } from '../support/api-server';
+import { movableClock } from '../support/movable-clock';
 import { conformingFetch } from '../support/openapi-conformance';
 import { rawRequest } from '../support/raw-http';
 
@@ -22,17 +22,6 @@ import { rawRequest } from '../support/raw-http';
 
 const SMALL = { funders: 10, grants: 40, contracts: 15, awardedGrants: 4, awardedContracts: 2 };
 const DATA_ROUTES = ['/grants-api', '/contracts-api', '/funders-api', '/grants-api/{grant}', '/contracts-api/{contract}', '/funders-api/{funder}'];
-
-/** A clock the test moves. */
-function movableClock(start: string): Clock & { set(iso: string): void } {
-  let now = new Date(start);
-  return {
-    now: () => new Date(now),
-    set: (iso) => {
-      now = new Date(iso);
-    },
-  };
-}
 
 describe('authentication and tiers on every endpoint', () => {
   let api: TestApi;

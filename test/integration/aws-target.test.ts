@@ -16,6 +16,7 @@ import { createKey } from '../../lambdas/core/use-cases/manage-keys';
 import { reindexRecords } from '../../lambdas/core/use-cases/reindex-records';
 import type { WebhookSubscription } from '../../lambdas/ports/webhook-store';
 import { type EmbeddedStack, LOCAL_TABLE_NAME, startEmbeddedStack } from '../../local/embedded-stack';
+import { adminAwsEnv } from '../support/admin-aws-env';
 import { countingEmbedder, memoryEmbeddingCache } from '../support/embedding-doubles';
 import { type StandInApiGateway, startStandInApiGateway } from '../support/stand-in-api-gateway';
 import { type StandInBedrock, startStandInBedrock } from '../support/stand-in-bedrock';
@@ -94,16 +95,7 @@ describe('admin --target aws (against local stand-ins)', () => {
   });
   const run = promisify(execFile);
   const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ingest/${name}`, import.meta.url));
-  const awsEnv = () => ({
-    ...process.env,
-    AWS_ACCESS_KEY_ID: stack.tableEndpoint!.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: stack.tableEndpoint!.credentials.secretAccessKey,
-    AWS_REGION: 'us-east-1',
-    AWS_PROFILE: '',
-    AWS_ENDPOINT_URL_DYNAMODB: stack.tableEndpoint!.url,
-    AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint,
-    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint,
-  });
+  const awsEnv = () => adminAwsEnv(stack, { AWS_ENDPOINT_URL_API_GATEWAY: apiGateway.endpoint, AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.endpoint });
   const admin = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { timeout: 60_000, env: awsEnv() });
 
   it('ingest writes to the named table; reindex then carries the records, embedded by Bedrock, into the domain', async () => {

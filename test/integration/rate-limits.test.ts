@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateWindowOf } from '../../lambdas/core/auth/rate-window';
 import { TIERS } from '../../lambdas/core/auth/tiers';
 import { createKey } from '../../lambdas/core/use-cases/manage-keys';
-import type { Clock } from '../../lambdas/ports/clock';
 import { startTestApi, type TestApi } from '../support/api-server';
+import { movableClock } from '../support/movable-clock';
 
 /**
  * Each tier's request rate per key (lambdas/core/auth/rate-window.ts), counted by the usage meter
@@ -13,11 +13,6 @@ import { startTestApi, type TestApi } from '../support/api-server';
 
 const SMALL = { funders: 10, grants: 20, contracts: 5, awardedGrants: 2, awardedContracts: 1 };
 const PATH = '/funders-api?limit=1&count_only=true';
-
-function movableClock(start: string): Clock & { set(iso: string): void } {
-  let now = new Date(start);
-  return { now: () => new Date(now), set: (iso) => void (now = new Date(iso)) };
-}
 
 describe('request rate per key', () => {
   let api: TestApi;
