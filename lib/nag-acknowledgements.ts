@@ -123,7 +123,7 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
     finding: /^AwsSolutions-CFR4$/,
     path: /\/DocsAssets\/Distribution\/Resource$/,
     reason:
-      "The docs assets distribution uses CloudFront's default *.cloudfront.net certificate, whose security policy AWS fixes (a minimum TLS version is only settable with a custom certificate and alias); it serves a public file and takes no credentials.",
+      "The docs assets distribution uses CloudFront's default *.cloudfront.net certificate, whose security policy AWS fixes (a minimum TLS version is only settable with a custom certificate and alias); it serves a public file and takes no credentials, and the docs page loads it with Subresource Integrity, so a browser runs only the exact file the release uploaded whatever the connection.",
   },
 ];
 

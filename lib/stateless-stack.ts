@@ -8,7 +8,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
-import { DOCS_ASSET_CACHE_CONTROL, DOCS_ASSET_KEY, docsAssetBody } from '../lambdas/http/docs-page';
+import { DOCS_ASSET_CACHE_CONTROL, DOCS_ASSET_KEY, docsAssetBody, docsAssetIntegrityOf } from '../lambdas/http/docs-page';
 import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
 import { checkUnreservedConcurrency, type Reservation } from './concurrency-budget';
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
@@ -78,6 +78,8 @@ export class StatelessStack extends Stack {
     super(scope, id, props);
     const { config } = props;
 
+    // The docs page's script: uploaded as is, and named by its hash in the page (Subresource Integrity).
+    const docsAssetText = docsAssetBody(readScalarStandalone());
     const bind: Record<RouteBinding, (fn: ServiceFunction) => void> = {
       records: (fn) => fn.bindRecordReader(props.recordsTable),
       search: (fn) => fn.bindSearchDomain(props.searchDomain, config.search.vectors),
@@ -88,7 +90,10 @@ export class StatelessStack extends Stack {
         fn.bindUsageMeter(props.recordsTable);
         fn.lambdaFunction.addEnvironment(TIER_QUOTAS_ENV, JSON.stringify(config.tierQuotas));
       },
-      docsAssets: (fn) => fn.lambdaFunction.addEnvironment(FUNCTION_ENV.docsAssetBaseUrl, this.docsAssets.baseUrl),
+      docsAssets: (fn) =>
+        fn.lambdaFunction
+          .addEnvironment(FUNCTION_ENV.docsAssetBaseUrl, this.docsAssets.baseUrl)
+          .addEnvironment(FUNCTION_ENV.docsAssetIntegrity, docsAssetIntegrityOf(docsAssetText)),
     };
 
     this.api = new ServiceApi(this, 'Api', {
@@ -103,7 +108,7 @@ export class StatelessStack extends Stack {
     });
     this.docsAssets = new DocsAssets(this, 'DocsAssets', {
       objectKey: DOCS_ASSET_KEY,
-      body: docsAssetBody(readScalarStandalone()),
+      body: docsAssetText,
       contentType: 'text/javascript; charset=utf-8',
       cacheControl: DOCS_ASSET_CACHE_CONTROL,
       // The docs page's origins: the execute-api host and, with a custom domain, that host too.

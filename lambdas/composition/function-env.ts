@@ -25,4 +25,6 @@ export const FUNCTION_ENV = {
   corsAllowedOrigins: CORS_ORIGINS_ENV,
   /** The docs page's script origin, `https://<id>.cloudfront.net` (lib/constructs/docs-assets.ts); unset: same origin. */
   docsAssetBaseUrl: 'DOCS_ASSET_BASE_URL',
+  /** The docs page's script's Subresource Integrity (`sha384-…` of the uploaded body), required with DOCS_ASSET_BASE_URL. */
+  docsAssetIntegrity: 'DOCS_ASSET_INTEGRITY',
 } as const;

@@ -41,10 +41,39 @@ export function docsAssetOriginOf(value: string | undefined, where: string): str
   return url.origin;
 }
 
-/** Where the page loads the bundle from: the asset origin's versioned key, or this API's own path. */
-function scriptSourceExpression(version: string, assetOrigin: string | undefined): string {
-  if (assetOrigin !== undefined) return JSON.stringify(`${assetOrigin}/${DOCS_ASSET_KEY}`);
-  return `base + ${JSON.stringify(`${DOCS_ASSET_PATH}?v=${version}`)}`;
+/**
+ * The bundle on another origin (AWS): where it is, and its Subresource Integrity hash, so the
+ * browser runs only the exact file this release uploaded, whatever the connection to the origin.
+ */
+export interface DocsAsset {
+  readonly origin: string;
+  /** `sha384-<base64>` of the uploaded body (docsAssetIntegrityOf). */
+  readonly integrity: string;
+}
+
+/** The Subresource Integrity value of the bundle's body, as the page names it. */
+export function docsAssetIntegrityOf(body: string): string {
+  return `sha384-${createHash('sha384').update(body).digest('base64')}`;
+}
+
+const INTEGRITY_PATTERN = /^sha384-[A-Za-z0-9+/]{64}$/;
+
+/** DOCS_ASSET_INTEGRITY checked: a malformed hash would make every browser refuse the script. */
+export function docsAssetIntegrityFrom(value: string | undefined, where: string): string {
+  if (value === undefined || !INTEGRITY_PATTERN.test(value)) {
+    throw new Error(`${where} must be the bundle's sha384 integrity (sha384-<base64>), not ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Where the page loads the bundle from (the asset origin's versioned key, or this API's own path), with its integrity there. */
+function scriptSourceStatements(version: string, asset: DocsAsset | undefined): string {
+  if (asset === undefined) return `script.src = base + ${JSON.stringify(`${DOCS_ASSET_PATH}?v=${version}`)};`;
+  return [
+    `script.src = ${JSON.stringify(`${asset.origin}/${DOCS_ASSET_KEY}`)};`,
+    `  script.integrity = ${JSON.stringify(asset.integrity)};`,
+    "  script.crossOrigin = 'anonymous';",
+  ].join('\n');
 }
 
 /**
@@ -52,13 +81,13 @@ function scriptSourceExpression(version: string, assetOrigin: string | undefined
  * under any stage or base path, with or without a trailing slash), loads the bundle, and mounts
  * the reference with Scalar's options that would reach other hosts switched off.
  */
-function mountScript(version: string, assetOrigin: string | undefined): string {
+function mountScript(version: string, asset: DocsAsset | undefined): string {
   return `(() => {
   const base = location.pathname.replace(/\\/docs\\/?$/, '');
   const show = (message) => { document.getElementById('reference').textContent = message; };
   const script = document.createElement('script');
-  script.src = ${scriptSourceExpression(version, assetOrigin)};
-  script.onerror = () => show('The API reference could not load its script from ' + script.src + '.');
+  ${scriptSourceStatements(version, asset)}
+  script.onerror = () => show('The API reference could not load its script from ' + script.src + ' (unreachable, or not the file this release names).');
   script.onload = () => Scalar.createApiReference('#reference', {
     url: location.origin + base + '/openapi.json',
     servers: [{ url: location.origin + base, description: 'This API' }],
@@ -89,12 +118,12 @@ export interface DocsPage {
  * elsewhere would be blocked by the browser, not only by configuration. Scalar injects its styles
  * inline, so style-src allows inline styles.
  */
-export function docsPage(assetOrigin?: string): DocsPage {
-  const script = mountScript(SCALAR_VERSION, assetOrigin);
+export function docsPage(asset?: DocsAsset): DocsPage {
+  const script = mountScript(SCALAR_VERSION, asset);
   const hash = createHash('sha256').update(script).digest('base64');
   const contentSecurityPolicy = [
     "default-src 'none'",
-    `script-src ${assetOrigin ?? "'self'"} 'sha256-${hash}'`,
+    `script-src ${asset?.origin ?? "'self'"} 'sha256-${hash}'`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
@@ -124,10 +153,10 @@ export function docsPage(assetOrigin?: string): DocsPage {
 
 /**
  * GET /docs: the page itself (small; revalidated often so a new renderer version is picked up),
- * loading the bundle from `assetOrigin` (AWS) or from this API (local).
+ * loading the bundle from `asset` (AWS, integrity-checked) or from this API (local).
  */
-export function docsPageRoute(assetOrigin?: string): (event: ApiEvent) => Promise<ApiResult> {
-  const { html, contentSecurityPolicy } = docsPage(assetOrigin);
+export function docsPageRoute(asset?: DocsAsset): (event: ApiEvent) => Promise<ApiResult> {
+  const { html, contentSecurityPolicy } = docsPage(asset);
   return apiRoute(async () => ({
     statusCode: 200,
     headers: {

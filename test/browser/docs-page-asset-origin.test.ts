@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unauthorized } from '../../lambdas/core/auth/api-keys';
-import { DOCS_ASSET_CACHE_CONTROL, DOCS_ASSET_KEY, DOCS_ASSET_PATH, docsAssetBody, docsPageRoute } from '../../lambdas/http/docs-page';
+import { DOCS_ASSET_CACHE_CONTROL, DOCS_ASSET_KEY, DOCS_ASSET_PATH, docsAssetBody, docsAssetIntegrityOf, docsPageRoute } from '../../lambdas/http/docs-page';
 import { openApiRoute } from '../../lambdas/http/openapi';
 import { readScalarStandalone } from '../../lib/scalar-bundle';
 import { createApiServer, listen } from '../../local/http-server';
@@ -27,6 +27,8 @@ let browser: Browser;
 const requested: string[] = [];
 const consoleErrors: string[] = [];
 const pageErrors: string[] = [];
+/** When set, the asset origin answers a changed file, as a tampered copy or a downgraded connection would. */
+let tampered = false;
 
 describe.skipIf(!hasChromium)('the docs page with its script on another origin, in headless Chromium', () => {
   beforeAll(async () => {
@@ -44,7 +46,7 @@ describe.skipIf(!hasChromium)('the docs page with its script on another origin, 
         'X-Content-Type-Options': 'nosniff',
         'Access-Control-Allow-Origin': pageOrigin,
       });
-      response.end(body);
+      response.end(tampered ? `${body}\nwindow.injected = true;` : body);
     });
     await new Promise<void>((resolve) => assetServer.listen(0, '127.0.0.1', resolve));
     assetOrigin = `http://127.0.0.1:${(assetServer.address() as AddressInfo).port}`;
@@ -53,7 +55,7 @@ describe.skipIf(!hasChromium)('the docs page with its script on another origin, 
     pageServer = createApiServer(
       [
         { method: 'GET', resource: '/openapi.json', authenticated: false, handler: openApiRoute() },
-        { method: 'GET', resource: '/docs', authenticated: false, handler: docsPageRoute(assetOrigin) },
+        { method: 'GET', resource: '/docs', authenticated: false, handler: docsPageRoute({ origin: assetOrigin, integrity: docsAssetIntegrityOf(body) }) },
       ],
       // Never called: both routes are public.
       async () => {
@@ -92,4 +94,23 @@ describe.skipIf(!hasChromium)('the docs page with its script on another origin, 
     expect(pageErrors).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
+
+  it('refuses a script that is not the file this release uploaded (Subresource Integrity), and says so', async () => {
+    tampered = true;
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const refusals: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') refusals.push(message.text());
+      });
+      await page.goto(`${pageBaseUrl}/docs`);
+      await page.getByText('could not load its script').waitFor({ timeout: 30_000 });
+      expect(await page.evaluate('typeof window.injected')).toBe('undefined');
+      expect(refusals.some((text) => /integrity/i.test(text))).toBe(true);
+    } finally {
+      tampered = false;
+      await context.close();
+    }
+  }, 60_000);
 });

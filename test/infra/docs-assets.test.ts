@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Stage } from 'aws-cdk-lib';
@@ -145,16 +146,19 @@ describe('docs page assets on CloudFront', () => {
     stateless.hasResourceProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
   });
 
-  it("gives the docs page function the distribution's URL, and no other function", () => {
+  it("gives the docs page function the distribution's URL and the file's integrity, and no other function", () => {
     const withBase = Object.entries(resourcesOfType(stateless, 'AWS::Lambda::Function')).filter(
       ([, fn]) => (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.DOCS_ASSET_BASE_URL !== undefined,
     );
     expect(withBase).toHaveLength(1);
     const [, docsPage] = withBase[0]!;
     expect(String(docsPage.Properties?.Description)).toBe('GET /v1/docs (lambdas/handlers/docs-page.ts)');
-    expect((docsPage.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.DOCS_ASSET_BASE_URL).toEqual({
+    const variables = (docsPage.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.DOCS_ASSET_BASE_URL).toEqual({
       'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]],
     });
+    // The page names the uploaded file by its hash (Subresource Integrity).
+    expect(variables.DOCS_ASSET_INTEGRITY).toBe(`sha384-${createHash('sha384').update(docsAssetBody(readScalarStandalone())).digest('base64')}`);
   });
 
   it('leaves no API route or function for the script: GET /docs is the only docs route', () => {

@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../lambdas/http/api-gateway';
-import { DOCS_ASSET_KEY, docsAssetOriginOf, docsAssetRoute, docsPage, docsPageRoute, SCALAR_VERSION } from '../../lambdas/http/docs-page';
+import {
+  DOCS_ASSET_KEY,
+  docsAssetIntegrityFrom,
+  docsAssetIntegrityOf,
+  docsAssetOriginOf,
+  docsAssetRoute,
+  docsPage,
+  docsPageRoute,
+  SCALAR_VERSION,
+} from '../../lambdas/http/docs-page';
 import projectPackage from '../../package.json';
 
 const event = {} as ApiEvent;
 const ASSET_ORIGIN = 'https://d111111abcdef8.cloudfront.net';
+const ASSET = { origin: ASSET_ORIGIN, integrity: docsAssetIntegrityOf('window.Scalar = {};') };
 
 function inlineScripts(html: string): string[] {
   return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
@@ -56,11 +66,14 @@ describe('the docs page', () => {
 
   it('on AWS loads the versioned bundle from the asset origin, which its policy allows for scripts and nothing else', async () => {
     const local = docsPage();
-    const { html, contentSecurityPolicy } = docsPage(ASSET_ORIGIN);
+    const { html, contentSecurityPolicy } = docsPage(ASSET);
     expect(DOCS_ASSET_KEY).toBe(`scalar/${SCALAR_VERSION}/standalone.js`);
     const scripts = inlineScripts(html);
     expect(scripts).toHaveLength(1);
     expect(scripts[0]).toContain(`script.src = "${ASSET_ORIGIN}/scalar/${SCALAR_VERSION}/standalone.js";`);
+    // Pinned by its hash: the browser runs only the file this release uploaded.
+    expect(scripts[0]).toContain(`script.integrity = "${ASSET.integrity}";`);
+    expect(scripts[0]).toContain("script.crossOrigin = 'anonymous';");
     expect(html).not.toContain('/docs/scalar.js');
     const hash = createHash('sha256').update(scripts[0]!).digest('base64');
     const aws = directives(contentSecurityPolicy);
@@ -70,8 +83,19 @@ describe('the docs page', () => {
     expect([...aws.keys()]).toEqual([...same.keys()]);
     for (const [name, value] of aws) if (name !== 'script-src') expect(value, name).toBe(same.get(name));
     expect(contentSecurityPolicy.split(ASSET_ORIGIN)).toHaveLength(2);
-    const answer = await docsPageRoute(ASSET_ORIGIN)(event);
+    const answer = await docsPageRoute(ASSET)(event);
     expect([answer.body, answer.headers?.['Content-Security-Policy']]).toEqual([html, contentSecurityPolicy]);
+  });
+
+  it('names the bundle by its sha384, and takes only such a value from the environment', () => {
+    const integrity = docsAssetIntegrityOf('window.Scalar = {};');
+    expect(integrity).toBe(`sha384-${createHash('sha384').update('window.Scalar = {};').digest('base64')}`);
+    expect(docsAssetIntegrityFrom(integrity, 'DOCS_ASSET_INTEGRITY')).toBe(integrity);
+    for (const bad of [undefined, '', 'sha256-abc', `${integrity} 'unsafe-inline'`, integrity.slice(0, -2)]) {
+      expect(() => docsAssetIntegrityFrom(bad, 'DOCS_ASSET_INTEGRITY'), String(bad)).toThrow(/DOCS_ASSET_INTEGRITY must be the bundle's sha384 integrity/);
+    }
+    // Same-origin (local): no integrity, no CORS mode.
+    expect(docsPage().html).not.toContain('integrity');
   });
 
   it('takes its asset origin only as an https origin, and none when unset', () => {
