@@ -42,3 +42,13 @@ export function withSearchDomainOptions(command: Command, purpose: string): Comm
     .option('--search-endpoint <host>', `aws: the search domain${purpose}, skipping the stack lookup`)
     .option('--embedding-dimensions <n>', "aws: the index's vector length, skipping the stack lookup");
 }
+
+/** Runs `run` with ports opened for one command, and closes them whatever happens. */
+export async function withOpenedPorts<P extends { close(): void }, T>(opening: Promise<P>, run: (ports: P) => Promise<T>): Promise<T> {
+  const ports = await opening;
+  try {
+    return await run(ports);
+  } finally {
+    ports.close();
+  }
+}

@@ -12,7 +12,7 @@ import { awsChangeFanOutPorts, awsDeadlineScanPorts, awsDeliveryLog, awsDelivery
 import type { EmbeddedStack } from '../local/embedded-stack';
 import type { AdminContext } from './admin-context';
 import { emit } from './admin-output';
-import { type TargetOptions, wholeNumber, withSearchDomainOptions, withTargetOptions } from './admin-targets';
+import { type TargetOptions, wholeNumber, withOpenedPorts, withSearchDomainOptions, withTargetOptions } from './admin-targets';
 
 /** Adds the delivery commands under `webhooks`, and `scan-deadlines` to the program. */
 export function addDeliveryCommands(webhooksCommand: Command, program: Command, context: AdminContext): void {
@@ -26,12 +26,7 @@ export function addDeliveryCommands(webhooksCommand: Command, program: Command, 
   /** The delivery log of the target (the embedded stack's, or the stage's table). */
   async function withDeliveryLog<T>(opts: TargetOptions, run: (log: DeliveryLog) => Promise<T>): Promise<T> {
     if (opts.target === 'local') return context.withLocalStack(opts.dataDir, (stack) => run(stack.deliveries));
-    const ports = await awsDeliveryLog({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
-    try {
-      return await run(ports.log);
-    } finally {
-      ports.close();
-    }
+    return withOpenedPorts(awsDeliveryLog({ stage: opts.stage, region: opts.region, tableName: opts.tableName }), (ports) => run(ports.log));
   }
 
   withTargetOptions(webhooksCommand.command('deliveries'))
@@ -112,18 +107,16 @@ export function addDeliveryCommands(webhooksCommand: Command, program: Command, 
         await context.withLocalStack(opts.dataDir, (stack) => replay(stack.deliveries, localQueueOf(stack), 'npm start'));
         return;
       }
-      const ports = await awsDeliveryQueuePorts({
-        stage: opts.stage,
-        region: opts.region,
-        tableName: opts.tableName,
-        queueUrl: opts.queueUrl,
-        deadLetterQueueUrl: opts.deadLetterQueueUrl,
-      });
-      try {
-        await replay(ports.log, ports.queue, 'the webhook sender');
-      } finally {
-        ports.close();
-      }
+      await withOpenedPorts(
+        awsDeliveryQueuePorts({
+          stage: opts.stage,
+          region: opts.region,
+          tableName: opts.tableName,
+          queueUrl: opts.queueUrl,
+          deadLetterQueueUrl: opts.deadLetterQueueUrl,
+        }),
+        (ports) => replay(ports.log, ports.queue, 'the webhook sender'),
+      );
     });
 
   withSearchDomainOptions(withQueueOptions(withTargetOptions(webhooksCommand.command('fan-out'))), ' (to match saved searches)')
@@ -156,20 +149,18 @@ export function addDeliveryCommands(webhooksCommand: Command, program: Command, 
         );
         return;
       }
-      const ports = await awsChangeFanOutPorts({
-        stage: opts.stage,
-        region: opts.region,
-        tableName: opts.tableName,
-        queueUrl: opts.queueUrl,
-        deadLetterQueueUrl: opts.deadLetterQueueUrl,
-        searchEndpoint: opts.searchEndpoint,
-        embeddingDimensions: opts.embeddingDimensions,
-      });
-      try {
-        await fanOut(ports, 'the webhook sender');
-      } finally {
-        ports.close();
-      }
+      await withOpenedPorts(
+        awsChangeFanOutPorts({
+          stage: opts.stage,
+          region: opts.region,
+          tableName: opts.tableName,
+          queueUrl: opts.queueUrl,
+          deadLetterQueueUrl: opts.deadLetterQueueUrl,
+          searchEndpoint: opts.searchEndpoint,
+          embeddingDimensions: opts.embeddingDimensions,
+        }),
+        (ports) => fanOut(ports, 'the webhook sender'),
+      );
     });
 
   withSearchDomainOptions(withQueueOptions(withTargetOptions(program.command('scan-deadlines'))), '')
@@ -198,11 +189,8 @@ export function addDeliveryCommands(webhooksCommand: Command, program: Command, 
         });
         return;
       }
-      const ports = await awsDeadlineScanPorts({ ...opts, stage: opts.stage, region: opts.region, tableName: opts.tableName });
-      try {
-        report(await scanDeadlines(ports), 'the webhook sender');
-      } finally {
-        ports.close();
-      }
+      await withOpenedPorts(awsDeadlineScanPorts({ ...opts, stage: opts.stage, region: opts.region, tableName: opts.tableName }), async (ports) =>
+        report(await scanDeadlines(ports), 'the webhook sender'),
+      );
     });
 }

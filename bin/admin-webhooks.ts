@@ -24,7 +24,7 @@ import { systemClock, utcDate } from '../lambdas/ports/clock';
 import { awsSavedSearchPorts, awsWebhookPorts } from '../local/aws-target';
 import { type AdminContext, note } from './admin-context';
 import { emit } from './admin-output';
-import { type TargetOptions, wholeNumber, withSearchDomainOptions, withTargetOptions } from './admin-targets';
+import { type TargetOptions, wholeNumber, withOpenedPorts, withSearchDomainOptions, withTargetOptions } from './admin-targets';
 import { addDeliveryCommands } from './admin-webhook-deliveries';
 
 /** Adds `webhooks` and `scan-deadlines` to the admin program. */
@@ -38,12 +38,7 @@ export function addWebhookCommands(program: Command, context: AdminContext): voi
         run({ webhooks: stack.webhooks, keys: stack.services.keys, resolver: dnsHostResolver, savedSearch: stack.services }, 'local'),
       );
     }
-    const ports = await awsWebhookPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
-    try {
-      return await run(ports, 'aws');
-    } finally {
-      ports.close();
-    }
+    return withOpenedPorts(awsWebhookPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName }), (ports) => run(ports, 'aws'));
   }
 
   function subscriptionRow(subscription: ListedSubscription): string {

@@ -3,10 +3,11 @@ import { PriceClass } from 'aws-cdk-lib/aws-cloudfront';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { DEFAULT_VECTOR_SEARCH, type VectorSearchSettings, vectorSearchSettingsOf } from '../lambdas/adapters/aws/opensearch-vector-search';
-import { CANARY_KEY_TIER, CANARY_REQUESTS_PER_RUN } from '../lambdas/core/auth/canary-key';
 import { parseTierQuotas, type TierQuota, type TierQuotas, tierQuotasWith } from '../lambdas/core/auth/tier-quotas';
 import type { TierName } from '../lambdas/core/auth/tiers';
 import { ANY_ORIGIN, type CorsOrigins, checkCorsOrigins } from '../lambdas/http/cors';
+import { type CanarySettings, checkCanary } from './canary-settings';
+import { type CustomDomainSettings, checkCustomDomain } from './custom-domain-settings';
 import { type EdgeProtectionSettings, edgeProtectionSettingsOf } from './edge-protection-settings';
 
 /** Dedicated master nodes: cluster management on nodes of their own, so a busy data node cannot stall the cluster. */
@@ -122,14 +123,6 @@ export interface ApiSettings {
   readonly customDomain?: CustomDomainSettings;
 }
 
-export interface CustomDomainSettings {
-  readonly domainName: string;
-  /** An ACM certificate for the name, in the stage's Region (a regional endpoint). */
-  readonly certificateArn: string;
-  /** A public Route 53 zone holding the name: the stack then adds its alias record. Without it, point the name at the `ApiDomainTarget` output yourself. */
-  readonly hostedZone?: { readonly id: string; readonly name: string };
-}
-
 export interface WebhookSettings {
   /** When the daily deadline scan runs, "HH:MM" in UTC. */
   readonly deadlineScanAtUtc: string;
@@ -150,16 +143,6 @@ export interface AlarmSettings {
 export interface DocsSettings {
   /** The edge locations that serve them: PriceClass_100 (North America, Europe, Israel) is the cheapest. */
   readonly priceClass: PriceClass;
-}
-
-/** The synthetic canary (lib/constructs/api-canary.ts): a customer's search and read, on a schedule. */
-export interface CanarySettings {
-  /** Minutes between runs, 1-60. */
-  readonly scheduleMinutes: number;
-  /** The keyword it searches grants for: the stage's catalogue must have matches. */
-  readonly searchTerm: string;
-  /** Days the runs' artifacts (logs, reports) and their access logs are kept. */
-  readonly artifactRetentionDays: number;
 }
 
 export interface StageConfig {
@@ -286,26 +269,6 @@ function checkReservedConcurrency(reserved: FunctionSettings['reservedConcurrenc
   }
 }
 
-function checkCanary(canary: CanarySettings, tierQuotas: TierQuotas): void {
-  if (!Number.isInteger(canary.scheduleMinutes) || canary.scheduleMinutes < 1 || canary.scheduleMinutes > 60) {
-    throw new Error(`Canary: scheduleMinutes must be a whole number of minutes from 1 to 60, not ${canary.scheduleMinutes}`);
-  }
-  if (canary.searchTerm.trim() === '' || canary.searchTerm.length > 100) {
-    throw new Error(`Canary: searchTerm must be a keyword of 1 to 100 characters, not ${JSON.stringify(canary.searchTerm)}`);
-  }
-  if (!Number.isInteger(canary.artifactRetentionDays) || canary.artifactRetentionDays < 1 || canary.artifactRetentionDays > 455) {
-    throw new Error(`Canary: artifactRetentionDays must be a whole number of days from 1 to 455, not ${canary.artifactRetentionDays}`);
-  }
-  // Its key is an ordinary key of its tier: the runs must fit the tier's daily quota.
-  const requestsPerDay = Math.ceil((24 * 60) / canary.scheduleMinutes) * CANARY_REQUESTS_PER_RUN;
-  const quota = tierQuotas[CANARY_KEY_TIER].dailyQuota;
-  if (quota !== null && requestsPerDay > quota) {
-    throw new Error(
-      `Canary: a run every ${canary.scheduleMinutes} min makes ${requestsPerDay} requests a day, over the ${CANARY_KEY_TIER} tier's daily quota of ${quota} its key has`,
-    );
-  }
-}
-
 function vectorSettingsOf(base: VectorSearchSettings, overrides: Partial<VectorSearchSettings> | undefined): VectorSearchSettings {
   try {
     return vectorSearchSettingsOf({ ...base, ...definedOnly(overrides) });
@@ -388,26 +351,6 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
     docs: { priceClass: PriceClass.PRICE_CLASS_100, ...definedOnly(overrides.docs) },
     canary,
   };
-}
-
-const HOST_NAME_PATTERN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-const CERTIFICATE_ARN_PATTERN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]{36}$/;
-
-function checkCustomDomain(domain: CustomDomainSettings): CustomDomainSettings {
-  if (!HOST_NAME_PATTERN.test(domain.domainName)) {
-    throw new Error(`Api: customDomain.domainName must be a lower-case host name such as api.example.org, not ${JSON.stringify(domain.domainName)}`);
-  }
-  if (!CERTIFICATE_ARN_PATTERN.test(domain.certificateArn)) {
-    throw new Error(`Api: customDomain.certificateArn must be an ACM certificate ARN, not ${JSON.stringify(domain.certificateArn)}`);
-  }
-  const zone = domain.hostedZone;
-  if (zone && !(domain.domainName === zone.name || domain.domainName.endsWith(`.${zone.name}`))) {
-    throw new Error(`Api: customDomain.domainName ${domain.domainName} is not inside the hosted zone ${zone.name}`);
-  }
-  if (zone && !/^Z[A-Z0-9]{1,31}$/.test(zone.id)) {
-    throw new Error(`Api: customDomain.hostedZone.id must be a Route 53 zone id such as Z0123456789ABC, not ${JSON.stringify(zone.id)}`);
-  }
-  return domain;
 }
 
 /** Domains reserved for examples and tests (RFC 2606, RFC 6761): no one reads mail sent there. */

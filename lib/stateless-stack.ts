@@ -335,39 +335,21 @@ export class StatelessStack extends Stack {
       runbookUrl,
       additionalWidgets: [this.canary.widget],
     });
-    new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, {
-      description: 'The SNS topic paging alarms notify (subscribe the pager to it)',
-      value: this.alarms.topics.page.topicArn,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.ticketAlarmTopicArn, {
-      description: 'The SNS topic ticket alarms notify (customer-owned failures, slow burns)',
-      value: this.alarms.topics.ticket.topicArn,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.dashboardName, {
-      description: 'The CloudWatch dashboard of this stage, and the prefix of its alarm names',
-      value: monitoringName,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.canaryKeySecretArn, {
-      description: 'The synthetic canary API key secret ({} until `admin canary provision` fills it)',
-      value: this.canary.keySecret.secretArn,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.indexerFunctionName, {
-      description: 'The indexer Lambda (admin CLI: npm run admin -- status --target aws reads its IteratorAge)',
-      value: this.indexer.function.lambdaFunction.functionName,
-    });
-
-    new CfnOutput(this, STACK_OUTPUTS.embeddingModel, {
-      description: 'The embedding model of the search index (admin reindex --target aws)',
-      value: config.embeddings.model,
-    });
-    new CfnOutput(this, STACK_OUTPUTS.embeddingDimensions, {
-      description: 'The dimensions of the search index vectors (admin reindex --target aws)',
-      value: String(config.embeddings.dimensions),
-    });
-
-    new CfnOutput(this, STACK_OUTPUTS.apiBaseUrl, {
-      description: 'The {base_url} of the interface (ends in /functions/v1)',
-      value: this.baseUrl,
-    });
+    // What operators and the admin CLI read from this stack (lib/stack-names.ts STACK_OUTPUTS).
+    const outputs: [keyof typeof STACK_OUTPUTS, string, string][] = [
+      ['alarmTopicArn', 'The SNS topic paging alarms notify (subscribe the pager to it)', this.alarms.topics.page.topicArn],
+      ['ticketAlarmTopicArn', 'The SNS topic ticket alarms notify (customer-owned failures, slow burns)', this.alarms.topics.ticket.topicArn],
+      ['dashboardName', 'The CloudWatch dashboard of this stage, and the prefix of its alarm names', monitoringName],
+      ['canaryKeySecretArn', 'The synthetic canary API key secret ({} until `admin canary provision` fills it)', this.canary.keySecret.secretArn],
+      [
+        'indexerFunctionName',
+        'The indexer Lambda (admin CLI: npm run admin -- status --target aws reads its IteratorAge)',
+        this.indexer.function.lambdaFunction.functionName,
+      ],
+      ['embeddingModel', 'The embedding model of the search index (admin reindex --target aws)', config.embeddings.model],
+      ['embeddingDimensions', 'The dimensions of the search index vectors (admin reindex --target aws)', String(config.embeddings.dimensions)],
+      ['apiBaseUrl', 'The {base_url} of the interface (ends in /functions/v1)', this.baseUrl],
+    ];
+    for (const [key, description, value] of outputs) new CfnOutput(this, STACK_OUTPUTS[key], { description, value });
   }
 }

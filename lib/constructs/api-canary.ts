@@ -11,7 +11,7 @@ import { Canary, Code, Runtime, Schedule, Test } from 'aws-cdk-lib/aws-synthetic
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { CANARY_ENV } from '../../lambdas/canary/canary-env';
-import type { CanarySettings } from '../config';
+import type { CanarySettings } from '../canary-settings';
 import { autoDeleteObjectsLogs } from './auto-delete-objects-logs';
 import type { AlarmDefinition } from './service-alarms';
 

@@ -4,7 +4,7 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
-import type { CustomDomainSettings } from '../config';
+import type { CustomDomainSettings } from '../custom-domain-settings';
 
 export interface ApiDomainProps {
   readonly settings: CustomDomainSettings;

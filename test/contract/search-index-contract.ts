@@ -8,6 +8,7 @@ import { FLOOR_SPREAD } from '../../lambdas/core/search/query-floor';
 import { relevanceOfCosine, type SimilarityScale } from '../../lambdas/core/search/relevance';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
 import type { IndexPage, SearchIndex, SemanticQuery } from '../../lambdas/ports/search-index';
+import { fixtureContract, fixtureGrant } from '../support/record-fixtures';
 import { describeSearchIndexFacetsContract } from './search-index-facets-contract';
 import { describeSearchIndexFiltersContract } from './search-index-filters-contract';
 
@@ -35,32 +36,15 @@ const unit = (...xs: number[]): Float32Array => {
 };
 
 function grant(n: number, title: string, description: string, extra: Partial<Grant> = {}): Grant {
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  return fixtureGrant(n, {
     title,
     description,
-    amount_min: null,
-    amount_max: null,
-    deadline_date: null,
-    status: 'posted',
-    geography: null,
     funder_id: '00000000-0000-4000-8000-999999999999',
     funder_name: 'Department of Justice',
-    listing_url: null,
     created_at: `2026-0${1 + (n % 9)}-01T00:00:00.000Z`,
-    categories: [],
-    opportunity_type: 'open',
-    project_end_date: null,
-    archive_date: null,
-    states: [],
     source: 'contract-test',
-    source_id: String(n),
-    eligible_applicants: [],
-    requires_501c3: null,
-    assistance_listings: [],
-    agency_code: null,
     ...extra,
-  };
+  });
 }
 
 // Directions: x = policing, y = water, z = health, w = arts.
@@ -132,36 +116,15 @@ const CATALOGUE: { record: Grant; vector: Float32Array | null }[] = [
 const byN = (n: number) => CATALOGUE[n - 1]!.record.id;
 
 function contract(n: number, title: string, extra: Partial<Contract> = {}): Contract {
-  return {
-    id: `00000000-0000-4000-9000-${String(n).padStart(12, '0')}`,
+  return fixtureContract(n, {
     title,
     description: 'Solicitation notice.',
-    amount_min: null,
-    amount_max: null,
-    deadline_date: null,
-    status: 'open',
-    geography: null,
     funder_id: '00000000-0000-4000-8000-999999999999',
     funder_name: 'Department of Justice',
-    listing_url: null,
     created_at: '2026-10-01T00:00:00.000Z',
-    categories: [],
-    opportunity_type: 'open',
-    project_end_date: null,
-    archive_date: null,
-    states: [],
     source: 'contract-test',
-    source_id: `c${n}`,
-    document_url: null,
-    naics: null,
-    primary_contact_email: null,
-    set_aside_code: null,
-    solicitation_number: null,
-    psc_code: null,
-    naics_description: null,
-    psc_description: null,
     ...extra,
-  };
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { SqliteSearchIndex } from '../../lambdas/adapters/embedded/sqlite-search
 import { type ListQuery, parseListQuery } from '../../lambdas/core/query/list-query';
 import type { Grant } from '../../lambdas/core/records';
 import { matches, sortRecords } from '../support/oracle';
+import { fixtureGrant } from '../support/record-fixtures';
 
 /**
  * Pages in a field order (field-orders.ts) walk only the positions the filters' bounds on the
@@ -16,31 +17,17 @@ const TODAY = '2026-11-26';
 const DAYS = ['2026-11-20', '2026-11-26', '2026-11-27', '2026-12-01', '2027-01-15', '2027-03-01'];
 const AMOUNTS = [5_000, 10_000, 25_000, 50_000];
 
-const grantOf = (n: number, r: { deadline: string | null; min: number | null; max: number | null }): Grant => ({
-  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  title: `Grant ${n % 7}`,
-  description: 'A grant.',
-  amount_min: r.min,
-  amount_max: r.max === null || r.min === null ? r.max : Math.max(r.min, r.max),
-  deadline_date: r.deadline,
-  status: 'posted',
-  geography: null,
-  funder_id: '00000000-0000-4000-8000-999999999999',
-  funder_name: 'Department of Tests',
-  listing_url: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  categories: [],
-  opportunity_type: 'open',
-  project_end_date: null,
-  archive_date: null,
-  states: [],
-  source: 'test',
-  source_id: String(n),
-  eligible_applicants: [],
-  requires_501c3: null,
-  assistance_listings: [],
-  agency_code: null,
-});
+const grantOf = (n: number, r: { deadline: string | null; min: number | null; max: number | null }): Grant =>
+  fixtureGrant(n, {
+    title: `Grant ${n % 7}`,
+    description: 'A grant.',
+    amount_min: r.min,
+    amount_max: r.max === null || r.min === null ? r.max : Math.max(r.min, r.max),
+    deadline_date: r.deadline,
+    funder_id: '00000000-0000-4000-8000-999999999999',
+    funder_name: 'Department of Tests',
+    created_at: '2026-01-01T00:00:00.000Z',
+  });
 
 const row = fc.record({
   deadline: fc.option(fc.constantFrom(...DAYS), { freq: 5 }),

@@ -5,6 +5,7 @@ import type { StateCode } from '../../lambdas/core/geo';
 import { type ListQuery, parseListQuery, type SearchMode } from '../../lambdas/core/query/list-query';
 import type { Grant } from '../../lambdas/core/records';
 import type { SemanticQuery } from '../../lambdas/ports/search-index';
+import { fixtureGrant } from '../support/record-fixtures';
 
 /**
  * The embedded index ranks a filtered search two ways (cached-rankings.ts): by scoring only the
@@ -31,31 +32,15 @@ const record = fc.record({
 });
 
 function grant(n: number, words: string[], state: StateCode): Grant {
-  return {
-    id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  return fixtureGrant(n, {
     title: words.join(' '),
     description: `About ${words.join(' and ')}.`,
-    amount_min: null,
-    amount_max: null,
     deadline_date: '2027-06-01',
-    status: 'posted',
-    geography: null,
     funder_id: '00000000-0000-4000-8000-999999999999',
     funder_name: 'Department of Tests',
-    listing_url: null,
     created_at: '2026-01-01T00:00:00.000Z',
-    categories: [],
-    opportunity_type: 'open',
-    project_end_date: null,
-    archive_date: null,
     states: [state],
-    source: 'test',
-    source_id: String(n),
-    eligible_applicants: [],
-    requires_501c3: null,
-    assistance_listings: [],
-    agency_code: null,
-  };
+  });
 }
 
 const query = (params: Record<string, string>) =>

@@ -24,6 +24,7 @@ import { cosineOfOpenSearchScore } from '../../lambdas/core/search/relevance';
 import { VectorSpaceMismatch } from '../../lambdas/core/search/vector-space';
 import { bootstrapSearchIndices, PHYSICAL_RESOURCE_ID } from '../../lambdas/handlers/bootstrap-search-index';
 import type { VectorSpace } from '../../lambdas/ports/embedder';
+import { fixtureGrant } from '../support/record-fixtures';
 import { type StandInOpenSearch, type StandInRequest, startStandInOpenSearch } from '../support/stand-in-opensearch';
 
 /**
@@ -78,32 +79,14 @@ const funder = (id: string, name: string): Funder => ({
   source_id: id,
 });
 
-const grant = (n: number, extra: Partial<Grant> = {}): Grant => ({
-  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  title: `Grant ${n}`,
-  description: 'Police equipment.',
-  amount_min: null,
-  amount_max: null,
-  deadline_date: null,
-  status: 'posted',
-  geography: null,
-  funder_id: '00000000-0000-4000-8000-999999999999',
-  funder_name: 'Department of Justice',
-  listing_url: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  categories: [],
-  opportunity_type: 'open',
-  project_end_date: null,
-  archive_date: null,
-  states: [],
-  source: 'test',
-  source_id: String(n),
-  eligible_applicants: [],
-  requires_501c3: null,
-  assistance_listings: [],
-  agency_code: null,
-  ...extra,
-});
+const grant = (n: number, extra: Partial<Grant> = {}): Grant =>
+  fixtureGrant(n, {
+    description: 'Police equipment.',
+    funder_id: '00000000-0000-4000-8000-999999999999',
+    funder_name: 'Department of Justice',
+    created_at: '2026-01-01T00:00:00.000Z',
+    ...extra,
+  });
 
 function q(params: Record<string, string>, kind: ResourceKind = 'grant'): ListQuery & { kind: 'grant' } {
   return parseListQuery(kind, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])), TODAY) as ListQuery & { kind: 'grant' };

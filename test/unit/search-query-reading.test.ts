@@ -14,39 +14,19 @@ import { keywordFieldsOf } from '../../lambdas/core/search/keyword-fields';
 import { noResultsOf, searchableText } from '../../lambdas/core/search/no-results';
 import { answersHybrid, FLOOR_SPREAD, type FloorEvidence, fixedQueryFloor, queryFloorOf } from '../../lambdas/core/search/query-floor';
 import type { SimilarityScale } from '../../lambdas/core/search/relevance';
+import { fixtureContract } from '../support/record-fixtures';
 import { grant } from './match-fixtures';
 
 function contract(extra: Partial<Contract>): Contract {
-  return {
-    id: '00000000-0000-4000-9000-000000000001',
+  return fixtureContract(1, {
     title: 'Janitorial services',
     description: 'Solicitation notice.',
-    amount_min: null,
-    amount_max: null,
-    deadline_date: null,
-    status: 'open',
-    geography: null,
     funder_id: '00000000-0000-4000-8000-999999999999',
     funder_name: 'Department of the Army',
-    listing_url: null,
     created_at: '2026-10-01T00:00:00.000Z',
-    categories: [],
-    opportunity_type: 'open',
-    project_end_date: null,
-    archive_date: null,
-    states: [],
-    source: 'test',
     source_id: 'n1',
-    document_url: null,
-    naics: null,
-    primary_contact_email: null,
-    set_aside_code: null,
-    solicitation_number: null,
-    psc_code: null,
-    naics_description: null,
-    psc_description: null,
     ...extra,
-  };
+  });
 }
 
 /** How the search reads a query before any index does: identifiers, its floor, and why an answer is empty. */
