@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LocalMount } from '../http-server';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { LocalMount } from '../http-server';
+import { type LocalUser, LocalUsers } from './local-users';
 import { memoryAdapterFactory } from './memory-adapter';
 import { errorPage, PAGE_HEADERS, signedOutPage, signInPage, signOutPage } from './pages';
 import { ensureProviderState } from './provider-state';
-import { type LocalUser, LocalUsers } from './local-users';
 
 /**
  * The local OpenID provider of `npm start` and the tests (oidc-provider), mounted on the API's own
@@ -60,7 +60,8 @@ export async function startLocalOpenIdProvider(options: { origin: string; dataDi
   async function interaction(req: IncomingMessage, res: ServerResponse, uid: string, step: string | undefined): Promise<void> {
     try {
       const details = await provider.interactionDetails(req, res);
-      if (details.uid !== uid) return send(res, 400, errorPage('invalid_request', 'This sign-in page belongs to another sign-in; start again from the dashboard'));
+      if (details.uid !== uid)
+        return send(res, 400, errorPage('invalid_request', 'This sign-in page belongs to another sign-in; start again from the dashboard'));
       const action = `${OIDC_MOUNT_PATH}/interaction/${details.uid}`;
       const form = { action: `${action}/login`, cancelAction: `${action}/cancel` };
       if (req.method === 'GET' && step === undefined) return send(res, 200, signInPage(form));
@@ -77,7 +78,8 @@ export async function startLocalOpenIdProvider(options: { origin: string; dataDi
       }
       return send(res, 405, errorPage('invalid_request', 'This page is not served with that method'));
     } catch (error) {
-      if (error instanceof errors.SessionNotFound) return send(res, 400, errorPage('invalid_request', 'This sign-in has expired; start again from the dashboard'));
+      if (error instanceof errors.SessionNotFound)
+        return send(res, 400, errorPage('invalid_request', 'This sign-in has expired; start again from the dashboard'));
       throw error;
     }
   }

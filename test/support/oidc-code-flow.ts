@@ -96,7 +96,12 @@ export async function exchangeCode(client: CodeFlowClient, code: string, verifie
 }
 
 /** A whole sign-in (authorize, sign-in form, code, token exchange); the ID token and the jar holding the provider's session. */
-export async function signInForIdToken(client: CodeFlowClient, email: string, password: string, jar = new CookieJar()): Promise<{ idToken: string; jar: CookieJar }> {
+export async function signInForIdToken(
+  client: CodeFlowClient,
+  email: string,
+  password: string,
+  jar = new CookieJar(),
+): Promise<{ idToken: string; jar: CookieJar }> {
   const { verifier, challenge } = pkcePair();
   const state = randomBytes(8).toString('hex');
   const login = await followProvider(jar, client, await browse(jar, authorizationUrl(client, { state, challenge })));
@@ -104,7 +109,8 @@ export async function signInForIdToken(client: CodeFlowClient, email: string, pa
   if (login.status === 200) landed = await followProvider(jar, client, await browse(jar, formAction(login.body, client.issuer), { form: { email, password } }));
   const callback = new URL(landed.location ?? 'about:blank');
   const code = callback.searchParams.get('code');
-  if (!code || callback.searchParams.get('state') !== state) throw new Error(`sign-in did not come back with a code: ${landed.status} ${landed.location ?? landed.body.slice(0, 300)}`);
+  if (!code || callback.searchParams.get('state') !== state)
+    throw new Error(`sign-in did not come back with a code: ${landed.status} ${landed.location ?? landed.body.slice(0, 300)}`);
   const tokens = await exchangeCode(client, code, verifier);
   if (typeof tokens.body.id_token !== 'string') throw new Error(`no ID token: ${JSON.stringify(tokens.body)}`);
   return { idToken: tokens.body.id_token, jar };

@@ -84,7 +84,8 @@ function tokenError(error: unknown): ServiceError {
     if (error.claim === 'nbf' || error.claim === 'iat') return invalidIdentityToken('The ID token is not valid yet');
     return invalidIdentityToken('The ID token lacks a required claim');
   }
-  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return invalidIdentityToken('The ID token is not signed with RS256');
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported)
+    return invalidIdentityToken('The ID token is not signed with RS256');
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed) {
     return invalidIdentityToken("The ID token is not signed by the issuer's keys");
   }

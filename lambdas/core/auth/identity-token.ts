@@ -59,7 +59,8 @@ export function identityOfClaims(claims: Record<string, unknown>): VerifiedIdent
   const subject = claims.sub;
   if (typeof subject !== 'string' || subject === '') throw invalidIdentityToken('The ID token has no subject');
   const email = claims.email;
-  if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(email)) throw invalidIdentityToken('The ID token carries no e-mail address; sign in with the email scope');
+  if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw invalidIdentityToken('The ID token carries no e-mail address; sign in with the email scope');
   if (!isEmailVerified(claims.email_verified)) throw invalidIdentityToken('The e-mail address of this sign-in is not verified');
   return { subject, email: email.toLowerCase() };
 }
