@@ -47,7 +47,7 @@ export async function browse(jar: CookieJar, url: string, init: { method?: strin
     headers['content-type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(init.form).toString();
   }
-  const response = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+  const response = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
   jar.take(response);
   const location = response.headers.get('location');
   return { status: response.status, location: location === null ? null : new URL(location, url).href, body: await response.text() };
