@@ -133,6 +133,8 @@ function configuration(options: { users: LocalUsers; redirectUris: string[]; sig
     // The e-mail goes in the ID token itself (as Cognito's does), not only from userinfo.
     conformIdTokenClaims: false,
     pkce: { required: () => true },
+    // The dashboard may be opened on the issuer's loopback twin (localhost for 127.0.0.1): its token request is then cross-origin.
+    clientBasedCORS: (_ctx, origin, client) => client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false,
     // An hour for tokens, as Cognito's defaults; a working day for the sign-in session.
     ttl: { AccessToken: 3600, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 8 * 3600, Grant: 8 * 3600 },
     responseTypes: ['code'],

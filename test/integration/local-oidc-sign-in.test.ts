@@ -148,6 +148,42 @@ describe('the local OpenID provider', () => {
     expect(answer.body).toContain('redirect_uri did not match');
   });
 
+  it("lets the dashboard's origins, and no other, read the token endpoint's answers across origins", async () => {
+    const tokenRequest = (origin: string) =>
+      fetch(`${provider.issuer}/token`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: 'unknown',
+          redirect_uri: client.redirectUri,
+          client_id: client.clientId,
+          code_verifier: pkcePair().verifier,
+        }),
+      });
+    const twin = new URL(provider.redirectUris[1]!).origin;
+    const fromTwin = await tokenRequest(twin);
+    expect(fromTwin.status).toBe(400);
+    expect(fromTwin.headers.get('access-control-allow-origin')).toBe(twin);
+    const fromElsewhere = await tokenRequest('http://elsewhere.test');
+    expect(fromElsewhere.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('shares the port with the API: /oidc only (not /oidcx), and a 503 page until the provider is up', async () => {
+    const origin = new URL(provider.issuer).origin;
+    const beside = await fetch(`${origin}/oidcx/jwks`);
+    expect(beside.status).toBe(404);
+    expect(((await beside.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    current = null;
+    try {
+      const starting = await fetch(`${provider.issuer}/jwks`);
+      expect(starting.status).toBe(503);
+      expect(await starting.text()).toContain('The local sign-in is starting');
+    } finally {
+      current = provider;
+    }
+  });
+
   it('goes back to the dashboard with access_denied when the sign-in is cancelled', async () => {
     const jar = new CookieJar();
     const page = await signInPage(jar);
