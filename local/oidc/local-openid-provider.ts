@@ -101,7 +101,9 @@ export async function startLocalOpenIdProvider(options: { origin: string; dataDi
         mounted.originalUrl = req.url;
         req.url = (req.url ?? '/').slice(OIDC_MOUNT_PATH.length) || '/';
         await callback(req, res);
-      } catch {
+      } catch (error) {
+        // The error's name and message only: never the request, whose form or query may hold a password or a code.
+        console.error(JSON.stringify({ level: 'ERROR', message: 'local sign-in failed', error: `${(error as Error).name}: ${(error as Error).message}` }));
         if (!res.headersSent) send(res, 500, errorPage('server_error', 'The local sign-in failed; see the server output'));
         else res.destroy();
       }

@@ -19,10 +19,19 @@ export function memoryAdapterFactory(now: () => number = Date.now): AdapterFacto
     return undefined;
   };
 
+  // Expired items are dropped when read, and all of them now and then, so abandoned sign-ins do not pile up.
+  let writes = 0;
+  const sweep = () => {
+    const at = now();
+    for (const [key, item] of items) if (item.expiresAt <= at) items.delete(key);
+    for (const [uid, id] of sessionsByUid) if (!items.has(`Session:${id}`)) sessionsByUid.delete(uid);
+  };
+
   return (model: string): Adapter => {
     const keyOf = (id: string) => `${model}:${id}`;
     return {
       async upsert(id, payload, expiresIn) {
+        if (++writes % 100 === 0) sweep();
         items.set(keyOf(id), { payload, expiresAt: expiresIn === undefined ? Number.POSITIVE_INFINITY : now() + expiresIn * 1000 });
         if (model === 'Session' && payload.uid) sessionsByUid.set(payload.uid, id);
       },
