@@ -1,5 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { JoseIdentityVerifier } from '../../lambdas/adapters/oidc/jose-identity-verifier';
+import { identityProviderUnavailable } from '../../lambdas/core/auth/identity-token';
+import type { IdentityVerifier } from '../../lambdas/ports/identity-verifier';
 import type { LocalMount } from '../http-server';
 import { type LocalUser, LocalUsers } from './local-users';
 import { memoryAdapterFactory } from './memory-adapter';
@@ -209,6 +212,23 @@ export function localOpenIdMount(current: () => LocalOpenIdProvider | null): Loc
       if (provider) return provider.handle(req, res);
       req.resume();
       send(res, 503, errorPage('temporarily_unavailable', 'The local sign-in is starting; try again in a moment'));
+    },
+  };
+}
+
+/**
+ * The account API's verifier on the local server: the same jose adapter as in AWS, pointed at the
+ * local issuer once it is up (the routes are built before the server listens); 503 until then.
+ */
+export function localIdentityVerifier(current: () => LocalOpenIdProvider | null): IdentityVerifier {
+  let verifier: { issuer: string; verifier: IdentityVerifier } | null = null;
+  return {
+    verify(authorization) {
+      const provider = current();
+      if (!provider) return Promise.reject(identityProviderUnavailable());
+      if (verifier?.issuer !== provider.issuer)
+        verifier = { issuer: provider.issuer, verifier: new JoseIdentityVerifier({ issuer: provider.issuer, clientId: provider.clientId }) };
+      return verifier.verifier.verify(authorization);
     },
   };
 }

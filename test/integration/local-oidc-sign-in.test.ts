@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JoseIdentityVerifier } from '../../lambdas/adapters/oidc/jose-identity-verifier';
 import { ServiceError } from '../../lambdas/core/errors';
 import { createApiServer, listen } from '../../local/http-server';
-import { type LocalOpenIdProvider, localOpenIdMount, startLocalOpenIdProvider } from '../../local/oidc/local-openid-provider';
+import { type LocalOpenIdProvider, localIdentityVerifier, localOpenIdMount, startLocalOpenIdProvider } from '../../local/oidc/local-openid-provider';
 import { OIDC_STATE_FILE } from '../../local/oidc/provider-state';
 import {
   authorizationUrl,
@@ -86,6 +86,17 @@ describe('the local OpenID provider', () => {
     const identity = await verifier.verify([`Bearer ${idToken}`]);
     expect(identity.email).toBe('developer@localhost.test');
     expect(identity.subject).toMatch(/^local-/);
+  });
+
+  it("gives the local server's account API a verifier that answers 503 until the provider is up", async () => {
+    const { idToken } = await signInForIdToken(client, developer().email, developer().password);
+    let up: LocalOpenIdProvider | null = null;
+    const local = localIdentityVerifier(() => up);
+    const early = await local.verify([`Bearer ${idToken}`]).catch((e: unknown) => e);
+    expect((early as ServiceError).status).toBe(503);
+    up = provider;
+    expect((await local.verify([`Bearer ${idToken}`])).email).toBe('developer@localhost.test');
+    expect(((await local.verify(['Bearer a.b.c']).catch((e: unknown) => e)) as ServiceError).status).toBe(401);
   });
 
   it('shows an accessible sign-in page: labelled fields, autocomplete, errors announced', async () => {
