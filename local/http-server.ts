@@ -180,6 +180,14 @@ export interface ApiServerOptions {
   logRequest?: (line: RequestLogLine) => void;
   /** Connections at once and the header, request and keep-alive timeouts (DEFAULT_SERVER_LIMITS otherwise). */
   limits?: Partial<ServerLimits>;
+  /** Apps served beside the API on its port, each under a path of its own (the local OpenID provider at /oidc). */
+  mounts?: readonly LocalMount[];
+}
+
+/** An app under `prefix` (no trailing slash) that answers its requests itself, whole URL and all. */
+export interface LocalMount {
+  prefix: string;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 export interface RequestLogLine {
@@ -227,6 +235,8 @@ export function createApiServer(routes: LocalRoute[], authorize: LocalAuthorizer
     try {
       const url = requestUrl(req.url ?? '/');
       if (!url) return fail(404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
+      const mount = options.mounts?.find((m) => url.pathname === m.prefix || url.pathname.startsWith(`${m.prefix}/`));
+      if (mount) return await mount.handle(req, res);
       if (!url.pathname.startsWith(`${BASE_PATH}/`)) return fail(404, 'NOT_FOUND', `Unknown path; the API lives under ${BASE_PATH}`);
       const resourcePath = url.pathname.slice(BASE_PATH.length);
       const matching = compiled.map((route) => ({ route, match: resourcePath.match(route.pattern) })).filter((m) => m.match);

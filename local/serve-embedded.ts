@@ -9,6 +9,7 @@ import { startEmbeddedStack } from './embedded-stack';
 import { closeOnSignals, createApiServer, listen, type ServerLimits } from './http-server';
 import { ingestReporter, stderrTerminal } from './ingest-report';
 import { ensureLocalKeys } from './local-keys';
+import { type LocalOpenIdProvider, localOpenIdMount, startLocalOpenIdProvider } from './oidc/local-openid-provider';
 import { catalogueWithGrants } from './synthetic-catalogue';
 
 /** Runs an admin command for a client of the admin channel (bin/admin-served.ts); resolves with its exit code. */
@@ -66,18 +67,22 @@ export async function serveEmbedded(options: {
     );
     if (shown) for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
   }
+  let signIn: LocalOpenIdProvider | null = null;
   const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), {
     corsOrigins: options.corsOrigins,
     limits: options.limits,
     logRequest: (line) => logLine('request', line),
+    mounts: [localOpenIdMount(() => signIn)],
   });
   const baseUrl = await listen(server, port, options.host).catch(async (error: NodeJS.ErrnoException) => {
     await stack.close();
     throw error.code === 'EADDRINUSE' ? new Error(`port ${port} is in use: set PORT to another one`) : error;
   });
+  signIn = await startLocalOpenIdProvider({ origin: new URL(baseUrl).origin, dataDir });
   // Before "API ready": scripts that wait for it may send admin commands at once.
   const channel = options.adminCommands ? await openChannel(dataDir, stack, options.adminCommands) : null;
   console.log(`state: ${dataDir}`);
+  console.log(signInLine(signIn));
   console.log(`CORS: ${allowsAnyOrigin(options.corsOrigins) ? 'any origin' : options.corsOrigins.join(', ')} (--cors-origins)`);
   console.log(
     `API ready at ${baseUrl}  (try: curl -H "Authorization: Bearer $(node -p 'require("${localKeys.file}").developer')" "${baseUrl}/grants-api?limit=2")`,
@@ -87,6 +92,13 @@ export async function serveEmbedded(options: {
     await channel?.close(ADMIN_COMMAND_GRACE_MS);
     await stack.close();
   });
+}
+
+/** The dashboard's sign-in: the password on a terminal only, as the keys are (it is in the state folder either way). */
+function signInLine(signIn: LocalOpenIdProvider): string {
+  const { email, password, file } = signIn.developmentAccount;
+  const secret = process.stdout.isTTY === true ? `password ${password}` : `password in ${file}`;
+  return `sign-in: issuer ${signIn.issuer}, dashboard ${signIn.dashboardUrl}, development account ${email} (${secret})`;
 }
 
 /** The admin channel (a Unix socket in the state folder, never the API's port); the server runs on without it when it cannot open. */

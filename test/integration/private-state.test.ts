@@ -106,6 +106,12 @@ describe('the local state is private', () => {
       expect(Object.keys(keys).sort()).toEqual(['basic', 'developer', 'free', 'pro']);
       for (const key of Object.values(keys)) expect(server.output()).not.toContain(key);
       expect(server.output()).toContain('not shown here, as output is not a terminal');
+      // The dashboard's development password is kept the same way: in the folder, not in redirected output.
+      const signInFile = join(dataDir, 'oidc-provider.json');
+      expect(server.output()).not.toContain(
+        (JSON.parse(readFileSync(signInFile, 'utf8')) as { developmentAccount: { password: string } }).developmentAccount.password,
+      );
+      expect(server.output()).toContain(`development account developer@localhost.test (password in ${signInFile})`);
       expect(notPrivate(dataDir)).toEqual([]);
 
       if (process.getuid?.() !== 0) return; // Only root may run a process as another user.
