@@ -100,7 +100,8 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
           making,
         );
         emit(context, opts, { ...publicKey(record), key, replayed }, () => [
-          `key id ${record.key_id} (${record.tier}, account ${account.account_id}, owner ${record.owner})${replayed ? ': made earlier with this idempotency key' : ''}`,
+          `key id ${record.key_id} (${record.tier}, owner ${record.owner})${replayed ? ': made earlier with this idempotency key' : ''}`,
+          `account ${account.account_id}`,
           key ? `key    ${key}` : 'key    (shown once, when it was made)',
         ]);
         if (key) note(context, 'the key is shown this once: store it now');
