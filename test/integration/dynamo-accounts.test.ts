@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNTS_PARTITION, DynamoAccountStore } from '../../lambdas/adapters/aws/dynamo-account-store';
+import { DynamoAccountStore } from '../../lambdas/adapters/aws/dynamo-account-store';
 import { DynamoKeyStore } from '../../lambdas/adapters/aws/dynamo-key-store';
 import { newAccount } from '../../lambdas/core/accounts/account';
 import { ServiceError } from '../../lambdas/core/errors';
@@ -55,7 +55,7 @@ describe('accounts in the records table', () => {
     const account = newAccount({ owner_email: 'halfway@example.org', plan: 'pro' }, randomBytes, new Date());
     await accounts.create(account);
     const doc = DynamoDBDocumentClient.from(table.client());
-    await doc.send(new DeleteCommand({ TableName: TABLE, Key: { pk: ACCOUNTS_PARTITION, sk: `account#${account.account_id}` } }));
+    await doc.send(new DeleteCommand({ TableName: TABLE, Key: { pk: `account#${account.account_id}`, sk: 'account' } }));
     expect(await accounts.get(account.account_id)).toBeNull();
     expect(await accounts.findByOwner('halfway@example.org')).toEqual(account);
     expect(await accounts.get(account.account_id)).toEqual(account);

@@ -13,7 +13,7 @@ import {
   ownerOfKeyOwner,
   planOf,
 } from '../../lambdas/core/accounts/account';
-import { auditEntry, InvalidAuditEntry } from '../../lambdas/core/accounts/audit';
+import { type AuditDetail, auditEntry, InvalidAuditEntry } from '../../lambdas/core/accounts/audit';
 import { ServiceError } from '../../lambdas/core/errors';
 
 describe('account rules', () => {
@@ -87,7 +87,7 @@ describe('audit entries', () => {
   });
 
   it('refuses keys, webhook secrets, tokens, e-mail addresses, nesting and size in the detail', () => {
-    for (const detail of [
+    const details: AuditDetail[] = [
       { key: 'gcf_live_0123456789abcdef0123456789abcdef' },
       { secret: 'whsec_c2VjcmV0' },
       { token: 'eyJhbGciOiJSUzI1NiJ9.e30.sig' },
@@ -95,7 +95,8 @@ describe('audit entries', () => {
       { nested: { a: 1 } as unknown as string },
       { long: 'x'.repeat(201) },
       Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`f${i}`, i])),
-    ]) {
+    ];
+    for (const detail of details) {
       expect(() => auditEntry({ ...base, detail }), JSON.stringify(detail).slice(0, 40)).toThrow(InvalidAuditEntry);
     }
   });

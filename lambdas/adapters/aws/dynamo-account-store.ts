@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Account } from '../../core/accounts/account';
 import type { AuditEntry } from '../../core/accounts/audit';
 import type { TierName } from '../../core/auth/tiers';
@@ -10,23 +10,27 @@ import { AccountConflict, type AccountStore, type Page } from '../../ports/accou
 import { DOCUMENT_CLIENT_OPTIONS, withoutItemKeys } from './records-table';
 
 /**
- * Accounts in the records table. Three kinds of item:
- * - the account, in one directory partition (pk "accounts", sk "account#<id>"), so operators page
- *   through every account with a query, not a scan of the records;
+ * Accounts in the records table. Four kinds of item:
+ * - the account, in its own partition (pk "account#<id>", sk "account"), read on every call an
+ *   owner makes, so reads spread over accounts;
+ * - a directory entry per account in one partition (pk "accounts", sk "account#<id>"), so
+ *   operators page through every account with a query, not a scan of the records;
  * - an owner claim per e-mail (pk "accountowner#<email>"), written with a conditional put before
- *   the account: of two first sign-ins racing, one claim wins and both answer with its account. The
+ *   the rest: of two first sign-ins racing, one claim wins and both answer with its account. The
  *   claim holds the whole new account, so a create that stopped after the claim is finished by the
  *   next reader instead of leaving the e-mail blocked;
- * - audit entries in the account's own partition (pk "account#<id>", sk "audit#<at>#<random>"),
- *   beside its key links (dynamo-key-store.ts), read newest first.
+ * - audit entries beside the account (pk "account#<id>", sk "audit#<at>#<random>"), and its key
+ *   links (dynamo-key-store.ts), read newest first.
  */
 
 export const ACCOUNTS_PARTITION = 'accounts';
 export const ACCOUNT_ENTITY = 'account';
-const accountKey = (accountId: string) => ({ pk: ACCOUNTS_PARTITION, sk: `account#${accountId}` });
+const accountKey = (accountId: string) => ({ pk: `account#${accountId}`, sk: 'account' });
+const directoryKey = (accountId: string) => ({ pk: ACCOUNTS_PARTITION, sk: `account#${accountId}` });
 const ownerKey = (email: string) => ({ pk: `accountowner#${email}`, sk: 'owner' });
 const accountPartition = (accountId: string) => `account#${accountId}`;
 const AUDIT_SK_PREFIX = 'audit#';
+const BATCH_GET_MAX = 100;
 
 const accountOf = (item: Record<string, unknown>) => withoutItemKeys(item) as unknown as Account;
 
@@ -84,6 +88,10 @@ export class DynamoAccountStore implements AccountStore {
 
   /** Writes the account a claim holds, unless it is there already (the claimant or another reader wrote it). */
   private async finish(account: Account): Promise<Account> {
+    // Listed first: a directory entry whose account is not written yet is skipped by listAccounts.
+    await this.doc.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...directoryKey(account.account_id), entity: 'account_directory', account_id: account.account_id } }),
+    );
     try {
       await this.doc.send(
         new PutCommand({
@@ -131,7 +139,22 @@ export class DynamoAccountStore implements AccountStore {
   }
 
   async listAccounts(options: { limit: number; after?: string }): Promise<Page<Account>> {
-    return this.page(ACCOUNTS_PARTITION, 'account#', options.limit, options.after, 'after', true, accountOf);
+    const page = await this.page(ACCOUNTS_PARTITION, 'account#', options.limit, options.after, 'after', true, (item) => String(item.account_id));
+    const found = await this.batchGet(page.items);
+    return { items: page.items.map((id) => found.get(id)).filter((a): a is Account => a !== undefined), next: page.next };
+  }
+
+  private async batchGet(accountIds: readonly string[]): Promise<Map<string, Account>> {
+    const found = new Map<string, Account>();
+    for (let i = 0; i < accountIds.length; i += BATCH_GET_MAX) {
+      let keys: Record<string, unknown>[] = accountIds.slice(i, i + BATCH_GET_MAX).map(accountKey);
+      while (keys.length > 0) {
+        const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[this.tableName] ?? []) found.set(String(item.account_id), accountOf(item));
+        keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];
+      }
+    }
+    return found;
   }
 
   /** One page of a partition's items under `prefix`; one item more is read to know whether another page follows. */
