@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('admin accounts', () => {
-  it('migrates keys made before accounts, then create, keys create --account, set-plan, show and audit', async () => {
+  it("migrates keys made before accounts into their owners' accounts", async () => {
     // Keys an earlier version made: no account.
     const stack = await startEmbeddedStack({ dataDir, seed: false });
     const legacy = await createKey(stack.services.keys, { tier: 'pro', owner: 'Acme Team', label: 'old' }, randomBytes, new Date());
@@ -41,7 +41,10 @@ describe('admin accounts', () => {
     expect(migrated.document).toEqual([
       expect.objectContaining({ key_id: legacy.record.key_id, account: 'created', account_id: expect.stringMatching(/^acct_/) }),
     ]);
+  });
 
+  // Eight commands, each a process that opens the state folder: slow on a loaded machine.
+  it('create, keys create --account, set-plan, show, audit and list', { timeout: 150_000 }, async () => {
     const created = await json('accounts', 'create', '--owner', 'Owner@Example.org', '--plan', 'basic');
     expect(created.document).toEqual({
       account_id: expect.stringMatching(/^acct_[0-9A-Za-z]{16}$/),
