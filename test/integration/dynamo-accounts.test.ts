@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../lambdas/adapters/aws/dynamo-account-store';
 import { DynamoKeyStore } from '../../lambdas/adapters/aws/dynamo-key-store';
@@ -152,7 +152,9 @@ describe('accounts in the records table', () => {
     }
   });
 
-  it('pages through every account', async () => {
+  it('pages through every account, skipping a directory entry whose account a stopped create never wrote', async () => {
+    const doc = DynamoDBDocumentClient.from(table.client());
+    await doc.send(new PutCommand({ TableName: TABLE, Item: { pk: 'accounts', sk: 'account#acct_0000000000000000', account_id: 'acct_0000000000000000' } }));
     const seen: string[] = [];
     let after: string | undefined;
     do {
@@ -161,6 +163,7 @@ describe('accounts in the records table', () => {
       after = page.next ?? undefined;
     } while (after);
     expect(seen.length).toBeGreaterThanOrEqual(10);
+    expect(seen).not.toContain('acct_0000000000000000');
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual([...seen].sort());
     expect(seen).toContain((await accounts.findByOwner('audited@example.org'))!.account_id);
