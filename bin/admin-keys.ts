@@ -1,10 +1,10 @@
 // The admin CLI's key commands (`keys …`): create, list, rotate, revoke, set-tier, usage, migrate-gateway-keys, on the local state or a stage.
+// Every new key joins an account; changes to a key of an account are written to its audit log.
 import { randomBytes } from 'node:crypto';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { isTierName, TIER_NAMES, TIERS, type TierName } from '../lambdas/core/auth/tiers';
+import { accountForKeyOwner, auditKeyChange, createAccountKey, resolveAccount } from '../lambdas/core/use-cases/manage-accounts';
 import {
-  createKey,
-  createKeyOnce,
   DEFAULT_ROTATION_GRACE_HOURS,
   IDEMPOTENCY_HOURS,
   keyUsage,
@@ -15,6 +15,7 @@ import {
   setKeyTier,
 } from '../lambdas/core/use-cases/manage-keys';
 import { migrateGatewayKeys } from '../lambdas/core/use-cases/migrate-gateway-keys';
+import type { AccountStore } from '../lambdas/ports/account-store';
 import type { LegacyGatewayKeys } from '../lambdas/ports/gateway-keys';
 import type { ApiKeyRecord, KeyStore } from '../lambdas/ports/key-store';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
@@ -23,13 +24,13 @@ import { type AdminContext, note } from './admin-context';
 import { emit } from './admin-output';
 import { type TargetOptions, wholeNumber, withTargetOptions } from './admin-targets';
 
-/** The key store and usage meter of the target (the embedded stack's, or the stage's table), and in AWS its legacy gateway keys. */
-async function withKeyPorts<T>(
+/** The key store, usage meter and accounts of the target (the embedded stack's, or the stage's table), and in AWS its legacy gateway keys. */
+export async function withKeyPorts<T>(
   context: AdminContext,
   opts: TargetOptions,
-  run: (ports: { keys: KeyStore; meter: UsageMeter; legacyGatewayKeys?: LegacyGatewayKeys }) => Promise<T>,
+  run: (ports: { keys: KeyStore; meter: UsageMeter; accounts: AccountStore; legacyGatewayKeys?: LegacyGatewayKeys }) => Promise<T>,
 ): Promise<T> {
-  if (opts.target === 'local') return context.withLocalStack(opts.dataDir, (stack) => run(stack.services));
+  if (opts.target === 'local') return context.withLocalStack(opts.dataDir, (stack) => run({ ...stack.services, accounts: stack.accounts }));
   const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
   try {
     return await run(ports);
@@ -38,24 +39,25 @@ async function withKeyPorts<T>(
   }
 }
 
-function tierArgument(value: string): TierName {
+export function tierArgument(value: string): TierName {
   if (!isTierName(value)) throw new InvalidArgumentError(`unknown tier; use one of: ${TIER_NAMES.join(', ')}`);
   return value;
 }
 
-function keyState(key: ApiKeyRecord, now: Date): string {
+export function keyState(key: ApiKeyRecord, now: Date): string {
   if (key.revoked_at) return `revoked ${key.revoked_at}`;
   if (key.previous_valid_until && key.previous_valid_until > now.toISOString()) return `rotated; old key valid until ${key.previous_valid_until}`;
   return 'active';
 }
 
 /** What --json shows of a key: never its hashes or its API Gateway key value. */
-function publicKey(key: ApiKeyRecord) {
+export function publicKey(key: ApiKeyRecord) {
   return {
     key_id: key.key_id,
     prefix: key.prefix,
     tier: key.tier,
     owner: key.owner,
+    account_id: key.account_id ?? null,
     label: key.label,
     created_at: key.created_at,
     revoked_at: key.revoked_at,
@@ -69,26 +71,42 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
   const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage, migrate-gateway-keys');
 
   withTargetOptions(keysCommand.command('create'))
-    .description('issue a key; it is shown once, only its SHA-256 is stored')
-    .requiredOption('--tier <tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
-    .requiredOption('--owner <owner>', 'who the key belongs to (account, e-mail)')
+    .description("issue a key of an account (the owner's, made when missing); it is shown once, only its SHA-256 is stored")
+    .option('--tier <tier>', `one of ${TIER_NAMES.join(', ')} (default: the account's plan)`, tierArgument)
+    .option('--owner <owner>', "who the key belongs to (an e-mail): the key joins this owner's account, made on --tier's plan when missing")
+    .addOption(new Option('--account <id|email>', 'the account the key joins (instead of --owner)').conflicts('owner'))
     .option('--label <label>', 'what it is for', '')
     .option(
       '--idempotency-key <k>',
       `a retry with the same value within ${IDEMPOTENCY_HOURS} h answers with the key made first (its record; the key itself was shown then) instead of making a second`,
     )
-    .action(async (opts: TargetOptions & { tier: TierName; owner: string; label: string; idempotencyKey?: string }) => {
-      await withKeyPorts(context, opts, async ({ keys }) => {
-        const request = { tier: opts.tier, owner: opts.owner, label: opts.label };
-        const { key, record, replayed } =
-          opts.idempotencyKey === undefined
-            ? { ...(await createKey(keys, request, randomBytes, new Date())), replayed: false }
-            : await createKeyOnce(keys, request, opts.idempotencyKey, randomBytes, new Date());
+    .action(async function (
+      this: Command,
+      opts: TargetOptions & { tier?: TierName; owner?: string; account?: string; label: string; idempotencyKey?: string },
+    ) {
+      const owner = opts.owner;
+      if (owner === undefined && opts.account === undefined) this.error('error: give --owner <email> or --account <id|email>');
+      await withKeyPorts(context, opts, async ({ keys, accounts }) => {
+        const making = { randomBytes, now: new Date() };
+        const account =
+          opts.account !== undefined
+            ? await resolveAccount(accounts, opts.account)
+            : (await accountForKeyOwner(accounts, owner!, opts.tier, 'operator', making)).account;
+        const { key, record, replayed } = await createAccountKey(
+          { keys, accounts },
+          account.account_id,
+          { label: opts.label, tier: opts.tier, idempotencyKey: opts.idempotencyKey },
+          'operator',
+          making,
+        );
         emit(context, opts, { ...publicKey(record), key, replayed }, () => [
           `key id ${record.key_id} (${record.tier}, owner ${record.owner})${replayed ? ': made earlier with this idempotency key' : ''}`,
+          `account ${account.account_id}`,
           key ? `key    ${key}` : 'key    (shown once, when it was made)',
         ]);
         if (key) note(context, 'the key is shown this once: store it now');
+        if (record.tier !== account.plan)
+          note(context, `the key's tier ${record.tier} differs from its account's plan ${account.plan}: accounts set-plan moves it`);
       });
     });
 
@@ -127,8 +145,9 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
       DEFAULT_ROTATION_GRACE_HOURS,
     )
     .action(async (keyId: string, opts: TargetOptions & { graceHours: number }) => {
-      await withKeyPorts(context, opts, async ({ keys }) => {
+      await withKeyPorts(context, opts, async ({ keys, accounts }) => {
         const { key, record } = await rotateKey(keys, keyId, opts.graceHours, randomBytes, new Date());
+        await auditKeyChange(accounts, record, { actor: 'operator', action: 'key.rotated', detail: { grace_hours: opts.graceHours } }, new Date());
         emit(context, opts, { ...publicKey(record), key }, () => [
           `key id ${record.key_id}: new key issued; the old one works until ${record.previous_valid_until}`,
           `key    ${key}`,
@@ -141,8 +160,10 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
     .description('stop a key at once (both its current and its rotated-out key)')
     .argument('<key-id>')
     .action(async (keyId: string, opts: TargetOptions) => {
-      await withKeyPorts(context, opts, async ({ keys }) => {
+      await withKeyPorts(context, opts, async ({ keys, accounts }) => {
+        const before = await keys.get(keyId);
         const record = await revokeKey(keys, keyId, new Date());
+        if (before?.revoked_at === null) await auditKeyChange(accounts, record, { actor: 'operator', action: 'key.revoked' }, new Date());
         emit(context, opts, publicKey(record), () => [`key id ${record.key_id} revoked ${record.revoked_at}`]);
       });
     });
@@ -152,8 +173,11 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
     .argument('<key-id>')
     .argument('<tier>', `one of ${TIER_NAMES.join(', ')}`, tierArgument)
     .action(async (keyId: string, tier: TierName, opts: TargetOptions) => {
-      await withKeyPorts(context, opts, async ({ keys }) => {
+      await withKeyPorts(context, opts, async ({ keys, accounts }) => {
+        const before = await keys.get(keyId);
         const record = await setKeyTier(keys, keyId, tier);
+        if (before && before.tier !== tier)
+          await auditKeyChange(accounts, record, { actor: 'operator', action: 'key.tier_changed', detail: { from: before.tier, to: tier } }, new Date());
         emit(context, opts, publicKey(record), () => [`key id ${record.key_id} is now ${record.tier}`]);
       });
     });

@@ -5,6 +5,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import { SourceFileError } from '../lambdas/adapters/source-files/read-source-files';
 import type { ChangeEventType } from '../lambdas/core/change-feed';
+import { ServiceError } from '../lambdas/core/errors';
 import { SOURCE_FORMAT_IDS, SOURCE_FORMATS, sourceFormatById } from '../lambdas/core/ingest/formats';
 import { parseListQuery } from '../lambdas/core/query/list-query';
 import { RESOURCE_KINDS, type ResourceKind } from '../lambdas/core/records';
@@ -12,6 +13,7 @@ import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
 import { DestinationRefused } from '../lambdas/core/webhooks/destination-policy';
 import { InvalidFilter } from '../lambdas/core/webhooks/saved-search';
+import { AccountConflict } from '../lambdas/ports/account-store';
 import { utcDate } from '../lambdas/ports/clock';
 import { KeyStateConflict } from '../lambdas/ports/key-store';
 import { WebhookConflict } from '../lambdas/ports/webhook-store';
@@ -20,6 +22,7 @@ import { AwsTargetError, awsIngestPorts, awsReindexPorts } from '../local/aws-ta
 import { DataDirInUseError } from '../local/data-dir-lock';
 import { DEFAULT_DATA_DIR, IndexRebuildInProgress } from '../local/embedded-stack';
 import { ingestReporter } from '../local/ingest-report';
+import { addAccountCommands } from './admin-accounts';
 import { addCanaryCommands } from './admin-canary';
 import { type AdminContext, note, ServedByRunningServer } from './admin-context';
 import { addKeyCommands } from './admin-keys';
@@ -159,6 +162,7 @@ export function buildAdminProgram(context: AdminContext): Command {
     });
 
   addKeyCommands(program, context);
+  addAccountCommands(program, context);
 
   // Deliveries made locally go to the running server's queue when the command runs inside it;
   // from a stopped folder they wait in the delivery log, and npm start sends them when it starts.
@@ -211,6 +215,8 @@ function isExpected(error: Error): boolean {
     error instanceof SourceFileError ||
     error instanceof AwsTargetError ||
     error instanceof KeyStateConflict ||
+    error instanceof AccountConflict ||
+    error instanceof ServiceError ||
     error instanceof WebhookConflict ||
     error instanceof DestinationRefused ||
     error instanceof InvalidFilter ||
@@ -234,7 +240,8 @@ export async function runAdminCommand(argv: readonly string[], context: AdminCon
     // Commander has printed the usage error (or the help, or the version: exit code 0).
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     const failure = error as Error;
-    note(context, `admin: ${isExpected(failure) ? failure.message : `${failure.name}: ${failure.message}`}`);
+    const details = failure instanceof ServiceError && failure.details ? `: ${failure.details.map((d) => `${d.field} ${d.issue}`).join('; ')}` : '';
+    note(context, `admin: ${isExpected(failure) ? `${failure.message}${details}` : `${failure.name}: ${failure.message}`}`);
     return EXIT.failure;
   }
 }

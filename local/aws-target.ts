@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ApiGatewayLegacyKeys } from '../lambdas/adapters/aws/api-gateway-legacy-keys';
+import { DynamoAccountStore } from '../lambdas/adapters/aws/dynamo-account-store';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
 import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
@@ -24,6 +25,7 @@ import type { IngestPorts } from '../lambdas/core/use-cases/ingest-records';
 import type { SearchPorts } from '../lambdas/core/use-cases/list-records';
 import type { WebhookPorts } from '../lambdas/core/use-cases/manage-webhooks';
 import type { DeadlineScanPorts } from '../lambdas/core/use-cases/scan-deadlines';
+import type { AccountStore } from '../lambdas/ports/account-store';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import { systemClock } from '../lambdas/ports/clock';
 import type { DeliveryLog } from '../lambdas/ports/delivery-log';
@@ -160,18 +162,19 @@ export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoi
 }
 
 /**
- * The key store and usage meter in a stage's records table (`admin keys --target aws`), and the
+ * The key store, usage meter and accounts in a stage's records table (`admin keys|accounts --target aws`), and the
  * API Gateway keys earlier versions made per customer key (`keys migrate-gateway-keys`).
  */
 export async function awsKeyPorts(
   options: AwsTargetOptions,
-): Promise<{ keys: KeyStore; meter: UsageMeter; legacyGatewayKeys: LegacyGatewayKeys; close(): void }> {
+): Promise<{ keys: KeyStore; meter: UsageMeter; accounts: AccountStore; legacyGatewayKeys: LegacyGatewayKeys; close(): void }> {
   const tableName = await recordsTableOf(options);
   const client = new DynamoDBClient({ region: options.region });
   const apiGateway = new APIGatewayClient({ region: options.region });
   return {
     keys: new DynamoKeyStore(client, tableName),
     meter: new DynamoUsageMeter(client, tableName),
+    accounts: new DynamoAccountStore(client, tableName),
     legacyGatewayKeys: new ApiGatewayLegacyKeys(apiGateway),
     close: () => {
       client.destroy();

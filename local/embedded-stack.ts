@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoAccountStore } from '../lambdas/adapters/aws/dynamo-account-store';
 import { DynamoChangeOutbox } from '../lambdas/adapters/aws/dynamo-change-outbox';
 import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-ledger';
 import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
@@ -20,6 +21,7 @@ import { DynamoWriteJournal } from '../lambdas/adapters/embedded/write-journal';
 import { memoizedEmbedder } from '../lambdas/core/search/memoized-embedder';
 import { semanticFloorOf } from '../lambdas/core/search/relevance';
 import { reindexRecords } from '../lambdas/core/use-cases/reindex-records';
+import type { AccountStore } from '../lambdas/ports/account-store';
 import type { ChangeOutbox } from '../lambdas/ports/change-outbox';
 import { type Clock, systemClock, utcDate } from '../lambdas/ports/clock';
 import type { Embedder } from '../lambdas/ports/embedder';
@@ -107,6 +109,8 @@ export interface EmbeddedStack {
   outbox: ChangeOutbox;
   /** Webhook subscriptions, in the same table as in AWS. */
   webhooks: WebhookStore;
+  /** Accounts and their audit logs, in the same table as in AWS. */
+  accounts: AccountStore;
   /** Every webhook delivery and its attempts. */
   deliveries: DynamoDeliveryLog;
   /** Which deadline reminders went out. */
@@ -270,6 +274,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     services: { store, index, embedder: queryEmbedder, semanticFloor, clock, meter, keys, cursorKeys: localCursorKeys(options.dataDir) },
     outbox,
     webhooks: changingWebhooks,
+    accounts: new DynamoAccountStore(client, LOCAL_TABLE_NAME),
     deliveries,
     deadlineLedger,
     webhookDispatcher,

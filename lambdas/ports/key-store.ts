@@ -7,6 +7,8 @@ export interface ApiKeyRecord {
   prefix: string;
   tier: TierName;
   owner: string;
+  /** The account the key belongs to; absent on keys made before accounts (`accounts migrate` sets it). */
+  account_id?: string;
   label: string;
   created_at: string;
   revoked_at: string | null;
@@ -42,6 +44,13 @@ export interface KeyStore {
   findByHash(hash: string): Promise<ApiKeyRecord | null>;
   get(keyId: string): Promise<ApiKeyRecord | null>;
   list(): Promise<ApiKeyRecord[]>;
+  /** The account's keys (revoked ones too), oldest first, without reading any other account's. */
+  listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
+  /**
+   * Puts a key made before accounts into an account (idempotent). KeyStateConflict when there is
+   * no such key or it belongs to another account already.
+   */
+  assignAccount(keyId: string, accountId: string): Promise<ApiKeyRecord>;
   /**
    * Replaces the current hash if it is still `expectedCurrentHash` and the key is not revoked;
    * the old hash stays valid until `graceUntil`. Throws KeyStateConflict when the key changed

@@ -29,6 +29,8 @@ function countingStore() {
     },
     get: async () => current,
     list: async () => [current],
+    listByAccount: async () => [current],
+    assignAccount: async (_id, accountId) => (current = { ...current, account_id: accountId }),
     rotate: async (_id, _expected, next) => (current = { ...current, previous_hash: current.current_hash, current_hash: next.hash }),
     revoke: async (_id, now) => (current = { ...current, revoked_at: now }),
     setTier: async (_id, tier) => (current = { ...current, tier }),

@@ -18,6 +18,10 @@ function memoryKeys(): KeyStore {
     findByHash: async (hash) => [...byId.values()].find((k) => k.current_hash === hash || k.previous_hash === hash) ?? null,
     get: async (id) => byId.get(id) ?? null,
     list: async () => [...byId.values()],
+    listByAccount: async (accountId) => [...byId.values()].filter((k) => k.account_id === accountId),
+    assignAccount: async () => {
+      throw new Error('not used');
+    },
     rotate: async () => {
       throw new Error('not used');
     },

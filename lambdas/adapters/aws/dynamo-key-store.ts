@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TierName } from '../../core/auth/tiers';
 import { type ApiKeyRecord, type IdempotencyClaim, KeyStateConflict, type KeyStore } from '../../ports/key-store';
 import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages, withoutItemKeys } from './records-table';
@@ -9,7 +9,10 @@ import { DOCUMENT_CLIENT_OPTIONS, entityFilter, scanPages, withoutItemKeys } fro
  * API keys in the records table. Two kinds of item: the key (pk "apikey#<key_id>") and, for each
  * hash that may authenticate, a pointer (pk "apikeyhash#<sha256>") naming its key. A request is
  * two reads by key, never a scan; a pointer whose hash the key no longer lists authenticates
- * nothing, so a rotation that lost a race leaves no usable stray.
+ * nothing, so a rotation that lost a race leaves no usable stray. A key of an account also has a
+ * link item in the account's partition (pk "account#<account_id>", sk "key#<created_at>#<key_id>"),
+ * so an account's keys are one query, never a scan; it is written before the key names the
+ * account, so a key with an account_id always has its link.
  */
 
 const KEY_SK = 'key';
@@ -18,6 +21,11 @@ const KEY_ENTITY = 'api_key';
 const keyKey = (keyId: string) => ({ pk: `apikey#${keyId}`, sk: KEY_SK });
 const hashKey = (hash: string) => ({ pk: `apikeyhash#${hash}`, sk: HASH_SK });
 const claimKey = (hash: string) => ({ pk: `apikeyidem#${hash}`, sk: 'claim' });
+export const accountKeyLinkKey = (accountId: string, key: Pick<ApiKeyRecord, 'key_id' | 'created_at'>) => ({
+  pk: `account#${accountId}`,
+  sk: `key#${key.created_at}#${key.key_id}`,
+});
+const BATCH_GET_MAX = 100;
 const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 const keyOfItem = (item: Record<string, unknown>) => withoutItemKeys(item) as unknown as ApiKeyRecord;
@@ -40,6 +48,7 @@ export class DynamoKeyStore implements KeyStore {
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    if (key.account_id) await this.putAccountLink(key.account_id, key);
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
@@ -91,6 +100,71 @@ export class DynamoKeyStore implements KeyStore {
     const keys: ApiKeyRecord[] = [];
     for await (const items of scanPages(this.doc, entityFilter(this.tableName, KEY_ENTITY))) keys.push(...items.map(keyOfItem));
     return keys.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
+  }
+
+  private async putAccountLink(accountId: string, key: Pick<ApiKeyRecord, 'key_id' | 'created_at'>): Promise<void> {
+    await this.doc.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...accountKeyLinkKey(accountId, key), entity: 'account_key_link', key_id: key.key_id } }),
+    );
+  }
+
+  async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    const keyIds: string[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
+          ExpressionAttributeValues: { ':pk': `account#${accountId}`, ':key': 'key#' },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) keyIds.push(String(item.key_id));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    const byId = new Map<string, ApiKeyRecord>();
+    for (let i = 0; i < keyIds.length; i += BATCH_GET_MAX) {
+      for (const key of await this.batchGet(keyIds.slice(i, i + BATCH_GET_MAX))) byId.set(key.key_id, key);
+    }
+    // A link whose key write never landed (a create that stopped half-way) names no key.
+    return keyIds.map((id) => byId.get(id)).filter((key): key is ApiKeyRecord => key?.account_id === accountId);
+  }
+
+  private async batchGet(keyIds: readonly string[]): Promise<ApiKeyRecord[]> {
+    const found: ApiKeyRecord[] = [];
+    let keys: Record<string, unknown>[] = keyIds.map(keyKey);
+    while (keys.length > 0) {
+      const out = await this.doc.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+      found.push(...(out.Responses?.[this.tableName] ?? []).map(keyOfItem));
+      keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+    return found;
+  }
+
+  async assignAccount(keyId: string, accountId: string): Promise<ApiKeyRecord> {
+    const key = await this.get(keyId);
+    if (!key) throw new KeyStateConflict(`no key ${keyId}`);
+    if (key.account_id === accountId) return key;
+    if (key.account_id) throw new KeyStateConflict(`key ${keyId} belongs to account ${key.account_id}`);
+    await this.putAccountLink(accountId, key);
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyKey(keyId),
+          UpdateExpression: 'SET account_id = :account',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(account_id) OR account_id = :account)',
+          ExpressionAttributeValues: { ':account': accountId },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return keyOfItem(Attributes!);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: accountKeyLinkKey(accountId, key) }));
+      throw new KeyStateConflict(`key ${keyId} joined another account meanwhile`);
+    }
   }
 
   async rotate(keyId: string, expectedCurrentHash: string, next: { hash: string; prefix: string }, graceUntil: string, now: string): Promise<ApiKeyRecord> {

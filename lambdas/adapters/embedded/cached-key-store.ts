@@ -45,6 +45,14 @@ export class CachedKeyStore implements KeyStore {
     return this.store.list();
   }
 
+  listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    return this.store.listByAccount(accountId);
+  }
+
+  assignAccount(keyId: string, accountId: string): Promise<ApiKeyRecord> {
+    return this.changing(keyId, () => this.store.assignAccount(keyId, accountId));
+  }
+
   rotate(keyId: string, expectedCurrentHash: string, next: { hash: string; prefix: string }, graceUntil: string, now: string): Promise<ApiKeyRecord> {
     return this.changing(keyId, () => this.store.rotate(keyId, expectedCurrentHash, next, graceUntil, now));
   }

@@ -22,9 +22,17 @@ export interface IssuedKey {
  * A key is only its record: in AWS the authorizer names the tier's shared gateway key, so no
  * gateway key is made per customer key (API Gateway allows 10,000 per account and Region).
  */
+/** What a key is made for; `account_id` puts it in an account (manage-accounts.ts makes keys that way). */
+export interface KeyRequest {
+  tier: TierName;
+  owner: string;
+  label: string;
+  account_id?: string;
+}
+
 export async function createKey(
   keys: KeyStore,
-  request: { tier: TierName; owner: string; label: string },
+  request: KeyRequest,
   randomBytes: RandomBytes,
   now: Date,
   keyId: string = generateKeyId(randomBytes),
@@ -35,6 +43,7 @@ export async function createKey(
     prefix: shownPrefixOf(key),
     tier: request.tier,
     owner: request.owner,
+    ...(request.account_id === undefined ? {} : { account_id: request.account_id }),
     label: request.label,
     created_at: now.toISOString(),
     revoked_at: null,
@@ -66,14 +75,15 @@ export interface IdempotentIssue {
  */
 export async function createKeyOnce(
   keys: KeyStore,
-  request: { tier: TierName; owner: string; label: string },
+  request: KeyRequest,
   idempotencyKey: string,
   randomBytes: RandomBytes,
   now: Date,
   wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 ): Promise<IdempotentIssue> {
   const keyId = generateKeyId(randomBytes);
-  const fingerprint = JSON.stringify([request.tier, request.owner, request.label]);
+  // The account joins the fingerprint only when given, so claims made before accounts still match.
+  const fingerprint = JSON.stringify([request.tier, request.owner, request.label, ...(request.account_id ? [request.account_id] : [])]);
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_HOURS * 3_600_000).toISOString();
   const held = await keys.claimIdempotencyKey(
     hashApiKey(`idempotency:${idempotencyKey}`),
