@@ -1,3 +1,4 @@
+import type { RequestLog } from '../../ports/request-log';
 import type { UsageMeter } from '../../ports/usage-meter';
 import type { TierPolicies } from '../auth/tier-quotas';
 import { TIERS, type TierName } from '../auth/tiers';
@@ -45,4 +46,18 @@ export async function readAccountUsage(
     })),
   );
   return summariseAccountUsage({ granularity: query.granularity, from, to: today, today }, inputs);
+}
+
+/** A page of the key's recent-requests log as the account API and the admin CLI show it. */
+export interface RequestLogView {
+  entries: { at: string; method: string; path: string; status: number; latency_ms: number; request_id: string }[];
+  next_cursor: string | null;
+}
+
+export async function readRequestLog(log: RequestLog, keyId: string, page: { limit: number; cursor: string | null }, now: Date): Promise<RequestLogView> {
+  const { entries, nextCursor } = await log.recent(keyId, { ...page, now });
+  return {
+    entries: entries.map((e) => ({ at: e.at, method: e.method, path: e.path, status: e.status, latency_ms: e.latencyMs, request_id: e.requestId })),
+    next_cursor: nextCursor,
+  };
 }
