@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateWindow } from '../../core/auth/rate-window';
-import { utcHourOf } from '../../core/usage/hour-buckets';
+import { hourOfDay, utcHourOf } from '../../core/usage/hour-buckets';
 import type { Admission, DailyUsage, HourlyUsage, UsageMeter } from '../../ports/usage-meter';
 import { dailyRows, dayItemKey, hourItemKey, hourlyRequestsAttribute, hourlyRows, responseAdds, usagePartition } from './dynamo-usage-rows';
 import { DOCUMENT_CLIENT_OPTIONS } from './records-table';
@@ -71,7 +71,7 @@ export class DynamoUsageMeter implements UsageMeter {
   private flushing: Promise<void> = Promise.resolve();
 
   /**
-   * Writes what is pending: one update per key and day. A failed write is kept for the next flush.
+   * Writes what is pending: one update per item (day or hour) it changes. A failed write is kept for the next flush.
    * Flushes run one after another, so one that returns (history's, say) comes after every write
    * a timer's flush had already taken off the pending map.
    */
@@ -89,7 +89,7 @@ export class DynamoUsageMeter implements UsageMeter {
       try {
         if (entry.requests > 0 || entry.lastUsedAt) {
           const requests: Record<string, number> =
-            entry.requests > 0 ? { requests: entry.requests, [hourlyRequestsAttribute(Number(hour.slice(11, 13)))]: entry.requests } : {};
+            entry.requests > 0 ? { requests: entry.requests, [hourlyRequestsAttribute(hourOfDay(hour))]: entry.requests } : {};
           await this.add(dayItemKey(keyId, day), requests, day, 'usage', entry.lastUsedAt);
           entry.requests = 0;
           entry.lastUsedAt = null;
