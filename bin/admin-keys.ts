@@ -1,4 +1,4 @@
-// The admin CLI's key commands (`keys …`): create, list, rotate, revoke, set-tier, usage, migrate-gateway-keys, on the local state or a stage.
+// The admin CLI's key commands (`keys …`): create, list, rotate, revoke, set-tier, usage, requests, migrate-gateway-keys, on the local state or a stage.
 // Every new key joins an account; changes to a key of an account are written to its audit log.
 import { randomBytes } from 'node:crypto';
 import { type Command, InvalidArgumentError, Option } from 'commander';
@@ -18,17 +18,19 @@ import { migrateGatewayKeys } from '../lambdas/core/use-cases/migrate-gateway-ke
 import type { AccountStore } from '../lambdas/ports/account-store';
 import type { LegacyGatewayKeys } from '../lambdas/ports/gateway-keys';
 import type { ApiKeyRecord, KeyStore } from '../lambdas/ports/key-store';
+import type { RequestLog } from '../lambdas/ports/request-log';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import { awsKeyPorts } from '../local/aws-target';
 import { type AdminContext, note } from './admin-context';
+import { addKeyRequestsCommand, printHourlyUsage } from './admin-key-requests';
 import { emit } from './admin-output';
 import { type TargetOptions, wholeNumber, withTargetOptions } from './admin-targets';
 
-/** The key store, usage meter and accounts of the target (the embedded stack's, or the stage's table), and in AWS its legacy gateway keys. */
+/** The key store, usage meter, request log and accounts of the target (the embedded stack's, or the stage's table), and in AWS its legacy gateway keys. */
 export async function withKeyPorts<T>(
   context: AdminContext,
   opts: TargetOptions,
-  run: (ports: { keys: KeyStore; meter: UsageMeter; accounts: AccountStore; legacyGatewayKeys?: LegacyGatewayKeys }) => Promise<T>,
+  run: (ports: { keys: KeyStore; meter: UsageMeter; accounts: AccountStore; requestLog?: RequestLog; legacyGatewayKeys?: LegacyGatewayKeys }) => Promise<T>,
 ): Promise<T> {
   if (opts.target === 'local') return context.withLocalStack(opts.dataDir, (stack) => run({ ...stack.services, accounts: stack.accounts }));
   const ports = await awsKeyPorts({ stage: opts.stage, region: opts.region, tableName: opts.tableName });
@@ -68,7 +70,7 @@ export function publicKey(key: ApiKeyRecord) {
 
 /** Adds `keys` to the admin program. */
 export function addKeyCommands(program: Command, context: AdminContext): void {
-  const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage, migrate-gateway-keys');
+  const keysCommand = program.command('keys').description('API keys: create, list, rotate, revoke, set-tier, usage, requests, migrate-gateway-keys');
 
   withTargetOptions(keysCommand.command('create'))
     .description("issue a key of an account (the owner's, made when missing); it is shown once, only its SHA-256 is stored")
@@ -183,11 +185,13 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
     });
 
   withTargetOptions(keysCommand.command('usage'))
-    .description('requests, errors and p50/p95 response times per UTC day')
+    .description('requests, errors and p50/p95 response times per UTC day (or hour, with --by hour)')
     .argument('<key-id>')
     .option('--days <days>', 'how many days back', wholeNumber(1, 92, 'days'), 30)
-    .action(async (keyId: string, opts: TargetOptions & { days: number }) => {
+    .addOption(new Option('--by <period>', 'one line per day or per hour').choices(['day', 'hour']).default('day'))
+    .action(async (keyId: string, opts: TargetOptions & { days: number; by: 'day' | 'hour' }) => {
       await withKeyPorts(context, opts, async ({ keys, meter }) => {
+        if (opts.by === 'hour') return printHourlyUsage(context, opts, { keys, meter }, keyId, opts.days);
         const { key, days } = await keyUsage(keys, meter, keyId, opts.days);
         const quota = TIERS[key.tier].dailyQuota;
         emit(
@@ -201,6 +205,9 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
               day: d.day,
               requests: d.requests,
               errors: d.errors,
+              errors_4xx: d.errors4xx,
+              errors_5xx: d.errors5xx,
+              rate_limited: d.rateLimited,
               responses: d.responses,
               p50_ms: d.p50Ms,
               p95_ms: d.p95Ms,
@@ -220,6 +227,8 @@ export function addKeyCommands(program: Command, context: AdminContext): void {
         );
       });
     });
+
+  addKeyRequestsCommand(keysCommand, context, withKeyPorts);
 
   withTargetOptions(keysCommand.command('migrate-gateway-keys'))
     .description('delete the per-customer API Gateway keys of earlier versions and clear them from the key records (idempotent)')

@@ -85,9 +85,9 @@ export class StatelessStack extends Stack {
       search: (fn) => fn.bindSearchDomain(props.searchDomain, config.search.vectors),
       embeddings: (fn) => fn.bindEmbeddings(config.embeddings),
       cursors: (fn) => fn.bindCursorKey(props.cursorKeySecret),
-      // The quotas the route counts against are the ones its tier's usage plan has.
+      // The quotas the route counts against are the ones its tier's usage plan has; each answer goes to the key's request log.
       usage: (fn) => {
-        fn.bindUsageMeter(props.recordsTable);
+        fn.bindUsageMeter(props.recordsTable).bindRequestLogWriter(props.recordsTable);
         fn.lambdaFunction.addEnvironment(TIER_QUOTAS_ENV, JSON.stringify(config.tierQuotas));
       },
       docsAssets: (fn) =>

@@ -11,6 +11,7 @@ import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoEmbeddingCache } from '../lambdas/adapters/aws/dynamo-embedding-cache';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
+import { DynamoRequestLog } from '../lambdas/adapters/aws/dynamo-request-log';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
 import { KmsSecretSealer } from '../lambdas/adapters/aws/kms-secret-sealer';
@@ -33,6 +34,7 @@ import type { DeliveryQueue } from '../lambdas/ports/delivery-queue';
 import type { LegacyGatewayKeys } from '../lambdas/ports/gateway-keys';
 import type { KeyStore } from '../lambdas/ports/key-store';
 import type { RecordStore } from '../lambdas/ports/record-store';
+import type { RequestLog } from '../lambdas/ports/request-log';
 import { SECRETS_WITHHELD } from '../lambdas/ports/secret-sealer';
 import type { UsageMeter } from '../lambdas/ports/usage-meter';
 import { STACK_OUTPUTS, stackNamesOf } from '../lib/stack-names';
@@ -167,7 +169,7 @@ export async function awsReindexPorts(options: AwsTargetOptions & { searchEndpoi
  */
 export async function awsKeyPorts(
   options: AwsTargetOptions,
-): Promise<{ keys: KeyStore; meter: UsageMeter; accounts: AccountStore; legacyGatewayKeys: LegacyGatewayKeys; close(): void }> {
+): Promise<{ keys: KeyStore; meter: UsageMeter; accounts: AccountStore; requestLog: RequestLog; legacyGatewayKeys: LegacyGatewayKeys; close(): void }> {
   const tableName = await recordsTableOf(options);
   const client = new DynamoDBClient({ region: options.region });
   const apiGateway = new APIGatewayClient({ region: options.region });
@@ -175,6 +177,7 @@ export async function awsKeyPorts(
     keys: new DynamoKeyStore(client, tableName),
     meter: new DynamoUsageMeter(client, tableName),
     accounts: new DynamoAccountStore(client, tableName),
+    requestLog: new DynamoRequestLog(client, tableName),
     legacyGatewayKeys: new ApiGatewayLegacyKeys(apiGateway),
     close: () => {
       client.destroy();

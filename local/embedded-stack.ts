@@ -8,6 +8,7 @@ import { DynamoDeadlineLedger } from '../lambdas/adapters/aws/dynamo-deadline-le
 import { DynamoDeliveryLog } from '../lambdas/adapters/aws/dynamo-delivery-log';
 import { DynamoKeyStore } from '../lambdas/adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../lambdas/adapters/aws/dynamo-record-store';
+import { DynamoRequestLog } from '../lambdas/adapters/aws/dynamo-request-log';
 import { DynamoUsageMeter } from '../lambdas/adapters/aws/dynamo-usage-meter';
 import { DynamoWebhookStore } from '../lambdas/adapters/aws/dynamo-webhook-store';
 import { CachedKeyStore } from '../lambdas/adapters/embedded/cached-key-store';
@@ -271,7 +272,17 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
   };
 
   return {
-    services: { store, index, embedder: queryEmbedder, semanticFloor, clock, meter, keys, cursorKeys: localCursorKeys(options.dataDir) },
+    services: {
+      store,
+      index,
+      embedder: queryEmbedder,
+      semanticFloor,
+      clock,
+      meter,
+      requestLog: new DynamoRequestLog(client, LOCAL_TABLE_NAME),
+      keys,
+      cursorKeys: localCursorKeys(options.dataDir),
+    },
     outbox,
     webhooks: changingWebhooks,
     accounts: new DynamoAccountStore(client, LOCAL_TABLE_NAME),

@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ApiGatewayTierKeys } from '../adapters/aws/api-gateway-tier-keys';
 import { DynamoKeyStore } from '../adapters/aws/dynamo-key-store';
 import { DynamoRecordStore } from '../adapters/aws/dynamo-record-store';
+import { DynamoRequestLog } from '../adapters/aws/dynamo-request-log';
 import { DynamoUsageMeter } from '../adapters/aws/dynamo-usage-meter';
 import type { TierPolicies } from '../core/auth/tier-quotas';
 import { TIER_NAMES, type TierName } from '../core/auth/tiers';
@@ -12,6 +13,7 @@ import type { CursorKeySource } from '../ports/cursor-key';
 import type { Embedder } from '../ports/embedder';
 import type { KeyStore } from '../ports/key-store';
 import type { RecordStore } from '../ports/record-store';
+import type { RequestLog } from '../ports/request-log';
 import type { SearchIndex } from '../ports/search-index';
 import type { Services } from '../ports/services';
 import type { TierUsageKeys } from '../ports/tier-usage-keys';
@@ -48,6 +50,7 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
   let embedder: Embedder | undefined;
   let semanticFloor: number | undefined;
   let meter: UsageMeter | undefined;
+  let requestLog: RequestLog | undefined;
   let keys: KeyStore | undefined;
   let tiers: TierPolicies | undefined;
   let cursorKeys: CursorKeySource | undefined;
@@ -64,6 +67,10 @@ export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?:
     get meter() {
       meter ??= new DynamoUsageMeter(dynamo(), requireEnv(env, 'RECORDS_TABLE_NAME'));
       return meter;
+    },
+    get requestLog() {
+      requestLog ??= new DynamoRequestLog(dynamo(), requireEnv(env, 'RECORDS_TABLE_NAME'));
+      return requestLog;
     },
     get keys() {
       keys ??= new DynamoKeyStore(dynamo(), requireEnv(env, 'RECORDS_TABLE_NAME'));

@@ -3,6 +3,7 @@ import { utcDayOf } from '../core/auth/quota';
 import { isTierName } from '../core/auth/tiers';
 import { ServiceError } from '../core/errors';
 import { METRIC_NAMES } from '../core/metric-names';
+import { requestLogEntryOf } from '../core/usage/request-log';
 import { admitRequest, type RouteFeature } from '../core/use-cases/admit-request';
 import type { Principal } from '../core/use-cases/authenticate';
 import type { ServicesProvider } from '../ports/services';
@@ -20,7 +21,8 @@ export function principalOf(event: ApiEvent): Principal | null {
  * A route for authenticated callers: the tier's access, the daily quota and the request rate are checked first,
  * the rate-limit headers go on every response (errors too), and each response is counted in the
  * key's usage figures. Without an authorizer's principal the request is 401: routes never trust
- * a request the authorizer did not see.
+ * a request the authorizer did not see. Each response also goes to the key's recent-requests log,
+ * written beside the usage figures.
  */
 export function authenticatedRoute(
   feature: RouteFeature,
@@ -32,7 +34,7 @@ export function authenticatedRoute(
     const startedAt = performance.now();
     const principal = principalOf(event);
     if (!principal) return errorResult(unauthorized('Missing or invalid API key'), event);
-    const { meter, clock, tiers, metrics } = services();
+    const { meter, clock, tiers, metrics, requestLog } = services();
     const now = clock.now();
     let result: ApiResult;
     try {
@@ -43,12 +45,20 @@ export function authenticatedRoute(
       result = errorResult(error, event);
       if (error instanceof ServiceError && error.code === 'RATE_LIMITED') metrics?.record(METRIC_NAMES.quotaRejections, 'Count', 1);
     }
-    try {
-      await meter.record(principal.keyId, utcDayOf(now), { status: result.statusCode, latencyMs: performance.now() - startedAt });
-    } catch (error) {
-      // Usage figures must not cost the caller a response.
-      logger.warn('could not record usage', { keyIdPrefix: keyIdPrefixOf(principal.keyId), error: error as Error });
-    }
+    const latencyMs = performance.now() - startedAt;
+    const requestId = event.requestContext?.requestId;
+    const [recorded, logged] = await Promise.allSettled([
+      meter.record(principal.keyId, utcDayOf(now), { status: result.statusCode, latencyMs, at: now }),
+      requestLog && requestId
+        ? requestLog.append(
+            principal.keyId,
+            requestLogEntryOf({ at: now, method: event.httpMethod, path: event.path, status: result.statusCode, latencyMs, requestId }),
+          )
+        : undefined,
+    ]);
+    // Usage figures and the log must not cost the caller a response.
+    if (recorded.status === 'rejected') logger.warn('could not record usage', { keyIdPrefix: keyIdPrefixOf(principal.keyId), error: recorded.reason as Error });
+    if (logged.status === 'rejected') logger.warn('could not log the request', { keyIdPrefix: keyIdPrefixOf(principal.keyId), error: logged.reason as Error });
     return result;
   };
 }

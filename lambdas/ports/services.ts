@@ -5,6 +5,7 @@ import type { Embedder } from './embedder';
 import type { KeyStore } from './key-store';
 import type { MetricsRecorder } from './metrics';
 import type { RecordStore } from './record-store';
+import type { RequestLog } from './request-log';
 import type { SearchIndex } from './search-index';
 import type { UsageMeter } from './usage-meter';
 
@@ -21,6 +22,8 @@ export interface Services {
   cursorKeys: CursorKeySource;
   /** Daily quotas and usage figures per API key. */
   meter: UsageMeter;
+  /** Each key's recent requests; none when absent (services built for one test). */
+  requestLog?: RequestLog;
   /** API keys: the authorizer looks callers up here. */
   keys: KeyStore;
   /** The tiers' quotas this deployment enforces (the stage's config in AWS); TIERS when absent. */

@@ -158,6 +158,11 @@ export class ServiceFunction extends Construct {
     return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'], ['usage#*']);
   }
 
+  /** Writes of each key's recent-requests log ("reqlog#*", lambdas/adapters/aws/dynamo-request-log.ts): PutItem only, no reads. */
+  bindRequestLogWriter(table: ITable): this {
+    return this.bindItemsByPrefix(table, ['dynamodb:PutItem'], ['reqlog#*']);
+  }
+
   /** Reads of API keys and their hash pointers (the authorizer), through RECORDS_TABLE_NAME. */
   bindKeyReader(table: ITable): this {
     return this.bindItemsByPrefix(table, ['dynamodb:GetItem'], ['apikey#*', 'apikeyhash#*']);

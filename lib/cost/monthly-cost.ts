@@ -174,7 +174,12 @@ export function perMillionCalls(assumptions: UsageAssumptions): CostLine[] {
       detail: `1M invocations × ${assumptions.billedMs} ms at ${assumptions.memoryMb} MB (${assumptions.arm64 ? 'arm64' : 'x86_64'})`,
       monthlyUsd: PRICES.lambdaPerMillionRequests + gbSeconds * (assumptions.arm64 ? PRICES.lambdaArmGbSecond : PRICES.lambdaX86GbSecond),
     },
-    { item: 'DynamoDB (on demand)', detail: '1M quota counter writes, 1M key reads', monthlyUsd: PRICES.dynamoWritePerMillion + PRICES.dynamoReadPerMillion },
+    // Each call writes its quota count (day item), its response figures (hour item) and its request-log entry.
+    {
+      item: 'DynamoDB (on demand)',
+      detail: '3M writes (quota count, response figures, request log), 1M key reads',
+      monthlyUsd: 3 * PRICES.dynamoWritePerMillion + PRICES.dynamoReadPerMillion,
+    },
   ];
   if (assumptions.waf) lines.push({ item: 'WAF', detail: '1M requests inspected', monthlyUsd: PRICES.wafPerMillionRequests });
   return lines;

@@ -43,6 +43,7 @@ describe('least privilege of the function roles', () => {
     'webhookurl#k1#abc',
     'delivery#d1',
     'usage#k1',
+    'reqlog#k1',
     'event#e1',
     'deadline-sent#m',
   ];
@@ -50,7 +51,7 @@ describe('least privilege of the function roles', () => {
   it.each(['get-grant.ts', 'get-contract.ts', 'get-funder.ts'])(
     '%s gets record items only: no Scan, no Query, leading keys grant#/contract#/funder#',
     (handler) => {
-      const records = tableStatements(handler).filter((s) => !JSON.stringify(s.Condition).includes('usage#'));
+      const records = tableStatements(handler).filter((s) => !/usage#|reqlog#/.test(JSON.stringify(s.Condition)));
       expect(records).toHaveLength(1);
       expect(actionsOf(records[0]!).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem']);
       expect(leadingKeysOf(records[0]!)).toEqual(['grant#*', 'contract#*', 'funder#*']);
@@ -76,8 +77,12 @@ describe('least privilege of the function roles', () => {
           else expect(path).toMatch(/^(_alias\/)?gcf-(grants|contracts|funders)(-v\*)?(\/\*)?$/);
         }
       }
-      // Their only table access is the usage counters.
-      for (const statement of tableStatements(handler)) expect(leadingKeysOf(statement)).toEqual(['usage#*']);
+      // Their only table access is the usage counters, and writing (never reading) the request log.
+      const table = tableStatements(handler).map((s) => [leadingKeysOf(s), actionsOf(s).sort()]);
+      expect(table).toEqual([
+        [['usage#*'], ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
+        [['reqlog#*'], ['dynamodb:PutItem']],
+      ]);
     },
   );
 

@@ -148,6 +148,12 @@ describe('service functions', () => {
       expect(usage, entry).toHaveLength(1);
       expect([usage[0]!.Action].flat().sort(), entry).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
       expect(usage[0]!.Condition, entry).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['usage#*'] } });
+      // The request log: put only, on its own items.
+      const requestLog = allStatements.filter((statement) => JSON.stringify(statement.Condition ?? {}).includes('reqlog#'));
+      expect(
+        requestLog.map((statement) => [[statement.Action].flat(), statement.Condition]),
+        entry,
+      ).toEqual([[['dynamodb:PutItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['reqlog#*'] } }]]);
       const bedrock = allStatements.filter((statement) => [statement.Action].flat().includes('bedrock:InvokeModel'));
       if (binding === 'search') {
         // Query vectors come from the one configured model and no other.
@@ -156,7 +162,7 @@ describe('service functions', () => {
       } else {
         expect(bedrock, entry).toHaveLength(0);
       }
-      const statements = allStatements.filter((statement) => !usage.includes(statement) && !bedrock.includes(statement));
+      const statements = allStatements.filter((statement) => !usage.includes(statement) && !requestLog.includes(statement) && !bedrock.includes(statement));
       const actions = actionsOf(statements);
       if (binding === 'records') {
         expect(actions.filter((action) => action.startsWith('dynamodb:')).sort(), entry).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem']);

@@ -103,6 +103,7 @@ describe('admitRequest', () => {
       used: async () => used,
       record: async () => {},
       history: async () => [],
+      hourly: async () => [],
     };
   }
   const now = new Date('2026-11-22T12:00:00Z');

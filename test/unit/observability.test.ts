@@ -290,6 +290,7 @@ describe('QuotaRejections', () => {
       used: async () => 1000,
       record: async () => {},
       history: async () => [],
+      hourly: async () => [],
     };
     return { meter, clock: { now: () => new Date('2026-11-22T10:00:00Z') }, metrics } as unknown as Services;
   }

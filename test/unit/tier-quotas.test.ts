@@ -48,6 +48,7 @@ describe('tier quotas', () => {
       used: async () => 1500,
       record: async () => {},
       history: async () => [],
+      hourly: async () => [],
     };
     const now = new Date('2026-11-22T12:00:00Z');
     const headers = await admitRequest({ keyId: 'k', tier: 'basic' }, 'api', meter, now, tierPoliciesWith(basic2000));
