@@ -11,8 +11,18 @@ export interface ServiceStacks {
   readonly stateless: StatelessStack;
 }
 
+export interface ServiceStackOptions {
+  /** The developer dashboard's build output. @default `<projectRoot>/dashboard/dist` */
+  readonly dashboardSiteDirectory?: string;
+}
+
 /** Both stacks of one stage, wired together; shared by bin/app.ts and the infra tests. */
-export function createServiceStacks(scope: Construct, config: StageConfig, projectRoot: string = PROJECT_ROOT): ServiceStacks {
+export function createServiceStacks(
+  scope: Construct,
+  config: StageConfig,
+  projectRoot: string = PROJECT_ROOT,
+  options: ServiceStackOptions = {},
+): ServiceStacks {
   const names = stackNamesOf(config.stage);
 
   const stateful = new StatefulStack(scope, names.stateful, {
@@ -32,6 +42,9 @@ export function createServiceStacks(scope: Construct, config: StageConfig, proje
     cursorKeySecret: stateful.cursorKeySecret,
     webhookSecretKey: stateful.webhookSecretKey,
     apiDomain: stateful.apiDomain,
+    dashboardIdentity: stateful.dashboardIdentity,
+    dashboardSite: stateful.dashboardSite,
+    dashboardSiteDirectory: options.dashboardSiteDirectory,
     projectRoot,
   });
 

@@ -2,8 +2,8 @@ import { PriceClass } from 'aws-cdk-lib/aws-cloudfront';
 import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { z } from 'zod';
 import { parseTierQuotas } from '../lambdas/core/auth/tier-quotas';
-import { DASHBOARD_MFA_MODES } from './dashboard-settings';
 import { FUNCTION_GROUPS, type FunctionGroup, type StageConfigOverrides, stageConfig } from './config';
+import { DASHBOARD_MFA_MODES } from './dashboard-settings';
 
 /** cdk.json's `stages` context: each entry read as StageConfigOverrides, its mistakes named by key. */
 

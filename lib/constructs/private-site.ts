@@ -110,6 +110,11 @@ export interface SiteUploadProps {
   readonly cacheControl: string;
   readonly removalPolicy: RemovalPolicy;
   readonly logRetention: RetentionDays;
+  /**
+   * BucketDeployment runs one function per stack and memory size, under the role of the first
+   * upload that made it: a second upload in a stack needs a size of its own. @default 128
+   */
+  readonly memoryLimitMb?: number;
 }
 
 /**
@@ -132,7 +137,7 @@ export function uploadToSite(scope: Construct, props: SiteUploadProps): BucketDe
   uploadRole.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: props.objectKeys.map((key) => props.bucket.arnForObjects(key)) }));
   uploadLogs.grantWrite(uploadRole);
 
-  return new BucketDeployment(scope, 'Upload', {
+  const deployment = new BucketDeployment(scope, 'Upload', {
     sources: bound.map((config): ISource => ({ bind: () => config })),
     destinationBucket: props.bucket,
     prune: false,
@@ -140,5 +145,12 @@ export function uploadToSite(scope: Construct, props: SiteUploadProps): BucketDe
     cacheControl: [CacheControl.fromString(props.cacheControl)],
     role,
     logGroup: uploadLogs,
+    memoryLimit: props.memoryLimitMb,
   });
+  if (deployment.handlerRole !== role) {
+    throw new Error(
+      `${scope.node.path}: another upload in this stack already runs BucketDeployment's function with its own role; give this one another memoryLimitMb`,
+    );
+  }
+  return deployment;
 }
