@@ -1,5 +1,6 @@
 import { Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import type { ApiRouteDefinition } from './api-routes';
 import type { StageConfig } from './config';
 import { PROJECT_ROOT } from './project-root';
 import { stackNamesOf } from './stack-names';
@@ -14,6 +15,8 @@ export interface ServiceStacks {
 export interface ServiceStackOptions {
   /** The developer dashboard's build output. @default `<projectRoot>/dashboard/dist` */
   readonly dashboardSiteDirectory?: string;
+  /** @default ACCOUNT_ROUTES (lib/api-routes.ts) */
+  readonly accountRoutes?: readonly ApiRouteDefinition[];
 }
 
 /** Both stacks of one stage, wired together; shared by bin/app.ts and the infra tests. */
@@ -45,6 +48,7 @@ export function createServiceStacks(
     dashboardIdentity: stateful.dashboardIdentity,
     dashboardSite: stateful.dashboardSite,
     dashboardSiteDirectory: options.dashboardSiteDirectory,
+    accountRoutes: options.accountRoutes,
     projectRoot,
   });
 
