@@ -46,3 +46,14 @@ export function routeConstructId(route: ApiRouteDefinition): string {
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 }
+
+/**
+ * The account API's routes (the developer dashboard's, issue 43): paths under `/account`, each
+ * with its own function like API_ROUTES, behind the dashboard's Cognito authorizer (the ID token as
+ * Bearer) instead of an API key; their functions also get ACCOUNT_TOKEN_ISSUER and
+ * ACCOUNT_TOKEN_AUDIENCE (lambdas/composition/function-env.ts).
+ */
+export const ACCOUNT_ROUTES: readonly ApiRouteDefinition[] = [];
+
+/** The account API's resource under the version root. */
+export const ACCOUNT_API_PATH = '/account';

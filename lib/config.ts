@@ -8,6 +8,7 @@ import type { TierName } from '../lambdas/core/auth/tiers';
 import { ANY_ORIGIN, type CorsOrigins, checkCorsOrigins } from '../lambdas/http/cors';
 import { type CanarySettings, checkCanary } from './canary-settings';
 import { type CustomDomainSettings, checkCustomDomain } from './custom-domain-settings';
+import { type DashboardSettings, dashboardSettingsOf, defaultDashboardDomainPrefix } from './dashboard-settings';
 import { type EdgeProtectionSettings, edgeProtectionSettingsOf } from './edge-protection-settings';
 
 /** Dedicated master nodes: cluster management on nodes of their own, so a busy data node cannot stall the cluster. */
@@ -166,6 +167,8 @@ export interface StageConfig {
   readonly alarms: AlarmSettings;
   readonly docs: DocsSettings;
   readonly canary: CanarySettings;
+  /** The developer dashboard's sign-in (Cognito) and site (docs/deploy.md "Developer dashboard"). */
+  readonly dashboard: DashboardSettings;
 }
 
 export interface StageConfigOverrides {
@@ -183,6 +186,7 @@ export interface StageConfigOverrides {
   readonly alarms?: { readonly email?: string | null; readonly docsBaseUrl?: string | null };
   readonly docs?: Partial<DocsSettings>;
   readonly canary?: Partial<CanarySettings>;
+  readonly dashboard?: Partial<DashboardSettings>;
 }
 
 /** Drops keys whose value is undefined, so a spread override never erases a default. */
@@ -350,6 +354,7 @@ export function stageConfig(stage: string, overrides: StageConfigOverrides = {})
     alarms: { ...(email === undefined ? {} : { email }), ...(docsBaseUrl === undefined ? {} : { docsBaseUrl }) },
     docs: { priceClass: PriceClass.PRICE_CLASS_100, ...definedOnly(overrides.docs) },
     canary,
+    dashboard: dashboardSettingsOf(defaultDashboardDomainPrefix(overrides.serviceName ?? 'gcf-data-service', stage), overrides.dashboard),
   };
 }
 
@@ -371,7 +376,7 @@ export function checkDeployable(config: StageConfig, emailKey: string): void {
 }
 
 /** Lower-case sections of StageConfigOverrides that merge key by key. */
-const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'edge', 'alarms', 'docs', 'canary'] as const;
+const OVERRIDE_SECTIONS = ['search', 'embeddings', 'functions', 'api', 'webhooks', 'tierQuotas', 'edge', 'alarms', 'docs', 'canary', 'dashboard'] as const;
 
 /** `top` over `base`, section by section; undefined values in `top` never erase `base`. */
 export function mergeOverrides(base: StageConfigOverrides, top: StageConfigOverrides): StageConfigOverrides {

@@ -20,6 +20,8 @@ const ANY = /./;
 const FUNCTION_ROLE_POLICY = /\/ServiceRole\/DefaultPolicy\/Resource$/;
 /** Stages whose data is thrown away (lib/config.ts isEphemeralStageName). */
 const EPHEMERAL_STAGE = /^Gcf-dev(-[a-z0-9-]+)?-/;
+/** The CloudFront distributions of static files (lib/constructs/private-site.ts). */
+const STATIC_SITE_DISTRIBUTION = /\/(DocsAssets|DashboardSite)\/Distribution\/Resource$/;
 
 export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
   {
@@ -108,22 +110,22 @@ export const NAG_ACKNOWLEDGEMENTS: readonly NagAcknowledgement[] = [
       'Throwaway dev stages run a single small data node in one zone, without dedicated masters, to keep cost down; durable stages spread their data nodes over two or three zones and get dedicated master nodes (both from the stage config).',
   },
   {
-    finding: /^AwsSolutions-CFR1$/,
-    path: /\/DocsAssets\/Distribution\/Resource$/,
+    finding: /^AwsSolutions-CFR(1|2)$/,
+    path: STATIC_SITE_DISTRIBUTION,
     reason:
-      "The docs assets distribution serves one public, versioned JavaScript file (the API reference renderer) to anyone the API itself serves; the API has no geographic restriction, so its docs page's script has none either.",
-  },
-  {
-    finding: /^AwsSolutions-CFR2$/,
-    path: /\/DocsAssets\/Distribution\/Resource$/,
-    reason:
-      "A CloudFront web ACL must live in us-east-1 (a stack of its own per stage); the distribution serves one immutable cached file from a private bucket, so a flood costs CloudFront egress only, never a function or the data. The API's own regional web ACL guards everything else.",
+      "The docs assets and developer dashboard distributions serve public static files (the API reference renderer; the dashboard's app, which holds no data before its user signs in) from private buckets to anyone the API serves, so no filter at the edge: the API has no geographic restriction (CFR1), so they have none; a CloudFront web ACL (CFR2) must live in us-east-1, a stack of its own per stage, and a flood of these cached files costs CloudFront egress only, never a function or the data. The API's own regional web ACL guards everything that reads data, and Cognito guards sign-in.",
   },
   {
     finding: /^AwsSolutions-CFR4$/,
-    path: /\/DocsAssets\/Distribution\/Resource$/,
+    path: STATIC_SITE_DISTRIBUTION,
     reason:
-      "The docs assets distribution uses CloudFront's default *.cloudfront.net certificate, whose security policy AWS fixes (a minimum TLS version is only settable with a custom certificate and alias); it serves a public file and takes no credentials, and the docs page loads it with Subresource Integrity, so a browser runs only the exact file the release uploaded whatever the connection.",
+      "The docs assets and dashboard distributions use CloudFront's default *.cloudfront.net certificate, whose security policy AWS fixes (a minimum TLS version is only settable with a custom certificate and alias). Neither takes credentials: the docs page loads its script with Subresource Integrity, so a browser runs only the exact file the release uploaded; the dashboard sends HSTS and its tokens go only to the API and Cognito, never to the distribution.",
+  },
+  {
+    finding: /^AwsSolutions-COG(2|8)$/,
+    path: /\/DashboardIdentity\/UserPool\/Resource$/,
+    reason:
+      "The developer dashboard's user pool is self-service sign-up for developers: it offers TOTP MFA without requiring it (a stage can require it, cdk.json dashboard.mfa) and asks for 12-character passwords of four kinds. It stays on the Essentials plan, free up to its monthly active user allowance: threat protection needs the Plus plan, billed for every active user, and a dashboard account reaches only its own keys and webhooks, which its owner can revoke.",
   },
 ];
 

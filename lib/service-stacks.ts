@@ -1,5 +1,6 @@
 import { Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import type { ApiRouteDefinition } from './api-routes';
 import type { StageConfig } from './config';
 import { PROJECT_ROOT } from './project-root';
 import { stackNamesOf } from './stack-names';
@@ -11,8 +12,20 @@ export interface ServiceStacks {
   readonly stateless: StatelessStack;
 }
 
+export interface ServiceStackOptions {
+  /** The developer dashboard's build output. @default `<projectRoot>/dashboard/dist` */
+  readonly dashboardSiteDirectory?: string;
+  /** @default ACCOUNT_ROUTES (lib/api-routes.ts) */
+  readonly accountRoutes?: readonly ApiRouteDefinition[];
+}
+
 /** Both stacks of one stage, wired together; shared by bin/app.ts and the infra tests. */
-export function createServiceStacks(scope: Construct, config: StageConfig, projectRoot: string = PROJECT_ROOT): ServiceStacks {
+export function createServiceStacks(
+  scope: Construct,
+  config: StageConfig,
+  projectRoot: string = PROJECT_ROOT,
+  options: ServiceStackOptions = {},
+): ServiceStacks {
   const names = stackNamesOf(config.stage);
 
   const stateful = new StatefulStack(scope, names.stateful, {
@@ -32,6 +45,10 @@ export function createServiceStacks(scope: Construct, config: StageConfig, proje
     cursorKeySecret: stateful.cursorKeySecret,
     webhookSecretKey: stateful.webhookSecretKey,
     apiDomain: stateful.apiDomain,
+    dashboardIdentity: stateful.dashboardIdentity,
+    dashboardSite: stateful.dashboardSite,
+    dashboardSiteDirectory: options.dashboardSiteDirectory,
+    accountRoutes: options.accountRoutes,
     projectRoot,
   });
 

@@ -25,6 +25,12 @@ export const STACK_OUTPUTS = {
   webhookSecretKeyArn: 'WebhookSecretKeyArn',
   /** On the stateful stack, with a custom domain: the API Gateway host name its DNS record points to. */
   apiDomainTarget: 'ApiDomainTarget',
+  /** On the stateful stack: the developer dashboard's URL, user pool, app client, OIDC issuer and managed login. */
+  dashboardUrl: 'DashboardUrl',
+  dashboardUserPoolId: 'DashboardUserPoolId',
+  dashboardClientId: 'DashboardClientId',
+  dashboardIssuer: 'DashboardIssuer',
+  dashboardSignInUrl: 'DashboardSignInUrl',
   /** On the stateless stack: the Bedrock model and vector length the search index is built with. */
   embeddingModel: 'EmbeddingModel',
   embeddingDimensions: 'EmbeddingDimensions',

@@ -3,6 +3,7 @@ import { EngineVersion } from 'aws-cdk-lib/aws-opensearchservice';
 import { z } from 'zod';
 import { parseTierQuotas } from '../lambdas/core/auth/tier-quotas';
 import { FUNCTION_GROUPS, type FunctionGroup, type StageConfigOverrides, stageConfig } from './config';
+import { DASHBOARD_MFA_MODES } from './dashboard-settings';
 
 /** cdk.json's `stages` context: each entry read as StageConfigOverrides, its mistakes named by key. */
 
@@ -74,6 +75,14 @@ const StageContextSchema = z.strictObject({
   tierQuotas: z.optional(z.unknown()),
   alarms: z.optional(z.strictObject({ email: optionalNullable(z.string()), docsBaseUrl: optionalNullable(z.string()) })),
   docs: z.optional(z.strictObject({ priceClass: z.optional(z.enum(Object.values(PriceClass) as [PriceClass, ...PriceClass[]])) })),
+  dashboard: z.optional(
+    z.strictObject({
+      domainPrefix: z.optional(z.string()),
+      extraCallbackUrls: z.optional(z.array(z.string())),
+      mfa: z.optional(z.enum(DASHBOARD_MFA_MODES)),
+      priceClass: z.optional(z.enum(Object.values(PriceClass) as [PriceClass, ...PriceClass[]])),
+    }),
+  ),
   canary: z.optional(
     z.strictObject({ scheduleMinutes: z.optional(z.number()), searchTerm: z.optional(z.string()), artifactRetentionDays: z.optional(z.number()) }),
   ),

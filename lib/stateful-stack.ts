@@ -11,6 +11,8 @@ import { FUNDER_INDEX } from '../lambdas/adapters/aws/records-table';
 import { indexReplicasOf, type StageConfig } from './config';
 import { ApiDomain } from './constructs/api-domain';
 import { CursorKeySecret } from './constructs/cursor-key-secret';
+import { DashboardIdentity } from './constructs/dashboard-identity';
+import { DashboardSite } from './constructs/dashboard-site';
 import { SearchDomain } from './constructs/search-domain';
 import { WebhookSecretKey } from './constructs/webhook-secret-key';
 import { STACK_OUTPUTS } from './stack-names';
@@ -30,6 +32,7 @@ export const STATEFUL_LOGICAL_IDS = {
   webhookQueue: 'WebhookQueue',
   webhookDeadLetterQueue: 'WebhookDeadLetterQueue',
   apiDomainName: 'ApiDomainName',
+  dashboardUserPool: 'DashboardUserPool',
 } as const;
 
 /** The webhook sender's Lambda timeout; the queue's visibility timeout is six times it (lib/webhook-queue-settings.ts). */
@@ -64,6 +67,9 @@ export class StatefulStack extends Stack {
   readonly webhookSecretKey: WebhookSecretKey;
   /** The customers' host name for the API, when the stage has one (config `api.customDomain`). */
   readonly apiDomain?: ApiDomain;
+  /** Who may sign in to the developer dashboard (Cognito), and the site it is served from. */
+  readonly dashboardIdentity: DashboardIdentity;
+  readonly dashboardSite: DashboardSite;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -160,6 +166,35 @@ export class StatefulStack extends Stack {
         value: this.apiDomain.domainName.domainNameAliasDomainName,
       });
     }
+
+    this.dashboardSite = new DashboardSite(this, 'DashboardSite', {
+      connectOrigins: [
+        // The REST API lives in the stateless stack, which reads this one: its host is not known here.
+        `https://*.execute-api.${this.region}.${this.urlSuffix}`,
+        ...(this.apiDomain ? [`https://${this.apiDomain.hostName}`] : []),
+        `https://cognito-idp.${this.region}.${this.urlSuffix}`,
+        `https://${config.dashboard.domainPrefix}.auth.${this.region}.amazoncognito.com`,
+      ],
+      signInOrigin: `https://${config.dashboard.domainPrefix}.auth.${this.region}.amazoncognito.com`,
+      priceClass: config.dashboard.priceClass,
+      removalPolicy: config.statefulRemovalPolicy,
+      logRetention: config.functions.logRetention,
+    });
+    this.dashboardIdentity = new DashboardIdentity(this, 'DashboardIdentity', {
+      settings: config.dashboard,
+      dashboardUrl: this.dashboardSite.baseUrl,
+      userPoolName: `${config.serviceName}-${config.stage}-dashboard`,
+      userPoolLogicalId: STATEFUL_LOGICAL_IDS.dashboardUserPool,
+      removalPolicy: config.statefulRemovalPolicy,
+      deletionProtection: !config.ephemeral,
+    });
+    this.dashboardIdentity.addOutputs({
+      userPoolId: STACK_OUTPUTS.dashboardUserPoolId,
+      clientId: STACK_OUTPUTS.dashboardClientId,
+      issuer: STACK_OUTPUTS.dashboardIssuer,
+      signInUrl: STACK_OUTPUTS.dashboardSignInUrl,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.dashboardUrl, { description: 'The developer dashboard', value: `${this.dashboardSite.baseUrl}/` });
 
     new CfnOutput(this, STACK_OUTPUTS.searchDomainEndpoint, {
       description: 'The search domain endpoint (admin CLI: npm run admin -- reindex --target aws)',

@@ -9,15 +9,19 @@ import type { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
 import { DOCS_ASSET_CACHE_CONTROL, DOCS_ASSET_KEY, docsAssetBody, docsAssetIntegrityOf } from '../lambdas/http/docs-page';
-import { API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
+import { ACCOUNT_API_PATH, ACCOUNT_ROUTES, API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
 import { checkUnreservedConcurrency, type Reservation } from './concurrency-budget';
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
+import { AccountAccess } from './constructs/account-access';
 import { ServiceApi } from './constructs/api';
 import { ApiAccess } from './constructs/api-access';
 import { ApiCanary } from './constructs/api-canary';
 import type { ApiDomain } from './constructs/api-domain';
 import { ApiFirewall } from './constructs/api-firewall';
 import { ApiLoggingPrerequisite } from './constructs/api-logging-prerequisite';
+import type { DashboardIdentity } from './constructs/dashboard-identity';
+import type { DashboardSite } from './constructs/dashboard-site';
+import { DashboardUpload } from './constructs/dashboard-upload';
 import { DocsAssets } from './constructs/docs-assets';
 import { RecordIndexer } from './constructs/record-indexer';
 import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
@@ -49,6 +53,13 @@ export interface StatelessStackProps extends StackProps {
   readonly projectRoot: string;
   /** @default API_ROUTES */
   readonly routes?: readonly ApiRouteDefinition[];
+  /** @default ACCOUNT_ROUTES */
+  readonly accountRoutes?: readonly ApiRouteDefinition[];
+  /** The developer dashboard's sign-in and site (stateful). */
+  readonly dashboardIdentity: DashboardIdentity;
+  readonly dashboardSite: DashboardSite;
+  /** The dashboard's build output. @default `<projectRoot>/dashboard/dist` */
+  readonly dashboardSiteDirectory?: string;
 }
 
 /** Functions and the API: holds no data, so it can be destroyed and redeployed at will. */
@@ -73,6 +84,10 @@ export class StatelessStack extends Stack {
   readonly dashboard: ServiceDashboard;
   /** Searches and reads through the API as a customer, every few minutes; pages through `alarms`. */
   readonly canary: ApiCanary;
+  /** The account API's Cognito authorizer; absent while there are no account routes. */
+  readonly accountAccess?: AccountAccess;
+  /** The dashboard's files and config.json, put into its bucket at deploy time. */
+  readonly dashboardUpload: DashboardUpload;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -138,6 +153,20 @@ export class StatelessStack extends Stack {
     }
     this.baseUrl = props.apiDomain ? `https://${props.apiDomain.hostName}/${stage.stageName}${this.api.versionRoot.path}` : this.api.baseUrl;
 
+    this.dashboardUpload = new DashboardUpload(this, 'DashboardUpload', {
+      bucket: props.dashboardSite.bucket,
+      siteDirectory: props.dashboardSiteDirectory ?? join(props.projectRoot, 'dashboard', 'dist'),
+      config: {
+        issuer: props.dashboardIdentity.issuerUrl,
+        clientId: props.dashboardIdentity.client.userPoolClientId,
+        signInUrl: props.dashboardIdentity.signInUrl,
+        apiBaseUrl: this.baseUrl,
+        accountApiBaseUrl: `${this.baseUrl}${ACCOUNT_API_PATH}`,
+      },
+      removalPolicy: config.statefulRemovalPolicy,
+      logRetention: config.functions.logRetention,
+    });
+
     this.firewall = new ApiFirewall(this, 'Firewall', {
       stageArn: this.api.restApi.deploymentStage.stageArn,
       namePrefix: `${config.serviceName}-${config.stage}`,
@@ -177,7 +206,21 @@ export class StatelessStack extends Stack {
     const functions = new Map<string, ServiceFunction>();
     const searchFunctions = new Set<ServiceFunction>();
     const monitoredRoutes: MonitoredRoute[] = [];
-    for (const route of props.routes ?? API_ROUTES) {
+    const accountRoutes = props.accountRoutes ?? ACCOUNT_ROUTES;
+    for (const route of accountRoutes) {
+      if (!route.path.startsWith(ACCOUNT_API_PATH)) throw new Error(`Account route ${route.method} ${route.path} must be under ${ACCOUNT_API_PATH}`);
+    }
+    const accountAccess = (this.accountAccess =
+      accountRoutes.length > 0
+        ? new AccountAccess(this, 'AccountAccess', {
+            userPool: props.dashboardIdentity.userPool,
+            issuerUrl: props.dashboardIdentity.issuerUrl,
+            clientId: props.dashboardIdentity.client.userPoolClientId,
+          })
+        : undefined);
+    const methodOptionsOf = (route: ApiRouteDefinition) =>
+      accountRoutes.includes(route) ? accountAccess!.methodOptions : route.public ? this.access.publicMethodOptions : this.access.protectedMethodOptions;
+    for (const route of [...(props.routes ?? API_ROUTES), ...accountRoutes]) {
       const constructId = routeConstructId(route);
       if (functions.has(constructId)) {
         throw new Error(`Two routes share the handler name ${constructId}; every route needs its own entry`);
@@ -197,12 +240,8 @@ export class StatelessStack extends Stack {
       }
       // The origins whose answers carry CORS headers, as the preflights and gateway responses name them.
       fn.lambdaFunction.addEnvironment(FUNCTION_ENV.corsAllowedOrigins, JSON.stringify(config.api.corsOrigins));
-      this.api.addRoute({
-        method: route.method,
-        path: route.path,
-        handler: fn.lambdaFunction,
-        methodOptions: route.public ? this.access.publicMethodOptions : this.access.protectedMethodOptions,
-      });
+      if (accountRoutes.includes(route)) accountAccess!.bindAccountToken(fn);
+      this.api.addRoute({ method: route.method, path: route.path, handler: fn.lambdaFunction, methodOptions: methodOptionsOf(route) });
       // Searches need the indices in the configured vector space: the bootstrap checks that first.
       if (route.bindings.includes('search')) {
         fn.lambdaFunction.node.addDependency(this.searchBootstrap.resource);

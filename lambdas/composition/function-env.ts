@@ -27,4 +27,7 @@ export const FUNCTION_ENV = {
   docsAssetBaseUrl: 'DOCS_ASSET_BASE_URL',
   /** The docs page's script's Subresource Integrity (`sha384-…` of the uploaded body), required with DOCS_ASSET_BASE_URL. */
   docsAssetIntegrity: 'DOCS_ASSET_INTEGRITY',
+  /** The account API's OIDC issuer and the ID tokens' audience (the dashboard's app client id). */
+  accountTokenIssuer: 'ACCOUNT_TOKEN_ISSUER',
+  accountTokenAudience: 'ACCOUNT_TOKEN_AUDIENCE',
 } as const;

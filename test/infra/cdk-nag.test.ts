@@ -8,6 +8,7 @@ import { checkWithCdkNag, NAG_ACKNOWLEDGEMENTS, type NagAcknowledgement } from '
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { createServiceStacks } from '../../lib/service-stacks';
 import { stageOverridesFromContext } from '../../lib/stage-context';
+import { DASHBOARD_SITE_FIXTURE } from './synth-stacks';
 
 const outdirs: string[] = [];
 afterAll(() => {
@@ -23,7 +24,9 @@ function synthWithNag(stage: string, acknowledgements: readonly NagAcknowledgeme
   const outdir = mkdtempSync(join(tmpdir(), 'gcf-nag-'));
   outdirs.push(outdir);
   const app = new App({ outdir, context: { ...context, stage, 'aws:cdk:bundling-stacks': [] } });
-  createServiceStacks(app, stageConfig(stage, mergeOverrides(stageOverridesFromContext(context.stages, stage), extra)));
+  createServiceStacks(app, stageConfig(stage, mergeOverrides(stageOverridesFromContext(context.stages, stage), extra)), undefined, {
+    dashboardSiteDirectory: DASHBOARD_SITE_FIXTURE,
+  });
   const gate = checkWithCdkNag(app, acknowledgements);
   let failure: string | null = null;
   try {

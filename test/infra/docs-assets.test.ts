@@ -111,7 +111,9 @@ describe('docs page assets on CloudFront', () => {
 
   it('uploads the bundle at deploy time under a key naming its version, keeping older versions', () => {
     expect(DOCS_ASSET_KEY).toBe(`scalar/${SCALAR_VERSION}/standalone.js`);
-    const [, upload] = onlyOne(resourcesOfType(stateless, 'Custom::CDKBucketDeployment'));
+    const [, upload] = onlyOne(
+      Object.fromEntries(Object.entries(resourcesOfType(stateless, 'Custom::CDKBucketDeployment')).filter(([id]) => id.startsWith('DocsAssets'))),
+    );
     expect(upload.Properties).toMatchObject({
       DestinationBucketName: { Ref: assetsBucketId },
       Prune: false,

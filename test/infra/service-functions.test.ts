@@ -67,12 +67,13 @@ describe('service functions', () => {
       'lambdas/handlers/send-webhooks.ts',
     ]);
     // The others are the custom-resource Provider framework's onEvent functions, the docs assets'
-    // deploy-time upload, and (a throwaway stage) the one function emptying the docs assets' and
-    // the canary's buckets on stack deletion.
+    // and the developer dashboard's deploy-time uploads, and (a throwaway stage) the one function
+    // emptying the docs assets' and the canary's buckets on stack deletion.
     const others = Object.entries(lambdas).filter(([id]) => ![...functions.values()].some((fn) => fn.logicalId === id));
     expect(others.map(([id]) => id).sort()).toEqual([
       expect.stringMatching(/^ApiLoggingRoleProviderframeworkonEvent/),
-      expect.stringMatching(/^CustomCDKBucketDeployment/),
+      expect.stringMatching(/^CustomCDKBucketDeployment[0-9A-F]+256MiB/),
+      expect.stringMatching(/^CustomCDKBucketDeployment[0-9A-F]+$/),
       expect.stringMatching(/^CustomS3AutoDeleteObjectsCustomResourceProviderHandler/),
       expect.stringMatching(/^SearchIndexBootstrapProviderframeworkonEvent/),
     ]);
@@ -110,8 +111,9 @@ describe('service functions', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
     // One per function (ten routes, the indexer and its vector backfill, the authorizer, the
     // bootstrap and the logging-role check with their providers, three for webhooks, the docs
-    // assets' upload and the one emptier of the docs and canary buckets), the API access log and the WAF log.
-    expect(logGroups).toHaveLength(24);
+    // assets' and the dashboard's uploads and the one emptier of the docs and canary buckets), the
+    // API access log and the WAF log.
+    expect(logGroups).toHaveLength(25);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);

@@ -18,6 +18,9 @@ const REPLACING_PROPERTIES: Record<string, (properties: Record<string, unknown>)
   'AWS::ApiGateway::RestApi': (p) => ({ Name: p.Name }),
   'AWS::ApiGateway::UsagePlan': (p) => ({ UsagePlanName: p.UsagePlanName }),
   'AWS::ApiGateway::DomainName': (p) => ({ DomainName: p.DomainName }),
+  // The dashboard's users: a new pool has none; a new domain prefix moves the managed login.
+  'AWS::Cognito::UserPool': (p) => ({ UsernameAttributes: p.UsernameAttributes, AliasAttributes: p.AliasAttributes, Schema: p.Schema }),
+  'AWS::Cognito::UserPoolDomain': (p) => ({ Domain: p.Domain }),
 };
 
 type Identity = Record<string, { Type: string } & Record<string, unknown>>;
@@ -76,7 +79,15 @@ describe('stateful identity', () => {
     expect(new Set(policies('dev'))).toEqual(new Set(['Delete']));
   });
 
-  it('covers the table, the domain, the queues, the secret, the API, its usage plans and its domain name', () => {
+  it('retains the dashboard user pool under deletion protection on a durable stage, and deletes it with a dev stack', () => {
+    const pool = (stage: string) => resourcesOfType(synthStage(stage).stateful, 'AWS::Cognito::UserPool').DashboardUserPool!;
+    expect(pool('prod').DeletionPolicy).toBe('Retain');
+    expect(pool('prod').Properties?.DeletionProtection).toBe('ACTIVE');
+    expect(pool('dev').DeletionPolicy).toBe('Delete');
+    expect(pool('dev').Properties?.DeletionProtection).toBe('INACTIVE');
+  });
+
+  it('covers the table, the domain, the queues, the secret, the API, its usage plans, its domain name and the dashboard user pool', () => {
     const types = new Set(Object.values(snapshot['prod with a custom domain'] ?? {}).map((resource) => resource.Type));
     expect([...types].sort()).toEqual(Object.keys(REPLACING_PROPERTIES).sort());
   });

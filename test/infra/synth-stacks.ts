@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { expect } from 'vitest';
 import { cdkJsonContext } from '../../lib/cdk-json-context';
 import { type StageConfigOverrides, stageConfig } from '../../lib/config';
-import { createServiceStacks, type ServiceStacks } from '../../lib/service-stacks';
+import { PROJECT_ROOT } from '../../lib/project-root';
+import { createServiceStacks, type ServiceStackOptions, type ServiceStacks } from '../../lib/service-stacks';
 
 export interface SynthesizedStage {
   readonly stacks: ServiceStacks;
@@ -11,10 +13,13 @@ export interface SynthesizedStage {
   readonly stateless: Template;
 }
 
+/** A built dashboard of two files, standing in for dashboard/dist (not built in the repository). */
+export const DASHBOARD_SITE_FIXTURE = join(PROJECT_ROOT, 'test', 'infra', 'fixtures', 'dashboard-site');
+
 /** Builds both stacks of a stage as bin/app.ts does, with Lambda bundling skipped (fast, no esbuild). */
-export function synthStage(stage: string, overrides?: StageConfigOverrides): SynthesizedStage {
+export function synthStage(stage: string, overrides?: StageConfigOverrides, options: ServiceStackOptions = {}): SynthesizedStage {
   const app = new App({ context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] } });
-  const stacks = createServiceStacks(app, stageConfig(stage, overrides));
+  const stacks = createServiceStacks(app, stageConfig(stage, overrides), undefined, { dashboardSiteDirectory: DASHBOARD_SITE_FIXTURE, ...options });
   return {
     stacks,
     stateful: Template.fromStack(stacks.stateful),
