@@ -30,4 +30,6 @@ export const FUNCTION_ENV = {
   /** The account API's OIDC issuer and the ID tokens' audience (the dashboard's app client id). */
   accountTokenIssuer: 'ACCOUNT_TOKEN_ISSUER',
   accountTokenAudience: 'ACCOUNT_TOKEN_AUDIENCE',
+  /** Optional: the issuer's key set, which skips discovery (Cognito's is `<issuer>/.well-known/jwks.json`). */
+  accountTokenJwksUri: 'ACCOUNT_TOKEN_JWKS_URI',
 } as const;

@@ -1,11 +1,6 @@
 import { type IdentityVerifierConfig, JoseIdentityVerifier } from '../adapters/oidc/jose-identity-verifier';
 import type { IdentityVerifier } from '../ports/identity-verifier';
-
-/** The account API functions' sign-in configuration (lib/ sets them from the user pool and its dashboard client). */
-export const OIDC_ISSUER_ENV = 'OIDC_ISSUER';
-export const OIDC_CLIENT_ID_ENV = 'OIDC_CLIENT_ID';
-/** Optional: skips discovery (Cognito's is `<issuer>/.well-known/jwks.json`). */
-export const OIDC_JWKS_URI_ENV = 'OIDC_JWKS_URI';
+import { FUNCTION_ENV } from './function-env';
 
 // Not aws.ts's requireEnv: importing it would bundle the DynamoDB and API Gateway clients too.
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -15,8 +10,12 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
 }
 
 export function identityConfigFromEnv(env: NodeJS.ProcessEnv): IdentityVerifierConfig {
-  const jwksUri = env[OIDC_JWKS_URI_ENV];
-  return { issuer: required(env, OIDC_ISSUER_ENV), clientId: required(env, OIDC_CLIENT_ID_ENV), ...(jwksUri ? { jwksUri } : {}) };
+  const jwksUri = env[FUNCTION_ENV.accountTokenJwksUri];
+  return {
+    issuer: required(env, FUNCTION_ENV.accountTokenIssuer),
+    clientId: required(env, FUNCTION_ENV.accountTokenAudience),
+    ...(jwksUri ? { jwksUri } : {}),
+  };
 }
 
 let verifier: IdentityVerifier | undefined;
