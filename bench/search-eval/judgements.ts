@@ -6,7 +6,7 @@
  */
 
 import type { Collection, OpportunityKind } from './collection';
-import { mean, ndcgAt, recallAt } from './metrics';
+import { cappedRecallAt, mean, ndcgAt, recallAt } from './metrics';
 import { type SearchSystem, SYSTEMS, type SystemAnswer, type SystemName } from './systems';
 
 export interface Judgement {
@@ -41,6 +41,8 @@ export type QueryStatus = 'scored' | 'unjudged' | 'no-relevant';
 export interface SystemScore {
   ndcg10: number;
   recall50: number;
+  /** Recall@50 against what 50 results can hold (metrics.ts cappedRecallAt). */
+  cappedRecall50: number;
   total: number;
   ms: number;
   /** Results (within the depth read) that are not in the default listing: a service inconsistency. */
@@ -101,6 +103,7 @@ export async function scoreQueries(
       bySystem[system] = {
         ndcg10: ndcgAt(10, ranked, kept),
         recall50: recallAt(depth, ranked, kept),
+        cappedRecall50: cappedRecallAt(depth, ranked, kept),
         total: answer.total,
         ms: answer.ms,
         outside: ranked.filter((id) => !collection.has(id)).length,
@@ -128,6 +131,7 @@ export async function scoreQueries(
 export interface SystemSummary {
   ndcg10: number;
   recall50: number;
+  cappedRecall50: number;
   /** Null when no query of the kind is scored. */
   ndcg10Grants: number | null;
   ndcg10Contracts: number | null;
@@ -144,6 +148,7 @@ export function summarise(scores: readonly QueryScore[], system: SystemName): Sy
   return {
     ndcg10: mean(of().map((m) => m.ndcg10)),
     recall50: mean(of().map((m) => m.recall50)),
+    cappedRecall50: mean(of().map((m) => m.cappedRecall50)),
     ndcg10Grants: meanOrNull(of('grant').map((m) => m.ndcg10)),
     ndcg10Contracts: meanOrNull(of('contract').map((m) => m.ndcg10)),
     noResultScored: of().filter((m) => m.total === 0).length,

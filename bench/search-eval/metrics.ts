@@ -20,6 +20,17 @@ export function recallAt(k: number, ranked: readonly string[], grades: ReadonlyM
   return relevant.filter((id) => top.has(id)).length / relevant.length;
 }
 
+/**
+ * Recall at k against what k results can hold: found / min(k, relevant), BEIR's "capped recall".
+ * A query with more relevant records than k (an assistance listing with 200 grants) caps plain
+ * recall below 1 for every system, the ideal order included; this one reaches 1 for a perfect list.
+ */
+export function cappedRecallAt(k: number, ranked: readonly string[], grades: ReadonlyMap<string, number>, minGrade = 1): number {
+  const relevant = [...grades].filter(([, grade]) => grade >= minGrade).length;
+  if (relevant === 0) return 0;
+  return (recallAt(k, ranked, grades, minGrade) * relevant) / Math.min(k, relevant);
+}
+
 export function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }

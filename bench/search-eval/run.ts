@@ -73,7 +73,7 @@ function logSummary(summary: Record<SystemName, SystemSummary>): void {
   for (const system of SYSTEMS) {
     const s = summary[system];
     console.log(
-      `${system.padEnd(8)} nDCG@10 ${s.ndcg10.toFixed(3)}  recall@50 ${s.recall50.toFixed(3)}  no result: ${s.noResultScored} judged, ${s.noResultLabelled} labelled`,
+      `${system.padEnd(8)} nDCG@10 ${s.ndcg10.toFixed(3)}  recall@50 ${s.recall50.toFixed(3)} (capped ${s.cappedRecall50.toFixed(3)})  no result: ${s.noResultScored} judged, ${s.noResultLabelled} labelled`,
     );
   }
 }
