@@ -261,3 +261,45 @@ describe('the handler as API Gateway calls it on AWS', () => {
     expect(JSON.parse(noToken.body).error).toMatchObject({ code: 'UNAUTHORIZED', request_id: 'req-1' });
   });
 });
+
+describe('webhooks (read only)', () => {
+  it("lists and shows the subscriptions of the account's keys without secrets; another account's answer 404", async () => {
+    const token = await api.idTokenFor('hooks@example.org');
+    const { body: account } = await api.call('GET', '/account', { token });
+    await setAccountPlan({ accounts: api.stack.accounts, keys: api.stack.services.keys }, account.account_id, 'developer', 'operator', new Date());
+    const { body: issued } = await api.call('POST', '/account/keys', { token, body: { label: 'hooks' } });
+    const at = new Date().toISOString();
+    await api.stack.webhooks.create({
+      subscription_id: 'whk_0123456789abcdef0123456789abcdef',
+      key_id: issued.key.key_id,
+      url: 'https://receiver.example.org/hook',
+      events: ['grant.created'],
+      days_before: 7,
+      filter: null,
+      state: 'active',
+      disabled_reason: null,
+      secret: 'whsec_not-to-be-shown-anywhere',
+      previous_secret: null,
+      previous_secret_valid_until: null,
+      created_at: at,
+      updated_at: at,
+    });
+    const listed = await api.call('GET', '/account/webhooks', { token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.webhooks).toEqual([
+      expect.objectContaining({
+        subscription_id: 'whk_0123456789abcdef0123456789abcdef',
+        key_id: issued.key.key_id,
+        events: ['grant.created'],
+        rotating: false,
+      }),
+    ]);
+    const one = await api.call('GET', '/account/webhooks/whk_0123456789abcdef0123456789abcdef', { token });
+    expect(one.body).toEqual(listed.body.webhooks[0]);
+    expect(JSON.stringify([listed.body, one.body])).not.toContain('whsec_');
+    expect((await api.call('GET', '/account/webhooks', { token: ada })).body.webhooks).toEqual([]);
+    const foreign = await api.call('GET', '/account/webhooks/whk_0123456789abcdef0123456789abcdef', { token: ada });
+    expect(foreign.status).toBe(404);
+    expect((await api.call('GET', '/account/webhooks/whk_missing', { token })).status).toBe(404);
+  });
+});
