@@ -188,6 +188,16 @@ describe('bad requests', () => {
     expect(forged.body.error.details[0].field).toBe('cursor');
   });
 
+  it('answers a browser preflight without a token, allowing the Idempotency-Key header', async () => {
+    const preflight = await fetch(`${api.baseUrl}/account/keys`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://localhost:5173', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, idempotency-key' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('Idempotency-Key');
+  });
+
   it('answers 404 for unknown paths and 405 for a path served with another method', async () => {
     expect((await api.call('GET', '/account/nothing', { token: ada })).status).toBe(404);
     const wrongMethod = await api.call('PATCH', '/account/keys', { token: ada });
