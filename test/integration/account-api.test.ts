@@ -76,6 +76,15 @@ describe('keys', () => {
     expect(daily.body.totals.requests).toBe(1);
   });
 
+  it('keeps a label with markup as plain text in JSON', async () => {
+    const label = '<img src=x onerror=alert(1)>';
+    const created = await api.call('POST', '/account/keys', { token: ada, body: { label } });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(created.body.key.label).toBe(label);
+    await api.call('POST', `/account/keys/${created.body.key.key_id}/revoke`, { token: ada });
+  });
+
   it('honours Idempotency-Key: a retry answers with the key made first and no value', async () => {
     const headers = { 'Idempotency-Key': 'provision-ci-1' };
     const first = await api.call('POST', '/account/keys', { token: ada, body: { label: 'ci' }, headers });
@@ -158,6 +167,16 @@ describe('bad requests', () => {
     }
     const publicApi = await fetch(`${api.baseUrl}/grants-api?limit=1`, { headers: { Authorization: `Bearer ${ada}` } });
     expect(publicApi.status).toBe(401);
+  });
+
+  it('refuses tokens signed with the issuer key but expired, for another client or with an unverified e-mail', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await api.call('GET', '/account', { token: await api.forgedIdToken({}) })).status).toBe(200);
+    for (const claims of [{ exp: now - 120, iat: now - 3600 }, { aud: 'another-client' }, { email_verified: false }, { iss: 'https://issuer.example.org' }]) {
+      const answer = await api.call('GET', '/account', { token: await api.forgedIdToken(claims) });
+      expect(answer.status, JSON.stringify(claims)).toBe(401);
+      expect(answer.body.error.code).toBe('UNAUTHORIZED');
+    }
   });
 
   it('names unknown fields and parameters, bad values and forged cursors with 400', async () => {
