@@ -5,7 +5,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { TIER_QUOTAS_ENV, tierPoliciesFromEnv } from '../../lambdas/composition/tier-quotas-env';
 import { DEFAULT_TIER_QUOTAS } from '../../lambdas/core/auth/tier-quotas';
-import { API_ROUTES } from '../../lib/api-routes';
+import { ACCOUNT_ROUTES, API_ROUTES } from '../../lib/api-routes';
 import { checkDeployable, indexReplicasOf, isEphemeralStageName, mergeOverrides, searchConcurrencyOf, stageConfig } from '../../lib/config';
 import { PROJECT_ROOT } from '../../lib/project-root';
 import { stageOverridesFromContext } from '../../lib/stage-context';
@@ -267,8 +267,9 @@ describe('stage config in the stacks', () => {
     // The fastest throttled tier is pro (50 rps) over a 5-minute window.
     expect(perKey.Statement.RateBasedStatement.Limit).toBe(15_000);
     const counting = functions(prod.stateless).filter((fn) => TIER_QUOTAS_ENV in envOf(fn));
-    // Every data route; not the OpenAPI document, the authorizer or the background functions.
-    expect(counting).toHaveLength(API_ROUTES.filter((route) => route.bindings.includes('usage')).length);
+    // Every data route and the account API's one function (it shows each plan's quota); not the
+    // OpenAPI document, the authorizer or the background functions.
+    expect(counting).toHaveLength(API_ROUTES.filter((route) => route.bindings.includes('usage')).length + 1);
     for (const fn of counting) {
       expect(tierPoliciesFromEnv({ [TIER_QUOTAS_ENV]: String(envOf(fn)[TIER_QUOTAS_ENV]) }).basic).toMatchObject(basic);
     }
@@ -297,7 +298,8 @@ describe('stage config in the stacks', () => {
   it('reserves concurrency for the configured groups only', () => {
     const reserved = functions(prod.stateless).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined);
     expect(reserved.map((fn) => [String(fn.Properties?.Description).replace(/ .*/, ''), fn.Properties?.ReservedConcurrentExecutions]).sort()).toEqual(
-      [...API_ROUTES.map((route) => [route.method, 5]), ['Deadline', 1]].sort(),
+      // The account API's one function (its first route names it) is in the api group too.
+      [...API_ROUTES.map((route) => [route.method, 5]), [ACCOUNT_ROUTES[0]!.method, 5], ['Deadline', 1]].sort(),
     );
     expect(functions(dev.stateless).filter((fn) => fn.Properties?.ReservedConcurrentExecutions !== undefined)).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { METRIC_DIMENSIONS, METRIC_NAMES, METRICS_NAMESPACE } from '../../lambdas/core/metric-names';
-import { API_ROUTES } from '../../lib/api-routes';
+import { ACCOUNT_ROUTES, API_ROUTES } from '../../lib/api-routes';
 import { DASHBOARD_WIDGETS, routeWidgetTitle } from '../../lib/constructs/service-dashboard';
 import { freeStorageThresholdMb } from '../../lib/constructs/service-metrics';
 import { type DashboardMetricLine, dashboardWidgets, metricLines } from './cloudwatch-templates';
@@ -79,7 +79,7 @@ describe('service dashboard', () => {
   });
 
   it("shows the handlers' own latency and errors per route, search latency per mode and quota rejections, with the dimensions the functions emit", () => {
-    const routes = API_ROUTES.map((route) => ({ ...service, [METRIC_DIMENSIONS.route]: `${route.method} ${route.path}` }));
+    const routes = [...API_ROUTES, ...ACCOUNT_ROUTES].map((route) => ({ ...service, [METRIC_DIMENSIONS.route]: `${route.method} ${route.path}` }));
     expect(named(DASHBOARD_WIDGETS.routeLatency, METRICS_NAMESPACE, METRIC_NAMES.latency).map((l) => l.dimensions)).toEqual(routes);
     expect(named(DASHBOARD_WIDGETS.routeErrors, METRICS_NAMESPACE, METRIC_NAMES.errors).map((l) => l.dimensions)).toEqual(routes);
     expect(named(DASHBOARD_WIDGETS.searchLatencyByMode, METRICS_NAMESPACE, METRIC_NAMES.searchLatency).map((l) => l.dimensions)).toEqual(
