@@ -1,14 +1,17 @@
 import { authenticate } from '../lambdas/core/use-cases/authenticate';
+import { ACCOUNT_OPERATIONS } from '../lambdas/http/account-operations';
+import { accountApiRoute } from '../lambdas/http/account-router';
 import type { ApiEvent, ApiResult } from '../lambdas/http/api-gateway';
 import { DOCS_ASSET_PATH, docsAssetRoute, docsPageRoute } from '../lambdas/http/docs-page';
 import { openApiRoute } from '../lambdas/http/openapi';
 import { getRoute, listRoute, matchGrantsRoute, semanticSearchRoute } from '../lambdas/http/routes';
+import type { AccountServices } from '../lambdas/ports/account-services';
 import type { Services } from '../lambdas/ports/services';
 import { readScalarStandalone } from '../lib/scalar-bundle';
 import type { LocalAuthorizer } from './http-server';
 
 export interface LocalRoute {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   /** API Gateway resource path under /functions/v1, e.g. /grants-api/{id}. */
   resource: string;
   /** Whether the authorizer runs first (every data route; the OpenAPI document and the docs page are public). */
@@ -48,4 +51,14 @@ export function localRoutes(services: Services): LocalRoute[] {
     { method: 'GET', resource: '/docs', authenticated: false, handler: docsPageRoute() },
     localDocsAssetRoute(),
   ];
+}
+
+/**
+ * The account API (the developer dashboard's) on the same port: one resource per operation, all
+ * served by the one handler AWS runs for /account/{proxy+}. Not behind the API-key authorizer:
+ * the handler checks the ID token itself, as it does behind Cognito's authorizer.
+ */
+export function localAccountRoutes(services: AccountServices): LocalRoute[] {
+  const handler = accountApiRoute(() => services);
+  return ACCOUNT_OPERATIONS.map((operation) => ({ method: operation.method, resource: operation.path, authenticated: false, handler }));
 }

@@ -2,16 +2,17 @@ import { resolve } from 'node:path';
 import { DASHBOARD_DIST, ensureDashboardBuilt } from '../dashboard/build';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import { allowsAnyOrigin, type CorsOrigins } from '../lambdas/http/cors';
+import { embeddedAccountServices } from './account-services';
 import type { AdminRequest } from './admin-channel/channel-protocol';
 import { type AdminChannel, AdminChannelUnavailable, type ChannelIo, openAdminChannel } from './admin-channel/channel-server';
-import { localAuthorizer, localRoutes } from './api-routes';
+import { localAccountRoutes, localAuthorizer, localRoutes } from './api-routes';
 import { dashboardMount } from './dashboard-site';
 import type { EmbeddedStack } from './embedded-stack';
 import { startEmbeddedStack } from './embedded-stack';
 import { closeOnSignals, createApiServer, listen, type ServerLimits } from './http-server';
 import { ingestReporter, stderrTerminal } from './ingest-report';
 import { ensureLocalKeys } from './local-keys';
-import { type LocalOpenIdProvider, localOpenIdMount, startLocalOpenIdProvider } from './oidc/local-openid-provider';
+import { type LocalOpenIdProvider, localIdentityVerifier, localOpenIdMount, startLocalOpenIdProvider } from './oidc/local-openid-provider';
 import { catalogueWithGrants } from './synthetic-catalogue';
 
 /** Runs an admin command for a client of the admin channel (bin/admin-served.ts); resolves with its exit code. */
@@ -71,7 +72,12 @@ export async function serveEmbedded(options: {
   }
   await buildDashboardIfStale();
   let signIn: LocalOpenIdProvider | null = null;
-  const server = createApiServer(localRoutes(stack.services), localAuthorizer(stack.services), {
+  const accountServices = embeddedAccountServices(
+    stack,
+    localIdentityVerifier(() => signIn),
+  );
+  const routes = [...localRoutes(stack.services), ...localAccountRoutes(accountServices)];
+  const server = createApiServer(routes, localAuthorizer(stack.services), {
     corsOrigins: options.corsOrigins,
     limits: options.limits,
     logRequest: (line) => logLine('request', line),

@@ -10,7 +10,14 @@ export const ERROR_CODES = [
   'SEARCH_UNAVAILABLE',
   'INTERNAL',
 ] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+/**
+ * Codes only the account API answers (the developer dashboard's, docs/account-api.json), kept out
+ * of ERROR_CODES so the public document and its clients do not change: CONFLICT is a 409 (a cap
+ * reached, a revoked key rotated, an idempotency key reused for another request).
+ */
+export const ACCOUNT_API_ERROR_CODES = [...ERROR_CODES, 'CONFLICT'] as const;
+export type ErrorCode = (typeof ACCOUNT_API_ERROR_CODES)[number];
+export type PublicErrorCode = (typeof ERROR_CODES)[number];
 
 export interface FieldIssue {
   field: string;
@@ -42,4 +49,8 @@ export function notFound(what: string, id: string): ServiceError {
 
 export function searchUnavailable(message: string): ServiceError {
   return new ServiceError(503, 'SEARCH_UNAVAILABLE', message);
+}
+
+export function conflict(message: string): ServiceError {
+  return new ServiceError(409, 'CONFLICT', message);
 }

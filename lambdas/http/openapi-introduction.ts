@@ -1,6 +1,6 @@
 import { API_KEY_PREFIX } from '../core/auth/api-keys';
 import { TIER_NAMES, TIERS, type TierName, type TierPolicy } from '../core/auth/tiers';
-import { ERROR_CODES, type ErrorCode } from '../core/errors';
+import { ERROR_CODES, type PublicErrorCode } from '../core/errors';
 import { CSV_EXPORT_LIMITS } from '../core/export/csv-export';
 import { MATCH_LIMITS } from '../core/matching/match-request';
 import { FACET_NAMES, FACET_VALUE_CAP } from '../core/query/facets';
@@ -25,7 +25,7 @@ const count = (n: number) => n.toLocaleString('en-US');
 const code = (text: string) => `\`${text}\``;
 
 /** Why each error code is sent, with its status; a new code fails to compile until it is explained here. */
-const ERROR_MEANINGS: Record<ErrorCode, { status: number; when: string }> = {
+const ERROR_MEANINGS: Record<PublicErrorCode, { status: number; when: string }> = {
   INVALID_PARAMETER: { status: 400, when: 'a parameter or body field is unknown, empty, repeated, malformed or out of range; `details` names each one' },
   UNAUTHORIZED: { status: 401, when: 'no key, or a malformed, unknown, revoked or rotated-out one' },
   FORBIDDEN: { status: 403, when: "the key's tier has no API access" },

@@ -1,0 +1,25 @@
+import type { TierPolicies } from '../core/auth/tier-quotas';
+import type { TierName } from '../core/auth/tiers';
+import type { AccountStore } from './account-store';
+import type { Clock } from './clock';
+import type { IdentityVerifier } from './identity-verifier';
+import type { KeyStore } from './key-store';
+import type { RequestLog } from './request-log';
+import type { UsageMeter } from './usage-meter';
+
+/** The ports of the account API (the developer dashboard's), built once per cold start by a composition root. */
+export interface AccountServices {
+  accounts: AccountStore;
+  keys: KeyStore;
+  meter: UsageMeter;
+  requestLog: RequestLog;
+  /** Checks the ID token of `Authorization: Bearer <jwt>` (never an API key). */
+  identity: IdentityVerifier;
+  clock: Clock;
+  /** The tiers' quotas this deployment enforces; TIERS when absent. */
+  tiers?: TierPolicies;
+  /** The plan of an account made at its owner's first sign-in (DEFAULT_PLAN when absent). */
+  defaultPlan?: TierName;
+}
+
+export type AccountServicesProvider = () => AccountServices;
