@@ -45,6 +45,10 @@ export function sourceFingerprint(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
+/** A file of its own, as the CSP allows no data: URLs (and browsers ask for /favicon.ico without one). */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#12355b"/><path d="M4 11V6h2v5zm3 0V4h2v7zm3 0V8h2v3z" fill="#fff"/></svg>\n';
+
 function indexHtml(script: string, stylesheet: string | undefined): string {
   return `<!doctype html>
 <html lang="en">
@@ -52,6 +56,7 @@ function indexHtml(script: string, stylesheet: string | undefined): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Developer dashboard · Grants, Contracts and Funders Data Service</title>
+<link rel="icon" href="favicon.svg" type="image/svg+xml">
 ${stylesheet ? `<link rel="stylesheet" href="${stylesheet}">\n` : ''}<script type="module" src="${script}"></script>
 </head>
 <body>
@@ -89,6 +94,7 @@ export async function buildDashboard(outDir = DASHBOARD_DIST): Promise<Dashboard
     const stylesheet = outputs.find((path) => path.endsWith('.css'));
     if (!script) throw new Error('the dashboard build wrote no script');
     writeFileSync(join(staging, 'index.html'), indexHtml(script, stylesheet));
+    writeFileSync(join(staging, 'favicon.svg'), FAVICON);
     writeFileSync(join(staging, BUILD_INFO), `${JSON.stringify({ fingerprint })}\n`);
     rmSync(outDir, { recursive: true, force: true });
     renameSync(staging, outDir);

@@ -1,14 +1,17 @@
 import { ApiError, errorBodyOf } from './api-errors';
+import type { PlanLimits } from './format';
+import type { AccountUsage } from './usage-model';
 
 /** The account API, called with the signed-in person's ID token as Bearer (docs/dashboard.md). */
 
+/** The shapes of docs/account-api.json (lambdas/core/use-cases/account-self-service.ts). */
 export interface Account {
   account_id: string;
   owner_email: string;
   plan: string;
+  limits: PlanLimits;
   created_at: string;
-  limits?: Record<string, unknown>;
-  [field: string]: unknown;
+  updated_at: string;
 }
 
 export interface AccountKey {
@@ -20,17 +23,27 @@ export interface AccountKey {
   rotated_at: string | null;
   previous_valid_until: string | null;
   revoked_at: string | null;
-  last_used_at?: string | null;
+  last_used_at: string | null;
 }
 
 export interface KeyList {
   keys: AccountKey[];
-  [field: string]: unknown;
+  api_access: boolean;
+  /** Why the keys cannot call the API, when they cannot. */
+  notice: string | null;
+  live_keys: number;
+  max_live_keys: number;
 }
 
 export interface CreatedKey {
   key: AccountKey;
-  api_key: string;
+  /** Null when a retried create answers with the key its first attempt made. */
+  api_key: string | null;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  next_cursor: string | null;
 }
 
 export interface RequestLogEntry {
@@ -90,7 +103,7 @@ export class AccountApi {
   usage(query: { granularity: 'day' | 'hour'; days: number; keyId?: string }) {
     const params = new URLSearchParams({ granularity: query.granularity, days: String(query.days) });
     if (query.keyId) params.set('key_id', query.keyId);
-    return this.call<import('./usage-model').AccountUsage>('GET', `/usage?${params}`);
+    return this.call<AccountUsage>('GET', `/usage?${params}`);
   }
 
   requests(keyId: string, page: { limit: number; cursor?: string | null }) {
@@ -102,6 +115,6 @@ export class AccountApi {
   audit(page: { limit: number; before?: string | null }) {
     const params = new URLSearchParams({ limit: String(page.limit) });
     if (page.before) params.set('before', page.before);
-    return this.call<Record<string, unknown>>('GET', `/audit?${params}`);
+    return this.call<AuditPage>('GET', `/audit?${params}`);
   }
 }

@@ -36,25 +36,21 @@ export function periodSeconds(period: string): number {
   return Date.parse(iso) / 1000;
 }
 
+/** GET /account's `limits` (lambdas/core/use-cases/account-self-service.ts PlanLimits). */
 export interface PlanLimits {
+  api_access: boolean;
   daily_quota: number | null;
   matching: boolean;
   webhooks: boolean;
-  rate: { rate_limit?: number; burst_limit?: number; rateLimit?: number; burstLimit?: number } | string | null;
+  rate: { per_second: number; burst: number } | null;
 }
 
 /** A plan's limits in words, one line each. */
-export function describeLimits(limits: PlanLimits, apiAccess = true): string[] {
+export function describeLimits(limits: PlanLimits): string[] {
   const lines: string[] = [];
-  if (!apiAccess) lines.push('No API access: keys of this plan are refused by the API.');
+  if (!limits.api_access) lines.push('No API access: keys of this plan are refused by the API.');
   lines.push(limits.daily_quota === null ? 'Unlimited requests a day' : `${formatCount(limits.daily_quota)} requests a day (UTC)`);
-  if (limits.rate === null || limits.rate === undefined) lines.push('No rate limit');
-  else if (typeof limits.rate === 'string') lines.push(limits.rate);
-  else {
-    const rate = limits.rate.rate_limit ?? limits.rate.rateLimit;
-    const burst = limits.rate.burst_limit ?? limits.rate.burstLimit;
-    lines.push(`${formatCount(rate)} requests a second, bursts of ${formatCount(burst)}`);
-  }
+  lines.push(limits.rate === null ? 'No rate limit' : `${formatCount(limits.rate.per_second)} requests a second, bursts of ${formatCount(limits.rate.burst)}`);
   lines.push(limits.matching ? 'Matching (POST /match-grants-api) included' : 'No matching (POST /match-grants-api)');
   lines.push(limits.webhooks ? 'Webhooks included' : 'No webhooks');
   return lines;

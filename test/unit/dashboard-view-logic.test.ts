@@ -60,15 +60,15 @@ describe('numbers and times as the dashboard writes them', () => {
   });
 
   it('says a plan limits in words, with no API access first', () => {
-    expect(describeLimits({ daily_quota: 1000, matching: false, webhooks: false, rate: { rate_limit: 10, burst_limit: 20 } })).toEqual([
+    expect(describeLimits({ api_access: true, daily_quota: 1000, matching: false, webhooks: false, rate: { per_second: 10, burst: 20 } })).toEqual([
       '1,000 requests a day (UTC)',
       '10 requests a second, bursts of 20',
       'No matching (POST /match-grants-api)',
       'No webhooks',
     ]);
-    const developer = describeLimits({ daily_quota: null, matching: true, webhooks: true, rate: null });
+    const developer = describeLimits({ api_access: true, daily_quota: null, matching: true, webhooks: true, rate: null });
     expect(developer).toEqual(['Unlimited requests a day', 'No rate limit', 'Matching (POST /match-grants-api) included', 'Webhooks included']);
-    expect(describeLimits({ daily_quota: 0, matching: false, webhooks: false, rate: null }, false)[0]).toMatch(/^No API access/);
+    expect(describeLimits({ api_access: false, daily_quota: 0, matching: false, webhooks: false, rate: null })[0]).toMatch(/^No API access/);
   });
 
   it('tells an active, a rotated and a revoked key apart', () => {

@@ -1,4 +1,4 @@
-import { describeLimits, formatTime, type PlanLimits } from '../format';
+import { describeLimits, formatTime } from '../format';
 import { useSession } from './app';
 import { useLoad } from './use-load';
 
@@ -7,8 +7,6 @@ export function AccountView() {
   const { api } = useSession();
   const account = useLoad(() => api.account(), []);
   const data = account.data;
-  const limits = (data?.limits ?? data) as unknown as PlanLimits | undefined;
-  const apiAccess = (data?.limits as { api_access?: boolean } | undefined)?.api_access ?? (data?.api_access as boolean | undefined) ?? true;
   return (
     <section aria-labelledby="account-heading">
       <h1 id="account-heading">Your account</h1>
@@ -29,7 +27,11 @@ export function AccountView() {
             <dd>{formatTime(data.created_at)}</dd>
           </dl>
           <h2>What your plan includes</h2>
-          <ul data-testid="plan-limits">{limits && describeLimits(limits, apiAccess).map((line) => <li key={line}>{line}</li>)}</ul>
+          <ul data-testid="plan-limits">
+            {describeLimits(data.limits).map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
           <p>
             Manage your <a href="#/keys">API keys</a> or see your <a href="#/usage">usage</a>.
           </p>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { AuditEntry } from '../api';
+import type { AuditPage } from '../api';
 import { plainError } from '../api-errors';
 import { formatTime } from '../format';
 import { useSession } from './app';
@@ -7,18 +7,13 @@ import { useLoad } from './use-load';
 
 const PAGE = 50;
 
-/** The entries and the next page's marker of GET /account/audit, whatever the list is called. */
-function pageOf(body: Record<string, unknown>): { entries: AuditEntry[]; next: string | null } {
-  const entries = (body.entries ?? body.audit ?? body.items ?? []) as AuditEntry[];
-  const next = (body.next_before ?? body.next_cursor ?? body.before ?? null) as string | null;
-  return { entries, next };
-}
+const pageOf = (page: AuditPage) => ({ entries: page.entries, next: page.next_cursor });
 
 /** The audit log, newest first, with older pages on request. */
 export function AuditView() {
   const { api } = useSession();
   const first = useLoad(async () => pageOf(await api.audit({ limit: PAGE })), []);
-  const [older, setOlder] = useState<{ entries: AuditEntry[]; next: string | null } | null>(null);
+  const [older, setOlder] = useState<ReturnType<typeof pageOf> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const entries = [...(first.data?.entries ?? []), ...(older?.entries ?? [])];
   const next = older ? older.next : (first.data?.next ?? null);

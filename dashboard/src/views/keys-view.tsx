@@ -46,9 +46,10 @@ export function KeysView() {
     event.preventDefault();
     return act(async () => {
       const created = await api.createKey(label.trim(), requestId());
-      setShown({ title: `Your new key “${created.key.label}”`, apiKey: created.api_key });
+      if (created.api_key) setShown({ title: `Your new key “${created.key.label}”`, apiKey: created.api_key });
       setLabel('');
-      announce(`Key “${created.key.label}” created.`);
+      // Null: an earlier attempt of this same request made the key, and its value cannot be shown again.
+      announce(created.api_key ? `Key “${created.key.label}” created.` : `Key “${created.key.label}” was already created; revoke it if its value is lost.`);
       list.reload();
     });
   };
@@ -56,7 +57,7 @@ export function KeysView() {
     act(async () => {
       const rotated = await api.rotateKey(key.key_id, grace);
       setRotating(null);
-      setShown({ title: `The new value of “${rotated.key.label}”`, apiKey: rotated.api_key });
+      if (rotated.api_key) setShown({ title: `The new value of “${rotated.key.label}”`, apiKey: rotated.api_key });
       announce(`Key “${rotated.key.label}” rotated.`);
       list.reload();
     });
@@ -69,12 +70,12 @@ export function KeysView() {
     });
 
   const keys = list.data?.keys ?? [];
-  const noApiAccess = list.data?.api_access === false;
+  const notice = list.data?.api_access === false ? (list.data.notice ?? 'Your plan has no API access: the API refuses its keys.') : null;
   const now = new Date();
   return (
     <section aria-labelledby="keys-heading">
       <h1 id="keys-heading">API keys</h1>
-      {noApiAccess && <p class="notice">Your plan has no API access: the API refuses its keys until the plan changes.</p>}
+      {notice && <p class="notice">{notice}</p>}
       {shown && <NewKey title={shown.title} apiKey={shown.apiKey} onDone={() => setShown(null)} />}
       <form onSubmit={create} class="create-key">
         <h2>Create a key</h2>
@@ -96,6 +97,11 @@ export function KeysView() {
       </form>
       {(error || list.error) && <p role="alert">{error ?? list.error}</p>}
       <h2>Your keys</h2>
+      {list.data && (
+        <p>
+          {list.data.live_keys} of at most {list.data.max_live_keys} keys in use.
+        </p>
+      )}
       {list.data && keys.length === 0 && <p>No keys yet.</p>}
       {keys.length > 0 && (
         <table>
@@ -118,7 +124,7 @@ export function KeysView() {
                 </td>
                 <td>{keyState(key, now)}</td>
                 <td>{formatTime(key.created_at)}</td>
-                <td>{key.last_used_at === undefined ? '–' : formatTime(key.last_used_at)}</td>
+                <td>{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</td>
                 <td class="actions">
                   <a href={`#/keys/${encodeURIComponent(key.key_id)}`} aria-label={`Usage and requests of ${key.label}`}>
                     Usage and requests

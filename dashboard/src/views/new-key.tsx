@@ -24,7 +24,7 @@ export function NewKey(props: { title: string; apiKey: string; onDone: () => voi
       <p>
         <strong>Copy it now: you will not see it again.</strong> Only a hash of it is stored, so nobody can show it to you later.
       </p>
-      <label for="new-key-value">API key</label>
+      <label for="new-key-value">Key value</label>
       <input id="new-key-value" ref={field} readOnly value={props.apiKey} size={48} spellcheck={false} onFocus={() => field.current?.select()} />
       <button
         type="button"
