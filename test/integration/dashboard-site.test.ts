@@ -85,13 +85,16 @@ describe('/dashboard/ on the local server', () => {
   it('serves the hashed assets with their content types, cached for good', async () => {
     const html = readFileSync(join(siteDir, 'index.html'), 'utf8');
     const script = /src="([^"]+)"/.exec(html)![1]!;
-    const style = /href="([^"]+)"/.exec(html)![1]!;
+    const style = /rel="stylesheet" href="([^"]+)"/.exec(html)![1]!;
     const js = await fetch(`${origin}/dashboard/${script}`);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect((await js.arrayBuffer()).byteLength).toBe(readFileSync(join(siteDir, script)).byteLength);
     const css = await fetch(`${origin}/dashboard/${style}`);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    const icon = await fetch(`${origin}/dashboard/favicon.svg`);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(icon.headers.get('cache-control')).toBe('no-cache');
   });
 
   it('makes config.json from the running issuer and base URL', async () => {
