@@ -94,7 +94,7 @@ describe.skipIf(!hasChromium)('the developer dashboard in headless Chromium', ()
     expect(apiKey).toMatch(/^gcf_/);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Copy key');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Copy');
     await page.keyboard.press('Enter');
     await page.getByText('Copied to the clipboard.').waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(apiKey);
@@ -132,7 +132,8 @@ describe.skipIf(!hasChromium)('the developer dashboard in headless Chromium', ()
     await rotateDialog.waitFor();
     await page.keyboard.press('Escape');
     await rotateDialog.waitFor({ state: 'detached' });
-    expect(await page.evaluate('document.activeElement?.getAttribute("aria-label")')).toBe('Rotate Browser test <b>app</b>');
+    // The focus goes back to the button that opened the dialog.
+    await page.waitForFunction('document.activeElement?.getAttribute("aria-label") === "Rotate Browser test <b>app</b>"', null, { timeout: 2_000 });
     await page.getByRole('button', { name: 'Rotate Browser test <b>app</b>' }).click();
     await rotateDialog.getByLabel('Stop the old key now').check();
     await rotateDialog.getByRole('button', { name: 'Rotate key' }).click();

@@ -19,6 +19,10 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
     return () => {
       if (dialog.open) dialog.close();
       opener?.focus();
+      // The dialog may leave the page after this cleanup, taking the focus to <body>: give it back then too.
+      setTimeout(() => {
+        if (opener?.isConnected && (document.activeElement === document.body || document.activeElement === null)) opener.focus();
+      }, 0);
     };
   }, []);
 
