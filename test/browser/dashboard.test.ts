@@ -124,6 +124,11 @@ describe.skipIf(!hasChromium)('the developer dashboard in headless Chromium', ()
     expect(await usageRow.count()).toBe(1);
     expect(await usageRow.first().locator('td').first().textContent()).toBe('1');
     expect(await page.locator('.chart canvas').count()).toBeGreaterThanOrEqual(3);
+    // By hour: the one request sits in the current UTC hour.
+    await page.getByLabel('Period').selectOption({ label: 'Today, by hour' });
+    const hour = `${new Date().toISOString().slice(0, 10)} ${new Date().toISOString().slice(11, 13)}:00 UTC`;
+    await page.getByTestId('usage-table').locator('tbody tr th', { hasText: hour }).waitFor();
+    expect(await usageRow.count()).toBe(1);
 
     // Rotate: Escape closes the dialog; then rotate with the old key stopped at once.
     await page.getByRole('link', { name: 'Back to the keys' }).click();
@@ -158,6 +163,10 @@ describe.skipIf(!hasChromium)('the developer dashboard in headless Chromium', ()
     await page.getByRole('status').filter({ hasText: 'Key “Browser test <b>app</b>” revoked.' }).waitFor();
     await row.locator('td', { hasText: 'revoked' }).waitFor();
     expect(await callApi(rotatedKey)).toBe(401);
+
+    // The basic plan has no webhooks, and the view says so.
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByText('Your plan (basic) does not include webhooks.').waitFor();
 
     // The audit log names each change, newest first.
     await page.getByRole('link', { name: 'Audit log' }).click();

@@ -9,10 +9,26 @@ import { useLoad } from './use-load';
 
 const SECRET_WHY = 'Use it to check the signature of each delivery; rotate the secret if you lose it.';
 
-/** Webhooks, when the plan has them: add (events, saved-search filter), list, enable or disable, rotate the secret, send a test. */
+/** Webhooks, when the plan has them (the list is not asked for otherwise). */
 export function WebhooksView() {
-  const { api, announce } = useSession();
+  const { api } = useSession();
   const account = useLoad(() => api.account(), []);
+  if (account.error) return <p role="alert">{account.error}</p>;
+  if (!account.data) return <p>Loading…</p>;
+  if (!account.data.limits.webhooks) {
+    return (
+      <section aria-labelledby="webhooks-heading">
+        <h1 id="webhooks-heading">Webhooks</h1>
+        <p>Your plan ({account.data.plan}) does not include webhooks.</p>
+      </section>
+    );
+  }
+  return <WebhookManager />;
+}
+
+/** Add (events, saved-search filter), list, enable or disable, rotate the secret, send a test. */
+function WebhookManager() {
+  const { api, announce } = useSession();
   const keys = useLoad(() => api.keys(), []);
   const list = useLoad(() => api.webhooks(), []);
   const [error, setError] = useState<string | null>(null);
@@ -67,14 +83,6 @@ export function WebhooksView() {
     });
   const test = (w: Webhook) => act(async () => announce(testOutcome(await api.testWebhook(w.subscription_id))));
 
-  if (account.data && !account.data.limits.webhooks) {
-    return (
-      <section aria-labelledby="webhooks-heading">
-        <h1 id="webhooks-heading">Webhooks</h1>
-        <p>Your plan ({account.data.plan}) does not include webhooks.</p>
-      </section>
-    );
-  }
   const webhooks = list.data ? webhookList(list.data) : [];
   const toggleEvent = (name: string, on: boolean) => setForm({ ...form, events: on ? [...form.events, name] : form.events.filter((e) => e !== name) });
   return (
