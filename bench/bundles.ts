@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { API_ROUTES } from '../lib/api-routes';
+import { ACCOUNT_ROUTES, API_ROUTES } from '../lib/api-routes';
 import { FUNCTION_BUNDLING } from '../lib/constructs/service-function';
 import { PROJECT_ROOT } from '../lib/project-root';
 
@@ -43,7 +43,7 @@ export interface LambdaEntry {
 
 /** Every Lambda entry (each file in lambdas/handlers exports a `handler`), API functions first. */
 export function lambdaEntries(): LambdaEntry[] {
-  const routes = new Map(API_ROUTES.map((route) => [route.entry, `${route.method} ${route.path}`]));
+  const routes = new Map([...API_ROUTES, ...ACCOUNT_ROUTES].map((route) => [route.entry, `${route.method} ${route.path}`]));
   const entries = readdirSync(join(PROJECT_ROOT, HANDLERS_DIR))
     .filter((file) => file.endsWith('.ts'))
     .sort()

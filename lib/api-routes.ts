@@ -4,7 +4,7 @@ import type { HttpMethod } from './constructs/api';
  * A data dependency a route's function is bound to (env var + least-privilege grant); `cursors`: the
  * list cursors' signing key; `docsAssets`: the CloudFront origin of the docs page's script.
  */
-export type RouteBinding = 'records' | 'search' | 'embeddings' | 'usage' | 'cursors' | 'docsAssets';
+export type RouteBinding = 'records' | 'search' | 'embeddings' | 'usage' | 'cursors' | 'docsAssets' | 'accounts';
 
 export interface ApiRouteDefinition {
   readonly method: HttpMethod;
@@ -53,7 +53,15 @@ export function routeConstructId(route: ApiRouteDefinition): string {
  * Bearer) instead of an API key; their functions also get ACCOUNT_TOKEN_ISSUER and
  * ACCOUNT_TOKEN_AUDIENCE (lambdas/composition/function-env.ts).
  */
-export const ACCOUNT_ROUTES: readonly ApiRouteDefinition[] = [];
+const ACCOUNT_API_ENTRY = 'lambdas/handlers/account-api.ts';
+
+export const ACCOUNT_ROUTES: readonly ApiRouteDefinition[] = [
+  // One function serves them all (lambdas/http/account-router.ts routes by path): a dashboard
+  // session's many small calls then meet one warm function, and a new operation needs no new route.
+  { method: 'GET', path: '/account', entry: ACCOUNT_API_ENTRY, bindings: ['accounts'] },
+  { method: 'GET', path: '/account/{proxy+}', entry: ACCOUNT_API_ENTRY, bindings: ['accounts'] },
+  { method: 'POST', path: '/account/{proxy+}', entry: ACCOUNT_API_ENTRY, bindings: ['accounts'] },
+];
 
 /** The account API's resource under the version root. */
 export const ACCOUNT_API_PATH = '/account';

@@ -105,6 +105,11 @@ export class StatelessStack extends Stack {
         fn.bindUsageMeter(props.recordsTable).bindRequestLogWriter(props.recordsTable);
         fn.lambdaFunction.addEnvironment(TIER_QUOTAS_ENV, JSON.stringify(config.tierQuotas));
       },
+      // The account API: its table items (least privilege) and the stage's quotas, which its plan limits and usage show.
+      accounts: (fn) => {
+        fn.bindAccountApi(props.recordsTable);
+        fn.lambdaFunction.addEnvironment(TIER_QUOTAS_ENV, JSON.stringify(config.tierQuotas));
+      },
       docsAssets: (fn) =>
         fn.lambdaFunction
           .addEnvironment(FUNCTION_ENV.docsAssetBaseUrl, this.docsAssets.baseUrl)
@@ -220,11 +225,8 @@ export class StatelessStack extends Stack {
         : undefined);
     const methodOptionsOf = (route: ApiRouteDefinition) =>
       accountRoutes.includes(route) ? accountAccess!.methodOptions : route.public ? this.access.publicMethodOptions : this.access.protectedMethodOptions;
-    for (const route of [...(props.routes ?? API_ROUTES), ...accountRoutes]) {
-      const constructId = routeConstructId(route);
-      if (functions.has(constructId)) {
-        throw new Error(`Two routes share the handler name ${constructId}; every route needs its own entry`);
-      }
+    const newRouteFunction = (constructId: string, route: ApiRouteDefinition) => {
+      const isAccountRoute = accountRoutes.includes(route);
       const fn = new ServiceFunction(this, constructId, {
         entry: join(props.projectRoot, route.entry),
         description: `${route.method} /v1${route.path} (${route.entry})`,
@@ -240,7 +242,25 @@ export class StatelessStack extends Stack {
       }
       // The origins whose answers carry CORS headers, as the preflights and gateway responses name them.
       fn.lambdaFunction.addEnvironment(FUNCTION_ENV.corsAllowedOrigins, JSON.stringify(config.api.corsOrigins));
-      if (accountRoutes.includes(route)) accountAccess!.bindAccountToken(fn);
+      if (isAccountRoute) accountAccess!.bindAccountToken(fn);
+      return fn;
+    };
+    const firstRouteOf = new Map<string, ApiRouteDefinition>();
+    for (const route of [...(props.routes ?? API_ROUTES), ...accountRoutes]) {
+      const constructId = routeConstructId(route);
+      const earlier = firstRouteOf.get(constructId);
+      // The account API's routes share one function (its handler routes by path); any other sharing is a mistake.
+      const shared =
+        earlier !== undefined &&
+        accountRoutes.includes(route) &&
+        accountRoutes.includes(earlier) &&
+        earlier.entry === route.entry &&
+        earlier.bindings.join() === route.bindings.join();
+      if (earlier && !shared) {
+        throw new Error(`Two routes share the handler name ${constructId}; every route needs its own entry`);
+      }
+      firstRouteOf.set(constructId, earlier ?? route);
+      const fn = shared ? functions.get(constructId)! : newRouteFunction(constructId, route);
       this.api.addRoute({ method: route.method, path: route.path, handler: fn.lambdaFunction, methodOptions: methodOptionsOf(route) });
       // Searches need the indices in the configured vector space: the bootstrap checks that first.
       if (route.bindings.includes('search')) {

@@ -94,3 +94,13 @@ export function accountApiRoute(services: AccountServicesProvider): (event: ApiE
     return jsonResult(answer.status, answer.body, { 'Cache-Control': 'no-store' });
   });
 }
+
+/**
+ * The route as lib/api-routes.ts's ACCOUNT_ROUTES names it, `GET /account/{proxy+}`: the `route`
+ * dimension of the function's metrics, which the stack's per-route alarms and dashboard read.
+ */
+export function accountRouteName(event: Pick<ApiEvent, 'httpMethod' | 'resource'>): string {
+  const resource = event.resource ?? '';
+  const at = resource.search(/\/account(?:\/|$)/);
+  return `${event.httpMethod} ${at >= 0 ? resource.slice(at) : '/account'}`;
+}

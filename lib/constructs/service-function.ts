@@ -168,6 +168,27 @@ export class ServiceFunction extends Construct {
     return this.bindItemsByPrefix(table, ['dynamodb:GetItem'], ['apikey#*', 'apikeyhash#*']);
   }
 
+  /**
+   * The account API (lambdas/handlers/account-api.ts): accounts, their owner claims, directory and
+   * audit ("account#*", "accountowner#*", "accounts"); keys, hash pointers and idempotency claims
+   * (a pointer is deleted only when a rotation loses a race); usage and request-log reads.
+   */
+  bindAccountApi(table: ITable): this {
+    this.bindItemsByPrefix(
+      table,
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+      ['account#*', 'accountowner#*', 'accounts'],
+    );
+    this.bindItemsByPrefix(
+      table,
+      ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      ['apikey#*', 'apikeyhash#*', 'apikeyidem#*'],
+    );
+    this.bindItemsByPrefix(table, ['dynamodb:DeleteItem'], ['apikeyhash#*']);
+    this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:Query'], ['usage#*']);
+    return this.bindItemsByPrefix(table, ['dynamodb:Query'], ['reqlog#*']);
+  }
+
   /** Actions on the items whose partition key starts with one of `prefixes`, and on nothing else. */
   private bindItemsByPrefix(table: ITable, actions: string[], prefixes: string[]): this {
     this.lambdaFunction.addEnvironment(FUNCTION_ENV.recordsTableName, table.tableName);

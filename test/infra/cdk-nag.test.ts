@@ -82,9 +82,15 @@ describe('cdk-nag AwsSolutions', () => {
       NAG_ACKNOWLEDGEMENTS.filter((a) => !a.finding.source.includes('COG4')),
     );
     expect(new Set(withoutCognito.unexplained.map((finding) => finding.split(' at ')[0]))).toEqual(new Set(['AwsSolutions-COG4']));
-    // One per route and one per route resource's ANY (the 405 mock); cdk-nag leaves the CORS preflights (OPTIONS, no authorizer by design) out of APIG4 and COG4.
+    // One per API-key route and one per route resource's ANY (the 405 mock), the account API's two
+    // resources too; its own methods use the Cognito authorizer. cdk-nag leaves the CORS preflights
+    // (OPTIONS, no authorizer by design) out of APIG4 and COG4.
     expect(withoutCognito.unexplained.filter((finding) => !finding.includes('/ANY/'))).toHaveLength(10);
-    expect(withoutCognito.unexplained.filter((finding) => finding.includes('/ANY/'))).toHaveLength(10);
+    expect(withoutCognito.unexplained.filter((finding) => finding.includes('/ANY/'))).toHaveLength(12);
+    expect(withoutCognito.unexplained.filter((finding) => finding.includes('/account'))).toEqual([
+      'AwsSolutions-COG4 at Gcf-prod-Stateless/Api/RestApi/Default/v1/account/ANY/Resource',
+      'AwsSolutions-COG4 at Gcf-prod-Stateless/Api/RestApi/Default/v1/account/{proxy+}/ANY/Resource',
+    ]);
     expect(withoutCognito.unexplained.filter((finding) => finding.includes('/OPTIONS/'))).toEqual([]);
     expect(withoutCognito.failure).toContain('does not use a Cognito user pool authorizer');
   });

@@ -34,7 +34,8 @@ function integrationResponse(method: { properties: Record<string, unknown> }) {
 }
 
 describe('CORS with the default (any origin)', () => {
-  const { stateless } = synthStage('dev');
+  // The API-key routes alone: the account API's are tested in account-api.test.ts.
+  const { stateless } = synthStage('dev', undefined, { accountRoutes: [] });
   const preflights = preflightMethods(stateless);
   const routes = wiredMethods(stateless);
 
@@ -103,7 +104,7 @@ describe('CORS with the default (any origin)', () => {
 });
 
 describe('CORS with a list of origins in the stage config', () => {
-  const { stateless } = synthStage('prod', { api: { corsOrigins: ORIGINS } });
+  const { stateless } = synthStage('prod', { api: { corsOrigins: ORIGINS } }, { accountRoutes: [] });
 
   it("answers the preflight with the first origin, or the request's Origin when it is another listed one, with Vary: Origin", () => {
     const preflights = preflightMethods(stateless);

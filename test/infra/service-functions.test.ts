@@ -47,6 +47,7 @@ describe('service functions', () => {
 
   it('creates exactly one function per route, the indexer and its vector backfill, the authorizer, the index bootstrap and the logging-role check with their providers, the three webhook functions, and nothing else', () => {
     expect([...functions.keys()].sort()).toEqual([
+      'lambdas/handlers/account-api.ts',
       'lambdas/handlers/authorize-request.ts',
       'lambdas/handlers/backfill-vectors.ts',
       'lambdas/handlers/bootstrap-search-index.ts',
@@ -109,11 +110,11 @@ describe('service functions', () => {
 
   it('gives log groups the stage retention', () => {
     const logGroups = Object.values(resourcesOfType(stateless, 'AWS::Logs::LogGroup'));
-    // One per function (ten routes, the indexer and its vector backfill, the authorizer, the
+    // One per function (ten routes, the account API, the indexer and its vector backfill, the authorizer, the
     // bootstrap and the logging-role check with their providers, three for webhooks, the docs
     // assets' and the dashboard's uploads and the one emptier of the docs and canary buckets), the
     // API access log and the WAF log.
-    expect(logGroups).toHaveLength(25);
+    expect(logGroups).toHaveLength(26);
     for (const logGroup of logGroups) expect(logGroup.Properties?.RetentionInDays).toBe(7);
     const prodLogGroups = Object.values(resourcesOfType(synthStage('prod').stateless, 'AWS::Logs::LogGroup'));
     expect(prodLogGroups.every((logGroup) => logGroup.DeletionPolicy === 'Retain')).toBe(true);
