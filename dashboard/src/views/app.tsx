@@ -122,12 +122,12 @@ export function App(props: { config: DashboardConfig; auth: Auth; user: User | n
           </button>
         </p>
       )}
-      <main>
-        <Page hash={hash} />
-      </main>
       <p role="status" aria-live="polite" class="status">
         {status}
       </p>
+      <main>
+        <Page hash={hash} />
+      </main>
     </SessionContext.Provider>
   );
 }

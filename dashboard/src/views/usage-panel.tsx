@@ -17,6 +17,8 @@ const RANGES = [
 export function UsagePanel(props: { keyId?: string; headingLevel: 1 | 2 }) {
   const { api } = useSession();
   const [range, setRange] = useState<(typeof RANGES)[number]>(RANGES[0]);
+  const keyList = useLoad(() => api.keys(), []);
+  const labels = new Map((keyList.data?.keys ?? []).map((k) => [k.key_id, k.label]));
   const usage = useLoad(() => api.usage({ granularity: range.granularity, days: range.days, keyId: props.keyId }), [range.value, props.keyId]);
   const Heading = props.headingLevel === 1 ? 'h1' : 'h2';
   const data = usage.data;
@@ -54,7 +56,7 @@ export function UsagePanel(props: { keyId?: string; headingLevel: 1 | 2 }) {
               {formatMs(shown.totals.p50_ms)} / {formatMs(shown.totals.p95_ms)}
             </dd>
           </dl>
-          <QuotaTable usage={data!} keyId={props.keyId} />
+          <QuotaTable usage={data!} keyId={props.keyId} labels={labels} />
           {charts && (
             <div class="charts">
               <Chart
@@ -93,7 +95,7 @@ function figuresOf(data: AccountUsage | null, keyId: string | undefined) {
   return data.keys.find((k) => k.key_id === keyId) ?? { totals: data.totals, periods: data.periods };
 }
 
-function QuotaTable(props: { usage: AccountUsage; keyId?: string }) {
+function QuotaTable(props: { usage: AccountUsage; keyId?: string; labels: Map<string, string> }) {
   const keys = props.usage.keys.filter((k) => !props.keyId || k.key_id === props.keyId);
   if (keys.length === 0) return null;
   return (
@@ -110,9 +112,7 @@ function QuotaTable(props: { usage: AccountUsage; keyId?: string }) {
       <tbody>
         {keys.map((k) => (
           <tr key={k.key_id}>
-            <th scope="row">
-              <code>{k.key_id}</code>
-            </th>
+            <th scope="row">{props.labels.get(k.key_id) ?? k.key_id}</th>
             <td>{formatCount(k.today.used)}</td>
             <td>{k.today.quota === null ? 'unlimited' : formatCount(k.today.quota)}</td>
             <td>{k.today.remaining === null ? 'unlimited' : formatCount(k.today.remaining)}</td>
