@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../support/admin-cli';
 import { type RunningLocalServer, startLocalServer } from '../support/local-server';
 
 /**
@@ -186,4 +187,27 @@ describe.skipIf(!hasChromium)('the developer dashboard in headless Chromium', ()
     expect(problems).toEqual([]);
     await context.close();
   }, 180_000);
+
+  it('tells the owner of a free-plan account that its keys cannot call the API', async () => {
+    // The operator moves the account to free through the running server's admin channel.
+    const moved = await runAdmin(['accounts', 'set-plan', developer.email, 'free', '--data-dir', dataDir]);
+    expect(moved.code, moved.stderr).toBe(0);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${origin}/dashboard/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('E-mail').fill(developer.email);
+    await page.getByLabel('Password').fill(developer.password);
+    await Promise.all([page.waitForURL((url) => url.pathname === '/dashboard/' && !url.search), page.getByRole('button', { name: 'Sign in' }).click()]);
+    await page.getByTestId('plan').filter({ hasText: 'free' }).waitFor();
+    expect(await page.getByTestId('plan-limits').locator('li').first().textContent()).toBe('No API access: keys of this plan are refused by the API.');
+
+    await page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await page.getByText('The free plan has no API access').waitFor();
+    await page.getByLabel('Label').fill('free key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const freeKey = await page.getByLabel('Key value').inputValue();
+    expect(await callApi(freeKey)).toBe(403);
+    await context.close();
+  }, 120_000);
 });
