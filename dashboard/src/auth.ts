@@ -38,6 +38,8 @@ export function createAuth(config: DashboardConfig, location: Location): Auth {
     loadUserInfo: false,
   });
 
+  // A sign-in abandoned at the provider leaves its state behind: drop any older than oidc-client-ts's limit.
+  void manager.clearStaleState().catch(() => {});
   return {
     user: () => manager.getUser(),
     signIn: () => manager.signinRedirect(),
