@@ -6,5 +6,5 @@ import type { EmbeddedStack } from './embedded-stack';
 export function embeddedAccountServices(stack: EmbeddedStack, identity: IdentityVerifier): AccountServices {
   const { keys, meter, requestLog, clock, tiers } = stack.services;
   if (!requestLog) throw new Error('the embedded stack has no request log');
-  return { accounts: stack.accounts, keys, meter, requestLog, identity, clock, ...(tiers ? { tiers } : {}) };
+  return { accounts: stack.accounts, keys, meter, requestLog, webhooks: stack.webhooks, identity, clock, ...(tiers ? { tiers } : {}) };
 }

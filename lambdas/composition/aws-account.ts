@@ -3,6 +3,7 @@ import { DynamoAccountStore } from '../adapters/aws/dynamo-account-store';
 import { DynamoKeyStore } from '../adapters/aws/dynamo-key-store';
 import { DynamoRequestLog } from '../adapters/aws/dynamo-request-log';
 import { DynamoUsageMeter } from '../adapters/aws/dynamo-usage-meter';
+import { DynamoWebhookStore } from '../adapters/aws/dynamo-webhook-store';
 import type { TierPolicies } from '../core/auth/tier-quotas';
 import type { AccountServices } from '../ports/account-services';
 import type { AccountStore } from '../ports/account-store';
@@ -10,7 +11,9 @@ import { systemClock } from '../ports/clock';
 import type { IdentityVerifier } from '../ports/identity-verifier';
 import type { KeyStore } from '../ports/key-store';
 import type { RequestLog } from '../ports/request-log';
+import { SECRETS_WITHHELD } from '../ports/secret-sealer';
 import type { UsageMeter } from '../ports/usage-meter';
+import type { WebhookStore } from '../ports/webhook-store';
 import { traced } from './aws-telemetry';
 import { FUNCTION_ENV } from './function-env';
 import { awsIdentityVerifier } from './identity-env';
@@ -35,6 +38,7 @@ export function createAwsAccountServices(env: NodeJS.ProcessEnv = process.env): 
   let meter: UsageMeter | undefined;
   let requestLog: RequestLog | undefined;
   let tiers: TierPolicies | undefined;
+  let webhooks: WebhookStore | undefined;
   const dynamo = () => (client ??= traced(new DynamoDBClient({})));
   return {
     get accounts() {
@@ -52,6 +56,11 @@ export function createAwsAccountServices(env: NodeJS.ProcessEnv = process.env): 
     get requestLog() {
       requestLog ??= new DynamoRequestLog(dynamo(), tableName(env));
       return requestLog;
+    },
+    // Secrets stay sealed: the account API lists subscriptions and never shows or writes a secret.
+    get webhooks() {
+      webhooks ??= new DynamoWebhookStore(dynamo(), tableName(env), SECRETS_WITHHELD);
+      return webhooks;
     },
     get identity(): IdentityVerifier {
       return awsIdentityVerifier(env);

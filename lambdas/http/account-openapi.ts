@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { AUDIT_ACTIONS, AUDIT_ACTORS } from '../core/accounts/audit';
 import { TIER_NAMES } from '../core/auth/tiers';
 import { ACCOUNT_API_ERROR_CODES } from '../core/errors';
+import { WEBHOOK_EVENTS } from '../core/webhooks/events';
 import { ACCOUNT_OPERATIONS, type AccountOperation } from './account-operations';
 
 /**
@@ -118,6 +119,37 @@ const SCHEMAS: Record<string, JsonSchema> = {
     },
     next_cursor: { type: ['string', 'null'] },
   }),
+  Webhook: closedObject(
+    {
+      subscription_id: { type: 'string' },
+      key_id: { type: 'string', description: 'The key of the account the subscription belongs to' },
+      url: { type: 'string', format: 'uri' },
+      events: { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
+      days_before: { type: 'integer', description: '*.deadline_approaching fires this many days (or fewer) before a deadline' },
+      filter: { type: ['string', 'null'], description: 'A saved search (list parameters): only events whose record it matches are sent' },
+      state: { type: 'string', enum: ['active', 'disabled'] },
+      disabled_reason: { type: ['string', 'null'] },
+      previous_secret_valid_until: nullable(time),
+      rotating: { type: 'boolean', description: 'Whether the secret before the last rotation still signs beside the new one' },
+      failing_since: nullable({ ...time, description: "When the receiver's current run of failures began" }),
+      created_at: time,
+      updated_at: time,
+    },
+    [
+      'subscription_id',
+      'key_id',
+      'url',
+      'events',
+      'days_before',
+      'state',
+      'disabled_reason',
+      'previous_secret_valid_until',
+      'rotating',
+      'created_at',
+      'updated_at',
+    ],
+  ),
+  WebhookList: closedObject({ webhooks: { type: 'array', items: ref('Webhook') } }),
   AuditPage: closedObject({
     entries: {
       type: 'array',
@@ -205,7 +237,7 @@ export function buildAccountOpenApiDocument(operations: readonly AccountOperatio
       title: 'Grants, Contracts and Funders Data Service: account API',
       version: '1.0.0',
       description:
-        "The developer dashboard's API: the signed-in person's account, API keys, usage, request log and audit log. Authenticate with the OIDC ID token of the dashboard's sign-in as `Authorization: Bearer <ID token>`; API keys are not accepted here. The account is found by the token's verified e-mail and made at the first sign-in. Ids of another account answer 404.",
+        "The developer dashboard's API: the signed-in person's account, API keys, usage, request log, audit log and webhook subscriptions (read only here). Authenticate with the OIDC ID token of the dashboard's sign-in as `Authorization: Bearer <ID token>`; API keys are not accepted here. The account is found by the token's verified e-mail and made at the first sign-in. Ids of another account answer 404.",
     },
     servers: [{ url: '/functions/v1' }],
     security: [{ idToken: [] }],

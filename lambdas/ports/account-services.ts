@@ -6,6 +6,7 @@ import type { IdentityVerifier } from './identity-verifier';
 import type { KeyStore } from './key-store';
 import type { RequestLog } from './request-log';
 import type { UsageMeter } from './usage-meter';
+import type { WebhookStore } from './webhook-store';
 
 /** The ports of the account API (the developer dashboard's), built once per cold start by a composition root. */
 export interface AccountServices {
@@ -13,6 +14,8 @@ export interface AccountServices {
   keys: KeyStore;
   meter: UsageMeter;
   requestLog: RequestLog;
+  /** Webhook subscriptions, read only here: secrets are never shown, and in AWS never unsealed. */
+  webhooks: WebhookStore;
   /** Checks the ID token of `Authorization: Bearer <jwt>` (never an API key). */
   identity: IdentityVerifier;
   clock: Clock;

@@ -40,7 +40,7 @@ describe('the account API in the stateless stack', () => {
     expect(JSON.parse(String(variables.TIER_QUOTAS))).toHaveProperty('basic');
   });
 
-  it('reaches only account, key, usage and request-log items, each with the fewest actions', () => {
+  it('reaches only account, key, usage, request-log and subscription items, each with the fewest actions, and no KMS or queue', () => {
     const role = (accountFunctions[0]![1].Properties!.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
     const statements = Object.values(resourcesOfType(stateless, 'AWS::IAM::Policy'))
       .filter((policy: CfnResource) => JSON.stringify(policy.Properties?.Roles ?? []).includes(`"${role}"`))
@@ -56,7 +56,14 @@ describe('the account API in the stateless stack', () => {
       { actions: ['dynamodb:DeleteItem'], keys: ['apikeyhash#*'] },
       { actions: ['dynamodb:GetItem', 'dynamodb:Query'], keys: ['usage#*'] },
       { actions: ['dynamodb:Query'], keys: ['reqlog#*'] },
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], keys: ['webhooks'] },
     ]);
+    expect(statements.every((s) => s.Effect === 'Allow' && !JSON.stringify(s.Action).includes('Scan'))).toBe(true);
+    const kms = Object.values(resourcesOfType(stateless, 'AWS::IAM::Policy'))
+      .filter((policy: CfnResource) => JSON.stringify(policy.Properties?.Roles ?? []).includes(`"${role}"`))
+      .flatMap((policy) => (policy.Properties!.PolicyDocument as { Statement: Statement[] }).Statement)
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('kms:') || a.startsWith('sqs:')));
+    expect(kms).toEqual([]);
   });
 
   it('declares its routes under /account, all on the one handler', () => {

@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LIVE_KEYS } from '../../lambdas/core/use-cases/account-self-service';
+import { setAccountPlan } from '../../lambdas/core/use-cases/manage-accounts';
+import { accountApiRoute, accountRouteName } from '../../lambdas/http/account-router';
+import type { ApiEvent } from '../../lambdas/http/api-gateway';
+import { embeddedAccountServices } from '../../local/account-services';
+import { localIdentityVerifier } from '../../local/oidc/local-openid-provider';
 import { type AccountApiServer, startAccountApiServer } from '../support/account-api-server';
 
 /**
@@ -188,5 +194,112 @@ describe('bad requests', () => {
     expect((await api.call('GET', '/account/nothing', { token: ada })).status).toBe(404);
     const wrongMethod = await api.call('PATCH', '/account/keys', { token: ada });
     expect(wrongMethod.status).toBe(405);
+  });
+});
+
+describe('plans and caps', () => {
+  it('says in the key list that a free plan has no API access, and its keys are refused with 403', async () => {
+    const token = await api.idTokenFor('free.plan@example.org');
+    const { body: account } = await api.call('GET', '/account', { token });
+    const { body: issued } = await api.call('POST', '/account/keys', { token, body: { label: 'before the change' } });
+    await setAccountPlan({ accounts: api.stack.accounts, keys: api.stack.services.keys }, account.account_id, 'free', 'operator', new Date());
+    expect((await api.call('GET', '/account', { token })).body.limits).toEqual({
+      api_access: false,
+      daily_quota: 0,
+      matching: false,
+      webhooks: false,
+      rate: null,
+    });
+    const listed = await api.call('GET', '/account/keys', { token });
+    expect(listed.body.api_access).toBe(false);
+    expect(listed.body.notice).toContain('free plan has no API access');
+    expect(listed.body.keys[0].tier).toBe('free');
+    const refused = await fetch(`${api.baseUrl}/grants-api?limit=1`, { headers: { Authorization: `Bearer ${issued.api_key}` } });
+    expect(refused.status).toBe(403);
+  });
+
+  it('refuses a key beyond 20 live ones with 409, and takes one again after a revocation', async () => {
+    const token = await api.idTokenFor('many.keys@example.org');
+    const made: string[] = [];
+    for (let i = 0; i < MAX_LIVE_KEYS; i++) made.push((await api.call('POST', '/account/keys', { token, body: { label: `key ${i}` } })).body.key.key_id);
+    const over = await api.call('POST', '/account/keys', { token, body: { label: 'one too many' } });
+    expect(over.status).toBe(409);
+    expect(over.body.error).toMatchObject({ code: 'CONFLICT', message: 'An account holds at most 20 live keys: revoke one first' });
+    await api.call('POST', `/account/keys/${made[0]}/revoke`, { token });
+    expect((await api.call('POST', '/account/keys', { token, body: { label: 'replacement' } })).status).toBe(201);
+    expect((await api.call('GET', '/account/keys', { token })).body).toMatchObject({ live_keys: 20, max_live_keys: 20 });
+  });
+});
+
+describe('the handler as API Gateway calls it on AWS', () => {
+  it('routes a {proxy+} event by its proxy parameter, with the ID token checked the same way', async () => {
+    const services = embeddedAccountServices(
+      api.stack,
+      localIdentityVerifier(() => api.provider),
+    );
+    const route = accountApiRoute(() => services);
+    const event = {
+      resource: '/v1/account/{proxy+}',
+      path: '/v1/account/keys',
+      httpMethod: 'GET',
+      headers: { Authorization: `Bearer ${ada}` },
+      multiValueHeaders: { Authorization: [`Bearer ${ada}`] },
+      pathParameters: { proxy: 'keys' },
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: { requestId: 'req-1' },
+    } as unknown as ApiEvent;
+    expect(accountRouteName(event)).toBe('GET /account/{proxy+}');
+    const answer = await route(event);
+    expect(answer.statusCode).toBe(200);
+    const adaKeys = (await api.call('GET', '/account/keys', { token: ada })).body;
+    expect(JSON.parse(answer.body)).toEqual(adaKeys);
+    const noToken = await route({ ...event, headers: {}, multiValueHeaders: {} });
+    expect(noToken.statusCode).toBe(401);
+    expect(JSON.parse(noToken.body).error).toMatchObject({ code: 'UNAUTHORIZED', request_id: 'req-1' });
+  });
+});
+
+describe('webhooks (read only)', () => {
+  it("lists and shows the subscriptions of the account's keys without secrets; another account's answer 404", async () => {
+    const token = await api.idTokenFor('hooks@example.org');
+    const { body: account } = await api.call('GET', '/account', { token });
+    await setAccountPlan({ accounts: api.stack.accounts, keys: api.stack.services.keys }, account.account_id, 'developer', 'operator', new Date());
+    const { body: issued } = await api.call('POST', '/account/keys', { token, body: { label: 'hooks' } });
+    const at = new Date().toISOString();
+    await api.stack.webhooks.create({
+      subscription_id: 'whk_0123456789abcdef0123456789abcdef',
+      key_id: issued.key.key_id,
+      url: 'https://receiver.example.org/hook',
+      events: ['grant.created'],
+      days_before: 7,
+      filter: null,
+      state: 'active',
+      disabled_reason: null,
+      secret: 'whsec_not-to-be-shown-anywhere',
+      previous_secret: null,
+      previous_secret_valid_until: null,
+      created_at: at,
+      updated_at: at,
+    });
+    const listed = await api.call('GET', '/account/webhooks', { token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.webhooks).toEqual([
+      expect.objectContaining({
+        subscription_id: 'whk_0123456789abcdef0123456789abcdef',
+        key_id: issued.key.key_id,
+        events: ['grant.created'],
+        rotating: false,
+      }),
+    ]);
+    const one = await api.call('GET', '/account/webhooks/whk_0123456789abcdef0123456789abcdef', { token });
+    expect(one.body).toEqual(listed.body.webhooks[0]);
+    expect(JSON.stringify([listed.body, one.body])).not.toContain('whsec_');
+    expect((await api.call('GET', '/account/webhooks', { token: ada })).body.webhooks).toEqual([]);
+    const foreign = await api.call('GET', '/account/webhooks/whk_0123456789abcdef0123456789abcdef', { token: ada });
+    expect(foreign.status).toBe(404);
+    expect((await api.call('GET', '/account/webhooks/whk_missing', { token })).status).toBe(404);
   });
 });

@@ -1,12 +1,14 @@
 import type { AccountStore } from '../../ports/account-store';
 import { type ApiKeyRecord, KeyStateConflict, type KeyStore } from '../../ports/key-store';
 import type { UsageMeter } from '../../ports/usage-meter';
+import type { WebhookStore } from '../../ports/webhook-store';
 import type { Account } from '../accounts/account';
 import type { AuditEntry } from '../accounts/audit';
 import type { TierPolicies } from '../auth/tier-quotas';
 import { TIERS, type TierName } from '../auth/tiers';
-import { conflict } from '../errors';
+import { conflict, notFound } from '../errors';
 import { accountKey, createAccountKey, type Making, revokeAccountKey, rotateAccountKey } from './manage-accounts';
+import { type ListedSubscription, listedSubscription } from './manage-webhooks';
 
 /**
  * What an account's owner does from the developer dashboard (the account API): their account and
@@ -24,6 +26,11 @@ export interface OwnerPorts {
   keys: KeyStore;
   meter: UsageMeter;
   tiers?: TierPolicies;
+}
+
+export interface OwnerWebhookPorts {
+  keys: KeyStore;
+  webhooks: WebhookStore;
 }
 
 export interface PlanLimits {
@@ -169,4 +176,23 @@ export interface AuditPage {
 export async function readOwnerAudit(accounts: AccountStore, account: Account, page: { limit: number; before?: string }): Promise<AuditPage> {
   const { items, next } = await accounts.listAudit(account.account_id, page);
   return { entries: items.map(({ account_id: _own, ...entry }) => entry), next_cursor: next };
+}
+
+/** A webhook subscription as its owner sees it: never its secrets. */
+export type WebhookView = ListedSubscription;
+
+/** The subscriptions of the account's keys, oldest first. */
+export async function listOwnerWebhooks(ports: OwnerWebhookPorts, account: Account, now: Date): Promise<{ webhooks: WebhookView[] }> {
+  const keyIds = new Set((await ports.keys.listByAccount(account.account_id)).map((key) => key.key_id));
+  if (keyIds.size === 0) return { webhooks: [] };
+  const subscriptions = (await ports.webhooks.list()).filter((subscription) => keyIds.has(subscription.key_id));
+  return { webhooks: subscriptions.map((subscription) => listedSubscription(subscription, now)) };
+}
+
+/** One subscription of the account's keys; another account's, or none, is a 404. */
+export async function ownerWebhook(ports: OwnerWebhookPorts, account: Account, subscriptionId: string, now: Date): Promise<WebhookView> {
+  const subscription = await ports.webhooks.get(subscriptionId);
+  const key = subscription ? await ports.keys.get(subscription.key_id) : null;
+  if (!subscription || key?.account_id !== account.account_id) throw notFound('webhook', subscriptionId);
+  return listedSubscription(subscription, now);
 }
