@@ -117,22 +117,10 @@ export class AccountApi {
     return this.call<AuditPage>('GET', `/audit?${params}`);
   }
 
-  webhooks = () => this.call<Record<string, unknown>>('GET', '/webhooks');
-  addWebhook = (body: NewWebhook) => this.call<Record<string, unknown>>('POST', '/webhooks', body);
-  setWebhookState = (id: string, state: 'active' | 'disabled') => this.call<Record<string, unknown>>('PATCH', `/webhooks/${encodeURIComponent(id)}`, { state });
-  rotateWebhookSecret = (id: string) => this.call<Record<string, unknown>>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`);
-  testWebhook = (id: string) => this.call<Record<string, unknown>>('POST', `/webhooks/${encodeURIComponent(id)}/test`);
-  replayDelivery = (id: string, deliveryId: string) =>
-    this.call<Record<string, unknown>>('POST', `/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/replay`);
-
-  deliveries(id: string, page: { limit: number; cursor?: string | null }) {
-    const params = new URLSearchParams({ limit: String(page.limit) });
-    if (page.cursor) params.set('cursor', page.cursor);
-    return this.call<Record<string, unknown>>('GET', `/webhooks/${encodeURIComponent(id)}/deliveries?${params}`);
-  }
+  webhooks = () => this.call<{ webhooks: Webhook[] }>('GET', '/webhooks');
 }
 
-/** A webhook subscription as the account API lists it (never its secret). */
+/** A webhook subscription as the account API lists it (never its secrets). */
 export interface Webhook {
   subscription_id: string;
   key_id: string;
@@ -142,26 +130,7 @@ export interface Webhook {
   filter?: string | null;
   state: 'active' | 'disabled';
   disabled_reason: string | null;
+  /** The previous secret still signs beside the new one. */
+  rotating: boolean;
   created_at: string;
-}
-
-export interface Delivery {
-  delivery_id: string;
-  event: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  last_latency_ms: number | null;
-  created_at: string;
-  delivered_at: string | null;
-  next_attempt_at: string | null;
-}
-
-export interface NewWebhook {
-  key_id: string;
-  url: string;
-  events: string[];
-  days_before?: number;
-  filter?: string;
 }

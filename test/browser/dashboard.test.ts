@@ -188,7 +188,7 @@ describe.skipIf(!hasChromium)('the developer dashboard in headless Chromium', ()
     await context.close();
   }, 180_000);
 
-  it('tells the owner of a free-plan account that its keys cannot call the API', async () => {
+  it('tells a free-plan owner that its keys cannot call the API, and lists a developer plan’s webhooks', async () => {
     // The operator moves the account to free through the running server's admin channel.
     const moved = await runAdmin(['accounts', 'set-plan', developer.email, 'free', '--data-dir', dataDir]);
     expect(moved.code, moved.stderr).toBe(0);
@@ -208,6 +208,31 @@ describe.skipIf(!hasChromium)('the developer dashboard in headless Chromium', ()
     await page.getByRole('button', { name: 'Create key' }).click();
     const freeKey = await page.getByLabel('Key value').inputValue();
     expect(await callApi(freeKey)).toBe(403);
+
+    // On the developer plan, the webhooks of the account's keys are listed (made here by an operator).
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    const keyId = await page.locator('tr', { hasText: 'free key' }).getAttribute('data-key-id');
+    expect((await runAdmin(['accounts', 'set-plan', developer.email, 'developer', '--data-dir', dataDir])).code).toBe(0);
+    const added = await runAdmin([
+      'webhooks',
+      'add',
+      '--key-id',
+      keyId!,
+      '--url',
+      'http://127.0.0.1:9/hook',
+      '--events',
+      'grant.created',
+      '--filter',
+      'search=water',
+      '--data-dir',
+      dataDir,
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    const webhook = page.getByTestId('webhooks').locator('tbody tr');
+    await webhook.waitFor();
+    expect(await webhook.locator('th').textContent()).toBe('http://127.0.0.1:9/hook');
+    expect(await webhook.locator('td').allTextContents()).toEqual(['free key', 'grant.created', 'search=water', 'active', expect.stringMatching(/UTC$/)]);
     await context.close();
   }, 120_000);
 });

@@ -3,7 +3,6 @@ import { ApiError, errorBodyOf, plainError } from '../../dashboard/src/api-error
 import { parseConfig } from '../../dashboard/src/config';
 import { describeLimits, formatMs, formatPeriod, formatRate, formatTime, keyState, periodSeconds } from '../../dashboard/src/format';
 import { type UsagePeriod, usageCharts, usageTableRows } from '../../dashboard/src/usage-series';
-import { issuedSecret, normaliseFilter, testOutcome } from '../../dashboard/src/webhook-shapes';
 
 const period = (name: string, figures: Partial<UsagePeriod> = {}): UsagePeriod => ({
   period: name,
@@ -122,24 +121,5 @@ describe('API errors in plain words', () => {
     );
     expect(plainError(new TypeError('Failed to fetch'))).toBe('The dashboard could not reach the API. Check your connection and try again.');
     expect(errorBodyOf({ message: 'not the service shape' })).toBeNull();
-  });
-});
-
-describe('webhook answers as the dashboard reads them', () => {
-  it('says whether a test event was delivered, and why not', () => {
-    expect(testOutcome({ delivery: { status: 'delivered', last_status_code: 204, last_latency_ms: 12 } })).toBe(
-      'The test event was delivered (HTTP 204) in 12 ms.',
-    );
-    expect(testOutcome({ status: 'failed', last_status_code: 500, last_error: null })).toBe('The test event was not delivered: HTTP 500.');
-    expect(testOutcome({ status: 'failed', last_status_code: null, last_error: 'connection refused' })).toBe(
-      'The test event was not delivered: connection refused.',
-    );
-  });
-
-  it('takes the secret shown once and a saved search without its question mark', () => {
-    expect(issuedSecret({ webhook: { subscription_id: 'wh_1' }, secret: 'whsec_x' })).toEqual({ webhook: { subscription_id: 'wh_1' }, secret: 'whsec_x' });
-    expect(issuedSecret({ subscription_id: 'wh_2' }).secret).toBeNull();
-    expect(normaliseFilter(' ?q=water&status=posted ')).toBe('q=water&status=posted');
-    expect(normaliseFilter('  ')).toBeUndefined();
   });
 });

@@ -7,7 +7,6 @@ import type { Auth } from '../auth';
 import type { DashboardConfig } from '../config';
 import { AccountView } from './account-view';
 import { AuditView } from './audit-view';
-import { DeliveriesView } from './deliveries-view';
 import { KeyDetailView } from './key-detail-view';
 import { KeysView } from './keys-view';
 import { UsageView } from './usage-view';
@@ -44,8 +43,6 @@ function useHash(): string {
 function Page(props: { hash: string }) {
   const key = /^#\/keys\/([^/]+)$/.exec(props.hash);
   if (key) return <KeyDetailView keyId={decodeURIComponent(key[1]!)} />;
-  const webhook = /^#\/webhooks\/([^/]+)$/.exec(props.hash);
-  if (webhook) return <DeliveriesView webhookId={decodeURIComponent(webhook[1]!)} />;
   if (props.hash === '#/webhooks') return <WebhooksView />;
   if (props.hash === '#/keys') return <KeysView />;
   if (props.hash === '#/usage') return <UsageView />;
@@ -91,7 +88,7 @@ export function App(props: { config: DashboardConfig; auth: Auth; user: User | n
     );
   }
 
-  const current = hash.startsWith('#/keys/') ? '#/keys' : hash.startsWith('#/webhooks/') ? '#/webhooks' : hash;
+  const current = hash.startsWith('#/keys/') ? '#/keys' : hash;
   return (
     <SessionContext.Provider value={session}>
       <header>

@@ -10,8 +10,8 @@ async function copy(text: string): Promise<boolean> {
   }
 }
 
-/** A key value (or a webhook's signing secret), shown this once: a copy button, and the warning that it will not be shown again. */
-export function NewKey(props: { title: string; apiKey: string; onDone: () => void; valueLabel?: string; why?: string }) {
+/** A key value, shown this once: a copy button, and the warning that it will not be shown again. */
+export function NewKey(props: { title: string; apiKey: string; onDone: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<string>('');
@@ -22,9 +22,9 @@ export function NewKey(props: { title: string; apiKey: string; onDone: () => voi
         {props.title}
       </h2>
       <p>
-        <strong>Copy it now: you will not see it again.</strong> {props.why ?? 'Only a hash of it is stored, so nobody can show it to you later.'}
+        <strong>Copy it now: you will not see it again.</strong> Only a hash of it is stored, so nobody can show it to you later.
       </p>
-      <label for="new-key-value">{props.valueLabel ?? 'Key value'}</label>
+      <label for="new-key-value">Key value</label>
       <input id="new-key-value" ref={field} readOnly value={props.apiKey} size={48} spellcheck={false} onFocus={() => field.current?.select()} />
       <button
         type="button"
