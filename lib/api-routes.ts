@@ -61,6 +61,7 @@ export const ACCOUNT_ROUTES: readonly ApiRouteDefinition[] = [
   { method: 'GET', path: '/account', entry: ACCOUNT_API_ENTRY, bindings: ['accounts'] },
   { method: 'GET', path: '/account/{proxy+}', entry: ACCOUNT_API_ENTRY, bindings: ['accounts'] },
   { method: 'POST', path: '/account/{proxy+}', entry: ACCOUNT_API_ENTRY, bindings: ['accounts'] },
+  { method: 'PATCH', path: '/account/{proxy+}', entry: ACCOUNT_API_ENTRY, bindings: ['accounts'] },
 ];
 
 /** The account API's resource under the version root. */

@@ -1,3 +1,4 @@
+import { dnsHostResolver } from '../lambdas/adapters/dns-host-resolver';
 import type { AccountServices } from '../lambdas/ports/account-services';
 import type { IdentityVerifier } from '../lambdas/ports/identity-verifier';
 import type { EmbeddedStack } from './embedded-stack';
@@ -6,5 +7,16 @@ import type { EmbeddedStack } from './embedded-stack';
 export function embeddedAccountServices(stack: EmbeddedStack, identity: IdentityVerifier): AccountServices {
   const { keys, meter, requestLog, clock, tiers } = stack.services;
   if (!requestLog) throw new Error('the embedded stack has no request log');
-  return { accounts: stack.accounts, keys, meter, requestLog, webhooks: stack.webhooks, identity, clock, ...(tiers ? { tiers } : {}) };
+  return {
+    accounts: stack.accounts,
+    keys,
+    meter,
+    requestLog,
+    webhooks: stack.webhooks,
+    resolver: dnsHostResolver,
+    destinationMode: 'local',
+    identity,
+    clock,
+    ...(tiers ? { tiers } : {}),
+  };
 }

@@ -3,10 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse, S
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type ErrorCode, ServiceError } from '../lambdas/core/errors';
-import { escapeRegex } from '../lambdas/core/query/wire-patterns';
 import type { Principal } from '../lambdas/core/use-cases/authenticate';
 import { type ApiEvent, type ApiResult, jsonResult, REQUEST_ID_HEADER, withRequestId } from '../lambdas/http/api-gateway';
 import { ANY_ORIGIN, allowedMethods, type CorsOrigins, corsResponseHeaders, preflightHeaders, withCorsHeaders } from '../lambdas/http/cors';
+import { compilePathTemplate } from '../lambdas/http/path-template';
 import type { LocalRoute } from './api-routes';
 import {
   applyLimits,
@@ -39,17 +39,7 @@ interface CompiledRoute extends LocalRoute {
 }
 
 function compile(route: LocalRoute): CompiledRoute {
-  const paramNames: string[] = [];
-  // Split on the {name} placeholders: the literal pieces between them (the dot of /openapi.json) match only themselves.
-  const source = route.resource
-    .split(/\{(\w+)\}/)
-    .map((piece, i) => {
-      if (i % 2 === 0) return escapeRegex(piece);
-      paramNames.push(piece);
-      return '([^/]+)';
-    })
-    .join('');
-  return { ...route, pattern: new RegExp(`^${source}/?$`), paramNames };
+  return { ...route, ...compilePathTemplate(route.resource) };
 }
 
 /** Errors API Gateway itself would answer (no route, unreadable request), in the service's error body. */

@@ -4,6 +4,7 @@ import { DynamoKeyStore } from '../adapters/aws/dynamo-key-store';
 import { DynamoRequestLog } from '../adapters/aws/dynamo-request-log';
 import { DynamoUsageMeter } from '../adapters/aws/dynamo-usage-meter';
 import { DynamoWebhookStore } from '../adapters/aws/dynamo-webhook-store';
+import { dnsHostResolver } from '../adapters/dns-host-resolver';
 import type { TierPolicies } from '../core/auth/tier-quotas';
 import type { AccountServices } from '../ports/account-services';
 import type { AccountStore } from '../ports/account-store';
@@ -69,6 +70,8 @@ export function createAwsAccountServices(env: NodeJS.ProcessEnv = process.env): 
       tiers ??= tierPoliciesFromEnv(env);
       return tiers;
     },
+    resolver: dnsHostResolver,
+    destinationMode: 'aws',
     clock: systemClock,
   };
 }

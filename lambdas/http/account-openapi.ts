@@ -168,9 +168,10 @@ const SCHEMAS: Record<string, JsonSchema> = {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'A bad query parameter or body field, or an unknown one (INVALID_PARAMETER, naming each)',
   401: 'No ID token, or one that is malformed, forged, expired, for another client or with an unverified e-mail (UNAUTHORIZED)',
+  403: 'FORBIDDEN: the plan does not include this (webhooks need the developer plan)',
   404: "No such id in the caller's account (another account's ids answer the same)",
   405: 'The path does not serve this method',
-  409: 'CONFLICT: the live-key cap is reached, the key is revoked, or the Idempotency-Key was used for another request',
+  409: 'CONFLICT: the live-key cap is reached, the key is revoked, the Idempotency-Key was used for another request, or a webhook cannot be turned on (its key revoked, its destination no longer allowed)',
   503: "The issuer's signing keys could not be fetched; try again",
 };
 
@@ -237,7 +238,7 @@ export function buildAccountOpenApiDocument(operations: readonly AccountOperatio
       title: 'Grants, Contracts and Funders Data Service: account API',
       version: '1.0.0',
       description:
-        "The developer dashboard's API: the signed-in person's account, API keys, usage, request log, audit log and webhook subscriptions (read only here). Authenticate with the OIDC ID token of the dashboard's sign-in as `Authorization: Bearer <ID token>`; API keys are not accepted here. The account is found by the token's verified e-mail and made at the first sign-in. Ids of another account answer 404.",
+        "The developer dashboard's API: the signed-in person's account, API keys, usage, request log, audit log and webhook subscriptions (listed, and turned off or on). Authenticate with the OIDC ID token of the dashboard's sign-in as `Authorization: Bearer <ID token>`; API keys are not accepted here. The account is found by the token's verified e-mail and made at the first sign-in. Ids of another account answer 404.",
     },
     servers: [{ url: '/functions/v1' }],
     security: [{ idToken: [] }],

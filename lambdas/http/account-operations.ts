@@ -13,6 +13,7 @@ import {
   readOwnerAudit,
   revokeOwnerKey,
   rotateOwnerKey,
+  setOwnerWebhookState,
 } from '../core/use-cases/account-self-service';
 import { parseUsageQuery, readAccountUsage, readRequestLog, USAGE_MAX_DAYS } from '../core/use-cases/account-usage';
 import { accountKey } from '../core/use-cases/manage-accounts';
@@ -94,6 +95,10 @@ export const UsageQuerySchema = z.strictObject({
     ),
   ),
   key_id: z.optional(describedAs(z.string(), 'Only this key of the account')),
+});
+
+export const WebhookStateBody = z.strictObject({
+  state: describedAs(z.enum(['active', 'disabled'], { error: 'must be active or disabled' }), 'disabled stops deliveries; active turns them on again'),
 });
 
 export const RequestsQuerySchema = z.strictObject({
@@ -241,5 +246,19 @@ export const ACCOUNT_OPERATIONS: readonly AccountOperation[] = [
     success: { status: 200, schema: 'Webhook', description: 'The subscription' },
     errors: [404],
     run: async ({ services, account, params, now }) => ({ status: 200, body: await ownerWebhook(services, account, params.webhook_id!, now) }),
+  }),
+  operation({
+    method: 'PATCH',
+    path: '/account/webhooks/{webhook_id}',
+    operationId: 'setWebhookState',
+    summary: 'Turns the subscription off or on (again: no change); on checks the plan, the key and the destination again',
+    body: WebhookStateBody,
+    bodyShape: '{"state": "active" | "disabled"}',
+    success: { status: 200, schema: 'Webhook', description: 'The subscription' },
+    errors: [403, 404, 409],
+    run: async ({ services, account, params, body, now }) => ({
+      status: 200,
+      body: await setOwnerWebhookState(services, account, params.webhook_id!, body.state, services.destinationMode, now),
+    }),
   }),
 ];

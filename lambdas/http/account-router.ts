@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../core/errors';
-import { escapeRegex } from '../core/query/wire-patterns';
 import { accountForSignIn } from '../core/use-cases/manage-accounts';
 import type { AccountServicesProvider } from '../ports/account-services';
 import { ACCOUNT_OPERATIONS, type AccountOperation } from './account-operations';
 import { parseBody, parseQuery } from './account-request';
 import { type ApiEvent, type ApiResult, apiRoute, jsonResult } from './api-gateway';
 import { allowedMethods } from './cors';
+import { compilePathTemplate } from './path-template';
 
 /**
  * The account API's one handler: a small router over ACCOUNT_OPERATIONS. It serves every path
@@ -21,16 +21,7 @@ interface CompiledOperation {
 }
 
 function compile(operation: AccountOperation): CompiledOperation {
-  const paramNames: string[] = [];
-  const source = operation.path
-    .split(/\{(\w+)\}/)
-    .map((piece, i) => {
-      if (i % 2 === 0) return escapeRegex(piece);
-      paramNames.push(piece);
-      return '([^/]+)';
-    })
-    .join('');
-  return { operation, pattern: new RegExp(`^${source}/?$`), paramNames };
+  return { operation, ...compilePathTemplate(operation.path) };
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { TierPolicies } from '../core/auth/tier-quotas';
 import type { TierName } from '../core/auth/tiers';
+import type { DestinationMode } from '../core/webhooks/destination-policy';
 import type { AccountStore } from './account-store';
 import type { Clock } from './clock';
+import type { HostResolver } from './host-resolver';
 import type { IdentityVerifier } from './identity-verifier';
 import type { KeyStore } from './key-store';
 import type { RequestLog } from './request-log';
@@ -16,6 +18,10 @@ export interface AccountServices {
   requestLog: RequestLog;
   /** Webhook subscriptions, read only here: secrets are never shown, and in AWS never unsealed. */
   webhooks: WebhookStore;
+  /** Checks a webhook's destination again when it is turned back on. */
+  resolver: HostResolver;
+  /** https to public addresses only ('aws'), or plain http to loopback too ('local'). */
+  destinationMode: DestinationMode;
   /** Checks the ID token of `Authorization: Bearer <jwt>` (never an API key). */
   identity: IdentityVerifier;
   clock: Clock;

@@ -171,8 +171,8 @@ export class ServiceFunction extends Construct {
   /**
    * The account API (lambdas/handlers/account-api.ts): accounts, their owner claims, directory and
    * audit ("account#*", "accountowner#*", "accounts"); keys, hash pointers and idempotency claims
-   * (a pointer is deleted only when a rotation loses a race); usage, request-log and webhook
-   * subscription reads (no KMS: secrets stay sealed and are never shown).
+   * (a pointer is deleted only when a rotation loses a race); usage and request-log reads; webhook
+   * subscriptions read and turned off or on (no KMS: secrets stay sealed and are never shown).
    */
   bindAccountApi(table: ITable): this {
     this.bindItemsByPrefix(
@@ -188,7 +188,7 @@ export class ServiceFunction extends Construct {
     this.bindItemsByPrefix(table, ['dynamodb:DeleteItem'], ['apikeyhash#*']);
     this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:Query'], ['usage#*']);
     this.bindItemsByPrefix(table, ['dynamodb:Query'], ['reqlog#*']);
-    return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:Query'], ['webhooks']);
+    return this.bindItemsByPrefix(table, ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], ['webhooks']);
   }
 
   /** Actions on the items whose partition key starts with one of `prefixes`, and on nothing else. */

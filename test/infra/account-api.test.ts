@@ -11,11 +11,16 @@ describe('the account API in the stateless stack', () => {
   const lambdas = resourcesOfType(stateless, 'AWS::Lambda::Function');
   const accountFunctions = Object.entries(lambdas).filter(([, fn]) => String(fn.Properties?.Description).endsWith('(lambdas/handlers/account-api.ts)'));
 
-  it('serves GET /account and GET and POST /account/{proxy+} from one function, each behind the Cognito authorizer without an API key', () => {
+  it('serves GET /account and GET, POST and PATCH /account/{proxy+} from one function, each behind the Cognito authorizer without an API key', () => {
     expect(accountFunctions).toHaveLength(1);
     const [functionId] = accountFunctions[0]!;
     const methods = wiredMethods(stateless).filter((method) => method.path.startsWith('/v1/account'));
-    expect(methods.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(['GET /v1/account', 'GET /v1/account/{proxy+}', 'POST /v1/account/{proxy+}']);
+    expect(methods.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual([
+      'GET /v1/account',
+      'GET /v1/account/{proxy+}',
+      'PATCH /v1/account/{proxy+}',
+      'POST /v1/account/{proxy+}',
+    ]);
     expect(new Set(methods.map((m) => m.functionLogicalId))).toEqual(new Set([functionId]));
     const cognito = Object.entries(resourcesOfType(stateless, 'AWS::ApiGateway::Authorizer')).filter(([, a]) => a.Properties?.Type === 'COGNITO_USER_POOLS');
     expect(cognito).toHaveLength(1);
@@ -56,7 +61,7 @@ describe('the account API in the stateless stack', () => {
       { actions: ['dynamodb:DeleteItem'], keys: ['apikeyhash#*'] },
       { actions: ['dynamodb:GetItem', 'dynamodb:Query'], keys: ['usage#*'] },
       { actions: ['dynamodb:Query'], keys: ['reqlog#*'] },
-      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], keys: ['webhooks'] },
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], keys: ['webhooks'] },
     ]);
     expect(statements.every((s) => s.Effect === 'Allow' && !JSON.stringify(s.Action).includes('Scan'))).toBe(true);
     const kms = Object.values(resourcesOfType(stateless, 'AWS::IAM::Policy'))

@@ -262,7 +262,7 @@ describe('the handler as API Gateway calls it on AWS', () => {
   });
 });
 
-describe('webhooks (read only)', () => {
+describe('webhooks', () => {
   it("lists and shows the subscriptions of the account's keys without secrets; another account's answer 404", async () => {
     const token = await api.idTokenFor('hooks@example.org');
     const { body: account } = await api.call('GET', '/account', { token });
@@ -272,7 +272,7 @@ describe('webhooks (read only)', () => {
     await api.stack.webhooks.create({
       subscription_id: 'whk_0123456789abcdef0123456789abcdef',
       key_id: issued.key.key_id,
-      url: 'https://receiver.example.org/hook',
+      url: 'http://127.0.0.1:9/hook',
       events: ['grant.created'],
       days_before: 7,
       filter: null,
@@ -301,5 +301,33 @@ describe('webhooks (read only)', () => {
     const foreign = await api.call('GET', '/account/webhooks/whk_0123456789abcdef0123456789abcdef', { token: ada });
     expect(foreign.status).toBe(404);
     expect((await api.call('GET', '/account/webhooks/whk_missing', { token })).status).toBe(404);
+  });
+
+  it('turns a subscription off and on as its owner (audited), refuses other accounts, bad states and plans without webhooks', async () => {
+    const token = await api.idTokenFor('hooks@example.org');
+    const path = '/account/webhooks/whk_0123456789abcdef0123456789abcdef';
+    const off = await api.call('PATCH', path, { token, body: { state: 'disabled' } });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ state: 'disabled', disabled_reason: 'disabled by the owner' });
+    expect((await api.call('PATCH', path, { token, body: { state: 'disabled' } })).body.updated_at).toBe(off.body.updated_at);
+    expect((await api.call('PATCH', path, { token: ada, body: { state: 'active' } })).status).toBe(404);
+    const bad = await api.call('PATCH', path, { token, body: { state: 'paused' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([{ field: 'state', issue: 'must be active or disabled' }]);
+    const on = await api.call('PATCH', path, { token, body: { state: 'active' } });
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({ state: 'active', disabled_reason: null });
+    const audit = await api.call('GET', '/account/audit?limit=2', { token });
+    expect(audit.body.entries.map((e: { action: string; target: string }) => [e.action, e.target])).toEqual([
+      ['webhook.enabled', 'whk_0123456789abcdef0123456789abcdef'],
+      ['webhook.disabled', 'whk_0123456789abcdef0123456789abcdef'],
+    ]);
+
+    await api.call('PATCH', path, { token, body: { state: 'disabled' } });
+    const { body: account } = await api.call('GET', '/account', { token });
+    await setAccountPlan({ accounts: api.stack.accounts, keys: api.stack.services.keys }, account.account_id, 'basic', 'operator', new Date());
+    const refused = await api.call('PATCH', path, { token, body: { state: 'active' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', message: 'The basic plan has no webhooks' });
   });
 });

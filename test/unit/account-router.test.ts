@@ -6,6 +6,7 @@ import { CreateKeyBody, RotateKeyBody, UsageQuerySchema } from '../../lambdas/ht
 import { parseBody, parseQuery } from '../../lambdas/http/account-request';
 import { accountPathOf, authorizationValues, matchAccountOperation } from '../../lambdas/http/account-router';
 import type { ApiEvent } from '../../lambdas/http/api-gateway';
+import { compilePathTemplate } from '../../lambdas/http/path-template';
 
 function thrown(run: () => unknown): ServiceError {
   try {
@@ -25,6 +26,16 @@ describe('accountPathOf', () => {
     expect(accountPathOf({ path: '/account', pathParameters: null })).toBe('/account');
     expect(accountPathOf({ path: '/v1/account/keys/k/rotate', pathParameters: { proxy: 'keys/k/rotate' } })).toBe('/account/keys/k/rotate');
     expect(accountPathOf({ path: '/functions/v1/accounts', pathParameters: null })).toBeNull();
+  });
+});
+
+describe('compilePathTemplate', () => {
+  it('matches one segment per placeholder and literal pieces only as themselves', () => {
+    const { pattern, paramNames } = compilePathTemplate('/account/keys/{key_id}/requests');
+    expect(paramNames).toEqual(['key_id']);
+    expect('/account/keys/k1/requests/'.match(pattern)?.[1]).toBe('k1');
+    expect(pattern.test('/account/keys/a/b/requests')).toBe(false);
+    expect(compilePathTemplate('/openapi.json').pattern.test('/openapiXjson')).toBe(false);
   });
 });
 

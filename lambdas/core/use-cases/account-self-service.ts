@@ -1,14 +1,16 @@
 import type { AccountStore } from '../../ports/account-store';
+import type { HostResolver } from '../../ports/host-resolver';
 import { type ApiKeyRecord, KeyStateConflict, type KeyStore } from '../../ports/key-store';
 import type { UsageMeter } from '../../ports/usage-meter';
-import type { WebhookStore } from '../../ports/webhook-store';
+import { WebhookConflict, type WebhookStore, type WebhookSubscription } from '../../ports/webhook-store';
 import type { Account } from '../accounts/account';
 import type { AuditEntry } from '../accounts/audit';
 import type { TierPolicies } from '../auth/tier-quotas';
 import { TIERS, type TierName } from '../auth/tiers';
-import { conflict, notFound } from '../errors';
-import { accountKey, createAccountKey, type Making, revokeAccountKey, rotateAccountKey } from './manage-accounts';
-import { type ListedSubscription, listedSubscription } from './manage-webhooks';
+import { conflict, notFound, ServiceError } from '../errors';
+import { type DestinationMode, DestinationRefused } from '../webhooks/destination-policy';
+import { accountKey, audit, createAccountKey, type Making, revokeAccountKey, rotateAccountKey } from './manage-accounts';
+import { disableSubscription, enableSubscription, type ListedSubscription, listedSubscription } from './manage-webhooks';
 
 /**
  * What an account's owner does from the developer dashboard (the account API): their account and
@@ -195,4 +197,39 @@ export async function ownerWebhook(ports: OwnerWebhookPorts, account: Account, s
   const key = subscription ? await ports.keys.get(subscription.key_id) : null;
   if (!subscription || key?.account_id !== account.account_id) throw notFound('webhook', subscriptionId);
   return listedSubscription(subscription, now);
+}
+
+/**
+ * Turns a subscription of the account off or on (again: no change, nothing audited). Turning it on
+ * checks the plan (403 without webhooks), the key and the destination again, as an operator's
+ * enable does; a destination no longer allowed, or a revoked key, is a 409.
+ */
+export async function setOwnerWebhookState(
+  ports: OwnerWebhookPorts & { accounts: AccountStore; resolver: HostResolver; tiers?: TierPolicies },
+  account: Account,
+  subscriptionId: string,
+  state: 'active' | 'disabled',
+  mode: DestinationMode,
+  now: Date,
+): Promise<WebhookView> {
+  const current = await ownerWebhook(ports, account, subscriptionId, now);
+  if (current.state === state) return current;
+  let changed: WebhookSubscription;
+  try {
+    if (state === 'disabled') changed = await disableSubscription(ports.webhooks, subscriptionId, 'disabled by the owner', now);
+    else {
+      if (!(ports.tiers ?? TIERS)[account.plan].webhooks) throw new ServiceError(403, 'FORBIDDEN', `The ${account.plan} plan has no webhooks`);
+      changed = await enableSubscription(ports, subscriptionId, mode, now);
+    }
+  } catch (error) {
+    if (error instanceof WebhookConflict || error instanceof DestinationRefused) throw conflict(error.message);
+    throw error;
+  }
+  await audit(
+    ports.accounts,
+    account.account_id,
+    { actor: 'owner', action: state === 'active' ? 'webhook.enabled' : 'webhook.disabled', target: subscriptionId },
+    now,
+  );
+  return listedSubscription(changed, now);
 }
