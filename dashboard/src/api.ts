@@ -118,6 +118,7 @@ export class AccountApi {
   }
 
   webhooks = () => this.call<{ webhooks: Webhook[] }>('GET', '/webhooks');
+  setWebhookState = (id: string, state: 'active' | 'disabled') => this.call<Webhook>('PATCH', `/webhooks/${encodeURIComponent(id)}`, { state });
 }
 
 /** A webhook subscription as the account API lists it (never its secrets). */

@@ -232,7 +232,20 @@ describe.skipIf(!hasChromium)('the developer dashboard in headless Chromium', ()
     const webhook = page.getByTestId('webhooks').locator('tbody tr');
     await webhook.waitFor();
     expect(await webhook.locator('th').textContent()).toBe('http://127.0.0.1:9/hook');
-    expect(await webhook.locator('td').allTextContents()).toEqual(['free key', 'grant.created', 'search=water', 'active', expect.stringMatching(/UTC$/)]);
+    expect(await webhook.locator('td').allTextContents()).toEqual([
+      'free key',
+      'grant.created',
+      'search=water',
+      'active',
+      expect.stringMatching(/UTC$/),
+      'Turn off',
+    ]);
+    // Off and on again from the dashboard.
+    await page.getByRole('button', { name: 'Turn off the webhook to http://127.0.0.1:9/hook' }).click();
+    await webhook.locator('td', { hasText: /^disabled/ }).waitFor();
+    await page.getByRole('button', { name: 'Turn on the webhook to http://127.0.0.1:9/hook' }).click();
+    await webhook.locator('td', { hasText: /^active$/ }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Webhook to http://127.0.0.1:9/hook turned on.' }).waitFor();
     await context.close();
   }, 120_000);
 });

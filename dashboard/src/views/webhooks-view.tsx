@@ -1,3 +1,6 @@
+import { useState } from 'preact/hooks';
+import type { Webhook } from '../api';
+import { plainError } from '../api-errors';
 import { formatTime } from '../format';
 import { useSession } from './app';
 import { useLoad } from './use-load';
@@ -20,20 +23,37 @@ export function WebhooksView() {
 }
 
 /**
- * The subscriptions of the account's keys, read only: the account API lists them but does not
- * yet add or change them (operators do, with `npm run admin -- webhooks …`).
+ * The subscriptions of the account's keys, each of which can be turned off and on; the account
+ * API does not add or otherwise change them yet (operators do, with `npm run admin -- webhooks …`).
  */
 function WebhookList() {
-  const { api } = useSession();
+  const { api, announce } = useSession();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   const keys = useLoad(() => api.keys(), []);
   const list = useLoad(() => api.webhooks(), []);
   const labels = new Map((keys.data?.keys ?? []).map((k) => [k.key_id, k.label]));
   const webhooks = list.data?.webhooks ?? [];
+
+  async function toggle(webhook: Webhook) {
+    const next = webhook.state === 'active' ? 'disabled' : 'active';
+    setBusy(true);
+    setError(null);
+    try {
+      await api.setWebhookState(webhook.subscription_id, next);
+      announce(`Webhook to ${webhook.url} ${next === 'active' ? 'turned on' : 'turned off'}.`);
+      list.reload();
+    } catch (e) {
+      setError(plainError(e));
+    } finally {
+      setBusy(false);
+    }
+  }
   return (
     <section aria-labelledby="webhooks-heading" aria-busy={list.loading}>
       <h1 id="webhooks-heading">Webhooks</h1>
-      <p>The webhooks of your keys. To add one or change it, ask an operator of the service.</p>
-      {list.error && <p role="alert">{list.error}</p>}
+      <p>The webhooks of your keys. You can turn each off and on; to add one or change it, ask an operator of the service.</p>
+      {(error || list.error) && <p role="alert">{error ?? list.error}</p>}
       {list.data && webhooks.length === 0 && <p>No webhooks yet.</p>}
       {webhooks.length > 0 && (
         <table data-testid="webhooks">
@@ -45,6 +65,7 @@ function WebhookList() {
               <th scope="col">Saved search</th>
               <th scope="col">State</th>
               <th scope="col">Created</th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
@@ -64,6 +85,16 @@ function WebhookList() {
                   {w.rotating && ' (secret being rotated)'}
                 </td>
                 <td>{formatTime(w.created_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    disabled={busy}
+                    onClick={() => toggle(w)}
+                    aria-label={`${w.state === 'active' ? 'Turn off' : 'Turn on'} the webhook to ${w.url}`}
+                  >
+                    {w.state === 'active' ? 'Turn off' : 'Turn on'}
+                  </button>
+                </td>
               </tr>
             ))}
           </tbody>
