@@ -19,8 +19,8 @@ export type CorsOrigins = readonly string[];
 
 export const ANY_ORIGIN: CorsOrigins = ['*'];
 
-/** Request headers a browser app may send: the key, a JSON body's type, and content negotiation. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Requested-With'] as const;
+/** Request headers a browser app may send: the key (or the dashboard's ID token), a JSON body's type, content negotiation, and the account API's Idempotency-Key. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Requested-With', 'Idempotency-Key'] as const;
 
 /**
  * Response headers a browser app may read beyond the CORS-safelisted ones: the request id to quote,

@@ -52,7 +52,7 @@ describe('CORS with the default (any origin)', () => {
       expect(response.ResponseParameters, preflight.path).toEqual({
         'method.response.header.Access-Control-Allow-Origin': "'*'",
         'method.response.header.Access-Control-Allow-Methods': `'${[...methodsOfPath, 'OPTIONS'].join(',')}'`,
-        'method.response.header.Access-Control-Allow-Headers': "'Authorization,Content-Type,Accept,Accept-Language,X-Requested-With'",
+        'method.response.header.Access-Control-Allow-Headers': "'Authorization,Content-Type,Accept,Accept-Language,X-Requested-With,Idempotency-Key'",
         'method.response.header.Access-Control-Max-Age': "'7200'",
       });
       expect(response.ResponseTemplates, preflight.path).toBeUndefined();

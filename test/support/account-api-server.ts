@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importJWK, type JWK, SignJWT } from 'jose';
 import type { Embedder } from '../../lambdas/ports/embedder';
 import { embeddedAccountServices } from '../../local/account-services';
 import { localAccountRoutes, localAuthorizer, localRoutes } from '../../local/api-routes';
@@ -7,6 +10,7 @@ import { type EmbeddedStack, type EmbeddedStackOptions, startEmbeddedStack } fro
 import { createApiServer, listen } from '../../local/http-server';
 import { ensureLocalKeys, type LocalKeys } from '../../local/local-keys';
 import { type LocalOpenIdProvider, localIdentityVerifier, localOpenIdMount, startLocalOpenIdProvider } from '../../local/oidc/local-openid-provider';
+import { OIDC_STATE_FILE } from '../../local/oidc/provider-state';
 import { signInForIdToken } from './oidc-code-flow';
 import { OpenApiConformance } from './openapi-conformance';
 
@@ -30,6 +34,11 @@ export interface AccountApiServer {
   keys: LocalKeys;
   /** A real ID token of a person the local provider knows (added on first use). */
   idTokenFor(email: string): Promise<string>;
+  /**
+   * An ID token signed with the local issuer's own key but with claims of the test's choosing
+   * (expired, another audience, an unverified e-mail): what only a forger or a bug could send.
+   */
+  forgedIdToken(claims: Record<string, unknown>): Promise<string>;
   /** A call to the account API (path from /account on) with `token` as Bearer (null: no Authorization). */
   call(method: string, path: string, options?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<Answer>;
   close(): Promise<void>;
@@ -52,7 +61,10 @@ export async function startAccountApiServer(options: EmbeddedStackOptions = {}):
     mounts: [localOpenIdMount(() => provider)],
   });
   const baseUrl = await listen(server, 0);
-  const started = await startLocalOpenIdProvider({ origin: new URL(baseUrl).origin });
+  // A state folder of its own, so that forgedIdToken can read the provider's signing key.
+  const providerDir = mkdtempSync(join(tmpdir(), 'gcf-account-oidc-'));
+  const started = await startLocalOpenIdProvider({ origin: new URL(baseUrl).origin, dataDir: providerDir });
+  const signingKey = (JSON.parse(readFileSync(join(providerDir, OIDC_STATE_FILE), 'utf8')) as { signingKey: JWK }).signingKey;
   provider = started;
   const client = { issuer: started.issuer, clientId: started.clientId, redirectUri: started.redirectUris[0]! };
   const conformance = new OpenApiConformance(JSON.parse(readFileSync(ACCOUNT_DOCUMENT, 'utf8')));
@@ -66,6 +78,20 @@ export async function startAccountApiServer(options: EmbeddedStackOptions = {}):
       if (!known.has(email)) started.addLocalUser(email, PASSWORD);
       known.add(email);
       return (await signInForIdToken(client, email, PASSWORD)).idToken;
+    },
+    async forgedIdToken(claims) {
+      const now = Math.floor(Date.now() / 1000);
+      const payload = {
+        iss: started.issuer,
+        aud: started.clientId,
+        sub: 'forged-subject',
+        iat: now - 60,
+        exp: now + 600,
+        email: 'forged@example.org',
+        email_verified: true,
+        ...claims,
+      };
+      return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: signingKey.kid! }).sign(await importJWK(signingKey, 'RS256'));
     },
     async call(method, path, { token = null, body, headers = {} } = {}) {
       const response = await fetch(`${baseUrl}${path}`, {
@@ -91,6 +117,7 @@ export async function startAccountApiServer(options: EmbeddedStackOptions = {}):
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stack.close();
+      rmSync(providerDir, { recursive: true, force: true });
     },
   };
 }

@@ -52,7 +52,7 @@ describe('CORS decisions', () => {
     expect(preflightHeaders(LIST, 'https://app.example.org', ['POST'])).toEqual({
       'Access-Control-Allow-Origin': 'https://app.example.org',
       'Access-Control-Allow-Methods': 'POST, OPTIONS',
-      'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Accept-Language, X-Requested-With',
+      'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Accept-Language, X-Requested-With, Idempotency-Key',
       'Access-Control-Max-Age': '7200',
       Vary: 'Origin',
     });
