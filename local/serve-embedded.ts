@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
+import { DASHBOARD_DIST, ensureDashboardBuilt } from '../dashboard/build';
 import { ingestFiles } from '../lambdas/adapters/source-files/ingest-files';
 import { allowsAnyOrigin, type CorsOrigins } from '../lambdas/http/cors';
 import { embeddedAccountServices } from './account-services';
 import type { AdminRequest } from './admin-channel/channel-protocol';
 import { type AdminChannel, AdminChannelUnavailable, type ChannelIo, openAdminChannel } from './admin-channel/channel-server';
 import { localAccountRoutes, localAuthorizer, localRoutes } from './api-routes';
+import { dashboardMount } from './dashboard-site';
 import type { EmbeddedStack } from './embedded-stack';
 import { startEmbeddedStack } from './embedded-stack';
 import { closeOnSignals, createApiServer, listen, type ServerLimits } from './http-server';
@@ -68,6 +70,7 @@ export async function serveEmbedded(options: {
     );
     if (shown) for (const [tier, key] of Object.entries(localKeys.keys)) console.log(`  ${tier.padEnd(9)} ${key}`);
   }
+  await buildDashboardIfStale();
   let signIn: LocalOpenIdProvider | null = null;
   const accountServices = embeddedAccountServices(
     stack,
@@ -78,7 +81,7 @@ export async function serveEmbedded(options: {
     corsOrigins: options.corsOrigins,
     limits: options.limits,
     logRequest: (line) => logLine('request', line),
-    mounts: [localOpenIdMount(() => signIn)],
+    mounts: [localOpenIdMount(() => signIn), dashboardMount({ siteDir: DASHBOARD_DIST, provider: () => signIn })],
   });
   const baseUrl = await listen(server, port, options.host).catch(async (error: NodeJS.ErrnoException) => {
     await stack.close();
@@ -98,6 +101,15 @@ export async function serveEmbedded(options: {
     await channel?.close(ADMIN_COMMAND_GRACE_MS);
     await stack.close();
   });
+}
+
+/** A fresh checkout has no dashboard/dist: build it (or rebuild a stale one); the API runs on if that fails. */
+async function buildDashboardIfStale(): Promise<void> {
+  try {
+    if ((await ensureDashboardBuilt()) === 'built') console.log(`dashboard: built into ${DASHBOARD_DIST}`);
+  } catch (error) {
+    console.log(`dashboard: not built (${(error as Error).message}); the API runs without it (npm run build:dashboard)`);
+  }
 }
 
 /** The dashboard's sign-in: the password on a terminal only, as the keys are (it is in the state folder either way). */

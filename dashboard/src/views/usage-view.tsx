@@ -1,0 +1,5 @@
+import { UsagePanel } from './usage-panel';
+
+export function UsageView() {
+  return <UsagePanel headingLevel={1} />;
+}
