@@ -1,67 +1,21 @@
+import type { components } from './account-api-types';
 import { ApiError, errorBodyOf } from './api-errors';
-import type { PlanLimits } from './format';
 import type { AccountUsage } from './usage-model';
 
 /** The account API, called with the signed-in person's ID token as Bearer (docs/dashboard.md). */
 
-/** The shapes of docs/account-api.json (lambdas/core/use-cases/account-self-service.ts). */
-export interface Account {
-  account_id: string;
-  owner_email: string;
-  plan: string;
-  limits: PlanLimits;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AccountKey {
-  key_id: string;
-  prefix: string;
-  label: string;
-  tier: string;
-  created_at: string;
-  rotated_at: string | null;
-  previous_valid_until: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-export interface KeyList {
-  keys: AccountKey[];
-  api_access: boolean;
-  /** Why the keys cannot call the API, when they cannot. */
-  notice: string | null;
-  live_keys: number;
-  max_live_keys: number;
-}
-
-export interface CreatedKey {
-  key: AccountKey;
-  /** Null when a retried create answers with the key its first attempt made. */
-  api_key: string | null;
-}
-
-export interface AuditPage {
-  entries: AuditEntry[];
-  next_cursor: string | null;
-}
-
-export interface RequestLogEntry {
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  latency_ms: number;
-  request_id: string;
-}
-
-export interface AuditEntry {
-  at: string;
-  actor: string;
-  action: string;
-  target: string;
-  detail: Record<string, unknown>;
-}
+/** The shapes of docs/account-api.json, generated into account-api-types.ts (`npm run openapi:account`). */
+type Schemas = components['schemas'];
+export type Account = Schemas['Account'];
+export type AccountKey = Schemas['Key'];
+export type KeyList = Schemas['KeyList'];
+export type CreatedKey = Schemas['IssuedKey'];
+export type AuditPage = Schemas['AuditPage'];
+export type AuditEntry = AuditPage['entries'][number];
+export type RequestLogPage = Schemas['RequestLog'];
+export type RequestLogEntry = RequestLogPage['entries'][number];
+/** A webhook subscription as the account API lists it (never its secrets). */
+export type Webhook = Schemas['Webhook'];
 
 export type TokenSource = () => Promise<string | null>;
 
@@ -108,7 +62,7 @@ export class AccountApi {
   requests(keyId: string, page: { limit: number; cursor?: string | null }) {
     const params = new URLSearchParams({ limit: String(page.limit) });
     if (page.cursor) params.set('cursor', page.cursor);
-    return this.call<{ entries: RequestLogEntry[]; next_cursor: string | null }>('GET', `/keys/${encodeURIComponent(keyId)}/requests?${params}`);
+    return this.call<RequestLogPage>('GET', `/keys/${encodeURIComponent(keyId)}/requests?${params}`);
   }
 
   audit(page: { limit: number; before?: string | null }) {
@@ -117,21 +71,6 @@ export class AccountApi {
     return this.call<AuditPage>('GET', `/audit?${params}`);
   }
 
-  webhooks = () => this.call<{ webhooks: Webhook[] }>('GET', '/webhooks');
+  webhooks = () => this.call<Schemas['WebhookList']>('GET', '/webhooks');
   setWebhookState = (id: string, state: 'active' | 'disabled') => this.call<Webhook>('PATCH', `/webhooks/${encodeURIComponent(id)}`, { state });
-}
-
-/** A webhook subscription as the account API lists it (never its secrets). */
-export interface Webhook {
-  subscription_id: string;
-  key_id: string;
-  url: string;
-  events: string[];
-  days_before: number;
-  filter?: string | null;
-  state: 'active' | 'disabled';
-  disabled_reason: string | null;
-  /** The previous secret still signs beside the new one. */
-  rotating: boolean;
-  created_at: string;
 }

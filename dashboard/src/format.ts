@@ -1,3 +1,5 @@
+import type { components } from './account-api-types';
+
 /** How the dashboard writes numbers, times and plans; pure, so the unit tests read them as a person would. */
 
 const COUNT = new Intl.NumberFormat('en-US');
@@ -36,14 +38,8 @@ export function periodSeconds(period: string): number {
   return Date.parse(iso) / 1000;
 }
 
-/** GET /account's `limits` (lambdas/core/use-cases/account-self-service.ts PlanLimits). */
-export interface PlanLimits {
-  api_access: boolean;
-  daily_quota: number | null;
-  matching: boolean;
-  webhooks: boolean;
-  rate: { per_second: number; burst: number } | null;
-}
+/** GET /account's `limits`. */
+export type PlanLimits = components['schemas']['Account']['limits'];
 
 /** A plan's limits in words, one line each. */
 export function describeLimits(limits: PlanLimits): string[] {

@@ -1,18 +1,8 @@
+import type { components } from './account-api-types';
 import { formatMs, formatPeriod, formatRate, periodSeconds } from './format';
 
-/** One day or hour of the account API's usage (lambdas/core/usage/usage-summary.ts, UsagePeriod). */
-export interface UsagePeriod {
-  period: string;
-  requests: number;
-  responses: number;
-  errors: number;
-  errors_4xx: number;
-  errors_5xx: number;
-  rate_limited: number;
-  error_rate: number | null;
-  p50_ms: number | null;
-  p95_ms: number | null;
-}
+/** One day or hour of the account API's usage. */
+export type UsagePeriod = components['schemas']['UsagePeriod'];
 
 /** uPlot's columns: x (seconds) then one array per series, null where there is nothing to draw. */
 export type Columns = [number[], ...(number | null)[][]];
