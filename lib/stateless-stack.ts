@@ -9,7 +9,7 @@ import type { Construct } from 'constructs';
 import { FUNCTION_ENV } from '../lambdas/composition/function-env';
 import { TIER_QUOTAS_ENV } from '../lambdas/composition/tier-quotas-env';
 import { DOCS_ASSET_CACHE_CONTROL, DOCS_ASSET_KEY, docsAssetBody, docsAssetIntegrityOf } from '../lambdas/http/docs-page';
-import { ACCOUNT_API_PATH, ACCOUNT_ROUTES, API_ROUTES, type ApiRouteDefinition, type RouteBinding, routeConstructId } from './api-routes';
+import { ACCOUNT_API_PATH, ACCOUNT_ROUTES, API_ROUTES, type ApiRouteDefinition, type RouteBinding } from './api-routes';
 import { checkUnreservedConcurrency, type Reservation } from './concurrency-budget';
 import { type FunctionGroup, indexReplicasOf, type StageConfig } from './config';
 import { AccountAccess } from './constructs/account-access';
@@ -27,11 +27,12 @@ import { RecordIndexer } from './constructs/record-indexer';
 import { SearchIndexBootstrap } from './constructs/search-index-bootstrap';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceDashboard } from './constructs/service-dashboard';
-import { ServiceFunction } from './constructs/service-function';
-import { type MonitoredFunction, type MonitoredRoute, ServiceMetrics } from './constructs/service-metrics';
+import type { ServiceFunction } from './constructs/service-function';
+import { type MonitoredFunction, ServiceMetrics } from './constructs/service-metrics';
 import { VectorBackfill } from './constructs/vector-backfill';
 import { WebhookDelivery } from './constructs/webhook-delivery';
 import type { WebhookSecretKey } from './constructs/webhook-secret-key';
+import { addRouteFunctions } from './route-functions';
 import { readScalarStandalone } from './scalar-bundle';
 import { monitoringNameOf, STACK_OUTPUTS } from './stack-names';
 import { WEBHOOK_SENDER_TIMEOUT } from './stateful-stack';
@@ -208,72 +209,26 @@ export class StatelessStack extends Stack {
       logRemovalPolicy: config.statefulRemovalPolicy,
     });
 
-    const functions = new Map<string, ServiceFunction>();
-    const searchFunctions = new Set<ServiceFunction>();
-    const monitoredRoutes: MonitoredRoute[] = [];
     const accountRoutes = props.accountRoutes ?? ACCOUNT_ROUTES;
-    for (const route of accountRoutes) {
-      if (!route.path.startsWith(ACCOUNT_API_PATH)) throw new Error(`Account route ${route.method} ${route.path} must be under ${ACCOUNT_API_PATH}`);
-    }
-    const accountAccess = (this.accountAccess =
+    this.accountAccess =
       accountRoutes.length > 0
         ? new AccountAccess(this, 'AccountAccess', {
             userPool: props.dashboardIdentity.userPool,
             issuerUrl: props.dashboardIdentity.issuerUrl,
             clientId: props.dashboardIdentity.client.userPoolClientId,
           })
-        : undefined);
-    const methodOptionsOf = (route: ApiRouteDefinition) =>
-      accountRoutes.includes(route) ? accountAccess!.methodOptions : route.public ? this.access.publicMethodOptions : this.access.protectedMethodOptions;
-    const newRouteFunction = (constructId: string, route: ApiRouteDefinition) => {
-      const isAccountRoute = accountRoutes.includes(route);
-      const fn = new ServiceFunction(this, constructId, {
-        entry: join(props.projectRoot, route.entry),
-        description: `${route.method} /v1${route.path} (${route.entry})`,
-        serviceName: config.serviceName,
-        memorySizeMb: config.functions.memorySizeMb,
-        timeout: config.functions.timeout,
-        logRetention: config.functions.logRetention,
-        logRemovalPolicy: config.statefulRemovalPolicy,
-        projectRoot: props.projectRoot,
-      });
-      for (const binding of route.bindings) {
-        bind[binding](fn);
-      }
-      // The origins whose answers carry CORS headers, as the preflights and gateway responses name them.
-      fn.lambdaFunction.addEnvironment(FUNCTION_ENV.corsAllowedOrigins, JSON.stringify(config.api.corsOrigins));
-      if (isAccountRoute) accountAccess!.bindAccountToken(fn);
-      return fn;
-    };
-    const firstRouteOf = new Map<string, ApiRouteDefinition>();
-    for (const route of [...(props.routes ?? API_ROUTES), ...accountRoutes]) {
-      const constructId = routeConstructId(route);
-      const earlier = firstRouteOf.get(constructId);
-      // The account API's routes share one function (its handler routes by path); any other sharing is a mistake.
-      const shared =
-        earlier !== undefined &&
-        accountRoutes.includes(route) &&
-        accountRoutes.includes(earlier) &&
-        earlier.entry === route.entry &&
-        earlier.bindings.join() === route.bindings.join();
-      if (earlier && !shared) {
-        throw new Error(`Two routes share the handler name ${constructId}; every route needs its own entry`);
-      }
-      firstRouteOf.set(constructId, earlier ?? route);
-      const fn = shared ? functions.get(constructId)! : newRouteFunction(constructId, route);
-      this.api.addRoute({ method: route.method, path: route.path, handler: fn.lambdaFunction, methodOptions: methodOptionsOf(route) });
-      // Searches need the indices in the configured vector space: the bootstrap checks that first.
-      if (route.bindings.includes('search')) {
-        fn.lambdaFunction.node.addDependency(this.searchBootstrap.resource);
-        searchFunctions.add(fn);
-      }
-      functions.set(constructId, fn);
-      monitoredRoutes.push({
-        method: route.method,
-        path: route.path,
-        resourcePath: route.path === '/' ? this.api.versionRoot.path : `${this.api.versionRoot.path}${route.path}`,
-      });
-    }
+        : undefined;
+    const { functions, searchFunctions, monitoredRoutes } = addRouteFunctions(this, {
+      routes: props.routes ?? API_ROUTES,
+      accountRoutes,
+      accountAccess: this.accountAccess,
+      access: this.access,
+      api: this.api,
+      searchBootstrap: this.searchBootstrap,
+      bind,
+      config,
+      projectRoot: props.projectRoot,
+    });
     this.functions = functions;
 
     this.indexer = new RecordIndexer(this, 'RecordIndexer', {
