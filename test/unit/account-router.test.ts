@@ -1,22 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../lambdas/core/errors';
 import { buildAccountOpenApiDocument } from '../../lambdas/http/account-openapi';
 import { CreateKeyBody, RotateKeyBody, UsageQuerySchema } from '../../lambdas/http/account-operations';
 import { parseBody, parseQuery } from '../../lambdas/http/account-request';
 import { accountPathOf, authorizationValues, matchAccountOperation } from '../../lambdas/http/account-router';
 import type { ApiEvent } from '../../lambdas/http/api-gateway';
 import { compilePathTemplate } from '../../lambdas/http/path-template';
-
-function thrown(run: () => unknown): ServiceError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ServiceError) return error;
-    throw error;
-  }
-  throw new Error('expected a ServiceError');
-}
+import { serviceErrorOf } from '../support/service-errors';
 
 const event = (fields: Partial<ApiEvent>): ApiEvent => ({ headers: {}, multiValueHeaders: {}, body: null, isBase64Encoded: false, ...fields }) as ApiEvent;
 
@@ -48,9 +38,9 @@ describe('matchAccountOperation', () => {
   });
 
   it('answers 404 for an unknown path and 405, with Allow, for a known one with another method', () => {
-    expect(thrown(() => matchAccountOperation('GET', '/account/keys/k')).status).toBe(404);
-    expect(thrown(() => matchAccountOperation('GET', null)).status).toBe(404);
-    const wrong = thrown(() => matchAccountOperation('DELETE', '/account/keys'));
+    expect(serviceErrorOf(() => matchAccountOperation('GET', '/account/keys/k')).status).toBe(404);
+    expect(serviceErrorOf(() => matchAccountOperation('GET', null)).status).toBe(404);
+    const wrong = serviceErrorOf(() => matchAccountOperation('DELETE', '/account/keys'));
     expect(wrong.status).toBe(405);
     expect(wrong.headers).toEqual({ Allow: 'GET, POST, OPTIONS' });
   });
@@ -67,33 +57,33 @@ describe('authorizationValues', () => {
 describe('parseBody', () => {
   it('trims a label and names unknown fields with a suggestion', () => {
     expect(parseBody(event({ body: '{"label":"  ci  "}' }), CreateKeyBody, '{}')).toEqual({ label: 'ci' });
-    const unknown = thrown(() => parseBody(event({ body: '{"label":"ci","lable":"x"}' }), CreateKeyBody, '{}'));
+    const unknown = serviceErrorOf(() => parseBody(event({ body: '{"label":"ci","lable":"x"}' }), CreateKeyBody, '{}'));
     expect(unknown.details).toEqual([{ field: 'lable', issue: 'is not a field of the request body; did you mean label?' }]);
-    expect(thrown(() => parseBody(event({ body: '{}' }), CreateKeyBody, '{}')).details).toEqual([{ field: 'label', issue: 'is required' }]);
+    expect(serviceErrorOf(() => parseBody(event({ body: '{}' }), CreateKeyBody, '{}')).details).toEqual([{ field: 'label', issue: 'is required' }]);
   });
 
   it('takes a missing body for an all-optional schema, and refuses a body where none is taken', () => {
     expect(parseBody(event({ body: null }), RotateKeyBody, '{}')).toEqual({});
     expect(parseBody(event({ body: '{"grace_hours":0}' }), RotateKeyBody, '{}')).toEqual({ grace_hours: 0 });
-    expect(thrown(() => parseBody(event({ body: '{"grace_hours":"2"}' }), RotateKeyBody, '{}')).details).toEqual([
+    expect(serviceErrorOf(() => parseBody(event({ body: '{"grace_hours":"2"}' }), RotateKeyBody, '{}')).details).toEqual([
       { field: 'grace_hours', issue: 'must be an integer' },
     ]);
-    expect(thrown(() => parseBody(event({ body: '{"x":1}' }), undefined, '{}')).details?.[0]?.field).toBe('x');
+    expect(serviceErrorOf(() => parseBody(event({ body: '{"x":1}' }), undefined, '{}')).details?.[0]?.field).toBe('x');
     expect(parseBody(event({ body: '' }), undefined, '{}')).toEqual({});
   });
 });
 
 describe('parseQuery', () => {
   it('refuses repeated and unknown parameters and bad enum values', () => {
-    const repeated = thrown(() => parseQuery(event({ multiValueQueryStringParameters: { days: ['1', '2'] } }), UsageQuerySchema));
+    const repeated = serviceErrorOf(() => parseQuery(event({ multiValueQueryStringParameters: { days: ['1', '2'] } }), UsageQuerySchema));
     expect(repeated.details).toEqual([{ field: 'days', issue: 'is given more than once' }]);
-    const unknown = thrown(() => parseQuery(event({ queryStringParameters: { granularty: 'day' } }), UsageQuerySchema));
+    const unknown = serviceErrorOf(() => parseQuery(event({ queryStringParameters: { granularty: 'day' } }), UsageQuerySchema));
     expect(unknown.details?.[0]).toEqual({ field: 'granularty', issue: 'is not a parameter of this endpoint; did you mean granularity?' });
-    expect(thrown(() => parseQuery(event({ queryStringParameters: { granularity: 'week' } }), UsageQuerySchema)).details).toEqual([
+    expect(serviceErrorOf(() => parseQuery(event({ queryStringParameters: { granularity: 'week' } }), UsageQuerySchema)).details).toEqual([
       { field: 'granularity', issue: 'must be day or hour' },
     ]);
     expect(parseQuery(event({ queryStringParameters: { granularity: 'hour', days: '3' } }), UsageQuerySchema)).toEqual({ granularity: 'hour', days: '3' });
-    expect(thrown(() => parseQuery(event({ queryStringParameters: { a: '1' } }), undefined)).details?.[0]?.field).toBe('a');
+    expect(serviceErrorOf(() => parseQuery(event({ queryStringParameters: { a: '1' } }), undefined)).details?.[0]?.field).toBe('a');
   });
 });
 

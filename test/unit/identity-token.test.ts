@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bearerTokenOf, identityOfClaims, isEmailVerified } from '../../lambdas/core/auth/identity-token';
-import { ServiceError } from '../../lambdas/core/errors';
+import { serviceErrorOf } from '../support/service-errors';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
-
-function refusal(run: () => unknown): ServiceError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ServiceError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('bearerTokenOf', () => {
   it('takes the token of one Bearer header, scheme in any case', () => {
@@ -28,7 +18,7 @@ describe('bearerTokenOf', () => {
     ['garbage', ['Bearer not-a-jwt'], 'Malformed ID token'],
     ['a JWT with markup', ['Bearer <a>.<b>.<c>'], 'Malformed ID token'],
   ])('refuses %s with a 401 that does not echo it', (_, header, reason) => {
-    const error = refusal(() => bearerTokenOf(header));
+    const error = serviceErrorOf(() => bearerTokenOf(header));
     expect(error.status).toBe(401);
     expect(error.code).toBe('UNAUTHORIZED');
     expect(error.message).toContain(reason);
@@ -56,7 +46,7 @@ describe('identityOfClaims', () => {
 
   it("takes Cognito's ID tokens (token_use id) and refuses its access tokens", () => {
     expect(identityOfClaims({ ...claims, token_use: 'id' }).subject).toBe('abc-123');
-    expect(refusal(() => identityOfClaims({ ...claims, token_use: 'access' })).message).toContain('not an access token');
+    expect(serviceErrorOf(() => identityOfClaims({ ...claims, token_use: 'access' })).message).toContain('not an access token');
   });
 
   it.each([
@@ -66,7 +56,7 @@ describe('identityOfClaims', () => {
     ['an e-mail that is not one', { ...claims, email: 'ada' }, 'no e-mail'],
     ['no subject', { email: 'ada@example.org', email_verified: true }, 'no subject'],
   ])('refuses %s with a 401 that names no claim value', (_, given, reason) => {
-    const error = refusal(() => identityOfClaims(given));
+    const error = serviceErrorOf(() => identityOfClaims(given));
     expect(error.status).toBe(401);
     expect(error.message).toContain(reason);
     expect(error.message.toLowerCase()).not.toContain('ada@');

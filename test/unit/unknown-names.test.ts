@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../lambdas/core/errors';
 import { parseMatchRequest } from '../../lambdas/core/matching/match-request';
 import { parseListQuery } from '../../lambdas/core/query/list-query';
 import { parseSemanticSearchRequest } from '../../lambdas/core/query/semantic-search-request';
 import { closestName, unknownNameIssues } from '../../lambdas/core/query/unknown-names';
+import { serviceErrorOf } from '../support/service-errors';
 
 const TODAY = '2026-11-28';
-
-function refusal(run: () => unknown): ServiceError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ServiceError) return error;
-    throw error;
-  }
-  throw new Error('expected a 400');
-}
 
 describe('unknown names', () => {
   it("suggests the parameter a typo or another API's name meant", () => {
@@ -50,7 +40,7 @@ describe('unknown names', () => {
   });
 
   it('refuses unknown list parameters with a 400 naming each, known ones still parsed', () => {
-    const error = refusal(() => parseListQuery('grant', { state: ['MT'], q: ['cancer'], keyword: ['water'], limit: ['5'] }, TODAY));
+    const error = serviceErrorOf(() => parseListQuery('grant', { state: ['MT'], q: ['cancer'], keyword: ['water'], limit: ['5'] }, TODAY));
     expect(error.status).toBe(400);
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.details).toEqual([
@@ -58,23 +48,23 @@ describe('unknown names', () => {
       { field: 'q', issue: 'is not a parameter of the grant list; did you mean search?' },
       { field: 'keyword', issue: 'is not a parameter of the grant list; did you mean search?' },
     ]);
-    expect(refusal(() => parseListQuery('funder', { naics: ['54'] }, TODAY)).details).toEqual([
+    expect(serviceErrorOf(() => parseListQuery('funder', { naics: ['54'] }, TODAY)).details).toEqual([
       { field: 'naics', issue: expect.stringMatching(/^is not a parameter of the funder list \(it takes: limit, offset, /) },
     ]);
     expect(parseListQuery('contract', { naics: ['54'], limit: ['5'] }, TODAY).limit).toBe(5);
   });
 
   it('refuses unknown body fields of semantic search and matching, nested ones by their path', () => {
-    expect(refusal(() => parseSemanticSearchRequest(JSON.stringify({ query: 'water', types: 'grants' }))).details).toEqual([
+    expect(serviceErrorOf(() => parseSemanticSearchRequest(JSON.stringify({ query: 'water', types: 'grants' }))).details).toEqual([
       { field: 'types', issue: 'is not a field of the request body; did you mean type?' },
     ]);
     expect(parseSemanticSearchRequest(JSON.stringify({ query: 'water', type: 'grants' })).kinds).toEqual(['grant']);
-    expect(refusal(() => parseMatchRequest(JSON.stringify({ profile: { mission: 'food bank', geograpy: 'MT', budget: 5 }, limt: 3 }))).details).toEqual([
+    expect(serviceErrorOf(() => parseMatchRequest(JSON.stringify({ profile: { mission: 'food bank', geograpy: 'MT', budget: 5 }, limt: 3 }))).details).toEqual([
       { field: 'profile.geograpy', issue: 'is not a field of profile; did you mean geography?' },
       { field: 'profile.budget', issue: 'is not a field of profile; did you mean annual_budget_usd?' },
       { field: 'limt', issue: 'is not a field of the request body; did you mean limit?' },
     ]);
-    expect(refusal(() => parseMatchRequest(JSON.stringify({ profile: { mission: 'food bank', colour: 'red' } }))).details).toEqual([
+    expect(serviceErrorOf(() => parseMatchRequest(JSON.stringify({ profile: { mission: 'food bank', colour: 'red' } }))).details).toEqual([
       { field: 'profile.colour', issue: expect.stringMatching(/^is not a field of profile \(it takes: mission, sector, geography, /) },
     ]);
     expect(parseMatchRequest(JSON.stringify({ profile: { mission: 'food bank', geography: 'MT' } })).profile.geography).toBe('MT');
