@@ -16,7 +16,7 @@ import { SECRETS_WITHHELD } from '../ports/secret-sealer';
 import type { UsageMeter } from '../ports/usage-meter';
 import type { WebhookStore } from '../ports/webhook-store';
 import { traced } from './aws-telemetry';
-import { FUNCTION_ENV } from './function-env';
+import { FUNCTION_ENV, requireEnv } from './function-env';
 import { awsIdentityVerifier } from './identity-env';
 import { tierPoliciesFromEnv } from './tier-quotas-env';
 
@@ -26,11 +26,7 @@ import { tierPoliciesFromEnv } from './tier-quotas-env';
  * would bundle the API Gateway client, nor any search or embedding adapter.
  */
 
-function tableName(env: NodeJS.ProcessEnv): string {
-  const value = env[FUNCTION_ENV.recordsTableName];
-  if (!value) throw new Error(`${FUNCTION_ENV.recordsTableName} is not set: bind the account API to its table items in lib/api-routes.ts`);
-  return value;
-}
+const tableName = (env: NodeJS.ProcessEnv) => requireEnv(env, FUNCTION_ENV.recordsTableName);
 
 export function createAwsAccountServices(env: NodeJS.ProcessEnv = process.env): AccountServices {
   let client: DynamoDBClient | undefined;

@@ -19,7 +19,7 @@ import type { Services } from '../ports/services';
 import type { TierUsageKeys } from '../ports/tier-usage-keys';
 import type { UsageMeter } from '../ports/usage-meter';
 import { awsTelemetry, traced } from './aws-telemetry';
-import { FUNCTION_ENV } from './function-env';
+import { FUNCTION_ENV, requireEnv } from './function-env';
 import { tierPoliciesFromEnv } from './tier-quotas-env';
 
 /** How a search function builds its search adapters (composition/aws-search.ts), kept out of other bundles. */
@@ -37,11 +37,7 @@ export interface SearchAdapters {
  * OpenSearch client lives in aws-search.ts, so functions that never search do not bundle it.
  */
 
-export function requireEnv(env: NodeJS.ProcessEnv, name: string): string {
-  const value = env[name];
-  if (!value) throw new Error(`${name} is not set: bind this function to the resource in lib/api-routes.ts`);
-  return value;
-}
+export { requireEnv };
 
 export function createAwsServices(env: NodeJS.ProcessEnv = process.env, search?: SearchAdapters): Services {
   let client: DynamoDBClient | undefined;

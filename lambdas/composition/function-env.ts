@@ -33,3 +33,10 @@ export const FUNCTION_ENV = {
   /** Optional: the issuer's key set, which skips discovery (Cognito's is `<issuer>/.well-known/jwks.json`). */
   accountTokenJwksUri: 'ACCOUNT_TOKEN_JWKS_URI',
 } as const;
+
+/** A variable the stack sets on a function; its absence means the function is not bound to the resource. */
+export function requireEnv(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is not set: bind this function to the resource in lib/api-routes.ts`);
+  return value;
+}
